@@ -1,0 +1,159 @@
+# Sluice - top-level Makefile.
+#
+#   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU
+#   make test                           host tests (plain and ASan+UBSan), library
+#                                       symbol check, QEMU end-to-end tests
+#   make lib                            build/libsluice-dma.a, the standalone DMA library
+#
+# Every folder lists its sources in a small fragment (build.mk) included below, so
+# adding a file is a one-line change there. Packages are installed on demand by
+# scripts/deps.sh; newlib is built once into build/newlib.
+
+BUILD      := build
+VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+# ---------------------------------------------------------------- toolchains
+CC         := gcc
+LD         := ld.bfd
+OBJCOPY    := objcopy
+AR         := ar
+
+NEWLIB     := $(BUILD)/newlib
+EFI_INC    := /usr/include/efi
+EFI_LIB    := /usr/lib
+EFI_CRT0   := $(EFI_LIB)/crt0-efi-x86_64.o
+LIBGCC     := $(shell $(CC) -print-libgcc-file-name)
+
+WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
+# Kernel code: a position-independent UEFI image with no red zone (exceptions push
+# onto the current stack), no stack protector (no TLS), frame pointers kept so the
+# exception handler can print a stack trace.
+KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
+	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
+	-fno-strict-aliasing -I. -isystem $(NEWLIB)/include \
+	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"'
+# Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
+EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
+	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
+KERNEL_ASFLAGS := -g -fpic -I.
+
+HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -DSLUICE_HOST
+HOST_LIBS   := -lcmocka -lpthread
+SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# ---------------------------------------------------------------- fragments
+KERNEL_SRCS :=
+HOST_TESTS  :=
+HOST_BENCHES :=
+DMA_SRCS    :=
+include arch/x86_64/build.mk
+include boot/build.mk
+include dma/build.mk
+include drivers/build.mk
+include linker/build.mk
+include $(sort $(wildcard tests/*.mk))
+
+KERNEL_SRCS += $(DMA_SRCS)
+KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
+
+.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke clean help
+all: image
+
+help:
+	@sed -n '3,9p' Makefile
+
+deps:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+
+# newlib is built once and reused while build/newlib/.built exists.
+$(NEWLIB)/.built: scripts/build-newlib.sh | deps
+	@scripts/build-newlib.sh $(NEWLIB)
+newlib: $(NEWLIB)/.built
+
+# ---------------------------------------------------------------- kernel image
+$(BUILD)/kernel/boot/efi_%.c.o: boot/efi_%.c $(NEWLIB)/.built
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/kernel/%.c.o: %.c $(NEWLIB)/.built
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/kernel/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
+
+# --no-undefined: a missing symbol must fail the link; with -shared it would
+# otherwise become an import that GNU-EFI's self-relocation never resolves.
+$(BUILD)/sluice.so: $(KERNEL_OBJS) $(LINKER_SCRIPT) $(NEWLIB)/.built
+	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined -z noexecstack \
+		-T $(LINKER_SCRIPT) -o $@ $(EFI_CRT0) $(KERNEL_OBJS) \
+		--start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
+		$(EFI_LIB)/libgnuefi.a $(LIBGCC) --end-group
+
+$(BUILD)/sluice.efi: $(BUILD)/sluice.so
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 \
+		--subsystem=10 $< $@
+
+# The boot banner names the git revision: rebuild main.c when it changes.
+$(BUILD)/gitrev: FORCE
+	@mkdir -p $(BUILD); echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' > $@
+$(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
+FORCE:
+
+image: deps $(BUILD)/sluice.efi
+
+run: image
+	@scripts/run-qemu.sh --args "$(ARGS)"
+
+# ---------------------------------------------------------------- DMA library
+LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_SRCS))
+$(BUILD)/lib/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
+		-mno-red-zone -fpic -I. -MMD -MP -c $< -o $@
+$(BUILD)/libsluice-dma.a: $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+lib: $(BUILD)/libsluice-dma.a
+check-lib: lib
+	@scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a
+
+# ---------------------------------------------------------------- host tests
+# Each tests/<module>.mk adds names to HOST_TESTS and sets <name>_SRCS.
+HOST_TEST_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_TESTS))
+SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
+HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
+
+define host_prog
+$(BUILD)/host/$(1): $$($(1)_SRCS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
+$(BUILD)/host-san/$(1): $$($(1)_SRCS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
+endef
+$(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
+
+host-tests: deps-test $(HOST_TEST_BINS) $(SAN_TEST_BINS)
+	@scripts/run-tests.sh host $(HOST_TEST_BINS) $(SAN_TEST_BINS)
+
+# ---------------------------------------------------------------- all tests
+E2E_TESTS := $(filter-out tests/e2e/lib.sh,$(sort $(wildcard tests/e2e/*.sh)))
+
+test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) lib
+	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
+		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" $(E2E_TESTS)
+
+smoke: image
+	@scripts/run-tests.sh e2e $(E2E_TESTS)
+
+clean:
+	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib \
+		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test
+distclean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

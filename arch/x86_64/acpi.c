@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acpi.c - RSDP -> XSDT/RSDT -> table lookup, and the FADT's PM timer.
+ *
+ * Plain C over memory, so the host tests run it on tables they build.
+ */
+#include "arch/x86_64/acpi.h"
+
+#include <string.h>
+
+struct acpi_rsdp {
+	char signature[8];
+	uint8_t checksum;
+	char oem_id[6];
+	uint8_t revision;
+	uint32_t rsdt_address;
+	/* revision >= 2 */
+	uint32_t length;
+	uint64_t xsdt_address;
+	uint8_t extended_checksum;
+	uint8_t reserved[3];
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_rsdp) == 36, "ACPI RSDP layout");
+
+/* FADT field offsets (ACPI 6.x, table 5.9). */
+#define FADT_PM_TMR_BLK 76
+#define FADT_PM_TMR_LEN 91
+#define FADT_FLAGS 112
+#define FADT_X_PM_TMR_BLK 208
+#define FADT_FLAG_TMR_VAL_EXT (1u << 8)
+#define GAS_SPACE_IO 1
+
+/* A table longer than this is treated as corrupt rather than summed. */
+#define ACPI_MAX_TABLE_LEN (1u << 20)
+
+bool acpi_checksum_ok(const void *p, uint32_t len)
+{
+	const uint8_t *b = p;
+	uint8_t sum = 0;
+
+	for (uint32_t i = 0; i < len; i++)
+		sum += b[i];
+	return sum == 0;
+}
+
+static const struct acpi_sdt_header *acpi_table_at(uint64_t addr)
+{
+	const struct acpi_sdt_header *h = (const void *)(uintptr_t)addr;
+	uint32_t len;
+
+	if (!addr)
+		return NULL;
+	len = h->length;
+	if (len < sizeof(*h) || len > ACPI_MAX_TABLE_LEN || !acpi_checksum_ok(h, len))
+		return NULL;
+	return h;
+}
+
+const struct acpi_sdt_header *acpi_find_table(uint64_t rsdp_addr, const char *signature)
+{
+	const struct acpi_rsdp *rsdp = (const void *)(uintptr_t)rsdp_addr;
+	const struct acpi_sdt_header *root;
+	unsigned int entry_size, count;
+
+	if (!rsdp || memcmp(rsdp->signature, "RSD PTR ", 8) || !acpi_checksum_ok(rsdp, 20))
+		return NULL;
+	if (rsdp->revision >= 2 && rsdp->length >= sizeof(*rsdp) &&
+	    acpi_checksum_ok(rsdp, rsdp->length) && rsdp->xsdt_address) {
+		root = acpi_table_at(rsdp->xsdt_address);
+		entry_size = 8;
+		if (root && memcmp(root->signature, "XSDT", 4))
+			root = NULL;
+	} else {
+		root = acpi_table_at(rsdp->rsdt_address);
+		entry_size = 4;
+		if (root && memcmp(root->signature, "RSDT", 4))
+			root = NULL;
+	}
+	if (!root)
+		return NULL;
+	count = (root->length - sizeof(*root)) / entry_size;
+	for (unsigned int i = 0; i < count; i++) {
+		const uint8_t *entry = (const uint8_t *)(root + 1) + i * entry_size;
+		uint64_t addr = 0;
+		const struct acpi_sdt_header *t;
+
+		memcpy(&addr, entry, entry_size); /* entries are unaligned in the XSDT */
+		t = acpi_table_at(addr);
+		if (t && !memcmp(t->signature, signature, 4))
+			return t;
+	}
+	return NULL;
+}
+
+bool acpi_pm_timer(uint64_t rsdp, struct acpi_pm_timer *out)
+{
+	const struct acpi_sdt_header *fadt = acpi_find_table(rsdp, "FACP");
+	const uint8_t *raw = (const uint8_t *)fadt;
+	uint32_t port32 = 0, flags = 0;
+
+	out->port = 0;
+	out->is_32bit = false;
+	if (!fadt || fadt->length < FADT_FLAGS + 4)
+		return false;
+	memcpy(&flags, raw + FADT_FLAGS, 4);
+	/* Prefer the 64-bit generic address when it names an I/O port. */
+	if (fadt->length >= FADT_X_PM_TMR_BLK + 12 && raw[FADT_X_PM_TMR_BLK] == GAS_SPACE_IO) {
+		uint64_t addr;
+
+		memcpy(&addr, raw + FADT_X_PM_TMR_BLK + 4, 8);
+		if (addr && addr <= 0xffff)
+			port32 = (uint32_t)addr;
+	}
+	if (!port32)
+		memcpy(&port32, raw + FADT_PM_TMR_BLK, 4);
+	if (!port32 || port32 > 0xffff || raw[FADT_PM_TMR_LEN] < 4)
+		return false;
+	out->port = (uint16_t)port32;
+	out->is_32bit = flags & FADT_FLAG_TMR_VAL_EXT;
+	return true;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acpi.h - finding ACPI tables from the RSDP (read-only; no AML).
+ *
+ * The tables sit in ACPI reclaim / NVS memory that the kernel identity-maps and
+ * never reuses, so they stay readable after ExitBootServices. Every table is
+ * checksum-verified before use; a table with a bad checksum is ignored.
+ */
+#ifndef SLUICE_ARCH_ACPI_H
+#define SLUICE_ARCH_ACPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/**
+ * struct acpi_sdt_header - the header every system description table starts with.
+ */
+struct acpi_sdt_header {
+	char signature[4];
+	uint32_t length;
+	uint8_t revision;
+	uint8_t checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	uint32_t oem_revision;
+	uint32_t creator_id;
+	uint32_t creator_revision;
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_sdt_header) == 36, "ACPI SDT header layout");
+
+/**
+ * struct acpi_pm_timer - the PM timer as described by the FADT.
+ * @port: I/O port of PM_TMR_BLK, 0 if there is none.
+ * @is_32bit: TMR_VAL_EXT: the counter has 32 bits, else 24.
+ */
+struct acpi_pm_timer {
+	uint16_t port;
+	bool is_32bit;
+};
+
+/**
+ * acpi_checksum_ok() - whether @len bytes at @p sum to 0 modulo 256.
+ * @p: start.
+ * @len: length.
+ */
+bool acpi_checksum_ok(const void *p, uint32_t len);
+
+/**
+ * acpi_find_table() - find a table by signature through the XSDT (or the RSDT
+ * when the RSDP is revision 0).
+ * @rsdp: physical (= virtual) address of the RSDP, or 0.
+ * @signature: four characters, e.g. "FACP", "MCFG", "APIC".
+ * Return: the table, or NULL if absent or corrupt.
+ */
+const struct acpi_sdt_header *acpi_find_table(uint64_t rsdp, const char *signature);
+
+/**
+ * acpi_pm_timer() - read the PM timer's port and width from the FADT.
+ * @rsdp: the RSDP address, or 0.
+ * @out: filled in; port 0 when there is no usable timer.
+ * Return: true if a timer was found.
+ */
+bool acpi_pm_timer(uint64_t rsdp, struct acpi_pm_timer *out);
+
+#endif /* SLUICE_ARCH_ACPI_H */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu.h - x86_64 instruction wrappers (port I/O, CPUID, MSRs, control registers,
+ * TSC) and the CPU / confidential-computing description reported at boot.
+ */
+#ifndef SLUICE_ARCH_CPU_H
+#define SLUICE_ARCH_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(subleaf));
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline void invlpg(uint64_t va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline void cpu_relax(void)
+{
+	__asm__ volatile("pause");
+}
+
+static inline void cpu_halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+/**
+ * enum cc_mode - the confidential-computing technology the guest runs under.
+ * @CC_NONE: a plain VM or bare metal.
+ * @CC_SEV: AMD SEV (memory encryption only).
+ * @CC_SEV_ES: SEV with encrypted register state.
+ * @CC_SEV_SNP: SEV with secure nested paging.
+ * @CC_TDX: Intel TDX.
+ */
+enum cc_mode {
+	CC_NONE,
+	CC_SEV,
+	CC_SEV_ES,
+	CC_SEV_SNP,
+	CC_TDX,
+};
+
+/**
+ * struct cpu_info - what the boot report says about the processor.
+ * @vendor: CPUID vendor string, NUL-terminated.
+ * @brand: CPUID brand string (may be empty).
+ * @family: display family.
+ * @model: display model.
+ * @stepping: stepping.
+ * @has_invariant_tsc: CPUID 0x80000007 EDX bit 8.
+ * @has_x2apic: CPUID 1 ECX bit 21.
+ * @has_1g_pages: CPUID 0x80000001 EDX bit 26.
+ * @hypervisor: the hypervisor vendor string from leaf 0x40000000, or empty.
+ * @phys_addr_bits: physical address width.
+ * @cc: detected confidential-computing mode.
+ * @c_bit: SEV's encryption bit position (CC_SEV*), else 0.
+ */
+struct cpu_info {
+	char vendor[13];
+	char brand[49];
+	unsigned int family, model, stepping;
+	bool has_invariant_tsc;
+	bool has_x2apic;
+	bool has_1g_pages;
+	char hypervisor[13];
+	unsigned int phys_addr_bits;
+	enum cc_mode cc;
+	unsigned int c_bit;
+};
+
+/**
+ * cpu_detect() - fill @info from CPUID (and, on SEV-capable parts, MSR 0xC0010131).
+ * @info: filled in.
+ *
+ * The SEV status MSR is read only when CPUID says SEV exists: reading it elsewhere
+ * raises #GP.
+ */
+void cpu_detect(struct cpu_info *info);
+
+/**
+ * cc_mode_name() - printable name of a confidential-computing mode.
+ * @mode: the mode.
+ * Return: a static string such as "SEV-SNP" or "none".
+ */
+const char *cc_mode_name(enum cc_mode mode);
+
+#endif /* SLUICE_ARCH_CPU_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * descriptors.h - the kernel's own GDT, TSS and IDT, and the exception report.
+ *
+ * After ExitBootServices the firmware's descriptor tables live in memory the kernel
+ * may reuse, so the kernel installs its own before doing anything else.
+ */
+#ifndef SLUICE_ARCH_DESCRIPTORS_H
+#define SLUICE_ARCH_DESCRIPTORS_H
+
+#include <stdint.h>
+
+#define GDT_KERNEL_CODE 0x08
+#define GDT_KERNEL_DATA 0x10
+#define GDT_TSS 0x18
+
+/**
+ * struct trap_frame - registers saved by trap_entry.S, in stack order.
+ */
+struct trap_frame {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t vector;
+	uint64_t error_code;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/**
+ * gdt_init() - load the kernel GDT and TSS and reload every segment register.
+ *
+ * The TSS gives #DF, NMI and #MC their own stack (IST1), so a kernel stack overflow
+ * still produces an exception report instead of a triple fault.
+ */
+void gdt_init(void);
+
+/**
+ * idt_init() - install handlers for the 32 architectural exception vectors.
+ */
+void idt_init(void);
+
+/**
+ * trap_set_stack_bounds() - tell the exception reporter where the kernel stack is,
+ * so the stack trace never follows a frame pointer out of it.
+ * @lo: lowest stack address.
+ * @hi: one past the highest.
+ */
+void trap_set_stack_bounds(uint64_t lo, uint64_t hi);
+
+/**
+ * trap_set_image_base() - the image's load address, printed with every RIP so a
+ * report can be decoded with addr2line -e build/sluice.so.
+ * @base: ImageBase.
+ */
+void trap_set_image_base(uint64_t base);
+
+/**
+ * trap_handler() - C side of every exception: print a report and exit QEMU with
+ * SLUICE_EXIT_EXCEPTION. Never returns.
+ * @frame: the saved registers.
+ */
+__attribute__((noreturn)) void trap_handler(struct trap_frame *frame);
+
+#endif /* SLUICE_ARCH_DESCRIPTORS_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmu.h - the kernel's own address space, and the emulated private/shared model.
+ *
+ * Identity mapping (virtual == physical) with 2 MiB pages wherever possible, built
+ * from the UEFI memory map with arch/x86_64/paging.c. "Shared" is the software bit
+ * PT_SW_SHARED: converting a page is a page-table change plus TLB invalidation plus
+ * one trapping I/O access, so it costs what a MapGPA / page-state-change hypercall
+ * costs in exits under KVM (see ../shared/DESIGN.md, confidential-computing model).
+ */
+#ifndef SLUICE_ARCH_MMU_H
+#define SLUICE_ARCH_MMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86_64/cpu.h"
+#include "boot/boot_info.h"
+
+/**
+ * struct mmu_stats - conversion counters, for the boot report and the benchmarks.
+ * @to_shared_calls: mmu_set_shared(..., true) calls that succeeded.
+ * @to_private_calls: mmu_set_shared(..., false) calls that succeeded.
+ * @to_shared_cycles: TSC cycles spent in the former.
+ * @to_private_cycles: TSC cycles spent in the latter.
+ * @failed_calls: calls that returned an error.
+ * @pages_made_shared: 4 KiB pages converted to shared (a 2 MiB leaf counts 512).
+ * @pages_made_private: 4 KiB pages converted to private.
+ * @splits: 2 MiB mappings split into 4 KiB pages.
+ * @flushes: TLB invalidations.
+ * @tables_used: 4 KiB page-table pages taken from the pool.
+ * @tables_total: pages the pool holds.
+ */
+struct mmu_stats {
+	uint64_t to_shared_calls, to_private_calls;
+	uint64_t to_shared_cycles, to_private_cycles;
+	uint64_t failed_calls;
+	uint64_t pages_made_shared, pages_made_private;
+	uint64_t splits, flushes;
+	uint64_t tables_used, tables_total;
+};
+
+/**
+ * mmu_init() - build the identity map from the memory map and switch CR3 to it.
+ * @bi: the boot hand-off (memory map, page-table pool).
+ * @cpu: CPU features (NX support, physical address width).
+ *
+ * RAM of every kind is mapped write-back; MMIO ranges and the holes below 4 GiB
+ * are mapped uncached; page 0 is left unmapped so NULL dereferences fault.
+ * Return: 0 or a negative PT_ERR_* code (the old tables stay loaded).
+ */
+int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu);
+
+/**
+ * mmu_map_mmio() - identity-map a device region (e.g. a 64-bit BAR) uncached.
+ * @pa: physical start (rounded down to 4 KiB).
+ * @len: bytes (rounded up).
+ * Return: 0 or a negative PT_ERR_* code.
+ */
+int mmu_map_mmio(uint64_t pa, uint64_t len);
+
+/**
+ * mmu_set_shared() - convert a range between private and shared (emulated model).
+ * @va: start, 4 KiB aligned.
+ * @len: bytes, a multiple of 4 KiB.
+ * @shared: the wanted state.
+ *
+ * A whole aligned 2 MiB page converts with one entry change; anything smaller
+ * splits its 2 MiB mapping first.
+ * Return: 0 or a negative PT_ERR_* code, with nothing changed.
+ */
+int mmu_set_shared(uint64_t va, uint64_t len, bool shared);
+
+/**
+ * mmu_is_shared() - whether the page holding @va is shared.
+ * @va: any address.
+ */
+bool mmu_is_shared(uint64_t va);
+
+/**
+ * mmu_range_is_shared() - whether every page touching [@va, @va + @len) is shared.
+ * @va: start.
+ * @len: bytes (0 gives false).
+ */
+bool mmu_range_is_shared(uint64_t va, uint64_t len);
+
+/**
+ * mmu_get_stats() - copy the conversion counters.
+ * @out: filled in.
+ */
+void mmu_get_stats(struct mmu_stats *out);
+
+/**
+ * mmu_report() - print the address space summary for the boot report.
+ */
+void mmu_report(void);
+
+#endif /* SLUICE_ARCH_MMU_H */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trap.c - the exception report.
+ *
+ * Prints vector, name, error code, RIP (absolute and relative to the image base),
+ * CR2, the registers and a frame-pointer stack trace, then leaves QEMU with
+ * SLUICE_EXIT_EXCEPTION. It uses only the polled serial port: printf or the heap
+ * may be what broke.
+ */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/descriptors.h"
+#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
+
+#define TRAP_MAX_FRAMES 16
+
+static uint64_t stack_lo, stack_hi;
+static uint64_t image_base;
+static volatile int in_trap;
+
+static const char *const trap_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range", "#UD invalid opcode", "#NM device not available",
+	"#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault", "#GP general protection",
+	"#PF page fault", "reserved 15", "#MF x87 error", "#AC alignment check",
+	"#MC machine check", "#XM SIMD error", "#VE virtualization exception",
+	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
+	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
+	"#VC VMM communication", "#SX security exception", "reserved 31",
+};
+
+void trap_set_stack_bounds(uint64_t lo, uint64_t hi)
+{
+	stack_lo = lo;
+	stack_hi = hi;
+}
+
+void trap_set_image_base(uint64_t base)
+{
+	image_base = base;
+}
+
+static void trap_put_dec(unsigned long v)
+{
+	char buf[24];
+	int i = sizeof(buf);
+
+	buf[--i] = '\0';
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	serial_puts(&buf[i]);
+}
+
+static void trap_put_reg(const char *name, uint64_t v)
+{
+	serial_puts(name);
+	serial_puts("=");
+	serial_put_hex(v);
+}
+
+static void trap_put_code_addr(uint64_t addr)
+{
+	serial_put_hex(addr);
+	if (image_base && addr >= image_base) {
+		serial_puts(" (image+");
+		serial_put_hex(addr - image_base);
+		serial_puts(")");
+	}
+}
+
+static void trap_print_stack(uint64_t rbp)
+{
+	serial_puts("stack trace (addr2line -e build/sluice.so <image+offset>):\n");
+	for (int depth = 0; depth < TRAP_MAX_FRAMES; depth++) {
+		const uint64_t *frame = (const uint64_t *)rbp;
+
+		/* Follow only frames that lie inside the known stack: never fault here. */
+		if (!stack_hi || rbp & 7 || rbp < stack_lo || rbp + 16 > stack_hi)
+			break;
+		if (!frame[1])
+			break;
+		serial_puts("  #");
+		trap_put_dec((unsigned long)depth);
+		serial_puts(" ");
+		trap_put_code_addr(frame[1]);
+		serial_puts("\n");
+		if (frame[0] <= rbp)
+			break;
+		rbp = frame[0];
+	}
+}
+
+void trap_handler(struct trap_frame *f)
+{
+	if (in_trap++) {
+		serial_puts("\nEXCEPTION inside the exception handler, vector ");
+		trap_put_dec(f->vector);
+		serial_puts("\n");
+		qemu_exit(SLUICE_EXIT_EXCEPTION);
+	}
+	serial_puts("\n*** EXCEPTION ");
+	trap_put_dec(f->vector);
+	serial_puts(" ");
+	serial_puts(f->vector < 32 ? trap_names[f->vector] : "unknown");
+	serial_puts(" on cpu 0\n");
+	trap_put_reg("error_code", f->error_code);
+	serial_puts(" rip=");
+	trap_put_code_addr(f->rip);
+	serial_puts("\n");
+	trap_put_reg("cr2", read_cr2());
+	serial_puts(" ");
+	trap_put_reg("cr3", read_cr3());
+	serial_puts(" ");
+	trap_put_reg("rflags", f->rflags);
+	serial_puts("\n");
+	trap_put_reg("rax", f->rax);
+	serial_puts(" ");
+	trap_put_reg("rbx", f->rbx);
+	serial_puts(" ");
+	trap_put_reg("rcx", f->rcx);
+	serial_puts(" ");
+	trap_put_reg("rdx", f->rdx);
+	serial_puts("\n");
+	trap_put_reg("rsi", f->rsi);
+	serial_puts(" ");
+	trap_put_reg("rdi", f->rdi);
+	serial_puts(" ");
+	trap_put_reg("rbp", f->rbp);
+	serial_puts(" ");
+	trap_put_reg("rsp", f->rsp);
+	serial_puts("\n");
+	trap_put_reg("r8", f->r8);
+	serial_puts(" ");
+	trap_put_reg("r9", f->r9);
+	serial_puts(" ");
+	trap_put_reg("r10", f->r10);
+	serial_puts(" ");
+	trap_put_reg("r11", f->r11);
+	serial_puts("\n");
+	trap_put_reg("r12", f->r12);
+	serial_puts(" ");
+	trap_put_reg("r13", f->r13);
+	serial_puts(" ");
+	trap_put_reg("r14", f->r14);
+	serial_puts(" ");
+	trap_put_reg("r15", f->r15);
+	serial_puts("\n");
+	serial_puts("  #- ");
+	trap_put_code_addr(f->rip);
+	serial_puts(" (faulting instruction)\n");
+	trap_print_stack(f->rbp);
+	serial_puts("sluice: exiting with status 3 (exception)\n");
+	qemu_exit(SLUICE_EXIT_EXCEPTION);
+}

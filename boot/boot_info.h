@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot_info.h - what the UEFI stage hands to the kernel proper.
+ *
+ * Filled by boot/efi_entry.c before and just after ExitBootServices, in memory
+ * the kernel owns; nothing in it points into firmware-owned memory except the
+ * ACPI tables, which the firmware leaves in place for the OS.
+ */
+#ifndef SLUICE_BOOT_BOOT_INFO_H
+#define SLUICE_BOOT_BOOT_INFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/options.h"
+
+/**
+ * enum mem_kind - what the kernel may do with a range of the memory map.
+ * @MEM_USABLE: free RAM (conventional, or boot-services memory after EBS).
+ * @MEM_KERNEL: RAM in use by the kernel: image, stack, heap, regions below.
+ * @MEM_ACPI: ACPI tables (reclaim) or NVS: keep mapped, never reuse.
+ * @MEM_RESERVED: firmware, runtime services, unusable: keep mapped, never touch.
+ * @MEM_MMIO: memory-mapped I/O described by the firmware.
+ */
+enum mem_kind {
+	MEM_USABLE,
+	MEM_KERNEL,
+	MEM_ACPI,
+	MEM_RESERVED,
+	MEM_MMIO,
+};
+
+/**
+ * struct mem_range - one entry of the kernel's copy of the memory map.
+ * @base: physical start (4 KiB aligned).
+ * @size: bytes.
+ * @kind: see &enum mem_kind.
+ * @cacheable: the firmware says the range supports write-back caching (RAM);
+ *	false for device memory such as the PCIe ECAM window, which the memory map
+ *	lists as "reserved".
+ */
+struct mem_range {
+	uint64_t base;
+	uint64_t size;
+	enum mem_kind kind;
+	bool cacheable;
+};
+
+/**
+ * struct boot_region - a region reserved at boot for one purpose.
+ * @base: start (identity mapped: physical == virtual).
+ * @size: bytes.
+ */
+struct boot_region {
+	uint64_t base;
+	uint64_t size;
+};
+
+#define BOOT_MAX_RANGES 512
+#define BOOT_PAGETABLE_BYTES (8u << 20)
+#define BOOT_STACK_BYTES (1u << 20)
+
+/**
+ * struct boot_info - the hand-off from the UEFI stage.
+ * @image_base: where the firmware loaded the image.
+ * @image_size: its size in bytes.
+ * @tsc_entry: TSC at efi_main entry.
+ * @tsc_exit_boot_services: TSC right after ExitBootServices succeeded.
+ * @ebs_attempts: ExitBootServices calls it took (1 unless the map changed).
+ * @acpi_rsdp: physical address of the ACPI RSDP, or 0.
+ * @heap: newlib heap.
+ * @dma: memory for the DMA layer (2 MiB aligned, multiple of 2 MiB).
+ * @pagetables: pool of 4 KiB pages for the kernel's own page tables.
+ * @stack: the kernel stack the kernel runs on after ExitBootServices.
+ * @ranges: the memory map, sorted by base, adjacent equal kinds merged.
+ * @nranges: entries used in @ranges.
+ * @options: the parsed options.
+ * @options_text: the option text as read (for the report).
+ * @options_source: where the options came from ("sluice.cfg" or "defaults").
+ */
+struct boot_info {
+	uint64_t image_base;
+	uint64_t image_size;
+	uint64_t tsc_entry;
+	uint64_t tsc_exit_boot_services;
+	unsigned int ebs_attempts;
+	uint64_t acpi_rsdp;
+	struct boot_region heap;
+	struct boot_region dma;
+	struct boot_region pagetables;
+	struct boot_region stack;
+	struct mem_range ranges[BOOT_MAX_RANGES];
+	unsigned int nranges;
+	struct kernel_options options;
+	char options_text[OPTIONS_MAX_TEXT];
+	const char *options_source;
+};
+
+/**
+ * kernel_main() - the kernel proper, entered on its own stack after
+ * ExitBootServices. Never returns: it exits QEMU with its status.
+ * @bi: the hand-off.
+ */
+__attribute__((noreturn)) void kernel_main(struct boot_info *bi);
+
+#endif /* SLUICE_BOOT_BOOT_INFO_H */

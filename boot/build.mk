@@ -1,0 +1,6 @@
+# The UEFI stage (the only GNU-EFI user), the kernel main, options, newlib glue.
+KERNEL_SRCS += \
+	boot/efi_entry.c \
+	boot/main.c \
+	boot/options.c \
+	boot/syscalls.c

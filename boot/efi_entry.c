@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * efi_entry.c - the UEFI stage: everything Sluice asks of the firmware, in order.
+ *
+ * 1. read the options file (sluice.cfg on the boot volume);
+ * 2. find the ACPI RSDP in the configuration table;
+ * 3. reserve the heap, the DMA region, the page-table pool and the kernel stack;
+ * 4. get the memory map (with headroom) and call ExitBootServices, retrying as the
+ *    spec requires when the map changed under us;
+ * 5. switch to the kernel stack and enter kernel_main(). The firmware is never
+ *    called again.
+ * This is the only file that includes GNU-EFI headers.
+ */
+#include <efi.h>
+#include <efilib.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
+#include "boot/boot_info.h"
+
+#define EFI_PAGE 4096ull
+#define TWO_MIB (2ull << 20)
+#define LOW_4G 0xFFFFFFFFull
+/* Descriptors of headroom: allocating the map buffer itself can split a range. */
+#define MAP_HEADROOM_DESCS 32
+#define EBS_MAX_ATTEMPTS 8
+
+extern void arch_call_on_stack(void (*fn)(struct boot_info *), struct boot_info *arg,
+			       uint64_t stack_top);
+
+static struct boot_info boot_info;
+/* The firmware's tables, valid until ExitBootServices. GNU-EFI's libefi is not
+ * linked (its memcpy/memset clash with newlib's), so the few helpers it would
+ * give are written here against the raw protocols. */
+static EFI_SYSTEM_TABLE *efi_st;
+static EFI_BOOT_SERVICES *efi_bs;
+
+/* Before ExitBootServices a failure can still be reported and QEMU left cleanly. */
+__attribute__((noreturn)) static void boot_fail(const char *what, EFI_STATUS status)
+{
+	serial_puts("sluice: boot failed: ");
+	serial_puts(what);
+	serial_puts(" (EFI status ");
+	serial_put_hex(status);
+	serial_puts(")\n");
+	qemu_exit(SLUICE_EXIT_BOOT);
+}
+
+/* The root directory of the volume the image was loaded from, or NULL. */
+static EFI_FILE_HANDLE boot_open_root(EFI_HANDLE device)
+{
+	EFI_GUID fs_guid = SIMPLE_FILE_SYSTEM_PROTOCOL;
+	EFI_FILE_IO_INTERFACE *fs = NULL;
+	EFI_FILE_HANDLE root = NULL;
+
+	if (EFI_ERROR(uefi_call_wrapper(efi_bs->HandleProtocol, 3, device, &fs_guid, (void **)&fs)))
+		return NULL;
+	if (EFI_ERROR(uefi_call_wrapper(fs->OpenVolume, 2, fs, &root)))
+		return NULL;
+	return root;
+}
+
+static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
+{
+	EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
+	static char text[OPTIONS_MAX_TEXT];
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_FILE_HANDLE root, file;
+	EFI_STATUS st;
+	UINTN len = sizeof(text) - 1;
+	char err[256];
+
+	bi->options_source = "defaults";
+	st = uefi_call_wrapper(efi_bs->HandleProtocol, 3, image, &loaded_image_guid, (void **)&li);
+	if (EFI_ERROR(st))
+		boot_fail("no loaded-image protocol", st);
+	bi->image_base = (uint64_t)li->ImageBase;
+	bi->image_size = li->ImageSize;
+
+	root = boot_open_root(li->DeviceHandle);
+	if (root) {
+		st = uefi_call_wrapper(root->Open, 5, root, &file, L"sluice.cfg", EFI_FILE_MODE_READ,
+				       0);
+		if (!EFI_ERROR(st)) {
+			st = uefi_call_wrapper(file->Read, 3, file, &len, text);
+			if (EFI_ERROR(st))
+				boot_fail("cannot read sluice.cfg", st);
+			if (len >= sizeof(text) - 1) {
+				serial_puts("sluice: sluice.cfg is too long\n");
+				qemu_exit(SLUICE_EXIT_BAD_OPTION);
+			}
+			text[len] = '\0';
+			uefi_call_wrapper(file->Close, 1, file);
+			bi->options_source = "sluice.cfg";
+		}
+		uefi_call_wrapper(root->Close, 1, root);
+	}
+	memcpy(bi->options_text, text, sizeof(bi->options_text));
+	if (options_parse(text, &bi->options, err, sizeof(err))) {
+		serial_puts("sluice: ");
+		serial_puts(err);
+		serial_puts("\nsluice: valid options:\n");
+		serial_puts(options_usage());
+		qemu_exit(SLUICE_EXIT_BAD_OPTION);
+	}
+}
+
+static uint64_t boot_find_rsdp(void)
+{
+	EFI_GUID acpi20 = ACPI_20_TABLE_GUID, acpi10 = ACPI_TABLE_GUID;
+	uint64_t rsdp10 = 0;
+
+	for (UINTN i = 0; i < efi_st->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &efi_st->ConfigurationTable[i];
+
+		if (!memcmp(&t->VendorGuid, &acpi20, sizeof(acpi20)))
+			return (uint64_t)t->VendorTable;
+		if (!memcmp(&t->VendorGuid, &acpi10, sizeof(acpi10)))
+			rsdp10 = (uint64_t)t->VendorTable;
+	}
+	return rsdp10;
+}
+
+/* Pages of EfiLoaderData below 4 GiB (for devices with 32-bit DMA), aligned to @align. */
+static void boot_reserve(struct boot_region *r, uint64_t bytes, uint64_t align, const char *what)
+{
+	uint64_t pages = bytes / EFI_PAGE, slack = (align - EFI_PAGE) / EFI_PAGE;
+	EFI_PHYSICAL_ADDRESS addr = LOW_4G, aligned;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+			       pages + slack, &addr);
+	if (EFI_ERROR(st))
+		boot_fail(what, st);
+	aligned = (addr + align - 1) & ~(align - 1);
+	/* Give back the slack on either side of the aligned region. */
+	if (aligned > addr)
+		uefi_call_wrapper(efi_bs->FreePages, 2, addr, (aligned - addr) / EFI_PAGE);
+	if (addr + (pages + slack) * EFI_PAGE > aligned + bytes)
+		uefi_call_wrapper(efi_bs->FreePages, 2, aligned + bytes,
+				  (addr + (pages + slack) * EFI_PAGE - aligned - bytes) / EFI_PAGE);
+	r->base = aligned;
+	r->size = bytes;
+}
+
+static enum mem_kind boot_mem_kind(UINT32 type)
+{
+	switch (type) {
+	case EfiConventionalMemory:
+	case EfiBootServicesCode:
+	case EfiBootServicesData:
+		return MEM_USABLE;
+	case EfiLoaderCode:
+	case EfiLoaderData:
+		return MEM_KERNEL;
+	case EfiACPIReclaimMemory:
+	case EfiACPIMemoryNVS:
+		return MEM_ACPI;
+	case EfiMemoryMappedIO:
+	case EfiMemoryMappedIOPortSpace:
+		return MEM_MMIO;
+	default:
+		return MEM_RESERVED;
+	}
+}
+
+/* Runs after ExitBootServices: no firmware calls, no allocation. */
+static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_size,
+			  UINTN desc_size)
+{
+	unsigned int n = 0;
+
+	for (UINTN off = 0; off + desc_size <= map_size && n < BOOT_MAX_RANGES; off += desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const void *)(map + off);
+		struct mem_range r = { d->PhysicalStart, d->NumberOfPages * EFI_PAGE,
+				       boot_mem_kind(d->Type), (d->Attribute & EFI_MEMORY_WB) != 0 };
+		unsigned int i = n;
+
+		if (!r.size)
+			continue;
+		/* Insertion sort by base: the firmware's map is usually sorted already. */
+		while (i > 0 && bi->ranges[i - 1].base > r.base) {
+			bi->ranges[i] = bi->ranges[i - 1];
+			i--;
+		}
+		bi->ranges[i] = r;
+		n++;
+	}
+	/* Merge neighbours of one kind so the report and the page-table build stay short. */
+	unsigned int out = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (out && bi->ranges[out - 1].kind == bi->ranges[i].kind &&
+		    bi->ranges[out - 1].cacheable == bi->ranges[i].cacheable &&
+		    bi->ranges[out - 1].base + bi->ranges[out - 1].size == bi->ranges[i].base)
+			bi->ranges[out - 1].size += bi->ranges[i].size;
+		else
+			bi->ranges[out++] = bi->ranges[i];
+	}
+	bi->nranges = out;
+}
+
+static void boot_exit_firmware(EFI_HANDLE image, struct boot_info *bi)
+{
+	UINTN map_size = 0, buf_size, key, desc_size;
+	UINT32 desc_version;
+	uint8_t *map = NULL;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(efi_bs->GetMemoryMap, 5, &map_size, NULL, &key, &desc_size,
+			       &desc_version);
+	if (st != EFI_BUFFER_TOO_SMALL)
+		boot_fail("GetMemoryMap size probe", st);
+	buf_size = map_size + MAP_HEADROOM_DESCS * desc_size;
+	st = uefi_call_wrapper(efi_bs->AllocatePool, 3, EfiLoaderData, buf_size, (void **)&map);
+	if (EFI_ERROR(st))
+		boot_fail("allocating the memory-map buffer", st);
+
+	for (unsigned int attempt = 1; attempt <= EBS_MAX_ATTEMPTS; attempt++) {
+		map_size = buf_size;
+		st = uefi_call_wrapper(efi_bs->GetMemoryMap, 5, &map_size, (EFI_MEMORY_DESCRIPTOR *)map, &key,
+				       &desc_size,
+				       &desc_version);
+		if (EFI_ERROR(st))
+			boot_fail("GetMemoryMap", st);
+		st = uefi_call_wrapper(efi_bs->ExitBootServices, 2, image, key);
+		if (!EFI_ERROR(st)) {
+			bi->tsc_exit_boot_services = rdtsc();
+			bi->ebs_attempts = attempt;
+			boot_copy_map(bi, map, map_size, desc_size);
+			return;
+		}
+		/* EFI_INVALID_PARAMETER: the map changed since GetMemoryMap; only
+		 * GetMemoryMap and ExitBootServices may be called now, so retry with
+		 * the buffer we have (hence the headroom). */
+		if (st != EFI_INVALID_PARAMETER)
+			break;
+	}
+	boot_fail("ExitBootServices", st);
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
+{
+	struct boot_info *bi = &boot_info;
+	uint64_t tsc_entry = rdtsc();
+
+	efi_st = system_table;
+	efi_bs = system_table->BootServices;
+	serial_init();
+	serial_puts("\nsluice: UEFI stage\n");
+	bi->tsc_entry = tsc_entry;
+	/* The 5-minute watchdog would reset a long run before ExitBootServices. */
+	uefi_call_wrapper(efi_bs->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+
+	boot_read_options(image, bi);
+	bi->acpi_rsdp = boot_find_rsdp();
+	boot_reserve(&bi->heap, bi->options.heap_bytes, EFI_PAGE, "reserving the heap");
+	boot_reserve(&bi->dma, bi->options.dma_bytes, TWO_MIB, "reserving the DMA region");
+	boot_reserve(&bi->pagetables, BOOT_PAGETABLE_BYTES, EFI_PAGE,
+		     "reserving the page-table pool");
+	boot_reserve(&bi->stack, BOOT_STACK_BYTES, EFI_PAGE, "reserving the kernel stack");
+
+	boot_exit_firmware(image, bi);
+	arch_call_on_stack(kernel_main, bi, bi->stack.base + bi->stack.size);
+	return EFI_LOAD_ERROR; /* not reached */
+}

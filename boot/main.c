@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - the kernel proper: set up the CPU, the clock, the heap and the page
+ * tables, print the boot report, run what the options ask for, exit QEMU.
+ *
+ * Runs after ExitBootServices on the kernel stack; no GNU-EFI headers here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/descriptors.h"
+#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/tsc.h"
+#include "boot/boot_info.h"
+#include "boot/syscalls.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+static const char *mem_kind_name(enum mem_kind kind)
+{
+	switch (kind) {
+	case MEM_USABLE:
+		return "usable";
+	case MEM_KERNEL:
+		return "kernel";
+	case MEM_ACPI:
+		return "acpi";
+	case MEM_RESERVED:
+		return "reserved";
+	case MEM_MMIO:
+		return "mmio";
+	}
+	return "?";
+}
+
+static void report_memory(const struct boot_info *bi)
+{
+	uint64_t bytes[MEM_MMIO + 1] = { 0 };
+
+	for (unsigned int i = 0; i < bi->nranges; i++)
+		bytes[bi->ranges[i].kind] += bi->ranges[i].size;
+	printf("memory: %" PRIu64 " MiB usable, %" PRIu64 " MiB kernel, %" PRIu64
+	       " KiB acpi, %" PRIu64 " MiB reserved, %u ranges\n",
+	       bytes[MEM_USABLE] / MIB, bytes[MEM_KERNEL] / MIB, bytes[MEM_ACPI] / 1024,
+	       bytes[MEM_RESERVED] / MIB, bi->nranges);
+	for (unsigned int i = 0; i < bi->nranges; i++)
+		printf("  [%2u] 0x%010" PRIx64 "-0x%010" PRIx64 " %-8s %8" PRIu64 " KiB\n", i,
+		       bi->ranges[i].base, bi->ranges[i].base + bi->ranges[i].size,
+		       mem_kind_name(bi->ranges[i].kind), bi->ranges[i].size / 1024);
+	printf("reserved at boot:\n");
+	printf("  image  0x%010" PRIx64 " %6" PRIu64 " KiB\n", bi->image_base,
+	       bi->image_size / 1024);
+	printf("  heap   0x%010" PRIx64 " %6" PRIu64 " KiB\n", bi->heap.base, bi->heap.size / 1024);
+	printf("  dma    0x%010" PRIx64 " %6" PRIu64 " KiB (2 MiB aligned)\n", bi->dma.base,
+	       bi->dma.size / 1024);
+	printf("  ptpool 0x%010" PRIx64 " %6" PRIu64 " KiB\n", bi->pagetables.base,
+	       bi->pagetables.size / 1024);
+	printf("  stack  0x%010" PRIx64 " %6" PRIu64 " KiB\n", bi->stack.base,
+	       bi->stack.size / 1024);
+}
+
+static void report_cpu(const struct cpu_info *cpu)
+{
+	printf("cpu: %s \"%s\" family %u model %u stepping %u%s%s\n", cpu->vendor, cpu->brand,
+	       cpu->family, cpu->model, cpu->stepping, cpu->hypervisor[0] ? ", hypervisor " : "",
+	       cpu->hypervisor);
+	printf("cpu: %u-bit physical addresses, invariant TSC %s, x2APIC %s, 1G pages %s\n",
+	       cpu->phys_addr_bits, cpu->has_invariant_tsc ? "yes" : "no",
+	       cpu->has_x2apic ? "yes" : "no", cpu->has_1g_pages ? "yes" : "no");
+	if (cpu->cc == CC_NONE)
+		printf("cc: none detected; private/shared conversions are emulated in the page "
+		       "tables\n");
+	else
+		printf("cc: %s detected (C-bit %u); this build still emulates conversions\n",
+		       cc_mode_name(cpu->cc), cpu->c_bit);
+}
+
+static void report_tsc(const struct acpi_pm_timer *pm)
+{
+	uint64_t hz = tsc_hz();
+
+	if (tsc_reference() == TSC_REF_ACPI_PM)
+		printf("tsc: %" PRIu64 ".%06" PRIu64 " MHz, calibrated against the ACPI PM timer "
+		       "(port 0x%x, %s)\n",
+		       hz / 1000000, hz % 1000000, pm->port, pm->is_32bit ? "32-bit" : "24-bit");
+	else
+		printf("tsc: %" PRIu64 ".%06" PRIu64 " MHz, calibrated against PIT channel 2\n",
+		       hz / 1000000, hz % 1000000);
+}
+
+/* Convert one 4 KiB page of the DMA region to shared and back: proves the
+ * emulated conversion path works before anything depends on it. */
+static int selftest_shared_attribute(const struct boot_info *bi)
+{
+	uint64_t page = bi->dma.base + 4096, t0, t1, t2;
+	int rc;
+
+	t0 = rdtsc();
+	rc = mmu_set_shared(page, 4096, true);
+	t1 = rdtsc();
+	if (rc || !mmu_is_shared(page) || mmu_is_shared(page + 4096)) {
+		printf("selftest: converting 0x%" PRIx64 " to shared failed (%d)\n", page, rc);
+		return -1;
+	}
+	rc = mmu_set_shared(page, 4096, false);
+	t2 = rdtsc();
+	if (rc || mmu_is_shared(page)) {
+		printf("selftest: converting 0x%" PRIx64 " back to private failed (%d)\n", page, rc);
+		return -1;
+	}
+	printf("mmu: 4 KiB page to shared %" PRIu64 " cycles (includes the 2 MiB split), back "
+	       "%" PRIu64 " cycles\n",
+	       t1 - t0, t2 - t1);
+	return 0;
+}
+
+static void deliberate_fault(enum fault_kind fault)
+{
+	volatile uint64_t sink;
+
+	printf("fault: triggering '%s' as the options asked\n", options_fault_name(fault));
+	fflush(stdout);
+	switch (fault) {
+	case FAULT_NONE:
+		return;
+	case FAULT_PAGE:
+		/* Canonical, but far above any RAM the kernel maps. */
+		sink = *(volatile uint64_t *)0x00007f0000000000ull;
+		break;
+	case FAULT_GP:
+		sink = *(volatile uint64_t *)0xdead000000000000ull;
+		break;
+	case FAULT_UD:
+		__asm__ volatile("ud2");
+		break;
+	case FAULT_DIVIDE:
+		/* In assembly: the compiler may turn a C division by a known divisor
+		 * into something that does not trap. */
+		__asm__ volatile("xorl %%ecx, %%ecx\n\tmovl $1, %%eax\n\txorl %%edx, %%edx\n\t"
+				 "divl %%ecx"
+				 :
+				 :
+				 : "eax", "ecx", "edx");
+		break;
+	}
+	(void)sink;
+	printf("fault: no exception happened\n");
+	exit(SLUICE_EXIT_FAIL);
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	struct cpu_info cpu;
+	struct acpi_pm_timer pm;
+	uint64_t tsc_main = rdtsc();
+	int rc;
+
+	gdt_init();
+	idt_init();
+	trap_set_image_base(bi->image_base);
+	trap_set_stack_bounds(bi->stack.base, bi->stack.base + bi->stack.size);
+	syscalls_set_heap((void *)bi->heap.base, bi->heap.size);
+	/* Unbuffered: each printf is one write, so output interleaves correctly with
+	 * the exception reporter, which writes to the UART directly. */
+	setvbuf(stdout, NULL, _IONBF, 0);
+	setvbuf(stderr, NULL, _IONBF, 0);
+
+	cpu_detect(&cpu);
+	acpi_pm_timer(bi->acpi_rsdp, &pm);
+	tsc_calibrate(pm.port, pm.is_32bit);
+
+	printf("\nSluice %s (rev %s): DMA cost in confidential guests\n", SLUICE_VERSION,
+	       SLUICE_GIT_REV);
+	report_cpu(&cpu);
+	report_tsc(&pm);
+	report_memory(bi);
+	printf("boot: efi_main -> kernel_main %" PRIu64 " us (ExitBootServices at %" PRIu64
+	       " us, %u attempt%s)\n",
+	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1000,
+	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1000, bi->ebs_attempts,
+	       bi->ebs_attempts == 1 ? "" : "s");
+	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K fault=%s (from %s)\n",
+	       bi->options.heap_bytes / 1024, bi->options.dma_bytes / 1024,
+	       options_fault_name(bi->options.fault), bi->options_source);
+
+	rc = mmu_init(bi, &cpu);
+	if (rc) {
+		printf("mmu: building the kernel page tables failed (%d)\n", rc);
+		exit(SLUICE_EXIT_BOOT);
+	}
+	mmu_report();
+	if (selftest_shared_attribute(bi))
+		exit(SLUICE_EXIT_FAIL);
+
+	if (bi->options.fault != FAULT_NONE)
+		deliberate_fault(bi->options.fault);
+
+	printf("sluice: boot report complete; exit 0\n");
+	exit(SLUICE_EXIT_PASS);
+}

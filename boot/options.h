@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.h - the kernel's run-time options ("key=value" words).
+ *
+ * They come from `make run ARGS="..."`, which the run script writes to sluice.cfg
+ * on the boot volume; boot/efi_entry.c reads that file before ExitBootServices.
+ * Parsing is plain C so the host tests exercise it.
+ */
+#ifndef SLUICE_BOOT_OPTIONS_H
+#define SLUICE_BOOT_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * enum fault_kind - a deliberate fault, to test the exception report.
+ * @FAULT_NONE: no fault.
+ * @FAULT_PAGE: read an unmapped canonical address (#PF).
+ * @FAULT_GP: read a non-canonical address (#GP).
+ * @FAULT_UD: execute ud2 (#UD).
+ * @FAULT_DIVIDE: divide by zero (#DE).
+ */
+enum fault_kind {
+	FAULT_NONE,
+	FAULT_PAGE,
+	FAULT_GP,
+	FAULT_UD,
+	FAULT_DIVIDE,
+};
+
+/**
+ * struct kernel_options - parsed options, with defaults filled in.
+ * @heap_bytes: newlib heap reserved at boot (heap=SIZE).
+ * @dma_bytes: memory reserved at boot for the DMA layer, a multiple of 2 MiB and
+ *	2 MiB aligned (dma=SIZE).
+ * @fault: a deliberate fault after the boot report (fault=...).
+ */
+struct kernel_options {
+	uint64_t heap_bytes;
+	uint64_t dma_bytes;
+	enum fault_kind fault;
+};
+
+#define OPTIONS_MAX_TEXT 1024
+
+/**
+ * options_defaults() - fill @opts with the defaults.
+ * @opts: the options.
+ */
+void options_defaults(struct kernel_options *opts);
+
+/**
+ * options_parse() - parse whitespace-separated key=value words over the defaults.
+ * @text: the option text; '#' starts a comment that runs to the end of the line.
+ * @opts: filled in (defaults first, then each word in order).
+ * @err: on failure, a one-line message naming the bad word and listing valid keys.
+ * @err_len: size of @err.
+ * Return: 0, or -22 (EINVAL) with @err set.
+ */
+int options_parse(const char *text, struct kernel_options *opts, char *err, size_t err_len);
+
+/**
+ * options_usage() - a multi-line description of every option, its values and default.
+ * Return: a static string.
+ */
+const char *options_usage(void);
+
+/**
+ * options_fault_name() - the option value naming @fault ("none", "pf", ...).
+ * @fault: the fault kind.
+ */
+const char *options_fault_name(enum fault_kind fault);
+
+#endif /* SLUICE_BOOT_OPTIONS_H */

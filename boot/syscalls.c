@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * syscalls.c - the system-call layer newlib expects, for a kernel with one console.
+ *
+ * write() goes to COM1, sbrk() hands out the heap region reserved at boot, exit()
+ * leaves QEMU through isa-debug-exit; everything else fails with ENOSYS (or the
+ * answer that keeps stdio working: the console is a character device and a tty).
+ * newlib 3.3.0 configured without supplied syscalls calls the plain names; the
+ * underscored aliases cover code that calls those.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
+#include "boot/syscalls.h"
+
+#undef errno
+extern int errno;
+
+static uint8_t *heap_start, *heap_end, *heap_brk;
+
+void syscalls_set_heap(void *base, size_t size)
+{
+	heap_start = base;
+	heap_brk = base;
+	heap_end = heap_start + size;
+}
+
+size_t syscalls_heap_used(void)
+{
+	return (size_t)(heap_brk - heap_start);
+}
+
+void *sbrk(ptrdiff_t increment)
+{
+	uint8_t *old = heap_brk;
+
+	if (!heap_start || increment > heap_end - heap_brk || increment < heap_start - heap_brk) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	heap_brk += increment;
+	return old;
+}
+
+int write(int fd, const void *buf, size_t len)
+{
+	if (fd != 1 && fd != 2) {
+		errno = EBADF;
+		return -1;
+	}
+	serial_write(buf, len);
+	return (int)len;
+}
+
+int read(int fd, void *buf, size_t len)
+{
+	(void)fd, (void)buf, (void)len;
+	errno = ENOSYS;
+	return -1;
+}
+
+int open(const char *path, int flags, ...)
+{
+	(void)path, (void)flags;
+	errno = ENOSYS;
+	return -1;
+}
+
+int close(int fd)
+{
+	(void)fd;
+	errno = ENOSYS;
+	return -1;
+}
+
+int fstat(int fd, struct stat *st)
+{
+	if (fd < 0 || fd > 2) {
+		errno = EBADF;
+		return -1;
+	}
+	st->st_mode = S_IFCHR;
+	return 0;
+}
+
+int isatty(int fd)
+{
+	if (fd >= 0 && fd <= 2)
+		return 1;
+	errno = EBADF;
+	return 0;
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	(void)fd, (void)off, (void)whence;
+	errno = ENOSYS;
+	return -1;
+}
+
+int kill(int pid, int sig)
+{
+	(void)pid, (void)sig;
+	errno = ENOSYS;
+	return -1;
+}
+
+int getpid(void)
+{
+	return 1;
+}
+
+void _exit(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	qemu_exit(status == 0 ? SLUICE_EXIT_PASS : status);
+}
+
+void *_sbrk(ptrdiff_t) __attribute__((alias("sbrk")));
+int _write(int, const void *, size_t) __attribute__((alias("write")));
+int _read(int, void *, size_t) __attribute__((alias("read")));
+int _close(int) __attribute__((alias("close")));
+int _fstat(int, struct stat *) __attribute__((alias("fstat")));
+int _isatty(int) __attribute__((alias("isatty")));
+off_t _lseek(int, off_t, int) __attribute__((alias("lseek")));
+int _kill(int, int) __attribute__((alias("kill")));
+int _getpid(void) __attribute__((alias("getpid")));

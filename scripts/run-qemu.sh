@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# run-qemu.sh - boot build/sluice.efi in QEMU with OVMF and return the kernel's status.
+#
+#   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
+#                       [--smp N] [--mem MIB] [--disk FILE] [-- extra qemu args]
+#
+# Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
+# QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
+# (arch/x86_64/qemu_exit.h). 124: killed at the timeout. 125: QEMU ended without the
+# kernel's code (triple fault, QEMU error, firmware never started the image).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+args=""
+timeout=${SLUICE_TIMEOUT:-300}
+log="$build/serial.log"
+smp=1
+mem=1024
+disk="$build/disk0.img"
+extra=()
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--args) args=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	accel=(-accel kvm -cpu host)
+	echo "run-qemu: accelerator KVM (/dev/kvm is usable)"
+else
+	accel=(-accel tcg)
+	echo "run-qemu: accelerator TCG (no usable /dev/kvm): emulated CPU, slow but real"
+fi
+
+image="$build/sluice.efi"
+[ -f "$image" ] || { echo "run-qemu: $image is missing; run make first" >&2; exit 2; }
+code=/usr/share/OVMF/OVMF_CODE_4M.fd
+vars_template=/usr/share/OVMF/OVMF_VARS_4M.fd
+[ -f "$code" ] || { echo "run-qemu: $code is missing; install ovmf (scripts/deps.sh)" >&2; exit 2; }
+
+# A private copy of the ESP per run directory: the firmware boots the default
+# removable-media path, and sluice.cfg carries the options (always rewritten, so
+# options of an earlier run never linger).
+esp="$build/esp"
+mkdir -p "$esp/EFI/BOOT"
+cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
+printf '%s\n' "$args" >"$esp/sluice.cfg"
+vars="$build/OVMF_VARS_4M.fd"
+[ -f "$vars" ] || cp "$vars_template" "$vars"
+if [ ! -f "$disk" ]; then
+	mkdir -p "$(dirname "$disk")"
+	truncate -s 64M "$disk"
+fi
+mkdir -p "$(dirname "$log")"
+
+echo "run-qemu: options '${args}', timeout ${timeout}s, serial log $log"
+timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
+	-machine q35 -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
+	-serial stdio \
+	-drive if=pflash,format=raw,readonly=on,file="$code" \
+	-drive if=pflash,format=raw,file="$vars" \
+	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
+	-drive file="$disk",format=raw,if=none,id=d0 \
+	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on \
+	-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n1,hubid=0 \
+	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile= \
+	-device virtio-net-pci,netdev=n1,disable-legacy=on,iommu_platform=on,romfile= \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	"${extra[@]}" </dev/null | tee "$log"
+status=${PIPESTATUS[0]}
+
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+	echo "run-qemu: TIMEOUT: QEMU killed after ${timeout}s without the kernel exiting" >&2
+	exit 124
+fi
+if [ "$status" -ge 33 ] && [ $((status % 2)) -eq 1 ]; then
+	kcode=$(((status - 33) / 2))
+	echo "run-qemu: kernel exit code $kcode (QEMU status $status)"
+	exit "$kcode"
+fi
+echo "run-qemu: QEMU ended with status $status without the kernel's exit code" \
+	"(triple fault, QEMU error, or the image never ran)" >&2
+exit 125

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The default boot reaches the boot report, every part of it is there, and the
+# kernel's exit code 0 comes back through isa-debug-exit as status 0.
+. "$(dirname "$0")/lib.sh"
+
+boot_kernel boot_report 0
+expect "$BOOT_LOG" \
+	'^sluice: UEFI stage$' \
+	'^Sluice [0-9]+\.[0-9]+\.[0-9]+ \(rev ([0-9a-f]+|unknown)\)' \
+	'^cpu: [A-Za-z]+ ".*" family [0-9]+ model [0-9]+' \
+	'^cc: (none detected|(SEV|SEV-ES|SEV-SNP|TDX) detected)' \
+	'^tsc: [1-9][0-9]*\.[0-9]{6} MHz, calibrated against (the ACPI PM timer|PIT channel 2)' \
+	'^memory: [1-9][0-9]* MiB usable' \
+	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
+	'^  dma +0x[0-9a-f]+ +65536 KiB \(2 MiB aligned\)$' \
+	'^boot: efi_main -> kernel_main [0-9]+ us \(ExitBootServices at [0-9]+ us, [0-9]+ attempts?\)' \
+	'^options: heap=65536K dma=65536K fault=none' \
+	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
+	'^mmu: 4 KiB page to shared [0-9]+ cycles' \
+	'^sluice: boot report complete; exit 0$'
+# The DMA region must be 2 MiB aligned.
+dma=$(sed -n 's/^  dma *0x\([0-9a-f]*\) .*/\1/p' "$BOOT_LOG")
+[ $((0x$dma % 0x200000)) -eq 0 ] || e2e_fail "DMA region 0x$dma is not 2 MiB aligned"
+reject "$BOOT_LOG" 'EXCEPTION'
+echo "boot report complete"

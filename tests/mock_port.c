@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mock_port.c - host implementation of the DMA porting ops (see mock_port.h).
+ */
+#include "tests/mock_port.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static _Thread_local unsigned int mock_cpu;
+
+void mock_port_set_cpu(unsigned int cpu)
+{
+	mock_cpu = cpu;
+}
+
+static bool mock_fail_now(long *countdown)
+{
+	if (*countdown < 0)
+		return false;
+	if (*countdown == 0)
+		return true;
+	(*countdown)--;
+	return false;
+}
+
+static int mock_set_shared(void *ctx, void *vaddr, size_t len)
+{
+	struct mock_port *mp = ctx;
+	uintptr_t start = (uintptr_t)vaddr;
+
+	assert(len && !(start & 4095) && !(len & 4095));
+	mp->to_shared_calls++;
+	if (mock_fail_now(&mp->fail_to_shared_after))
+		return DMA_ERR_IO;
+	/* Converting a page that is already shared is a bug in the caller. */
+	for (unsigned int i = 0; i < mp->nshared; i++)
+		assert(start + len <= mp->shared[i].start || start >= mp->shared[i].end);
+	assert(mp->nshared < MOCK_PORT_MAX_RANGES);
+	mp->shared[mp->nshared].start = start;
+	mp->shared[mp->nshared].end = start + len;
+	mp->nshared++;
+	return 0;
+}
+
+static int mock_set_private(void *ctx, void *vaddr, size_t len)
+{
+	struct mock_port *mp = ctx;
+	uintptr_t start = (uintptr_t)vaddr;
+
+	assert(len && !(start & 4095) && !(len & 4095));
+	mp->to_private_calls++;
+	if (mock_fail_now(&mp->fail_to_private_after))
+		return DMA_ERR_IO;
+	/* The library converts back exactly the ranges it converted (or pieces of one). */
+	for (unsigned int i = 0; i < mp->nshared; i++) {
+		uintptr_t s = mp->shared[i].start, e = mp->shared[i].end;
+
+		if (start < s || start + len > e)
+			continue;
+		if (start == s && start + len == e) {
+			mp->shared[i] = mp->shared[--mp->nshared];
+		} else if (start == s) {
+			mp->shared[i].start = start + len;
+		} else if (start + len == e) {
+			mp->shared[i].end = start;
+		} else {
+			assert(mp->nshared < MOCK_PORT_MAX_RANGES);
+			mp->shared[mp->nshared].start = start + len;
+			mp->shared[mp->nshared].end = e;
+			mp->nshared++;
+			mp->shared[i].end = start;
+		}
+		return 0;
+	}
+	assert(!"set_private on a range that was never made shared");
+	return DMA_ERR_INVAL;
+}
+
+static uint64_t mock_virt_to_dma(void *ctx, const void *vaddr)
+{
+	(void)ctx;
+	return (uint64_t)(uintptr_t)vaddr;
+}
+
+static void *mock_dma_to_virt(void *ctx, uint64_t dma_addr)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)dma_addr;
+}
+
+static unsigned int mock_cpu_id(void *ctx)
+{
+	struct mock_port *mp = ctx;
+
+	assert(mock_cpu < mp->ncpus);
+	return mock_cpu;
+}
+
+static void mock_lock_init(void *ctx, void *lock)
+{
+	(void)ctx;
+	atomic_init((atomic_int *)lock, 0);
+}
+
+static void mock_lock(void *ctx, void *lock)
+{
+	atomic_int *word = lock;
+	int expected = 0;
+
+	(void)ctx;
+	while (!atomic_compare_exchange_weak_explicit(word, &expected, 1, memory_order_acquire,
+						      memory_order_relaxed)) {
+		expected = 0;
+		while (atomic_load_explicit(word, memory_order_relaxed))
+			__builtin_ia32_pause();
+	}
+}
+
+static void mock_unlock(void *ctx, void *lock)
+{
+	(void)ctx;
+	atomic_store_explicit((atomic_int *)lock, 0, memory_order_release);
+}
+
+static uint64_t mock_cycles(void *ctx)
+{
+	(void)ctx;
+	return __builtin_ia32_rdtsc();
+}
+
+static void mock_log(void *ctx, enum dma_log_level level, const char *msg)
+{
+	struct mock_port *mp = ctx;
+
+	mp->log_lines++;
+	snprintf(mp->last_log, sizeof(mp->last_log), "%s", msg);
+	if (level == DMA_LOG_ERR || getenv("SLUICE_VERBOSE"))
+		fprintf(stderr, "dma: %s\n", msg);
+}
+
+void mock_port_init(struct mock_port *mp, unsigned int ncpus)
+{
+	memset(mp, 0, sizeof(*mp));
+	mp->ncpus = ncpus ? ncpus : 1;
+	mp->fail_to_shared_after = -1;
+	mp->fail_to_private_after = -1;
+	mp->ops.ctx = mp;
+	mp->ops.set_shared = mock_set_shared;
+	mp->ops.set_private = mock_set_private;
+	mp->ops.virt_to_dma = mock_virt_to_dma;
+	mp->ops.dma_to_virt = mock_dma_to_virt;
+	mp->ops.cpu_id = mock_cpu_id;
+	mp->ops.lock_init = mock_lock_init;
+	mp->ops.lock = mock_lock;
+	mp->ops.unlock = mock_unlock;
+	mp->ops.cycles = mock_cycles;
+	mp->ops.log = mock_log;
+	mock_cpu = 0;
+}
+
+bool mock_port_is_shared(const struct mock_port *mp, const void *addr, size_t len)
+{
+	uintptr_t pos = (uintptr_t)addr, end = pos + (len ? len : 1);
+
+	/* Ranges may be adjacent pieces; walk forward through them. */
+	while (pos < end) {
+		bool found = false;
+
+		for (unsigned int i = 0; i < mp->nshared; i++) {
+			if (pos >= mp->shared[i].start && pos < mp->shared[i].end) {
+				pos = mp->shared[i].end;
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+size_t mock_port_shared_bytes(const struct mock_port *mp)
+{
+	size_t total = 0;
+
+	for (unsigned int i = 0; i < mp->nshared; i++)
+		total += mp->shared[i].end - mp->shared[i].start;
+	return total;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mock_port.h - the DMA layer's porting ops for host tests and host benches.
+ *
+ * "Shared" is bookkeeping only: every 4 KiB page the library converts is recorded,
+ * so a test can check that the library only hands out converted memory and that it
+ * converts back what it releases. Conversions can be made to fail on demand.
+ * Locks are real spinlocks, so tests with several threads exercise real contention.
+ */
+#ifndef SLUICE_TESTS_MOCK_PORT_H
+#define SLUICE_TESTS_MOCK_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dma/dma_port.h"
+
+#define MOCK_PORT_MAX_RANGES 4096
+
+/**
+ * struct mock_port - state behind the mock ops.
+ * @ops: the ops table to hand to the library (ctx points back here).
+ * @ncpus: value range of the cpu_id op.
+ * @shared: converted ranges, [start, end) in bytes, unsorted.
+ * @nshared: entries used in @shared.
+ * @to_shared_calls: successful and failed calls of set_shared.
+ * @to_private_calls: successful and failed calls of set_private.
+ * @fail_to_shared_after: set_shared fails once this many more calls were made (-1: never).
+ * @fail_to_private_after: same for set_private.
+ * @log_lines: number of log lines received.
+ * @last_log: the text of the last log line.
+ */
+struct mock_port {
+	struct dma_port_ops ops;
+	unsigned int ncpus;
+	struct {
+		uintptr_t start, end;
+	} shared[MOCK_PORT_MAX_RANGES];
+	unsigned int nshared;
+	unsigned long to_shared_calls;
+	unsigned long to_private_calls;
+	long fail_to_shared_after;
+	long fail_to_private_after;
+	unsigned long log_lines;
+	char last_log[256];
+};
+
+/**
+ * mock_port_init() - reset @mp and fill its ops table.
+ * @mp: the mock.
+ * @ncpus: CPUs the library may see; mock_port_set_cpu() picks the caller's.
+ */
+void mock_port_init(struct mock_port *mp, unsigned int ncpus);
+
+/**
+ * mock_port_set_cpu() - set the CPU index the calling thread reports.
+ * @cpu: index, below the ncpus given at init.
+ */
+void mock_port_set_cpu(unsigned int cpu);
+
+/**
+ * mock_port_is_shared() - whether every byte of a range was converted to shared.
+ * @mp: the mock.
+ * @addr: start of the range.
+ * @len: its length in bytes (0 is treated as 1).
+ * Return: true when the whole range lies in converted memory.
+ */
+bool mock_port_is_shared(const struct mock_port *mp, const void *addr, size_t len);
+
+/**
+ * mock_port_shared_bytes() - bytes currently converted to shared.
+ * @mp: the mock.
+ * Return: the sum of the recorded ranges.
+ */
+size_t mock_port_shared_bytes(const struct mock_port *mp);
+
+#endif /* SLUICE_TESTS_MOCK_PORT_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_acpi.c - ACPI table lookup and the FADT PM timer on tables built in memory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/x86_64/acpi.h"
+
+/* One buffer per table; identity "physical" addresses are host pointers. */
+struct fake_acpi {
+	uint8_t rsdp[36];
+	uint8_t xsdt[36 + 8 * 4];
+	uint8_t rsdt[36 + 4 * 4];
+	uint8_t fadt[276];
+	uint8_t mcfg[60];
+};
+
+static void fix_checksum(uint8_t *t, uint32_t len, uint32_t at)
+{
+	uint8_t sum = 0;
+
+	t[at] = 0;
+	for (uint32_t i = 0; i < len; i++)
+		sum += t[i];
+	t[at] = (uint8_t)-sum;
+}
+
+static void make_header(uint8_t *t, const char *sig, uint32_t len)
+{
+	memset(t, 0, len);
+	memcpy(t, sig, 4);
+	memcpy(t + 4, &len, 4);
+	t[8] = 2;
+	memcpy(t + 10, "SLUICE", 6);
+}
+
+static void seal(uint8_t *t)
+{
+	uint32_t len;
+
+	memcpy(&len, t + 4, 4);
+	fix_checksum(t, len, 9);
+}
+
+/* Builds RSDP rev 2 -> XSDT {FADT, MCFG}; FADT with PM timer at @port. */
+static struct fake_acpi *build(uint32_t port, uint32_t flags, int use_gas)
+{
+	static struct fake_acpi a;
+	uint64_t p;
+	uint32_t p32, len = 36 + 8 * 2;
+
+	memset(&a, 0, sizeof(a));
+	make_header(a.fadt, "FACP", sizeof(a.fadt));
+	if (use_gas) {
+		uint64_t gas_addr = port;
+
+		a.fadt[208] = 1; /* system I/O space */
+		memcpy(a.fadt + 212, &gas_addr, 8);
+	} else {
+		memcpy(a.fadt + 76, &port, 4);
+	}
+	a.fadt[91] = 4;
+	memcpy(a.fadt + 112, &flags, 4);
+	seal(a.fadt);
+	make_header(a.mcfg, "MCFG", sizeof(a.mcfg));
+	seal(a.mcfg);
+
+	make_header(a.xsdt, "XSDT", len);
+	p = (uint64_t)(uintptr_t)a.mcfg;
+	memcpy(a.xsdt + 36, &p, 8);
+	p = (uint64_t)(uintptr_t)a.fadt;
+	memcpy(a.xsdt + 44, &p, 8);
+	seal(a.xsdt);
+
+	make_header(a.rsdt, "RSDT", 36 + 4);
+	p32 = (uint32_t)(uintptr_t)a.fadt; /* only meaningful if the heap is low; see rev-0 test */
+	memcpy(a.rsdt + 36, &p32, 4);
+	seal(a.rsdt);
+
+	memcpy(a.rsdp, "RSD PTR ", 8);
+	memcpy(a.rsdp + 9, "SLUICE", 6);
+	a.rsdp[15] = 2;
+	len = 36;
+	memcpy(a.rsdp + 20, &len, 4);
+	p = (uint64_t)(uintptr_t)a.xsdt;
+	memcpy(a.rsdp + 24, &p, 8);
+	fix_checksum(a.rsdp, 20, 8);
+	fix_checksum(a.rsdp, 36, 32);
+	return &a;
+}
+
+static uint64_t addr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void test_finds_tables_through_xsdt(void **state)
+{
+	struct fake_acpi *a = build(0x608, 0, 0);
+
+	(void)state;
+	assert_ptr_equal(acpi_find_table(addr(a->rsdp), "FACP"), (const void *)a->fadt);
+	assert_ptr_equal(acpi_find_table(addr(a->rsdp), "MCFG"), (const void *)a->mcfg);
+	assert_null(acpi_find_table(addr(a->rsdp), "APIC"));
+	assert_null(acpi_find_table(0, "FACP"));
+}
+
+static void test_pm_timer_port_and_width(void **state)
+{
+	struct acpi_pm_timer pm;
+	struct fake_acpi *a = build(0x608, 0, 0);
+
+	(void)state;
+	assert_true(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_int_equal(pm.port, 0x608);
+	assert_false(pm.is_32bit);
+
+	a = build(0xb008, 1u << 8, 0);
+	assert_true(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_int_equal(pm.port, 0xb008);
+	assert_true(pm.is_32bit);
+
+	/* The 64-bit generic address wins when it names an I/O port. */
+	a = build(0x1808, 0, 1);
+	assert_true(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_int_equal(pm.port, 0x1808);
+}
+
+static void test_no_pm_timer(void **state)
+{
+	struct acpi_pm_timer pm;
+	struct fake_acpi *a = build(0, 0, 0);
+
+	(void)state;
+	assert_false(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_int_equal(pm.port, 0);
+	/* A port beyond the 16-bit I/O space is not a port. */
+	a = build(0x12345, 0, 0);
+	assert_false(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_false(acpi_pm_timer(0, &pm));
+}
+
+static void test_corrupt_tables_are_ignored(void **state)
+{
+	struct acpi_pm_timer pm;
+	struct fake_acpi *a = build(0x608, 0, 0);
+
+	(void)state;
+	a->fadt[40] ^= 1; /* checksum now wrong */
+	assert_null(acpi_find_table(addr(a->rsdp), "FACP"));
+	assert_false(acpi_pm_timer(addr(a->rsdp), &pm));
+	assert_non_null(acpi_find_table(addr(a->rsdp), "MCFG"));
+
+	a = build(0x608, 0, 0);
+	a->rsdp[0] = 'X';
+	assert_null(acpi_find_table(addr(a->rsdp), "FACP"));
+
+	a = build(0x608, 0, 0);
+	a->xsdt[20] ^= 0xff;
+	assert_null(acpi_find_table(addr(a->rsdp), "FACP"));
+
+	/* A length that claims more than a table can hold is refused unsummed. */
+	a = build(0x608, 0, 0);
+	{
+		uint32_t huge = 0x7fffffff;
+
+		memcpy(a->mcfg + 4, &huge, 4);
+	}
+	assert_null(acpi_find_table(addr(a->rsdp), "MCFG"));
+	assert_non_null(acpi_find_table(addr(a->rsdp), "FACP"));
+}
+
+static void test_checksum(void **state)
+{
+	uint8_t b[4] = { 1, 2, 3, (uint8_t)-6 };
+
+	(void)state;
+	assert_true(acpi_checksum_ok(b, 4));
+	b[0] = 2;
+	assert_false(acpi_checksum_ok(b, 4));
+	assert_true(acpi_checksum_ok(b, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_finds_tables_through_xsdt),
+		cmocka_unit_test(test_pm_timer_port_and_width),
+		cmocka_unit_test(test_no_pm_timer),
+		cmocka_unit_test(test_corrupt_tables_are_ignored),
+		cmocka_unit_test(test_checksum),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

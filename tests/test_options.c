@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_options.c - the kernel option parser (boot/options.c) on the host.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "boot/options.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+static void test_defaults_for_empty_text(void **state)
+{
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, 64 * MIB);
+	assert_int_equal(o.dma_bytes, 64 * MIB);
+	assert_int_equal(o.fault, FAULT_NONE);
+	assert_int_equal(options_parse("  \n# only a comment\n", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, 64 * MIB);
+}
+
+static void test_sizes_and_suffixes(void **state)
+{
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(options_parse("heap=2048K dma=512M", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, 2 * MIB);
+	assert_int_equal(o.dma_bytes, 512 * MIB);
+	assert_int_not_equal(options_parse("dma=1G", &o, err, sizeof(err)), 0); /* over 512M */
+	assert_int_equal(options_parse("heap=16m\tdma=8M\r\n", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, 16 * MIB);
+	assert_int_equal(o.dma_bytes, 8 * MIB);
+	/* Plain bytes, rounded up to the option's alignment. */
+	assert_int_equal(options_parse("heap=1048577", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, MIB + 4096);
+	/* The DMA region is whole 2 MiB pages. */
+	assert_int_equal(options_parse("dma=5M", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.dma_bytes, 6 * MIB);
+}
+
+static void test_later_words_win_and_comments_end_words(void **state)
+{
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(options_parse("heap=8M heap=4M#comment dma=4M\nfault=ud", &o, err,
+				       sizeof(err)), 0);
+	assert_int_equal(o.heap_bytes, 4 * MIB);
+	assert_int_equal(o.dma_bytes, 64 * MIB); /* dma=4M was inside the comment */
+	assert_int_equal(o.fault, FAULT_UD);
+}
+
+static void test_fault_choices(void **state)
+{
+	static const struct {
+		const char *text;
+		enum fault_kind kind;
+	} cases[] = {
+		{ "fault=none", FAULT_NONE }, { "fault=pf", FAULT_PAGE }, { "fault=gp", FAULT_GP },
+		{ "fault=ud", FAULT_UD },     { "fault=div", FAULT_DIVIDE },
+	};
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(options_parse(cases[i].text, &o, err, sizeof(err)), 0);
+		assert_int_equal(o.fault, cases[i].kind);
+		assert_string_equal(options_fault_name(o.fault), cases[i].text + strlen("fault="));
+	}
+}
+
+static void test_unknown_key_lists_valid_ones(void **state)
+{
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
+	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault");
+	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
+	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
+	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
+}
+
+static void test_bad_values_name_the_word(void **state)
+{
+	static const char *const bad[] = {
+		"heap=", "heap=M", "heap=12Q", "heap=1MB", "heap=-1", "heap=0", "heap=512K",
+		"dma=1M", "dma=513M", "heap=99999999999999999999", "heap=18014398509481984G",
+		"fault=segv", "fault=", "heap", "fault",
+	};
+	struct kernel_options o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(options_parse(bad[i], &o, err, sizeof(err)), -22);
+		/* The message quotes the offending word so the user can find it. */
+		assert_non_null(strstr(err, bad[i]));
+	}
+}
+
+static void test_small_error_buffer_is_safe(void **state)
+{
+	struct kernel_options o;
+	char err[8];
+
+	(void)state;
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(options_parse("bogus=1", &o, err, sizeof(err)), -22);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+}
+
+static void test_usage_lists_every_option(void **state)
+{
+	const char *u = options_usage();
+
+	(void)state;
+	assert_non_null(strstr(u, "heap=SIZE"));
+	assert_non_null(strstr(u, "dma=SIZE"));
+	assert_non_null(strstr(u, "fault=VALUE"));
+	assert_non_null(strstr(u, "none|pf|gp|ud|div"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_for_empty_text),
+		cmocka_unit_test(test_sizes_and_suffixes),
+		cmocka_unit_test(test_later_words_win_and_comments_end_words),
+		cmocka_unit_test(test_fault_choices),
+		cmocka_unit_test(test_unknown_key_lists_valid_ones),
+		cmocka_unit_test(test_bad_values_name_the_word),
+		cmocka_unit_test(test_small_error_buffer_is_safe),
+		cmocka_unit_test(test_usage_lists_every_option),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -10,6 +10,12 @@
 # scripts/deps.sh; newlib is built once into build/newlib.
 
 BUILD      := build
+# make V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 GIT_REV    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
@@ -76,24 +82,29 @@ newlib: $(NEWLIB)/.built
 # ---------------------------------------------------------------- kernel image
 $(BUILD)/kernel/boot/efi_%.c.o: boot/efi_%.c $(NEWLIB)/.built
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(KERNEL_CFLAGS) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/kernel/%.c.o: %.c $(NEWLIB)/.built
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/kernel/%.S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
+	@echo "  AS      $<"
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -MMD -MP -c $< -o $@
 
 # --no-undefined: a missing symbol must fail the link; with -shared it would
 # otherwise become an import that GNU-EFI's self-relocation never resolves.
 $(BUILD)/sluice.so: $(KERNEL_OBJS) $(LINKER_SCRIPT) $(NEWLIB)/.built
-	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined -z noexecstack \
+	@echo "  LD      $@"
+	$(Q)$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined -z noexecstack \
 		-T $(LINKER_SCRIPT) -o $@ $(EFI_CRT0) $(KERNEL_OBJS) \
 		--start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
 		$(EFI_LIB)/libgnuefi.a $(LIBGCC) --end-group
 
 $(BUILD)/sluice.efi: $(BUILD)/sluice.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	@echo "  OBJCOPY $@"
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
 		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 \
 		--subsystem=10 $< $@
 
@@ -112,11 +123,13 @@ run: image
 LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_SRCS))
 $(BUILD)/lib/%.c.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
+	@echo "  CC [lib] $<"
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
 		-mno-red-zone -fpic -I. -MMD -MP -c $< -o $@
 $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@echo "  AR      $@"
+	$(Q)$(AR) rcs $@ $^
 lib: $(BUILD)/libsluice-dma.a
 check-lib: lib
 	@scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a
@@ -127,13 +140,17 @@ HOST_TEST_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_TESTS))
 SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
 HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
 
+# Host programs are one compiler call each; any header change rebuilds them.
+ALL_HEADERS := $(wildcard */*.h */*/*.h)
 define host_prog
-$(BUILD)/host/$(1): $$($(1)_SRCS)
+$(BUILD)/host/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
-$(BUILD)/host-san/$(1): $$($(1)_SRCS)
+	@echo "  HOSTCC  $$@"
+	$$(Q)$$(CC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
+$(BUILD)/host-san/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
+	@echo "  HOSTCC  $$@ (ASan+UBSan)"
+	$$(Q)$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS)
 endef
 $(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
 

@@ -180,10 +180,9 @@ void kernel_main(struct boot_info *bi)
 	report_cpu(&cpu);
 	report_tsc(&pm);
 	report_memory(bi);
-	printf("boot: efi_main -> kernel_main %" PRIu64 " us (ExitBootServices at %" PRIu64
-	       " us, %u attempt%s)\n",
-	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1000,
-	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1000, bi->ebs_attempts,
+	printf("boot: efi_main -> kernel_main %.3f ms (ExitBootServices at %.3f ms, %u attempt%s)\n",
+	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1e6,
+	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1e6, bi->ebs_attempts,
 	       bi->ebs_attempts == 1 ? "" : "s");
 	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K fault=%s (from %s)\n",
 	       bi->options.heap_bytes / 1024, bi->options.dma_bytes / 1024,

@@ -122,6 +122,15 @@ void _exit(int status)
 	qemu_exit(status == 0 ? SLUICE_EXIT_PASS : status);
 }
 
+/* newlib's abort() would raise(SIGABRT), find no kill(), and exit with 1 (a plain
+ * failure); a kernel abort is a panic and says so. */
+void abort(void)
+{
+	fflush(stdout);
+	serial_puts("\nsluice: abort() called: kernel panic\n");
+	qemu_exit(SLUICE_EXIT_PANIC);
+}
+
 void *_sbrk(ptrdiff_t) __attribute__((alias("sbrk")));
 int _write(int, const void *, size_t) __attribute__((alias("write")));
 int _read(int, void *, size_t) __attribute__((alias("read")));

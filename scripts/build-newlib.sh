@@ -59,6 +59,10 @@ inc=$(dirname "$(dirname "$lib")")/include
 cp "$lib" "$libm" "$out/lib/"
 rm -rf "$out/include"
 cp -r "$inc" "$out/include"
+# newlib's <stdatomic.h> (from FreeBSD) needs its own <stdint.h> types in an order
+# that breaks with -ffreestanding; the compiler's own header is self-contained and
+# is what the freestanding DMA library is written against.
+rm -f "$out/include/stdatomic.h"
 rm -rf "$out/src" "$out/obj" "$out/install"
 touch "$stamp"
 echo "newlib: ready in $out"

@@ -20,14 +20,15 @@ static void cpu_copy_regs(char *dst, const uint32_t *regs, unsigned int n)
 	dst[4 * n] = '\0';
 }
 
-static enum cc_mode cpu_detect_cc(struct cpu_info *info, uint32_t max_leaf, uint32_t max_ext)
+static enum cc_mode cpu_detect_cc(const struct cpu_probe *p, struct cpu_info *info,
+				  uint32_t max_leaf, uint32_t max_ext)
 {
 	uint32_t r[4];
 
 	if (max_leaf >= TDX_CPUID_LEAF) {
 		char sig[13];
 
-		cpuid(TDX_CPUID_LEAF, 0, r);
+		p->cpuid(p->ctx, TDX_CPUID_LEAF, 0, r);
 		/* The signature is in EBX, EDX, ECX order. */
 		memcpy(sig, &r[1], 4);
 		memcpy(sig + 4, &r[3], 4);
@@ -37,10 +38,10 @@ static enum cc_mode cpu_detect_cc(struct cpu_info *info, uint32_t max_leaf, uint
 			return CC_TDX;
 	}
 	if (max_ext >= 0x8000001Fu) {
-		cpuid(0x8000001Fu, 0, r);
+		p->cpuid(p->ctx, 0x8000001Fu, 0, r);
 		/* EAX bit 1: SEV supported. Only then does the status MSR exist. */
 		if (r[0] & (1u << 1)) {
-			uint64_t status = rdmsr(MSR_AMD64_SEV);
+			uint64_t status = p->rdmsr(p->ctx, MSR_AMD64_SEV);
 
 			info->c_bit = r[1] & 0x3f;
 			if (status & (1u << 2))
@@ -55,19 +56,19 @@ static enum cc_mode cpu_detect_cc(struct cpu_info *info, uint32_t max_leaf, uint
 	return CC_NONE;
 }
 
-void cpu_detect(struct cpu_info *info)
+void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 {
 	uint32_t r[4], max_leaf, max_ext;
 
 	memset(info, 0, sizeof(*info));
-	cpuid(0, 0, r);
+	p->cpuid(p->ctx, 0, 0, r);
 	max_leaf = r[0];
 	memcpy(info->vendor, &r[1], 4);
 	memcpy(info->vendor + 4, &r[3], 4);
 	memcpy(info->vendor + 8, &r[2], 4);
 	info->vendor[12] = '\0';
 
-	cpuid(1, 0, r);
+	p->cpuid(p->ctx, 1, 0, r);
 	info->stepping = r[0] & 0xf;
 	info->model = (r[0] >> 4) & 0xf;
 	info->family = (r[0] >> 8) & 0xf;
@@ -79,33 +80,52 @@ void cpu_detect(struct cpu_info *info)
 	if (r[2] & (1u << 31)) {
 		uint32_t h[4];
 
-		cpuid(0x40000000u, 0, h);
+		p->cpuid(p->ctx, 0x40000000u, 0, h);
 		cpu_copy_regs(info->hypervisor, &h[1], 3);
 	}
 
-	cpuid(0x80000000u, 0, r);
+	p->cpuid(p->ctx, 0x80000000u, 0, r);
 	max_ext = r[0];
 	if (max_ext >= 0x80000001u) {
-		cpuid(0x80000001u, 0, r);
+		p->cpuid(p->ctx, 0x80000001u, 0, r);
 		info->has_1g_pages = r[3] & (1u << 26);
 	}
 	if (max_ext >= 0x80000004u) {
 		uint32_t b[12];
 
 		for (unsigned int i = 0; i < 3; i++)
-			cpuid(0x80000002u + i, 0, &b[4 * i]);
+			p->cpuid(p->ctx, 0x80000002u + i, 0, &b[4 * i]);
 		cpu_copy_regs(info->brand, b, 12);
 	}
 	if (max_ext >= 0x80000007u) {
-		cpuid(0x80000007u, 0, r);
+		p->cpuid(p->ctx, 0x80000007u, 0, r);
 		info->has_invariant_tsc = r[3] & (1u << 8);
 	}
 	info->phys_addr_bits = 36;
 	if (max_ext >= 0x80000008u) {
-		cpuid(0x80000008u, 0, r);
+		p->cpuid(p->ctx, 0x80000008u, 0, r);
 		info->phys_addr_bits = r[0] & 0xff;
 	}
-	info->cc = cpu_detect_cc(info, max_leaf, max_ext);
+	info->cc = cpu_detect_cc(p, info, max_leaf, max_ext);
+}
+
+static void cpu_probe_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	(void)ctx;
+	cpuid(leaf, subleaf, regs);
+}
+
+static uint64_t cpu_probe_rdmsr(void *ctx, uint32_t msr)
+{
+	(void)ctx;
+	return rdmsr(msr);
+}
+
+void cpu_detect(struct cpu_info *info)
+{
+	static const struct cpu_probe hardware = { NULL, cpu_probe_cpuid, cpu_probe_rdmsr };
+
+	cpu_identify(&hardware, info);
 }
 
 const char *cc_mode_name(enum cc_mode mode)

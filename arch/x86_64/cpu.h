@@ -153,11 +153,31 @@ struct cpu_info {
 };
 
 /**
- * cpu_detect() - fill @info from CPUID (and, on SEV-capable parts, MSR 0xC0010131).
+ * struct cpu_probe - where identification reads CPUID and MSRs from: the real
+ * instructions in the kernel, tables in the host tests.
+ * @ctx: opaque pointer handed back to the callbacks.
+ * @cpuid: execute CPUID for @leaf/@subleaf into @regs (EAX, EBX, ECX, EDX).
+ * @rdmsr: read MSR @msr; only called for MSRs that CPUID says exist.
+ */
+struct cpu_probe {
+	void *ctx;
+	void (*cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+	uint64_t (*rdmsr)(void *ctx, uint32_t msr);
+};
+
+/**
+ * cpu_identify() - fill @info through @probe.
+ * @probe: the CPUID / MSR source.
  * @info: filled in.
  *
  * The SEV status MSR is read only when CPUID says SEV exists: reading it elsewhere
  * raises #GP.
+ */
+void cpu_identify(const struct cpu_probe *probe, struct cpu_info *info);
+
+/**
+ * cpu_detect() - cpu_identify() on the CPU this runs on.
+ * @info: filled in.
  */
 void cpu_detect(struct cpu_info *info);
 

@@ -13,7 +13,7 @@ expect "$BOOT_LOG" \
 	'^memory: [1-9][0-9]* MiB usable' \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
 	'^  dma +0x[0-9a-f]+ +65536 KiB \(2 MiB aligned\)$' \
-	'^boot: efi_main -> kernel_main [0-9]+ us \(ExitBootServices at [0-9]+ us, [0-9]+ attempts?\)' \
+	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
 	'^options: heap=65536K dma=65536K fault=none' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
 	'^mmu: 4 KiB page to shared [0-9]+ cycles' \

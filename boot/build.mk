@@ -4,3 +4,4 @@ KERNEL_SRCS += \
 	boot/main.c \
 	boot/options.c \
 	boot/syscalls.c
+KERNEL_SRCS += boot/pci_setup.c

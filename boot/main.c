@@ -18,6 +18,7 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
+#include "boot/pci_setup.h"
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
@@ -196,6 +197,8 @@ void kernel_main(struct boot_info *bi)
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
+	pci_setup(bi->acpi_rsdp);
+	pci_report();
 
 	if (bi->options.fault != FAULT_NONE)
 		deliberate_fault(bi->options.fault);

@@ -1,2 +1,3 @@
 # Device drivers (virtio transport, virtio-blk, virtio-net) built into the kernel.
-KERNEL_SRCS +=
+KERNEL_SRCS += drivers/pci/pci.c
+KERNEL_SRCS += drivers/pci/pci_access.c

@@ -5,6 +5,7 @@
 #include "tests/mock_port.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,9 @@
 #include <time.h>
 
 static _Thread_local unsigned int mock_cpu;
+/* The library calls set_shared/set_private with no lock of its own held, so
+ * several threads may convert at once: the bookkeeping needs its own lock. */
+static pthread_mutex_t mock_conversion_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void mock_port_set_cpu(unsigned int cpu)
 {
@@ -28,7 +32,7 @@ static bool mock_fail_now(long *countdown)
 	return false;
 }
 
-static int mock_set_shared(void *ctx, void *vaddr, size_t len)
+static int mock_set_shared_locked(void *ctx, void *vaddr, size_t len)
 {
 	struct mock_port *mp = ctx;
 	uintptr_t start = (uintptr_t)vaddr;
@@ -47,7 +51,7 @@ static int mock_set_shared(void *ctx, void *vaddr, size_t len)
 	return 0;
 }
 
-static int mock_set_private(void *ctx, void *vaddr, size_t len)
+static int mock_set_private_locked(void *ctx, void *vaddr, size_t len)
 {
 	struct mock_port *mp = ctx;
 	uintptr_t start = (uintptr_t)vaddr;
@@ -79,6 +83,26 @@ static int mock_set_private(void *ctx, void *vaddr, size_t len)
 	}
 	assert(!"set_private on a range that was never made shared");
 	return DMA_ERR_INVAL;
+}
+
+static int mock_set_shared(void *ctx, void *vaddr, size_t len)
+{
+	int rc;
+
+	pthread_mutex_lock(&mock_conversion_lock);
+	rc = mock_set_shared_locked(ctx, vaddr, len);
+	pthread_mutex_unlock(&mock_conversion_lock);
+	return rc;
+}
+
+static int mock_set_private(void *ctx, void *vaddr, size_t len)
+{
+	int rc;
+
+	pthread_mutex_lock(&mock_conversion_lock);
+	rc = mock_set_private_locked(ctx, vaddr, len);
+	pthread_mutex_unlock(&mock_conversion_lock);
+	return rc;
 }
 
 static uint64_t mock_virt_to_dma(void *ctx, const void *vaddr)

@@ -26,7 +26,8 @@
  * @nshared: entries used in @shared.
  * @to_shared_calls: successful and failed calls of set_shared.
  * @to_private_calls: successful and failed calls of set_private.
- * @fail_to_shared_after: set_shared fails once this many more calls were made (-1: never).
+ * @fail_to_shared_after: after this many more successful calls, set_shared fails,
+ *	and keeps failing until the test sets it back to -1 (-1: never fails).
  * @fail_to_private_after: same for set_private.
  * @log_lines: number of log lines received.
  * @last_log: the text of the last log line.

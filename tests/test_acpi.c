@@ -69,6 +69,14 @@ static struct fake_acpi *build(uint32_t port, uint32_t flags, int use_gas)
 	memcpy(a.fadt + 112, &flags, 4);
 	seal(a.fadt);
 	make_header(a.mcfg, "MCFG", sizeof(a.mcfg));
+	{
+		/* one allocation: segment 0, buses 0..255 at 0xb0000000 */
+		uint64_t base = 0xb0000000u;
+
+		memcpy(a.mcfg + 44, &base, 8);
+		a.mcfg[54] = 0;
+		a.mcfg[55] = 255;
+	}
 	seal(a.mcfg);
 
 	make_header(a.xsdt, "XSDT", len);
@@ -176,6 +184,37 @@ static void test_corrupt_tables_are_ignored(void **state)
 	assert_non_null(acpi_find_table(addr(a->rsdp), "FACP"));
 }
 
+static void test_mcfg_window(void **state)
+{
+	struct acpi_mcfg_window w;
+	struct fake_acpi *a = build(0x608, 0, 0);
+
+	(void)state;
+	assert_true(acpi_mcfg(addr(a->rsdp), &w));
+	assert_int_equal(w.base, 0xb0000000u);
+	assert_int_equal(w.segment, 0);
+	assert_int_equal(w.start_bus, 0);
+	assert_int_equal(w.end_bus, 255);
+
+	/* A base that is not 1 MiB aligned is not an ECAM window. */
+	a->mcfg[44] = 0x10;
+	seal(a->mcfg);
+	assert_false(acpi_mcfg(addr(a->rsdp), &w));
+
+	/* start_bus > end_bus is nonsense from the host. */
+	a = build(0x608, 0, 0);
+	a->mcfg[54] = 9;
+	a->mcfg[55] = 3;
+	seal(a->mcfg);
+	assert_false(acpi_mcfg(addr(a->rsdp), &w));
+
+	/* Only other segments: none for segment 0. */
+	a = build(0x608, 0, 0);
+	a->mcfg[52] = 1;
+	seal(a->mcfg);
+	assert_false(acpi_mcfg(addr(a->rsdp), &w));
+}
+
 static void test_checksum(void **state)
 {
 	uint8_t b[4] = { 1, 2, 3, (uint8_t)-6 };
@@ -194,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_pm_timer_port_and_width),
 		cmocka_unit_test(test_no_pm_timer),
 		cmocka_unit_test(test_corrupt_tables_are_ignored),
+		cmocka_unit_test(test_mcfg_window),
 		cmocka_unit_test(test_checksum),
 	};
 

@@ -119,3 +119,32 @@ bool acpi_pm_timer(uint64_t rsdp, struct acpi_pm_timer *out)
 	out->is_32bit = flags & FADT_FLAG_TMR_VAL_EXT;
 	return true;
 }
+
+/* MCFG: the header, 8 reserved bytes, then 16-byte allocation entries. */
+#define MCFG_ENTRIES_OFFSET 44
+#define MCFG_ENTRY_SIZE 16
+
+bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out)
+{
+	const struct acpi_sdt_header *mcfg = acpi_find_table(rsdp, "MCFG");
+	const uint8_t *raw = (const uint8_t *)mcfg;
+
+	if (!mcfg || mcfg->length < MCFG_ENTRIES_OFFSET + MCFG_ENTRY_SIZE)
+		return false;
+	for (uint32_t off = MCFG_ENTRIES_OFFSET; off + MCFG_ENTRY_SIZE <= mcfg->length;
+	     off += MCFG_ENTRY_SIZE) {
+		struct acpi_mcfg_window w;
+
+		memcpy(&w.base, raw + off, 8);
+		memcpy(&w.segment, raw + off + 8, 2);
+		w.start_bus = raw[off + 10];
+		w.end_bus = raw[off + 11];
+		if (w.segment != 0)
+			continue;
+		if (!w.base || (w.base & ((1u << 20) - 1)) || w.start_bus > w.end_bus)
+			return false;
+		*out = w;
+		return true;
+	}
+	return false;
+}

@@ -62,4 +62,28 @@ const struct acpi_sdt_header *acpi_find_table(uint64_t rsdp, const char *signatu
  */
 bool acpi_pm_timer(uint64_t rsdp, struct acpi_pm_timer *out);
 
+/**
+ * struct acpi_mcfg_window - one PCIe ECAM window from the MCFG table.
+ * @base: physical address of the configuration space of bus 0 of the segment
+ *	(as the table gives it, even when @start_bus is not 0).
+ * @segment: PCI segment group.
+ * @start_bus: first bus decoded.
+ * @end_bus: last bus decoded.
+ */
+struct acpi_mcfg_window {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t start_bus;
+	uint8_t end_bus;
+};
+
+/**
+ * acpi_mcfg() - the ECAM window of PCI segment 0.
+ * @rsdp: the RSDP address, or 0.
+ * @out: filled in on success.
+ * Return: true if MCFG exists and describes segment 0 sanely (base 1 MiB
+ * aligned, start_bus <= end_bus).
+ */
+bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out);
+
 #endif /* SLUICE_ARCH_ACPI_H */

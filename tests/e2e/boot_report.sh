@@ -17,6 +17,9 @@ expect "$BOOT_LOG" \
 	'^options: heap=65536K dma=65536K fault=none' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
 	'^mmu: 4 KiB page to shared [0-9]+ cycles' \
+	'^pci: [0-9]+ functions through (ECAM|ports 0xCF8/0xCFC)' \
+	'^  00:0[0-9a-f]\.0 1af4:1042 class 010000 virtio-blk \(modern\) .*BAR4=0x[0-9a-f]+/16K/64-bit' \
+	'^  00:0[0-9a-f]\.0 1af4:1041 class 020000 virtio-net \(modern\)' \
 	'^sluice: boot report complete; exit 0$'
 # The DMA region must be 2 MiB aligned.
 dma=$(sed -n 's/^  dma *0x\([0-9a-f]*\) .*/\1/p' "$BOOT_LOG")

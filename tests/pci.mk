@@ -1,0 +1,3 @@
+# Host tests of PCI enumeration and capability walking.
+HOST_TESTS += test_pci
+test_pci_SRCS := tests/test_pci.c drivers/pci/pci.c

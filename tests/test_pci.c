@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pci.c - enumeration, BAR sizing and capability walking (drivers/pci/pci.c)
+ * against a simulated configuration space, including a hostile one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/pci/pci.h"
+
+#define FAKE_FUNCS 8
+
+struct fake_fn {
+	bool present;
+	uint8_t bus, dev, fn;
+	uint8_t cfg[256];
+	uint64_t bar_size[PCI_NUM_BARS]; /* 0: not implemented; for 64-bit, in the low slot */
+	unsigned int writes_while_decoding; /* BAR writes with decoding on: a bug */
+};
+
+struct fake_bus {
+	struct fake_fn fns[FAKE_FUNCS];
+	unsigned int reads;
+};
+
+static struct fake_fn *fake_find(struct fake_bus *b, uint8_t bus, uint8_t dev, uint8_t fn)
+{
+	for (unsigned int i = 0; i < FAKE_FUNCS; i++)
+		if (b->fns[i].present && b->fns[i].bus == bus && b->fns[i].dev == dev &&
+		    b->fns[i].fn == fn)
+			return &b->fns[i];
+	return NULL;
+}
+
+static uint32_t rd32(const uint8_t *cfg, uint16_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, cfg + off, 4);
+	return v;
+}
+
+static void wr32(uint8_t *cfg, uint16_t off, uint32_t v)
+{
+	memcpy(cfg + off, &v, 4);
+}
+
+static uint32_t fake_read32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
+{
+	struct fake_bus *b = ctx;
+	struct fake_fn *f = fake_find(b, bus, dev, fn);
+
+	b->reads++;
+	assert_int_equal(off & 3, 0);
+	if (!f || off >= 256)
+		return 0xffffffffu;
+	return rd32(f->cfg, off);
+}
+
+static void fake_write32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
+			 uint32_t val)
+{
+	struct fake_bus *b = ctx;
+	struct fake_fn *f = fake_find(b, bus, dev, fn);
+
+	if (!f || off >= 256)
+		return;
+	if (off >= PCI_BAR0 && off < PCI_BAR0 + 24) {
+		unsigned int i = (off - PCI_BAR0) / 4;
+		uint32_t old = rd32(f->cfg, off);
+		uint16_t cmd = (uint16_t)rd32(f->cfg, PCI_COMMAND);
+
+		if (cmd & (PCI_COMMAND_MEMORY | PCI_COMMAND_IO))
+			f->writes_while_decoding++;
+		if (f->bar_size[i]) {
+			/* Low half (or a 32-bit BAR): size bits read back as zero. */
+			uint64_t mask = ~(f->bar_size[i] - 1);
+			uint32_t flags = old & ((old & 1) ? 0x3u : 0xfu);
+
+			wr32(f->cfg, off, ((uint32_t)mask & val & ~((old & 1) ? 0x3u : 0xfu)) | flags);
+		} else if (i > 0 && f->bar_size[i - 1] && ((rd32(f->cfg, off - 4) >> 1) & 3) == 2) {
+			/* Upper half of a 64-bit BAR. */
+			uint64_t mask = ~(f->bar_size[i - 1] - 1);
+
+			wr32(f->cfg, off, (uint32_t)(mask >> 32) & val);
+		}
+		return;
+	}
+	if (off == PCI_COMMAND) {
+		/* Status is write-one-to-clear: a write of 1s would clear it. */
+		uint32_t keep_status = rd32(f->cfg, off) & ~(val & 0xffff0000u) & 0xffff0000u;
+
+		wr32(f->cfg, off, keep_status | (val & 0xffff));
+		return;
+	}
+	wr32(f->cfg, off, val);
+}
+
+static struct fake_fn *fake_add(struct fake_bus *b, uint8_t bus, uint8_t dev, uint8_t fn,
+				uint16_t vendor, uint16_t device, uint32_t class_code)
+{
+	for (unsigned int i = 0; i < FAKE_FUNCS; i++) {
+		struct fake_fn *f = &b->fns[i];
+
+		if (f->present)
+			continue;
+		memset(f, 0, sizeof(*f));
+		f->present = true;
+		f->bus = bus;
+		f->dev = dev;
+		f->fn = fn;
+		wr32(f->cfg, 0, vendor | ((uint32_t)device << 16));
+		wr32(f->cfg, 8, (class_code << 8) | 1);
+		wr32(f->cfg, PCI_COMMAND, PCI_COMMAND_MEMORY | (PCI_STATUS_CAP_LIST << 16));
+		return f;
+	}
+	fail();
+	return NULL;
+}
+
+static void fake_bar32(struct fake_fn *f, unsigned int i, uint32_t base, uint64_t size, bool io)
+{
+	f->bar_size[i] = size;
+	wr32(f->cfg, PCI_BAR0 + 4 * i, base | (io ? 1 : 0));
+}
+
+static void fake_bar64(struct fake_fn *f, unsigned int i, uint64_t base, uint64_t size)
+{
+	f->bar_size[i] = size;
+	wr32(f->cfg, PCI_BAR0 + 4 * i, (uint32_t)base | 0x4 /* 64-bit */ | 0x8 /* prefetch */);
+	wr32(f->cfg, PCI_BAR0 + 4 * i + 4, (uint32_t)(base >> 32));
+}
+
+static struct pci_config_ops fake_ops(struct fake_bus *b)
+{
+	struct pci_config_ops ops = { b, fake_read32, fake_write32 };
+
+	return ops;
+}
+
+static void test_enumerate_and_size_bars(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pci_device devs[8];
+	struct fake_fn *blk, *net;
+	int n;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	fake_add(&b, 0, 0, 0, 0x8086, 0x29c0, 0x060000);
+	blk = fake_add(&b, 0, 2, 0, 0x1af4, 0x1042, 0x010000);
+	fake_bar32(blk, 1, 0xc0001000, 0x1000, false);
+	fake_bar64(blk, 4, 0x800000000ull, 0x4000);
+	net = fake_add(&b, 0, 3, 0, 0x1af4, 0x1041, 0x020000);
+	fake_bar32(net, 0, 0x6000, 0x20, true);
+	fake_bar64(net, 2, 0x380000000000ull, 0x100000000ull); /* 4 GiB BAR above 4 GiB */
+
+	n = pci_enumerate(&ops, 0, 255, devs, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(devs[1].vendor_id, 0x1af4);
+	assert_int_equal(devs[1].device_id, 0x1042);
+	assert_int_equal(devs[1].class_code, 0x010000);
+	assert_int_equal(devs[1].dev, 2);
+	assert_false(devs[1].bars[0].size);
+	assert_int_equal(devs[1].bars[1].base, 0xc0001000);
+	assert_int_equal(devs[1].bars[1].size, 0x1000);
+	assert_false(devs[1].bars[1].is_64bit);
+	assert_true(devs[1].bars[4].is_64bit);
+	assert_true(devs[1].bars[4].prefetchable);
+	assert_int_equal(devs[1].bars[4].base, 0x800000000ull);
+	assert_int_equal(devs[1].bars[4].size, 0x4000);
+	assert_false(devs[1].bars[5].size); /* the upper half is not a BAR of its own */
+
+	assert_true(devs[2].bars[0].is_io);
+	assert_int_equal(devs[2].bars[0].base, 0x6000);
+	assert_int_equal(devs[2].bars[0].size, 0x20);
+	assert_int_equal(devs[2].bars[2].base, 0x380000000000ull);
+	assert_int_equal(devs[2].bars[2].size, 0x100000000ull);
+
+	/* Sizing restored every BAR and never wrote one with decoding on. */
+	assert_int_equal(rd32(blk->cfg, PCI_BAR0 + 16), 0x0000000c);
+	assert_int_equal(rd32(blk->cfg, PCI_BAR0 + 20), 0x8);
+	assert_int_equal(blk->writes_while_decoding, 0);
+	assert_int_equal(net->writes_while_decoding, 0);
+	assert_int_equal(rd32(blk->cfg, PCI_COMMAND) & 0xffff, PCI_COMMAND_MEMORY);
+	/* Sizing did not clear the write-one-to-clear status bits. */
+	assert_true(rd32(blk->cfg, PCI_COMMAND) >> 16 & PCI_STATUS_CAP_LIST);
+}
+
+static void test_multifunction_and_capacity(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pci_device devs[8];
+	struct fake_fn *f0;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	f0 = fake_add(&b, 0, 31, 0, 0x8086, 0x2918, 0x060100);
+	fake_add(&b, 0, 31, 2, 0x8086, 0x2922, 0x010601);
+	fake_add(&b, 0, 31, 3, 0x8086, 0x2930, 0x0c0500);
+	/* Without the multi-function bit, functions 1..7 are not scanned. */
+	assert_int_equal(pci_enumerate(&ops, 0, 0, devs, 8), 1);
+	f0->cfg[PCI_HEADER_TYPE] = 0x80;
+	assert_int_equal(pci_enumerate(&ops, 0, 0, devs, 8), 3);
+	assert_int_equal(devs[2].fn, 3);
+	assert_int_equal(devs[0].header_type, 0);
+	/* A short array gets the first functions only. */
+	assert_int_equal(pci_enumerate(&ops, 0, 0, devs, 2), 2);
+	/* Bus range limits the scan. */
+	assert_int_equal(pci_enumerate(&ops, 1, 255, devs, 8), 0);
+}
+
+static void test_capabilities(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pci_device d;
+	struct fake_fn *f;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
+	/* 0x40 vendor -> 0x50 MSI-X -> 0x60 vendor -> end */
+	f->cfg[PCI_CAP_PTR] = 0x40;
+	f->cfg[0x40] = PCI_CAP_ID_VENDOR;
+	f->cfg[0x41] = 0x50;
+	f->cfg[0x50] = 0x11;
+	f->cfg[0x51] = 0x62; /* low bits are reserved and ignored */
+	f->cfg[0x60] = PCI_CAP_ID_VENDOR;
+	f->cfg[0x61] = 0;
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0x40);
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x40), 0x60);
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x60), 0);
+	assert_int_equal(pci_find_capability(&d, 0x11, 0), 0x50);
+	assert_int_equal(pci_find_capability(&d, 0x05, 0), 0);
+
+	/* No capability list announced: none is found even if the pointer is set. */
+	wr32(f->cfg, PCI_COMMAND, PCI_COMMAND_MEMORY);
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0);
+}
+
+static void test_hostile_capability_lists_end(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pci_device d;
+	struct fake_fn *f;
+	unsigned int before;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	/* A loop: 0x40 -> 0x80 -> 0x40 ... */
+	f->cfg[PCI_CAP_PTR] = 0x40;
+	f->cfg[0x40] = 0x10;
+	f->cfg[0x41] = 0x80;
+	f->cfg[0x80] = 0x10;
+	f->cfg[0x81] = 0x40;
+	before = b.reads;
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0);
+	assert_true(b.reads - before <= 2 * 48 + 4);
+	/* A pointer into the standard header is refused. */
+	f->cfg[PCI_CAP_PTR] = 0x10;
+	assert_int_equal(pci_find_capability(&d, 0x00, 0), 0);
+	/* A self-loop. */
+	f->cfg[PCI_CAP_PTR] = 0xfc;
+	f->cfg[0xfc] = 0x10;
+	f->cfg[0xfd] = 0xfc;
+	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0);
+}
+
+static void test_enable_and_write16(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pci_device d;
+	struct fake_fn *f;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	f = fake_add(&b, 0, 5, 0, 0x1af4, 0x1041, 0x020000);
+	fake_bar32(f, 0, 0x6000, 0x20, true);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	pci_enable(&d);
+	assert_int_equal(pci_read16(&d, PCI_COMMAND),
+			 PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
+				 PCI_COMMAND_INTX_DISABLE);
+	assert_true(pci_read16(&d, PCI_STATUS) & PCI_STATUS_CAP_LIST);
+	assert_int_equal(pci_read8(&d, 0x01), 0x1a);
+	pci_write16(&d, 0x3c, 0x1234);
+	assert_int_equal(pci_read16(&d, 0x3c), 0x1234);
+	pci_write16(&d, 0x3e, 0xabcd);
+	assert_int_equal(pci_read32(&d, 0x3c), 0xabcd1234);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_enumerate_and_size_bars),
+		cmocka_unit_test(test_multifunction_and_capacity),
+		cmocka_unit_test(test_capabilities),
+		cmocka_unit_test(test_hostile_capability_lists_end),
+		cmocka_unit_test(test_enable_and_write16),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -5,3 +5,4 @@ KERNEL_SRCS += \
 	boot/options.c \
 	boot/syscalls.c
 KERNEL_SRCS += boot/pci_setup.c
+KERNEL_SRCS += boot/virtio_probe.c

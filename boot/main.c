@@ -19,6 +19,7 @@
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
 #include "boot/pci_setup.h"
+#include "boot/virtio_probe.h"
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
@@ -199,6 +200,7 @@ void kernel_main(struct boot_info *bi)
 		exit(SLUICE_EXIT_FAIL);
 	pci_setup(bi->acpi_rsdp);
 	pci_report();
+	virtio_probe_all(true);
 
 	if (bi->options.fault != FAULT_NONE)
 		deliberate_fault(bi->options.fault);

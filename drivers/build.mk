@@ -1,3 +1,5 @@
 # Device drivers (virtio transport, virtio-blk, virtio-net) built into the kernel.
 KERNEL_SRCS += drivers/pci/pci.c
 KERNEL_SRCS += drivers/pci/pci_access.c
+KERNEL_SRCS += drivers/virtio/virtio.c
+KERNEL_SRCS += drivers/virtio/virtio_pci.c

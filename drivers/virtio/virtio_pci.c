@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * virtio_pci.c - modern virtio PCI transport: capability parsing, the common
+ * configuration registers, queue set-up and notification.
+ */
+#include "drivers/virtio/virtio_pci.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Common configuration layout (virtio 1.2, 4.1.4.3). */
+#define VPCI_DEVICE_FEATURE_SELECT 0x00
+#define VPCI_DEVICE_FEATURE 0x04
+#define VPCI_DRIVER_FEATURE_SELECT 0x08
+#define VPCI_DRIVER_FEATURE 0x0c
+#define VPCI_NUM_QUEUES 0x12
+#define VPCI_DEVICE_STATUS 0x14
+#define VPCI_CONFIG_GENERATION 0x15
+#define VPCI_QUEUE_SELECT 0x16
+#define VPCI_QUEUE_SIZE 0x18
+#define VPCI_QUEUE_ENABLE 0x1c
+#define VPCI_QUEUE_NOTIFY_OFF 0x1e
+#define VPCI_QUEUE_DESC 0x20
+#define VPCI_QUEUE_DRIVER 0x28
+#define VPCI_QUEUE_DEVICE 0x30
+#define VPCI_COMMON_MIN_LEN 0x38
+
+/* Vendor capability layout (virtio 1.2, 4.1.4). */
+#define VCAP_LEN 2
+#define VCAP_CFG_TYPE 3
+#define VCAP_BAR 4
+#define VCAP_OFFSET 8
+#define VCAP_LENGTH 12
+#define VCAP_NOTIFY_MULT 16
+#define VCAP_MIN_LEN 16
+#define VCAP_NOTIFY_MIN_LEN 20
+
+#define VPCI_RESET_SPINS 1000000u
+#define VPCI_GENERATION_RETRIES 16
+
+#define ERR_IO (-5)
+#define ERR_INVAL (-22)
+#define ERR_RANGE (-34)
+
+static struct virtio_pci *to_vp(struct virtio_device *vdev)
+{
+	return (struct virtio_pci *)vdev; /* vdev is the first member */
+}
+
+static uint8_t rd8(volatile uint8_t *base, uint32_t off)
+{
+	return *(volatile uint8_t *)(base + off);
+}
+
+static uint16_t rd16(volatile uint8_t *base, uint32_t off)
+{
+	return *(volatile uint16_t *)(base + off);
+}
+
+static uint32_t rd32(volatile uint8_t *base, uint32_t off)
+{
+	return *(volatile uint32_t *)(base + off);
+}
+
+static void wr8(volatile uint8_t *base, uint32_t off, uint8_t v)
+{
+	*(volatile uint8_t *)(base + off) = v;
+}
+
+static void wr16(volatile uint8_t *base, uint32_t off, uint16_t v)
+{
+	*(volatile uint16_t *)(base + off) = v;
+}
+
+static void wr32(volatile uint8_t *base, uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(base + off) = v;
+}
+
+/* 64-bit fields may be written as two 32-bit halves, low first (4.1.3.1). */
+static void wr64(volatile uint8_t *base, uint32_t off, uint64_t v)
+{
+	wr32(base, off, (uint32_t)v);
+	wr32(base, off + 4, (uint32_t)(v >> 32));
+}
+
+static int vpci_check_region(const struct pci_device *pci, const struct virtio_pci_region *r,
+			     uint32_t min_len, const char *what, char *why, size_t why_len)
+{
+	const struct pci_bar *bar;
+
+	if (r->bar >= PCI_NUM_BARS) {
+		snprintf(why, why_len, "%s capability names BAR%u", what, r->bar);
+		return ERR_INVAL;
+	}
+	bar = &pci->bars[r->bar];
+	if (bar->is_io || !bar->size || !bar->base) {
+		snprintf(why, why_len, "%s capability uses BAR%u, which is not a memory BAR", what,
+			 r->bar);
+		return ERR_INVAL;
+	}
+	/* 64-bit sums: offset + length cannot wrap. */
+	if (r->length < min_len || (uint64_t)r->offset + r->length > bar->size) {
+		snprintf(why, why_len,
+			 "%s capability [0x%x, +0x%x) does not fit BAR%u of 0x%llx bytes (or is "
+			 "shorter than 0x%x)",
+			 what, r->offset, r->length, r->bar, (unsigned long long)bar->size, min_len);
+		return ERR_INVAL;
+	}
+	return 0;
+}
+
+int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *caps,
+			  char *why, size_t why_len)
+{
+	bool have[VIRTIO_PCI_CAP_PCI_CFG + 1] = { false };
+	uint8_t cap = 0;
+	int rc;
+
+	memset(caps, 0, sizeof(*caps));
+	while ((cap = pci_find_capability(pci, PCI_CAP_ID_VENDOR, cap)) != 0) {
+		uint8_t cap_len = pci_read8(pci, cap + VCAP_LEN);
+		uint8_t type = pci_read8(pci, cap + VCAP_CFG_TYPE);
+		struct virtio_pci_region r;
+
+		if (cap_len < VCAP_MIN_LEN || type > VIRTIO_PCI_CAP_PCI_CFG || have[type])
+			continue; /* the first capability of each type is the one to use */
+		r.bar = pci_read8(pci, cap + VCAP_BAR);
+		r.offset = pci_read32(pci, cap + VCAP_OFFSET);
+		r.length = pci_read32(pci, cap + VCAP_LENGTH);
+		switch (type) {
+		case VIRTIO_PCI_CAP_COMMON_CFG:
+			caps->common = r;
+			break;
+		case VIRTIO_PCI_CAP_NOTIFY_CFG:
+			if (cap_len < VCAP_NOTIFY_MIN_LEN)
+				continue;
+			caps->notify = r;
+			caps->notify_off_multiplier = pci_read32(pci, cap + VCAP_NOTIFY_MULT);
+			break;
+		case VIRTIO_PCI_CAP_ISR_CFG:
+			caps->isr = r;
+			break;
+		case VIRTIO_PCI_CAP_DEVICE_CFG:
+			caps->device = r;
+			break;
+		default:
+			continue;
+		}
+		have[type] = true;
+	}
+	if (!have[VIRTIO_PCI_CAP_COMMON_CFG] || !have[VIRTIO_PCI_CAP_NOTIFY_CFG] ||
+	    !have[VIRTIO_PCI_CAP_ISR_CFG]) {
+		snprintf(why, why_len, "missing virtio capability (common %d, notify %d, isr %d)",
+			 have[VIRTIO_PCI_CAP_COMMON_CFG], have[VIRTIO_PCI_CAP_NOTIFY_CFG],
+			 have[VIRTIO_PCI_CAP_ISR_CFG]);
+		return ERR_INVAL;
+	}
+	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, "common", why, why_len);
+	if (!rc)
+		rc = vpci_check_region(pci, &caps->notify, 2, "notify", why, why_len);
+	if (!rc)
+		rc = vpci_check_region(pci, &caps->isr, 1, "isr", why, why_len);
+	if (!rc && have[VIRTIO_PCI_CAP_DEVICE_CFG])
+		rc = vpci_check_region(pci, &caps->device, 0, "device", why, why_len);
+	return rc;
+}
+
+static volatile uint8_t *vpci_map(const struct pci_device *pci, const struct virtio_pci_region *r)
+{
+	return (volatile uint8_t *)(uintptr_t)(pci->bars[r->bar].base + r->offset);
+}
+
+static int vpci_reset(struct virtio_device *vdev)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+
+	wr8(vp->common, VPCI_DEVICE_STATUS, 0);
+	/* The reset is complete when the device reads 0 back (4.1.4.3.2). */
+	for (unsigned int i = 0; i < VPCI_RESET_SPINS; i++)
+		if (rd8(vp->common, VPCI_DEVICE_STATUS) == 0)
+			return 0;
+	return ERR_IO;
+}
+
+static uint8_t vpci_get_status(struct virtio_device *vdev)
+{
+	return rd8(to_vp(vdev)->common, VPCI_DEVICE_STATUS);
+}
+
+static void vpci_set_status(struct virtio_device *vdev, uint8_t status)
+{
+	wr8(to_vp(vdev)->common, VPCI_DEVICE_STATUS, status);
+}
+
+static uint64_t vpci_get_features(struct virtio_device *vdev)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+	uint64_t lo, hi;
+
+	wr32(vp->common, VPCI_DEVICE_FEATURE_SELECT, 0);
+	lo = rd32(vp->common, VPCI_DEVICE_FEATURE);
+	wr32(vp->common, VPCI_DEVICE_FEATURE_SELECT, 1);
+	hi = rd32(vp->common, VPCI_DEVICE_FEATURE);
+	return (hi << 32) | lo;
+}
+
+static void vpci_set_features(struct virtio_device *vdev, uint64_t features)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+
+	wr32(vp->common, VPCI_DRIVER_FEATURE_SELECT, 0);
+	wr32(vp->common, VPCI_DRIVER_FEATURE, (uint32_t)features);
+	wr32(vp->common, VPCI_DRIVER_FEATURE_SELECT, 1);
+	wr32(vp->common, VPCI_DRIVER_FEATURE, (uint32_t)(features >> 32));
+}
+
+static uint16_t vpci_num_queues(struct virtio_device *vdev)
+{
+	uint16_t n = rd16(to_vp(vdev)->common, VPCI_NUM_QUEUES);
+
+	return n > VIRTIO_PCI_MAX_QUEUES ? VIRTIO_PCI_MAX_QUEUES : n;
+}
+
+static uint16_t vpci_queue_max_size(struct virtio_device *vdev, uint16_t index)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+
+	if (index >= vpci_num_queues(vdev))
+		return 0;
+	wr16(vp->common, VPCI_QUEUE_SELECT, index);
+	return rd16(vp->common, VPCI_QUEUE_SIZE);
+}
+
+static int vpci_queue_setup(struct virtio_device *vdev, uint16_t index, uint16_t size,
+			    uint64_t desc, uint64_t driver, uint64_t device)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+	uint16_t max, notify_off;
+	uint64_t notify_at;
+
+	if (index >= vpci_num_queues(vdev))
+		return ERR_INVAL;
+	wr16(vp->common, VPCI_QUEUE_SELECT, index);
+	max = rd16(vp->common, VPCI_QUEUE_SIZE);
+	if (!size || size > max || (size & (size - 1)))
+		return ERR_INVAL;
+	/* queue_notify_off comes from the host: the address it yields must stay
+	 * inside the notify structure, or a notify would write elsewhere. */
+	notify_off = rd16(vp->common, VPCI_QUEUE_NOTIFY_OFF);
+	notify_at = (uint64_t)notify_off * vp->caps.notify_off_multiplier;
+	if (notify_at + 2 > vp->caps.notify.length)
+		return ERR_RANGE;
+	wr16(vp->common, VPCI_QUEUE_SIZE, size);
+	wr64(vp->common, VPCI_QUEUE_DESC, desc);
+	wr64(vp->common, VPCI_QUEUE_DRIVER, driver);
+	wr64(vp->common, VPCI_QUEUE_DEVICE, device);
+	vp->queue_notify[index] = (volatile uint16_t *)(vp->notify + notify_at);
+	wr16(vp->common, VPCI_QUEUE_ENABLE, 1);
+	return 0;
+}
+
+static void vpci_queue_notify(struct virtio_device *vdev, uint16_t index)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+
+	if (index < VIRTIO_PCI_MAX_QUEUES && vp->queue_notify[index])
+		*vp->queue_notify[index] = index;
+}
+
+static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *buf,
+			    uint32_t len)
+{
+	struct virtio_pci *vp = to_vp(vdev);
+	uint8_t *out = buf;
+
+	if ((uint64_t)offset + len > vp->caps.device.length || !vp->device_cfg)
+		return ERR_RANGE;
+	/* A multi-byte field may change while read: retry until the generation
+	 * counter is the same before and after (4.1.4.3.1). */
+	for (unsigned int tries = 0; tries < VPCI_GENERATION_RETRIES; tries++) {
+		uint8_t gen = rd8(vp->common, VPCI_CONFIG_GENERATION);
+		uint32_t i = 0;
+
+		while (i < len) {
+			if (!((offset + i) & 3) && len - i >= 4) {
+				uint32_t v = rd32(vp->device_cfg, offset + i);
+
+				memcpy(out + i, &v, 4);
+				i += 4;
+			} else if (!((offset + i) & 1) && len - i >= 2) {
+				uint16_t v = rd16(vp->device_cfg, offset + i);
+
+				memcpy(out + i, &v, 2);
+				i += 2;
+			} else {
+				out[i] = rd8(vp->device_cfg, offset + i);
+				i++;
+			}
+		}
+		if (rd8(vp->common, VPCI_CONFIG_GENERATION) == gen)
+			return 0;
+	}
+	return ERR_IO;
+}
+
+static const struct virtio_transport_ops virtio_pci_ops = {
+	.reset = vpci_reset,
+	.get_status = vpci_get_status,
+	.set_status = vpci_set_status,
+	.get_features = vpci_get_features,
+	.set_features = vpci_set_features,
+	.num_queues = vpci_num_queues,
+	.queue_max_size = vpci_queue_max_size,
+	.queue_setup = vpci_queue_setup,
+	.queue_notify = vpci_queue_notify,
+	.config_read = vpci_config_read,
+};
+
+uint16_t virtio_pci_device_type(const struct pci_device *pci)
+{
+	if (pci->vendor_id != VIRTIO_PCI_VENDOR || pci->device_id < VIRTIO_PCI_MODERN_BASE ||
+	    pci->device_id > VIRTIO_PCI_MODERN_BASE + 0x3f)
+		return 0;
+	return pci->device_id - VIRTIO_PCI_MODERN_BASE;
+}
+
+int virtio_pci_probe(struct virtio_pci *vp, const struct pci_device *pci, bool confidential,
+		     char *why, size_t why_len)
+{
+	int rc;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->pci = pci;
+	vp->vdev.ops = &virtio_pci_ops;
+	vp->vdev.transport = vp;
+	vp->vdev.confidential = confidential;
+	vp->vdev.device_type = virtio_pci_device_type(pci);
+	snprintf(vp->vdev.name, sizeof(vp->vdev.name), "virtio-%s@%02x:%02x.%x",
+		 vp->vdev.device_type == VIRTIO_ID_BLOCK ? "blk" :
+		 vp->vdev.device_type == VIRTIO_ID_NET	 ? "net" :
+							   "dev",
+		 pci->bus, pci->dev, pci->fn);
+	if (!vp->vdev.device_type) {
+		snprintf(why, why_len, "%04x:%04x is not a modern virtio device", pci->vendor_id,
+			 pci->device_id);
+		return ERR_INVAL;
+	}
+	rc = virtio_pci_parse_caps(pci, &vp->caps, why, why_len);
+	if (rc)
+		return rc;
+	vp->common = vpci_map(pci, &vp->caps.common);
+	vp->notify = vpci_map(pci, &vp->caps.notify);
+	if (vp->caps.device.length)
+		vp->device_cfg = vpci_map(pci, &vp->caps.device);
+	pci_enable(pci);
+	return 0;
+}

@@ -58,6 +58,7 @@ include boot/build.mk
 include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
+include bench/build.mk
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)

@@ -6,3 +6,4 @@ KERNEL_SRCS += \
 	boot/syscalls.c
 KERNEL_SRCS += boot/pci_setup.c
 KERNEL_SRCS += boot/virtio_probe.c
+KERNEL_SRCS += boot/dma_setup.c

@@ -18,8 +18,11 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
+#include "boot/dma_setup.h"
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
+#include "bench/blk_check.h"
+#include "drivers/virtio/virtio_blk.h"
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
@@ -122,6 +125,63 @@ static int selftest_shared_attribute(const struct boot_info *bi)
 	return 0;
 }
 
+/* The block task in every selected mode, each on its own DMA layer. Returns the
+ * number of failures. */
+static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts)
+{
+	struct virtio_pci *vps;
+	struct virtio_device *vdev = NULL;
+	int n = virtio_probed(&vps), failures = 0;
+
+	for (int i = 0; i < n && !vdev; i++)
+		if (vps[i].vdev.device_type == VIRTIO_ID_BLOCK)
+			vdev = &vps[i].vdev;
+	if (!vdev) {
+		printf("blk: no usable virtio-blk device; block task skipped\n");
+		return 0;
+	}
+	/* Every mode reads the untouched disk first (so all print the same cksum),
+	 * then every mode writes its own region. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int mode = 0; mode < KDMA_NMODES; mode++) {
+			struct virtio_blk blk;
+			char why[192];
+			int rc;
+
+			if (!(opts->modes & (UINT64_C(1) << mode)))
+				continue;
+			/* Direct mode is the plain VM: the device may reach any memory. */
+			vdev->confidential = mode != KDMA_DIRECT;
+			rc = virtio_blk_init(&blk, vdev, &kd->layers[mode], 1, 0, why, sizeof(why));
+			if (rc) {
+				printf("blk: mode=%s: %s\n", kernel_dma_mode_name(mode), why);
+				failures++;
+				continue;
+			}
+			if (pass == 0)
+				printf("blk: mode=%s %s: %" PRIu64 " sectors (%" PRIu64
+				       " MiB), block %u, %u queue%s of %u, seg_max %u, size_max %u, "
+				       "flush %s, features 0x%" PRIx64 "\n",
+				       kernel_dma_mode_name(mode), vdev->name, blk.capacity,
+				       blk.capacity >> 11, blk.blk_size, blk.nqueues,
+				       blk.nqueues == 1 ? "" : "s", blk.queue_size, blk.seg_max,
+				       blk.size_max, blk.has_flush ? "yes" : "no", vdev->features);
+			if (pass == 0)
+				failures += blk_check_read(&blk, kd, mode, (unsigned int)opts->iodepth,
+							   (size_t)opts->bs);
+			else
+				failures += blk_check_write(&blk, kd, mode, (unsigned int)opts->iodepth,
+							    (size_t)opts->bs);
+			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
+			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes\n",
+			       kernel_dma_mode_name(mode), blk.stats.completed, blk.stats.errors,
+			       blk.stats.busy, blk.stats.bad_len, blk.stats.bad_status);
+			virtio_blk_remove(&blk);
+		}
+	}
+	return failures;
+}
+
 static void deliberate_fault(enum fault_kind fault)
 {
 	volatile uint64_t sink;
@@ -160,6 +220,7 @@ void kernel_main(struct boot_info *bi)
 {
 	struct cpu_info cpu;
 	struct acpi_pm_timer pm;
+	struct kernel_dma *kd;
 	uint64_t tsc_main = rdtsc();
 	int rc;
 
@@ -186,9 +247,16 @@ void kernel_main(struct boot_info *bi)
 	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1e6,
 	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1e6, bi->ebs_attempts,
 	       bi->ebs_attempts == 1 ? "" : "s");
-	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K fault=%s (from %s)\n",
+	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K pool=%" PRIu64
+	       "K policy=%s scrub=%s fault=%s (from %s)\n",
 	       bi->options.heap_bytes / 1024, bi->options.dma_bytes / 1024,
-	       options_fault_name(bi->options.fault), bi->options_source);
+	       bi->options.pool_bytes / 1024, options_policy_names[bi->options.policy],
+	       options_scrub_names[bi->options.scrub], options_fault_name(bi->options.fault),
+	       bi->options_source);
+	printf("options: modes=%s%s%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 "\n",
+	       bi->options.modes & 1 ? "direct," : "", bi->options.modes & 2 ? "bounce," : "",
+	       bi->options.modes & 4 ? "arena" : "", options_blk_names[bi->options.blk],
+	       bi->options.iodepth, bi->options.bs);
 
 	rc = mmu_init(bi, &cpu);
 	if (rc) {
@@ -198,12 +266,24 @@ void kernel_main(struct boot_info *bi)
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
+	kd = kernel_dma_init(bi);
+	if (!kd)
+		exit(SLUICE_EXIT_BOOT);
+	kernel_dma_report(kd);
+	if (kernel_dma_selftest(kd))
+		exit(SLUICE_EXIT_FAIL);
+
 	pci_setup(bi->acpi_rsdp);
 	pci_report();
 	virtio_probe_all(true);
 
 	if (bi->options.fault != FAULT_NONE)
 		deliberate_fault(bi->options.fault);
+
+	if (bi->options.blk && run_blk_tasks(kd, &bi->options)) {
+		printf("sluice: block task failed; exit 1\n");
+		exit(SLUICE_EXIT_FAIL);
+	}
 
 	printf("sluice: boot report complete; exit 0\n");
 	exit(SLUICE_EXIT_PASS);

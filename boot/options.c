@@ -16,8 +16,10 @@
 #define TWO_MIB (2 * MIB)
 
 enum option_type {
-	OPT_SIZE,
-	OPT_CHOICE,
+	OPT_SIZE,   /* bytes with K/M/G suffix, bounded, rounded up to align */
+	OPT_UINT,   /* a plain number, bounded */
+	OPT_CHOICE, /* one of choices; stored as its index (int) */
+	OPT_LIST,   /* comma-separated choices or "all"; stored as a bit mask (uint64_t) */
 };
 
 struct option_def {
@@ -31,14 +33,32 @@ struct option_def {
 };
 
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", NULL };
+const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
+const char *const options_scrub_names[] = { "copy", "zero", NULL };
+const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
+const char *const options_blk_names[] = { "none", "check", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
 	  4096, NULL, "heap for the kernel (newlib malloc); default 64M" },
 	{ "dma", OPT_SIZE, offsetof(struct kernel_options, dma_bytes), 4 * MIB, 512 * MIB,
-	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 64M" },
+	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 96M" },
 	{ "fault", OPT_CHOICE, offsetof(struct kernel_options, fault), 0, 0, 0, fault_choices,
 	  "deliberate fault after the boot report: none|pf|gp|ud|div; default none" },
+	{ "pool", OPT_SIZE, offsetof(struct kernel_options, pool_bytes), 256 * 1024, 510 * MIB,
+	  4096, NULL, "bounce pool taken from the DMA region; the rest is the 2M arena; default 32M" },
+	{ "policy", OPT_CHOICE, offsetof(struct kernel_options, policy), 0, 0, 0,
+	  options_policy_names, "bounce pool policy: linux|bitmap|lifo|sluice; default sluice" },
+	{ "scrub", OPT_CHOICE, offsetof(struct kernel_options, scrub), 0, 0, 0, options_scrub_names,
+	  "stale-data guard of from-device bounces: copy (as Linux) or zero; default copy" },
+	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
+	  "DMA modes to run, comma-separated: direct,bounce,arena or all; default all" },
+	{ "blk", OPT_CHOICE, offsetof(struct kernel_options, blk), 0, 0, 0, options_blk_names,
+	  "block task: none, or check (read all + cksum, write a pattern per mode); default check" },
+	{ "iodepth", OPT_UINT, offsetof(struct kernel_options, iodepth), 1, 1024, 1, NULL,
+	  "block requests in flight, 1..1024; default 32" },
+	{ "bs", OPT_SIZE, offsetof(struct kernel_options, bs), 512, 1024 * 1024, 512, NULL,
+	  "bytes per block request, 512..1M, rounded up to 512; default 64K" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
@@ -47,8 +67,15 @@ void options_defaults(struct kernel_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->heap_bytes = 64 * MIB;
-	opts->dma_bytes = 64 * MIB;
+	opts->dma_bytes = 96 * MIB;
 	opts->fault = FAULT_NONE;
+	opts->pool_bytes = 32 * MIB;
+	opts->policy = 3; /* sluice */
+	opts->scrub = 0;  /* copy */
+	opts->modes = 7;  /* all */
+	opts->blk = 1;    /* check */
+	opts->iodepth = 32;
+	opts->bs = 64 * 1024;
 }
 
 const char *options_fault_name(enum fault_kind fault)
@@ -68,7 +95,10 @@ const char *options_usage(void)
 		for (size_t i = 0; i < OPTION_COUNT && used < sizeof(usage); i++)
 			used += (size_t)snprintf(usage + used, sizeof(usage) - used, "  %s=%s  %s\n",
 						 option_table[i].key,
-						 option_table[i].type == OPT_SIZE ? "SIZE" : "VALUE",
+						 option_table[i].type == OPT_SIZE   ? "SIZE" :
+						 option_table[i].type == OPT_UINT   ? "N" :
+						 option_table[i].type == OPT_LIST   ? "LIST" :
+										      "VALUE",
 						 option_table[i].help);
 	}
 	return usage;
@@ -122,6 +152,42 @@ static bool options_parse_size(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+/* LIST: "all" or comma-separated choices, each at most once. */
+static int options_apply_list(const struct option_def *d, const char *word, size_t len,
+			      const char *val, size_t vlen, char *field, char *err, size_t err_len)
+{
+	uint64_t mask = 0;
+	size_t pos = 0;
+
+	if (vlen == 3 && !memcmp(val, "all", 3)) {
+		for (unsigned int c = 0; d->choices[c]; c++)
+			mask |= UINT64_C(1) << c;
+		memcpy(field, &mask, sizeof(mask));
+		return 0;
+	}
+	while (pos <= vlen) {
+		const char *item = val + pos;
+		const char *comma = memchr(item, ',', vlen - pos);
+		size_t ilen = comma ? (size_t)(comma - item) : vlen - pos;
+		bool found = false;
+
+		for (unsigned int c = 0; d->choices[c]; c++) {
+			if (strlen(d->choices[c]) == ilen && !memcmp(d->choices[c], item, ilen)) {
+				mask |= UINT64_C(1) << c;
+				found = true;
+			}
+		}
+		if (!found) {
+			snprintf(err, err_len, "bad value in '%.*s'; valid: %s", (int)len, word,
+				 d->help);
+			return -22;
+		}
+		pos += ilen + 1;
+	}
+	memcpy(field, &mask, sizeof(mask));
+	return 0;
+}
+
 static int options_apply(const char *word, size_t len, struct kernel_options *opts, char *err,
 			 size_t err_len)
 {
@@ -156,6 +222,23 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 			memcpy(field, &v, sizeof(v));
 			return 0;
 		}
+		if (d->type == OPT_UINT) {
+			uint64_t v;
+
+			/* A size parser without suffixes is a number parser. */
+			if (!options_parse_size(val, vlen, &v) || (vlen && (val[vlen - 1] < '0' ||
+									  val[vlen - 1] > '9')) ||
+			    v < d->min || v > d->max) {
+				snprintf(err, err_len, "bad value in '%.*s': %s=N must lie in %llu..%llu",
+					 (int)len, word, d->key, (unsigned long long)d->min,
+					 (unsigned long long)d->max);
+				return -22;
+			}
+			memcpy(field, &v, sizeof(v));
+			return 0;
+		}
+		if (d->type == OPT_LIST)
+			return options_apply_list(d, word, len, val, vlen, field, err, err_len);
 		for (unsigned int c = 0; d->choices[c]; c++) {
 			if (strlen(d->choices[c]) == vlen && !memcmp(d->choices[c], val, vlen)) {
 				int value = (int)c;
@@ -199,6 +282,16 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		rc = options_apply(start, (size_t)(p - start), opts, err, err_len);
 		if (rc)
 			return rc;
+	}
+	/* What the pool leaves holds the two 1 MiB coherent pools of the direct and
+	 * arena modes and at least one 2 MiB arena chunk. */
+	if (opts->pool_bytes + 2 * TWO_MIB > opts->dma_bytes) {
+		snprintf(err, err_len,
+			 "pool=%lluK leaves less than 4M of dma=%lluK for the coherent pools and "
+			 "the arena; raise dma= or lower pool=",
+			 (unsigned long long)(opts->pool_bytes / 1024),
+			 (unsigned long long)(opts->dma_bytes / 1024));
+		return -22;
 	}
 	return 0;
 }

@@ -34,12 +34,38 @@ enum fault_kind {
  * @dma_bytes: memory reserved at boot for the DMA layer, a multiple of 2 MiB and
  *	2 MiB aligned (dma=SIZE).
  * @fault: a deliberate fault after the boot report (fault=...).
+ * @pool_bytes: bounce pool carved from the DMA region (pool=SIZE); the rest,
+ *	whole 2 MiB chunks, is the shared arena.
+ * @policy: bounce pool policy (policy=...), an index into options_policy_names.
+ * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero): 0 copy, 1 zero.
+ * @modes: DMA modes to run, a bit per index of options_mode_names (modes=a,b).
+ * @blk: block task (blk=none|check): 1 reads the whole disk in each mode and
+ *	prints its cksum, then writes a pattern to a region per mode.
+ * @iodepth: requests in flight for block tasks (iodepth=N).
+ * @bs: bytes per block request (bs=SIZE).
  */
 struct kernel_options {
 	uint64_t heap_bytes;
 	uint64_t dma_bytes;
 	enum fault_kind fault;
+	uint64_t pool_bytes;
+	int policy;
+	int scrub;
+	uint64_t modes;
+	int blk;
+	uint64_t iodepth;
+	uint64_t bs;
 };
+
+/* Values of modes=, in the order of enum kernel_dma_mode. */
+extern const char *const options_mode_names[];
+/* Values of blk=. */
+extern const char *const options_blk_names[];
+
+/* Values of policy=, in the order of enum dma_bounce_policy. */
+extern const char *const options_policy_names[];
+/* Values of scrub=, in the order of enum dma_scrub. */
+extern const char *const options_scrub_names[];
 
 #define OPTIONS_MAX_TEXT 1024
 

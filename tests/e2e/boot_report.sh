@@ -12,9 +12,12 @@ expect "$BOOT_LOG" \
 	'^tsc: [1-9][0-9]*\.[0-9]{6} MHz, calibrated against (the ACPI PM timer|PIT channel 2)' \
 	'^memory: [1-9][0-9]* MiB usable' \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
-	'^  dma +0x[0-9a-f]+ +65536 KiB \(2 MiB aligned\)$' \
+	'^  dma +0x[0-9a-f]+ +98304 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
-	'^options: heap=65536K dma=65536K fault=none' \
+	'^options: heap=65536K dma=98304K pool=32768K policy=sluice scrub=copy fault=none' \
+	'^dma: bounce pool 0x[0-9a-f]+ 32768 KiB, 16384 slots of 2 KiB, policy sluice, scrub copy' \
+	'^dma: arena 0x[0-9a-f]+ 63488 KiB = 31 chunks of 2 MiB' \
+	'^dma: selftest passed' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
 	'^mmu: 4 KiB page to shared [0-9]+ cycles' \
 	'^pci: [0-9]+ functions through (ECAM|ports 0xCF8/0xCFC)' \

@@ -3,16 +3,28 @@
 # options are refused with a message that lists the valid ones (exit code 2).
 . "$(dirname "$0")/lib.sh"
 
-boot_kernel options_sizes 0 --args "heap=32M dma=5M"
+boot_kernel options_sizes 0 --args "heap=32M dma=5M pool=1M policy=linux scrub=zero"
 expect "$BOOT_LOG" \
-	'^options: heap=32768K dma=6144K fault=none \(from sluice.cfg\)' \
+	'^options: heap=32768K dma=6144K pool=1024K policy=linux scrub=zero fault=none \(from sluice.cfg\)' \
 	'^  heap +0x[0-9a-f]+ +32768 KiB$' \
-	'^  dma +0x[0-9a-f]+ +6144 KiB \(2 MiB aligned\)$'
+	'^  dma +0x[0-9a-f]+ +6144 KiB \(2 MiB aligned\)$' \
+	'^dma: bounce pool 0x[0-9a-f]+ 1024 KiB, 512 slots of 2 KiB, policy linux, scrub zero, largest mapping 256 KiB' \
+	'^dma: arena 0x[0-9a-f]+ 2048 KiB = 1 chunks of 2 MiB' \
+	'^dma: selftest passed'
 
 boot_kernel options_unknown 2 --args "heap=32M bogus=1"
-expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault" \
+expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault, pool, policy, scrub, modes, blk, iodepth, bs" \
 	'^  heap=SIZE ' '^  fault=VALUE '
 reject "$BOOT_LOG" '^Sluice [0-9]'
 
 boot_kernel options_bad_value 2 --args "dma=1M"
 expect "$BOOT_LOG" "^sluice: bad value in 'dma=1M'"
+
+boot_kernel options_split 2 --args "dma=8M pool=8M"
+expect "$BOOT_LOG" "^sluice: pool=8192K leaves less than 4M of dma=8192K"
+
+# Every bounce policy boots and passes the DMA self-test.
+for policy in linux bitmap lifo sluice; do
+	boot_kernel "policy_$policy" 0 --args "policy=$policy"
+	expect "$BOOT_LOG" "^dma: bounce pool .* policy $policy, " '^dma: selftest passed'
+done

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blk_check.c - whole-disk read with a cksum, and a scattered pattern write.
+ *
+ * The read keeps @iodepth requests in flight; completions may arrive in any
+ * order, but the checksum must see the disk in order, so each request owns a
+ * buffer slot that is checksummed and reused strictly in submission order.
+ */
+#include "bench/blk_check.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tsc.h"
+#include "bench/cksum.h"
+
+struct blk_slot {
+	void *buf;
+	uint64_t sector;
+	uint32_t len;
+	int status;
+	int done;
+};
+
+void blk_check_region(uint64_t capacity, size_t bs, unsigned int mode, uint64_t *first,
+		      uint64_t *count)
+{
+	uint64_t per_req = bs / VIRTIO_BLK_SECTOR;
+	uint64_t region = capacity / 4 / 3;
+
+	region -= region % per_req;
+	*first = capacity - capacity / 4 + mode * region;
+	*count = region;
+}
+
+/* Polls queue 0 until at least one completion; marks slots done. */
+static int blk_reap(struct virtio_blk *blk, struct blk_slot *slots)
+{
+	struct virtio_blk_completion c[32];
+	int n = virtio_blk_poll(blk, 0, c, 32);
+
+	for (int i = 0; i < n; i++) {
+		struct blk_slot *s = c[i].cookie;
+
+		s->status = c[i].status;
+		s->done = 1;
+	}
+	return n;
+}
+
+/* Submits, retrying while the queue or the bounce pool is full. */
+static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
+			    enum virtio_blk_op op, struct blk_slot *s)
+{
+	for (;;) {
+		int rc = virtio_blk_submit(blk, 0, op, s->sector, s->buf, s->len, s);
+
+		if (rc != -16)
+			return rc;
+		/* Busy: room comes back only as requests complete. */
+		virtio_blk_kick(blk, 0);
+		if (!virtio_blk_inflight(blk, 0))
+			return rc;
+		blk_reap(blk, slots);
+	}
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int blk_check_slots_alloc(struct blk_slot *slots, struct kernel_dma *kd,
+				 enum kernel_dma_mode mode, unsigned int iodepth, size_t bs)
+{
+	for (unsigned int i = 0; i < iodepth; i++) {
+		slots[i].buf = kernel_dma_buf_alloc(kd, mode, bs);
+		if (!slots[i].buf) {
+			printf("blk: mode=%s cannot allocate %u buffers of %zu bytes\n",
+			       kernel_dma_mode_name(mode), iodepth, bs);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* After a failure requests may still be in flight: their buffers stay with the
+ * device until they complete. Returns the extra failure to count. */
+static int blk_check_slots_free(struct virtio_blk *blk, struct blk_slot *slots,
+				struct kernel_dma *kd, enum kernel_dma_mode mode,
+				unsigned int iodepth)
+{
+	for (unsigned long spins = 0; virtio_blk_inflight(blk, 0) && spins < 100000000ul; spins++)
+		blk_reap(blk, slots);
+	if (virtio_blk_inflight(blk, 0)) {
+		printf("blk: mode=%s %u requests never completed; buffers leaked\n",
+		       kernel_dma_mode_name(mode), virtio_blk_inflight(blk, 0));
+		free(slots);
+		return 1;
+	}
+	for (unsigned int i = 0; i < iodepth; i++)
+		kernel_dma_buf_free(kd, mode, slots[i].buf);
+	free(slots);
+	return 0;
+}
+
+int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+		   unsigned int iodepth, size_t bs)
+{
+	const char *mname = kernel_dma_mode_name(mode);
+	uint64_t total = blk->capacity * VIRTIO_BLK_SECTOR, submitted = 0, checked = 0;
+	uint64_t t0, t1;
+	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
+	unsigned int head = 0, tail = 0; /* submission and checksum order */
+	struct cksum ck;
+	int failures = 0, rc;
+
+	if (!slots)
+		return 1;
+	if (blk_check_slots_alloc(slots, kd, mode, iodepth, bs)) {
+		failures = 1;
+		goto out;
+	}
+
+	/* Read it all; checksum in order of submission. */
+	cksum_init(&ck);
+	t0 = rdtsc();
+	while (checked < total) {
+		while (submitted < total && head - tail < iodepth) {
+			struct blk_slot *s = &slots[head % iodepth];
+
+			s->sector = submitted / VIRTIO_BLK_SECTOR;
+			s->len = (uint32_t)(total - submitted < bs ? total - submitted : bs);
+			s->done = 0;
+			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_READ, s);
+			if (rc) {
+				printf("blk: mode=%s submit of sector %" PRIu64 " failed (%d)\n", mname,
+				       s->sector, rc);
+				failures++;
+				goto out;
+			}
+			submitted += s->len;
+			head++;
+		}
+		virtio_blk_kick(blk, 0);
+		blk_reap(blk, slots);
+		while (tail != head && slots[tail % iodepth].done) {
+			struct blk_slot *s = &slots[tail % iodepth];
+
+			if (s->status) {
+				printf("blk: mode=%s read of sector %" PRIu64 " failed (%d)\n", mname,
+				       s->sector, s->status);
+				failures++;
+			}
+			cksum_update(&ck, s->buf, s->len);
+			checked += s->len;
+			tail++;
+		}
+	}
+	t1 = rdtsc();
+	printf("blk: mode=%s read %" PRIu64 " bytes bs=%zu iodepth=%u: cksum %" PRIu32 " %" PRIu64
+	       ", %d errors, %.3f s, %.1f MB/s\n",
+	       mname, total, bs, iodepth, cksum_final(&ck), ck.length, failures,
+	       tsc_to_ns(t1 - t0) / 1e9, total / (tsc_to_ns(t1 - t0) / 1e3 + 1));
+out:
+	return failures + blk_check_slots_free(blk, slots, kd, mode, iodepth);
+}
+
+int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+		    unsigned int iodepth, size_t bs)
+{
+	const char *mname = kernel_dma_mode_name(mode);
+	uint64_t per_req = bs / VIRTIO_BLK_SECTOR, first, count, nblocks, stride, t0, t1;
+	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
+	unsigned int head = 0, tail = 0;
+	int failures = 0, rc;
+
+	if (!slots)
+		return 1;
+	if (blk_check_slots_alloc(slots, kd, mode, iodepth, bs)) {
+		failures = 1;
+		goto out;
+	}
+	blk_check_region(blk->capacity, bs, mode, &first, &count);
+	nblocks = count / per_req;
+	if (!nblocks) {
+		printf("blk: mode=%s disk too small for a pattern region\n", mname);
+		goto out;
+	}
+	/* Visit block (i * stride) mod nblocks: a permutation when they are coprime. */
+	stride = nblocks / 2 + 1;
+	while (gcd64(stride, nblocks) != 1)
+		stride++;
+	head = tail = 0;
+	t0 = rdtsc();
+	for (uint64_t i = 0; i < nblocks || tail != head;) {
+		while (i < nblocks && head - tail < iodepth) {
+			struct blk_slot *s = &slots[head % iodepth];
+			uint64_t block = (i * stride) % nblocks;
+			uint8_t *p = s->buf;
+
+			s->sector = first + block * per_req;
+			s->len = (uint32_t)bs;
+			s->done = 0;
+			for (size_t b = 0; b < bs; b++)
+				p[b] = blk_pattern_byte(s->sector * VIRTIO_BLK_SECTOR + b, mode);
+			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_WRITE, s);
+			if (rc) {
+				printf("blk: mode=%s write submit failed (%d)\n", mname, rc);
+				failures++;
+				goto out;
+			}
+			head++;
+			i++;
+		}
+		virtio_blk_kick(blk, 0);
+		blk_reap(blk, slots);
+		while (tail != head && slots[tail % iodepth].done) {
+			if (slots[tail % iodepth].status) {
+				printf("blk: mode=%s write of sector %" PRIu64 " failed (%d)\n", mname,
+				       slots[tail % iodepth].sector, slots[tail % iodepth].status);
+				failures++;
+			}
+			tail++;
+		}
+	}
+	if (blk->has_flush && (rc = virtio_blk_rw(blk, VIRTIO_BLK_OP_FLUSH, 0, NULL, 0))) {
+		printf("blk: mode=%s flush failed (%d)\n", mname, rc);
+		failures++;
+	}
+	t1 = rdtsc();
+	printf("blk: mode=%s wrote pattern to sectors %" PRIu64 "..%" PRIu64
+	       " (%" PRIu64 " requests, scattered, flushed), %d errors, %.3f s\n",
+	       mname, first, first + count - 1, nblocks, failures, tsc_to_ns(t1 - t0) / 1e9);
+out:
+	return failures + blk_check_slots_free(blk, slots, kd, mode, iodepth);
+}

@@ -1,0 +1,3 @@
+# Workloads and benchmarks that run inside the kernel.
+KERNEL_SRCS += bench/cksum.c
+KERNEL_SRCS += bench/blk_check.c

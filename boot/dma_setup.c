@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dma_setup.c - the DMA layer's porting ops in the kernel, and its set-up.
+ *
+ * Conversions are the emulated model of arch/x86_64/mmu.c: a page-table "shared"
+ * bit, TLB invalidation and one trapping I/O write per call. Device addresses are
+ * the identity (the kernel identity-maps RAM and QEMU's devices see guest
+ * physical addresses). The layer's metadata is private kernel heap; only the pool
+ * and the arena chunks it converts are shared.
+ */
+#include "boot/dma_setup.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/tsc.h"
+
+#define TWO_MIB (UINT64_C(2) << 20)
+/* Until the application processors are up, every caller is CPU 0. */
+#define KERNEL_DMA_NCPUS 1
+
+_Static_assert(sizeof(struct spinlock) <= DMA_PORT_LOCK_SIZE, "a spinlock fits the lock slot");
+_Static_assert(DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
+
+static struct kernel_dma kernel_dma;
+
+static int kd_set_shared(void *ctx, void *vaddr, size_t len)
+{
+	(void)ctx;
+	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, true) ? DMA_ERR_IO : 0;
+}
+
+static int kd_set_private(void *ctx, void *vaddr, size_t len)
+{
+	(void)ctx;
+	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? DMA_ERR_IO : 0;
+}
+
+static uint64_t kd_virt_to_dma(void *ctx, const void *vaddr)
+{
+	(void)ctx;
+	return (uint64_t)(uintptr_t)vaddr;
+}
+
+static void *kd_dma_to_virt(void *ctx, uint64_t dma_addr)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)dma_addr;
+}
+
+static unsigned int kd_cpu_id(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void kd_lock_init(void *ctx, void *lock)
+{
+	(void)ctx;
+	((struct spinlock *)lock)->locked = 0;
+}
+
+static void kd_lock(void *ctx, void *lock)
+{
+	(void)ctx;
+	spin_lock(lock);
+}
+
+static void kd_unlock(void *ctx, void *lock)
+{
+	(void)ctx;
+	spin_unlock(lock);
+}
+
+static uint64_t kd_cycles(void *ctx)
+{
+	(void)ctx;
+	return rdtsc();
+}
+
+static void kd_log(void *ctx, enum dma_log_level level, const char *msg)
+{
+	static const char *const prefix[] = { "dma: error: ", "dma: warning: ", "dma: " };
+
+	(void)ctx;
+	printf("%s%s\n", prefix[level <= DMA_LOG_INFO ? level : DMA_LOG_INFO], msg);
+}
+
+/* Direct mode: no confidential computing, every buffer is device-reachable. */
+static bool kd_identity_owns(void *ctx, const void *vaddr, size_t len)
+{
+	(void)ctx, (void)vaddr, (void)len;
+	return true;
+}
+
+static const struct dma_inplace_region identity_region = { kd_identity_owns, NULL };
+
+const char *kernel_dma_mode_name(enum kernel_dma_mode mode)
+{
+	static const char *const names[KDMA_NMODES] = { "direct", "bounce", "arena" };
+
+	return (unsigned int)mode < KDMA_NMODES ? names[mode] : "?";
+}
+
+/* A layer with one pool of @bytes at @base; metadata from the kernel heap. */
+static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
+			 enum dma_bounce_policy policy, enum dma_scrub scrub, uint64_t base,
+			 uint64_t bytes)
+{
+	size_t meta_len;
+	void *meta;
+	int rc;
+
+	rc = dma_layer_init(dl, &kd->ops, KERNEL_DMA_NCPUS, scrub);
+	if (rc)
+		return rc;
+	meta_len = dma_bounce_meta_size(policy, bytes, KERNEL_DMA_NCPUS);
+	meta = meta_len ? malloc(meta_len) : NULL;
+	if (!meta)
+		return DMA_ERR_NOMEM;
+	rc = dma_bounce_pool_add(dl, policy, (void *)(uintptr_t)base, bytes, meta, meta_len);
+	if (rc)
+		free(meta);
+	return rc;
+}
+
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
+{
+	struct kernel_dma *kd = &kernel_dma;
+	enum dma_bounce_policy policy = (enum dma_bounce_policy)bi->options.policy;
+	enum dma_scrub scrub = (enum dma_scrub)bi->options.scrub;
+	static struct dma_inplace_region arena_region;
+	struct dma_arena_config acfg;
+	uint64_t direct_pool, arena_pool;
+	size_t arena_meta_len;
+	void *arena_meta;
+	int rc;
+
+	memset(kd, 0, sizeof(*kd));
+	kd->policy = policy;
+	kd->ops = (struct dma_port_ops){
+		.ctx = kd,
+		.set_shared = kd_set_shared,
+		.set_private = kd_set_private,
+		.virt_to_dma = kd_virt_to_dma,
+		.dma_to_virt = kd_dma_to_virt,
+		.cpu_id = kd_cpu_id,
+		.lock_init = kd_lock_init,
+		.lock = kd_lock,
+		.unlock = kd_unlock,
+		.cycles = kd_cycles,
+		.log = kd_log,
+	};
+	/* Layout: bounce pool, the two small coherent pools, then the arena from the
+	 * next 2 MiB boundary to the end (options guarantee at least one chunk). */
+	kd->pool_base = bi->dma.base;
+	kd->pool_bytes = bi->options.pool_bytes;
+	direct_pool = kd->pool_base + kd->pool_bytes;
+	arena_pool = direct_pool + KDMA_COHERENT_POOL_BYTES;
+	kd->arena_base = (arena_pool + KDMA_COHERENT_POOL_BYTES + TWO_MIB - 1) & ~(TWO_MIB - 1);
+	kd->arena_bytes = bi->dma.base + bi->dma.size - kd->arena_base;
+
+	rc = kd_layer_init(kd, &kd->layers[KDMA_BOUNCE], policy, scrub, kd->pool_base,
+			   kd->pool_bytes);
+	if (rc)
+		goto fail_pool;
+	/* The small pools only serve coherent allocations: the policy matters little. */
+	rc = kd_layer_init(kd, &kd->layers[KDMA_DIRECT], DMA_POLICY_SLUICE, scrub, direct_pool,
+			   KDMA_COHERENT_POOL_BYTES);
+	if (rc)
+		goto fail_coherent;
+	dma_layer_set_inplace(&kd->layers[KDMA_DIRECT], &identity_region);
+	rc = kd_layer_init(kd, &kd->layers[KDMA_ARENA], DMA_POLICY_SLUICE, scrub, arena_pool,
+			   KDMA_COHERENT_POOL_BYTES);
+	if (rc)
+		goto fail_coherent;
+
+	arena_meta_len = dma_arena_meta_size(kd->arena_bytes, KERNEL_DMA_NCPUS);
+	arena_meta = malloc(arena_meta_len);
+	if (!arena_meta) {
+		rc = DMA_ERR_NOMEM;
+		goto fail_arena;
+	}
+	acfg = (struct dma_arena_config){
+		.base = (void *)(uintptr_t)kd->arena_base,
+		.len = kd->arena_bytes,
+		.max_shared = 0,
+		.ncpus = KERNEL_DMA_NCPUS,
+		.meta = arena_meta,
+		.meta_len = arena_meta_len,
+	};
+	rc = dma_arena_init(&kd->arena, &kd->ops, &acfg);
+	if (rc)
+		goto fail_arena;
+	arena_region.owns = dma_arena_inplace_owns;
+	arena_region.ctx = &kd->arena;
+	dma_layer_set_inplace(&kd->layers[KDMA_ARENA], &arena_region);
+	return kd;
+
+fail_arena:
+	printf("dma: arena of %" PRIu64 " KiB at 0x%" PRIx64 " failed (%d)\n",
+	       kd->arena_bytes >> 10, kd->arena_base, rc);
+	return NULL;
+fail_coherent:
+	printf("dma: coherent pool at 0x%" PRIx64 " failed (%d)\n", direct_pool, rc);
+	return NULL;
+fail_pool:
+	printf("dma: bounce pool of %" PRIu64 " KiB at 0x%" PRIx64 " (policy %s) failed (%d)\n",
+	       kd->pool_bytes >> 10, kd->pool_base, dma_bounce_policy_name(policy), rc);
+	return NULL;
+}
+
+void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size)
+{
+	if (mode == KDMA_ARENA)
+		return dma_arena_alloc(&kd->arena, size);
+	return memalign(4096, size);
+}
+
+void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void *buf)
+{
+	if (!buf)
+		return;
+	if (mode == KDMA_ARENA)
+		dma_arena_free(&kd->arena, buf);
+	else
+		free(buf);
+}
+
+void kernel_dma_report(struct kernel_dma *kd)
+{
+	struct dma_bounce_stats bs;
+	struct dma_arena_stats as;
+	struct mmu_stats ms;
+
+	dma_bounce_stats_get(&kd->layers[KDMA_BOUNCE], -1, &bs);
+	dma_arena_get_stats(&kd->arena, &as);
+	mmu_get_stats(&ms);
+	printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
+	       " slots of 2 KiB, policy %s, scrub %s, largest mapping %zu KiB\n",
+	       kd->pool_base, kd->pool_bytes >> 10, bs.nslabs, dma_bounce_policy_name(kd->policy),
+	       kd->layers[KDMA_BOUNCE].scrub == DMA_SCRUB_COPY ? "copy" : "zero",
+	       dma_max_mapping_size(&kd->layers[KDMA_BOUNCE], &DMA_TAG_DEFAULT) >> 10);
+	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
+	       KDMA_COHERENT_POOL_BYTES >> 10);
+	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64
+	       " chunks of 2 MiB, %" PRIu64 " shared now, converted lazily\n",
+	       kd->arena_base, kd->arena_bytes >> 10, (uint64_t)as.nchunks,
+	       (uint64_t)as.chunks_shared);
+	printf("dma: conversions so far: %" PRIu64 " to shared (%" PRIu64 " cycles), %" PRIu64
+	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
+	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
+	       ms.splits);
+}
+
+#define SELFTEST_REPEATS 64
+
+static int selftest_fail(const char *what, uint64_t addr)
+{
+	printf("dma: selftest FAILED: %s (address 0x%" PRIx64 ")\n", what, addr);
+	return -1;
+}
+
+/* The device's view: the bytes at a device address (identity mapping). */
+static uint8_t *device_view(uint64_t dma_addr)
+{
+	return (uint8_t *)(uintptr_t)dma_addr;
+}
+
+int kernel_dma_selftest(struct kernel_dma *kd)
+{
+	const struct dma_tag tag = DMA_TAG_DEFAULT;
+	const size_t len = 6000; /* 3 slots, not a multiple of anything */
+	uint8_t *buf = malloc(len), *other = malloc(len), *block, *ring;
+	uint64_t addr, ring_addr, t0, map_cycles, unmap_cycles;
+	int rc;
+
+	if (!buf || !other)
+		return selftest_fail("no heap for test buffers", 0);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7 + 1);
+
+	/* To device: the device sees a copy, in shared memory, not the private buffer. */
+	t0 = rdtsc();
+	rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, buf, len, DMA_TO_DEVICE, &addr);
+	map_cycles = rdtsc() - t0;
+	if (rc)
+		return selftest_fail("map to-device", (uintptr_t)buf);
+	if (addr == (uintptr_t)buf || !dma_addr_is_shared(&kd->layers[KDMA_BOUNCE], addr, len) ||
+	    !mmu_range_is_shared(addr, len))
+		return selftest_fail("to-device mapping is not in converted shared memory", addr);
+	if (memcmp(device_view(addr), buf, len))
+		return selftest_fail("device does not see the buffer's bytes", addr);
+	if (mmu_range_is_shared((uintptr_t)buf, len))
+		return selftest_fail("the private buffer became shared", (uintptr_t)buf);
+	t0 = rdtsc();
+	dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_TO_DEVICE);
+	unmap_cycles = rdtsc() - t0;
+
+	/* From device: what the device writes reaches the buffer at sync and unmap,
+	 * and the slots it is given hold nothing of the previous mapping. */
+	memset(other, 0x5a, len);
+	rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, other, len, DMA_FROM_DEVICE, &addr);
+	if (rc)
+		return selftest_fail("map from-device", (uintptr_t)other);
+	/* scrub=copy shows the device the buffer's own bytes (as Linux does since
+	 * CVE-2022-0854), scrub=zero shows zeros: never the earlier mapping's. */
+	for (size_t i = 0; i < len; i++)
+		if (device_view(addr)[i] != (kd->layers[KDMA_BOUNCE].scrub == DMA_SCRUB_COPY ? 0x5a : 0))
+			return selftest_fail("the device sees bytes that are not this mapping's",
+					     addr + i);
+	memset(device_view(addr), 0xc3, 100);
+	if (dma_sync_for_cpu(&kd->layers[KDMA_BOUNCE], addr, 0, 100, DMA_FROM_DEVICE) || other[0] != 0xc3 ||
+	    other[99] != 0xc3 || other[100] != 0x5a)
+		return selftest_fail("sync_for_cpu did not copy exactly the synced range", addr);
+	device_view(addr)[len - 1] = 0x11;
+	dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_FROM_DEVICE);
+	if (other[len - 1] != 0x11)
+		return selftest_fail("unmap did not copy the device's bytes back", addr);
+
+	/* The arena: shared memory mapped in place, no copy. */
+	block = dma_arena_alloc(&kd->arena, 8192);
+	if (!block)
+		return selftest_fail("arena alloc", 0);
+	if (!mmu_range_is_shared((uintptr_t)block, 8192))
+		return selftest_fail("arena block is not shared in the page tables", (uintptr_t)block);
+	rc = dma_map(&kd->layers[KDMA_ARENA], &tag, block, 8192, DMA_BIDIRECTIONAL, &addr);
+	if (rc || addr != (uintptr_t)block)
+		return selftest_fail("arena block did not map in place", (uintptr_t)block);
+	dma_unmap(&kd->layers[KDMA_ARENA], addr, 8192, DMA_BIDIRECTIONAL);
+	/* The arena layer bounces what is not arena memory. */
+	rc = dma_map(&kd->layers[KDMA_ARENA], &tag, buf, 64, DMA_TO_DEVICE, &addr);
+	if (rc || addr == (uintptr_t)buf || !mmu_range_is_shared(addr, 64))
+		return selftest_fail("arena layer did not bounce a private buffer", (uintptr_t)buf);
+	dma_unmap(&kd->layers[KDMA_ARENA], addr, 64, DMA_TO_DEVICE);
+	/* The direct layer maps everything in place (a plain VM). */
+	rc = dma_map(&kd->layers[KDMA_DIRECT], &tag, buf, len, DMA_TO_DEVICE, &addr);
+	if (rc || addr != (uintptr_t)buf)
+		return selftest_fail("direct layer did not map in place", (uintptr_t)buf);
+	dma_unmap(&kd->layers[KDMA_DIRECT], addr, len, DMA_TO_DEVICE);
+	dma_arena_free(&kd->arena, block);
+
+	/* Coherent memory for rings: shared and zeroed. */
+	ring = dma_alloc_coherent(&kd->layers[KDMA_BOUNCE], &tag, 4096, &ring_addr);
+	if (!ring)
+		return selftest_fail("coherent alloc", 0);
+	for (size_t i = 0; i < 4096; i++)
+		if (ring[i])
+			return selftest_fail("coherent memory not zeroed", ring_addr + i);
+	if (!mmu_range_is_shared(ring_addr, 4096))
+		return selftest_fail("coherent memory is not shared", ring_addr);
+	dma_free_coherent(&kd->layers[KDMA_BOUNCE], ring, 4096);
+
+	for (int m = 0; m < KDMA_NMODES; m++)
+		if (dma_layer_check(&kd->layers[m]))
+			return selftest_fail("layer self-check", (uint64_t)m);
+
+	/* Warm figures: the first call also pays for cold caches (and, under TCG,
+	 * for translating the code), so time a run of repeats. */
+	map_cycles = unmap_cycles = 0;
+	for (int i = 0; i < SELFTEST_REPEATS; i++) {
+		t0 = rdtsc();
+		rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, buf, len, DMA_TO_DEVICE, &addr);
+		map_cycles += rdtsc() - t0;
+		if (rc)
+			return selftest_fail("repeated map", (uintptr_t)buf);
+		t0 = rdtsc();
+		dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_TO_DEVICE);
+		unmap_cycles += rdtsc() - t0;
+	}
+	free(buf);
+	free(other);
+	printf("dma: selftest passed (bounce to/from device, sync, stale-data guard, arena in "
+	       "place, coherent); 6000-byte to-device map %" PRIu64 " cycles, unmap %" PRIu64
+	       " cycles (mean of %d, copy included)\n",
+	       map_cycles / SELFTEST_REPEATS, unmap_cycles / SELFTEST_REPEATS, SELFTEST_REPEATS);
+	return 0;
+}

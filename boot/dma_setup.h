@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dma_setup.h - the kernel's instance of the DMA layer: porting ops over the
+ * emulated private/shared page-table model, one bounce pool and the 2 MB arena
+ * carved from the region reserved at boot.
+ */
+#ifndef SLUICE_BOOT_DMA_SETUP_H
+#define SLUICE_BOOT_DMA_SETUP_H
+
+#include "boot/boot_info.h"
+#include "dma/arena.h"
+#include "dma/dma.h"
+
+/**
+ * enum kernel_dma_mode - the three ways I/O buffers reach a device.
+ * @KDMA_DIRECT: no confidential computing: buffers are used in place (the
+ *	plain-VM baseline). The layer's in-place hook owns all memory.
+ * @KDMA_BOUNCE: every buffer bounces through the pool (Linux swiotlb=force).
+ * @KDMA_ARENA: buffers come from the 2 MB shared arena and map in place.
+ * @KDMA_NMODES: number of modes.
+ */
+enum kernel_dma_mode {
+	KDMA_DIRECT,
+	KDMA_BOUNCE,
+	KDMA_ARENA,
+	KDMA_NMODES,
+};
+
+/* Coherent memory (rings, headers) of the direct and arena layers. */
+#define KDMA_COHERENT_POOL_BYTES (UINT64_C(1) << 20)
+
+/**
+ * struct kernel_dma - the layers and the arena the drivers use.
+ * @layers: one DMA layer per mode. Each has a bounce pool for its coherent
+ *	allocations; the bounce layer's is the big one of pool=.
+ * @arena: the 2 MB shared arena (the arena layer's in-place region).
+ * @ops: the kernel's porting ops.
+ * @pool_base: start of the bounce layer's pool.
+ * @pool_bytes: its size.
+ * @arena_base: start of the arena region.
+ * @arena_bytes: its size.
+ * @policy: the bounce pool's policy.
+ */
+struct kernel_dma {
+	struct dma_layer layers[KDMA_NMODES];
+	struct dma_arena arena;
+	struct dma_port_ops ops;
+	uint64_t pool_base, pool_bytes;
+	uint64_t arena_base, arena_bytes;
+	enum dma_bounce_policy policy;
+};
+
+/**
+ * kernel_dma_mode_name() - "direct", "bounce" or "arena".
+ * @mode: the mode.
+ */
+const char *kernel_dma_mode_name(enum kernel_dma_mode mode);
+
+/**
+ * kernel_dma_buf_alloc() - an I/O buffer as the mode uses them: private heap
+ *	memory for direct and bounce, an arena block for arena.
+ * @kd: the instance.
+ * @mode: the mode.
+ * @size: bytes (the arena rounds up to a power of two).
+ * Return: a 4 KiB-aligned buffer, or NULL.
+ */
+void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size);
+
+/**
+ * kernel_dma_buf_free() - release a buffer from kernel_dma_buf_alloc().
+ * @kd: the instance.
+ * @mode: the mode it was allocated for.
+ * @buf: the buffer (NULL is ignored).
+ */
+void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void *buf);
+
+/**
+ * kernel_dma_init() - set up the layer on the DMA region and check it works.
+ * @bi: the boot hand-off (region, options).
+ * Return: the instance, or NULL after printing why.
+ */
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi);
+
+/**
+ * kernel_dma_report() - print the layer's configuration and statistics.
+ * @kd: the instance.
+ */
+void kernel_dma_report(struct kernel_dma *kd);
+
+/**
+ * kernel_dma_selftest() - map, sync and unmap buffers in every direction through
+ *	the bounce pool and the arena, checking data and the shared invariant.
+ * @kd: the instance.
+ * Return: 0, or -1 after printing what failed.
+ */
+int kernel_dma_selftest(struct kernel_dma *kd);
+
+#endif /* SLUICE_BOOT_DMA_SETUP_H */

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena.h - the 2 MB shared arena of the Sluice DMA layer (seed 004, DMA_PMD).
+ *
+ * The caller hands the arena a 2 MB-aligned region of private memory and a
+ * metadata area. The arena converts the region to shared one 2 MB chunk at a
+ * time, when a chunk is first needed, with one set_shared call per chunk, and
+ * splits chunks into power-of-two blocks of 4 KiB .. 2 MB. A block is shared
+ * memory the device can reach directly: mapping it is a range check
+ * (dma_arena_owns()), with no copy and no conversion.
+ *
+ * This is not a general allocator: it never hands out private memory, never
+ * allocates its own metadata, and never converts memory on the free path.
+ * Idle chunks go back to private only when the caller asks (dma_arena_reclaim()).
+ *
+ * The structs below are in the header only so that a caller can embed or size
+ * them; their fields are private to dma/arena.c.
+ */
+#ifndef SLUICE_DMA_ARENA_H
+#define SLUICE_DMA_ARENA_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dma/dma_errors.h"
+#include "dma/dma_port.h"
+
+/* A chunk is one conversion unit: 2 MB, the x86-64 large-page size. */
+#define DMA_ARENA_CHUNK_SHIFT 21
+#define DMA_ARENA_CHUNK_SIZE ((size_t)1 << DMA_ARENA_CHUNK_SHIFT)
+/* The smallest block is one 4 KiB page, the unit of a private/shared conversion. */
+#define DMA_ARENA_PAGE_SHIFT 12
+#define DMA_ARENA_MIN_BLOCK ((size_t)1 << DMA_ARENA_PAGE_SHIFT)
+#define DMA_ARENA_MAX_BLOCK DMA_ARENA_CHUNK_SIZE
+#define DMA_ARENA_CHUNK_PAGES (1u << (DMA_ARENA_CHUNK_SHIFT - DMA_ARENA_PAGE_SHIFT))
+/* Block orders 0 (4 KiB) .. 9 (2 MB). */
+#define DMA_ARENA_NR_ORDERS (DMA_ARENA_CHUNK_SHIFT - DMA_ARENA_PAGE_SHIFT + 1)
+/*
+ * Orders 0..4 (4 KiB .. 64 KiB) are recycled through the per-CPU caches. Larger
+ * blocks are rare and their scrub costs far more than the global lock, so they
+ * go straight to the buddy lists instead of sitting idle in a CPU's cache.
+ */
+#define DMA_ARENA_CACHE_ORDERS 5
+/* Blocks a CPU keeps per cached order: at most 8 * (4+8+16+32+64) KiB per CPU. */
+#define DMA_ARENA_CACHE_DEPTH 8
+/* Chunk indices are stored in 16 bits: at most 65535 chunks (128 GB). */
+#define DMA_ARENA_MAX_CHUNKS 65535u
+#define DMA_ARENA_MAX_CPUS 1024u
+
+/* dma_arena_check() flag: also verify that every idle block reads all zero. */
+#define DMA_ARENA_CHECK_SCRUB 0x1u
+
+/**
+ * struct dma_arena_config - what dma_arena_init() needs.
+ * @base: start of the region; 2 MB aligned, private memory, owned by the arena
+ *	until dma_arena_fini() succeeds.
+ * @len: length of the region in bytes; a non-zero multiple of 2 MB.
+ * @max_shared: cap on chunks shared at once (including leaked ones, since the
+ *	host can still see those); 0 means no cap beyond the region size.
+ * @ncpus: number of CPU indices the cpu_id op may return (one cache each).
+ * @meta: metadata storage, at least dma_arena_meta_size(@len, @ncpus) bytes,
+ *	any alignment. Must be private memory: the free lists live there, out of
+ *	the host's reach.
+ * @meta_len: size of @meta in bytes.
+ */
+struct dma_arena_config {
+	void *base;
+	size_t len;
+	unsigned int max_shared;
+	unsigned int ncpus;
+	void *meta;
+	size_t meta_len;
+};
+
+/**
+ * struct dma_arena_stats - a snapshot of the arena's counters.
+ * @region_bytes: size of the region given at init.
+ * @nchunks: 2 MB chunks in the region.
+ * @ncpus: per-CPU caches.
+ * @chunks_cap: the cap on chunks shared at once.
+ * @chunks_shared: chunks the host can see now (shared, being released, leaked).
+ * @chunks_hiwater: the most chunks ever shared at once.
+ * @chunks_leaked: chunks whose conversion back to private failed (never reused).
+ * @to_shared: successful set_shared calls (one per chunk conversion).
+ * @to_shared_cycles: cycles spent in them.
+ * @to_shared_failed: failed set_shared calls.
+ * @to_private: successful set_private calls.
+ * @to_private_cycles: cycles spent in them.
+ * @to_private_failed: failed set_private calls (each leaks a chunk).
+ * @allocs: successful dma_arena_alloc() calls.
+ * @alloc_failed: failed ones (bad size, cap reached, region exhausted,
+ *	conversion failure).
+ * @cap_hits: allocations that failed because a new chunk was needed and the
+ *	cap was reached.
+ * @frees: dma_arena_free() calls.
+ * @blocks_live: blocks handed out and not yet freed.
+ * @bytes_live: their total size.
+ * @blocks_cached: blocks sitting in the per-CPU caches.
+ * @cache_hits: allocations served by a per-CPU cache.
+ * @cache_misses: allocations that took the global lock.
+ * @cache_flushes: times a full per-CPU cache pushed half its blocks back.
+ * @cache_drains: times a per-CPU cache was emptied (reclaim, or an allocation
+ *	that found no space elsewhere).
+ * @bytes_scrubbed: bytes zeroed (blocks on free, whole chunks after conversion).
+ * @scrub_cycles: cycles spent zeroing.
+ * @search_steps: chunks examined by the global search.
+ * @splits: block splits.
+ * @merges: buddy merges.
+ * @reclaim_passes: dma_arena_reclaim() calls.
+ */
+struct dma_arena_stats {
+	uint64_t region_bytes;
+	unsigned int nchunks;
+	unsigned int ncpus;
+	unsigned int chunks_cap;
+	unsigned int chunks_shared;
+	unsigned int chunks_hiwater;
+	unsigned int chunks_leaked;
+	uint64_t to_shared;
+	uint64_t to_shared_cycles;
+	uint64_t to_shared_failed;
+	uint64_t to_private;
+	uint64_t to_private_cycles;
+	uint64_t to_private_failed;
+	uint64_t allocs;
+	uint64_t alloc_failed;
+	uint64_t cap_hits;
+	uint64_t frees;
+	uint64_t blocks_live;
+	uint64_t bytes_live;
+	uint64_t blocks_cached;
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t cache_flushes;
+	uint64_t cache_drains;
+	uint64_t bytes_scrubbed;
+	uint64_t scrub_cycles;
+	uint64_t search_steps;
+	uint64_t splits;
+	uint64_t merges;
+	uint64_t reclaim_passes;
+};
+
+/*
+ * Private. Counters kept both per CPU (under that CPU's cache lock) and
+ * globally (under the arena lock), summed by dma_arena_get_stats().
+ */
+struct _dma_arena_counters {
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t bytes_allocated;
+	uint64_t bytes_freed;
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t cache_flushes;
+	uint64_t cache_drains;
+	uint64_t bytes_scrubbed;
+	uint64_t scrub_cycles;
+};
+
+/*
+ * Private. One CPU's recycling cache: a LIFO stack of freed blocks per order,
+ * so the most recently freed (cache-hot) block is handed out first. Aligned to
+ * a cache line so that CPUs do not share lines.
+ */
+struct _dma_arena_cpu {
+	_Alignas(64) struct dma_port_lock lock;
+	/* Written under @lock; read without it by the "worth draining?" estimate. */
+	_Atomic uint16_t count[DMA_ARENA_CACHE_ORDERS];
+	void *stack[DMA_ARENA_CACHE_ORDERS][DMA_ARENA_CACHE_DEPTH];
+	struct _dma_arena_counters ctr;
+};
+
+/*
+ * Private. Buddy state of one 2 MB chunk, indexed by 4 KiB page. Lives in the
+ * caller's (private) metadata area, never inside the shared chunk itself: the
+ * host can write shared memory, so free-list links kept there could be forged.
+ */
+struct _dma_arena_chunk {
+	/* Free-list links of free block heads (page indices, 0xffff = none). */
+	uint16_t next[DMA_ARENA_CHUNK_PAGES];
+	uint16_t prev[DMA_ARENA_CHUNK_PAGES];
+	/* Per page: 0 inside a block, else head bit | block state | order. */
+	_Atomic uint8_t tag[DMA_ARENA_CHUNK_PAGES];
+	uint16_t head[DMA_ARENA_NR_ORDERS];
+	/* Bit o set iff the order-o free list is non-empty. */
+	uint16_t avail;
+	/* Pages in free blocks; DMA_ARENA_CHUNK_PAGES means the chunk is idle. */
+	uint16_t free_pages;
+	/* Link of the reclaim pass's release list. */
+	uint16_t next_release;
+	_Atomic uint8_t state;
+	uint8_t pad;
+	/* Reclaim passes that found the chunk idle since it was last used. */
+	uint32_t idle_passes;
+};
+
+/**
+ * struct dma_arena - a 2 MB shared arena. Embed it or allocate it statically;
+ * initialise with dma_arena_init(). All fields are private.
+ */
+struct dma_arena {
+	struct dma_port_ops ops;
+	uintptr_t base;
+	size_t len;
+	unsigned int nchunks;
+	unsigned int ncpus;
+	unsigned int cap;
+	struct _dma_arena_cpu *cpus;
+	struct _dma_arena_chunk *chunks;
+	/* Indices of the chunks in state shared (the only ones searched). */
+	uint16_t *active;
+	/*
+	 * Everything from here on is written on the slow path and protected by
+	 * @lock; a new cache line keeps those writes away from the read-mostly
+	 * fields above, which every CPU's fast path reads.
+	 */
+	_Alignas(64) struct dma_port_lock lock;
+	unsigned int nactive;
+	unsigned int nshared;
+	unsigned int nconverting;
+	unsigned int hiwater;
+	unsigned int nleaked;
+	unsigned int cursor;
+	struct _dma_arena_counters ctr;
+	uint64_t alloc_failed;
+	uint64_t cap_hits;
+	uint64_t to_shared;
+	uint64_t to_shared_cycles;
+	uint64_t to_shared_failed;
+	uint64_t to_private;
+	uint64_t to_private_cycles;
+	uint64_t to_private_failed;
+	uint64_t search_steps;
+	uint64_t splits;
+	uint64_t merges;
+	uint64_t reclaim_passes;
+};
+
+/**
+ * DMA_ARENA_META_SIZE() - metadata bytes for a region, as a constant expression.
+ * @len: region length in bytes (a multiple of 2 MB).
+ * @ncpus: number of CPUs.
+ *
+ * The 64 spare bytes let dma_arena_init() align the per-CPU caches to a cache
+ * line whatever the alignment of the storage.
+ */
+#define DMA_ARENA_META_SIZE(len, ncpus)                                           \
+	(64 + (size_t)(ncpus) * sizeof(struct _dma_arena_cpu) +                   \
+	 ((size_t)(len) >> DMA_ARENA_CHUNK_SHIFT) *                               \
+		 (sizeof(struct _dma_arena_chunk) + sizeof(uint16_t)))
+
+/**
+ * dma_arena_meta_size() - metadata bytes dma_arena_init() needs.
+ * @len: region length in bytes (a multiple of 2 MB).
+ * @ncpus: number of CPUs.
+ * Return: the size, the same as DMA_ARENA_META_SIZE(@len, @ncpus).
+ */
+size_t dma_arena_meta_size(size_t len, unsigned int ncpus);
+
+/**
+ * dma_arena_init() - set up an arena on caller-provided memory.
+ * @arena: the arena to initialise.
+ * @ops: porting ops; copied, so the table need not outlive the call. set_shared,
+ *	set_private and virt_to_dma are required; lock and unlock both or neither.
+ * @cfg: region, cap, CPU count and metadata storage.
+ *
+ * Converts nothing: chunks become shared on first use.
+ *
+ * Return: 0, or DMA_ERR_INVAL for a misaligned or empty region, too many
+ * chunks or CPUs, missing ops, or metadata storage that is too small.
+ */
+int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
+		   const struct dma_arena_config *cfg);
+
+/**
+ * dma_arena_alloc() - allocate a zeroed block of shared memory.
+ * @arena: the arena.
+ * @size: bytes wanted, 1 .. 2 MB; rounded up to a power of two >= 4 KiB.
+ *
+ * The block is aligned to its own (rounded) size and reads all zero. The common
+ * case pops the calling CPU's cache; a miss takes the arena lock and searches
+ * the shared chunks, and when none has room converts a new chunk (unlocked, one
+ * set_shared call) if the cap allows.
+ *
+ * Return: the block's CPU address, or NULL (counted in alloc_failed) when @size
+ * is 0 or above 2 MB, the cap is reached (also counted in cap_hits), the region
+ * is exhausted, or converting a new chunk failed.
+ */
+void *dma_arena_alloc(struct dma_arena *arena, size_t size);
+
+/**
+ * dma_arena_free() - return a block to the arena.
+ * @arena: the arena.
+ * @ptr: a block from dma_arena_alloc(), or NULL (ignored).
+ *
+ * Zeroes the block (outside any lock), then puts it in the calling CPU's cache
+ * or back in its chunk's buddy lists. Never converts memory. Freeing an address
+ * that is not the start of a live block logs the address and traps.
+ */
+void dma_arena_free(struct dma_arena *arena, void *ptr);
+
+/**
+ * dma_arena_owns() - whether a range lies inside one live block.
+ * @arena: the arena.
+ * @vaddr: start of the range.
+ * @len: its length; 0 is treated as 1.
+ *
+ * Takes no lock: the mapping layer calls it on every map to decide that a
+ * buffer maps in place. The answer is exact for a block the caller holds.
+ *
+ * Return: true iff [@vaddr, @vaddr + @len) is inside a single allocated block.
+ */
+bool dma_arena_owns(const struct dma_arena *arena, const void *vaddr, size_t len);
+
+/**
+ * dma_arena_inplace_owns() - dma_arena_owns() with an opaque context.
+ * @ctx: the struct dma_arena.
+ * @vaddr: start of the range.
+ * @len: its length.
+ *
+ * Has the signature of the mapping layer's in-place hook (struct
+ * dma_inplace_region in dma/dma.h): { .owns = dma_arena_inplace_owns,
+ * .ctx = arena }.
+ *
+ * Return: dma_arena_owns(@ctx, @vaddr, @len).
+ */
+bool dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len);
+
+/**
+ * dma_arena_is_shared() - whether a range lies in chunks the arena converted.
+ * @arena: the arena.
+ * @vaddr: start of the range.
+ * @len: its length; 0 is treated as 1.
+ *
+ * Weaker than dma_arena_owns(): the range may span blocks, free or live. This
+ * is the check behind "every address a device sees is in converted memory".
+ * Leaked chunks do not count (no device may be given them). Takes no lock.
+ *
+ * Return: true iff every byte of the range is in a chunk in use and shared.
+ */
+bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_t len);
+
+/**
+ * dma_arena_block_size() - size of the live block starting at @ptr.
+ * @arena: the arena.
+ * @ptr: a CPU address.
+ * Return: the block size in bytes, or 0 if @ptr is not the start of a live block.
+ */
+size_t dma_arena_block_size(const struct dma_arena *arena, const void *ptr);
+
+/**
+ * dma_arena_dma_addr() - device address of a byte inside a live block.
+ * @arena: the arena.
+ * @vaddr: CPU address inside a live block (checked; a miss logs and traps).
+ * Return: the address the device uses, from the virt_to_dma op.
+ */
+uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr);
+
+/**
+ * dma_arena_reclaim() - convert idle chunks back to private.
+ * @arena: the arena.
+ * @min_idle: earlier reclaim passes that must already have found a chunk idle;
+ *	0 releases every chunk that is idle now.
+ *
+ * Drains every per-CPU cache first (blocks parked there would keep their
+ * chunk busy), then counts one pass for each idle chunk and converts back,
+ * with one set_private call each, the chunks idle for more than @min_idle
+ * passes. A chunk that fails to convert back is leaked: counted, still
+ * counted as shared against the cap, never used again. The caller drives the
+ * policy, e.g. one call per timer tick with @min_idle = ticks to wait.
+ *
+ * Return: the number of chunks converted back.
+ */
+unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle);
+
+/**
+ * dma_arena_fini() - convert every chunk back and stop using the region.
+ * @arena: the arena.
+ * Return: 0; DMA_ERR_BUSY if blocks are still live (nothing is released);
+ * DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
+ * private memory).
+ */
+int dma_arena_fini(struct dma_arena *arena);
+
+/**
+ * dma_arena_get_stats() - read the counters.
+ * @arena: the arena.
+ * @st: filled with a snapshot (taking each lock briefly).
+ */
+void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st);
+
+/**
+ * dma_arena_print_stats() - print the counters through the log op.
+ * @arena: the arena.
+ * @prefix: text starting every line (e.g. "arena"), or NULL.
+ */
+void dma_arena_print_stats(struct dma_arena *arena, const char *prefix);
+
+/**
+ * dma_arena_check() - self-check of the whole arena.
+ * @arena: the arena; no other thread may use it during the check.
+ * @flags: 0, or DMA_ARENA_CHECK_SCRUB to also verify that every idle block
+ *	reads zero (this reads all idle shared memory).
+ *
+ * Walks every chunk: blocks tile it, free lists match the tags, no two free
+ * buddies are left unmerged, cached blocks appear once, the active list holds
+ * exactly the shared chunks, and the counters add up (allocs - frees = live
+ * blocks, conversions to shared - to private = chunks shared, leaks match).
+ *
+ * Return: 0 if consistent, else DMA_ERR_FAULT after logging the first problem.
+ */
+int dma_arena_check(struct dma_arena *arena, unsigned int flags);
+
+#endif /* SLUICE_DMA_ARENA_H */

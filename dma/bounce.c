@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bounce.c - bounce pools: adding (and growing) pools, normalising requests the
+ * way Linux does, dispatching to the policy, releasing pools, the self-check,
+ * and the few helpers (bit runs, logging) every policy shares.
+ *
+ * It is not a policy: which slots a request gets is decided in bounce_<policy>.c.
+ * It does not copy data: map.c does.
+ */
+#include "dma/bounce.h"
+
+/* ------------------------------------------------------------------ logging */
+
+struct dma_fmt_buf {
+	char *p;
+	char *end;
+};
+
+static void dma_fmt_putc(struct dma_fmt_buf *b, char c)
+{
+	if (b->p < b->end)
+		*b->p++ = c;
+}
+
+static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned int base,
+			bool neg)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		dma_fmt_putc(b, '-');
+	while (n)
+		dma_fmt_putc(b, tmp[--n]);
+}
+
+/* A printf subset, enough for log lines: %s %c %d %u %x %p with l, ll, z. */
+static void dma_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list ap)
+{
+	struct dma_fmt_buf b = { buf, buf + size - 1 };
+
+	for (; *fmt; fmt++) {
+		int longs = 0;
+		unsigned long long u;
+		long long s;
+
+		if (*fmt != '%') {
+			dma_fmt_putc(&b, *fmt);
+			continue;
+		}
+		fmt++;
+		while (*fmt == 'l' || *fmt == 'z') {
+			longs += *fmt == 'z' ? 2 : 1;
+			fmt++;
+		}
+		switch (*fmt) {
+		case 's': {
+			const char *str = __builtin_va_arg(ap, const char *);
+
+			if (!str)
+				str = "(null)";
+			while (*str)
+				dma_fmt_putc(&b, *str++);
+			break;
+		}
+		case 'c':
+			dma_fmt_putc(&b, (char)__builtin_va_arg(ap, int));
+			break;
+		case 'd':
+			s = longs >= 2 ? __builtin_va_arg(ap, long long)
+			    : longs == 1 ? __builtin_va_arg(ap, long)
+					 : __builtin_va_arg(ap, int);
+			dma_fmt_num(&b, s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10,
+				    s < 0);
+			break;
+		case 'u':
+		case 'x':
+			u = longs >= 2 ? __builtin_va_arg(ap, unsigned long long)
+			    : longs == 1 ? __builtin_va_arg(ap, unsigned long)
+					 : __builtin_va_arg(ap, unsigned int);
+			if (*fmt == 'x')
+				dma_fmt_num(&b, u, 16, false);
+			else
+				dma_fmt_num(&b, u, 10, false);
+			break;
+		case 'p':
+			dma_fmt_putc(&b, '0');
+			dma_fmt_putc(&b, 'x');
+			dma_fmt_num(&b, (uintptr_t)__builtin_va_arg(ap, void *), 16, false);
+			break;
+		case '%':
+			dma_fmt_putc(&b, '%');
+			break;
+		case '\0':
+			fmt--;
+			break;
+		default:
+			dma_fmt_putc(&b, '?');
+			break;
+		}
+	}
+	*b.p = '\0';
+}
+
+void dma_logf(const struct dma_layer *dl, enum dma_log_level level, const char *fmt, ...)
+{
+	char line[256];
+	__builtin_va_list ap;
+
+	if (!dl || !dl->ops || !dl->ops->log)
+		return;
+	__builtin_va_start(ap, fmt);
+	dma_vfmt(line, sizeof(line), fmt, ap);
+	__builtin_va_end(ap);
+	dl->ops->log(dl->ops->ctx, level, line);
+}
+
+void dma_fail(const struct dma_layer *dl, const char *file, int line, const char *fmt, ...)
+{
+	char msg[200];
+	__builtin_va_list ap;
+
+	__builtin_va_start(ap, fmt);
+	dma_vfmt(msg, sizeof(msg), fmt, ap);
+	__builtin_va_end(ap);
+	dma_logf(dl, DMA_LOG_ERR, "BUG: %s (%s:%d)", msg, file, line);
+	__builtin_trap();
+}
+
+/* ------------------------------------------------------------------ bit runs */
+
+void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n)
+{
+	unsigned long end = start + n;
+
+	while (start < end) {
+		unsigned long bit = start & 63, len = 64 - bit;
+		uint64_t mask;
+
+		if (len > end - start)
+			len = end - start;
+		mask = (len == 64 ? ~0ull : ((1ull << len) - 1)) << bit;
+		map[start >> 6] |= mask;
+		start += len;
+	}
+}
+
+void dma_bits_clear(uint64_t *map, unsigned long start, unsigned long n)
+{
+	unsigned long end = start + n;
+
+	while (start < end) {
+		unsigned long bit = start & 63, len = 64 - bit;
+		uint64_t mask;
+
+		if (len > end - start)
+			len = end - start;
+		mask = (len == 64 ? ~0ull : ((1ull << len) - 1)) << bit;
+		map[start >> 6] &= ~mask;
+		start += len;
+	}
+}
+
+static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, unsigned long end,
+				   uint64_t invert)
+{
+	while (start < end) {
+		uint64_t w = (map[start >> 6] ^ invert) >> (start & 63);
+
+		if (w) {
+			start += (unsigned long)__builtin_ctzll(w);
+			return start < end ? start : end;
+		}
+		start = (start | 63) + 1;
+	}
+	return end;
+}
+
+unsigned long dma_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end)
+{
+	return dma_bits_find(map, start, end, ~0ull);
+}
+
+unsigned long dma_bits_find_one(const uint64_t *map, unsigned long start, unsigned long end)
+{
+	return dma_bits_find(map, start, end, 0);
+}
+
+/* ------------------------------------------------------------------ policies */
+
+const struct dma_bounce_policy_ops *dma_bounce_ops_of(enum dma_bounce_policy policy)
+{
+	switch (policy) {
+	case DMA_POLICY_LINUX:
+		return &dma_bounce_linux_ops;
+	case DMA_POLICY_BITMAP:
+		return &dma_bounce_bitmap_ops;
+	case DMA_POLICY_LIFO:
+		return &dma_bounce_lifo_ops;
+	case DMA_POLICY_SLUICE:
+		return &dma_bounce_sluice_ops;
+	default:
+		return NULL;
+	}
+}
+
+const char *dma_bounce_policy_name(enum dma_bounce_policy policy)
+{
+	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+
+	return pops ? pops->name : "?";
+}
+
+/* ------------------------------------------------------------------ tags, requests */
+
+int dma_tag_check(const struct dma_tag *tag)
+{
+	if (!tag)
+		return DMA_ERR_INVAL;
+	if (!dma_is_mask(tag->min_align_mask) || !dma_is_mask(tag->alloc_align_mask) ||
+	    !dma_is_mask(tag->boundary_mask))
+		return DMA_ERR_INVAL;
+	/* A boundary below a page could not hold a page-aligned mapping. */
+	if (tag->boundary_mask < DMA_PAGE_SIZE - 1)
+		return DMA_ERR_INVAL;
+	/* An alignment wider than the boundary can never be met inside it. */
+	if (tag->alloc_align_mask > tag->boundary_mask)
+		return DMA_ERR_INVAL;
+	if (tag->addr_limit == 0)
+		return DMA_ERR_INVAL;
+	return 0;
+}
+
+/*
+ * Normalise a request exactly as Linux's swiotlb_tbl_map_single() and
+ * swiotlb_search_pool_area() do, so that every policy sees the same
+ * constraints. @offset receives the distance from the first allocated slot to
+ * the mapping's address (padding slots included).
+ */
+int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
+			size_t len, uint64_t *offset)
+{
+	uint64_t user_align = tag->alloc_align_mask;
+	uint64_t off = orig & tag->min_align_mask & (user_align | (DMA_IO_TLB_SIZE - 1));
+	uint64_t size, align, iotlb = tag->min_align_mask;
+
+	/* Slot records keep the padding in 16 bits and the length in 32. */
+	if (len > UINT32_MAX || (off >> DMA_IO_TLB_SHIFT) > UINT16_MAX)
+		return DMA_ERR_RANGE;
+	size = ((uint64_t)len + off + user_align) & ~user_align;
+	/* An alignment mask near 2^64 wraps the rounding to zero. */
+	if (size < (uint64_t)len + off || size > ((uint64_t)UINT32_MAX << DMA_IO_TLB_SHIFT))
+		return DMA_ERR_RANGE;
+
+	align = user_align;
+	/* Historical rule: >= page sized mappings with no other constraint are page aligned. */
+	if (!align && !iotlb && size >= DMA_PAGE_SIZE)
+		align = DMA_PAGE_SIZE - 1;
+	align |= DMA_IO_TLB_SIZE - 1;
+	iotlb &= ~align;
+
+	r->orig = orig;
+	r->alloc_size = size;
+	r->nslots = dma_nr_slots(size);
+	r->alloc_align_mask = align;
+	r->iotlb_align_mask = iotlb;
+	r->stride = (unsigned long)(((align > iotlb ? align : iotlb) >> DMA_IO_TLB_SHIFT) + 1);
+	r->boundary_mask = tag->boundary_mask;
+	r->max_slots = (tag->boundary_mask >> DMA_IO_TLB_SHIFT) + 1;
+	*offset = off;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ pools */
+
+struct dma_bounce_geometry {
+	unsigned long nslabs;
+	unsigned int nareas;
+	unsigned long area_nslabs;
+};
+
+static unsigned int dma_roundup_pow2(unsigned int v)
+{
+	unsigned int p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Linux: areas = CPUs rounded up to a power of two (swiotlb_adjust_nareas()),
+ * limited so that each area has at least one segment (limit_nareas()). Linux
+ * also rounds the pool size so that areas are whole segments; we cannot grow
+ * the caller's memory, so we drop the remainder instead.
+ */
+static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, struct dma_bounce_geometry *g)
+{
+	unsigned long raw = (unsigned long)(bytes >> DMA_IO_TLB_SHIFT);
+	unsigned int nareas = dma_roundup_pow2(ncpus ? ncpus : 1);
+
+	if (raw < DMA_IO_TLB_SEGSIZE)
+		return false;
+	if (raw < (unsigned long)nareas * DMA_IO_TLB_SEGSIZE)
+		nareas = (unsigned int)(raw / DMA_IO_TLB_SEGSIZE);
+	g->nareas = nareas;
+	g->area_nslabs = (raw / nareas) & ~(unsigned long)(DMA_IO_TLB_SEGSIZE - 1);
+	g->nslabs = g->area_nslabs * nareas;
+	return true;
+}
+
+size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigned int ncpus)
+{
+	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+	struct dma_bounce_geometry g;
+
+	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, &g))
+		return 0;
+	/* Leading slack lets the caller pass storage of any alignment. */
+	return DMA_CACHELINE + dma_align_up(sizeof(struct dma_bounce_pool), DMA_CACHELINE) +
+	       dma_align_up(g.nslabs * sizeof(struct dma_bounce_slot), DMA_CACHELINE) +
+	       (size_t)ncpus * sizeof(struct dma_bounce_pcpu) +
+	       dma_align_up(pops->meta_size(g.nslabs, g.nareas, ncpus), DMA_CACHELINE);
+}
+
+int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops, unsigned int ncpus,
+		   enum dma_scrub scrub)
+{
+	if (!dl || !ops || !ops->set_shared || !ops->set_private || !ops->virt_to_dma ||
+	    !ncpus || (scrub != DMA_SCRUB_COPY && scrub != DMA_SCRUB_ZERO))
+		return DMA_ERR_INVAL;
+	/* Locking must be all or nothing. */
+	if (!ops->lock != !ops->unlock)
+		return DMA_ERR_INVAL;
+	memset(dl, 0, sizeof(*dl));
+	dl->ops = ops;
+	dl->ncpus = ncpus;
+	dl->scrub = scrub;
+	atomic_init(&dl->pools, NULL);
+	atomic_init(&dl->inplace, NULL);
+	atomic_init(&dl->inplace_maps, 0);
+	atomic_init(&dl->nomem_events, 0);
+	dma_lock_init(dl, &dl->grow_lock);
+	return 0;
+}
+
+void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region)
+{
+	atomic_store_explicit(&dl->inplace, region, memory_order_release);
+}
+
+int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
+			size_t bytes, void *meta, size_t meta_len)
+{
+	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+	struct dma_bounce_geometry g;
+	struct dma_bounce_pool *p, *tail;
+	unsigned char *cur;
+	uint64_t t0, t1;
+	unsigned int n;
+	int err;
+
+	if (!dl || !dl->ops || !pops || !mem || !meta)
+		return DMA_ERR_INVAL;
+	if (((uintptr_t)mem & (DMA_PAGE_SIZE - 1)) || (bytes & (DMA_PAGE_SIZE - 1)) ||
+	    !dma_bounce_geometry(bytes, dl->ncpus, &g))
+		return DMA_ERR_INVAL;
+	if (meta_len < dma_bounce_meta_size(policy, bytes, dl->ncpus))
+		return DMA_ERR_NOMEM;
+
+	/* The slow part first, with no lock held: mappers never wait for it. */
+	t0 = dma_cycles(dl);
+	err = dl->ops->set_shared(dl->ops->ctx, mem, bytes);
+	t1 = dma_cycles(dl);
+	if (err) {
+		dma_logf(dl, DMA_LOG_ERR, "bounce pool %p (%zu bytes): conversion to shared failed (%d)",
+			 mem, bytes, err);
+		return DMA_ERR_IO;
+	}
+	/* Whatever the host left in these pages must not reach a device or a CPU. */
+	memset(mem, 0, bytes);
+
+	cur = (unsigned char *)dma_align_up((uintptr_t)meta, DMA_CACHELINE);
+	p = dma_carve(&cur, sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	atomic_init(&p->next, NULL);
+	p->dl = dl;
+	p->pops = pops;
+	p->policy = policy;
+	p->vaddr = mem;
+	p->dma_start = dl->ops->virt_to_dma(dl->ops->ctx, mem);
+	p->bytes = bytes;
+	p->nslabs = g.nslabs;
+	p->nareas = g.nareas;
+	p->area_nslabs = g.area_nslabs;
+	p->slots = dma_carve(&cur, g.nslabs * sizeof(*p->slots));
+	memset(p->slots, 0, g.nslabs * sizeof(*p->slots));
+	p->pcpu = dma_carve(&cur, (size_t)dl->ncpus * sizeof(*p->pcpu));
+	memset(p->pcpu, 0, (size_t)dl->ncpus * sizeof(*p->pcpu));
+	p->priv = cur;
+	atomic_init(&p->total_used, 0);
+	atomic_init(&p->used_hiwater, 0);
+	atomic_init(&p->full_events, 0);
+	p->conversions = 1;
+	p->conversion_cycles = t1 - t0;
+	pops->init(p, p->priv);
+
+	dma_lock(dl, &dl->grow_lock);
+	n = 0;
+	tail = atomic_load_explicit(&dl->pools, memory_order_relaxed);
+	if (!tail) {
+		atomic_store_explicit(&dl->pools, p, memory_order_release);
+	} else {
+		for (n = 1; atomic_load_explicit(&tail->next, memory_order_relaxed); n++)
+			tail = atomic_load_explicit(&tail->next, memory_order_relaxed);
+		p->index = n;
+		/* Release: a mapper that sees the pointer sees an initialised pool. */
+		atomic_store_explicit(&tail->next, p, memory_order_release);
+	}
+	p->index = n;
+	dma_unlock(dl, &dl->grow_lock);
+
+	dma_logf(dl, DMA_LOG_INFO,
+		 "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma 0x%llx, %lu cycles to convert",
+		 n, pops->name, p->nslabs, p->nareas, p->area_nslabs,
+		 (unsigned long long)p->dma_start, (unsigned long)p->conversion_cycles);
+	return 0;
+}
+
+unsigned int dma_bounce_pool_count(const struct dma_layer *dl)
+{
+	unsigned int n = 0;
+
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire))
+		n++;
+	return n;
+}
+
+struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t dma_addr)
+{
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
+			return p;
+	}
+	return NULL;
+}
+
+unsigned long dma_bounce_pool_max_slots(const struct dma_bounce_pool *p)
+{
+	return p->pops->max_slots(p);
+}
+
+long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+		      unsigned int cpu)
+{
+	unsigned long steps = 0;
+	long s = p->pops->alloc(p, r, cpu, &steps);
+
+	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
+	if (s < 0)
+		atomic_fetch_add_explicit(&p->full_events, 1, memory_order_relaxed);
+	return s;
+}
+
+void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
+		     unsigned int cpu)
+{
+	p->pops->free(p, head, nslots, cpu);
+}
+
+int dma_layer_destroy(struct dma_layer *dl)
+{
+	struct dma_bounce_pool *p;
+	int ret = 0;
+
+	if (!dl || !dl->ops)
+		return DMA_ERR_INVAL;
+	dma_lock(dl, &dl->grow_lock);
+	p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	for (struct dma_bounce_pool *q = p; q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+		if (q->pops->flush)
+			q->pops->flush(q);
+		if (q->pops->used(q)) {
+			dma_logf(dl, DMA_LOG_ERR, "layer destroy: pool %u still has %lu slots mapped",
+				 q->index, q->pops->used(q));
+			dma_unlock(dl, &dl->grow_lock);
+			return DMA_ERR_BUSY;
+		}
+	}
+	atomic_store_explicit(&dl->pools, NULL, memory_order_release);
+	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		uint64_t t0 = dma_cycles(dl);
+		int err = dl->ops->set_private(dl->ops->ctx, p->vaddr, p->bytes);
+
+		p->conversions++;
+		p->conversion_cycles += dma_cycles(dl) - t0;
+		if (err) {
+			/*
+			 * The host may still see these pages: leak them rather than
+			 * hand private data to it later (as Linux swiotlb_free_tlb()).
+			 */
+			p->leaked_bytes += p->bytes;
+			dma_logf(dl, DMA_LOG_ERR,
+				 "bounce pool %u: %zu bytes at %p stay shared (error %d), leaked",
+				 p->index, p->bytes, (void *)p->vaddr, err);
+			ret = DMA_ERR_IO;
+		}
+	}
+	dma_unlock(dl, &dl->grow_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ self-check */
+
+#define DMA_CHECK(dl, cond, ...)                                              \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			dma_logf((dl), DMA_LOG_ERR, "check failed: " __VA_ARGS__); \
+			return DMA_ERR_FAULT;                                 \
+		}                                                             \
+	} while (0)
+
+static int dma_bounce_pool_check(const struct dma_bounce_pool *p)
+{
+	const struct dma_layer *dl = p->dl;
+	unsigned long prev_end = 0, covered = 0, busy = 0;
+
+	DMA_CHECK(dl, p->nslabs == (unsigned long)p->nareas * p->area_nslabs,
+		  "pool %u geometry", p->index);
+	DMA_CHECK(dl, ((size_t)p->nslabs << DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size", p->index);
+	DMA_CHECK(dl, p->dma_start == dl->ops->virt_to_dma(dl->ops->ctx, p->vaddr),
+		  "pool %u moved", p->index);
+
+	/*
+	 * Records sit in the slot of the mapping's address, @pad slots after the
+	 * head. Walking them in slot order, the heads must increase past the
+	 * previous mapping's end: that is exactly "no two mappings overlap".
+	 */
+	for (unsigned long s = 0; s < p->nslabs; s++) {
+		const struct dma_bounce_slot *rec = &p->slots[s];
+		unsigned long head, end;
+
+		if (!rec->flags)
+			continue;
+		DMA_CHECK(dl, rec->flags & DMA_SLOT_LIVE, "slot %lu flags 0x%x", s, rec->flags);
+		DMA_CHECK(dl, rec->pad <= s, "slot %lu pad %u", s, rec->pad);
+		head = s - rec->pad;
+		end = head + rec->nslots;
+		DMA_CHECK(dl, rec->nslots && end <= p->nslabs && rec->pad < rec->nslots,
+			  "slot %lu: %u slots", s, rec->nslots);
+		DMA_CHECK(dl, head >= prev_end, "mapping at slot %lu overlaps the previous one", s);
+		DMA_CHECK(dl, head / p->area_nslabs == (end - 1) / p->area_nslabs,
+			  "mapping at slot %lu crosses an area", s);
+		DMA_CHECK(dl, ((unsigned long)rec->off + rec->len + DMA_IO_TLB_SIZE - 1) >>
+					      DMA_IO_TLB_SHIFT <= rec->nslots - rec->pad,
+			  "mapping at slot %lu: length %u beyond its slots", s, rec->len);
+		for (unsigned long i = head; i < end; i++)
+			DMA_CHECK(dl, !p->pops->is_free(p, i),
+				  "slot %lu of the mapping at %lu is free", i, s);
+		covered += rec->nslots;
+		prev_end = end;
+	}
+	for (unsigned long s = 0; s < p->nslabs; s++)
+		busy += !p->pops->is_free(p, s);
+	DMA_CHECK(dl, busy == covered, "pool %u: %lu slots not free but %lu mapped", p->index,
+		  busy, covered);
+	DMA_CHECK(dl, p->pops->used(p) == covered, "pool %u: used %lu, mapped %lu", p->index,
+		  p->pops->used(p), covered);
+	DMA_CHECK(dl, atomic_load(&p->total_used) >= covered &&
+			      atomic_load(&p->used_hiwater) >= atomic_load(&p->total_used),
+		  "pool %u: total_used %lu hiwater %lu mapped %lu", p->index,
+		  (unsigned long)atomic_load(&p->total_used),
+		  (unsigned long)atomic_load(&p->used_hiwater), covered);
+	return p->pops->check(p);
+}
+
+int dma_layer_check(const struct dma_layer *dl)
+{
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		int err = dma_bounce_pool_check(p);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bounce.h - internals of the bounce pool, shared by bounce.c, map.c, stats.c
+ * and the policy files (bounce_<policy>.c). Not a public header: users include
+ * dma/dma.h.
+ *
+ * A pool is a run of 2 KiB slots in shared memory plus metadata the caller gave:
+ * the pool header, one record per slot, per-CPU statistics and the policy's own
+ * structures. The policy only decides which slots a request gets; alignment and
+ * boundary rules are evaluated by the helpers below so that every policy obeys
+ * exactly the same constraints (those of Linux's swiotlb_search_pool_area()).
+ */
+#ifndef SLUICE_DMA_BOUNCE_H
+#define SLUICE_DMA_BOUNCE_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dma/dma.h"
+
+#define DMA_CACHELINE 64
+
+/* The library needs nothing from libc but these three. */
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+
+/* Log one formatted line through the ops (a tiny printf: %s %d %u %x %p, l/ll/z). */
+void dma_logf(const struct dma_layer *dl, enum dma_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Report a programmer error through the ops' log, then trap. */
+void dma_fail(const struct dma_layer *dl, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn, cold));
+
+/*
+ * DMA_ASSERT() - check a condition whose failure is a programmer error (an
+ * address never mapped, a double unmap). The message must name the address.
+ */
+#define DMA_ASSERT(dl, cond, ...)                                         \
+	do {                                                              \
+		if (__builtin_expect(!(cond), 0))                         \
+			dma_fail((dl), __FILE__, __LINE__, __VA_ARGS__);  \
+	} while (0)
+
+/* Slot record flags. */
+#define DMA_SLOT_LIVE 0x1	/* this slot holds a mapping's device address */
+#define DMA_SLOT_COHERENT 0x2	/* ... of a coherent allocation */
+
+/**
+ * struct dma_bounce_slot - record of a mapping, kept in the slot that holds the
+ *	mapping's device address (Linux keeps orig_addr/alloc_size per slot).
+ * @orig: the original buffer (NULL for coherent memory).
+ * @len: mapping length in bytes; every copy is bounded by it.
+ * @nslots: slots allocated, counted from the head slot.
+ * @pad: slots between the head slot and this one (alignment padding).
+ * @off: offset of the device address inside this slot.
+ * @dir: &enum dma_dir of the mapping.
+ * @flags: DMA_SLOT_*; zero when this slot holds no mapping address.
+ */
+struct dma_bounce_slot {
+	void *orig;
+	uint32_t len;
+	uint32_t nslots;
+	uint16_t pad;
+	uint16_t off;
+	uint8_t dir;
+	uint8_t flags;
+};
+_Static_assert(sizeof(struct dma_bounce_slot) <= 24, "slot record grew");
+
+/**
+ * struct dma_bounce_pcpu - per-CPU counters of one pool, one cache line each so
+ *	that CPUs never share a line on the map path. Written only through
+ *	dma_pcpu_add() (relaxed, so a reader never sees a torn value).
+ */
+struct dma_bounce_pcpu {
+	alignas(DMA_CACHELINE) atomic_ulong mappings;
+	atomic_ulong unmaps;
+	atomic_ulong bytes_to_device;
+	atomic_ulong bytes_from_device;
+	atomic_ulong bytes_scrubbed;
+	atomic_ulong search_steps;
+	atomic_ulong cache_hits;
+};
+_Static_assert(sizeof(struct dma_bounce_pcpu) == DMA_CACHELINE, "pcpu stats fill one line");
+
+/**
+ * struct dma_bounce_req - one slot request, normalised as Linux does it.
+ * @orig: original buffer address (0: no min_align matching, coherent memory).
+ * @alloc_size: bytes to allocate, including the min_align offset.
+ * @nslots: slots to allocate.
+ * @alloc_align_mask: required alignment - 1 of the first slot (>= 2047).
+ * @iotlb_align_mask: bits of @orig the first slot's address must repeat.
+ * @stride: slots to step after an aligned candidate failed.
+ * @boundary_mask: the tag's boundary mask.
+ * @max_slots: the boundary in slots.
+ */
+struct dma_bounce_req {
+	uint64_t orig;
+	uint64_t alloc_size;
+	unsigned long nslots;
+	uint64_t alloc_align_mask;
+	uint64_t iotlb_align_mask;
+	unsigned long stride;
+	uint64_t boundary_mask;
+	uint64_t max_slots;
+};
+
+struct dma_bounce_pool;
+
+/**
+ * struct dma_bounce_policy_ops - what a policy implements.
+ * @name: short name.
+ * @meta_size: bytes of policy metadata for the geometry.
+ * @init: set up the policy metadata at @meta: every slot free.
+ * @alloc: find and take @req->nslots slots, searching from @cpu's area;
+ *	add candidate checks to *@steps. Return the first slot or -1.
+ * @free: give back @nslots slots from @head (freed on @cpu).
+ * @flush: return slots held in per-CPU caches to the areas (may be NULL).
+ * @is_free: whether slot @s is free (in the areas or a cache).
+ * @used: slots not free.
+ * @max_slots: largest run this policy can ever allocate.
+ * @check: policy invariants, given the slots that live records cover
+ *	(@covered(s)). Return 0 or log and return DMA_ERR_FAULT.
+ */
+struct dma_bounce_policy_ops {
+	const char *name;
+	size_t (*meta_size)(unsigned long nslabs, unsigned int nareas, unsigned int ncpus);
+	void (*init)(struct dma_bounce_pool *p, void *meta);
+	long (*alloc)(struct dma_bounce_pool *p, const struct dma_bounce_req *req,
+		      unsigned int cpu, unsigned long *steps);
+	void (*free)(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
+		     unsigned int cpu);
+	void (*flush)(struct dma_bounce_pool *p);
+	bool (*is_free)(const struct dma_bounce_pool *p, unsigned long s);
+	unsigned long (*used)(const struct dma_bounce_pool *p);
+	unsigned long (*max_slots)(const struct dma_bounce_pool *p);
+	int (*check)(const struct dma_bounce_pool *p);
+};
+
+/**
+ * struct dma_bounce_pool - one pool (header of its metadata block).
+ * @next: next pool of the layer (appended by growth, never removed while the
+ *	layer lives).
+ * @dl: the layer.
+ * @pops: the policy.
+ * @policy: its enum value.
+ * @index: position in the layer's list.
+ * @vaddr: CPU address of slot 0.
+ * @dma_start: device address of slot 0.
+ * @bytes: memory converted for the pool (all of it, unused tail included).
+ * @nslabs: usable slots (nareas * area_nslabs).
+ * @nareas: areas, each with its own lock and search state.
+ * @area_nslabs: slots per area, a multiple of 128.
+ * @slots: one record per slot.
+ * @pcpu: per-CPU counters, dl->ncpus of them.
+ * @priv: the policy's metadata.
+ * @total_used: slots out of the areas, as Linux's total_used (see
+ *	dma_bounce_used_add()).
+ * @used_hiwater: highest @total_used.
+ * @full_events: requests this pool could not satisfy.
+ * @conversions: conversion calls.
+ * @conversion_cycles: their cost.
+ * @leaked_bytes: bytes that failed to go back to private.
+ */
+struct dma_bounce_pool {
+	struct dma_bounce_pool *_Atomic next;
+	struct dma_layer *dl;
+	const struct dma_bounce_policy_ops *pops;
+	enum dma_bounce_policy policy;
+	unsigned int index;
+	unsigned char *vaddr;
+	uint64_t dma_start;
+	size_t bytes;
+	unsigned long nslabs;
+	unsigned int nareas;
+	unsigned long area_nslabs;
+	struct dma_bounce_slot *slots;
+	struct dma_bounce_pcpu *pcpu;
+	void *priv;
+	alignas(DMA_CACHELINE) atomic_ulong total_used;
+	atomic_ulong used_hiwater;
+	alignas(DMA_CACHELINE) atomic_ulong full_events;
+	uint64_t conversions;
+	uint64_t conversion_cycles;
+	uint64_t leaked_bytes;
+};
+
+extern const struct dma_bounce_policy_ops dma_bounce_linux_ops;
+extern const struct dma_bounce_policy_ops dma_bounce_bitmap_ops;
+extern const struct dma_bounce_policy_ops dma_bounce_lifo_ops;
+extern const struct dma_bounce_policy_ops dma_bounce_sluice_ops;
+
+static inline size_t dma_align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static inline unsigned long dma_nr_slots(uint64_t bytes)
+{
+	return (unsigned long)((bytes + DMA_IO_TLB_SIZE - 1) >> DMA_IO_TLB_SHIFT);
+}
+
+static inline bool dma_is_mask(uint64_t m)
+{
+	return (m & (m + 1)) == 0;
+}
+
+/* Linux io_tlb_offset(): position of a slot inside its 128-slot segment. */
+static inline unsigned long dma_seg_offset(unsigned long s)
+{
+	return s & (DMA_IO_TLB_SEGSIZE - 1);
+}
+
+/*
+ * First area a CPU searches. Linux masks with nareas - 1 even when limit_nareas()
+ * left a count that is not a power of two; we do the same.
+ */
+static inline unsigned int dma_bounce_start_area(const struct dma_bounce_pool *p,
+						 unsigned int cpu)
+{
+	return cpu & (p->nareas - 1);
+}
+
+/*
+ * Device address of slot @s as the search sees it: like Linux we test alignment
+ * on the pool start masked by the boundary mask (tbl_dma_addr).
+ */
+static inline uint64_t dma_bounce_tbl_addr(const struct dma_bounce_pool *p,
+					   const struct dma_bounce_req *r, unsigned long s)
+{
+	return (p->dma_start & r->boundary_mask) + ((uint64_t)s << DMA_IO_TLB_SHIFT);
+}
+
+/* Whether slot @s may start the allocation: alloc alignment and min_align bits. */
+static inline bool dma_bounce_slot_aligned(const struct dma_bounce_pool *p,
+					   const struct dma_bounce_req *r, unsigned long s)
+{
+	uint64_t a = dma_bounce_tbl_addr(p, r, s);
+
+	if (a & r->alloc_align_mask)
+		return false;
+	if (r->orig && (a & r->iotlb_align_mask) != (r->orig & r->iotlb_align_mask))
+		return false;
+	return true;
+}
+
+/* Linux iommu_is_span_boundary() negated: [s, s + n) crosses no boundary. */
+static inline bool dma_bounce_span_ok(const struct dma_bounce_pool *p,
+				      const struct dma_bounce_req *r, unsigned long s,
+				      unsigned long n)
+{
+	uint64_t shift = dma_nr_slots(p->dma_start & r->boundary_mask);
+
+	/* max_slots is a power of two; boundary_mask == ~0 gives 2^53, no overflow. */
+	shift = (shift + s) & (r->max_slots - 1);
+	return shift + n <= r->max_slots;
+}
+
+/* Linux's DEBUG_FS accounting: a pool-wide atomic total and its high-water mark. */
+static inline void dma_bounce_used_add(struct dma_bounce_pool *p, unsigned long n)
+{
+	unsigned long now = atomic_fetch_add_explicit(&p->total_used, n, memory_order_relaxed) + n;
+	unsigned long old = atomic_load_explicit(&p->used_hiwater, memory_order_relaxed);
+
+	while (now > old && !atomic_compare_exchange_weak_explicit(
+				    &p->used_hiwater, &old, now, memory_order_relaxed,
+				    memory_order_relaxed))
+		;
+}
+
+static inline void dma_bounce_used_sub(struct dma_bounce_pool *p, unsigned long n)
+{
+	atomic_fetch_sub_explicit(&p->total_used, n, memory_order_relaxed);
+}
+
+static inline void dma_pcpu_add(atomic_ulong *c, unsigned long v)
+{
+	/*
+	 * One writer per CPU index: a relaxed load and store is enough and
+	 * avoids a locked instruction on the map path. If callers share a CPU
+	 * index an update may be lost; allocator state never depends on these.
+	 */
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* Lock helpers: the ops may leave locking out on single-threaded platforms. */
+static inline void dma_lock_init(const struct dma_layer *dl, struct dma_port_lock *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (dl->ops->lock_init)
+		dl->ops->lock_init(dl->ops->ctx, l);
+}
+
+static inline void dma_lock(const struct dma_layer *dl, struct dma_port_lock *l)
+{
+	if (dl->ops->lock)
+		dl->ops->lock(dl->ops->ctx, l);
+}
+
+static inline void dma_unlock(const struct dma_layer *dl, struct dma_port_lock *l)
+{
+	if (dl->ops->unlock)
+		dl->ops->unlock(dl->ops->ctx, l);
+}
+
+static inline unsigned int dma_cpu(const struct dma_layer *dl)
+{
+	unsigned int cpu = dl->ops->cpu_id ? dl->ops->cpu_id(dl->ops->ctx) : 0;
+
+	return cpu < dl->ncpus ? cpu : cpu % dl->ncpus;
+}
+
+static inline uint64_t dma_cycles(const struct dma_layer *dl)
+{
+	return dl->ops->cycles ? dl->ops->cycles(dl->ops->ctx) : 0;
+}
+
+/* Carve @size bytes aligned to a cache line from *@cur. */
+static inline void *dma_carve(unsigned char **cur, size_t size)
+{
+	void *p = *cur;
+
+	*cur += dma_align_up(size, DMA_CACHELINE);
+	return p;
+}
+
+/* bounce.c */
+const struct dma_bounce_policy_ops *dma_bounce_ops_of(enum dma_bounce_policy policy);
+int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
+			size_t len, uint64_t *offset);
+struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t dma_addr);
+long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+		      unsigned int cpu);
+void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
+		     unsigned int cpu);
+unsigned long dma_bounce_pool_max_slots(const struct dma_bounce_pool *p);
+
+/* Bitmap helpers shared by the bitmap, lifo and sluice policies (1 = free). */
+static inline bool dma_bit_test(const uint64_t *map, unsigned long i)
+{
+	return (map[i >> 6] >> (i & 63)) & 1;
+}
+
+void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n);
+void dma_bits_clear(uint64_t *map, unsigned long start, unsigned long n);
+/* First clear bit in [start, end), or end: the run [start, end) is free iff == end. */
+unsigned long dma_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end);
+/* First set bit in [start, end), or end. */
+unsigned long dma_bits_find_one(const uint64_t *map, unsigned long start, unsigned long end);
+
+#endif /* SLUICE_DMA_BOUNCE_H */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bounce_linux.c - the `linux` policy: upstream Linux kernel/dma/swiotlb.c,
+ * faithful in its decisions (our code, written from reading upstream).
+ *
+ * Every slot has a `list` counter: the number of free slots from it to the end
+ * of its 128-slot segment (0 when taken). Each area has a lock, a `used` count
+ * and a next-fit `index`. A request searches the calling CPU's area first
+ * (cpu & (nareas - 1)), then the following ones, wrapping. Inside an area the
+ * search starts at `index`: an unaligned slot advances by one, an aligned slot
+ * that fails (boundary crossing or list < nslots) advances by the stride; at
+ * most area_nslabs slots are checked. Taking slots zeroes their counters and
+ * renumbers the free slots just before them in the segment; freeing counts up
+ * from the free run after and merges with the free run before. For the same
+ * requests on the same geometry it picks the same slots as upstream
+ * (swiotlb_search_pool_area(), swiotlb_release_slots(), v6.9+ alignment rules).
+ *
+ * It is not a model of the dynamic (CONFIG_SWIOTLB_DYNAMIC) pool list: growth
+ * is the layer's, which searches pools in the order they were added.
+ */
+#include "dma/bounce.h"
+
+/**
+ * struct dma_linux_area - Linux struct io_tlb_area.
+ * @lock: taken for every search and release in the area.
+ * @used: slots taken in the area.
+ * @index: where the next search starts, relative to the area.
+ */
+struct dma_linux_area {
+	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	unsigned long used;
+	unsigned long index;
+};
+
+struct dma_linux_meta {
+	struct dma_linux_area *areas;
+	unsigned int *list;
+};
+
+static struct dma_linux_meta *dma_linux_meta(const struct dma_bounce_pool *p)
+{
+	return p->priv;
+}
+
+static size_t dma_linux_meta_size(unsigned long nslabs, unsigned int nareas, unsigned int ncpus)
+{
+	(void)ncpus;
+	return dma_align_up(sizeof(struct dma_linux_meta), DMA_CACHELINE) +
+	       (size_t)nareas * sizeof(struct dma_linux_area) +
+	       dma_align_up(nslabs * sizeof(unsigned int), DMA_CACHELINE);
+}
+
+static void dma_linux_init(struct dma_bounce_pool *p, void *meta)
+{
+	unsigned char *cur = meta;
+	struct dma_linux_meta *m = dma_carve(&cur, sizeof(*m));
+
+	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
+	m->list = dma_carve(&cur, p->nslabs * sizeof(*m->list));
+	for (unsigned int i = 0; i < p->nareas; i++) {
+		dma_lock_init(p->dl, &m->areas[i].lock);
+		m->areas[i].used = 0;
+		m->areas[i].index = 0;
+	}
+	for (unsigned long i = 0; i < p->nslabs; i++)
+		m->list[i] = DMA_IO_TLB_SEGSIZE - dma_seg_offset(i);
+}
+
+static unsigned long dma_linux_wrap(const struct dma_bounce_pool *p, unsigned long index)
+{
+	return index >= p->area_nslabs ? 0 : index;
+}
+
+/* swiotlb_search_pool_area() */
+static long dma_linux_area_find(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+				unsigned int ai, unsigned long *steps)
+{
+	struct dma_linux_meta *m = dma_linux_meta(p);
+	struct dma_linux_area *area = &m->areas[ai];
+	unsigned long nslots = r->nslots, stride = r->stride;
+	unsigned long slot_base = (unsigned long)ai * p->area_nslabs;
+	unsigned long index, checked, s = 0, i;
+	unsigned int count = 0;
+
+	dma_lock(p->dl, &area->lock);
+	if (nslots > p->area_nslabs - area->used)
+		goto not_found;
+
+	index = area->index;
+	for (checked = 0; checked < p->area_nslabs;) {
+		s = slot_base + index;
+		(*steps)++;
+		if (!dma_bounce_slot_aligned(p, r, s)) {
+			index = dma_linux_wrap(p, index + 1);
+			checked++;
+			continue;
+		}
+		if (dma_bounce_span_ok(p, r, s, nslots) && m->list[s] >= nslots)
+			goto found;
+		index = dma_linux_wrap(p, index + stride);
+		checked += stride;
+	}
+not_found:
+	dma_unlock(p->dl, &area->lock);
+	return -1;
+
+found:
+	for (i = s; i < s + nslots; i++)
+		m->list[i] = 0;
+	/* Free slots just before the run now end at it: renumber them. */
+	for (i = s; dma_seg_offset(i) != 0 && m->list[i - 1]; i--)
+		m->list[i - 1] = ++count;
+	area->index = dma_linux_wrap(p, index + nslots);
+	area->used += nslots;
+	dma_unlock(p->dl, &area->lock);
+	dma_bounce_used_add(p, nslots);
+	return (long)s;
+}
+
+/* swiotlb_find_slots() without dynamic pools: this CPU's area, then the others. */
+static long dma_linux_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+			    unsigned int cpu, unsigned long *steps)
+{
+	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
+	long s;
+
+	if (r->nslots > DMA_IO_TLB_SEGSIZE)
+		return -1;
+	do {
+		s = dma_linux_area_find(p, r, i, steps);
+		if (s >= 0)
+			return s;
+		if (++i >= p->nareas)
+			i = 0;
+	} while (i != start);
+	return -1;
+}
+
+/* swiotlb_release_slots() */
+static void dma_linux_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
+			   unsigned int cpu)
+{
+	struct dma_linux_meta *m = dma_linux_meta(p);
+	struct dma_linux_area *area = &m->areas[head / p->area_nslabs];
+	unsigned long seg_end = dma_align_up(head + 1, DMA_IO_TLB_SEGSIZE);
+	unsigned int count;
+	unsigned long i;
+
+	(void)cpu;
+	dma_lock(p->dl, &area->lock);
+	count = head + nslots < seg_end ? m->list[head + nslots] : 0;
+	/* Step 1: the returned slots, merged with the free run after them. */
+	for (i = head + nslots; i-- > head;)
+		m->list[i] = ++count;
+	/* Step 2: merge with the free run before them, inside the segment. */
+	for (i = head; dma_seg_offset(i) != 0 && m->list[i - 1]; i--)
+		m->list[i - 1] = ++count;
+	area->used -= nslots;
+	dma_unlock(p->dl, &area->lock);
+	dma_bounce_used_sub(p, nslots);
+}
+
+static bool dma_linux_is_free(const struct dma_bounce_pool *p, unsigned long s)
+{
+	return dma_linux_meta(p)->list[s] != 0;
+}
+
+static unsigned long dma_linux_used(const struct dma_bounce_pool *p)
+{
+	const struct dma_linux_meta *m = dma_linux_meta(p);
+	unsigned long used = 0;
+
+	for (unsigned int i = 0; i < p->nareas; i++)
+		used += m->areas[i].used;
+	return used;
+}
+
+static unsigned long dma_linux_max_slots(const struct dma_bounce_pool *p)
+{
+	(void)p;
+	return DMA_IO_TLB_SEGSIZE;
+}
+
+static int dma_linux_check(const struct dma_bounce_pool *p)
+{
+	const struct dma_linux_meta *m = dma_linux_meta(p);
+
+	for (unsigned int a = 0; a < p->nareas; a++) {
+		unsigned long base = a * p->area_nslabs, taken = 0;
+
+		for (unsigned long s = base; s < base + p->area_nslabs; s++) {
+			unsigned int next = dma_seg_offset(s + 1) ? m->list[s + 1] : 0;
+			unsigned int want = m->list[s] ? next + 1 : 0;
+
+			if (s + 1 >= p->nslabs)
+				want = m->list[s] ? 1 : 0;
+			if (m->list[s] != want) {
+				dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux list[%lu] = %u, want %u",
+					 s, m->list[s], want);
+				return DMA_ERR_FAULT;
+			}
+			taken += !m->list[s];
+		}
+		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
+			dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux area %u used %lu, counted %lu",
+				 a, m->areas[a].used, taken);
+			return DMA_ERR_FAULT;
+		}
+	}
+	if (atomic_load(&p->total_used) != dma_linux_used(p)) {
+		dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux total_used");
+		return DMA_ERR_FAULT;
+	}
+	return 0;
+}
+
+const struct dma_bounce_policy_ops dma_bounce_linux_ops = {
+	.name = "linux",
+	.meta_size = dma_linux_meta_size,
+	.init = dma_linux_init,
+	.alloc = dma_linux_alloc,
+	.free = dma_linux_free,
+	.flush = NULL,
+	.is_free = dma_linux_is_free,
+	.used = dma_linux_used,
+	.max_slots = dma_linux_max_slots,
+	.check = dma_linux_check,
+};

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dma.h - public API of the Sluice DMA layer: device tags, streaming mappings,
+ * coherent allocations, bounce pools and their statistics.
+ *
+ * A buffer in memory the layer knows to be shared (the 2 MB arena, through the
+ * in-place hook) maps in place; any other buffer bounces through a pool of 2 KiB
+ * slots that the layer converted to shared when the pool was added. The layer
+ * allocates nothing: the caller hands it pool memory and metadata storage. It is
+ * not the porting interface (see dma_port.h) and not the arena (see arena.h).
+ */
+#ifndef SLUICE_DMA_H
+#define SLUICE_DMA_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dma/dma_errors.h"
+#include "dma/dma_port.h"
+
+/* Slot geometry, as in Linux swiotlb: 2 KiB slots, 128-slot segments. */
+#define DMA_IO_TLB_SHIFT 11
+#define DMA_IO_TLB_SIZE (1u << DMA_IO_TLB_SHIFT)
+#define DMA_IO_TLB_SEGSIZE 128
+/* Conversion granule and the page alignment rule for >= 4 KiB mappings. */
+#define DMA_PAGE_SIZE 4096u
+/* No limit, for &struct dma_tag fields that are masks or limits. */
+#define DMA_NO_LIMIT (~(uint64_t)0)
+
+/**
+ * enum dma_dir - direction of a streaming mapping.
+ * @DMA_TO_DEVICE: the device reads the buffer (copied in at map and
+ *	sync_for_device).
+ * @DMA_FROM_DEVICE: the device writes the buffer (copied out at sync_for_cpu
+ *	and unmap).
+ * @DMA_BIDIRECTIONAL: both.
+ */
+enum dma_dir {
+	DMA_TO_DEVICE = 1,
+	DMA_FROM_DEVICE = 2,
+	DMA_BIDIRECTIONAL = 3,
+};
+
+/**
+ * enum dma_bounce_policy - how a bounce pool finds free slots.
+ * @DMA_POLICY_LINUX: upstream Linux swiotlb: per-slot free counters in 128-slot
+ *	segments, next-fit index per area, per-area locks.
+ * @DMA_POLICY_BITMAP: seed 000 patch 1: one bit per slot, same search order.
+ * @DMA_POLICY_LIFO: seed 000 patches 1+2: bitmap plus a per-area LIFO free list.
+ * @DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs in front of
+ *	per-area bitmaps scanned a word at a time; mappings up to an area.
+ * @DMA_POLICY_COUNT: number of policies.
+ */
+enum dma_bounce_policy {
+	DMA_POLICY_LINUX = 0,
+	DMA_POLICY_BITMAP = 1,
+	DMA_POLICY_LIFO = 2,
+	DMA_POLICY_SLUICE = 3,
+	DMA_POLICY_COUNT = 4,
+};
+
+/**
+ * enum dma_scrub - how a from-device bounce keeps stale bytes from the device.
+ * @DMA_SCRUB_COPY: as Linux since CVE-2022-0854: copy the original buffer into
+ *	the slots at map time, whatever the direction. A partial device write
+ *	leaves the original's bytes, as without bouncing.
+ * @DMA_SCRUB_ZERO: cheaper: zero the mapped bytes at map time for from-device
+ *	mappings (a memset does not read the private buffer). A partial device
+ *	write leaves zeros in the unwritten bytes.
+ *
+ * Both give the guarantee Linux's fix gives: the mapped range never shows a
+ * device another mapping's bytes and nothing of another mapping is ever copied
+ * back into a CPU buffer. Slack in a mapping's first and last slot (alignment
+ * padding) is not cleared, as in Linux: it only ever held bytes that were
+ * already in shared memory.
+ */
+enum dma_scrub {
+	DMA_SCRUB_COPY = 0,
+	DMA_SCRUB_ZERO = 1,
+};
+
+/**
+ * struct dma_tag - limits of one device (FreeBSD busdma tag, Linux dma_parms).
+ * @addr_limit: highest device address the device can reach (inclusive);
+ *	DMA_NO_LIMIT for 64-bit devices.
+ * @min_align_mask: low address bits that must be the same in the bounce
+ *	address as in the original buffer (NVMe: 4095); 0 for none. Must be
+ *	2^k - 1.
+ * @alloc_align_mask: required alignment - 1 of the bounce allocation; 0 for
+ *	none. Must be 2^k - 1.
+ * @boundary_mask: segment boundary - 1 that no mapping may cross; DMA_NO_LIMIT
+ *	for none. Must be 2^k - 1 and at least DMA_PAGE_SIZE - 1.
+ * @max_mapping: largest mapping in bytes; 0 for the layer's own limit.
+ */
+struct dma_tag {
+	uint64_t addr_limit;
+	uint64_t min_align_mask;
+	uint64_t alloc_align_mask;
+	uint64_t boundary_mask;
+	size_t max_mapping;
+};
+
+/**
+ * DMA_TAG_DEFAULT - a tag with no constraints (64-bit device, no alignment).
+ */
+#define DMA_TAG_DEFAULT                                                      \
+	((struct dma_tag){ .addr_limit = DMA_NO_LIMIT, .min_align_mask = 0,   \
+			   .alloc_align_mask = 0, .boundary_mask = DMA_NO_LIMIT, \
+			   .max_mapping = 0 })
+
+/**
+ * struct dma_inplace_region - hook through which shared memory the layer did not
+ *	carve into slots (the arena) is recognised and mapped in place.
+ * @owns: return true when every byte of [@vaddr, @vaddr + @len) lies in shared
+ *	memory the region controls. Called on every map; must be cheap and
+ *	thread-safe.
+ * @ctx: handed back to @owns.
+ */
+struct dma_inplace_region {
+	bool (*owns)(void *ctx, const void *vaddr, size_t len);
+	void *ctx;
+};
+
+/**
+ * struct dma_bounce_stats - statistics of one bounce pool (or all of them).
+ * @nslabs: usable slots (Linux debugfs io_tlb_nslabs).
+ * @used: slots held by live mappings (io_tlb_used).
+ * @used_hiwater: highest @used seen (io_tlb_used_hiwater). For the sluice
+ *	policy it counts slots held in per-CPU caches too, so it is an upper
+ *	bound, exact when the caches are empty.
+ * @mappings: successful bounce mappings and coherent allocations.
+ * @unmaps: mappings and coherent allocations released.
+ * @bytes_to_device: bytes copied from original buffers into slots.
+ * @bytes_from_device: bytes copied from slots back into original buffers.
+ * @bytes_scrubbed: bytes zeroed to keep stale data from devices.
+ * @full_events: requests this pool could not satisfy (pool full or too
+ *	fragmented for the request).
+ * @conversions: private<->shared conversion calls made for this pool.
+ * @conversion_cycles: cycles spent in those calls.
+ * @search_steps: candidate slots examined by the allocator.
+ * @cache_hits: allocations served from a per-CPU cache (sluice policy).
+ * @leaked_bytes: pool bytes that could not be made private again.
+ */
+struct dma_bounce_stats {
+	uint64_t nslabs;
+	uint64_t used;
+	uint64_t used_hiwater;
+	uint64_t mappings;
+	uint64_t unmaps;
+	uint64_t bytes_to_device;
+	uint64_t bytes_from_device;
+	uint64_t bytes_scrubbed;
+	uint64_t full_events;
+	uint64_t conversions;
+	uint64_t conversion_cycles;
+	uint64_t search_steps;
+	uint64_t cache_hits;
+	uint64_t leaked_bytes;
+};
+
+struct dma_bounce_pool;
+
+/**
+ * struct dma_layer - one instance of the DMA layer. Storage is the caller's;
+ *	the fields are private to the library (use the functions below).
+ * @ops: porting ops, kept by pointer (must outlive the layer).
+ * @ncpus: CPU indices the ops' cpu_id may return.
+ * @scrub: stale-data strategy for from-device bounces.
+ * @pools: first bounce pool; later pools (growth) follow through their next
+ *	pointers and are only ever appended.
+ * @inplace: optional in-place region checker (the arena).
+ * @grow_lock: serialises pool additions (mappers never take it).
+ * @inplace_maps: mappings served in place.
+ * @nomem_events: mappings that failed because every pool was full.
+ */
+struct dma_layer {
+	const struct dma_port_ops *ops;
+	unsigned int ncpus;
+	enum dma_scrub scrub;
+	struct dma_bounce_pool *_Atomic pools;
+	const struct dma_inplace_region *_Atomic inplace;
+	struct dma_port_lock grow_lock;
+	atomic_ulong inplace_maps;
+	atomic_ulong nomem_events;
+};
+
+/**
+ * dma_layer_init() - prepare a layer with no pools yet.
+ * @dl: caller storage.
+ * @ops: porting ops; needs at least set_shared, set_private and virt_to_dma.
+ * @ncpus: number of CPU indices @ops->cpu_id may return (>= 1).
+ * @scrub: stale-data strategy for from-device bounces.
+ * Return: 0, or DMA_ERR_INVAL for missing ops or a zero @ncpus.
+ */
+int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops,
+		   unsigned int ncpus, enum dma_scrub scrub);
+
+/**
+ * dma_layer_set_inplace() - register (or with NULL, remove) the in-place hook.
+ * @dl: the layer.
+ * @region: the hook; its storage must outlive its registration.
+ */
+void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region);
+
+/**
+ * dma_layer_destroy() - release every pool: convert its memory back to private.
+ * @dl: the layer; no mapping may be live.
+ * Return: 0; DMA_ERR_BUSY (nothing released) while mappings are live;
+ * DMA_ERR_IO when a conversion back failed (that memory is leaked, counted in
+ * leaked_bytes and never reused).
+ */
+int dma_layer_destroy(struct dma_layer *dl);
+
+/**
+ * dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
+ * @policy: the pool's policy.
+ * @bytes: pool size in bytes.
+ * @ncpus: the layer's CPU count.
+ * Return: bytes of metadata storage to pass to dma_bounce_pool_add(); 0 when
+ * @bytes is too small for a pool (less than 128 slots = 256 KiB).
+ */
+size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigned int ncpus);
+
+/**
+ * dma_bounce_pool_add() - convert @mem to shared and add it as a bounce pool.
+ * @dl: the layer.
+ * @policy: the allocator this pool uses.
+ * @mem: pool memory, 4 KiB aligned, private; the layer owns it from now on.
+ * @bytes: its size, a multiple of 4 KiB, at least 256 KiB.
+ * @meta: metadata storage of dma_bounce_meta_size() bytes (any alignment).
+ * @meta_len: its size.
+ *
+ * The first call creates the layer's first pool; later calls grow the layer
+ * at run time. A new pool is appended after the existing ones: mappers that
+ * find room in earlier pools never wait for it, and it is searched when they
+ * are full. Slots are carved as Linux does: areas = @dl's CPU count rounded up
+ * to a power of two, fewer if an area would have less than 128 slots, each
+ * area a whole number of 128-slot segments (a remainder is left unused).
+ *
+ * Return: 0; DMA_ERR_INVAL for bad alignment, size or policy; DMA_ERR_NOMEM if
+ * @meta_len is too small; DMA_ERR_IO if the conversion failed (nothing added,
+ * @mem stays private).
+ */
+int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
+			size_t bytes, void *meta, size_t meta_len);
+
+/**
+ * dma_bounce_policy_name() - short name of a policy ("linux", "bitmap", ...).
+ * @policy: the policy.
+ * Return: a static string, "?" for an unknown value.
+ */
+const char *dma_bounce_policy_name(enum dma_bounce_policy policy);
+
+/**
+ * dma_tag_check() - validate a tag.
+ * @tag: the tag.
+ * Return: 0, or DMA_ERR_INVAL for a mask that is not 2^k - 1 or a boundary
+ * below one page.
+ */
+int dma_tag_check(const struct dma_tag *tag);
+
+/**
+ * dma_max_mapping_size() - largest bounce mapping the layer can make for @tag.
+ * @dl: the layer.
+ * @tag: the device.
+ *
+ * As Linux swiotlb_max_mapping_size(): the policy's largest run (128 slots =
+ * 256 KiB for linux/bitmap/lifo, one area for sluice), capped by the boundary,
+ * minus the room min_align_mask may need. dma_map() refuses longer buffers
+ * with DMA_ERR_RANGE, and shorter ones only when alloc_align_mask rounds the
+ * allocation beyond the policy's largest run.
+ *
+ * Return: bytes (the tag's max_mapping if smaller); 0 without reachable pools.
+ */
+size_t dma_max_mapping_size(const struct dma_layer *dl, const struct dma_tag *tag);
+
+/**
+ * dma_map() - make a buffer reachable by a device.
+ * @dl: the layer.
+ * @tag: the device's limits.
+ * @buf: CPU address of the buffer.
+ * @len: its length in bytes.
+ * @dir: transfer direction.
+ * @dma_addr: set to the device address on success.
+ *
+ * A buffer the in-place hook owns maps to itself when the device can reach it
+ * within the tag's limits (otherwise it bounces). Any other buffer gets slots
+ * in a bounce pool whose address keeps the bits of @buf in min_align_mask
+ * (taken from the CPU address, which equals the physical address in an
+ * identity-mapped kernel), starts on alloc_align_mask and crosses no
+ * boundary; to-device (and bidirectional) data is copied in; from-device
+ * slots are filled with the original bytes or zeros (see &enum dma_scrub).
+ * Pools are tried in the order they were added.
+ *
+ * Return: 0; DMA_ERR_INVAL for a zero length, a bad direction or tag;
+ * DMA_ERR_RANGE when @len exceeds the tag's or the layer's largest mapping
+ * (dma_max_mapping_size()) or no pool lies within the tag's addressing limit;
+ * DMA_ERR_NOMEM when every pool is full (counted, never fatal).
+ */
+int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
+	    enum dma_dir dir, uint64_t *dma_addr);
+
+/**
+ * dma_unmap() - end a mapping; from-device data is copied back first.
+ * @dl: the layer.
+ * @dma_addr: the address dma_map() returned.
+ * @len: the length given to dma_map().
+ * @dir: the direction given to dma_map().
+ *
+ * Unmapping an address that is not a live bounce mapping, or with another
+ * length or direction, is a programmer error: the layer logs the address and
+ * traps. An in-place mapping needs no work.
+ */
+void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
+
+/**
+ * dma_unmap_discard() - end a mapping without copying anything back: for a
+ *	from-device mapping whose data the driver found invalid (a device that
+ *	lied about a length or a status), so that none of it reaches the buffer.
+ * @dl: the layer.
+ * @dma_addr: the address dma_map() returned.
+ * @len: the length given to dma_map().
+ * @dir: the direction given to dma_map().
+ *
+ * Same checks as dma_unmap(); the original buffer keeps its previous contents.
+ */
+void dma_unmap_discard(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
+
+/**
+ * dma_sync_for_cpu() - give the CPU ownership of part of a mapping: copy what
+ *	the device wrote back into the original buffer.
+ * @dl: the layer.
+ * @dma_addr: the mapping's address.
+ * @offset: first byte to sync, relative to @dma_addr.
+ * @len: bytes to sync.
+ * @dir: the mapping's direction.
+ * Return: 0 (a to-device mapping needs no copy); DMA_ERR_PERM if @dir is not
+ * the mapping's direction; DMA_ERR_RANGE if the range leaves the mapping;
+ * DMA_ERR_INVAL for a zero @len. A @dma_addr that is no live mapping traps.
+ */
+int dma_sync_for_cpu(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
+		     enum dma_dir dir);
+
+/**
+ * dma_sync_for_device() - give the device ownership again: copy what the CPU
+ *	wrote into the slots.
+ * @dl: the layer.
+ * @dma_addr: the mapping's address.
+ * @offset: first byte to sync, relative to @dma_addr.
+ * @len: bytes to sync.
+ * @dir: the mapping's direction.
+ * Return: as dma_sync_for_cpu() (a from-device mapping needs no copy).
+ */
+int dma_sync_for_device(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
+			enum dma_dir dir);
+
+/**
+ * dma_alloc_coherent() - allocate zeroed shared memory for rings and headers.
+ * @dl: the layer.
+ * @tag: the device's limits (alloc_align_mask and boundary are honoured; the
+ *	memory is at least page aligned when @size >= 4 KiB).
+ * @size: bytes.
+ * @dma_addr: set to the device address.
+ * Return: the CPU address, or NULL (zero @size, bad tag, or no room).
+ */
+void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
+			 uint64_t *dma_addr);
+
+/**
+ * dma_free_coherent() - release memory from dma_alloc_coherent().
+ * @dl: the layer.
+ * @vaddr: the CPU address returned.
+ * @size: the size requested. Any other @vaddr or @size traps.
+ */
+void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size);
+
+/**
+ * dma_addr_is_shared() - whether a device address range lies entirely in
+ *	shared memory the layer converted (a pool) or the in-place hook owns.
+ * @dl: the layer.
+ * @dma_addr: start of the range.
+ * @len: its length (0 is treated as 1).
+ * Return: true when a device may be given this range.
+ */
+bool dma_addr_is_shared(const struct dma_layer *dl, uint64_t dma_addr, size_t len);
+
+/**
+ * dma_bounce_pool_count() - number of pools added so far.
+ * @dl: the layer.
+ * Return: the count.
+ */
+unsigned int dma_bounce_pool_count(const struct dma_layer *dl);
+
+/**
+ * dma_bounce_stats_get() - read the statistics of one pool or of all pools.
+ * @dl: the layer.
+ * @pool: pool index in order of addition, or -1 for the sum of all pools.
+ * @out: filled in. Counters are read without stopping mappers: each is exact,
+ *	their combination is a snapshot only when the layer is idle.
+ * Return: 0, or DMA_ERR_NOENT for no such pool.
+ */
+int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce_stats *out);
+
+/**
+ * dma_stats_print() - print every pool's statistics through the ops' log.
+ * @dl: the layer.
+ */
+void dma_stats_print(const struct dma_layer *dl);
+
+/**
+ * dma_layer_check() - self-check of every pool (for tests; the layer must be
+ *	idle): live mappings do not overlap, every slot is either free in the
+ *	policy's structures or inside exactly one live mapping, the policy's
+ *	counters agree with a recount, the pool memory is where it was.
+ * @dl: the layer.
+ * Return: 0, or DMA_ERR_FAULT after logging the first inconsistency.
+ */
+int dma_layer_check(const struct dma_layer *dl);
+
+#endif /* SLUICE_DMA_H */

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * map.c - the mapping API: streaming map / unmap / sync, coherent allocations
+ * and the "is this address shared?" query.
+ *
+ * Every bounce copy happens here and is bounded by the length recorded at map
+ * time. Slot allocation is the pools' business (bounce.c and the policies).
+ */
+#include "dma/bounce.h"
+
+static bool dma_dir_valid(enum dma_dir dir)
+{
+	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
+}
+
+static void *dma_slot_vaddr(const struct dma_bounce_pool *p, unsigned long s, unsigned int off)
+{
+	return p->vaddr + ((size_t)s << DMA_IO_TLB_SHIFT) + off;
+}
+
+/* The pool is usable for @tag only if the device reaches all of it. */
+static bool dma_pool_reachable(const struct dma_bounce_pool *p, const struct dma_tag *tag)
+{
+	uint64_t last = p->dma_start + ((uint64_t)p->nslabs << DMA_IO_TLB_SHIFT) - 1;
+
+	return last <= tag->addr_limit;
+}
+
+static size_t dma_pool_max_mapping(const struct dma_bounce_pool *p, const struct dma_tag *tag)
+{
+	uint64_t bytes = (uint64_t)dma_bounce_pool_max_slots(p) << DMA_IO_TLB_SHIFT;
+	uint64_t boundary = tag->boundary_mask + 1;
+	uint64_t min_align = 0;
+
+	if (tag->boundary_mask != DMA_NO_LIMIT && boundary < bytes)
+		bytes = boundary;
+	/* As swiotlb_max_mapping_size(): the min_align offset can take up to this. */
+	if (tag->min_align_mask)
+		min_align = (tag->min_align_mask + DMA_IO_TLB_SIZE) & ~(uint64_t)(DMA_IO_TLB_SIZE - 1);
+	return bytes > min_align ? (size_t)(bytes - min_align) : 0;
+}
+
+size_t dma_max_mapping_size(const struct dma_layer *dl, const struct dma_tag *tag)
+{
+	size_t best = 0;
+
+	if (!dl || dma_tag_check(tag))
+		return 0;
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		size_t m = dma_pool_max_mapping(p, tag);
+
+		if (dma_pool_reachable(p, tag) && m > best)
+			best = m;
+	}
+	if (tag->max_mapping && tag->max_mapping < best)
+		best = tag->max_mapping;
+	if (best > UINT32_MAX)
+		best = UINT32_MAX;
+	return best;
+}
+
+/*
+ * Allocate slots for @len bytes at @orig (0 for coherent memory) in the first
+ * pool that can hold them, and record the mapping. Returns the pool and slot of
+ * the mapping's address, or an error.
+ */
+static int dma_bounce_take(struct dma_layer *dl, const struct dma_tag *tag, void *orig,
+			   size_t len, enum dma_dir dir, uint8_t flags, unsigned int cpu,
+			   struct dma_bounce_pool **pool_out, unsigned long *slot_out)
+{
+	struct dma_bounce_req r;
+	uint64_t offset;
+	bool fits = false;
+	int err;
+
+	err = dma_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
+	if (err)
+		return err;
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		struct dma_bounce_slot *rec;
+		unsigned long s;
+		long head;
+
+		/*
+		 * Longer than dma_max_mapping_size() is refused even where the
+		 * offset would let it fit: the limit a driver is told is the limit.
+		 */
+		if (!dma_pool_reachable(p, tag) || len > dma_pool_max_mapping(p, tag) ||
+		    r.nslots > dma_bounce_pool_max_slots(p) || r.nslots > r.max_slots)
+			continue;
+		fits = true;
+		head = dma_bounce_alloc(p, &r, cpu);
+		if (head < 0)
+			continue;
+		s = (unsigned long)head + (unsigned long)(offset >> DMA_IO_TLB_SHIFT);
+		rec = &p->slots[s];
+		rec->orig = orig;
+		rec->len = (uint32_t)len;
+		rec->nslots = (uint32_t)r.nslots;
+		rec->pad = (uint16_t)(offset >> DMA_IO_TLB_SHIFT);
+		rec->off = (uint16_t)(offset & (DMA_IO_TLB_SIZE - 1));
+		rec->dir = (uint8_t)dir;
+		rec->flags = DMA_SLOT_LIVE | flags;
+		dma_pcpu_add(&p->pcpu[cpu].mappings, 1);
+		*pool_out = p;
+		*slot_out = s;
+		return 0;
+	}
+	if (!fits)
+		return DMA_ERR_RANGE;
+	atomic_fetch_add_explicit(&dl->nomem_events, 1, memory_order_relaxed);
+	return DMA_ERR_NOMEM;
+}
+
+int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
+	    enum dma_dir dir, uint64_t *dma_addr)
+{
+	const struct dma_inplace_region *inplace;
+	struct dma_bounce_pool *p;
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+	unsigned char *tlb;
+	unsigned int cpu;
+	int err;
+
+	if (!dl || !buf || !dma_addr || !len || !dma_dir_valid(dir))
+		return DMA_ERR_INVAL;
+	err = dma_tag_check(tag);
+	if (err)
+		return err;
+	if ((tag->max_mapping && len > tag->max_mapping) || len > UINT32_MAX)
+		return DMA_ERR_RANGE;
+
+	inplace = atomic_load_explicit(&dl->inplace, memory_order_acquire);
+	if (inplace && inplace->owns(inplace->ctx, buf, len)) {
+		uint64_t a = dl->ops->virt_to_dma(dl->ops->ctx, buf), last = a + len - 1;
+
+		/*
+		 * Shared already: the device gets the buffer itself if it can reach
+		 * it; otherwise it bounces, as Linux dma-direct does for a buffer
+		 * that is not dma_capable().
+		 */
+		if (last >= a && last <= tag->addr_limit &&
+		    (a & ~tag->boundary_mask) == (last & ~tag->boundary_mask) &&
+		    !(a & tag->alloc_align_mask)) {
+			atomic_fetch_add_explicit(&dl->inplace_maps, 1, memory_order_relaxed);
+			*dma_addr = a;
+			return 0;
+		}
+	}
+
+	cpu = dma_cpu(dl);
+	err = dma_bounce_take(dl, tag, buf, len, dir, 0, cpu, &p, &s);
+	if (err)
+		return err;
+	rec = &p->slots[s];
+	tlb = dma_slot_vaddr(p, s, rec->off);
+	if ((dir & DMA_TO_DEVICE) || dl->scrub == DMA_SCRUB_COPY) {
+		/*
+		 * From-device too under DMA_SCRUB_COPY (CVE-2022-0854): a partial
+		 * device write must leave the original bytes, never a previous
+		 * mapping's.
+		 */
+		memcpy(tlb, buf, len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
+	} else {
+		memset(tlb, 0, len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
+	}
+	*dma_addr = p->dma_start + ((uint64_t)s << DMA_IO_TLB_SHIFT) + rec->off;
+	return 0;
+}
+
+/*
+ * The live record for @dma_addr, or NULL when the address lies outside every
+ * pool. An address inside a pool that is not a live mapping's start traps.
+ */
+static struct dma_bounce_slot *dma_lookup(struct dma_layer *dl, uint64_t dma_addr,
+					  bool coherent, struct dma_bounce_pool **pool_out,
+					  unsigned long *slot_out, const char *what)
+{
+	struct dma_bounce_pool *p = dma_bounce_pool_of(dl, dma_addr);
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+
+	if (!p)
+		return NULL;
+	s = (unsigned long)((dma_addr - p->dma_start) >> DMA_IO_TLB_SHIFT);
+	DMA_ASSERT(dl, s < p->nslabs, "%s of dma 0x%llx: outside the pool's slots", what,
+		   (unsigned long long)dma_addr);
+	rec = &p->slots[s];
+	DMA_ASSERT(dl, (rec->flags & DMA_SLOT_LIVE) &&
+			       rec->off == ((dma_addr - p->dma_start) & (DMA_IO_TLB_SIZE - 1)),
+		   "%s of dma 0x%llx: not a live mapping (never mapped or already unmapped)", what,
+		   (unsigned long long)dma_addr);
+	DMA_ASSERT(dl, !(rec->flags & DMA_SLOT_COHERENT) == !coherent,
+		   "%s of dma 0x%llx: %s", what, (unsigned long long)dma_addr,
+		   coherent ? "a streaming mapping, not coherent memory"
+			    : "coherent memory, not a streaming mapping");
+	*pool_out = p;
+	*slot_out = s;
+	return rec;
+}
+
+/* Whether the in-place hook owns the memory behind device address @dma_addr. */
+static bool dma_inplace_owns(const struct dma_layer *dl, uint64_t dma_addr, size_t len)
+{
+	const struct dma_inplace_region *inplace =
+		atomic_load_explicit(&dl->inplace, memory_order_acquire);
+	void *va;
+
+	if (!inplace)
+		return false;
+	va = dl->ops->dma_to_virt ? dl->ops->dma_to_virt(dl->ops->ctx, dma_addr)
+				  : (void *)(uintptr_t)dma_addr;
+	return inplace->owns(inplace->ctx, va, len ? len : 1);
+}
+
+static void dma_release(struct dma_bounce_pool *p, unsigned long s, struct dma_bounce_slot *rec,
+			unsigned int cpu)
+{
+	unsigned long head = s - rec->pad, nslots = rec->nslots;
+
+	rec->flags = 0;
+	rec->orig = NULL;
+	rec->len = 0;
+	dma_pcpu_add(&p->pcpu[cpu].unmaps, 1);
+	dma_bounce_free(p, head, nslots, cpu);
+}
+
+static void dma_unmap_common(struct dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum dma_dir dir, bool copy_back)
+{
+	struct dma_bounce_pool *p;
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+	unsigned int cpu;
+
+	rec = dma_lookup(dl, dma_addr, false, &p, &s, "unmap");
+	if (!rec) {
+		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, len),
+			   "unmap of dma 0x%llx: not in any pool nor in-place region",
+			   (unsigned long long)dma_addr);
+		return;
+	}
+	DMA_ASSERT(dl, rec->len == len, "unmap of dma 0x%llx: length %zu, mapped %u",
+		   (unsigned long long)dma_addr, len, rec->len);
+	DMA_ASSERT(dl, rec->dir == dir, "unmap of dma 0x%llx: direction %d, mapped %d",
+		   (unsigned long long)dma_addr, (int)dir, rec->dir);
+	cpu = dma_cpu(dl);
+	if ((dir & DMA_FROM_DEVICE) && copy_back) {
+		memcpy(rec->orig, dma_slot_vaddr(p, s, rec->off), rec->len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, rec->len);
+	}
+	dma_release(p, s, rec, cpu);
+}
+
+void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir)
+{
+	dma_unmap_common(dl, dma_addr, len, dir, true);
+}
+
+void dma_unmap_discard(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir)
+{
+	dma_unmap_common(dl, dma_addr, len, dir, false);
+}
+
+static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
+		    enum dma_dir dir, bool for_cpu)
+{
+	struct dma_bounce_pool *p;
+	struct dma_bounce_slot *rec;
+	unsigned char *tlb, *orig;
+	unsigned long s;
+
+	if (!dl || !len || !dma_dir_valid(dir))
+		return DMA_ERR_INVAL;
+	rec = dma_lookup(dl, dma_addr, false, &p, &s, for_cpu ? "sync_for_cpu" : "sync_for_device");
+	if (!rec) {
+		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, len),
+			   "sync of dma 0x%llx: not in any pool nor in-place region",
+			   (unsigned long long)dma_addr);
+		return 0;	/* in place: nothing to copy */
+	}
+	if (rec->dir != dir)
+		return DMA_ERR_PERM;
+	if (offset > rec->len || len > rec->len - offset)
+		return DMA_ERR_RANGE;
+	tlb = dma_slot_vaddr(p, s, rec->off) + offset;
+	orig = (unsigned char *)rec->orig + offset;
+	if (for_cpu && (dir & DMA_FROM_DEVICE)) {
+		memcpy(orig, tlb, len);
+		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
+	} else if (!for_cpu && (dir & DMA_TO_DEVICE)) {
+		memcpy(tlb, orig, len);
+		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
+	}
+	return 0;
+}
+
+int dma_sync_for_cpu(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
+		     enum dma_dir dir)
+{
+	return dma_sync(dl, dma_addr, offset, len, dir, true);
+}
+
+int dma_sync_for_device(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
+			enum dma_dir dir)
+{
+	return dma_sync(dl, dma_addr, offset, len, dir, false);
+}
+
+void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
+			 uint64_t *dma_addr)
+{
+	struct dma_bounce_pool *p;
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+	void *va;
+
+	if (!dl || !size || !dma_addr || dma_tag_check(tag) || size > UINT32_MAX ||
+	    (tag->max_mapping && size > tag->max_mapping))
+		return NULL;
+	if (dma_bounce_take(dl, tag, NULL, size, DMA_BIDIRECTIONAL, DMA_SLOT_COHERENT, dma_cpu(dl),
+			    &p, &s))
+		return NULL;
+	rec = &p->slots[s];
+	va = dma_slot_vaddr(p, s, rec->off);
+	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
+	memset(va, 0, size);
+	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
+	*dma_addr = p->dma_start + ((uint64_t)s << DMA_IO_TLB_SHIFT) + rec->off;
+	return va;
+}
+
+void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size)
+{
+	struct dma_bounce_pool *p = NULL;
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+	uint64_t dma_addr = 0;
+
+	for (struct dma_bounce_pool *q = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+		if ((unsigned char *)vaddr >= q->vaddr && (unsigned char *)vaddr < q->vaddr + q->bytes) {
+			dma_addr = q->dma_start + (uint64_t)((unsigned char *)vaddr - q->vaddr);
+			p = q;
+			break;
+		}
+	}
+	DMA_ASSERT(dl, p, "free_coherent of %p: not in any pool", vaddr);
+	rec = dma_lookup(dl, dma_addr, true, &p, &s, "free_coherent");
+	DMA_ASSERT(dl, rec && rec->len == size, "free_coherent of %p: size %zu, allocated %u",
+		   vaddr, size, rec ? rec->len : 0);
+	dma_release(p, s, rec, dma_cpu(dl));
+}
+
+bool dma_addr_is_shared(const struct dma_layer *dl, uint64_t dma_addr, size_t len)
+{
+	uint64_t last = dma_addr + (len ? len : 1) - 1;
+
+	if (last < dma_addr)
+		return false;
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		if (dma_addr >= p->dma_start && last - p->dma_start < p->bytes)
+			return true;
+	}
+	return dma_inplace_owns(dl, dma_addr, len);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.c - reading and printing the bounce pools' statistics.
+ *
+ * Counters live where they are cheapest to update (per-CPU lines, the pool's
+ * Linux-style total_used, the policy's own structures); this file only adds
+ * them up. It changes no state.
+ */
+#include "dma/bounce.h"
+
+static void dma_stats_add_pool(const struct dma_bounce_pool *p, struct dma_bounce_stats *o)
+{
+	o->nslabs += p->nslabs;
+	o->used += p->pops->used(p);
+	o->used_hiwater += atomic_load_explicit(&p->used_hiwater, memory_order_relaxed);
+	o->full_events += atomic_load_explicit(&p->full_events, memory_order_relaxed);
+	o->conversions += p->conversions;
+	o->conversion_cycles += p->conversion_cycles;
+	o->leaked_bytes += p->leaked_bytes;
+	for (unsigned int cpu = 0; cpu < p->dl->ncpus; cpu++) {
+		const struct dma_bounce_pcpu *c = &p->pcpu[cpu];
+
+		o->mappings += atomic_load_explicit(&c->mappings, memory_order_relaxed);
+		o->unmaps += atomic_load_explicit(&c->unmaps, memory_order_relaxed);
+		o->bytes_to_device += atomic_load_explicit(&c->bytes_to_device, memory_order_relaxed);
+		o->bytes_from_device +=
+			atomic_load_explicit(&c->bytes_from_device, memory_order_relaxed);
+		o->bytes_scrubbed += atomic_load_explicit(&c->bytes_scrubbed, memory_order_relaxed);
+		o->search_steps += atomic_load_explicit(&c->search_steps, memory_order_relaxed);
+		o->cache_hits += atomic_load_explicit(&c->cache_hits, memory_order_relaxed);
+	}
+}
+
+int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce_stats *out)
+{
+	int i = 0, found = 0;
+
+	if (!dl || !out)
+		return DMA_ERR_INVAL;
+	memset(out, 0, sizeof(*out));
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+		if (pool < 0 || pool == i) {
+			dma_stats_add_pool(p, out);
+			found = 1;
+		}
+	}
+	return found || pool < 0 ? 0 : DMA_ERR_NOENT;
+}
+
+void dma_stats_print(const struct dma_layer *dl)
+{
+	int i = 0;
+
+	if (!dl)
+		return;
+	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+		struct dma_bounce_stats s;
+
+		memset(&s, 0, sizeof(s));
+		dma_stats_add_pool(p, &s);
+		dma_logf(dl, DMA_LOG_INFO,
+			 "bounce pool %d (%s): nslabs %llu used %llu used_hiwater %llu mappings %llu unmaps %llu",
+			 i, p->pops->name, (unsigned long long)s.nslabs, (unsigned long long)s.used,
+			 (unsigned long long)s.used_hiwater, (unsigned long long)s.mappings,
+			 (unsigned long long)s.unmaps);
+		dma_logf(dl, DMA_LOG_INFO,
+			 "bounce pool %d: bytes to_device %llu from_device %llu scrubbed %llu full_events %llu",
+			 i, (unsigned long long)s.bytes_to_device,
+			 (unsigned long long)s.bytes_from_device, (unsigned long long)s.bytes_scrubbed,
+			 (unsigned long long)s.full_events);
+		dma_logf(dl, DMA_LOG_INFO,
+			 "bounce pool %d: conversions %llu (%llu cycles) search_steps %llu cache_hits %llu leaked_bytes %llu",
+			 i, (unsigned long long)s.conversions,
+			 (unsigned long long)s.conversion_cycles, (unsigned long long)s.search_steps,
+			 (unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
+	}
+	dma_logf(dl, DMA_LOG_INFO, "dma layer: %lu in-place mappings, %lu failed for want of slots",
+		 (unsigned long)atomic_load_explicit(&dl->inplace_maps, memory_order_relaxed),
+		 (unsigned long)atomic_load_explicit(&dl->nomem_events, memory_order_relaxed));
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * virtio_blk.c - virtio-blk: configuration, queues, request submission and
+ * validated completion.
+ *
+ * A request is a header (device-readable), the data segments, and a status byte
+ * (device-writable). Headers and status bytes live in one coherent allocation
+ * per queue, one slot per request context, so the hot path maps only the data.
+ * Request contexts (which buffer, which mappings) are private memory: nothing
+ * the device can write decides what the driver unmaps or copies.
+ */
+#include "drivers/virtio/virtio_blk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Feature bits (virtio 1.2, 5.2.3). */
+#define VIRTIO_BLK_F_SIZE_MAX 1
+#define VIRTIO_BLK_F_SEG_MAX 2
+#define VIRTIO_BLK_F_RO 5
+#define VIRTIO_BLK_F_BLK_SIZE 6
+#define VIRTIO_BLK_F_FLUSH 9
+#define VIRTIO_BLK_F_MQ 12
+
+/* Configuration layout (virtio 1.2, 5.2.4). */
+#define VIRTIO_BLK_CFG_CAPACITY 0
+#define VIRTIO_BLK_CFG_SIZE_MAX 8
+#define VIRTIO_BLK_CFG_SEG_MAX 12
+#define VIRTIO_BLK_CFG_BLK_SIZE 20
+#define VIRTIO_BLK_CFG_NUM_QUEUES 34
+
+/* Request types and status values (virtio 1.2, 5.2.6). */
+#define VIRTIO_BLK_T_IN 0
+#define VIRTIO_BLK_T_OUT 1
+#define VIRTIO_BLK_T_FLUSH 4
+#define VIRTIO_BLK_S_OK 0
+#define VIRTIO_BLK_S_IOERR 1
+#define VIRTIO_BLK_S_UNSUPP 2
+/* Written before submission: a device that never writes the status is caught. */
+#define VIRTIO_BLK_S_UNSET 0xff
+
+/* Sanity bounds on what the host says: 2^48 sectors is 128 PiB. */
+#define VIRTIO_BLK_MAX_CAPACITY (UINT64_C(1) << 48)
+
+#define ERR_IO (-5)
+#define ERR_BUSY (-16)
+#define ERR_INVAL (-22)
+#define ERR_ROFS (-30)
+#define ERR_RANGE (-34)
+#define ERR_NOTSUP (-95)
+
+/**
+ * struct virtio_blk_slot - the shared part of one request: header and status.
+ */
+struct virtio_blk_slot {
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t sector;
+	uint8_t status;
+	uint8_t pad[15];
+};
+_Static_assert(sizeof(struct virtio_blk_slot) == 32, "slot layout");
+_Static_assert(offsetof(struct virtio_blk_slot, status) == 16, "header is 16 bytes");
+
+struct virtio_blk_seg {
+	uint64_t dma;
+	uint32_t len;
+};
+
+/* The private part of one request. */
+struct virtio_blk_req {
+	void *cookie;
+	enum virtio_blk_op op;
+	uint32_t len;
+	unsigned int nsegs;
+	struct virtio_blk_seg segs[VIRTIO_BLK_MAX_SEGS];
+};
+
+struct virtio_blk_queue {
+	struct virtq vq;
+	void *vq_meta;
+	struct virtio_blk_slot *slots; /* shared, one per request context */
+	uint64_t slots_dma;
+	struct virtio_blk_req *reqs; /* private */
+	uint16_t *free_ids;
+	unsigned int nfree;
+	unsigned int size;
+};
+
+static void virtio_blk_notify(void *ctx, uint16_t index)
+{
+	struct virtio_device *vdev = ctx;
+
+	vdev->ops->queue_notify(vdev, index);
+}
+
+static uint64_t virtio_blk_seg_limit(const struct virtio_blk *blk)
+{
+	uint64_t limit = dma_max_mapping_size(blk->dl, &blk->tag);
+
+	if (blk->size_max && blk->size_max < limit)
+		limit = blk->size_max;
+	return limit & ~(uint64_t)(VIRTIO_BLK_SECTOR - 1);
+}
+
+static int virtio_blk_read_config(struct virtio_blk *blk, char *why, size_t why_len)
+{
+	struct virtio_device *vdev = blk->vdev;
+	uint64_t capacity;
+	uint32_t v32;
+	uint16_t v16;
+
+	if (vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_CAPACITY, &capacity, 8)) {
+		snprintf(why, why_len, "%s: cannot read the configuration", vdev->name);
+		return ERR_IO;
+	}
+	if (capacity > VIRTIO_BLK_MAX_CAPACITY) {
+		snprintf(why, why_len, "%s: capacity of %llu sectors is implausible", vdev->name,
+			 (unsigned long long)capacity);
+		return ERR_RANGE;
+	}
+	blk->capacity = capacity;
+	blk->blk_size = VIRTIO_BLK_SECTOR;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_BLK_SIZE) &&
+	    !vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_BLK_SIZE, &v32, 4) && v32 >= 512 &&
+	    v32 <= 65536 && !(v32 & (v32 - 1)))
+		blk->blk_size = v32;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SIZE_MAX) &&
+	    !vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_SIZE_MAX, &v32, 4)) {
+		if (v32 < VIRTIO_BLK_SECTOR) {
+			snprintf(why, why_len, "%s: size_max %u is below one sector", vdev->name, v32);
+			return ERR_RANGE;
+		}
+		blk->size_max = v32;
+	}
+	blk->seg_max = VIRTIO_BLK_MAX_SEGS;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SEG_MAX) &&
+	    !vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_SEG_MAX, &v32, 4) && v32 &&
+	    v32 < blk->seg_max)
+		blk->seg_max = v32;
+	blk->nqueues = 1;
+	if (virtio_has_feature(vdev, VIRTIO_BLK_F_MQ) &&
+	    !vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_NUM_QUEUES, &v16, 2) && v16 > 1)
+		blk->nqueues = v16;
+	blk->read_only = virtio_has_feature(vdev, VIRTIO_BLK_F_RO);
+	blk->has_flush = virtio_has_feature(vdev, VIRTIO_BLK_F_FLUSH);
+	return 0;
+}
+
+static int virtio_blk_setup_queue(struct virtio_blk *blk, unsigned int qi,
+				  unsigned int max_queue_size)
+{
+	struct virtio_device *vdev = blk->vdev;
+	struct virtio_blk_queue *q = &blk->queues[qi];
+	unsigned int size = vdev->ops->queue_max_size(vdev, qi), flags = 0;
+	uint64_t desc, driver, device;
+	size_t meta_len;
+	int rc;
+
+	if (max_queue_size && size > max_queue_size)
+		size = max_queue_size;
+	while (size & (size - 1))
+		size &= size - 1; /* the largest power of two not above */
+	if (!size)
+		return ERR_INVAL;
+	if (vdev->confidential)
+		flags |= VIRTQ_INIT_CONFIDENTIAL;
+	if (virtio_has_feature(vdev, VIRTIO_F_RING_INDIRECT_DESC))
+		flags |= VIRTQ_INIT_INDIRECT;
+	if (virtio_has_feature(vdev, VIRTIO_F_RING_EVENT_IDX))
+		flags |= VIRTQ_INIT_EVENT_IDX;
+	meta_len = virtq_meta_size(size);
+	q->vq_meta = malloc(meta_len);
+	q->reqs = calloc(size, sizeof(*q->reqs));
+	q->free_ids = calloc(size, sizeof(*q->free_ids));
+	if (!q->vq_meta || !q->reqs || !q->free_ids)
+		return DMA_ERR_NOMEM;
+	rc = virtq_init(&q->vq, blk->dl, &blk->tag, (uint16_t)qi, size, q->vq_meta, meta_len, flags,
+			virtio_blk_notify, vdev);
+	if (rc)
+		return rc;
+	q->slots = dma_alloc_coherent(blk->dl, &blk->tag, size * sizeof(*q->slots), &q->slots_dma);
+	if (!q->slots)
+		return DMA_ERR_NOMEM;
+	q->size = size;
+	for (unsigned int i = 0; i < size; i++)
+		q->free_ids[i] = (uint16_t)(size - 1 - i);
+	q->nfree = size;
+	virtq_ring_addrs(&q->vq, &desc, &driver, &device);
+	return vdev->ops->queue_setup(vdev, (uint16_t)qi, (uint16_t)size, desc, driver, device);
+}
+
+int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct dma_layer *dl,
+		    unsigned int max_queues, unsigned int max_queue_size, char *why,
+		    size_t why_len)
+{
+	uint64_t wanted = VIRTIO_FEATURE(VIRTIO_BLK_F_SIZE_MAX) |
+			  VIRTIO_FEATURE(VIRTIO_BLK_F_SEG_MAX) | VIRTIO_FEATURE(VIRTIO_BLK_F_RO) |
+			  VIRTIO_FEATURE(VIRTIO_BLK_F_BLK_SIZE) |
+			  VIRTIO_FEATURE(VIRTIO_BLK_F_FLUSH) | VIRTIO_FEATURE(VIRTIO_BLK_F_MQ) |
+			  VIRTIO_FEATURE(VIRTIO_F_RING_INDIRECT_DESC) |
+			  VIRTIO_FEATURE(VIRTIO_F_RING_EVENT_IDX);
+	int rc;
+
+	memset(blk, 0, sizeof(*blk));
+	blk->vdev = vdev;
+	blk->dl = dl;
+	blk->tag = DMA_TAG_DEFAULT;
+	if (vdev->device_type != VIRTIO_ID_BLOCK || !max_queues) {
+		snprintf(why, why_len, "%s: not a block device", vdev->name);
+		return ERR_INVAL;
+	}
+	rc = virtio_negotiate(vdev, wanted, why, why_len);
+	if (rc)
+		return rc;
+	rc = virtio_blk_read_config(blk, why, why_len);
+	if (rc)
+		goto fail;
+	if (blk->nqueues > max_queues)
+		blk->nqueues = max_queues;
+	if (blk->nqueues > VIRTIO_BLK_MAX_QUEUES)
+		blk->nqueues = VIRTIO_BLK_MAX_QUEUES;
+	if (blk->nqueues > vdev->ops->num_queues(vdev))
+		blk->nqueues = vdev->ops->num_queues(vdev);
+	if (!blk->nqueues) {
+		snprintf(why, why_len, "%s: the device has no queue", vdev->name);
+		rc = ERR_INVAL;
+		goto fail;
+	}
+	blk->queues = calloc(blk->nqueues, sizeof(*blk->queues));
+	if (!blk->queues) {
+		rc = DMA_ERR_NOMEM;
+		goto fail_queue;
+	}
+	for (unsigned int q = 0; q < blk->nqueues; q++) {
+		rc = virtio_blk_setup_queue(blk, q, max_queue_size);
+		if (rc)
+			goto fail_queue;
+	}
+	blk->queue_size = blk->queues[0].size;
+	rc = virtio_driver_ok(vdev);
+	if (rc) {
+		snprintf(why, why_len, "%s: device failed after DRIVER_OK", vdev->name);
+		goto fail;
+	}
+	return 0;
+
+fail_queue:
+	snprintf(why, why_len, "%s: queue set-up failed (%d)", vdev->name, rc);
+fail:
+	/* Rings and slots stay allocated: the device was told FAILED and reset, and
+	 * freeing shared memory it may have seen buys little at boot. */
+	virtio_fail(vdev);
+	return rc;
+}
+
+static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_req *r, bool copy_back)
+{
+	enum dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+
+	for (unsigned int i = 0; i < r->nsegs; i++) {
+		if (copy_back)
+			dma_unmap(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
+		else
+			dma_unmap_discard(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
+	}
+	r->nsegs = 0;
+}
+
+void virtio_blk_remove(struct virtio_blk *blk)
+{
+	/* Reset first: only then can the device no longer touch rings or buffers. */
+	blk->vdev->ops->reset(blk->vdev);
+	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
+		struct virtio_blk_queue *q = &blk->queues[qi];
+		struct virtio_blk_req *r;
+
+		if (!q->size)
+			continue;
+		while ((r = virtq_detach_unused(&q->vq)) != NULL)
+			virtio_blk_unmap(blk, r, false);
+		virtq_destroy(&q->vq);
+		dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
+		free(q->vq_meta);
+		free(q->reqs);
+		free(q->free_ids);
+	}
+	free(blk->queues);
+	blk->queues = NULL;
+	blk->nqueues = 0;
+}
+
+int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_op op,
+		      uint64_t sector, void *buf, size_t len, void *cookie)
+{
+	struct virtio_blk_queue *q;
+	struct virtq_buf bufs[VIRTIO_BLK_MAX_SEGS + 2];
+	struct virtio_blk_slot *slot;
+	struct virtio_blk_req *r;
+	uint64_t seg_limit;
+	unsigned int nsegs = 0;
+	uint16_t id;
+	int rc;
+
+	if (qi >= blk->nqueues || !cookie)
+		return ERR_INVAL;
+	q = &blk->queues[qi];
+	if (op == VIRTIO_BLK_OP_FLUSH) {
+		if (!blk->has_flush)
+			return ERR_NOTSUP;
+		if (len)
+			return ERR_INVAL;
+	} else {
+		if (!buf || !len || len % VIRTIO_BLK_SECTOR || len > UINT32_MAX)
+			return ERR_INVAL;
+		if (sector > blk->capacity || len / VIRTIO_BLK_SECTOR > blk->capacity - sector)
+			return ERR_RANGE;
+		if (op == VIRTIO_BLK_OP_WRITE && blk->read_only)
+			return ERR_ROFS;
+		seg_limit = virtio_blk_seg_limit(blk);
+		if (!seg_limit || (len + seg_limit - 1) / seg_limit > blk->seg_max)
+			return ERR_INVAL;
+	}
+	if (!q->nfree) {
+		blk->stats.busy++;
+		return ERR_BUSY;
+	}
+	id = q->free_ids[q->nfree - 1];
+	r = &q->reqs[id];
+	r->cookie = cookie;
+	r->op = op;
+	r->len = (uint32_t)len;
+	r->nsegs = 0;
+
+	/* Map the data, one segment per mapping. A full bounce pool is "busy":
+	 * the caller completes requests and tries again. */
+	for (size_t off = 0; off < len; nsegs++) {
+		size_t seg = len - off < seg_limit ? len - off : seg_limit;
+		enum dma_dir dir = op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+
+		rc = dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
+			     &r->segs[nsegs].dma);
+		if (rc) {
+			virtio_blk_unmap(blk, r, false);
+			if (rc == DMA_ERR_NOMEM) {
+				blk->stats.busy++;
+				return ERR_BUSY;
+			}
+			return rc;
+		}
+		r->segs[nsegs].len = (uint32_t)seg;
+		r->nsegs = nsegs + 1;
+		off += seg;
+	}
+
+	slot = &q->slots[id];
+	slot->type = op == VIRTIO_BLK_OP_READ ? VIRTIO_BLK_T_IN :
+		     op == VIRTIO_BLK_OP_WRITE ? VIRTIO_BLK_T_OUT :
+						 VIRTIO_BLK_T_FLUSH;
+	slot->reserved = 0;
+	slot->sector = op == VIRTIO_BLK_OP_FLUSH ? 0 : sector;
+	slot->status = VIRTIO_BLK_S_UNSET;
+	bufs[0].dma_addr = q->slots_dma + (uint64_t)id * sizeof(*slot);
+	bufs[0].len = 16;
+	for (unsigned int i = 0; i < r->nsegs; i++) {
+		bufs[1 + i].dma_addr = r->segs[i].dma;
+		bufs[1 + i].len = r->segs[i].len;
+	}
+	bufs[1 + r->nsegs].dma_addr = bufs[0].dma_addr + offsetof(struct virtio_blk_slot, status);
+	bufs[1 + r->nsegs].len = 1;
+
+	if (op == VIRTIO_BLK_OP_READ)
+		rc = virtq_add(&q->vq, bufs, 1, r->nsegs + 1, r);
+	else
+		rc = virtq_add(&q->vq, bufs, 1 + r->nsegs, 1, r);
+	if (rc) {
+		virtio_blk_unmap(blk, r, false);
+		if (rc == VIRTQ_ERR_NOSPC) {
+			blk->stats.busy++;
+			return ERR_BUSY;
+		}
+		return rc;
+	}
+	q->nfree--;
+	blk->stats.submitted++;
+	return 0;
+}
+
+void virtio_blk_kick(struct virtio_blk *blk, unsigned int qi)
+{
+	if (qi < blk->nqueues)
+		virtq_kick(&blk->queues[qi].vq);
+}
+
+int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_completion *out,
+		    int max)
+{
+	struct virtio_blk_queue *q;
+	int n = 0;
+
+	if (qi >= blk->nqueues)
+		return 0;
+	q = &blk->queues[qi];
+	while (n < max) {
+		struct virtio_blk_req *r;
+		uint32_t used_len;
+		int vq_status, status = 0;
+		uint8_t dev_status;
+		uint32_t writable;
+		uint16_t id;
+
+		r = virtq_get_used(&q->vq, &used_len, &vq_status);
+		if (!r)
+			break;
+		id = (uint16_t)(r - q->reqs);
+		/* Read the status byte once: the host may change it at any time. */
+		dev_status = __atomic_load_n(&q->slots[id].status, __ATOMIC_ACQUIRE);
+		writable = r->op == VIRTIO_BLK_OP_READ ? r->len + 1 : 1;
+		if (vq_status || used_len != writable) {
+			/* The device claims another amount than the request holds: its
+			 * data cannot be trusted. (QEMU reports exactly data + status.) */
+			blk->stats.bad_len++;
+			status = ERR_RANGE;
+		} else if (dev_status == VIRTIO_BLK_S_OK) {
+			status = 0;
+		} else if (dev_status == VIRTIO_BLK_S_IOERR) {
+			status = ERR_IO;
+		} else if (dev_status == VIRTIO_BLK_S_UNSUPP) {
+			status = ERR_NOTSUP;
+		} else {
+			blk->stats.bad_status++;
+			status = ERR_RANGE;
+		}
+		/* Only a validated read is copied into the caller's buffer. */
+		virtio_blk_unmap(blk, r, status == 0);
+		out[n].cookie = r->cookie;
+		out[n].status = status;
+		out[n].bytes = status ? 0 : r->len;
+		if (status)
+			blk->stats.errors++;
+		else if (r->op == VIRTIO_BLK_OP_READ)
+			blk->stats.bytes_read += r->len;
+		else if (r->op == VIRTIO_BLK_OP_WRITE)
+			blk->stats.bytes_written += r->len;
+		blk->stats.completed++;
+		q->free_ids[q->nfree++] = id;
+		n++;
+	}
+	return n;
+}
+
+unsigned int virtio_blk_inflight(const struct virtio_blk *blk, unsigned int qi)
+{
+	if (qi >= blk->nqueues)
+		return 0;
+	return blk->queues[qi].size - blk->queues[qi].nfree;
+}
+
+int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector, void *buf,
+		  size_t len)
+{
+	struct virtio_blk_completion c;
+	int cookie, rc;
+
+	for (;;) {
+		rc = virtio_blk_submit(blk, 0, op, sector, buf, len, &cookie);
+		if (rc != ERR_BUSY)
+			break;
+		/* Room frees up only as earlier requests complete. */
+		virtio_blk_kick(blk, 0);
+		if (!virtio_blk_inflight(blk, 0))
+			return rc;
+		virtio_blk_poll(blk, 0, &c, 1);
+	}
+	if (rc)
+		return rc;
+	virtio_blk_kick(blk, 0);
+	for (;;) {
+		if (virtio_blk_poll(blk, 0, &c, 1) == 1 && c.cookie == &cookie)
+			return c.status;
+	}
+}

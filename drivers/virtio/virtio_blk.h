@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * virtio_blk.h - virtio-blk driver (virtio 1.2, 5.2): read, write and flush with
+ * many requests in flight on one or several queues, completion by polling.
+ *
+ * Every device-visible address comes from the DMA layer: data buffers through
+ * dma_map() (bounced or mapped in place, as the layer decides), request headers
+ * and status bytes from coherent (shared) memory allocated once per queue slot.
+ * The driver does not know the DMA mode; the caller chooses it by the layer and
+ * the buffers it passes.
+ */
+#ifndef SLUICE_DRIVERS_VIRTIO_BLK_H
+#define SLUICE_DRIVERS_VIRTIO_BLK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dma/dma.h"
+#include "drivers/virtio/virtio.h"
+#include "drivers/virtio/virtqueue.h"
+
+#define VIRTIO_BLK_MAX_QUEUES 8
+/* Data segments of one request (each one DMA mapping). */
+#define VIRTIO_BLK_MAX_SEGS 16
+#define VIRTIO_BLK_SECTOR 512u
+
+/**
+ * enum virtio_blk_op - request types.
+ * @VIRTIO_BLK_OP_READ: device to memory.
+ * @VIRTIO_BLK_OP_WRITE: memory to device.
+ * @VIRTIO_BLK_OP_FLUSH: make earlier writes durable (no data).
+ */
+enum virtio_blk_op {
+	VIRTIO_BLK_OP_READ,
+	VIRTIO_BLK_OP_WRITE,
+	VIRTIO_BLK_OP_FLUSH,
+};
+
+/**
+ * struct virtio_blk_completion - one finished request.
+ * @cookie: what the caller passed to virtio_blk_submit().
+ * @status: 0; -5 when the device reported an I/O error, -95 unsupported, -34
+ *	when the device's answer was invalid (bad length or status byte); the
+ *	data of a failed read must not be used.
+ * @bytes: data bytes transferred (0 on failure).
+ */
+struct virtio_blk_completion {
+	void *cookie;
+	int status;
+	uint32_t bytes;
+};
+
+/**
+ * struct virtio_blk_stats - driver counters (per device, all queues).
+ * @submitted: requests put on a queue.
+ * @completed: requests completed (successful or not).
+ * @errors: completions with a non-zero status.
+ * @bad_status: status bytes that were none of OK, IOERR, UNSUPP.
+ * @bad_len: completions whose used length did not match the request.
+ * @busy: submissions refused for lack of descriptors or bounce slots.
+ * @bytes_read: data bytes read.
+ * @bytes_written: data bytes written.
+ */
+struct virtio_blk_stats {
+	uint64_t submitted, completed, errors, bad_status, bad_len, busy;
+	uint64_t bytes_read, bytes_written;
+};
+
+struct virtio_blk_req;
+struct virtio_blk_queue;
+
+/**
+ * struct virtio_blk - one virtio-blk device.
+ * @vdev: the transport-independent device.
+ * @dl: the DMA layer of every address the device sees.
+ * @tag: the device's DMA limits.
+ * @capacity: size in 512-byte sectors (bounded at probe).
+ * @blk_size: logical block size the device reports (512 if not offered).
+ * @size_max: largest data segment, 0 if unlimited.
+ * @seg_max: most data segments per request.
+ * @read_only: the device refuses writes.
+ * @has_flush: VIRTIO_BLK_F_FLUSH negotiated.
+ * @nqueues: request queues in use.
+ * @queue_size: entries per queue.
+ * @queues: the queues.
+ * @stats: counters.
+ */
+struct virtio_blk {
+	struct virtio_device *vdev;
+	struct dma_layer *dl;
+	struct dma_tag tag;
+	uint64_t capacity;
+	uint32_t blk_size;
+	uint32_t size_max;
+	uint32_t seg_max;
+	bool read_only;
+	bool has_flush;
+	unsigned int nqueues;
+	unsigned int queue_size;
+	struct virtio_blk_queue *queues;
+	struct virtio_blk_stats stats;
+};
+
+/**
+ * virtio_blk_init() - negotiate, read and bound the configuration, set up the
+ *	queues, DRIVER_OK.
+ * @blk: caller storage.
+ * @vdev: a probed device of type VIRTIO_ID_BLOCK.
+ * @dl: the DMA layer for rings, headers and data.
+ * @max_queues: use at most this many request queues (1..VIRTIO_BLK_MAX_QUEUES).
+ * @max_queue_size: use at most this many entries per queue (0: what the device offers).
+ * @why: on failure, why.
+ * @why_len: its size.
+ * Return: 0, or a negative code with the device reset.
+ */
+int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct dma_layer *dl,
+		    unsigned int max_queues, unsigned int max_queue_size, char *why,
+		    size_t why_len);
+
+/**
+ * virtio_blk_remove() - reset the device and release everything init took:
+ *	requests still in flight are taken back (their data is not copied), rings
+ *	and slots are freed.
+ * @blk: the device.
+ */
+void virtio_blk_remove(struct virtio_blk *blk);
+
+/**
+ * virtio_blk_submit() - start one request on queue @q.
+ * @blk: the device.
+ * @q: queue index.
+ * @op: read, write or flush.
+ * @sector: first 512-byte sector.
+ * @buf: data (ignored for flush); private memory bounces, arena memory maps
+ *	in place.
+ * @len: bytes, a multiple of 512 (0 for flush).
+ * @cookie: returned in the completion.
+ * Return: 0; -16 (busy) when the queue or the bounce pool is full right now:
+ * poll for completions and retry; -22 for a bad argument, -34 beyond the
+ * capacity, -30 writing a read-only device, -95 flush without FLUSH.
+ */
+int virtio_blk_submit(struct virtio_blk *blk, unsigned int q, enum virtio_blk_op op,
+		      uint64_t sector, void *buf, size_t len, void *cookie);
+
+/**
+ * virtio_blk_kick() - notify the device of the requests submitted on queue @q.
+ * @blk: the device.
+ * @q: queue index.
+ */
+void virtio_blk_kick(struct virtio_blk *blk, unsigned int q);
+
+/**
+ * virtio_blk_poll() - collect finished requests of queue @q.
+ * @blk: the device.
+ * @q: queue index.
+ * @out: completions.
+ * @max: capacity of @out.
+ *
+ * For each completion the data mapping is synced and released (a bounced read
+ * is copied into the caller's buffer only after the device's answer was
+ * validated), then the status byte is read once and checked.
+ * Return: number of completions written to @out.
+ */
+int virtio_blk_poll(struct virtio_blk *blk, unsigned int q, struct virtio_blk_completion *out,
+		    int max);
+
+/**
+ * virtio_blk_inflight() - requests submitted on queue @q and not yet polled.
+ * @blk: the device.
+ * @q: queue index.
+ */
+unsigned int virtio_blk_inflight(const struct virtio_blk *blk, unsigned int q);
+
+/**
+ * virtio_blk_rw() - one synchronous request: submit (waiting for room), kick,
+ *	poll until done.
+ * @blk: the device.
+ * @op: read, write or flush.
+ * @sector: first sector.
+ * @buf: data.
+ * @len: bytes.
+ * Return: the completion status (0 on success) or a submit error.
+ */
+int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector, void *buf,
+		  size_t len);
+
+#endif /* SLUICE_DRIVERS_VIRTIO_BLK_H */

@@ -1,0 +1,6 @@
+# Host test of the 2 MB shared arena (dma/arena.c); built and run by `make test`.
+HOST_TESTS += test_arena
+test_arena_SRCS := tests/test_arena.c tests/mock_port.c dma/arena.c
+# The build rule lists sources only; rebuild when the headers change too.
+$(BUILD)/host/test_arena $(BUILD)/host-san/test_arena: dma/arena.h dma/dma_port.h \
+	dma/dma_errors.h tests/mock_port.h

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bounce_fixture.h - a DMA layer with bounce pools on host memory, shared by
+ * test_bounce.c, test_map.c and bench_alloc.c. Teardown runs the layer's
+ * self-check, destroys the layer and checks that every converted page went
+ * back to private.
+ */
+#ifndef SLUICE_TESTS_BOUNCE_FIXTURE_H
+#define SLUICE_TESTS_BOUNCE_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dma/dma.h"
+#include "tests/mock_port.h"
+
+#define FX_MAX_POOLS 8
+
+/* aligned_alloc() wants size % align == 0; posix_memalign() does not. */
+static inline void *fx_aligned(size_t align, size_t size)
+{
+	void *p = NULL;
+
+	return posix_memalign(&p, align, size) ? NULL : p;
+}
+
+/**
+ * struct fx - one layer on mock ops.
+ * @mp: the mock porting ops.
+ * @dl: the layer.
+ * @policy: policy of every pool added with fx_add_pool().
+ * @npools: pools added.
+ * @mem: pool memory.
+ * @bytes: pool sizes.
+ * @meta: pool metadata.
+ */
+struct fx {
+	struct mock_port mp;
+	struct dma_layer dl;
+	enum dma_bounce_policy policy;
+	unsigned int npools;
+	void *mem[FX_MAX_POOLS];
+	size_t bytes[FX_MAX_POOLS];
+	void *meta[FX_MAX_POOLS];
+};
+
+/* Add a pool of @bytes, aligned to @align (>= 4096). Returns the layer's code. */
+static inline int fx_add_pool_aligned(struct fx *f, size_t bytes, size_t align)
+{
+	size_t meta_len = dma_bounce_meta_size(f->policy, bytes, f->dl.ncpus);
+	void *mem = fx_aligned(align, bytes);
+	/* Odd offset: the layer must accept metadata of any alignment. */
+	unsigned char *meta = malloc(meta_len + 8);
+	int err;
+
+	if (!mem || !meta || f->npools >= FX_MAX_POOLS) {
+		free(mem);
+		free(meta);
+		return DMA_ERR_NOMEM;
+	}
+	/* Garbage the host "left" in the pages: the layer must scrub it. */
+	memset(mem, 0xA5, bytes);
+	err = dma_bounce_pool_add(&f->dl, f->policy, mem, bytes, meta + 8, meta_len);
+	if (err) {
+		free(mem);
+		free(meta);
+		return err;
+	}
+	f->mem[f->npools] = mem;
+	f->bytes[f->npools] = bytes;
+	f->meta[f->npools] = meta;
+	f->npools++;
+	return 0;
+}
+
+static inline int fx_add_pool(struct fx *f, size_t bytes)
+{
+	return fx_add_pool_aligned(f, bytes, 1 << 20);
+}
+
+/* A layer of @ncpus CPUs with one pool of @bytes (none if @bytes is 0). */
+static inline struct fx *fx_new(enum dma_bounce_policy policy, unsigned int ncpus, size_t bytes,
+				enum dma_scrub scrub)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	mock_port_init(&f->mp, ncpus);
+	f->policy = policy;
+	if (dma_layer_init(&f->dl, &f->mp.ops, ncpus, scrub)) {
+		free(f);
+		return NULL;
+	}
+	if (bytes && fx_add_pool(f, bytes)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Self-check, destroy, check that nothing stays shared, free. Returns 0 when clean. */
+static inline int fx_free(struct fx *f)
+{
+	int err = 0;
+
+	if (!f)
+		return 0;
+	if (dma_layer_check(&f->dl)) {
+		fprintf(stderr, "fx_free: self-check failed: %s\n", f->mp.last_log);
+		err = -1;
+	}
+	if (dma_layer_destroy(&f->dl)) {
+		fprintf(stderr, "fx_free: destroy failed: %s\n", f->mp.last_log);
+		err = -1;
+	}
+	if (mock_port_shared_bytes(&f->mp)) {
+		fprintf(stderr, "fx_free: %zu bytes still shared\n", mock_port_shared_bytes(&f->mp));
+		err = -1;
+	}
+	for (unsigned int i = 0; i < f->npools; i++) {
+		free(f->mem[i]);
+		free(f->meta[i]);
+	}
+	free(f);
+	return err;
+}
+
+/* Index of the slot holding @dma in pool @i. */
+static inline long fx_slot(const struct fx *f, unsigned int i, uint64_t dma)
+{
+	uint64_t start = (uint64_t)(uintptr_t)f->mem[i];
+
+	if (dma < start || dma >= start + f->bytes[i])
+		return -1;
+	return (long)((dma - start) >> DMA_IO_TLB_SHIFT);
+}
+
+/* The device's view of a bounce address (identity in the mock). */
+static inline unsigned char *fx_dev(uint64_t dma)
+{
+	return (unsigned char *)(uintptr_t)dma;
+}
+
+static const enum dma_bounce_policy fx_policies[DMA_POLICY_COUNT] = {
+	DMA_POLICY_LINUX, DMA_POLICY_BITMAP, DMA_POLICY_LIFO, DMA_POLICY_SLUICE,
+};
+
+#endif /* SLUICE_TESTS_BOUNCE_FIXTURE_H */

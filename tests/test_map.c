@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_map.c - host tests of the mapping API (dma/map.c, dma/stats.c): data
+ * correctness of map / sync / unmap in every direction and both scrub modes, no
+ * copy beyond the recorded length, no stale bytes visible to a device or copied
+ * back to a CPU, bad arguments, misuse that traps (checked in a child process),
+ * the in-place hook, coherent memory, the shared-address query, statistics,
+ * and conversion failures. Every teardown runs the layer's self-check.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/test_bounce_fixture.h"
+
+#define KIB 1024ul
+#define MIB (1024ul * 1024ul)
+
+struct tcase {
+	enum dma_bounce_policy policy;
+	enum dma_scrub scrub;
+	struct fx *f;
+};
+
+static struct tcase cases[DMA_POLICY_COUNT * 2];
+
+static int setup(void **state)
+{
+	struct tcase *tc = *state;
+
+	tc->f = fx_new(tc->policy, 2, 1 * MIB, tc->scrub);
+	return tc->f ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct tcase *tc = *state;
+	int err = fx_free(tc->f);
+
+	tc->f = NULL;
+	return err;
+}
+
+static void fill_pattern(unsigned char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (unsigned char)(seed * 29 + i * 13 + (i >> 9));
+}
+
+static bool all_bytes(const unsigned char *p, size_t len, unsigned char v)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ directions */
+
+static void test_to_device(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(5000 + 64);
+	uint64_t d;
+
+	fill_pattern(buf, 5000 + 64, 1);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 5000, DMA_TO_DEVICE, &d), 0);
+	assert_true((void *)fx_dev(d) != (void *)buf);
+	assert_memory_equal(fx_dev(d), buf, 5000);
+	/* The CPU writes again: the device sees it only after sync_for_device. */
+	memset(buf + 100, 0x77, 200);
+	assert_false(all_bytes(fx_dev(d) + 100, 200, 0x77));
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 100, 200, DMA_TO_DEVICE), 0);
+	assert_true(all_bytes(fx_dev(d) + 100, 200, 0x77));
+	/* Nothing the device writes comes back for a to-device mapping. */
+	memset(fx_dev(d), 0xee, 5000);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 5000, DMA_TO_DEVICE), 0);
+	dma_unmap(&f->dl, d, 5000, DMA_TO_DEVICE);
+	assert_false(all_bytes(buf, 100, 0xee));
+	assert_true(all_bytes(buf + 100, 200, 0x77));
+	free(buf);
+}
+
+static void test_from_device(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(3000 + 64), *ref = malloc(3000 + 64);
+	uint64_t d;
+
+	fill_pattern(buf, 3000 + 64, 2);
+	memcpy(ref, buf, 3000 + 64);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 3000, DMA_FROM_DEVICE, &d), 0);
+	/* What a device reading the slots finds before it writes. */
+	if (tc->scrub == DMA_SCRUB_COPY)
+		assert_memory_equal(fx_dev(d), buf, 3000);
+	else
+		assert_true(all_bytes(fx_dev(d), 3000, 0));
+	memset(fx_dev(d), 0x11, 1000);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 500, DMA_FROM_DEVICE), 0);
+	assert_true(all_bytes(buf, 500, 0x11));
+	assert_memory_equal(buf + 500, ref + 500, 3000 + 64 - 500);
+	/* sync_for_device copies nothing for a from-device mapping. */
+	memset(buf, 0x22, 10);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 3000, DMA_FROM_DEVICE), 0);
+	assert_true(all_bytes(fx_dev(d), 10, 0x11));
+	dma_unmap(&f->dl, d, 3000, DMA_FROM_DEVICE);
+	assert_true(all_bytes(buf, 1000, 0x11));
+	/* The unwritten tail: the original bytes (copy) or zeros (zero), never others. */
+	if (tc->scrub == DMA_SCRUB_COPY)
+		assert_memory_equal(buf + 1000, ref + 1000, 2000);
+	else
+		assert_true(all_bytes(buf + 1000, 2000, 0));
+	/* Never beyond the mapping's length. */
+	assert_memory_equal(buf + 3000, ref + 3000, 64);
+	free(ref);
+	free(buf);
+}
+
+static void test_bidirectional(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(2048 + 64);
+	uint64_t d;
+
+	fill_pattern(buf, 2048 + 64, 3);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 2048, DMA_BIDIRECTIONAL, &d), 0);
+	assert_memory_equal(fx_dev(d), buf, 2048);
+	fx_dev(d)[0] ^= 0xff;
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 1, DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(buf[0], fx_dev(d)[0]);
+	buf[5] = 0x42;
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 5, 1, DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(fx_dev(d)[5], 0x42);
+	memset(fx_dev(d), 0x99, 2048);
+	dma_unmap(&f->dl, d, 2048, DMA_BIDIRECTIONAL);
+	assert_true(all_bytes(buf, 2048, 0x99));
+	assert_false(all_bytes(buf + 2048, 64, 0x99));
+	free(buf);
+}
+
+/* A device that scribbles over whole slots cannot make the layer copy more than len. */
+static void test_no_copy_beyond_length(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = fx_aligned(4096, 8192);
+	uint64_t d;
+
+	t.min_align_mask = 4095;
+	memset(buf, 0x33, 8192);
+	assert_int_equal(dma_map(&f->dl, &t, buf + 0x123, 100, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(d & 4095, (uintptr_t)(buf + 0x123) & 4095);
+	/* The device writes its whole slot, before and after the mapping. */
+	memset(fx_dev(d & ~(uint64_t)2047), 0xcc, 2048);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 50, 51, DMA_FROM_DEVICE), DMA_ERR_RANGE);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 101, 1, DMA_FROM_DEVICE), DMA_ERR_RANGE);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, SIZE_MAX, DMA_FROM_DEVICE), DMA_ERR_RANGE);
+	assert_true(all_bytes(buf, 8192, 0x33));
+	dma_unmap(&f->dl, d, 100, DMA_FROM_DEVICE);
+	assert_true(all_bytes(buf, 0x123, 0x33));
+	assert_true(all_bytes(buf + 0x123, 100, 0xcc));
+	assert_true(all_bytes(buf + 0x123 + 100, 8192 - 0x123 - 100, 0x33));
+	free(buf);
+}
+
+/*
+ * CVE-2022-0854: secrets go through every slot of the pool; then from-device
+ * mappings cover the pool again. The device must find no secret byte in any
+ * mapping, and a partial device write must not carry one back to the CPU.
+ */
+static void test_no_stale_data(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	enum { N = 512, LEN = 2048 };
+	unsigned char *secret = malloc(LEN), *buf = malloc((size_t)N * LEN);
+	uint64_t *d = calloc(N, sizeof(*d));
+	unsigned int n = 0;
+
+	memset(secret, 0xb7, LEN);
+	for (n = 0; n < N; n++)
+		if (dma_map(&f->dl, &t, secret, LEN, DMA_TO_DEVICE, &d[n]))
+			break;
+	assert_int_equal(n, 512);
+	for (unsigned int i = 0; i < n; i++)
+		dma_unmap(&f->dl, d[i], LEN, DMA_TO_DEVICE);
+
+	memset(buf, 0x01, (size_t)N * LEN);
+	for (n = 0; n < N; n++)
+		if (dma_map(&f->dl, &t, buf + (size_t)n * LEN, LEN, DMA_FROM_DEVICE, &d[n]))
+			break;
+	assert_int_equal(n, 512);
+	for (unsigned int i = 0; i < n; i++) {
+		const unsigned char *dev = fx_dev(d[i]);
+
+		for (unsigned int j = 0; j < LEN; j++)
+			if (dev[j] == 0xb7)
+				fail_msg("stale byte visible to the device at mapping %u + %u", i, j);
+		/* The device writes only the first quarter. */
+		memset(fx_dev(d[i]), 0x44, LEN / 4);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		dma_unmap(&f->dl, d[i], LEN, DMA_FROM_DEVICE);
+	for (size_t i = 0; i < (size_t)N * LEN; i++)
+		if (buf[i] == 0xb7)
+			fail_msg("stale byte copied back at %zu", i);
+	assert_true(all_bytes(buf, LEN / 4, 0x44));
+	assert_true(all_bytes(buf + LEN / 4, LEN - LEN / 4, tc->scrub == DMA_SCRUB_COPY ? 0x01 : 0));
+	free(d);
+	free(buf);
+	free(secret);
+}
+
+/* ------------------------------------------------------------------ bad arguments */
+
+static void test_bad_args(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	struct dma_tag t = DMA_TAG_DEFAULT, b;
+	unsigned char *buf = malloc(512 * KIB);
+	uint64_t d;
+
+	assert_int_equal(dma_map(&f->dl, &t, buf, 0, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 10, (enum dma_dir)0, &d), DMA_ERR_INVAL);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 10, (enum dma_dir)4, &d), DMA_ERR_INVAL);
+	assert_int_equal(dma_map(&f->dl, &t, NULL, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(dma_map(&f->dl, NULL, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	b = t, b.min_align_mask = 0x1001;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	b = t, b.alloc_align_mask = 0x800;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	b = t, b.boundary_mask = 0x7ff;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	b = t, b.boundary_mask = 0xffff, b.alloc_align_mask = 0x1ffff;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	b = t, b.alloc_align_mask = DMA_NO_LIMIT;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
+	assert_null(dma_alloc_coherent(&f->dl, &b, 10, &d));
+	b = t, b.max_mapping = 4096;
+	assert_int_equal(dma_map(&f->dl, &b, buf, 4097, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
+	assert_int_equal(dma_map(&f->dl, &t, buf, dma_max_mapping_size(&f->dl, &t) + 1,
+				 DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
+	/* A device that cannot reach the pool. */
+	b = t, b.addr_limit = (uint64_t)(uintptr_t)f->mem[0];
+	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
+	assert_int_equal(dma_max_mapping_size(&f->dl, &b), 0);
+	assert_null(dma_alloc_coherent(&f->dl, &t, 0, &d));
+
+	/* Sync: wrong direction, zero length, outside the mapping. */
+	assert_int_equal(dma_map(&f->dl, &t, buf, 1000, DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 10, DMA_FROM_DEVICE), DMA_ERR_PERM);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 10, DMA_BIDIRECTIONAL), DMA_ERR_PERM);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 0, DMA_TO_DEVICE), DMA_ERR_INVAL);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 999, 2, DMA_TO_DEVICE), DMA_ERR_RANGE);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 999, 1, DMA_TO_DEVICE), 0);
+	dma_unmap(&f->dl, d, 1000, DMA_TO_DEVICE);
+	assert_int_equal(dma_tag_check(NULL), DMA_ERR_INVAL);
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ misuse traps */
+
+/*
+ * Run @fn in a child: it must die by the trap (SIGILL from ud2) after logging a
+ * line that names @needle (the address).
+ */
+static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), uint64_t arg,
+			const char *needle)
+{
+	int fds[2];
+	pid_t pid;
+	int status;
+	char out[4096];
+	ssize_t got, total = 0;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* CMocka catches SIGILL to report a crash; the child must really die. */
+		signal(SIGILL, SIG_DFL);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		fn(f, arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (total < (ssize_t)sizeof(out) - 1 &&
+	       (got = read(fds[0], out + total, sizeof(out) - 1 - (size_t)total)) > 0)
+		total += got;
+	out[total] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGILL)
+		fail_msg("misuse did not trap (status 0x%x), output: %s", status, out);
+	if (!strstr(out, needle))
+		fail_msg("trap message does not name %s: %s", needle, out);
+}
+
+static void misuse_unmap(struct fx *f, uint64_t a)
+{
+	dma_unmap(&f->dl, a, 100, DMA_TO_DEVICE);
+}
+
+static void misuse_unmap_len(struct fx *f, uint64_t a)
+{
+	dma_unmap(&f->dl, a, 101, DMA_TO_DEVICE);
+}
+
+static void misuse_unmap_dir(struct fx *f, uint64_t a)
+{
+	dma_unmap(&f->dl, a, 100, DMA_FROM_DEVICE);
+}
+
+static void misuse_sync(struct fx *f, uint64_t a)
+{
+	(void)dma_sync_for_cpu(&f->dl, a, 0, 1, DMA_TO_DEVICE);
+}
+
+static void misuse_free_coherent(struct fx *f, uint64_t a)
+{
+	dma_free_coherent(&f->dl, (void *)(uintptr_t)a, 4096);
+}
+
+static void test_misuse_traps(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(4096);
+	char needle[64];
+	uint64_t d, c;
+	void *cv;
+
+	assert_int_equal(dma_map(&f->dl, &t, buf, 100, DMA_TO_DEVICE, &d), 0);
+	cv = dma_alloc_coherent(&f->dl, &t, 8192, &c);
+	assert_non_null(cv);
+
+	/* Never mapped: inside the pool, and outside everything. */
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)(d + 64 * 2048));
+	expect_trap(f, misuse_unmap, d + 64 * 2048, needle);
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)(uintptr_t)buf);
+	expect_trap(f, misuse_unmap, (uint64_t)(uintptr_t)buf, needle);
+	expect_trap(f, misuse_sync, (uint64_t)(uintptr_t)buf, needle);
+	/* Inside a mapping but not its address. */
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)(d + 1));
+	expect_trap(f, misuse_unmap, d + 1, needle);
+	/* Wrong length, wrong direction, a coherent address unmapped as streaming. */
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)d);
+	expect_trap(f, misuse_unmap_len, d, needle);
+	expect_trap(f, misuse_unmap_dir, d, needle);
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)c);
+	expect_trap(f, misuse_unmap, c, needle);
+	/* Coherent memory freed with the wrong size. */
+	snprintf(needle, sizeof(needle), "%p", cv);
+	expect_trap(f, misuse_free_coherent, (uint64_t)(uintptr_t)cv, "free_coherent");
+
+	/* Double unmap: the second one traps. */
+	dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)d);
+	expect_trap(f, misuse_unmap, d, needle);
+	expect_trap(f, misuse_sync, d, needle);
+	dma_free_coherent(&f->dl, cv, 8192);
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ in-place hook */
+
+struct fake_arena {
+	unsigned char *base;
+	size_t len;
+	unsigned long calls;
+};
+
+static bool fake_owns(void *ctx, const void *vaddr, size_t len)
+{
+	struct fake_arena *a = ctx;
+	const unsigned char *p = vaddr;
+
+	a->calls++;
+	return p >= a->base && len <= a->len && (size_t)(p - a->base) <= a->len - len;
+}
+
+static void test_inplace(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	struct dma_tag t = DMA_TAG_DEFAULT;
+	/* The region is the first 64 KiB of a 128 KiB buffer. */
+	struct fake_arena arena = { fx_aligned(4096, 128 * KIB), 64 * KIB, 0 };
+	struct dma_inplace_region region = { fake_owns, &arena };
+	unsigned char *priv = malloc(4096);
+	struct dma_bounce_stats st;
+	uint64_t d;
+
+	dma_layer_set_inplace(&f->dl, &region);
+	assert_int_equal(dma_map(&f->dl, &t, arena.base + 4096, 8192, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(d, (uint64_t)(uintptr_t)(arena.base + 4096));
+	assert_true(dma_addr_is_shared(&f->dl, d, 8192));
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 8192, DMA_FROM_DEVICE), 0);
+	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
+	assert_int_equal(atomic_load(&f->dl.inplace_maps), 1);
+	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(st.mappings, 0);
+
+	/* Partly outside the region: bounces. */
+	assert_int_equal(dma_map(&f->dl, &t, arena.base + 60 * KIB, 8192, DMA_TO_DEVICE, &d), 0);
+	assert_true(d != (uint64_t)(uintptr_t)(arena.base + 60 * KIB));
+	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
+	/* A private buffer bounces. */
+	assert_int_equal(dma_map(&f->dl, &t, priv, 100, DMA_TO_DEVICE, &d), 0);
+	assert_true(fx_slot(f, 0, d) >= 0);
+	dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+	/* In the region but beyond the device's reach: bounces into the pool. */
+	t.addr_limit = (uint64_t)(uintptr_t)arena.base;
+	if (t.addr_limit >= (uint64_t)(uintptr_t)f->mem[0] + f->bytes[0]) {
+		assert_int_equal(dma_map(&f->dl, &t, arena.base + 4096, 100, DMA_TO_DEVICE, &d), 0);
+		assert_true(fx_slot(f, 0, d) >= 0);
+		dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+	}
+	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 100));
+	dma_layer_set_inplace(&f->dl, NULL);
+	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)arena.base, 1));
+	assert_true(arena.calls > 0);
+	free(priv);
+	free(arena.base);
+}
+
+/* ------------------------------------------------------------------ coherent, query */
+
+static void test_coherent(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	struct dma_tag t = DMA_TAG_DEFAULT;
+	uint64_t d1, d2, d3;
+	unsigned char *v1, *v2, *v3;
+
+	v1 = dma_alloc_coherent(&f->dl, &t, 4096, &d1);
+	assert_non_null(v1);
+	assert_int_equal(d1 & 4095, 0);
+	assert_true(all_bytes(v1, 4096, 0));
+	assert_true(dma_addr_is_shared(&f->dl, d1, 4096));
+	assert_true(mock_port_is_shared(&f->mp, v1, 4096));
+	memset(v1, 0xab, 4096);
+	t.alloc_align_mask = 0xffff;
+	v2 = dma_alloc_coherent(&f->dl, &t, 100, &d2);
+	assert_non_null(v2);
+	assert_int_equal(d2 & 0xffff, 0);
+	t = DMA_TAG_DEFAULT;
+	t.boundary_mask = 0x3fff;
+	v3 = dma_alloc_coherent(&f->dl, &t, 16384, &d3);
+	assert_non_null(v3);
+	assert_int_equal(d3 & ~(uint64_t)0x3fff, (d3 + 16383) & ~(uint64_t)0x3fff);
+	dma_free_coherent(&f->dl, v1, 4096);
+	/* Reallocated memory is zero again. */
+	v1 = dma_alloc_coherent(&f->dl, &t, 4096, &d1);
+	assert_non_null(v1);
+	assert_true(all_bytes(v1, 4096, 0));
+	dma_free_coherent(&f->dl, v1, 4096);
+	dma_free_coherent(&f->dl, v2, 100);
+	dma_free_coherent(&f->dl, v3, 16384);
+}
+
+static void test_is_shared(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	uint64_t start = (uint64_t)(uintptr_t)f->mem[0];
+	unsigned char *priv = malloc(64);
+
+	assert_true(dma_addr_is_shared(&f->dl, start, 1));
+	assert_true(dma_addr_is_shared(&f->dl, start, f->bytes[0]));
+	assert_false(dma_addr_is_shared(&f->dl, start, f->bytes[0] + 1));
+	assert_false(dma_addr_is_shared(&f->dl, start - 1, 2));
+	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 64));
+	assert_false(dma_addr_is_shared(&f->dl, UINT64_MAX, 2));
+	free(priv);
+}
+
+/* ------------------------------------------------------------------ statistics */
+
+static void test_stats(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = calloc(1, 64 * KIB);
+	struct dma_bounce_stats st;
+	uint64_t d1, d2, d3;
+	unsigned long lines;
+
+	assert_int_equal(dma_map(&f->dl, &t, buf, 1000, DMA_TO_DEVICE, &d1), 0);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 5000, DMA_FROM_DEVICE, &d2), 0);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 300, DMA_BIDIRECTIONAL, &d3), 0);
+	assert_int_equal(dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(st.nslabs, 512);
+	assert_int_equal(st.used, 1 + 3 + 1);
+	assert_int_equal(st.mappings, 3);
+	assert_int_equal(st.unmaps, 0);
+	assert_int_equal(st.conversions, 1);
+	if (tc->scrub == DMA_SCRUB_COPY) {
+		assert_int_equal(st.bytes_to_device, 1000 + 5000 + 300);
+		assert_int_equal(st.bytes_scrubbed, 0);
+	} else {
+		assert_int_equal(st.bytes_to_device, 1000 + 300);
+		assert_int_equal(st.bytes_scrubbed, 5000);
+	}
+	assert_true(st.search_steps >= 3);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d2, 0, 10, DMA_FROM_DEVICE), 0);
+	dma_unmap(&f->dl, d1, 1000, DMA_TO_DEVICE);
+	dma_unmap(&f->dl, d2, 5000, DMA_FROM_DEVICE);
+	dma_unmap(&f->dl, d3, 300, DMA_BIDIRECTIONAL);
+	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(st.used, 0);
+	assert_true(st.used_hiwater >= 5);
+	assert_int_equal(st.unmaps, 3);
+	assert_int_equal(st.bytes_from_device, 10 + 5000 + 300);
+	assert_int_equal(st.full_events, 0);
+	assert_int_equal(st.leaked_bytes, 0);
+	lines = f->mp.log_lines;
+	dma_stats_print(&f->dl);
+	assert_true(f->mp.log_lines >= lines + 4);
+	assert_non_null(strstr(f->mp.last_log, "in-place"));
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ conversions */
+
+static void test_destroy(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char buf[64];
+	uint64_t d;
+
+	/* Busy while a mapping is live; nothing is released. */
+	assert_int_equal(dma_map(&f->dl, &t, buf, sizeof(buf), DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(dma_layer_destroy(&f->dl), DMA_ERR_BUSY);
+	assert_int_equal(dma_bounce_pool_count(&f->dl), 1);
+	assert_true(mock_port_is_shared(&f->mp, f->mem[0], f->bytes[0]));
+	dma_unmap(&f->dl, d, sizeof(buf), DMA_TO_DEVICE);
+
+	/* A failed conversion back leaks the pool, says so, and reports it. */
+	f->mp.fail_to_private_after = 0;
+	assert_int_equal(dma_layer_destroy(&f->dl), DMA_ERR_IO);
+	assert_non_null(strstr(f->mp.last_log, "leaked"));
+	assert_true(mock_port_is_shared(&f->mp, f->mem[0], f->bytes[0]));
+	assert_int_equal(dma_bounce_pool_count(&f->dl), 0);
+	/* The fixture's own teardown needs a clean slate: re-create the layer. */
+	f->mp.fail_to_private_after = -1;
+	f->mp.nshared = 0;
+	assert_int_equal(dma_layer_init(&f->dl, &f->mp.ops, 2, tc->scrub), 0);
+}
+
+static void test_layer_args(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	struct dma_layer dl;
+	struct dma_port_ops ops = f->mp.ops;
+
+	assert_int_equal(dma_layer_init(&dl, &ops, 0, DMA_SCRUB_COPY), DMA_ERR_INVAL);
+	assert_int_equal(dma_layer_init(&dl, &ops, 1, (enum dma_scrub)7), DMA_ERR_INVAL);
+	ops.set_shared = NULL;
+	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), DMA_ERR_INVAL);
+	ops = f->mp.ops;
+	ops.unlock = NULL;
+	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), DMA_ERR_INVAL);
+	/* Single-threaded platforms may leave out locks and cpu_id altogether. */
+	ops.lock = NULL;
+	ops.lock_init = NULL;
+	ops.cpu_id = NULL;
+	ops.cycles = NULL;
+	ops.log = NULL;
+	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), 0);
+	{
+		void *mem = fx_aligned(4096, 256 * KIB);
+		size_t ml = dma_bounce_meta_size(tc->policy, 256 * KIB, 1);
+		void *meta = malloc(ml);
+		const struct dma_tag t = DMA_TAG_DEFAULT;
+		unsigned char buf[32] = { 1 };
+		uint64_t d;
+
+		assert_int_equal(dma_bounce_pool_add(&dl, tc->policy, mem, 256 * KIB, meta, ml), 0);
+		assert_int_equal(dma_map(&dl, &t, buf, sizeof(buf), DMA_BIDIRECTIONAL, &d), 0);
+		dma_unmap(&dl, d, sizeof(buf), DMA_BIDIRECTIONAL);
+		assert_int_equal(dma_layer_check(&dl), 0);
+		assert_int_equal(dma_layer_destroy(&dl), 0);
+		free(meta);
+		free(mem);
+	}
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		CMUnitTestFunction fn;
+	} all[] = {
+		{ "to_device", test_to_device },
+		{ "from_device", test_from_device },
+		{ "bidirectional", test_bidirectional },
+		{ "no_copy_beyond_length", test_no_copy_beyond_length },
+		{ "no_stale_data", test_no_stale_data },
+		{ "bad_args", test_bad_args },
+		{ "misuse_traps", test_misuse_traps },
+		{ "inplace", test_inplace },
+		{ "coherent", test_coherent },
+		{ "is_shared", test_is_shared },
+		{ "stats", test_stats },
+		{ "destroy", test_destroy },
+		{ "layer_args", test_layer_args },
+	};
+	enum { NALL = sizeof(all) / sizeof(all[0]) };
+	static struct CMUnitTest tests[NALL * DMA_POLICY_COUNT * 2];
+	static char names[NALL * DMA_POLICY_COUNT * 2][64];
+	size_t n = 0;
+
+	for (unsigned int c = 0; c < DMA_POLICY_COUNT * 2; c++) {
+		cases[c].policy = fx_policies[c / 2];
+		cases[c].scrub = c % 2 ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY;
+		for (unsigned int i = 0; i < NALL; i++) {
+			snprintf(names[n], sizeof(names[n]), "%s/%s/%s", all[i].name,
+				 dma_bounce_policy_name(cases[c].policy),
+				 cases[c].scrub == DMA_SCRUB_COPY ? "copy" : "zero");
+			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
+							.setup_func = setup, .teardown_func = teardown,
+							.initial_state = &cases[c] };
+			n++;
+		}
+	}
+	return _cmocka_run_group_tests("map", tests, n, NULL, NULL);
+}

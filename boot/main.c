@@ -22,6 +22,8 @@
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
 #include "bench/blk_check.h"
+#include "bench/net_check.h"
+#include "drivers/virtio/virtio_net.h"
 #include "drivers/virtio/virtio_blk.h"
 #include "boot/syscalls.h"
 
@@ -182,6 +184,107 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 	return failures;
 }
 
+struct net_buf_ctx {
+	struct kernel_dma *kd;
+	enum kernel_dma_mode mode;
+};
+
+static void *net_buf_alloc(void *ctx, size_t size)
+{
+	struct net_buf_ctx *c = ctx;
+
+	return kernel_dma_buf_alloc(c->kd, c->mode, size);
+}
+
+static void net_buf_free(void *ctx, void *ptr)
+{
+	struct net_buf_ctx *c = ctx;
+
+	kernel_dma_buf_free(c->kd, c->mode, ptr);
+}
+
+/* The network task in every selected mode: NIC 0 sends to NIC 1 on the hub. */
+static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts)
+{
+	struct virtio_pci *vps;
+	struct virtio_device *nic[2] = { NULL, NULL };
+	int n = virtio_probed(&vps), found = 0, failures = 0;
+
+	for (int i = 0; i < n && found < 2; i++)
+		if (vps[i].vdev.device_type == VIRTIO_ID_NET)
+			nic[found++] = &vps[i].vdev;
+	if (found < 2) {
+		printf("net: %d usable virtio-net device%s, 2 needed; network task skipped\n", found,
+		       found == 1 ? "" : "s");
+		return 0;
+	}
+	for (int mode = 0; mode < KDMA_NMODES; mode++) {
+		static struct virtio_net net[2];
+		struct net_buf_ctx bctx = { kd, (enum kernel_dma_mode)mode };
+		struct virtio_net_buffers bufs = { net_buf_alloc, net_buf_free, &bctx };
+		char why[192];
+		int rc = 0, up = 0;
+		unsigned int qsize = 0;
+
+		if (!(opts->modes & (UINT64_C(1) << mode)))
+			continue;
+		if (mode == KDMA_BOUNCE) {
+			/* Posted receive buffers hold bounce slots for as long as they
+			 * wait for a frame: give each NIC's ring at most 1/8 of the pool
+			 * so transmit and the other NIC still find slots. */
+			struct dma_bounce_stats bs;
+
+			dma_bounce_stats_get(&kd->layers[mode], -1, &bs);
+			qsize = (unsigned int)(bs.nslabs / 8);
+			while (qsize & (qsize - 1))
+				qsize &= qsize - 1;
+			if (qsize < 2)
+				qsize = 2;
+		} else if (mode == KDMA_ARENA) {
+			/* Each buffer is one 4 KiB arena block; both NICs' rings of both
+			 * directions may take half the arena. */
+			qsize = (unsigned int)(kd->arena_bytes / 2 / (4 * 4096));
+			while (qsize & (qsize - 1))
+				qsize &= qsize - 1;
+			if (qsize < 2)
+				qsize = 2;
+		}
+		/* The receiver first: with a small bounce pool it gets its buffers
+		 * before the sender's idle receive ring takes the slots. */
+		for (int k = 1; k >= 0; k--) {
+			nic[k]->confidential = mode != KDMA_DIRECT;
+			rc = virtio_net_init(&net[k], nic[k], &kd->layers[mode], &bufs, qsize, why,
+					     sizeof(why));
+			if (rc) {
+				printf("net: mode=%s: %s\n", kernel_dma_mode_name(mode), why);
+				if (k == 0)
+					virtio_net_remove(&net[1]);
+				break;
+			}
+			up += virtio_net_link_up(&net[k]);
+		}
+		if (rc) {
+			failures++;
+			continue;
+		}
+		printf("net: mode=%s %s mac %02x:%02x:%02x:%02x:%02x:%02x -> %s mac "
+		       "%02x:%02x:%02x:%02x:%02x:%02x, queues of %u, links up %d/2\n",
+		       kernel_dma_mode_name(mode), nic[0]->name, net[0].mac[0], net[0].mac[1],
+		       net[0].mac[2], net[0].mac[3], net[0].mac[4], net[0].mac[5], nic[1]->name,
+		       net[1].mac[0], net[1].mac[1], net[1].mac[2], net[1].mac[3], net[1].mac[4],
+		       net[1].mac[5], net[0].queue_size, up);
+		failures += net_check_run(&net[0], &net[1], (enum kernel_dma_mode)mode,
+					  (unsigned int)opts->frames);
+		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64
+		       " dropped; tx busy %" PRIu64 "\n",
+		       kernel_dma_mode_name(mode), net[1].stats.rx_bad_len, net[1].stats.rx_bad_hdr,
+		       net[1].stats.rx_dropped, net[0].stats.tx_busy);
+		virtio_net_remove(&net[0]);
+		virtio_net_remove(&net[1]);
+	}
+	return failures;
+}
+
 static void deliberate_fault(enum fault_kind fault)
 {
 	volatile uint64_t sink;
@@ -253,10 +356,11 @@ void kernel_main(struct boot_info *bi)
 	       bi->options.pool_bytes / 1024, options_policy_names[bi->options.policy],
 	       options_scrub_names[bi->options.scrub], options_fault_name(bi->options.fault),
 	       bi->options_source);
-	printf("options: modes=%s%s%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 "\n",
+	printf("options: modes=%s%s%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 " frames=%" PRIu64
+	       "\n",
 	       bi->options.modes & 1 ? "direct," : "", bi->options.modes & 2 ? "bounce," : "",
 	       bi->options.modes & 4 ? "arena" : "", options_blk_names[bi->options.blk],
-	       bi->options.iodepth, bi->options.bs);
+	       bi->options.iodepth, bi->options.bs, bi->options.frames);
 
 	rc = mmu_init(bi, &cpu);
 	if (rc) {
@@ -282,6 +386,10 @@ void kernel_main(struct boot_info *bi)
 
 	if (bi->options.blk && run_blk_tasks(kd, &bi->options)) {
 		printf("sluice: block task failed; exit 1\n");
+		exit(SLUICE_EXIT_FAIL);
+	}
+	if (bi->options.frames && run_net_tasks(kd, &bi->options)) {
+		printf("sluice: network task failed; exit 1\n");
 		exit(SLUICE_EXIT_FAIL);
 	}
 

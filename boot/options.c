@@ -59,6 +59,8 @@ static const struct option_def option_table[] = {
 	  "block requests in flight, 1..1024; default 32" },
 	{ "bs", OPT_SIZE, offsetof(struct kernel_options, bs), 512, 1024 * 1024, 512, NULL,
 	  "bytes per block request, 512..1M, rounded up to 512; default 64K" },
+	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
+	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
@@ -76,6 +78,7 @@ void options_defaults(struct kernel_options *opts)
 	opts->blk = 1;    /* check */
 	opts->iodepth = 32;
 	opts->bs = 64 * 1024;
+	opts->frames = 1000;
 }
 
 const char *options_fault_name(enum fault_kind fault)

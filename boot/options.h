@@ -43,6 +43,7 @@ enum fault_kind {
  *	prints its cksum, then writes a pattern to a region per mode.
  * @iodepth: requests in flight for block tasks (iodepth=N).
  * @bs: bytes per block request (bs=SIZE).
+ * @frames: frames the network task sends from NIC 0 to NIC 1 (frames=N; 0 skips it).
  */
 struct kernel_options {
 	uint64_t heap_bytes;
@@ -55,6 +56,7 @@ struct kernel_options {
 	int blk;
 	uint64_t iodepth;
 	uint64_t bs;
+	uint64_t frames;
 };
 
 /* Values of modes=, in the order of enum kernel_dma_mode. */

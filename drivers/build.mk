@@ -5,3 +5,4 @@ KERNEL_SRCS += drivers/pci/pci_access.c
 KERNEL_SRCS += drivers/virtio/virtio.c
 KERNEL_SRCS += drivers/virtio/virtio_pci.c
 KERNEL_SRCS += drivers/virtio/virtio_blk.c
+KERNEL_SRCS += drivers/virtio/virtio_net.c

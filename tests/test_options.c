@@ -94,7 +94,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	(void)state;
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
-				 "policy, scrub, modes, blk, iodepth, bs");
+				 "policy, scrub, modes, blk, iodepth, bs, frames");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -156,7 +156,11 @@ static void test_io_options(void **state)
 	assert_int_equal(o.modes, 7);
 	assert_int_equal(o.iodepth, 32);
 	assert_int_equal(o.bs, 64 * 1024);
+	assert_int_equal(o.frames, 1000);
 	assert_string_equal(options_blk_names[o.blk], "check");
+	assert_int_equal(options_parse("frames=0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.frames, 0);
+	assert_int_not_equal(options_parse("frames=-1", &o, err, sizeof(err)), 0);
 	assert_int_equal(options_parse("modes=arena,direct iodepth=256 bs=4K blk=none", &o, err,
 				       sizeof(err)), 0);
 	assert_int_equal(o.modes, (1 << 2) | (1 << 0));

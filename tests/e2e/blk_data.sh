@@ -4,7 +4,7 @@
 # `cksum`; then each mode writes its pattern region in scattered order, and the host
 # checks the image byte for byte. Runs at iodepth 256 with 4 KiB requests, at
 # iodepth 32 with 64 KiB requests, and with a tiny bounce pool (the driver must wait
-# for slots, not fail).
+# for slots, not fail; the network task must still deliver every frame).
 . "$(dirname "$0")/lib.sh"
 
 pattern="$E2E_TOP/scripts/blk_pattern.py"
@@ -35,5 +35,6 @@ expect "$BOOT_LOG" '^blk: mode=bounce .* queue of 256'
 check_run blk_large 65536 0,1,2 iodepth=32 bs=64K
 # 128 slots of 2 KiB for 256 requests of 4 KiB: most submissions find the pool full.
 check_run blk_tiny_pool 4096 1 modes=bounce pool=256K iodepth=256 bs=4K
-expect "$BOOT_LOG" '^blk: mode=bounce [0-9]+ requests, 0 errors, [1-9][0-9]* busy retries'
+expect "$BOOT_LOG" '^blk: mode=bounce [0-9]+ requests, 0 errors, [1-9][0-9]* busy retries' \
+	'^net: mode=bounce sent 1000 frames .* received 1000 in order, 0 bad, 0 lost'
 echo "block data verified in every mode"

@@ -19,6 +19,7 @@
 
 struct blk_slot {
 	void *buf;
+	unsigned int queue;
 	uint64_t sector;
 	uint32_t len;
 	int status;
@@ -36,19 +37,41 @@ void blk_check_region(uint64_t capacity, size_t bs, unsigned int mode, uint64_t 
 	*count = region;
 }
 
-/* Polls queue 0 until at least one completion; marks slots done. */
+/* Requests are spread over every queue the device gave us, slot by slot. */
+static unsigned int blk_inflight(const struct virtio_blk *blk)
+{
+	unsigned int n = 0;
+
+	for (unsigned int q = 0; q < blk->nqueues; q++)
+		n += virtio_blk_inflight(blk, q);
+	return n;
+}
+
+static void blk_kick_all(struct virtio_blk *blk)
+{
+	for (unsigned int q = 0; q < blk->nqueues; q++)
+		virtio_blk_kick(blk, q);
+}
+
+/* Polls every queue once; marks the slots of finished requests done. */
 static int blk_reap(struct virtio_blk *blk, struct blk_slot *slots)
 {
 	struct virtio_blk_completion c[32];
-	int n = virtio_blk_poll(blk, 0, c, 32);
+	int total = 0;
 
-	for (int i = 0; i < n; i++) {
-		struct blk_slot *s = c[i].cookie;
+	(void)slots;
+	for (unsigned int q = 0; q < blk->nqueues; q++) {
+		int n = virtio_blk_poll(blk, q, c, 32);
 
-		s->status = c[i].status;
-		s->done = 1;
+		for (int i = 0; i < n; i++) {
+			struct blk_slot *s = c[i].cookie;
+
+			s->status = c[i].status;
+			s->done = 1;
+		}
+		total += n;
 	}
-	return n;
+	return total;
 }
 
 /* Submits, retrying while the queue or the bounce pool is full. */
@@ -56,13 +79,13 @@ static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
 			    enum virtio_blk_op op, struct blk_slot *s)
 {
 	for (;;) {
-		int rc = virtio_blk_submit(blk, 0, op, s->sector, s->buf, s->len, s);
+		int rc = virtio_blk_submit(blk, s->queue, op, s->sector, s->buf, s->len, s);
 
 		if (rc != -16)
 			return rc;
 		/* Busy: room comes back only as requests complete. */
-		virtio_blk_kick(blk, 0);
-		if (!virtio_blk_inflight(blk, 0))
+		blk_kick_all(blk);
+		if (!blk_inflight(blk))
 			return rc;
 		blk_reap(blk, slots);
 	}
@@ -79,10 +102,12 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-static int blk_check_slots_alloc(struct blk_slot *slots, struct kernel_dma *kd,
-				 enum kernel_dma_mode mode, unsigned int iodepth, size_t bs)
+static int blk_check_slots_alloc(struct virtio_blk *blk, struct blk_slot *slots,
+				 struct kernel_dma *kd, enum kernel_dma_mode mode,
+				 unsigned int iodepth, size_t bs)
 {
 	for (unsigned int i = 0; i < iodepth; i++) {
+		slots[i].queue = i % blk->nqueues;
 		slots[i].buf = kernel_dma_buf_alloc(kd, mode, bs);
 		if (!slots[i].buf) {
 			printf("blk: mode=%s cannot allocate %u buffers of %zu bytes\n",
@@ -99,11 +124,11 @@ static int blk_check_slots_free(struct virtio_blk *blk, struct blk_slot *slots,
 				struct kernel_dma *kd, enum kernel_dma_mode mode,
 				unsigned int iodepth)
 {
-	for (unsigned long spins = 0; virtio_blk_inflight(blk, 0) && spins < 100000000ul; spins++)
+	for (unsigned long spins = 0; blk_inflight(blk) && spins < 100000000ul; spins++)
 		blk_reap(blk, slots);
-	if (virtio_blk_inflight(blk, 0)) {
+	if (blk_inflight(blk)) {
 		printf("blk: mode=%s %u requests never completed; buffers leaked\n",
-		       kernel_dma_mode_name(mode), virtio_blk_inflight(blk, 0));
+		       kernel_dma_mode_name(mode), blk_inflight(blk));
 		free(slots);
 		return 1;
 	}
@@ -126,7 +151,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dm
 
 	if (!slots)
 		return 1;
-	if (blk_check_slots_alloc(slots, kd, mode, iodepth, bs)) {
+	if (blk_check_slots_alloc(blk, slots, kd, mode, iodepth, bs)) {
 		failures = 1;
 		goto out;
 	}
@@ -151,7 +176,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dm
 			submitted += s->len;
 			head++;
 		}
-		virtio_blk_kick(blk, 0);
+		blk_kick_all(blk);
 		blk_reap(blk, slots);
 		while (tail != head && slots[tail % iodepth].done) {
 			struct blk_slot *s = &slots[tail % iodepth];
@@ -186,7 +211,7 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_d
 
 	if (!slots)
 		return 1;
-	if (blk_check_slots_alloc(slots, kd, mode, iodepth, bs)) {
+	if (blk_check_slots_alloc(blk, slots, kd, mode, iodepth, bs)) {
 		failures = 1;
 		goto out;
 	}
@@ -222,7 +247,7 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_d
 			head++;
 			i++;
 		}
-		virtio_blk_kick(blk, 0);
+		blk_kick_all(blk);
 		blk_reap(blk, slots);
 		while (tail != head && slots[tail % iodepth].done) {
 			if (slots[tail % iodepth].status) {

@@ -154,7 +154,8 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 				continue;
 			/* Direct mode is the plain VM: the device may reach any memory. */
 			vdev->confidential = mode != KDMA_DIRECT;
-			rc = virtio_blk_init(&blk, vdev, &kd->layers[mode], 1, 0, why, sizeof(why));
+			rc = virtio_blk_init(&blk, vdev, &kd->layers[mode], VIRTIO_BLK_MAX_QUEUES, 0,
+					     why, sizeof(why));
 			if (rc) {
 				printf("blk: mode=%s: %s\n", kernel_dma_mode_name(mode), why);
 				failures++;

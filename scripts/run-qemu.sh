@@ -2,7 +2,8 @@
 # run-qemu.sh - boot build/sluice.efi in QEMU with OVMF and return the kernel's status.
 #
 #   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
-#                       [--smp N] [--mem MIB] [--disk FILE] [-- extra qemu args]
+#                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
+#                       [-- extra qemu args]
 #
 # Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
 # QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
@@ -18,6 +19,7 @@ log="$build/serial.log"
 smp=1
 mem=1024
 disk="$build/disk0.img"
+blk_queues=1
 extra=()
 
 while [ $# -gt 0 ]; do
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
+	--blk-queues) blk_queues=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -70,7 +73,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 	-drive if=pflash,format=raw,file="$vars" \
 	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
 	-drive file="$disk",format=raw,if=none,id=d0 \
-	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on \
+	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues" \
 	-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n1,hubid=0 \
 	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile= \
 	-device virtio-net-pci,netdev=n1,disable-legacy=on,iommu_platform=on,romfile= \

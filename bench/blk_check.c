@@ -138,10 +138,11 @@ static int blk_check_slots_free(struct virtio_blk *blk, struct blk_slot *slots,
 	return 0;
 }
 
-int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
 		   unsigned int iodepth, size_t bs)
 {
-	const char *mname = kernel_dma_mode_name(mode);
+	const char *mname = kernel_dma_config_name(cfg);
+	enum kernel_dma_mode mode = cfg->mode;
 	uint64_t total = blk->capacity * VIRTIO_BLK_SECTOR, submitted = 0, checked = 0;
 	uint64_t t0, t1;
 	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
@@ -200,10 +201,11 @@ out:
 	return failures + blk_check_slots_free(blk, slots, kd, mode, iodepth);
 }
 
-int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
 		    unsigned int iodepth, size_t bs)
 {
-	const char *mname = kernel_dma_mode_name(mode);
+	const char *mname = kernel_dma_config_name(cfg);
+	enum kernel_dma_mode mode = cfg->mode;
 	uint64_t per_req = bs / VIRTIO_BLK_SECTOR, first, count, nblocks, stride, t0, t1;
 	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
 	unsigned int head = 0, tail = 0;

@@ -44,24 +44,24 @@ void blk_check_region(uint64_t capacity, size_t bs, unsigned int mode, uint64_t 
  * blk_check_read() - read the whole disk and print its cksum.
  * @blk: an initialised device on the mode's DMA layer.
  * @kd: the DMA instance (buffers are allocated as the mode uses them).
- * @mode: the mode.
+ * @cfg: the mode (and policy), for buffers and messages.
  * @iodepth: requests in flight.
  * @bs: bytes per request.
  * Return: 0, or the number of failed requests (each reported).
  */
-int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
 		   unsigned int iodepth, size_t bs);
 
 /**
  * blk_check_write() - write the mode's pattern region in scattered order, flush.
  * @blk: an initialised device on the mode's DMA layer.
  * @kd: the DMA instance.
- * @mode: the mode (chooses the region and the pattern).
+ * @cfg: the mode (chooses the region and the pattern) and policy.
  * @iodepth: requests in flight.
  * @bs: bytes per request.
  * Return: 0, or the number of failed requests (each reported).
  */
-int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, enum kernel_dma_mode mode,
+int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
 		    unsigned int iodepth, size_t bs);
 
 #endif /* SLUICE_BENCH_BLK_CHECK_H */

@@ -69,10 +69,10 @@ static const char *net_verify(const uint8_t *f, size_t len, const struct virtio_
 	return NULL;
 }
 
-int net_check_run(struct virtio_net *tx, struct virtio_net *rx, enum kernel_dma_mode mode,
+int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdma_config *cfg,
 		  unsigned int frames)
 {
-	const char *mname = kernel_dma_mode_name(mode);
+	const char *mname = kernel_dma_config_name(cfg);
 	static uint8_t out[VIRTIO_NET_MAX_FRAME], in[VIRTIO_NET_BUF_SIZE];
 	uint32_t sent = 0, received = 0, expected = 0;
 	unsigned int bad = 0, foreign = 0, lost = 0, window = NET_CHECK_WINDOW;

@@ -16,11 +16,11 @@
  * net_check_run() - send @frames frames from @tx to @rx and check each one.
  * @tx: sending device.
  * @rx: receiving device.
- * @mode: DMA mode (for the report).
+ * @cfg: DMA mode and policy (for the report).
  * @frames: number of frames.
  * Return: 0, or the number of frames lost, corrupted or out of order.
  */
-int net_check_run(struct virtio_net *tx, struct virtio_net *rx, enum kernel_dma_mode mode,
+int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdma_config *cfg,
 		  unsigned int frames);
 
 #endif /* SLUICE_BENCH_NET_CHECK_H */

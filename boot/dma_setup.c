@@ -133,17 +133,16 @@ static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
 struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 {
 	struct kernel_dma *kd = &kernel_dma;
-	enum dma_bounce_policy policy = (enum dma_bounce_policy)bi->options.policy;
 	enum dma_scrub scrub = (enum dma_scrub)bi->options.scrub;
 	static struct dma_inplace_region arena_region;
 	struct dma_arena_config acfg;
-	uint64_t direct_pool, arena_pool;
+	uint64_t next, direct_pool, arena_pool;
 	size_t arena_meta_len;
 	void *arena_meta;
-	int rc;
+	int rc, p;
 
 	memset(kd, 0, sizeof(*kd));
-	kd->policy = policy;
+	kd->policies = bi->options.policies;
 	kd->ops = (struct dma_port_ops){
 		.ctx = kd,
 		.set_shared = kd_set_shared,
@@ -157,26 +156,33 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 		.cycles = kd_cycles,
 		.log = kd_log,
 	};
-	/* Layout: bounce pool, the two small coherent pools, then the arena from the
-	 * next 2 MiB boundary to the end (options guarantee at least one chunk). */
-	kd->pool_base = bi->dma.base;
+	/* Layout: one bounce pool per policy, the two small coherent pools, then the
+	 * arena from the next 2 MiB boundary to the end (options guarantee at least
+	 * one chunk). */
 	kd->pool_bytes = bi->options.pool_bytes;
-	direct_pool = kd->pool_base + kd->pool_bytes;
+	next = bi->dma.base;
+	for (p = 0; p < DMA_POLICY_COUNT; p++) {
+		if (!(kd->policies & (UINT64_C(1) << p)))
+			continue;
+		kd->pool_base[p] = next;
+		next += kd->pool_bytes;
+		rc = kd_layer_init(kd, &kd->bounce[p], (enum dma_bounce_policy)p, scrub,
+				   kd->pool_base[p], kd->pool_bytes);
+		if (rc)
+			goto fail_pool;
+	}
+	direct_pool = next;
 	arena_pool = direct_pool + KDMA_COHERENT_POOL_BYTES;
 	kd->arena_base = (arena_pool + KDMA_COHERENT_POOL_BYTES + TWO_MIB - 1) & ~(TWO_MIB - 1);
 	kd->arena_bytes = bi->dma.base + bi->dma.size - kd->arena_base;
 
-	rc = kd_layer_init(kd, &kd->layers[KDMA_BOUNCE], policy, scrub, kd->pool_base,
-			   kd->pool_bytes);
-	if (rc)
-		goto fail_pool;
 	/* The small pools only serve coherent allocations: the policy matters little. */
-	rc = kd_layer_init(kd, &kd->layers[KDMA_DIRECT], DMA_POLICY_SLUICE, scrub, direct_pool,
+	rc = kd_layer_init(kd, &kd->direct, DMA_POLICY_SLUICE, scrub, direct_pool,
 			   KDMA_COHERENT_POOL_BYTES);
 	if (rc)
 		goto fail_coherent;
-	dma_layer_set_inplace(&kd->layers[KDMA_DIRECT], &identity_region);
-	rc = kd_layer_init(kd, &kd->layers[KDMA_ARENA], DMA_POLICY_SLUICE, scrub, arena_pool,
+	dma_layer_set_inplace(&kd->direct, &identity_region);
+	rc = kd_layer_init(kd, &kd->arena_layer, DMA_POLICY_SLUICE, scrub, arena_pool,
 			   KDMA_COHERENT_POOL_BYTES);
 	if (rc)
 		goto fail_coherent;
@@ -200,7 +206,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 		goto fail_arena;
 	arena_region.owns = dma_arena_inplace_owns;
 	arena_region.ctx = &kd->arena;
-	dma_layer_set_inplace(&kd->layers[KDMA_ARENA], &arena_region);
+	dma_layer_set_inplace(&kd->arena_layer, &arena_region);
 	return kd;
 
 fail_arena:
@@ -212,8 +218,48 @@ fail_coherent:
 	return NULL;
 fail_pool:
 	printf("dma: bounce pool of %" PRIu64 " KiB at 0x%" PRIx64 " (policy %s) failed (%d)\n",
-	       kd->pool_bytes >> 10, kd->pool_base, dma_bounce_policy_name(policy), rc);
+	       kd->pool_bytes >> 10, kd->pool_base[p],
+	       dma_bounce_policy_name((enum dma_bounce_policy)p), rc);
 	return NULL;
+}
+
+struct dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg)
+{
+	switch (cfg->mode) {
+	case KDMA_DIRECT:
+		return &kd->direct;
+	case KDMA_ARENA:
+		return &kd->arena_layer;
+	default:
+		return &kd->bounce[cfg->policy];
+	}
+}
+
+int kernel_dma_configs(const struct kernel_dma *kd, uint64_t modes, struct kdma_config *out)
+{
+	int n = 0;
+
+	if (modes & (UINT64_C(1) << KDMA_DIRECT))
+		out[n++] = (struct kdma_config){ KDMA_DIRECT, DMA_POLICY_LINUX };
+	if (modes & (UINT64_C(1) << KDMA_BOUNCE))
+		for (int p = 0; p < DMA_POLICY_COUNT; p++)
+			if (kd->policies & (UINT64_C(1) << p))
+				out[n++] = (struct kdma_config){ KDMA_BOUNCE,
+								 (enum dma_bounce_policy)p };
+	if (modes & (UINT64_C(1) << KDMA_ARENA))
+		out[n++] = (struct kdma_config){ KDMA_ARENA, DMA_POLICY_LINUX };
+	return n;
+}
+
+const char *kernel_dma_config_name(const struct kdma_config *cfg)
+{
+	static const char *const bounce_names[DMA_POLICY_COUNT] = {
+		"bounce/linux", "bounce/bitmap", "bounce/lifo", "bounce/sluice"
+	};
+
+	if (cfg->mode == KDMA_BOUNCE)
+		return (unsigned int)cfg->policy < DMA_POLICY_COUNT ? bounce_names[cfg->policy] : "?";
+	return kernel_dma_mode_name(cfg->mode);
 }
 
 void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size)
@@ -235,18 +281,24 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 
 void kernel_dma_report(struct kernel_dma *kd)
 {
-	struct dma_bounce_stats bs;
 	struct dma_arena_stats as;
 	struct mmu_stats ms;
 
-	dma_bounce_stats_get(&kd->layers[KDMA_BOUNCE], -1, &bs);
+	for (int p = 0; p < DMA_POLICY_COUNT; p++) {
+		struct dma_bounce_stats bs;
+
+		if (!(kd->policies & (UINT64_C(1) << p)))
+			continue;
+		dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
+		printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
+		       " slots of 2 KiB, policy %s, scrub %s, largest mapping %zu KiB\n",
+		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs,
+		       dma_bounce_policy_name((enum dma_bounce_policy)p),
+		       kd->bounce[p].scrub == DMA_SCRUB_COPY ? "copy" : "zero",
+		       dma_max_mapping_size(&kd->bounce[p], &DMA_TAG_DEFAULT) >> 10);
+	}
 	dma_arena_get_stats(&kd->arena, &as);
 	mmu_get_stats(&ms);
-	printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
-	       " slots of 2 KiB, policy %s, scrub %s, largest mapping %zu KiB\n",
-	       kd->pool_base, kd->pool_bytes >> 10, bs.nslabs, dma_bounce_policy_name(kd->policy),
-	       kd->layers[KDMA_BOUNCE].scrub == DMA_SCRUB_COPY ? "copy" : "zero",
-	       dma_max_mapping_size(&kd->layers[KDMA_BOUNCE], &DMA_TAG_DEFAULT) >> 10);
 	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
 	       KDMA_COHERENT_POOL_BYTES >> 10);
 	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64
@@ -275,6 +327,8 @@ static uint8_t *device_view(uint64_t dma_addr)
 
 int kernel_dma_selftest(struct kernel_dma *kd)
 {
+	int first = __builtin_ctzll(kd->policies);
+	struct dma_layer *bl = &kd->bounce[first];
 	const struct dma_tag tag = DMA_TAG_DEFAULT;
 	const size_t len = 6000; /* 3 slots, not a multiple of anything */
 	uint8_t *buf = malloc(len), *other = malloc(len), *block, *ring;
@@ -288,11 +342,11 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 
 	/* To device: the device sees a copy, in shared memory, not the private buffer. */
 	t0 = rdtsc();
-	rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, buf, len, DMA_TO_DEVICE, &addr);
+	rc = dma_map(bl, &tag, buf, len, DMA_TO_DEVICE, &addr);
 	map_cycles = rdtsc() - t0;
 	if (rc)
 		return selftest_fail("map to-device", (uintptr_t)buf);
-	if (addr == (uintptr_t)buf || !dma_addr_is_shared(&kd->layers[KDMA_BOUNCE], addr, len) ||
+	if (addr == (uintptr_t)buf || !dma_addr_is_shared(bl, addr, len) ||
 	    !mmu_range_is_shared(addr, len))
 		return selftest_fail("to-device mapping is not in converted shared memory", addr);
 	if (memcmp(device_view(addr), buf, len))
@@ -300,27 +354,27 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	if (mmu_range_is_shared((uintptr_t)buf, len))
 		return selftest_fail("the private buffer became shared", (uintptr_t)buf);
 	t0 = rdtsc();
-	dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_TO_DEVICE);
+	dma_unmap(bl, addr, len, DMA_TO_DEVICE);
 	unmap_cycles = rdtsc() - t0;
 
 	/* From device: what the device writes reaches the buffer at sync and unmap,
 	 * and the slots it is given hold nothing of the previous mapping. */
 	memset(other, 0x5a, len);
-	rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, other, len, DMA_FROM_DEVICE, &addr);
+	rc = dma_map(bl, &tag, other, len, DMA_FROM_DEVICE, &addr);
 	if (rc)
 		return selftest_fail("map from-device", (uintptr_t)other);
 	/* scrub=copy shows the device the buffer's own bytes (as Linux does since
 	 * CVE-2022-0854), scrub=zero shows zeros: never the earlier mapping's. */
 	for (size_t i = 0; i < len; i++)
-		if (device_view(addr)[i] != (kd->layers[KDMA_BOUNCE].scrub == DMA_SCRUB_COPY ? 0x5a : 0))
+		if (device_view(addr)[i] != (bl->scrub == DMA_SCRUB_COPY ? 0x5a : 0))
 			return selftest_fail("the device sees bytes that are not this mapping's",
 					     addr + i);
 	memset(device_view(addr), 0xc3, 100);
-	if (dma_sync_for_cpu(&kd->layers[KDMA_BOUNCE], addr, 0, 100, DMA_FROM_DEVICE) || other[0] != 0xc3 ||
+	if (dma_sync_for_cpu(bl, addr, 0, 100, DMA_FROM_DEVICE) || other[0] != 0xc3 ||
 	    other[99] != 0xc3 || other[100] != 0x5a)
 		return selftest_fail("sync_for_cpu did not copy exactly the synced range", addr);
 	device_view(addr)[len - 1] = 0x11;
-	dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_FROM_DEVICE);
+	dma_unmap(bl, addr, len, DMA_FROM_DEVICE);
 	if (other[len - 1] != 0x11)
 		return selftest_fail("unmap did not copy the device's bytes back", addr);
 
@@ -330,24 +384,24 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 		return selftest_fail("arena alloc", 0);
 	if (!mmu_range_is_shared((uintptr_t)block, 8192))
 		return selftest_fail("arena block is not shared in the page tables", (uintptr_t)block);
-	rc = dma_map(&kd->layers[KDMA_ARENA], &tag, block, 8192, DMA_BIDIRECTIONAL, &addr);
+	rc = dma_map(&kd->arena_layer, &tag, block, 8192, DMA_BIDIRECTIONAL, &addr);
 	if (rc || addr != (uintptr_t)block)
 		return selftest_fail("arena block did not map in place", (uintptr_t)block);
-	dma_unmap(&kd->layers[KDMA_ARENA], addr, 8192, DMA_BIDIRECTIONAL);
+	dma_unmap(&kd->arena_layer, addr, 8192, DMA_BIDIRECTIONAL);
 	/* The arena layer bounces what is not arena memory. */
-	rc = dma_map(&kd->layers[KDMA_ARENA], &tag, buf, 64, DMA_TO_DEVICE, &addr);
+	rc = dma_map(&kd->arena_layer, &tag, buf, 64, DMA_TO_DEVICE, &addr);
 	if (rc || addr == (uintptr_t)buf || !mmu_range_is_shared(addr, 64))
 		return selftest_fail("arena layer did not bounce a private buffer", (uintptr_t)buf);
-	dma_unmap(&kd->layers[KDMA_ARENA], addr, 64, DMA_TO_DEVICE);
+	dma_unmap(&kd->arena_layer, addr, 64, DMA_TO_DEVICE);
 	/* The direct layer maps everything in place (a plain VM). */
-	rc = dma_map(&kd->layers[KDMA_DIRECT], &tag, buf, len, DMA_TO_DEVICE, &addr);
+	rc = dma_map(&kd->direct, &tag, buf, len, DMA_TO_DEVICE, &addr);
 	if (rc || addr != (uintptr_t)buf)
 		return selftest_fail("direct layer did not map in place", (uintptr_t)buf);
-	dma_unmap(&kd->layers[KDMA_DIRECT], addr, len, DMA_TO_DEVICE);
+	dma_unmap(&kd->direct, addr, len, DMA_TO_DEVICE);
 	dma_arena_free(&kd->arena, block);
 
 	/* Coherent memory for rings: shared and zeroed. */
-	ring = dma_alloc_coherent(&kd->layers[KDMA_BOUNCE], &tag, 4096, &ring_addr);
+	ring = dma_alloc_coherent(bl, &tag, 4096, &ring_addr);
 	if (!ring)
 		return selftest_fail("coherent alloc", 0);
 	for (size_t i = 0; i < 4096; i++)
@@ -355,23 +409,25 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 			return selftest_fail("coherent memory not zeroed", ring_addr + i);
 	if (!mmu_range_is_shared(ring_addr, 4096))
 		return selftest_fail("coherent memory is not shared", ring_addr);
-	dma_free_coherent(&kd->layers[KDMA_BOUNCE], ring, 4096);
+	dma_free_coherent(bl, ring, 4096);
 
-	for (int m = 0; m < KDMA_NMODES; m++)
-		if (dma_layer_check(&kd->layers[m]))
-			return selftest_fail("layer self-check", (uint64_t)m);
+	for (int p = 0; p < DMA_POLICY_COUNT; p++)
+		if ((kd->policies & (UINT64_C(1) << p)) && dma_layer_check(&kd->bounce[p]))
+			return selftest_fail("bounce layer self-check", (uint64_t)p);
+	if (dma_layer_check(&kd->direct) || dma_layer_check(&kd->arena_layer))
+		return selftest_fail("layer self-check", 0);
 
 	/* Warm figures: the first call also pays for cold caches (and, under TCG,
 	 * for translating the code), so time a run of repeats. */
 	map_cycles = unmap_cycles = 0;
 	for (int i = 0; i < SELFTEST_REPEATS; i++) {
 		t0 = rdtsc();
-		rc = dma_map(&kd->layers[KDMA_BOUNCE], &tag, buf, len, DMA_TO_DEVICE, &addr);
+		rc = dma_map(bl, &tag, buf, len, DMA_TO_DEVICE, &addr);
 		map_cycles += rdtsc() - t0;
 		if (rc)
 			return selftest_fail("repeated map", (uintptr_t)buf);
 		t0 = rdtsc();
-		dma_unmap(&kd->layers[KDMA_BOUNCE], addr, len, DMA_TO_DEVICE);
+		dma_unmap(bl, addr, len, DMA_TO_DEVICE);
 		unmap_cycles += rdtsc() - t0;
 	}
 	free(buf);

@@ -30,25 +30,67 @@ enum kernel_dma_mode {
 #define KDMA_COHERENT_POOL_BYTES (UINT64_C(1) << 20)
 
 /**
- * struct kernel_dma - the layers and the arena the drivers use.
- * @layers: one DMA layer per mode. Each has a bounce pool for its coherent
- *	allocations; the bounce layer's is the big one of pool=.
- * @arena: the 2 MB shared arena (the arena layer's in-place region).
- * @ops: the kernel's porting ops.
- * @pool_base: start of the bounce layer's pool.
- * @pool_bytes: its size.
- * @arena_base: start of the arena region.
- * @arena_bytes: its size.
- * @policy: the bounce pool's policy.
+ * struct kdma_config - one way of running I/O: a mode and, for bounce, the
+ *	pool policy.
+ * @mode: the mode.
+ * @policy: the bounce policy (meaningful for KDMA_BOUNCE only).
  */
-struct kernel_dma {
-	struct dma_layer layers[KDMA_NMODES];
-	struct dma_arena arena;
-	struct dma_port_ops ops;
-	uint64_t pool_base, pool_bytes;
-	uint64_t arena_base, arena_bytes;
+struct kdma_config {
+	enum kernel_dma_mode mode;
 	enum dma_bounce_policy policy;
 };
+
+#define KDMA_MAX_CONFIGS (2 + DMA_POLICY_COUNT)
+
+/**
+ * struct kernel_dma - the layers and the arena the drivers use.
+ * @direct: the direct mode's layer (small pool for coherent memory, in-place
+ *	hook owning all memory).
+ * @bounce: one layer per bounce policy, each with its own pool of pool= bytes.
+ * @arena_layer: the arena mode's layer (small pool for coherent memory, the
+ *	arena as in-place region).
+ * @arena: the 2 MB shared arena.
+ * @ops: the kernel's porting ops.
+ * @policies: bit mask of the policies whose layer is set up.
+ * @pool_base: start of each policy's pool (0 when not set up).
+ * @pool_bytes: the size of each.
+ * @arena_base: start of the arena region.
+ * @arena_bytes: its size.
+ */
+struct kernel_dma {
+	struct dma_layer direct;
+	struct dma_layer bounce[DMA_POLICY_COUNT];
+	struct dma_layer arena_layer;
+	struct dma_arena arena;
+	struct dma_port_ops ops;
+	uint64_t policies;
+	uint64_t pool_base[DMA_POLICY_COUNT];
+	uint64_t pool_bytes;
+	uint64_t arena_base, arena_bytes;
+};
+
+/**
+ * kernel_dma_layer() - the layer of a configuration.
+ * @kd: the instance.
+ * @cfg: mode and policy (the policy must be set up).
+ */
+struct dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg);
+
+/**
+ * kernel_dma_configs() - the configurations to run, in report order: direct,
+ *	bounce with each policy set up, arena (each only if in @modes).
+ * @kd: the instance.
+ * @modes: bit mask of enum kernel_dma_mode.
+ * @out: at least KDMA_MAX_CONFIGS entries.
+ * Return: the number written.
+ */
+int kernel_dma_configs(const struct kernel_dma *kd, uint64_t modes, struct kdma_config *out);
+
+/**
+ * kernel_dma_config_name() - "direct", "bounce/linux", ..., "arena".
+ * @cfg: the configuration.
+ */
+const char *kernel_dma_config_name(const struct kdma_config *cfg);
 
 /**
  * kernel_dma_mode_name() - "direct", "bounce" or "arena".

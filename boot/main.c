@@ -133,7 +133,8 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 {
 	struct virtio_pci *vps;
 	struct virtio_device *vdev = NULL;
-	int n = virtio_probed(&vps), failures = 0;
+	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
+	int n = virtio_probed(&vps), failures = 0, ncfg;
 
 	for (int i = 0; i < n && !vdev; i++)
 		if (vps[i].vdev.device_type == VIRTIO_ID_BLOCK)
@@ -142,22 +143,23 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		printf("blk: no usable virtio-blk device; block task skipped\n");
 		return 0;
 	}
-	/* Every mode reads the untouched disk first (so all print the same cksum),
-	 * then every mode writes its own region. */
+	/* Every configuration reads the untouched disk first (so all print the same
+	 * cksum), then each writes its mode's region. */
+	ncfg = kernel_dma_configs(kd, opts->modes, cfgs);
 	for (int pass = 0; pass < 2; pass++) {
-		for (int mode = 0; mode < KDMA_NMODES; mode++) {
+		for (int c = 0; c < ncfg; c++) {
+			const struct kdma_config *cfg = &cfgs[c];
+			const char *name = kernel_dma_config_name(cfg);
 			struct virtio_blk blk;
 			char why[192];
 			int rc;
 
-			if (!(opts->modes & (UINT64_C(1) << mode)))
-				continue;
 			/* Direct mode is the plain VM: the device may reach any memory. */
-			vdev->confidential = mode != KDMA_DIRECT;
-			rc = virtio_blk_init(&blk, vdev, &kd->layers[mode], VIRTIO_BLK_MAX_QUEUES, 0,
-					     why, sizeof(why));
+			vdev->confidential = cfg->mode != KDMA_DIRECT;
+			rc = virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, cfg),
+					     VIRTIO_BLK_MAX_QUEUES, 0, why, sizeof(why));
 			if (rc) {
-				printf("blk: mode=%s: %s\n", kernel_dma_mode_name(mode), why);
+				printf("blk: mode=%s: %s\n", name, why);
 				failures++;
 				continue;
 			}
@@ -165,20 +167,20 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 				printf("blk: mode=%s %s: %" PRIu64 " sectors (%" PRIu64
 				       " MiB), block %u, %u queue%s of %u, seg_max %u, size_max %u, "
 				       "flush %s, features 0x%" PRIx64 "\n",
-				       kernel_dma_mode_name(mode), vdev->name, blk.capacity,
-				       blk.capacity >> 11, blk.blk_size, blk.nqueues,
-				       blk.nqueues == 1 ? "" : "s", blk.queue_size, blk.seg_max,
-				       blk.size_max, blk.has_flush ? "yes" : "no", vdev->features);
+				       name, vdev->name, blk.capacity, blk.capacity >> 11,
+				       blk.blk_size, blk.nqueues, blk.nqueues == 1 ? "" : "s",
+				       blk.queue_size, blk.seg_max, blk.size_max,
+				       blk.has_flush ? "yes" : "no", vdev->features);
 			if (pass == 0)
-				failures += blk_check_read(&blk, kd, mode, (unsigned int)opts->iodepth,
+				failures += blk_check_read(&blk, kd, cfg, (unsigned int)opts->iodepth,
 							   (size_t)opts->bs);
 			else
-				failures += blk_check_write(&blk, kd, mode, (unsigned int)opts->iodepth,
+				failures += blk_check_write(&blk, kd, cfg, (unsigned int)opts->iodepth,
 							    (size_t)opts->bs);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
 			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes\n",
-			       kernel_dma_mode_name(mode), blk.stats.completed, blk.stats.errors,
-			       blk.stats.busy, blk.stats.bad_len, blk.stats.bad_status);
+			       name, blk.stats.completed, blk.stats.errors, blk.stats.busy,
+			       blk.stats.bad_len, blk.stats.bad_status);
 			virtio_blk_remove(&blk);
 		}
 	}
@@ -209,7 +211,8 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 {
 	struct virtio_pci *vps;
 	struct virtio_device *nic[2] = { NULL, NULL };
-	int n = virtio_probed(&vps), found = 0, failures = 0;
+	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
+	int n = virtio_probed(&vps), found = 0, failures = 0, ncfg;
 
 	for (int i = 0; i < n && found < 2; i++)
 		if (vps[i].vdev.device_type == VIRTIO_ID_NET)
@@ -219,29 +222,31 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		       found == 1 ? "" : "s");
 		return 0;
 	}
-	for (int mode = 0; mode < KDMA_NMODES; mode++) {
+	ncfg = kernel_dma_configs(kd, opts->modes, cfgs);
+	for (int c = 0; c < ncfg; c++) {
+		const struct kdma_config *cfg = &cfgs[c];
+		const char *name = kernel_dma_config_name(cfg);
+		struct dma_layer *dl = kernel_dma_layer(kd, cfg);
 		static struct virtio_net net[2];
-		struct net_buf_ctx bctx = { kd, (enum kernel_dma_mode)mode };
+		struct net_buf_ctx bctx = { kd, cfg->mode };
 		struct virtio_net_buffers bufs = { net_buf_alloc, net_buf_free, &bctx };
 		char why[192];
 		int rc = 0, up = 0;
 		unsigned int qsize = 0;
 
-		if (!(opts->modes & (UINT64_C(1) << mode)))
-			continue;
-		if (mode == KDMA_BOUNCE) {
+		if (cfg->mode == KDMA_BOUNCE) {
 			/* Posted receive buffers hold bounce slots for as long as they
 			 * wait for a frame: give each NIC's ring at most 1/8 of the pool
 			 * so transmit and the other NIC still find slots. */
 			struct dma_bounce_stats bs;
 
-			dma_bounce_stats_get(&kd->layers[mode], -1, &bs);
+			dma_bounce_stats_get(dl, -1, &bs);
 			qsize = (unsigned int)(bs.nslabs / 8);
 			while (qsize & (qsize - 1))
 				qsize &= qsize - 1;
 			if (qsize < 2)
 				qsize = 2;
-		} else if (mode == KDMA_ARENA) {
+		} else if (cfg->mode == KDMA_ARENA) {
 			/* Each buffer is one 4 KiB arena block; both NICs' rings of both
 			 * directions may take half the arena. */
 			qsize = (unsigned int)(kd->arena_bytes / 2 / (4 * 4096));
@@ -253,11 +258,10 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		/* The receiver first: with a small bounce pool it gets its buffers
 		 * before the sender's idle receive ring takes the slots. */
 		for (int k = 1; k >= 0; k--) {
-			nic[k]->confidential = mode != KDMA_DIRECT;
-			rc = virtio_net_init(&net[k], nic[k], &kd->layers[mode], &bufs, qsize, why,
-					     sizeof(why));
+			nic[k]->confidential = cfg->mode != KDMA_DIRECT;
+			rc = virtio_net_init(&net[k], nic[k], dl, &bufs, qsize, why, sizeof(why));
 			if (rc) {
-				printf("net: mode=%s: %s\n", kernel_dma_mode_name(mode), why);
+				printf("net: mode=%s: %s\n", name, why);
 				if (k == 0)
 					virtio_net_remove(&net[1]);
 				break;
@@ -270,15 +274,14 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		}
 		printf("net: mode=%s %s mac %02x:%02x:%02x:%02x:%02x:%02x -> %s mac "
 		       "%02x:%02x:%02x:%02x:%02x:%02x, queues of %u, links up %d/2\n",
-		       kernel_dma_mode_name(mode), nic[0]->name, net[0].mac[0], net[0].mac[1],
-		       net[0].mac[2], net[0].mac[3], net[0].mac[4], net[0].mac[5], nic[1]->name,
-		       net[1].mac[0], net[1].mac[1], net[1].mac[2], net[1].mac[3], net[1].mac[4],
-		       net[1].mac[5], net[0].queue_size, up);
-		failures += net_check_run(&net[0], &net[1], (enum kernel_dma_mode)mode,
-					  (unsigned int)opts->frames);
+		       name, nic[0]->name, net[0].mac[0], net[0].mac[1], net[0].mac[2],
+		       net[0].mac[3], net[0].mac[4], net[0].mac[5], nic[1]->name, net[1].mac[0],
+		       net[1].mac[1], net[1].mac[2], net[1].mac[3], net[1].mac[4], net[1].mac[5],
+		       net[0].queue_size, up);
+		failures += net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
 		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64
 		       " dropped; tx busy %" PRIu64 "\n",
-		       kernel_dma_mode_name(mode), net[1].stats.rx_bad_len, net[1].stats.rx_bad_hdr,
+		       name, net[1].stats.rx_bad_len, net[1].stats.rx_bad_hdr,
 		       net[1].stats.rx_dropped, net[0].stats.tx_busy);
 		virtio_net_remove(&net[0]);
 		virtio_net_remove(&net[1]);
@@ -352,11 +355,12 @@ void kernel_main(struct boot_info *bi)
 	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1e6, bi->ebs_attempts,
 	       bi->ebs_attempts == 1 ? "" : "s");
 	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K pool=%" PRIu64
-	       "K policy=%s scrub=%s fault=%s (from %s)\n",
+	       "K policies=%s%s%s%s scrub=%s fault=%s (from %s)\n",
 	       bi->options.heap_bytes / 1024, bi->options.dma_bytes / 1024,
-	       bi->options.pool_bytes / 1024, options_policy_names[bi->options.policy],
-	       options_scrub_names[bi->options.scrub], options_fault_name(bi->options.fault),
-	       bi->options_source);
+	       bi->options.pool_bytes / 1024, bi->options.policies & 1 ? "linux," : "",
+	       bi->options.policies & 2 ? "bitmap," : "", bi->options.policies & 4 ? "lifo," : "",
+	       bi->options.policies & 8 ? "sluice" : "", options_scrub_names[bi->options.scrub],
+	       options_fault_name(bi->options.fault), bi->options_source);
 	printf("options: modes=%s%s%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 " frames=%" PRIu64
 	       "\n",
 	       bi->options.modes & 1 ? "direct," : "", bi->options.modes & 2 ? "bounce," : "",

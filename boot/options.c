@@ -42,13 +42,14 @@ static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
 	  4096, NULL, "heap for the kernel (newlib malloc); default 64M" },
 	{ "dma", OPT_SIZE, offsetof(struct kernel_options, dma_bytes), 4 * MIB, 512 * MIB,
-	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 96M" },
+	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 128M" },
 	{ "fault", OPT_CHOICE, offsetof(struct kernel_options, fault), 0, 0, 0, fault_choices,
 	  "deliberate fault after the boot report: none|pf|gp|ud|div; default none" },
-	{ "pool", OPT_SIZE, offsetof(struct kernel_options, pool_bytes), 256 * 1024, 510 * MIB,
-	  4096, NULL, "bounce pool taken from the DMA region; the rest is the 2M arena; default 32M" },
-	{ "policy", OPT_CHOICE, offsetof(struct kernel_options, policy), 0, 0, 0,
-	  options_policy_names, "bounce pool policy: linux|bitmap|lifo|sluice; default sluice" },
+	{ "pool", OPT_SIZE, offsetof(struct kernel_options, pool_bytes), 256 * 1024, 508 * MIB,
+	  4096, NULL, "each bounce pool (one per policy) taken from the DMA region; default 16M" },
+	{ "policies", OPT_LIST, offsetof(struct kernel_options, policies), 0, 0, 0,
+	  options_policy_names,
+	  "bounce pool policies, comma-separated: linux,bitmap,lifo,sluice or all; default all" },
 	{ "scrub", OPT_CHOICE, offsetof(struct kernel_options, scrub), 0, 0, 0, options_scrub_names,
 	  "stale-data guard of from-device bounces: copy (as Linux) or zero; default copy" },
 	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
@@ -69,10 +70,10 @@ void options_defaults(struct kernel_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->heap_bytes = 64 * MIB;
-	opts->dma_bytes = 96 * MIB;
+	opts->dma_bytes = 128 * MIB;
 	opts->fault = FAULT_NONE;
-	opts->pool_bytes = 32 * MIB;
-	opts->policy = 3; /* sluice */
+	opts->pool_bytes = 16 * MIB;
+	opts->policies = 0xf; /* all four */
 	opts->scrub = 0;  /* copy */
 	opts->modes = 7;  /* all */
 	opts->blk = 1;    /* check */
@@ -286,12 +287,14 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		if (rc)
 			return rc;
 	}
-	/* What the pool leaves holds the two 1 MiB coherent pools of the direct and
+	/* What the pools leave holds the two 1 MiB coherent pools of the direct and
 	 * arena modes and at least one 2 MiB arena chunk. */
-	if (opts->pool_bytes + 2 * TWO_MIB > opts->dma_bytes) {
+	if ((uint64_t)__builtin_popcountll(opts->policies) * opts->pool_bytes + 2 * TWO_MIB >
+	    opts->dma_bytes) {
 		snprintf(err, err_len,
-			 "pool=%lluK leaves less than 4M of dma=%lluK for the coherent pools and "
-			 "the arena; raise dma= or lower pool=",
+			 "%d pools of pool=%lluK leave less than 4M of dma=%lluK for the coherent "
+			 "pools and the arena; raise dma= or lower pool= or policies=",
+			 __builtin_popcountll(opts->policies),
 			 (unsigned long long)(opts->pool_bytes / 1024),
 			 (unsigned long long)(opts->dma_bytes / 1024));
 		return -22;

@@ -34,9 +34,11 @@ enum fault_kind {
  * @dma_bytes: memory reserved at boot for the DMA layer, a multiple of 2 MiB and
  *	2 MiB aligned (dma=SIZE).
  * @fault: a deliberate fault after the boot report (fault=...).
- * @pool_bytes: bounce pool carved from the DMA region (pool=SIZE); the rest,
- *	whole 2 MiB chunks, is the shared arena.
- * @policy: bounce pool policy (policy=...), an index into options_policy_names.
+ * @pool_bytes: bytes of each bounce pool carved from the DMA region (pool=SIZE),
+ *	one pool per policy in @policies; the rest, whole 2 MiB chunks, is the
+ *	shared arena.
+ * @policies: bounce pool policies to set up and run the bounce mode with, a bit
+ *	per index of options_policy_names (policies=LIST).
  * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero): 0 copy, 1 zero.
  * @modes: DMA modes to run, a bit per index of options_mode_names (modes=a,b).
  * @blk: block task (blk=none|check): 1 reads the whole disk in each mode and
@@ -50,7 +52,7 @@ struct kernel_options {
 	uint64_t dma_bytes;
 	enum fault_kind fault;
 	uint64_t pool_bytes;
-	int policy;
+	uint64_t policies;
 	int scrub;
 	uint64_t modes;
 	int blk;

@@ -23,10 +23,10 @@ static void test_defaults_for_empty_text(void **state)
 	(void)state;
 	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 64 * MIB);
-	assert_int_equal(o.dma_bytes, 96 * MIB);
+	assert_int_equal(o.dma_bytes, 128 * MIB);
 	assert_int_equal(o.fault, FAULT_NONE);
-	assert_int_equal(o.pool_bytes, 32 * MIB);
-	assert_string_equal(options_policy_names[o.policy], "sluice");
+	assert_int_equal(o.pool_bytes, 16 * MIB);
+	assert_int_equal(o.policies, 0xf);
 	assert_string_equal(options_scrub_names[o.scrub], "copy");
 	assert_int_equal(options_parse("  \n# only a comment\n", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 64 * MIB);
@@ -42,14 +42,14 @@ static void test_sizes_and_suffixes(void **state)
 	assert_int_equal(o.heap_bytes, 2 * MIB);
 	assert_int_equal(o.dma_bytes, 512 * MIB);
 	assert_int_not_equal(options_parse("dma=1G", &o, err, sizeof(err)), 0); /* over 512M */
-	assert_int_equal(options_parse("heap=16m\tdma=8M pool=4M\r\n", &o, err, sizeof(err)), 0);
+	assert_int_equal(options_parse("heap=16m\tdma=8M pool=1M\r\n", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 16 * MIB);
 	assert_int_equal(o.dma_bytes, 8 * MIB);
 	/* Plain bytes, rounded up to the option's alignment. */
 	assert_int_equal(options_parse("heap=1048577", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, MIB + 4096);
 	/* The DMA region is whole 2 MiB pages. */
-	assert_int_equal(options_parse("dma=5M pool=1M", &o, err, sizeof(err)), 0);
+	assert_int_equal(options_parse("dma=5M pool=256K", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.dma_bytes, 6 * MIB);
 }
 
@@ -62,7 +62,7 @@ static void test_later_words_win_and_comments_end_words(void **state)
 	assert_int_equal(options_parse("heap=8M heap=4M#comment dma=4M\nfault=ud", &o, err,
 				       sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 4 * MIB);
-	assert_int_equal(o.dma_bytes, 96 * MIB); /* dma=4M was inside the comment */
+	assert_int_equal(o.dma_bytes, 128 * MIB); /* dma=4M was inside the comment */
 	assert_int_equal(o.fault, FAULT_UD);
 }
 
@@ -94,7 +94,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	(void)state;
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
-				 "policy, scrub, modes, blk, iodepth, bs, frames");
+				 "policies, scrub, modes, blk, iodepth, bs, frames");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -105,7 +105,7 @@ static void test_bad_values_name_the_word(void **state)
 	static const char *const bad[] = {
 		"heap=", "heap=M", "heap=12Q", "heap=1MB", "heap=-1", "heap=0", "heap=512K",
 		"dma=1M", "dma=513M", "heap=99999999999999999999", "heap=18014398509481984G",
-		"fault=segv", "fault=", "heap", "fault", "policy=fifo", "scrub=never", "pool=100K",
+		"fault=segv", "fault=", "heap", "fault", "policies=fifo", "scrub=never", "pool=100K",
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 	};
@@ -130,19 +130,24 @@ static void test_dma_split_options(void **state)
 	for (int i = 0; options_policy_names[i]; i++) {
 		char text[64];
 
-		snprintf(text, sizeof(text), "policy=%s", options_policy_names[i]);
+		snprintf(text, sizeof(text), "policies=%s", options_policy_names[i]);
 		assert_int_equal(options_parse(text, &o, err, sizeof(err)), 0);
-		assert_int_equal(o.policy, i);
+		assert_int_equal(o.policies, 1u << i);
 	}
+	assert_int_equal(options_parse("policies=sluice,linux", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.policies, (1u << 3) | 1u);
 	assert_int_equal(options_parse("scrub=zero", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.scrub, 1);
-	assert_int_equal(options_parse("dma=64M pool=60M", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.pool_bytes, 60 * MIB);
-	/* The pool must leave 2 MiB of coherent pools and one 2 MiB arena chunk,
-	 * whatever the order of the words. */
-	assert_int_equal(options_parse("dma=64M pool=61M", &o, err, sizeof(err)), -22);
-	assert_non_null(strstr(err, "pool=62464K leaves less than 4M"));
-	assert_int_equal(options_parse("pool=61M dma=64M", &o, err, sizeof(err)), -22);
+	assert_int_equal(options_parse("dma=64M pool=15M", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.pool_bytes, 15 * MIB);
+	assert_int_equal(options_parse("dma=64M pool=60M policies=lifo", &o, err, sizeof(err)), 0);
+	/* The pools (one per policy) must leave 2 MiB of coherent pools and one 2 MiB
+	 * arena chunk, whatever the order of the words. */
+	assert_int_equal(options_parse("dma=64M pool=16M", &o, err, sizeof(err)), -22);
+	assert_non_null(strstr(err, "4 pools of pool=16384K leave less than 4M"));
+	assert_int_equal(options_parse("pool=16M dma=64M", &o, err, sizeof(err)), -22);
+	assert_int_equal(options_parse("dma=64M pool=61M policies=lifo", &o, err, sizeof(err)),
+			 -22);
 	assert_int_equal(options_parse("dma=8M", &o, err, sizeof(err)), -22);
 }
 

@@ -23,25 +23,33 @@ check_run() {
 	boot_kernel "$name" 0 --disk "$disk" --blk-queues "$queues" --blk-queue-size "$qsize" \
 		--args "$*"
 	for m in $(echo "$modes_idx" | tr , ' '); do
-		mode=$(echo "direct bounce arena" | cut -d' ' -f$((m + 1)))
-		expect "$BOOT_LOG" \
-			"^blk: mode=$mode read $bytes bytes bs=$bs iodepth=[0-9]+: cksum $want $bytes, 0 errors" \
-			"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors"
+		case $m in
+		0) configs="direct" ;;
+		1) configs="bounce/linux bounce/bitmap bounce/lifo bounce/sluice" ;;
+		2) configs="arena" ;;
+		esac
+		for mode in $configs; do
+			expect "$BOOT_LOG" \
+				"^blk: mode=$mode read $bytes bytes bs=$bs iodepth=[0-9]+: cksum $want $bytes, 0 errors" \
+				"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors"
+		done
 	done
 	reject "$BOOT_LOG" 'bad lengths, [1-9]|bad status bytes, [1-9]|[1-9][0-9]* errors,'
 	python3 "$pattern" verify "$orig" "$disk" "$bs" "$modes_idx" || e2e_fail "$name: image check failed"
 }
 
 check_run blk_deep 4096 0,1,2 1 256 iodepth=256 bs=4K
-expect "$BOOT_LOG" '^blk: mode=bounce .* queue of 256'
+expect "$BOOT_LOG" '^blk: mode=bounce/linux .* queue of 256'
 check_run blk_large 65536 0,1,2 1 256 iodepth=32 bs=64K
 # A device with two request queues of 1024: 1024 requests in flight, spread over both.
 check_run blk_two_queues 8192 0,1,2 2 1024 iodepth=1024 bs=8K frames=0
 expect "$BOOT_LOG" '^blk: mode=direct .* 2 queues of 1024,' \
-	'^blk: mode=bounce read .* iodepth=1024: cksum'
+	'^blk: mode=bounce/sluice read .* iodepth=1024: cksum'
 
 # 128 slots of 2 KiB for 256 requests of 4 KiB: most submissions find the pool full.
 check_run blk_tiny_pool 4096 1 1 256 modes=bounce pool=256K iodepth=256 bs=4K
-expect "$BOOT_LOG" '^blk: mode=bounce [0-9]+ requests, 0 errors, [1-9][0-9]* busy retries' \
-	'^net: mode=bounce sent 1000 frames .* received 1000 in order, 0 bad, 0 lost'
+for policy in linux bitmap lifo sluice; do
+	expect "$BOOT_LOG" "^blk: mode=bounce/$policy [0-9]+ requests, 0 errors, [1-9][0-9]* busy retries" \
+		"^net: mode=bounce/$policy sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
+done
 echo "block data verified in every mode"

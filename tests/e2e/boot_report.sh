@@ -12,10 +12,13 @@ expect "$BOOT_LOG" \
 	'^tsc: [1-9][0-9]*\.[0-9]{6} MHz, calibrated against (the ACPI PM timer|PIT channel 2)' \
 	'^memory: [1-9][0-9]* MiB usable' \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
-	'^  dma +0x[0-9a-f]+ +98304 KiB \(2 MiB aligned\)$' \
+	'^  dma +0x[0-9a-f]+ +131072 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
-	'^options: heap=65536K dma=98304K pool=32768K policy=sluice scrub=copy fault=none' \
-	'^dma: bounce pool 0x[0-9a-f]+ 32768 KiB, 16384 slots of 2 KiB, policy sluice, scrub copy' \
+	'^options: heap=65536K dma=131072K pool=16384K policies=linux,bitmap,lifo,sluice scrub=copy fault=none' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB, policy linux, scrub copy, largest mapping 256 KiB' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB, policy bitmap, scrub copy' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB, policy lifo, scrub copy' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB, policy sluice, scrub copy' \
 	'^dma: arena 0x[0-9a-f]+ 63488 KiB = 31 chunks of 2 MiB' \
 	'^dma: selftest passed' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \

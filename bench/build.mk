@@ -2,3 +2,4 @@
 KERNEL_SRCS += bench/cksum.c
 KERNEL_SRCS += bench/blk_check.c
 KERNEL_SRCS += bench/net_check.c
+KERNEL_SRCS += bench/blk_bench.c

@@ -21,6 +21,7 @@
 #include "boot/dma_setup.h"
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
+#include "bench/blk_bench.h"
 #include "bench/blk_check.h"
 #include "bench/net_check.h"
 #include "drivers/virtio/virtio_net.h"
@@ -396,6 +397,25 @@ void kernel_main(struct boot_info *bi)
 	if (bi->options.frames && run_net_tasks(kd, &bi->options)) {
 		printf("sluice: network task failed; exit 1\n");
 		exit(SLUICE_EXIT_FAIL);
+	}
+	if (bi->options.bench & 2) {
+		struct virtio_pci *vps;
+		int n = virtio_probed(&vps), failures = -1;
+
+		for (int i = 0; i < n; i++) {
+			if (vps[i].vdev.device_type == VIRTIO_ID_BLOCK) {
+				failures = blk_bench_suite(kd, &vps[i].vdev, bi->options.modes,
+							   bi->options.bench_set == 1,
+							   (unsigned int)bi->options.bench_ms / 5,
+							   (unsigned int)bi->options.bench_ms);
+				break;
+			}
+		}
+		if (failures) {
+			printf("sluice: block benchmark: %s\n",
+			       failures < 0 ? "no virtio-blk device" : "some runs failed");
+			exit(SLUICE_EXIT_FAIL);
+		}
 	}
 
 	printf("sluice: boot report complete; exit 0\n");

@@ -37,6 +37,8 @@ const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice"
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", NULL };
+const char *const options_bench_names[] = { "none", "blk", NULL };
+const char *const options_bench_set_names[] = { "short", "full", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -62,6 +64,12 @@ static const struct option_def option_table[] = {
 	  "bytes per block request, 512..1M, rounded up to 512; default 64K" },
 	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
 	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
+	{ "bench", OPT_LIST, offsetof(struct kernel_options, bench), 0, 0, 0, options_bench_names,
+	  "benchmark suites: none or blk; default none" },
+	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
+	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
+	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,
+	  "measured milliseconds per benchmark run (plus 20% warm-up), 10..60000; default 300" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
@@ -80,6 +88,9 @@ void options_defaults(struct kernel_options *opts)
 	opts->iodepth = 32;
 	opts->bs = 64 * 1024;
 	opts->frames = 1000;
+	opts->bench = 1; /* none */
+	opts->bench_set = 0;
+	opts->bench_ms = 300;
 }
 
 const char *options_fault_name(enum fault_kind fault)

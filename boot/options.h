@@ -46,6 +46,9 @@ enum fault_kind {
  * @iodepth: requests in flight for block tasks (iodepth=N).
  * @bs: bytes per block request (bs=SIZE).
  * @frames: frames the network task sends from NIC 0 to NIC 1 (frames=N; 0 skips it).
+ * @bench: benchmark suites to run, a bit per index of options_bench_names (bench=LIST).
+ * @bench_set: 0 short, 1 full (bench_set=short|full).
+ * @bench_ms: measured milliseconds per benchmark run (bench_ms=N).
  */
 struct kernel_options {
 	uint64_t heap_bytes;
@@ -59,7 +62,15 @@ struct kernel_options {
 	uint64_t iodepth;
 	uint64_t bs;
 	uint64_t frames;
+	uint64_t bench;
+	int bench_set;
+	uint64_t bench_ms;
 };
+
+/* Values of bench=. */
+extern const char *const options_bench_names[];
+/* Values of bench_set=. */
+extern const char *const options_bench_set_names[];
 
 /* Values of modes=, in the order of enum kernel_dma_mode. */
 extern const char *const options_mode_names[];

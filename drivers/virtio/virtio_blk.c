@@ -255,9 +255,18 @@ fail:
 	return rc;
 }
 
+/* Cycle counter for profiling, 0 when profiling is off or there is no counter. */
+static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
+{
+	const struct dma_port_ops *ops = blk->dl->ops;
+
+	return blk->profile && ops->cycles ? ops->cycles(ops->ctx) : 0;
+}
+
 static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_req *r, bool copy_back)
 {
 	enum dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	uint64_t t0 = virtio_blk_cycles(blk);
 
 	for (unsigned int i = 0; i < r->nsegs; i++) {
 		if (copy_back)
@@ -266,6 +275,8 @@ static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_req *r, b
 			dma_unmap_discard(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
 	}
 	r->nsegs = 0;
+	if (t0)
+		blk->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 }
 
 void virtio_blk_remove(struct virtio_blk *blk)
@@ -298,7 +309,7 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 	struct virtq_buf bufs[VIRTIO_BLK_MAX_SEGS + 2];
 	struct virtio_blk_slot *slot;
 	struct virtio_blk_req *r;
-	uint64_t seg_limit;
+	uint64_t seg_limit = 0, t0;
 	unsigned int nsegs = 0;
 	uint16_t id;
 	int rc;
@@ -335,6 +346,7 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 
 	/* Map the data, one segment per mapping. A full bounce pool is "busy":
 	 * the caller completes requests and tries again. */
+	t0 = virtio_blk_cycles(blk);
 	for (size_t off = 0; off < len; nsegs++) {
 		size_t seg = len - off < seg_limit ? len - off : seg_limit;
 		enum dma_dir dir = op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
@@ -353,6 +365,8 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 		r->nsegs = nsegs + 1;
 		off += seg;
 	}
+	if (t0)
+		blk->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 
 	slot = &q->slots[id];
 	slot->type = op == VIRTIO_BLK_OP_READ ? VIRTIO_BLK_T_IN :

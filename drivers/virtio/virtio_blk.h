@@ -61,10 +61,13 @@ struct virtio_blk_completion {
  * @busy: submissions refused for lack of descriptors or bounce slots.
  * @bytes_read: data bytes read.
  * @bytes_written: data bytes written.
+ * @cycles_dma: with @profile set, cycles spent in the DMA layer's map and unmap
+ *	calls (allocator and bounce copies) on behalf of requests.
  */
 struct virtio_blk_stats {
 	uint64_t submitted, completed, errors, bad_status, bad_len, busy;
 	uint64_t bytes_read, bytes_written;
+	uint64_t cycles_dma;
 };
 
 struct virtio_blk_req;
@@ -85,6 +88,8 @@ struct virtio_blk_queue;
  * @queue_size: entries per queue.
  * @queues: the queues.
  * @stats: counters.
+ * @profile: time the DMA layer calls (through the layer's cycles op) into
+ *	@stats.cycles_dma; off by default, for benchmarks.
  */
 struct virtio_blk {
 	struct virtio_device *vdev;
@@ -100,6 +105,7 @@ struct virtio_blk {
 	unsigned int queue_size;
 	struct virtio_blk_queue *queues;
 	struct virtio_blk_stats stats;
+	bool profile;
 };
 
 /**

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blk_bench.h - fio-like block benchmark: a workload (rw, bs, iodepth) runs for a
+ * fixed time after a warm-up, in every DMA configuration of one boot; results
+ * are printed as JSON lines of the benchmark contract (suite "blk").
+ */
+#ifndef SLUICE_BENCH_BLK_BENCH_H
+#define SLUICE_BENCH_BLK_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/dma_setup.h"
+#include "drivers/virtio/virtio_blk.h"
+
+/**
+ * struct blk_workload - one fio-style job.
+ * @rw: "read", "write", "randread" or "randwrite".
+ * @bs: bytes per request.
+ * @iodepth: requests in flight.
+ */
+struct blk_workload {
+	const char *rw;
+	uint32_t bs;
+	uint32_t iodepth;
+};
+
+/**
+ * struct blk_result - what one run of a workload measured.
+ * @ios: requests completed in the measured window.
+ * @errors: requests that failed.
+ * @seconds: length of the window.
+ * @iops: @ios / @seconds.
+ * @bw_mbps: megabytes (10^6) per second.
+ * @lat_mean_us: mean submit-to-completion latency.
+ * @lat_p50_us: median latency.
+ * @lat_p99_us: 99th percentile.
+ * @cycles_dma: per I/O, cycles in the DMA layer (map, unmap, bounce copies).
+ * @cycles_driver: per I/O, the rest of submit and completion handling.
+ * @cycles_device: per I/O, cycles spent waiting for the device.
+ * @conversions: private/shared conversions performed during the window.
+ * @bounced_bytes: bytes copied through bounce slots during the window.
+ */
+struct blk_result {
+	uint64_t ios, errors;
+	double seconds, iops, bw_mbps;
+	double lat_mean_us, lat_p50_us, lat_p99_us;
+	double cycles_dma, cycles_driver, cycles_device;
+	uint64_t conversions;
+	uint64_t bounced_bytes;
+};
+
+/**
+ * blk_bench_run() - run one workload on an initialised device.
+ * @blk: the device (on the configuration's DMA layer).
+ * @kd: the DMA instance (buffers come from the configuration's allocator).
+ * @cfg: the configuration.
+ * @w: the workload.
+ * @warmup_ms: run this long before measuring.
+ * @run_ms: measure this long.
+ * @out: the result.
+ * Return: 0, or -1 if the workload could not run (message printed).
+ */
+int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
+		  const struct blk_workload *w, unsigned int warmup_ms, unsigned int run_ms,
+		  struct blk_result *out);
+
+/**
+ * blk_bench_print() - print one result as a JSON line of the contract.
+ * @cfg: the configuration.
+ * @w: the workload.
+ * @queues: request queues in use.
+ * @r: the result.
+ * @ratio_direct: iops / iops of direct for the same workload (0: unknown).
+ * @ratio_linux: iops / iops of bounce/linux for the same workload (0: unknown).
+ */
+void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
+		     unsigned int queues, const struct blk_result *r, double ratio_direct,
+		     double ratio_linux);
+
+/**
+ * blk_bench_suite() - run the block workloads in every configuration and print
+ *	a human line per run and, at the end, one JSON line per run with ratios.
+ * @kd: the DMA instance.
+ * @vdev: the virtio-blk device.
+ * @modes: modes to run (bounce runs once per policy set up).
+ * @full: the issue's full matrix (rw x bs 4K/64K x iodepth 1/32/256) or the
+ *	short set of four workloads.
+ * @warmup_ms: warm-up per run.
+ * @run_ms: measured time per run.
+ * Return: the number of runs that failed.
+ */
+int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
+		    unsigned int warmup_ms, unsigned int run_ms);
+
+#endif /* SLUICE_BENCH_BLK_BENCH_H */

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The block benchmark runs in every configuration and prints one JSON line of the
+# benchmark contract per run, with the cycle breakdown and the ratios. Figures are
+# not judged (a benchmark measures, it does not pass or fail on a time); only that
+# every line parses and carries the contract's keys.
+. "$(dirname "$0")/lib.sh"
+
+boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk bench_ms=20 policies=linux,sluice"
+python3 - "$BOOT_LOG" <<'PY' || e2e_fail "benchmark JSON lines incomplete"
+import json, sys
+rows = []
+for line in open(sys.argv[1], errors="replace"):
+    line = line.strip()
+    if line.startswith("{"):
+        rows.append(json.loads(line))  # a line that starts like JSON must parse
+need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw_mbps",
+        "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_dma", "cycles_driver",
+        "cycles_device", "conversions", "ratio_direct", "ratio_linux"}
+configs = {(r["mode"], r["policy"]) for r in rows}
+want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", None)}
+assert configs == want, f"configurations {configs}"
+workloads = {(r["rw"], r["bs"], r["iodepth"]) for r in rows}
+assert len(workloads) == 4, workloads
+for r in rows:
+    missing = need - r.keys()
+    assert not missing, f"missing {missing} in {r}"
+    assert r["suite"] == "blk" and r["ios"] > 0 and r["errors"] == 0, r
+    assert (r["bounced_bytes"] > 0) == (r["mode"] == "bounce"), r
+print(f"{len(rows)} JSON lines, {len(configs)} configurations x {len(workloads)} workloads")
+PY

@@ -40,6 +40,9 @@ struct blk_workload {
  * @cycles_device: per I/O, cycles spent waiting for the device.
  * @conversions: private/shared conversions performed during the window.
  * @bounced_bytes: bytes copied through bounce slots during the window.
+ * @iotlb_granule: translation size of the IOTLB model (4 KiB, or 2 MiB for the arena).
+ * @iotlb_lookups: lookups in the IOTLB model during the window.
+ * @iotlb_misses: of those, misses.
  */
 struct blk_result {
 	uint64_t ios, errors;
@@ -48,6 +51,16 @@ struct blk_result {
 	double cycles_dma, cycles_driver, cycles_device;
 	uint64_t conversions;
 	uint64_t bounced_bytes;
+	uint64_t iotlb_granule, iotlb_lookups, iotlb_misses;
+};
+
+/**
+ * struct blk_bench_iotlb - geometry of the IOTLB model.
+ * @entries: entries (default 64).
+ * @ways: ways per set, 0 for fully associative.
+ */
+struct blk_bench_iotlb {
+	unsigned int entries, ways;
 };
 
 /**
@@ -58,12 +71,13 @@ struct blk_result {
  * @w: the workload.
  * @warmup_ms: run this long before measuring.
  * @run_ms: measure this long.
+ * @iotlb: IOTLB model geometry (fed during the measured window).
  * @out: the result.
  * Return: 0, or -1 if the workload could not run (message printed).
  */
 int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
 		  const struct blk_workload *w, unsigned int warmup_ms, unsigned int run_ms,
-		  struct blk_result *out);
+		  const struct blk_bench_iotlb *iotlb, struct blk_result *out);
 
 /**
  * blk_bench_print() - print one result as a JSON line of the contract.
@@ -88,9 +102,10 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
  *	short set of four workloads.
  * @warmup_ms: warm-up per run.
  * @run_ms: measured time per run.
+ * @iotlb: IOTLB model geometry; its JSON lines (suite "iotlb") follow the blk ones.
  * Return: the number of runs that failed.
  */
 int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
-		    unsigned int warmup_ms, unsigned int run_ms);
+		    unsigned int warmup_ms, unsigned int run_ms, const struct blk_bench_iotlb *iotlb);
 
 #endif /* SLUICE_BENCH_BLK_BENCH_H */

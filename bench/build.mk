@@ -3,3 +3,5 @@ KERNEL_SRCS += bench/cksum.c
 KERNEL_SRCS += bench/blk_check.c
 KERNEL_SRCS += bench/net_check.c
 KERNEL_SRCS += bench/blk_bench.c
+KERNEL_SRCS += bench/convert_bench.c
+KERNEL_SRCS += bench/iotlb.c

@@ -23,6 +23,7 @@
 #include "boot/virtio_probe.h"
 #include "bench/blk_bench.h"
 #include "bench/blk_check.h"
+#include "bench/convert_bench.h"
 #include "bench/net_check.h"
 #include "drivers/virtio/virtio_net.h"
 #include "drivers/virtio/virtio_blk.h"
@@ -398,16 +399,25 @@ void kernel_main(struct boot_info *bi)
 		printf("sluice: network task failed; exit 1\n");
 		exit(SLUICE_EXIT_FAIL);
 	}
+	if ((bi->options.bench & 4) && convert_bench_run(32)) {
+		printf("sluice: conversion benchmark failed\n");
+		exit(SLUICE_EXIT_FAIL);
+	}
 	if (bi->options.bench & 2) {
 		struct virtio_pci *vps;
 		int n = virtio_probed(&vps), failures = -1;
 
 		for (int i = 0; i < n; i++) {
 			if (vps[i].vdev.device_type == VIRTIO_ID_BLOCK) {
+				struct blk_bench_iotlb iotlb = {
+					(unsigned int)bi->options.iotlb_entries,
+					(unsigned int)bi->options.iotlb_ways
+				};
+
 				failures = blk_bench_suite(kd, &vps[i].vdev, bi->options.modes,
 							   bi->options.bench_set == 1,
 							   (unsigned int)bi->options.bench_ms / 5,
-							   (unsigned int)bi->options.bench_ms);
+							   (unsigned int)bi->options.bench_ms, &iotlb);
 				break;
 			}
 		}

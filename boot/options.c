@@ -37,7 +37,7 @@ const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice"
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", NULL };
-const char *const options_bench_names[] = { "none", "blk", NULL };
+const char *const options_bench_names[] = { "none", "blk", "convert", NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 
 static const struct option_def option_table[] = {
@@ -65,11 +65,15 @@ static const struct option_def option_table[] = {
 	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
 	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
 	{ "bench", OPT_LIST, offsetof(struct kernel_options, bench), 0, 0, 0, options_bench_names,
-	  "benchmark suites: none or blk; default none" },
+	  "benchmark suites: none, or blk,convert; default none" },
 	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
 	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
 	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,
 	  "measured milliseconds per benchmark run (plus 20% warm-up), 10..60000; default 300" },
+	{ "iotlb_entries", OPT_UINT, offsetof(struct kernel_options, iotlb_entries), 1, 4096, 1,
+	  NULL, "entries of the IOTLB model, 1..4096; default 64" },
+	{ "iotlb_ways", OPT_UINT, offsetof(struct kernel_options, iotlb_ways), 0, 4096, 1, NULL,
+	  "ways per set of the IOTLB model, 0 = fully associative; default 0" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
@@ -91,6 +95,8 @@ void options_defaults(struct kernel_options *opts)
 	opts->bench = 1; /* none */
 	opts->bench_set = 0;
 	opts->bench_ms = 300;
+	opts->iotlb_entries = 64;
+	opts->iotlb_ways = 0;
 }
 
 const char *options_fault_name(enum fault_kind fault)
@@ -297,6 +303,13 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		rc = options_apply(start, (size_t)(p - start), opts, err, err_len);
 		if (rc)
 			return rc;
+	}
+	if (opts->iotlb_ways && (opts->iotlb_ways > opts->iotlb_entries ||
+				 opts->iotlb_entries % opts->iotlb_ways)) {
+		snprintf(err, err_len, "iotlb_ways=%llu must divide iotlb_entries=%llu",
+			 (unsigned long long)opts->iotlb_ways,
+			 (unsigned long long)opts->iotlb_entries);
+		return -22;
 	}
 	/* What the pools leave holds the two 1 MiB coherent pools of the direct and
 	 * arena modes and at least one 2 MiB arena chunk. */

@@ -49,6 +49,8 @@ enum fault_kind {
  * @bench: benchmark suites to run, a bit per index of options_bench_names (bench=LIST).
  * @bench_set: 0 short, 1 full (bench_set=short|full).
  * @bench_ms: measured milliseconds per benchmark run (bench_ms=N).
+ * @iotlb_entries: entries of the IOTLB model (iotlb_entries=N).
+ * @iotlb_ways: its ways per set, 0 for fully associative (iotlb_ways=N).
  */
 struct kernel_options {
 	uint64_t heap_bytes;
@@ -65,6 +67,8 @@ struct kernel_options {
 	uint64_t bench;
 	int bench_set;
 	uint64_t bench_ms;
+	uint64_t iotlb_entries;
+	uint64_t iotlb_ways;
 };
 
 /* Values of bench=. */

@@ -384,6 +384,9 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 	bufs[1 + r->nsegs].dma_addr = bufs[0].dma_addr + offsetof(struct virtio_blk_slot, status);
 	bufs[1 + r->nsegs].len = 1;
 
+	if (blk->trace)
+		for (unsigned int i = 0; i < r->nsegs + 2; i++)
+			blk->trace(blk->trace_ctx, bufs[i].dma_addr, bufs[i].len);
 	if (op == VIRTIO_BLK_OP_READ)
 		rc = virtq_add(&q->vq, bufs, 1, r->nsegs + 1, r);
 	else

@@ -90,6 +90,9 @@ struct virtio_blk_queue;
  * @stats: counters.
  * @profile: time the DMA layer calls (through the layer's cycles op) into
  *	@stats.cycles_dma; off by default, for benchmarks.
+ * @trace: if set, called with every buffer (device address, length) a request
+ *	hands the device: header, data segments, status byte. For the IOTLB model.
+ * @trace_ctx: handed back to @trace.
  */
 struct virtio_blk {
 	struct virtio_device *vdev;
@@ -106,6 +109,8 @@ struct virtio_blk {
 	struct virtio_blk_queue *queues;
 	struct virtio_blk_stats stats;
 	bool profile;
+	void (*trace)(void *ctx, uint64_t dma_addr, uint32_t len);
+	void *trace_ctx;
 };
 
 /**

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The block benchmark runs in every configuration and prints one JSON line of the
-# benchmark contract per run, with the cycle breakdown and the ratios. Figures are
+# benchmark contract per run, with the cycle breakdown and the ratios, plus one
+# IOTLB-model line per run (4 KiB translations, 2 MiB for the arena) and the
+# conversion costs. Figures are
 # not judged (a benchmark measures, it does not pass or fail on a time); only that
 # every line parses and carries the contract's keys.
 . "$(dirname "$0")/lib.sh"
 
-boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk bench_ms=20 policies=linux,sluice"
+boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert bench_ms=20 policies=linux,sluice"
 python3 - "$BOOT_LOG" <<'PY' || e2e_fail "benchmark JSON lines incomplete"
 import json, sys
 rows = []
@@ -16,6 +18,18 @@ for line in open(sys.argv[1], errors="replace"):
 need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw_mbps",
         "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_dma", "cycles_driver",
         "cycles_device", "conversions", "ratio_direct", "ratio_linux"}
+conv = [r for r in rows if r["suite"] == "convert"]
+iotlb = [r for r in rows if r["suite"] == "iotlb"]
+rows = [r for r in rows if r["suite"] == "blk"]
+assert {(r["case"], r["direction"]) for r in conv} == {
+    (c, d) for c in ("4k_split", "4k", "2m") for d in ("to_shared", "to_private")}, conv
+for r in conv:
+    assert r["cycles_per_op"] > 0 and r["ops"] > 0, r
+assert next(r for r in conv if r["case"] == "4k_split" and r["direction"] == "to_shared")["splits"] > 0
+assert len(iotlb) == len(rows), (len(iotlb), len(rows))
+for r in iotlb:
+    assert r["granule"] == (2 << 20 if r["mode"] == "arena" else 4096), r
+    assert 0 < r["misses"] <= r["lookups"], r
 configs = {(r["mode"], r["policy"]) for r in rows}
 want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", None)}
 assert configs == want, f"configurations {configs}"
@@ -26,5 +40,6 @@ for r in rows:
     assert not missing, f"missing {missing} in {r}"
     assert r["suite"] == "blk" and r["ios"] > 0 and r["errors"] == 0, r
     assert (r["bounced_bytes"] > 0) == (r["mode"] == "bounce"), r
-print(f"{len(rows)} JSON lines, {len(configs)} configurations x {len(workloads)} workloads")
+print(f"{len(rows)} blk, {len(iotlb)} iotlb and {len(conv)} convert JSON lines, "
+      f"{len(configs)} configurations x {len(workloads)} workloads")
 PY

@@ -5,3 +5,4 @@ KERNEL_SRCS += bench/net_check.c
 KERNEL_SRCS += bench/blk_bench.c
 KERNEL_SRCS += bench/convert_bench.c
 KERNEL_SRCS += bench/iotlb.c
+KERNEL_SRCS += bench/net_bench.c

@@ -24,6 +24,7 @@
 #include "bench/blk_bench.h"
 #include "bench/blk_check.h"
 #include "bench/convert_bench.h"
+#include "bench/net_bench.h"
 #include "bench/net_check.h"
 #include "drivers/virtio/virtio_net.h"
 #include "drivers/virtio/virtio_blk.h"
@@ -208,17 +209,133 @@ static void net_buf_free(void *ctx, void *ptr)
 	kernel_dma_buf_free(c->kd, c->mode, ptr);
 }
 
-/* The network task in every selected mode: NIC 0 sends to NIC 1 on the hub. */
-static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts)
+/* Ring size for a configuration: posted receive buffers hold bounce slots for as
+ * long as they wait for a frame, so in bounce mode each NIC's ring gets at most
+ * 1/8 of the pool (transmit and the other NIC still find slots); in arena mode
+ * each buffer is one 4 KiB block and both NICs' rings may take half the arena. */
+static unsigned int net_ring_size(struct kernel_dma *kd, const struct kdma_config *cfg)
+{
+	unsigned int qsize;
+
+	if (cfg->mode == KDMA_BOUNCE) {
+		struct dma_bounce_stats bs;
+
+		dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs);
+		qsize = (unsigned int)(bs.nslabs / 8);
+	} else if (cfg->mode == KDMA_ARENA) {
+		qsize = (unsigned int)(kd->arena_bytes / 2 / (4 * 4096));
+	} else {
+		return 0; /* what the device offers */
+	}
+	while (qsize & (qsize - 1))
+		qsize &= qsize - 1;
+	return qsize < 2 ? 2 : qsize;
+}
+
+/* Both NICs on a configuration's layer, receiver first (with a small bounce pool
+ * it gets its buffers before the sender's idle receive ring takes the slots). */
+static int net_pair_init(struct kernel_dma *kd, const struct kdma_config *cfg,
+			 struct virtio_device *nic[2], struct virtio_net net[2],
+			 struct net_buf_ctx *bctx, unsigned int qsize, int *links_up)
+{
+	struct virtio_net_buffers bufs = { net_buf_alloc, net_buf_free, bctx };
+	char why[192];
+	int rc;
+
+	*links_up = 0;
+	for (int k = 1; k >= 0; k--) {
+		nic[k]->confidential = cfg->mode != KDMA_DIRECT;
+		rc = virtio_net_init(&net[k], nic[k], kernel_dma_layer(kd, cfg), &bufs, qsize, why,
+				     sizeof(why));
+		if (rc) {
+			printf("net: mode=%s: %s\n", kernel_dma_config_name(cfg), why);
+			if (k == 0)
+				virtio_net_remove(&net[1]);
+			return rc;
+		}
+		*links_up += virtio_net_link_up(&net[k]);
+	}
+	return 0;
+}
+
+/* The two NICs the network task and benchmark use; 0 if fewer than two. */
+static int net_find_pair(struct virtio_device *nic[2])
 {
 	struct virtio_pci *vps;
-	struct virtio_device *nic[2] = { NULL, NULL };
-	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
-	int n = virtio_probed(&vps), found = 0, failures = 0, ncfg;
+	int n = virtio_probed(&vps), found = 0;
 
 	for (int i = 0; i < n && found < 2; i++)
 		if (vps[i].vdev.device_type == VIRTIO_ID_NET)
 			nic[found++] = &vps[i].vdev;
+	return found;
+}
+
+/* The network benchmark: 64 B and 1514 B frames in every configuration. */
+static int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
+{
+	static const unsigned int sizes[] = { 64, 1514 };
+	struct virtio_device *nic[2];
+	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
+	static struct net_result res[2][KDMA_MAX_CONFIGS];
+	static bool ok[2][KDMA_MAX_CONFIGS];
+	int ncfg, failures = 0;
+
+	if (net_find_pair(nic) < 2) {
+		printf("bench: net needs two virtio-net devices\n");
+		return 1;
+	}
+	ncfg = kernel_dma_configs(kd, opts->modes, cfgs);
+	for (int c = 0; c < ncfg; c++) {
+		static struct virtio_net net[2];
+		struct net_buf_ctx bctx = { kd, cfgs[c].mode };
+		int up;
+
+		if (net_pair_init(kd, &cfgs[c], nic, net, &bctx, net_ring_size(kd, &cfgs[c]), &up)) {
+			failures++;
+			continue;
+		}
+		for (int s = 0; s < 2; s++) {
+			struct net_result *r = &res[s][c];
+
+			ok[s][c] = !net_bench_run(&net[0], &net[1], sizes[s],
+						  (unsigned int)opts->bench_ms / 5,
+						  (unsigned int)opts->bench_ms, r);
+			if (!ok[s][c])
+				failures++;
+			printf("bench: net mode=%s %u-byte frames: %.0f frames/s, %.3f Gbit/s, %" PRIu64
+			       " lost\n",
+			       kernel_dma_config_name(&cfgs[c]), sizes[s], r->fps, r->gbps, r->lost);
+		}
+		virtio_net_remove(&net[0]);
+		virtio_net_remove(&net[1]);
+	}
+	for (int s = 0; s < 2; s++) {
+		double direct = 0, linux_fps = 0;
+
+		for (int c = 0; c < ncfg; c++) {
+			if (!ok[s][c])
+				continue;
+			if (cfgs[c].mode == KDMA_DIRECT)
+				direct = res[s][c].fps;
+			if (cfgs[c].mode == KDMA_BOUNCE && cfgs[c].policy == DMA_POLICY_LINUX)
+				linux_fps = res[s][c].fps;
+		}
+		for (int c = 0; c < ncfg; c++)
+			if (ok[s][c])
+				net_bench_print(&cfgs[c], sizes[s], &res[s][c],
+						direct > 0 ? res[s][c].fps / direct : 0,
+						linux_fps > 0 ? res[s][c].fps / linux_fps : 0);
+	}
+	return failures;
+}
+
+/* The network task in every selected mode: NIC 0 sends to NIC 1 on the hub. */
+static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts)
+{
+	struct virtio_device *nic[2] = { NULL, NULL };
+	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
+	int found = net_find_pair(nic), failures = 0, ncfg;
+
 	if (found < 2) {
 		printf("net: %d usable virtio-net device%s, 2 needed; network task skipped\n", found,
 		       found == 1 ? "" : "s");
@@ -228,48 +345,12 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 	for (int c = 0; c < ncfg; c++) {
 		const struct kdma_config *cfg = &cfgs[c];
 		const char *name = kernel_dma_config_name(cfg);
-		struct dma_layer *dl = kernel_dma_layer(kd, cfg);
 		static struct virtio_net net[2];
 		struct net_buf_ctx bctx = { kd, cfg->mode };
-		struct virtio_net_buffers bufs = { net_buf_alloc, net_buf_free, &bctx };
-		char why[192];
 		int rc = 0, up = 0;
-		unsigned int qsize = 0;
+		unsigned int qsize = net_ring_size(kd, cfg);
 
-		if (cfg->mode == KDMA_BOUNCE) {
-			/* Posted receive buffers hold bounce slots for as long as they
-			 * wait for a frame: give each NIC's ring at most 1/8 of the pool
-			 * so transmit and the other NIC still find slots. */
-			struct dma_bounce_stats bs;
-
-			dma_bounce_stats_get(dl, -1, &bs);
-			qsize = (unsigned int)(bs.nslabs / 8);
-			while (qsize & (qsize - 1))
-				qsize &= qsize - 1;
-			if (qsize < 2)
-				qsize = 2;
-		} else if (cfg->mode == KDMA_ARENA) {
-			/* Each buffer is one 4 KiB arena block; both NICs' rings of both
-			 * directions may take half the arena. */
-			qsize = (unsigned int)(kd->arena_bytes / 2 / (4 * 4096));
-			while (qsize & (qsize - 1))
-				qsize &= qsize - 1;
-			if (qsize < 2)
-				qsize = 2;
-		}
-		/* The receiver first: with a small bounce pool it gets its buffers
-		 * before the sender's idle receive ring takes the slots. */
-		for (int k = 1; k >= 0; k--) {
-			nic[k]->confidential = cfg->mode != KDMA_DIRECT;
-			rc = virtio_net_init(&net[k], nic[k], dl, &bufs, qsize, why, sizeof(why));
-			if (rc) {
-				printf("net: mode=%s: %s\n", name, why);
-				if (k == 0)
-					virtio_net_remove(&net[1]);
-				break;
-			}
-			up += virtio_net_link_up(&net[k]);
-		}
+		rc = net_pair_init(kd, cfg, nic, net, &bctx, qsize, &up);
 		if (rc) {
 			failures++;
 			continue;
@@ -401,6 +482,10 @@ void kernel_main(struct boot_info *bi)
 	}
 	if ((bi->options.bench & 4) && convert_bench_run(32)) {
 		printf("sluice: conversion benchmark failed\n");
+		exit(SLUICE_EXIT_FAIL);
+	}
+	if ((bi->options.bench & 8) && run_net_bench(kd, &bi->options)) {
+		printf("sluice: network benchmark: some runs failed\n");
 		exit(SLUICE_EXIT_FAIL);
 	}
 	if (bi->options.bench & 2) {

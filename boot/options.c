@@ -37,7 +37,7 @@ const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice"
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", NULL };
-const char *const options_bench_names[] = { "none", "blk", "convert", NULL };
+const char *const options_bench_names[] = { "none", "blk", "convert", "net", NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 
 static const struct option_def option_table[] = {
@@ -65,7 +65,7 @@ static const struct option_def option_table[] = {
 	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
 	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
 	{ "bench", OPT_LIST, offsetof(struct kernel_options, bench), 0, 0, 0, options_bench_names,
-	  "benchmark suites: none, or blk,convert; default none" },
+	  "benchmark suites: none, or any of blk,convert,net; default none" },
 	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
 	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
 	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,

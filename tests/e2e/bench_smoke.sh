@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The block benchmark runs in every configuration and prints one JSON line of the
 # benchmark contract per run, with the cycle breakdown and the ratios, plus one
-# IOTLB-model line per run (4 KiB translations, 2 MiB for the arena) and the
-# conversion costs. Figures are
+# IOTLB-model line per run (4 KiB translations, 2 MiB for the arena), the network
+# benchmark's lines (64 and 1514-byte frames) and the conversion costs. Figures are
 # not judged (a benchmark measures, it does not pass or fail on a time); only that
 # every line parses and carries the contract's keys.
 . "$(dirname "$0")/lib.sh"
 
-boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert bench_ms=20 policies=linux,sluice"
+boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert,net bench_ms=20 policies=linux,sluice"
 python3 - "$BOOT_LOG" <<'PY' || e2e_fail "benchmark JSON lines incomplete"
 import json, sys
 rows = []
@@ -20,6 +20,7 @@ need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw
         "cycles_device", "conversions", "ratio_direct", "ratio_linux"}
 conv = [r for r in rows if r["suite"] == "convert"]
 iotlb = [r for r in rows if r["suite"] == "iotlb"]
+net = [r for r in rows if r["suite"] == "net"]
 rows = [r for r in rows if r["suite"] == "blk"]
 assert {(r["case"], r["direction"]) for r in conv} == {
     (c, d) for c in ("4k_split", "4k", "2m") for d in ("to_shared", "to_private")}, conv
@@ -31,6 +32,10 @@ for r in iotlb:
     assert r["granule"] == (2 << 20 if r["mode"] == "arena" else 4096), r
     assert 0 < r["misses"] <= r["lookups"], r
 configs = {(r["mode"], r["policy"]) for r in rows}
+assert {(r["mode"], r["policy"], r["size"]) for r in net} == {
+    (m, p, z) for (m, p) in configs for z in (64, 1514)}, net
+for r in net:
+    assert r["fps"] > 0 and r["frames"] > 0 and "gbps" in r and "ratio_direct" in r, r
 want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", None)}
 assert configs == want, f"configurations {configs}"
 workloads = {(r["rw"], r["bs"], r["iodepth"]) for r in rows}
@@ -40,6 +45,6 @@ for r in rows:
     assert not missing, f"missing {missing} in {r}"
     assert r["suite"] == "blk" and r["ios"] > 0 and r["errors"] == 0, r
     assert (r["bounced_bytes"] > 0) == (r["mode"] == "bounce"), r
-print(f"{len(rows)} blk, {len(iotlb)} iotlb and {len(conv)} convert JSON lines, "
+print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net_bench.c - closed-loop frame blaster: keep as many frames in flight as half
+ * the receiver's ring (more would only be queued, then dropped, by QEMU's hub),
+ * count what arrives per second.
+ */
+#include "bench/net_bench.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tsc.h"
+
+#define NET_BENCH_ETHERTYPE 0x88B6
+
+int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int size,
+		  unsigned int warmup_ms, unsigned int run_ms, struct net_result *out)
+{
+	static uint8_t frame[VIRTIO_NET_MAX_FRAME], in[VIRTIO_NET_BUF_SIZE];
+	uint64_t hz = tsc_hz(), t_start = rdtsc(), t_measure = 0, now;
+	uint32_t sent = 0, next = 0, window = rx->queue_size / 2 ? rx->queue_size / 2 : 1;
+	uint64_t frames = 0, lost = 0, stall = 0;
+	bool measuring = false;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(frame, rx->mac, 6);
+	memcpy(frame + 6, tx->mac, 6);
+	frame[12] = NET_BENCH_ETHERTYPE >> 8;
+	frame[13] = NET_BENCH_ETHERTYPE & 0xff;
+	memset(frame + 18, 0x3c, size - 18);
+	for (;;) {
+		size_t len;
+
+		now = rdtsc();
+		if (!measuring && now - t_start >= hz / 1000 * warmup_ms) {
+			measuring = true;
+			t_measure = now;
+			frames = lost = 0;
+		}
+		if (measuring && now - t_measure >= hz / 1000 * run_ms)
+			break;
+		while (sent - next < window) {
+			memcpy(frame + 14, &sent, 4);
+			if (virtio_net_send(tx, frame, size))
+				break;
+			sent++;
+		}
+		if (virtio_net_recv(rx, in, sizeof(in), &len) == 1) {
+			uint32_t seq;
+
+			memcpy(&seq, in + 14, 4);
+			if (len != size || seq < next || seq >= sent)
+				continue; /* not one of ours: not counted */
+			lost += seq - next;
+			next = seq + 1;
+			frames++;
+			stall = 0;
+			continue;
+		}
+		virtio_net_tx_reclaim(tx);
+		/* Nothing for a long while: whatever is in flight is lost. */
+		if (++stall > 2000000u) {
+			lost += sent - next;
+			next = sent;
+			stall = 0;
+		}
+	}
+	out->frames = frames;
+	out->lost = lost;
+	out->seconds = tsc_to_ns(rdtsc() - t_measure) / 1e9;
+	out->fps = out->seconds > 0 ? frames / out->seconds : 0;
+	out->gbps = out->fps * size * 8 / 1e9;
+	/* Drain so the next run starts with empty rings. */
+	for (unsigned long spins = 0; spins < 200000; spins++) {
+		size_t len;
+
+		virtio_net_tx_reclaim(tx);
+		if (virtio_net_recv(rx, in, sizeof(in), &len) == 1)
+			spins = 0;
+		if (tx->tx_nfree == tx->queue_size && next == sent)
+			break;
+	}
+	return frames ? 0 : -1;
+}
+
+void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
+		     double ratio_direct, double ratio_linux)
+{
+	char policy[16];
+
+	if (cfg->mode == KDMA_BOUNCE)
+		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
+	else
+		snprintf(policy, sizeof(policy), "null");
+	printf("{\"suite\":\"net\",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
+	       "\"copy\":%s,\"fps\":%.1f,\"gbps\":%.4f,\"frames\":%" PRIu64 ",\"lost\":%" PRIu64
+	       ",\"seconds\":%.3f",
+	       kernel_dma_mode_name(cfg->mode), policy, size,
+	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->fps, r->gbps, r->frames, r->lost,
+	       r->seconds);
+	if (ratio_direct > 0)
+		printf(",\"ratio_direct\":%.3f", ratio_direct);
+	if (ratio_linux > 0)
+		printf(",\"ratio_linux\":%.3f", ratio_linux);
+	printf("}\n");
+}

@@ -49,8 +49,9 @@ enum dma_dir {
  *	segments, next-fit index per area, per-area locks.
  * @DMA_POLICY_BITMAP: seed 000 patch 1: one bit per slot, same search order.
  * @DMA_POLICY_LIFO: seed 000 patches 1+2: bitmap plus a per-area LIFO free list.
- * @DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs in front of
- *	per-area bitmaps scanned a word at a time; mappings up to an area.
+ * @DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs and of a few
+ *	recently freed longer runs, in front of per-area bitmaps scanned a word
+ *	at a time; mappings up to an area.
  * @DMA_POLICY_COUNT: number of policies.
  */
 enum dma_bounce_policy {

@@ -24,6 +24,7 @@ test|fuzz) need+=("clang:/usr/bin/clang" "libclang-rt-14-dev:/usr/lib/llvm-14/li
 esac
 case "$what" in
 test) need+=("valgrind:/usr/bin/valgrind") ;;
+bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac
 
 missing=()

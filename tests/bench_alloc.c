@@ -1,40 +1,74 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_alloc.c - host micro-benchmark of the bounce pool policies (suite
- * "alloc"). It measures and prints; it asserts nothing.
+ * bench_alloc.c - host micro-benchmark of the bounce pool policies and the 2 MB
+ * arena (suite "alloc"). It measures and prints; it asserts nothing and never
+ * fails on a time. Run it with `make bench-host [BENCH_ARGS=...]`.
  *
- * Each cell: one layer with one 16 MiB pool of the policy, brought to the
- * occupancy (0%, or 50% / 90% with mappings of 1..8 slots freed at random so
- * the free space is fragmented), then every thread (own CPU index) keeps
- * BENCH_DEPTH mappings in flight: unmap the oldest, map a new one of `size`.
- * copy=false times the allocator alone (slot search and release, no data
- * movement); copy=true times dma_map(to-device) + dma_unmap, bounce copy
- * included. A plain memcpy of the same size is printed as the reference.
+ * Bounce cells (policy x size x occupancy x threads x copy): one layer with one
+ * pool of the policy (16 MiB by default, the areas Linux would carve for the
+ * thread count). Each thread (its own CPU index) keeps BENCH_DEPTH mappings of
+ * `size` in flight and repeats "unmap the oldest, map a new one" - a pair.
+ * - The in-flight mappings are made first, then the pool is filled with 1..8
+ *   slot mappings and those are freed at random until `occupancy` percent of
+ *   the slots are used (in-flight ones included): the free space is
+ *   fragmented, yet the workload always has the room it held, so a cell times
+ *   searches, not failures. Failed maps are still counted ("nomem").
+ * - copy=false times the allocator alone: slot search and release through the
+ *   pool (dma_bounce_alloc / dma_bounce_free), no data movement. copy=true
+ *   times dma_map(to-device) + dma_unmap, bounce copy included.
+ * - Every cell runs `rounds` timed rounds (barrier between rounds when several
+ *   threads run); a round's figure is the mean over threads of the time per
+ *   pair, the cell's figure the median over rounds (min and max are printed
+ *   too). "cycles" are TSC ticks.
  *
- * Output: one JSON object per line (benchmark output contract), then a table
- * with ratios against `linux` in the same run.
+ * Reference: a plain memcpy of the same size, with the footprint of the bounce
+ * path: one source buffer and BENCH_DEPTH destinations of `size` used in turn
+ * (the slots the in-flight mappings rotate through).
  *
- * Usage: bench_alloc [pairs-per-thread [size]]   (default 20000 pairs, all sizes)
+ * Arena cells: each thread keeps BENCH_DEPTH blocks of `size` (512 B and 2 KiB
+ * round up to 4 KiB blocks) and repeats "free the oldest, allocate one". The
+ * scrub (zeroing on free) is part of that cost; it is also reported alone,
+ * from the arena's own scrub_cycles counter, and subtracted.
+ *
+ * Output: one JSON object per line (the benchmark output contract) to stdout or
+ * to the file of -o, then readable tables with ratios against `linux` from
+ * the same run.
  */
+#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "dma/arena.h"
 #include "dma/bounce.h"
 #include "tests/test_bounce_fixture.h"
 
-#define BENCH_POOL (16ul << 20)
 #define BENCH_DEPTH 16
 #define BENCH_MAX_THREADS 8
+#define BENCH_MAX_ROUNDS 31
+#define BENCH_NTHR_MAX 4
 
 static const size_t bench_sizes[] = { 512, 2048, 4096, 16384, 65536, 262144 };
 static const unsigned int bench_occ[] = { 0, 50, 90 };
 enum { NSIZES = 6, NOCC = 3 };
 
-static unsigned long bench_pairs = 20000;
+static struct {
+	unsigned long pairs;	/* pairs per thread per round, for 4 KiB and below */
+	unsigned int rounds;
+	size_t only_size;
+	int only_policy;	/* -1: all */
+	size_t pool;
+	bool no_bounce, no_arena;
+	int only_copy;		/* -1: both */
+	bool nolock;		/* 1-thread cells on a port without locks */
+	FILE *json;
+	unsigned int threads[BENCH_NTHR_MAX];
+	unsigned int nthr;
+} cfg = { .pairs = 10000, .rounds = 9, .only_policy = -1, .only_copy = -1, .pool = 16ul << 20 };
 
 static uint64_t now_ns(void)
 {
@@ -44,24 +78,79 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-struct cell {
-	struct fx *f;
-	size_t size;
-	bool copy;
-	unsigned int threads;
-	pthread_barrier_t start;
-	atomic_ulong nomem;
-	uint64_t ns[BENCH_MAX_THREADS];
-	uint64_t cycles[BENCH_MAX_THREADS];
-	unsigned long ops[BENCH_MAX_THREADS];
+static uint64_t rdtsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/* Larger operations get fewer pairs per round so that every cell takes similar time. */
+static unsigned long pairs_for(size_t size, bool heavy)
+{
+	unsigned long p = cfg.pairs;
+
+	if (heavy && size > 4096)
+		p = (unsigned long)(cfg.pairs * 4096 / size);
+	return p < 200 ? 200 : p;
+}
+
+struct figure {
+	double ns;		/* median over rounds */
+	double cycles;
+	double ns_min, ns_max;
+	unsigned long nomem;	/* failed maps or allocations, all rounds and threads */
+	unsigned long ops;	/* pairs timed, all rounds and threads */
+	double paired;		/* median over rounds of linux / this, same round */
+	double round_ns[BENCH_MAX_ROUNDS];	/* per round, in run order */
+	bool valid;
 };
 
-struct worker {
-	struct cell *c;
-	unsigned int cpu;
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of @n figures (sorted in place). */
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per-round per-thread timings, reduced to a figure. */
+struct timing {
+	double ns[BENCH_MAX_ROUNDS][BENCH_MAX_THREADS];
+	double cyc[BENCH_MAX_ROUNDS][BENCH_MAX_THREADS];
 };
 
-/* One in-flight mapping: either a full mapping or a raw slot run. */
+static struct figure reduce(const struct timing *t, unsigned int threads, unsigned long pairs)
+{
+	double ns[BENCH_MAX_ROUNDS], cyc[BENCH_MAX_ROUNDS];
+	struct figure f = { .valid = true };
+
+	for (unsigned int r = 0; r < cfg.rounds; r++) {
+		ns[r] = cyc[r] = 0;
+		for (unsigned int i = 0; i < threads; i++) {
+			ns[r] += t->ns[r][i] / (double)pairs;
+			cyc[r] += t->cyc[r][i] / (double)pairs;
+		}
+		/* Per pair per thread: the cost one thread sees. */
+		ns[r] /= threads;
+		cyc[r] /= threads;
+		f.round_ns[r] = ns[r];
+	}
+	f.ns = median(ns, cfg.rounds);
+	f.ns_min = ns[0];
+	f.ns_max = ns[cfg.rounds - 1];
+	f.cycles = median(cyc, cfg.rounds);
+	f.ops = pairs * threads * cfg.rounds;
+	return f;
+}
+
+/* ------------------------------------------------------------ bounce cells */
+
+/* One in-flight mapping: a full mapping (copy) or a raw slot run (alloc). */
 struct inflight {
 	bool live;
 	uint64_t dma;
@@ -70,17 +159,58 @@ struct inflight {
 	unsigned long nslots;
 };
 
-static bool bench_get(struct cell *c, unsigned int cpu, const struct dma_tag *t, unsigned char *buf,
-		      struct inflight *x)
+/*
+ * One entry of a group: a pool of one policy with its workload, or (f == NULL)
+ * the memcpy reference with the same footprint.
+ */
+struct cell {
+	struct fx *f;
+	enum dma_bounce_policy policy;
+	size_t size;
+	bool copy;
+	struct inflight q[BENCH_MAX_THREADS][BENCH_DEPTH];
+	unsigned char *src[BENCH_MAX_THREADS];
+	unsigned char *dst[BENCH_MAX_THREADS];	/* memcpy reference only */
+	unsigned long k[BENCH_MAX_THREADS];
+	unsigned long nomem[BENCH_MAX_THREADS];
+	uint64_t *held;
+	size_t *lens;
+	unsigned int nheld;
+	struct timing t;
+};
+
+/*
+ * The entries measured together: the same size, occupancy, thread count and
+ * copy mode for every policy (and the memcpy reference). Their rounds are
+ * interleaved, so a burst of noise from other work on the machine hits every
+ * entry alike instead of one whole cell.
+ */
+struct group {
+	unsigned int threads;
+	unsigned long pairs;
+	unsigned int n;
+	struct cell *e[DMA_POLICY_COUNT + 1];
+	pthread_barrier_t bar;
+};
+
+struct worker {
+	struct group *g;
+	unsigned int cpu;
+};
+
+static bool bench_get(struct cell *c, unsigned int cpu, struct inflight *x)
 {
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = c->src[cpu];
+
 	if (c->copy) {
-		if (dma_map(&c->f->dl, t, buf, c->size, DMA_TO_DEVICE, &x->dma))
+		if (dma_map(&c->f->dl, &t, buf, c->size, DMA_TO_DEVICE, &x->dma))
 			return false;
 	} else {
 		struct dma_bounce_req r;
 		uint64_t off;
 
-		dma_bounce_req_init(&r, t, (uint64_t)(uintptr_t)buf, c->size, &off);
+		dma_bounce_req_init(&r, &t, (uint64_t)(uintptr_t)buf, c->size, &off);
 		x->pool = atomic_load_explicit(&c->f->dl.pools, memory_order_acquire);
 		x->head = dma_bounce_alloc(x->pool, &r, cpu);
 		if (x->head < 0)
@@ -102,59 +232,87 @@ static void bench_put(struct cell *c, unsigned int cpu, struct inflight *x)
 	x->live = false;
 }
 
-static void *worker_main(void *arg)
+static void run_pairs(struct cell *c, unsigned int cpu, unsigned long pairs)
+{
+	unsigned long k = c->k[cpu], nomem = 0;
+
+	if (!c->f) {
+		/* Reference: one source, BENCH_DEPTH destinations in turn, as the slots. */
+		for (unsigned long i = 0; i < pairs; i++, k++) {
+			unsigned char *d = c->dst[cpu] + (k % BENCH_DEPTH) * c->size;
+
+			memcpy(d, c->src[cpu], c->size);
+			__asm__ volatile("" : : "r"(d) : "memory");
+		}
+	} else {
+		struct inflight *q = c->q[cpu];
+
+		for (unsigned long i = 0; i < pairs; i++, k++) {
+			struct inflight *x = &q[k % BENCH_DEPTH];
+
+			bench_put(c, cpu, x);
+			if (!bench_get(c, cpu, x))
+				nomem++;
+		}
+	}
+	c->k[cpu] = k;
+	c->nomem[cpu] += nomem;
+}
+
+static void *group_worker(void *arg)
 {
 	struct worker *w = arg;
-	struct cell *c = w->c;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
-	struct inflight q[BENCH_DEPTH];
-	unsigned char *buf = fx_aligned(4096, c->size);
-	uint64_t t0, c0;
-	unsigned long nomem = 0;
+	struct group *g = w->g;
 
-	memset(buf, 0x5a, c->size);
-	memset(q, 0, sizeof(q));
 	mock_port_set_cpu(w->cpu);
-	/* Warm up: fill the queue once. */
-	for (unsigned int i = 0; i < BENCH_DEPTH; i++)
-		bench_get(c, w->cpu, &t, buf, &q[i]);
-	pthread_barrier_wait(&c->start);
-	t0 = now_ns();
-	c0 = __builtin_ia32_rdtsc();
-	for (unsigned long i = 0; i < bench_pairs; i++) {
-		struct inflight *x = &q[i % BENCH_DEPTH];
+	for (unsigned int r = 0; r < cfg.rounds; r++) {
+		for (unsigned int j = 0; j < g->n; j++) {
+			/* Rotate the order so that no entry always runs first. */
+			struct cell *c = g->e[(j + r) % g->n];
+			uint64_t t0, c0, c1, t1;
 
-		bench_put(c, w->cpu, x);
-		if (!bench_get(c, w->cpu, &t, buf, x))
-			nomem++;
+			pthread_barrier_wait(&g->bar);
+			t0 = now_ns();
+			c0 = rdtsc();
+			run_pairs(c, w->cpu, g->pairs);
+			c1 = rdtsc();
+			t1 = now_ns();
+			c->t.ns[r][w->cpu] = (double)(t1 - t0);
+			c->t.cyc[r][w->cpu] = (double)(c1 - c0);
+		}
 	}
-	c->cycles[w->cpu] = __builtin_ia32_rdtsc() - c0;
-	c->ns[w->cpu] = now_ns() - t0;
-	c->ops[w->cpu] = bench_pairs;
-	for (unsigned int i = 0; i < BENCH_DEPTH; i++)
-		bench_put(c, w->cpu, &q[i]);
-	atomic_fetch_add(&c->nomem, nomem);
-	free(buf);
 	return NULL;
 }
 
-/* Fill to @occ percent with 1..8-slot mappings, freeing at random (fragmented). */
-static unsigned int bench_occupy(struct fx *f, unsigned int occ, uint64_t *held, unsigned char *buf,
-				 size_t *lens, unsigned int max)
+/*
+ * Fill the pool with 1..8-slot mappings, then free them at random until @occ
+ * percent of the slots are used (the in-flight mappings already count).
+ */
+static void bench_occupy(struct cell *c, unsigned int occ, unsigned char *buf)
 {
 	const struct dma_tag t = DMA_TAG_DEFAULT;
-	unsigned long nslabs = BENCH_POOL >> DMA_IO_TLB_SHIFT, target = nslabs * occ / 100;
+	struct fx *f = c->f;
+	unsigned int max = (unsigned int)(f->bytes[0] >> DMA_IO_TLB_SHIFT);
+	unsigned long target = f->bytes[0] / DMA_IO_TLB_SIZE * occ / 100;
 	unsigned int n = 0, seed = 12345;
 	struct dma_bounce_stats st;
 
-	if (!occ)
-		return 0;
+	c->held = calloc(max, sizeof(*c->held));
+	c->lens = calloc(max, sizeof(*c->lens));
+	if (!c->held || !c->lens) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	dma_bounce_stats_get(&f->dl, 0, &st);
+	if (st.used >= target)
+		return;
+	mock_port_set_cpu(0);
 	while (n < max) {
 		size_t len = (size_t)(1 + rand_r(&seed) % 8) * DMA_IO_TLB_SIZE - 100;
 
-		if (dma_map(&f->dl, &t, buf, len, DMA_TO_DEVICE, &held[n]))
+		if (dma_map(&f->dl, &t, buf, len, DMA_TO_DEVICE, &c->held[n]))
 			break;
-		lens[n++] = len;
+		c->lens[n++] = len;
 	}
 	for (;;) {
 		unsigned int i;
@@ -163,176 +321,677 @@ static unsigned int bench_occupy(struct fx *f, unsigned int occ, uint64_t *held,
 		if (st.used <= target || !n)
 			break;
 		i = (unsigned int)rand_r(&seed) % n;
-		dma_unmap(&f->dl, held[i], lens[i], DMA_TO_DEVICE);
-		held[i] = held[n - 1];
-		lens[i] = lens[n - 1];
+		dma_unmap(&f->dl, c->held[i], c->lens[i], DMA_TO_DEVICE);
+		c->held[i] = c->held[n - 1];
+		c->lens[i] = c->lens[n - 1];
 		n--;
 	}
-	return n;
+	c->nheld = n;
 }
 
-struct result {
-	double ns;
-	double cycles;
-	unsigned long nomem;
-};
-
-static struct result bench_cell(enum dma_bounce_policy policy, size_t size, unsigned int occ,
-				unsigned int threads, bool copy)
+static struct cell *cell_new(int policy, size_t size, unsigned int occ, unsigned int threads,
+			     bool copy, unsigned char *fillbuf)
 {
-	struct fx *f = fx_new(policy, threads, BENCH_POOL, DMA_SCRUB_ZERO);
-	unsigned int maxheld = (unsigned int)(BENCH_POOL >> DMA_IO_TLB_SHIFT);
-	uint64_t *held = calloc(maxheld, sizeof(*held));
-	size_t *lens = calloc(maxheld, sizeof(*lens));
+	struct cell *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	c->size = size;
+	c->copy = copy;
+	for (unsigned int i = 0; i < threads; i++) {
+		c->src[i] = fx_aligned(4096, size);
+		memset(c->src[i], 0x5a, size);
+	}
+	if (policy < 0) {
+		for (unsigned int i = 0; i < threads; i++) {
+			c->dst[i] = fx_aligned(4096, size * BENCH_DEPTH);
+			memset(c->dst[i], 2, size * BENCH_DEPTH);
+		}
+		return c;
+	}
+	c->policy = (enum dma_bounce_policy)policy;
+	c->f = fx_new(c->policy, threads, cfg.pool, DMA_SCRUB_ZERO);
+	if (!c->f) {
+		fprintf(stderr, "bench: pool setup failed\n");
+		exit(1);
+	}
+	/* The layer keeps a pointer to these ops: no lock is taken from here on. */
+	if (cfg.nolock)
+		c->f->mp.ops.lock = c->f->mp.ops.unlock = NULL;
+	/* The workload's mappings first: it keeps the room it holds. */
+	for (unsigned int i = 0; i < threads; i++) {
+		mock_port_set_cpu(i);
+		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+			bench_get(c, i, &c->q[i][j]);
+	}
+	bench_occupy(c, occ, fillbuf);
+	mock_port_set_cpu(0);
+	return c;
+}
+
+static struct figure cell_free(struct cell *c, unsigned int threads, unsigned long pairs)
+{
+	struct figure fig = reduce(&c->t, threads, pairs);
+
+	for (unsigned int i = 0; i < threads; i++) {
+		fig.nomem += c->nomem[i];
+		if (c->f) {
+			mock_port_set_cpu(i);
+			for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+				bench_put(c, i, &c->q[i][j]);
+		}
+		free(c->src[i]);
+		free(c->dst[i]);
+	}
+	mock_port_set_cpu(0);
+	if (c->f) {
+		while (c->nheld) {
+			c->nheld--;
+			dma_unmap(&c->f->dl, c->held[c->nheld], c->lens[c->nheld], DMA_TO_DEVICE);
+		}
+		if (fx_free(c->f))
+			fprintf(stderr, "bench: layer self-check failed after a %s cell\n",
+				dma_bounce_policy_name(c->policy));
+	}
+	free(c->held);
+	free(c->lens);
+	free(c);
+	return fig;
+}
+
+/*
+ * Measure every wanted policy (and, with @ref, the memcpy reference) for one
+ * size, occupancy, thread count and copy mode; results go to @out[policy] and
+ * *@ref.
+ */
+static void run_group(size_t size, unsigned int occ, unsigned int threads, bool copy,
+		      struct figure *out, struct figure *ref, bool (*wanted)(int))
+{
 	unsigned char *fillbuf = fx_aligned(4096, 8 * DMA_IO_TLB_SIZE);
-	struct cell c = { .f = f, .size = size, .copy = copy, .threads = threads };
+	struct group g = { .threads = threads, .pairs = pairs_for(size, copy) };
 	struct worker w[BENCH_MAX_THREADS];
 	pthread_t th[BENCH_MAX_THREADS];
-	struct result r = { 0, 0, 0 };
-	unsigned int n;
+	int pol[DMA_POLICY_COUNT + 1];
 
 	memset(fillbuf, 1, 8 * DMA_IO_TLB_SIZE);
-	n = bench_occupy(f, occ, held, fillbuf, lens, maxheld);
-	pthread_barrier_init(&c.start, NULL, threads);
-	atomic_init(&c.nomem, 0);
+	for (int p = 0; p < DMA_POLICY_COUNT; p++) {
+		if (!wanted(p))
+			continue;
+		pol[g.n] = p;
+		g.e[g.n++] = cell_new(p, size, occ, threads, copy, fillbuf);
+	}
+	if (ref) {
+		pol[g.n] = -1;
+		g.e[g.n++] = cell_new(-1, size, occ, threads, copy, fillbuf);
+	}
+	pthread_barrier_init(&g.bar, NULL, threads);
 	for (unsigned int i = 0; i < threads; i++) {
-		w[i] = (struct worker){ .c = &c, .cpu = i };
-		pthread_create(&th[i], NULL, worker_main, &w[i]);
+		w[i] = (struct worker){ .g = &g, .cpu = i };
+		pthread_create(&th[i], NULL, group_worker, &w[i]);
 	}
 	for (unsigned int i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	for (unsigned int i = 0; i < threads; i++) {
-		r.ns += (double)c.ns[i] / (double)c.ops[i];
-		r.cycles += (double)c.cycles[i] / (double)c.ops[i];
+	pthread_barrier_destroy(&g.bar);
+	/*
+	 * Paired ratio: rounds of linux and of a policy ran back to back, so
+	 * their ratio round by round cancels most slow drifts of the machine.
+	 */
+	if (g.n && pol[0] == DMA_POLICY_LINUX) {
+		for (unsigned int j = 0; j < g.n; j++) {
+			double v[BENCH_MAX_ROUNDS];
+
+			for (unsigned int r = 0; r < cfg.rounds; r++) {
+				double a = 0, b = 0;
+
+				for (unsigned int i = 0; i < threads; i++) {
+					a += g.e[0]->t.ns[r][i];
+					b += g.e[j]->t.ns[r][i];
+				}
+				v[r] = b > 0 ? a / b : 0;
+			}
+			if (pol[j] >= 0)
+				out[pol[j]].paired = median(v, cfg.rounds);
+			else
+				ref->paired = median(v, cfg.rounds);
+		}
 	}
-	/* Per op per thread: the wall cost one thread sees for a pair. */
-	r.ns /= threads;
-	r.cycles /= threads;
-	r.nomem = atomic_load(&c.nomem);
-	mock_port_set_cpu(0);
-	while (n) {
-		n--;
-		dma_unmap(&f->dl, held[n], lens[n], DMA_TO_DEVICE);
+	for (unsigned int j = 0; j < g.n; j++) {
+		struct figure f = cell_free(g.e[j], threads, g.pairs);
+
+		f.paired = pol[j] < 0 ? ref->paired : out[pol[j]].paired;
+		if (pol[j] < 0)
+			*ref = f;
+		else
+			out[pol[j]] = f;
 	}
-	pthread_barrier_destroy(&c.start);
-	if (fx_free(f))
-		fprintf(stderr, "bench: layer self-check failed after %s cell\n",
-			dma_bounce_policy_name(policy));
 	free(fillbuf);
-	free(lens);
-	free(held);
-	return r;
 }
 
-static struct result bench_memcpy(size_t size)
-{
-	unsigned char *a = fx_aligned(4096, size), *b = fx_aligned(4096, size);
-	struct result r = { 0, 0, 0 };
-	uint64_t t0, c0;
+/* ------------------------------------------------------------ arena cells */
 
-	memset(a, 1, size);
-	memset(b, 2, size);
-	t0 = now_ns();
-	c0 = __builtin_ia32_rdtsc();
-	for (unsigned long i = 0; i < bench_pairs; i++) {
-		memcpy(b, a, size);
-		__asm__ volatile("" : : "r"(b) : "memory");
+struct arena_cell {
+	struct dma_arena arena;
+	size_t size;
+	unsigned long pairs;
+	pthread_barrier_t bar;
+	void *q[BENCH_MAX_THREADS][BENCH_DEPTH];
+	unsigned long nomem[BENCH_MAX_THREADS];
+	struct timing t;
+	/* Scrub reference: memset of the block size over BENCH_DEPTH blocks in turn. */
+	unsigned char *zero[BENCH_MAX_THREADS];
+	size_t block;
+	struct timing tz;
+};
+
+struct arena_worker {
+	struct arena_cell *c;
+	unsigned int cpu;
+};
+
+static void *arena_worker(void *arg)
+{
+	struct arena_worker *w = arg;
+	struct arena_cell *c = w->c;
+	void **q = c->q[w->cpu];
+	unsigned long nomem = 0, k = 0;
+
+	mock_port_set_cpu(w->cpu);
+	for (unsigned int r = 0; r < cfg.rounds; r++) {
+		uint64_t t0, c0, c1, t1;
+
+		pthread_barrier_wait(&c->bar);
+		t0 = now_ns();
+		c0 = rdtsc();
+		for (unsigned long i = 0; i < c->pairs; i++, k++) {
+			void **x = &q[k % BENCH_DEPTH];
+
+			dma_arena_free(&c->arena, *x);
+			*x = dma_arena_alloc(&c->arena, c->size);
+			nomem += !*x;
+		}
+		c1 = rdtsc();
+		t1 = now_ns();
+		c->t.ns[r][w->cpu] = (double)(t1 - t0);
+		c->t.cyc[r][w->cpu] = (double)(c1 - c0);
+
+		/* The scrub alone, right after: the same stores the free path makes. */
+		pthread_barrier_wait(&c->bar);
+		t0 = now_ns();
+		c0 = rdtsc();
+		for (unsigned long i = 0; i < c->pairs; i++) {
+			unsigned char *z = c->zero[w->cpu] + (i % BENCH_DEPTH) * c->block;
+
+			memset(z, 0, c->block);
+			__asm__ volatile("" : : "r"(z) : "memory");
+		}
+		c1 = rdtsc();
+		t1 = now_ns();
+		c->tz.ns[r][w->cpu] = (double)(t1 - t0);
+		c->tz.cyc[r][w->cpu] = (double)(c1 - c0);
 	}
-	r.cycles = (double)(__builtin_ia32_rdtsc() - c0) / (double)bench_pairs;
-	r.ns = (double)(now_ns() - t0) / (double)bench_pairs;
-	free(a);
-	free(b);
-	return r;
+	c->nomem[w->cpu] = nomem;
+	return NULL;
+}
+
+/*
+ * Returns the alloc+free pair cost (scrub included). *@scrub gets the scrub
+ * alone (a memset of the block size over the same number of blocks, in rounds
+ * interleaved with the arena's); *@scrub_cyc the arena's own scrub_cycles
+ * counter per free (TSC ticks, sampled for the cached sizes).
+ */
+static struct figure arena_cell(size_t size, unsigned int threads, struct figure *scrub,
+				double *scrub_cyc)
+{
+	size_t region = 16ul << 20;
+	struct mock_port mp;
+	struct arena_cell *c = fx_aligned(64, sizeof(*c));
+	void *base = fx_aligned(DMA_ARENA_CHUNK_SIZE, region);
+	size_t meta_len = dma_arena_meta_size(region, threads);
+	void *meta = malloc(meta_len);
+	struct dma_arena_config ac = {
+		.base = base, .len = region, .ncpus = threads, .meta = meta, .meta_len = meta_len,
+	};
+	struct dma_arena_stats s0, s1;
+	struct arena_worker w[BENCH_MAX_THREADS];
+	pthread_t th[BENCH_MAX_THREADS];
+	struct figure f;
+
+	memset(c, 0, sizeof(*c));
+	mock_port_init(&mp, threads);
+	if (cfg.nolock)
+		mp.ops.lock_init = mp.ops.lock = mp.ops.unlock = NULL;
+	if (!base || !meta || dma_arena_init(&c->arena, &mp.ops, &ac)) {
+		fprintf(stderr, "bench: arena setup failed\n");
+		exit(1);
+	}
+	c->size = size;
+	c->pairs = pairs_for(size, true);
+	c->block = size < DMA_ARENA_MIN_BLOCK ? DMA_ARENA_MIN_BLOCK : size;
+	for (unsigned int i = 0; i < threads; i++) {
+		c->zero[i] = fx_aligned(4096, c->block * BENCH_DEPTH);
+		memset(c->zero[i], 1, c->block * BENCH_DEPTH);
+		mock_port_set_cpu(i);
+		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+			c->q[i][j] = dma_arena_alloc(&c->arena, size);
+	}
+	dma_arena_get_stats(&c->arena, &s0);
+	pthread_barrier_init(&c->bar, NULL, threads);
+	for (unsigned int i = 0; i < threads; i++) {
+		w[i] = (struct arena_worker){ .c = c, .cpu = i };
+		pthread_create(&th[i], NULL, arena_worker, &w[i]);
+	}
+	for (unsigned int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	dma_arena_get_stats(&c->arena, &s1);
+	f = reduce(&c->t, threads, c->pairs);
+	*scrub = reduce(&c->tz, threads, c->pairs);
+	for (unsigned int i = 0; i < threads; i++) {
+		f.nomem += c->nomem[i];
+		free(c->zero[i]);
+	}
+	*scrub_cyc = s1.frees > s0.frees ? (double)(s1.scrub_cycles - s0.scrub_cycles) /
+						   (double)(s1.frees - s0.frees)
+					 : 0;
+	for (unsigned int i = 0; i < threads; i++) {
+		mock_port_set_cpu(i);
+		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+			dma_arena_free(&c->arena, c->q[i][j]);
+	}
+	mock_port_set_cpu(0);
+	if (dma_arena_check(&c->arena, 0) || dma_arena_fini(&c->arena))
+		fprintf(stderr, "bench: arena self-check or fini failed\n");
+	pthread_barrier_destroy(&c->bar);
+	free(meta);
+	free(base);
+	free(c);
+	return f;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void json_figure(const char *mode, const char *policy, size_t size, unsigned int threads,
+			unsigned int occ, bool copy, const struct figure *f, const char *extra)
+{
+	fprintf(cfg.json,
+		"{\"suite\":\"alloc\",\"mode\":\"%s\",\"policy\":\"%s\",\"size\":%zu,"
+		"\"threads\":%u,\"occupancy\":%u,\"iodepth\":%d,\"copy\":%s,"
+		"\"ns_per_op\":%.1f,\"cycles_per_op\":%.1f,\"ns_min\":%.1f,\"ns_max\":%.1f,"
+		"\"rounds\":%u,\"ops\":%lu,\"nomem\":%lu,\"locks\":%s%s}\n",
+		mode, policy, size, threads, occ, BENCH_DEPTH, copy ? "true" : "false", f->ns,
+		f->cycles, f->ns_min, f->ns_max, cfg.rounds, f->ops, f->nomem,
+		cfg.nolock ? "false" : "true", extra ? extra : "");
+	fflush(cfg.json);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-o file.json]\n"
+		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies); default 10000\n"
+		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
+		"  -s  one size only (bytes)\n"
+		"  -c  0: allocator cells only, 1: copy cells only\n"
+		"  -p  one bounce policy only (linux, bitmap, lifo, sluice; no ratios without linux)\n"
+		"  -t  largest thread count (default: 2, or more when the machine has more CPUs)\n"
+		"  -P  bounce pool size in MiB (default 16)\n"
+		"  -B  skip the bounce cells; -A  skip the arena cells\n"
+		"  -L  one thread on a port without locks (what the locks cost)\n"
+		"  -o  write the JSON lines to this file instead of stdout\n",
+		prog, BENCH_MAX_ROUNDS);
+}
+
+/* 1, 2, then powers of two up to @max, and @max itself. */
+static void set_threads(unsigned int max)
+{
+	cfg.nthr = 0;
+	if (max < 1)
+		max = 1;
+	if (max > BENCH_MAX_THREADS)
+		max = BENCH_MAX_THREADS;
+	for (unsigned int t = 1; t <= max && cfg.nthr < BENCH_NTHR_MAX; t *= 2)
+		cfg.threads[cfg.nthr++] = t;
+	if (cfg.threads[cfg.nthr - 1] != max && cfg.nthr < BENCH_NTHR_MAX)
+		cfg.threads[cfg.nthr++] = max;
+}
+
+static int policy_by_name(const char *name)
+{
+	for (int p = 0; p < DMA_POLICY_COUNT; p++)
+		if (!strcmp(name, dma_bounce_policy_name(fx_policies[p])))
+			return p;
+	return -2;
+}
+
+static bool size_wanted(size_t size)
+{
+	return !cfg.only_size || cfg.only_size == size;
+}
+
+static bool policy_wanted(int p)
+{
+	return cfg.only_policy < 0 || p == cfg.only_policy;
+}
+
+/* Indices: policy, size, occupancy, thread-count index, copy. */
+static struct figure res[DMA_POLICY_COUNT][NSIZES][NOCC][BENCH_NTHR_MAX][2];
+/* memcpy reference, measured with each copy group */
+static struct figure ref[NSIZES][NOCC][BENCH_NTHR_MAX];
+static struct figure arena[NSIZES][BENCH_NTHR_MAX];
+static double arena_scrub_ns[NSIZES][BENCH_NTHR_MAX];
+
+/* Cells within this factor of the best seed policy are reported as a tie. */
+#define BENCH_NOISE 1.10
+
+/*
+ * How much faster @a is than @b: the median over rounds of b / a, both timed
+ * in the same round of the same group (back to back), which cancels most of
+ * the machine's slow drifts.
+ */
+static double faster(const struct figure *a, const struct figure *b)
+{
+	double v[BENCH_MAX_ROUNDS];
+
+	for (unsigned int r = 0; r < cfg.rounds; r++)
+		v[r] = a->round_ns[r] > 0 ? b->round_ns[r] / a->round_ns[r] : 0;
+	return median(v, cfg.rounds);
+}
+
+/* Sluice against the seed policy it does worst against; *@worst gets that policy. */
+static double sluice_vs_seeds(unsigned int si, unsigned int oi, unsigned int ti, unsigned int cp,
+			      int *worst)
+{
+	const struct figure *s = &res[DMA_POLICY_SLUICE][si][oi][ti][cp];
+	double x = 0;
+
+	*worst = -1;
+	if (!s->valid)
+		return 0;
+	for (unsigned int p = 0; p < DMA_POLICY_SLUICE; p++) {
+		const struct figure *v = &res[p][si][oi][ti][cp];
+		double y;
+
+		if (!v->valid)
+			continue;
+		y = faster(s, v);
+		if (*worst < 0 || y < x) {
+			x = y;
+			*worst = (int)p;
+		}
+	}
+	return x;
+}
+
+static void print_bounce_table(void)
+{
+	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, > 1 is faster;\n"
+	       "last column: sluice vs its closest seed policy, median of per-round ratios\n");
+	printf("%-3s %-5s %7s %4s | %8s | %16s %16s %16s | %s\n", "thr", "copy", "size", "occ",
+	       "linux", "bitmap", "lifo", "sluice", "sluice vs best seed");
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+		for (unsigned int cp = 0; cp < 2; cp++)
+			for (unsigned int si = 0; si < NSIZES; si++)
+				for (unsigned int oi = 0; oi < NOCC; oi++) {
+					const struct figure *l = &res[0][si][oi][ti][cp];
+					double x;
+					int worst;
+
+					if (!l->valid && !res[DMA_POLICY_SLUICE][si][oi][ti][cp].valid)
+						continue;
+					printf("%-3u %-5s %7zu %3u%% | %8.1f |", cfg.threads[ti],
+					       cp ? "copy" : "alloc", bench_sizes[si], bench_occ[oi], l->ns);
+					for (unsigned int p = 1; p < DMA_POLICY_COUNT; p++) {
+						const struct figure *v = &res[p][si][oi][ti][cp];
+
+						if (!v->valid) {
+							printf(" %16s", "-");
+							continue;
+						}
+						printf(" %8.1f (%5.2fx)", v->ns, l->ns / v->ns);
+					}
+					/* Judged round by round against each seed policy. */
+					x = sluice_vs_seeds(si, oi, ti, cp, &worst);
+					if (worst >= 0)
+						printf(" | %5.2fx %s%s%s", x,
+						       x >= 1 ? "faster"
+						       : x * BENCH_NOISE >= 1 ? "tie (noise)"
+									: "SLOWER",
+						       x < 1 ? " than " : "",
+						       x < 1 ? dma_bounce_policy_name(fx_policies[worst]) : "");
+					/* Cells where many requests failed time the failure path. */
+					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
+						const struct figure *v = &res[p][si][oi][ti][cp];
+
+						if (v->valid && v->nomem * 100 > v->ops)
+							printf(" %s:%lu%%failed",
+							       dma_bounce_policy_name(fx_policies[p]),
+							       v->nomem * 100 / v->ops);
+					}
+					printf("\n");
+				}
 }
 
 int main(int argc, char **argv)
 {
-	static struct result res[DMA_POLICY_COUNT][NSIZES][NOCC][2][2];
-	unsigned int thread_counts[2] = { 1, 2 };
-	double memcpy_ns[NSIZES];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *json_path = NULL;
+	char extra[160];
+	int opt;
 
-	size_t only = 0;
-
-	if (argc > 1)
-		bench_pairs = strtoul(argv[1], NULL, 0);
-	if (argc > 2)
-		only = strtoul(argv[2], NULL, 0);
-	for (unsigned int ti = 0; ti < 2; ti++) {
-		for (unsigned int cp = 0; cp < 2; cp++) {
-			for (unsigned int si = 0; si < NSIZES; si++) {
-				if (only && bench_sizes[si] != only)
-					continue;
-				for (unsigned int oi = 0; oi < NOCC; oi++) {
-					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
-						struct result r = bench_cell(fx_policies[p], bench_sizes[si],
-									     bench_occ[oi],
-									     thread_counts[ti], cp);
-
-						res[p][si][oi][ti][cp] = r;
-						printf("{\"suite\":\"alloc\",\"mode\":\"bounce\",\"policy\":\"%s\","
-						       "\"size\":%zu,\"threads\":%u,\"occupancy\":%u,"
-						       "\"iodepth\":%d,\"copy\":%s,\"ns_per_op\":%.1f,"
-						       "\"cycles_per_op\":%.1f,\"nomem\":%lu}\n",
-						       dma_bounce_policy_name(fx_policies[p]), bench_sizes[si],
-						       thread_counts[ti], bench_occ[oi], BENCH_DEPTH,
-						       cp ? "true" : "false", r.ns, r.cycles, r.nomem);
-						fflush(stdout);
-					}
-				}
+	cfg.json = stdout;
+	set_threads(ncpu > 2 ? (unsigned int)ncpu : 2);
+	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALo:h")) != -1) {
+		switch (opt) {
+		case 'n':
+			cfg.pairs = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			cfg.rounds = (unsigned int)strtoul(optarg, NULL, 0);
+			if (cfg.rounds < 1 || cfg.rounds > BENCH_MAX_ROUNDS) {
+				usage(argv[0]);
+				return 2;
 			}
+			break;
+		case 's':
+			cfg.only_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			cfg.only_policy = policy_by_name(optarg);
+			if (cfg.only_policy < 0) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
+		case 'c':
+			cfg.only_copy = !!strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			set_threads((unsigned int)strtoul(optarg, NULL, 0));
+			break;
+		case 'P':
+			cfg.pool = strtoul(optarg, NULL, 0) << 20;
+			break;
+		case 'B':
+			cfg.no_bounce = true;
+			break;
+		case 'A':
+			cfg.no_arena = true;
+			break;
+		case 'L':
+			cfg.nolock = true;
+			set_threads(1);
+			break;
+		case 'o':
+			json_path = optarg;
+			break;
+		default:
+			usage(argv[0]);
+			return opt == 'h' ? 0 : 2;
 		}
 	}
-	for (unsigned int si = 0; si < NSIZES; si++) {
-		struct result r = bench_memcpy(bench_sizes[si]);
-
-		memcpy_ns[si] = r.ns;
-		printf("{\"suite\":\"alloc\",\"mode\":\"direct\",\"policy\":\"memcpy\",\"size\":%zu,"
-		       "\"threads\":1,\"occupancy\":0,\"copy\":true,\"ns_per_op\":%.1f,"
-		       "\"cycles_per_op\":%.1f}\n",
-		       bench_sizes[si], r.ns, r.cycles);
+	if (json_path) {
+		cfg.json = fopen(json_path, "w");
+		if (!cfg.json) {
+			perror(json_path);
+			return 2;
+		}
 	}
+	if (cfg.nolock)
+		printf("bench_alloc: -L: port WITHOUT locks (single-threaded platform)\n");
+	printf("bench_alloc: %u rounds per cell (median), %lu pairs per round at <= 4 KiB, "
+	       "depth %d, pool %zu MiB, threads",
+	       cfg.rounds, cfg.pairs, BENCH_DEPTH, cfg.pool >> 20);
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+		printf(" %u", cfg.threads[ti]);
+	printf("\n");
+	fflush(stdout);
 
-	printf("\nmap+unmap pair, ns per op per thread (ratio = linux / policy; > 1 is faster)\n");
-	printf("%-5s %-7s %7s %4s | %9s | %17s %17s %17s\n", "thr", "copy", "size", "occ", "linux",
-	       "bitmap", "lifo", "sluice");
-	for (unsigned int ti = 0; ti < 2; ti++)
-		for (unsigned int cp = 0; cp < 2; cp++)
-			for (unsigned int si = 0; si < NSIZES; si++)
+	for (unsigned int ti = 0; ti < cfg.nthr && !cfg.no_bounce; ti++) {
+		unsigned int thr = cfg.threads[ti];
+
+		for (unsigned int si = 0; si < NSIZES; si++) {
+			if (!size_wanted(bench_sizes[si]))
+				continue;
+			for (unsigned int cp = 0; cp < 2; cp++)
 				for (unsigned int oi = 0; oi < NOCC; oi++) {
-					double base = res[0][si][oi][ti][cp].ns;
-
-					if (only && bench_sizes[si] != only)
+					if (cfg.only_copy >= 0 && cfg.only_copy != (int)cp)
 						continue;
-					printf("%-5u %-7s %7zu %3u%% | %9.1f |", thread_counts[ti],
-					       cp ? "copy" : "alloc", bench_sizes[si], bench_occ[oi], base);
-					for (unsigned int p = 1; p < DMA_POLICY_COUNT; p++) {
-						double v = res[p][si][oi][ti][cp].ns;
+					struct figure out[DMA_POLICY_COUNT] = { 0 }, m = { 0 };
 
-						printf(" %8.1f (%5.2fx)", v, v > 0 ? base / v : 0.0);
+					run_group(bench_sizes[si], bench_occ[oi], thr, cp, out,
+						  cp ? &m : NULL, policy_wanted);
+					if (cp) {
+						ref[si][oi][ti] = m;
+						json_figure("direct", "memcpy", bench_sizes[si], thr,
+							    bench_occ[oi], true, &m, NULL);
 					}
-					/* Cells where requests failed time the failure path. */
-					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++)
-						if (res[p][si][oi][ti][cp].nomem * 10 >
-						    bench_pairs * thread_counts[ti])
-							printf(" %s:full", dma_bounce_policy_name(fx_policies[p]));
-					printf("\n");
-				}
-	/* The targets, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
-	{
-		const struct result *l1 = &res[DMA_POLICY_LINUX][2][1][0][0];
-		const struct result *s1 = &res[DMA_POLICY_SLUICE][2][1][0][0];
-		const struct result *s2 = &res[DMA_POLICY_SLUICE][2][1][1][0];
-		const struct result *sc = &res[DMA_POLICY_SLUICE][2][0][0][1];
+					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
+						struct figure *f = &res[p][si][oi][ti][cp];
 
-		printf("\ntargets (4 KiB):\n");
-		printf("  sluice vs linux, 50%% occupancy, 1 thread, alloc: %.2fx faster (target >= 2x)\n",
-		       l1->ns / s1->ns);
-		printf("  sluice vs linux, 50%% occupancy, 1 thread, copy:  %.2fx faster\n",
-		       res[DMA_POLICY_LINUX][2][1][0][1].ns / res[DMA_POLICY_SLUICE][2][1][0][1].ns);
-		printf("  sluice 2-thread throughput / 1-thread: %.2fx (target >= 1.6x)\n",
-		       2.0 * s1->ns / s2->ns);
-		printf("  sluice bounce with copy / plain memcpy: %.2fx (target <= 1.3x)\n",
-		       sc->ns / memcpy_ns[2]);
+						*f = out[p];
+						if (!f->valid)
+							continue;
+						snprintf(extra, sizeof(extra),
+							 ",\"ratio_vs_linux\":%.3f,"
+							 "\"ratio_vs_linux_paired\":%.3f%s",
+							 out[0].valid ? out[0].ns / f->ns : 0.0, f->paired,
+							 cp ? ",\"memcpy_ns\":" : "");
+						if (cp)
+							snprintf(extra + strlen(extra),
+								 sizeof(extra) - strlen(extra), "%.1f",
+								 m.ns);
+						json_figure("bounce", dma_bounce_policy_name(fx_policies[p]),
+							    bench_sizes[si], thr, bench_occ[oi], cp, f,
+							    extra);
+					}
+				}
+			fprintf(stderr, ".");
+		}
 	}
+
+	for (unsigned int ti = 0; ti < cfg.nthr && !cfg.no_arena; ti++) {
+		for (unsigned int si = 0; si < NSIZES; si++) {
+			double scrub_cyc;
+			struct figure *f = &arena[si][ti], z;
+
+			if (!size_wanted(bench_sizes[si]))
+				continue;
+			*f = arena_cell(bench_sizes[si], cfg.threads[ti], &z, &scrub_cyc);
+			arena_scrub_ns[si][ti] = z.ns;
+			snprintf(extra, sizeof(extra),
+				 ",\"scrub\":true,\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
+				 "\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
+				 z.ns, z.cycles, f->ns - z.ns, scrub_cyc);
+			json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0, false, f,
+				    extra);
+		}
+	}
+	fprintf(stderr, "\n");
+
+	if (!cfg.no_bounce) {
+		print_bounce_table();
+		printf("\nbounce with copy vs plain memcpy of the same size and footprint "
+		       "(occupancy 0%%, median ns)\n");
+		printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy",
+		       "sluice", "ratio", "lifo", "ratio", "linux", "ratio");
+		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+			for (unsigned int si = 0; si < NSIZES; si++) {
+				const struct figure *m = &ref[si][0][ti];
+				const struct figure *s = &res[DMA_POLICY_SLUICE][si][0][ti][1];
+				const struct figure *f = &res[DMA_POLICY_LIFO][si][0][ti][1];
+				const struct figure *l = &res[DMA_POLICY_LINUX][si][0][ti][1];
+
+				if (!m->valid || !l->valid)
+					continue;
+				printf("%-3u %7zu | %8.1f | %8.1f %5.2fx | %8.1f %5.2fx | %8.1f %5.2fx\n",
+				       cfg.threads[ti], bench_sizes[si], m->ns, s->ns,
+				       s->valid ? s->ns / m->ns : 0, f->ns, f->valid ? f->ns / m->ns : 0,
+				       l->ns, l->ns / m->ns);
+			}
+	}
+	if (!cfg.no_arena) {
+		printf("\narena free+alloc pair, median ns; scrub = a memset of the block over the "
+		       "same %d blocks,\nin rounds interleaved with the arena's (the arena's own "
+		       "sampled scrub_cycles are in the JSON)\n", BENCH_DEPTH);
+		printf("%-3s %7s | %10s | %8s | %10s\n", "thr", "size", "alloc+free", "scrub",
+		       "excl.scrub");
+		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+			for (unsigned int si = 0; si < NSIZES; si++) {
+				const struct figure *f = &arena[si][ti];
+
+				if (!f->valid)
+					continue;
+				printf("%-3u %7zu | %10.1f | %8.1f | %10.1f%s\n", cfg.threads[ti],
+				       bench_sizes[si], f->ns, arena_scrub_ns[si][ti],
+				       f->ns - arena_scrub_ns[si][ti], f->nomem ? " (failures)" : "");
+			}
+	}
+
+	/* The targets, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
+	printf("\ntargets:\n");
+	if (!cfg.no_bounce && res[DMA_POLICY_SLUICE][2][1][0][0].valid) {
+		const struct figure *l1 = &res[DMA_POLICY_LINUX][2][1][0][0];
+		const struct figure *s1 = &res[DMA_POLICY_SLUICE][2][1][0][0];
+		unsigned int slower = 0, ties = 0, cells = 0;
+
+		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, alloc: %.2fx faster "
+		       "(paired rounds %.2fx) (target >= 2x)\n", l1->ns / s1->ns, s1->paired);
+		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, copy:  %.2fx faster "
+		       "(paired rounds %.2fx)\n",
+		       res[DMA_POLICY_LINUX][2][1][0][1].ns / res[DMA_POLICY_SLUICE][2][1][0][1].ns,
+		       res[DMA_POLICY_SLUICE][2][1][0][1].paired);
+		if (cfg.nthr > 1 && res[DMA_POLICY_SLUICE][2][1][1][0].valid) {
+			const struct figure *s2 = &res[DMA_POLICY_SLUICE][2][1][1][0];
+
+			printf("  sluice %u-thread throughput / 1-thread, 4 KiB, 50%%, alloc: %.2fx "
+			       "(target >= 1.6x with 2)\n", cfg.threads[1],
+			       cfg.threads[1] * s1->ns / s2->ns);
+		}
+		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx (target <= 1.3x)\n",
+		       res[DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);
+		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+			for (unsigned int cp = 0; cp < 2; cp++)
+				for (unsigned int si = 0; si < NSIZES; si++)
+					for (unsigned int oi = 0; oi < NOCC; oi++) {
+						int worst;
+						double x = sluice_vs_seeds(si, oi, ti, cp, &worst);
+
+						if (worst < 0)
+							continue;
+						cells++;
+						slower += x * BENCH_NOISE < 1;
+						ties += x < 1 && x * BENCH_NOISE >= 1;
+					}
+		printf("  sluice never slower than a seed policy: %u of %u cells slower beyond "
+		       "noise (%.0f%%), %u ties within noise\n", slower, cells,
+		       (BENCH_NOISE - 1) * 100, ties);
+	}
+	if (!cfg.no_arena && arena[2][0].valid)
+		printf("  arena alloc+free 4 KiB, 1 thread: %.1f ns, scrub %.1f ns of it "
+		       "(target <= 50 ns)\n", arena[2][0].ns, arena_scrub_ns[2][0]);
+	if (json_path)
+		fclose(cfg.json);
 	return 0;
 }

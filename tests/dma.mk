@@ -4,3 +4,21 @@ test_bounce_SRCS := tests/test_bounce.c tests/mock_port.c $(DMA_SRCS)
 test_map_SRCS := tests/test_map.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
+
+# make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
+# A benchmark, not a test: it measures and prints and never fails on a time.
+# Built apart from the -O1 test build, with -O2 as the kernel and the library
+# are, so that the figures are those of optimised code. JSON lines go to
+# $(BUILD)/bench/alloc.json, the readable table to the console.
+# BENCH_ARGS: see `build/bench/bench_alloc -h` (e.g. "-s 4096 -r 9").
+BENCH_ARGS ?=
+BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
+$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+.PHONY: bench-host
+bench-host: $(BENCH_ALLOC_BIN)
+	$(Q)$(BENCH_ALLOC_BIN) -o $(BUILD)/bench/alloc.json $(BENCH_ARGS)
+	@echo "  JSON    $(BUILD)/bench/alloc.json"

@@ -1,0 +1,476 @@
+#!/usr/bin/python3
+"""test_bench_tools.py - tests of the host-side benchmark tools (scripts/bench.py, plot.py).
+
+  python3 tests/test_bench_tools.py [-v]        exit status 0 when every test passes
+
+Feeds synthetic serial logs (firmware noise, ANSI escapes, broken JSON) through the
+parser, checks grouping, median/min/max and the ratios of the summary, check's
+detection of missing cells and broken lines, `bench.py run` end to end with a fake
+run-qemu.sh, and plot.py writing non-empty PNGs. No network, no QEMU. The plot tests
+skip, saying why, only when matplotlib is not installed.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTS = os.path.join(TOP, "scripts")
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+sys.path.insert(0, SCRIPTS)
+import bench  # noqa: E402
+import plot  # noqa: E402  (matplotlib is loaded only by plot.main)
+
+BENCH = os.path.join(SCRIPTS, "bench.py")
+PLOT = os.path.join(SCRIPTS, "plot.py")
+MODES = ("direct", "bounce", "arena")
+POLICIES = ("linux", "bitmap", "lifo", "sluice")
+CELLS = [("direct", None)] + [("bounce", p) for p in POLICIES] + [("arena", None)]
+# IOPS by cell, before the per-run factor; arena and direct are the fastest.
+IOPS = {("direct", None): 20000.0, ("bounce", "linux"): 10000.0,
+        ("bounce", "bitmap"): 11000.0, ("bounce", "lifo"): 12000.0,
+        ("bounce", "sluice"): 15000.0, ("arena", None): 19000.0}
+RUN_FACTOR = {1: 1.0, 2: 0.9, 3: 1.2}
+
+
+def blk_line(mode, policy, rw="randread", bs=4096, iodepth=32, run=1, **extra):
+    iops = IOPS[(mode, policy)] * RUN_FACTOR[run]
+    obj = {"suite": "blk", "mode": mode, "policy": policy, "rw": rw, "bs": bs,
+           "iodepth": iodepth, "threads": 1, "queues": 1, "iops": iops,
+           "bw_mbps": iops * bs / 1e6, "lat_mean_us": 1e6 * iodepth / iops,
+           "lat_p50_us": 1e6 * iodepth / iops, "lat_p99_us": 2e6 * iodepth / iops,
+           "cycles_map": 100 if mode == "bounce" else 10,
+           "cycles_copy": 900 if mode == "bounce" else 0, "cycles_convert": 0,
+           "cycles_driver": 2000, "cycles_device": 50000, "conversions": 0}
+    if policy is None and mode == "arena":
+        del obj["policy"]  # absent and null must mean the same
+    obj.update(extra)
+    return obj
+
+
+def net_line(mode, policy, size, run=1):
+    fps = IOPS[(mode, policy)] * RUN_FACTOR[run] * 2
+    return {"suite": "net", "mode": mode, "policy": policy, "size": size,
+            "fps": fps, "gbps": fps * size * 8 / 1e9, "frames": int(fps / 3)}
+
+
+def matrix(run=1, skip=()):
+    """Every workload in every cell for one run, minus the cells in skip."""
+    objs = []
+    for rw in ("read", "randwrite"):
+        for bs in (4096, 65536):
+            for iodepth in (1, 32):
+                objs += [blk_line(m, p, rw, bs, iodepth, run) for m, p in CELLS
+                         if (rw, bs, iodepth, m, p) not in skip]
+    for size in (64, 1514):
+        objs += [net_line(m, p, size, run) for m, p in CELLS if (size, m, p) not in skip]
+    objs.append({"suite": "iotlb", "mode": "bounce", "policy": "linux", "entries": 64,
+                 "assoc": "full", "granule": 4096, "lookups": 1000000,
+                 "misses": 300000 * RUN_FACTOR[run]})
+    objs.append({"suite": "iotlb", "mode": "arena", "policy": None, "entries": 64,
+                 "assoc": "full", "granule": 2097152, "lookups": 1000000, "misses": 600})
+    objs.append({"suite": "convert", "mode": "emulated", "size": 4096,
+                 "direction": "to_shared", "cycles_per_op": 250000, "ns_per_op": 119000.0})
+    return objs
+
+
+def serial_log(objs):
+    """A console as the firmware and kernel print it, with the objects among the noise."""
+    noise = ["\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01HBdsDxe: loading Boot0001",
+             "BdsDxe: starting Boot0001 \"UEFI QEMU HARDDISK\"",
+             "Sluice 0.1.0 (rev abc): DMA cost in confidential guests",
+             "dma: {not json} at all", '{"suite":"blk","mode":"direct","iops":',
+             "[1, 2, 3]", "42", "", "\x00\x00"]
+    lines = noise[:5]
+    for i, obj in enumerate(objs):
+        text = json.dumps(obj)
+        if i % 3 == 0:
+            text = "\x1b[0m\x1b[37m\x1b[40m" + text + "\r"  # firmware colours, CRLF
+        lines.append(text)
+        if i % 5 == 0:
+            lines.append(noise[5 + i % 4])
+    lines.append("sluice: boot report complete; exit 0")
+    return "\n".join(lines) + "\n"
+
+
+def write_jsonl(path, objs):
+    with open(path, "w") as f:
+        for obj in objs:
+            f.write(json.dumps(obj) + "\n")
+
+
+def run_tool(*args, env=None):
+    proc = subprocess.run([sys.executable] + list(args), capture_output=True, text=True,
+                          env=env, timeout=300)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def row_for(rows, suite, mode, policy, **workload):
+    for row in rows:
+        if (row["suite"], row["mode"], row["policy"]) != (suite, mode, policy):
+            continue
+        if all(bench.cfg_get(row["config"], k) == v for k, v in workload.items()):
+            return row
+    raise AssertionError(f"no row {suite} {mode} {policy} {workload}")
+
+
+class ParseTests(unittest.TestCase):
+    def test_log_yields_exactly_the_objects(self):
+        objs = matrix()
+        self.assertEqual(bench.parse_log(serial_log(objs)), objs)
+
+    def test_ansi_escapes_and_carriage_return(self):
+        line = '\x1b[0m\x1b[37m\x1b[40m{"suite":"net","fps":1.5}\r'
+        self.assertEqual(bench.parse_line(line), {"suite": "net", "fps": 1.5})
+
+    def test_broken_and_non_object_json_ignored(self):
+        for line in ('{"suite":"blk","iops":', "[1,2]", "42", "null", '"text"',
+                     "dma: {not json}", "{", "", "\x1b[2J"):
+            self.assertIsNone(bench.parse_line(line), repr(line))
+
+    def test_object_after_firmware_text_on_one_line(self):
+        line = 'BdsDxe: starting Boot0001{"suite":"blk","mode":"direct","iops":3}'
+        self.assertEqual(bench.parse_line(line)["iops"], 3)
+        self.assertIsNone(bench.parse_line('text {"no_suite": 1}'))
+
+    def test_results_file_reports_bad_lines(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            with open(path, "w") as f:
+                f.write('{"suite":"net","fps":1}\n\nnot json\n{"suite":"net",\n')
+            objs, bad = bench.load_results(path)
+        self.assertEqual(len(objs), 1)
+        self.assertEqual([n for n, _ in bad], [3, 4])
+
+
+class SummaryTests(unittest.TestCase):
+    def setUp(self):
+        self.objs = [dict(o, run=r) for r in (1, 2, 3) for o in matrix(r)]
+        self.rows = bench.summary_rows(self.objs)
+
+    def test_one_row_per_configuration(self):
+        # 8 blk workloads + 2 net workloads, 6 cells each; 2 iotlb, 1 convert.
+        self.assertEqual(len(self.rows), 10 * 6 + 3)
+        self.assertTrue(all(r["n"] == 3 for r in self.rows))
+
+    def test_median_min_max_of_the_main_figure(self):
+        row = row_for(self.rows, "blk", "bounce", "lifo", rw="read", bs=4096, iodepth=1)
+        self.assertEqual(row["figure"], "iops")
+        self.assertAlmostEqual(row["median"], 12000.0)
+        self.assertAlmostEqual(row["min"], 12000.0 * 0.9)
+        self.assertAlmostEqual(row["max"], 12000.0 * 1.2)
+        self.assertEqual(row_for(self.rows, "net", "arena", None, size=64)["figure"], "fps")
+        self.assertEqual(row_for(self.rows, "convert", "emulated", None)["figure"],
+                         "cycles_per_op")
+
+    def test_ratios_against_direct_and_linux(self):
+        row = row_for(self.rows, "blk", "bounce", "sluice", rw="randwrite", bs=65536,
+                      iodepth=32)
+        self.assertAlmostEqual(row["vs_direct"], 15000.0 / 20000.0)
+        self.assertAlmostEqual(row["vs_linux"], 15000.0 / 10000.0)
+        arena = row_for(self.rows, "net", "arena", None, size=1514)
+        self.assertAlmostEqual(arena["vs_direct"], 19000.0 / 20000.0)
+        direct = row_for(self.rows, "blk", "direct", None, rw="read", bs=4096, iodepth=1)
+        self.assertIsNone(direct["vs_direct"])
+
+    def test_iotlb_arena_against_bounce_linux_across_granules(self):
+        row = row_for(self.rows, "iotlb", "arena", None)
+        self.assertAlmostEqual(row["vs_linux"], 600 / 300000)
+        self.assertIsNone(row["vs_direct"])
+
+    def test_missing_baseline_gives_no_ratio(self):
+        objs = [blk_line("bounce", "lifo"), blk_line("arena", None)]
+        rows = bench.summary_rows(objs)
+        self.assertTrue(all(r["vs_direct"] is None and r["vs_linux"] is None for r in rows))
+
+    def test_figures_and_counts_do_not_split_configurations(self):
+        objs = [blk_line("direct", None, run=r, ns_max=1.0 * r, nomem=r, errors=0)
+                for r in (1, 2, 3)]
+        objs.append(dict(blk_line("direct", None), policy="sluice"))  # ignored off bounce
+        objs += [net_line("direct", None, 64, run=r) for r in (1, 2, 3)]  # frames vary
+        self.assertEqual(len(bench.summary_rows(objs)), 2)
+
+    def test_policy_splits_bounce_rows(self):
+        objs = [blk_line("bounce", p) for p in POLICIES]
+        self.assertEqual(len(bench.summary_rows(objs)), 4)
+
+    def test_non_numeric_figure_is_tolerated(self):
+        objs = [blk_line("direct", None, iops=None), blk_line("direct", None, iops="fast")]
+        row = bench.summary_rows(objs)[0]
+        self.assertEqual((row["median"], row["n"]), (None, 0))
+        self.assertIn(" - ", bench.format_table([row]))
+
+    def test_table_text(self):
+        text = bench.format_table(self.rows)
+        lines = text.splitlines()
+        self.assertIn("vs bounce/linux", lines[0])
+        self.assertEqual(len(lines), len(self.rows) + 2)
+        sluice = [ln for ln in lines if "bounce/sluice" in ln and "rw=read bs=4K iodepth=1 " in ln]
+        self.assertEqual(len(sluice), 1)
+        self.assertRegex(sluice[0], r"15000\s+13500\s+18000\s+3\s+0\.750\s+1\.500\s+0$")
+        self.assertNotIn("conversions", bench.format_table(bench.summary_rows(
+            [net_line("direct", None, 64)])))
+
+    def test_order_direct_bounce_policies_arena(self):
+        blk = [r for r in self.rows if r["suite"] == "blk"][:6]
+        self.assertEqual([(r["mode"], r["policy"]) for r in blk], CELLS)
+
+
+class CheckTests(unittest.TestCase):
+    def check(self, objs, bad=(), modes=MODES, policies=POLICIES):
+        return bench.check_results(objs, list(bad), list(modes), list(policies))[0]
+
+    def test_complete_matrix_passes(self):
+        self.assertEqual(self.check(matrix(1) + matrix(2)), [])
+
+    def test_missing_cells_are_named(self):
+        objs = matrix(skip={("read", 65536, 32, "bounce", "lifo"), (1514, "arena", None)})
+        problems = self.check(objs)
+        self.assertEqual(len(problems), 2, problems)
+        self.assertIn("blk rw=read bs=64K iodepth=32 threads=1 queues=1: bounce/lifo",
+                      problems[0])
+        self.assertIn("net size=1514: arena", problems[1])
+
+    def test_expected_lists_are_honoured(self):
+        objs = [o for o in matrix() if o.get("mode") != "arena"]
+        self.assertEqual(self.check(objs, modes=("direct", "bounce")), [])
+        self.assertTrue(self.check(objs))
+        self.assertTrue(self.check(matrix(), policies=POLICIES + ("segment",)))
+
+    def test_contract_keys(self):
+        objs = matrix()
+        del objs[0]["iops"]
+        objs[1]["lat_p99_us"] = None
+        del objs[2]["mode"]
+        objs.append({"mode": "direct", "iops": 1})
+        problems = self.check(objs)
+        self.assertTrue(any('lacks "iops"' in p for p in problems), problems)
+        self.assertTrue(any('"lat_p99_us": None' in p for p in problems), problems)
+        self.assertTrue(any('lacks "mode"' in p for p in problems), problems)
+        self.assertTrue(any('no "suite"' in p for p in problems), problems)
+
+    def test_broken_line_and_empty_file(self):
+        self.assertIn("line 7", self.check(matrix(), bad=[(7, "{oops")])[0])
+        self.assertEqual(self.check([]), ["no blk or net workload found"])
+
+    def test_cli_exit_status(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            good, bad = os.path.join(tmp, "good.json"), os.path.join(tmp, "bad.json")
+            write_jsonl(good, matrix())
+            write_jsonl(bad, matrix(skip={("read", 4096, 1, "direct", None)}))
+            rc, out = run_tool(BENCH, "check", good, "--expect-modes", "direct,bounce,arena",
+                               "--expect-policies", "linux,bitmap,lifo,sluice")
+            self.assertEqual(rc, 0, out)
+            rc, out = run_tool(BENCH, "check", bad)
+            self.assertEqual(rc, 1, out)
+            self.assertIn("missing blk rw=read bs=4K iodepth=1", out)
+            rc, out = run_tool(BENCH, "summarize", good)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("bounce/sluice", out)
+            rc, out = run_tool(BENCH, "summarize", os.path.join(tmp, "absent.json"))
+            self.assertEqual(rc, 1, out)
+
+
+def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1):
+    """A blk line exactly as bench/blk_bench.c prints it (copy, cycles_dma, counts)."""
+    iops = IOPS[(mode, policy)] * RUN_FACTOR[run]
+    pol = json.dumps(policy)
+    copy = "true" if mode == "bounce" else "false"
+    return json.loads(
+        f'{{"suite":"blk","mode":"{mode}","policy":{pol},"rw":"{rw}","bs":{bs},'
+        f'"iodepth":{iodepth},"threads":1,"queues":1,"copy":{copy},"iops":{iops:.1f},'
+        f'"bw_mbps":{iops * bs / 1e6:.2f},"lat_mean_us":12.5,"lat_p50_us":11.0,'
+        f'"lat_p99_us":40.0,"cycles_dma":{900 if copy == "true" else 20},'
+        f'"cycles_driver":2000,"cycles_device":50000,"conversions":0,'
+        f'"bounced_bytes":{4096 * run if copy == "true" else 0},"ios":{int(iops * 2)},'
+        f'"errors":0,"seconds":{2.0 + run / 1000:.3f},"ratio_direct":0.5,"ratio_linux":1.0}}')
+
+
+def kernel_iotlb(mode, policy, run=1):
+    granule = 2097152 if mode == "arena" else 4096
+    misses = 30000 if mode == "arena" else 16600000 + run
+    return {"suite": "iotlb", "mode": mode, "policy": policy, "rw": "randread", "bs": 4096,
+            "iodepth": 256, "threads": 1, "entries": 64, "assoc": "full", "ways": 64,
+            "granule": granule, "ios": 1000 + run, "lookups": 20000000, "misses": misses}
+
+
+class KernelFormatTests(unittest.TestCase):
+    """Lines in the format the in-kernel benchmark prints (bench/*.c)."""
+
+    def setUp(self):
+        self.objs = [dict(kernel_blk(m, p, rw, 4096, d, r), run=r)
+                     for r in (1, 2, 3) for rw in ("read", "randwrite") for d in (1, 256)
+                     for m, p in CELLS]
+        self.objs += [dict(kernel_iotlb(m, p, r), run=r) for r in (1, 2, 3) for m, p in CELLS]
+        self.objs.append({"suite": "convert", "mode": "emulated", "case": "4k", "size": 4096,
+                          "direction": "to_shared", "cycles_per_op": 250000,
+                          "ns_per_op": 119000.0, "ops": 64, "splits": 64, "conversions": 64})
+
+    def test_copy_and_granule_follow_the_mode(self):
+        rows = bench.summary_rows(self.objs)
+        self.assertEqual(len(rows), 4 * 6 + 6 + 1)
+        row = row_for(rows, "blk", "bounce", "sluice", rw="read", iodepth=256)
+        self.assertAlmostEqual(row["vs_direct"], 0.75)
+        self.assertAlmostEqual(row["vs_linux"], 1.5)
+        self.assertEqual(row["n"], 3)
+        arena = row_for(rows, "iotlb", "arena", None)
+        self.assertAlmostEqual(arena["vs_linux"], 30000 / 16600002)
+
+    def test_check_passes_on_a_complete_run(self):
+        problems, workloads, cells = bench.check_results(self.objs, [], list(MODES),
+                                                         list(POLICIES))
+        self.assertEqual((problems, workloads, cells), ([], 4, 6))
+
+    def test_copy_stays_an_axis_of_the_alloc_suite(self):
+        objs = [{"suite": "alloc", "mode": "bounce", "policy": p, "size": 4096, "copy": c,
+                 "ns_per_op": 10.0, "cycles_per_op": 20.0 + (10 if p == "lifo" else 0)}
+                for p in ("linux", "lifo") for c in (False, True)]
+        rows = bench.summary_rows(objs)
+        self.assertEqual(len(rows), 4)
+        self.assertTrue(all(r["vs_linux"] in (1.0, 1.5) for r in rows), rows)
+
+    def test_cycle_parts_in_stacking_order(self):
+        self.assertEqual(plot.cycle_keys(self.objs),
+                         ["cycles_dma", "cycles_driver", "cycles_device"])
+        self.assertEqual(plot.cycle_keys([blk_line("direct", None)]),
+                         ["cycles_map", "cycles_copy", "cycles_convert", "cycles_driver",
+                          "cycles_device"])
+
+
+FAKE_RUN_QEMU = """\
+#!/usr/bin/env bash
+# A stand-in for run-qemu.sh: prints a prepared console into --log, exits as told.
+log=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--log) log=$2; shift 2 ;;
+	--args|--timeout) echo "fake: $1 $2" >>"{tmp}/calls"; shift 2 ;;
+	--) break ;;
+	*) shift ;;
+	esac
+done
+n=$(($(cat "{tmp}/count" 2>/dev/null || echo 0) + 1))
+echo $n >"{tmp}/count"
+cat "{tmp}/console$n" | tee "$log"
+exit $(cat "{tmp}/status$n" 2>/dev/null || echo 0)
+"""
+
+
+class RunTests(unittest.TestCase):
+    """`bench.py run` end to end, with a fake run-qemu.sh instead of QEMU."""
+
+    def run_bench(self, consoles, statuses=(), repeats=3):
+        tmp = self.tmp.name
+        script = os.path.join(tmp, "fake-run-qemu.sh")
+        with open(script, "w") as f:
+            f.write(FAKE_RUN_QEMU.replace("{tmp}", tmp))
+        os.chmod(script, 0o755)
+        for k, text in enumerate(consoles, 1):
+            with open(os.path.join(tmp, f"console{k}"), "w") as f:
+                f.write(text)
+        for k, status in enumerate(statuses, 1):
+            with open(os.path.join(tmp, f"status{k}"), "w") as f:
+                f.write(str(status))
+        out = os.path.join(tmp, "bench", "results.json")
+        rc, text = run_tool(BENCH, "run", "--repeats", str(repeats), "--args", "modes=all",
+                            "--out", out, "--timeout", "60", "--run-qemu-script", script)
+        return rc, text, out
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_three_runs_tagged_and_summarised(self):
+        consoles = [serial_log(matrix(r)) for r in (1, 2, 3)]
+        rc, text, out = self.run_bench(consoles)
+        self.assertEqual(rc, 0, text)
+        objs, bad = bench.load_results(out)
+        self.assertEqual(bad, [])
+        self.assertEqual(len(objs), 3 * len(matrix()))
+        self.assertEqual(sorted({o["run"] for o in objs}), [1, 2, 3])
+        self.assertEqual([o for o in objs if o["run"] == 2],
+                         [dict(o, run=2) for o in matrix(2)])
+        self.assertIn("vs bounce/linux", text)
+        self.assertIn("pinning:", text)
+        for k in (1, 2, 3):
+            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(out),
+                                                        f"serial-run{k}.log")))
+        with open(os.path.join(self.tmp.name, "calls")) as f:
+            self.assertEqual(f.read().count("fake: --args modes=all"), 3)
+
+    def test_failed_boot_stops_and_fails(self):
+        consoles = [serial_log(matrix(1)), "panic\n", serial_log(matrix(3))]
+        rc, text, out = self.run_bench(consoles, statuses=(0, 5, 0))
+        self.assertEqual(rc, 1, text)
+        self.assertIn("run 2 FAILED", text)
+        self.assertIn("kernel panic", text)
+        objs, _ = bench.load_results(out)
+        self.assertEqual({o["run"] for o in objs}, {1})  # kept what it had
+
+    def test_no_json_fails(self):
+        rc, text, _ = self.run_bench(["no figures here\n"], repeats=1)
+        self.assertEqual(rc, 1, text)
+        self.assertIn("no JSON line", text)
+
+    def test_some_json_is_enough(self):
+        rc, text, _ = self.run_bench([serial_log([blk_line("direct", None)]), "x\n"],
+                                     repeats=2)
+        self.assertEqual(rc, 0, text)
+
+
+class PlotTests(unittest.TestCase):
+    def plot(self, objs, env=None):
+        tmp = self.tmp.name
+        results = os.path.join(tmp, "results.json")
+        write_jsonl(results, objs)
+        rc, out = run_tool(PLOT, results, os.path.join(tmp, "out"), env=env)
+        if rc == 2 and "matplotlib is missing" in out and env is None:
+            self.skipTest("matplotlib is not installed (scripts/deps.sh bench installs "
+                          "python3-matplotlib); plot.py not exercised")
+        return rc, out
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_charts_are_non_empty_pngs(self):
+        objs = [dict(o, run=r) for r in (1, 2, 3) for o in matrix(r)]
+        objs += [dict(kernel_blk(m, p, "write", 512, 8, r), run=r)
+                 for r in (1, 2) for m, p in CELLS]
+        rc, out = self.plot(objs)
+        self.assertEqual(rc, 0, out)
+        for name in ("blk_iops.png", "net_fps.png", "cycles_breakdown.png",
+                     "cycles_breakdown_cpu.png", "iotlb_misses.png"):
+            path = os.path.join(self.tmp.name, "out", name)
+            self.assertTrue(os.path.exists(path), f"{name} missing; output:\n{out}")
+            with open(path, "rb") as f:
+                data = f.read()
+            self.assertGreater(len(data), 5000, name)
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n", name)
+
+    def test_nothing_to_plot(self):
+        rc, out = self.plot([{"suite": "convert", "cycles_per_op": 5}])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("nothing", out.replace("no blk, net or iotlb", "nothing"))
+
+    def test_missing_matplotlib_says_so(self):
+        hide = os.path.join(self.tmp.name, "hide", "matplotlib")
+        os.makedirs(hide)
+        with open(os.path.join(hide, "__init__.py"), "w") as f:
+            f.write(textwrap.dedent("raise ImportError('hidden by the test')\n"))
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(hide), SLUICE_PLOT_REEXEC="1")
+        rc, out = self.plot([blk_line("direct", None)], env=env)
+        self.assertEqual(rc, 2, out)
+        self.assertIn("matplotlib is missing", out)
+        self.assertIn("python3-matplotlib", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,8 +1,12 @@
 # Sluice - top-level Makefile.
 #
-#   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU
+#   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
+#                                       ARGS: the checks and the short benchmark suite
 #   make test                           host tests (plain and ASan+UBSan), library
 #                                       symbol check, QEMU end-to-end tests
+#   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
+#   make plot                           PNG charts of build/bench/results.json
+#   make bench-host                     the DMA allocator benchmark on the host
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
@@ -68,7 +72,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,13p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -117,8 +121,32 @@ FORCE:
 
 image: deps $(BUILD)/sluice.efi
 
+# With no ARGS, the main job: boot report, block and network checks in every DMA
+# configuration, then the short benchmark suite and its summary table. The exit
+# status is the kernel's.
+RUN_DEFAULT_ARGS := bench=blk,net,convert
 run: image
-	@scripts/run-qemu.sh --args "$(ARGS)"
+	@scripts/run-qemu.sh --args "$(if $(ARGS),$(ARGS),$(RUN_DEFAULT_ARGS))"; rc=$$?; \
+	if [ $$rc -eq 0 ] && grep -q '^{"suite"' $(BUILD)/serial.log; then \
+		scripts/bench.py summarize $(BUILD)/serial.log 2>/dev/null; fi; exit $$rc
+
+# ---------------------------------------------------------------- benchmarks
+# The full suite (the issue's block matrix with 1 and 2 queues, network, IOTLB
+# model, conversions) in every configuration, repeated; ARGS are appended, so they
+# override these (later words win) or narrow the run.
+BENCH_DEFAULT_ARGS := blk=none frames=0 bench=blk,net,convert bench_set=full bench_ms=300
+BENCH_REPEATS ?= 3
+.PHONY: bench plot
+bench: image
+	@scripts/deps.sh bench
+	@scripts/bench.py run --repeats $(BENCH_REPEATS) --run-qemu "--blk-queues 2" \
+		--args "$(BENCH_DEFAULT_ARGS) $(ARGS)" --out $(BUILD)/bench/results.json
+	@scripts/bench.py check $(BUILD)/bench/results.json || \
+		echo "bench: some configurations are missing (see above)"
+
+plot:
+	@scripts/deps.sh bench
+	@scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/
 
 # ---------------------------------------------------------------- DMA library
 LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_SRCS))
@@ -163,7 +191,8 @@ E2E_TESTS := $(filter-out tests/e2e/lib.sh,$(sort $(wildcard tests/e2e/*.sh)))
 
 test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) lib
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" $(E2E_TESTS)
+		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
+		"/usr/bin/python3 tests/test_bench_tools.py" $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

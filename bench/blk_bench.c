@@ -307,11 +307,13 @@ static const struct blk_workload short_set[] = {
 #define FULL_N (sizeof(full_set) / sizeof(full_set[0]))
 #define SHORT_N (sizeof(short_set) / sizeof(short_set[0]))
 
-int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
-		    unsigned int warmup_ms, unsigned int run_ms, const struct blk_bench_iotlb *iotlb)
+/* One pass over every configuration with at most @max_queues request queues;
+ * prints the human lines, then the JSON lines with ratios. */
+static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes,
+			  const struct blk_workload *set, unsigned int nw, unsigned int max_queues,
+			  unsigned int warmup_ms, unsigned int run_ms,
+			  const struct blk_bench_iotlb *iotlb, unsigned int *queues_used)
 {
-	const struct blk_workload *set = full ? full_set : short_set;
-	unsigned int nw = full ? FULL_N : SHORT_N;
 	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
 	int ncfg = kernel_dma_configs(kd, modes, cfgs), failures = 0;
 	static struct blk_result results[FULL_N][KDMA_MAX_CONFIGS];
@@ -324,8 +326,8 @@ int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t 
 		char why[192];
 
 		vdev->confidential = cfgs[c].mode != KDMA_DIRECT;
-		if (virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, &cfgs[c]), VIRTIO_BLK_MAX_QUEUES,
-				    0, why, sizeof(why))) {
+		if (virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, &cfgs[c]), max_queues, 0, why,
+				    sizeof(why))) {
 			printf("bench: blk mode=%s: %s\n", kernel_dma_config_name(&cfgs[c]), why);
 			failures++;
 			continue;
@@ -339,12 +341,12 @@ int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t 
 				continue;
 			}
 			ok[i][c] = true;
-			printf("bench: blk mode=%s %s bs=%u iodepth=%u: %.0f IOPS, %.1f MB/s, "
+			printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u: %.0f IOPS, %.1f MB/s, "
 			       "lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: dma %.0f, "
 			       "driver %.0f, device %.0f\n",
-			       kernel_dma_config_name(&cfgs[c]), set[i].rw, set[i].bs, set[i].iodepth,
-			       r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us, r->lat_p99_us,
-			       r->cycles_dma, r->cycles_driver, r->cycles_device);
+			       kernel_dma_config_name(&cfgs[c]), queues, set[i].rw, set[i].bs,
+			       set[i].iodepth, r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us,
+			       r->lat_p99_us, r->cycles_dma, r->cycles_driver, r->cycles_device);
 		}
 		virtio_blk_remove(&blk);
 	}
@@ -380,14 +382,30 @@ int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t 
 			else
 				snprintf(policy, sizeof(policy), "null");
 			printf("{\"suite\":\"iotlb\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
-			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"entries\":%u,\"assoc\":\"%s\","
-			       "\"ways\":%u,\"granule\":%" PRIu64 ",\"ios\":%" PRIu64
+			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"entries\":%u,"
+			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64 ",\"ios\":%" PRIu64
 			       ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64 "}\n",
 			       kernel_dma_mode_name(cfgs[c].mode), policy, set[i].rw, set[i].bs,
-			       set[i].iodepth, iotlb->entries, iotlb->ways ? "set" : "full",
+			       set[i].iodepth, queues, iotlb->entries, iotlb->ways ? "set" : "full",
 			       iotlb->ways ? iotlb->ways : iotlb->entries, r->iotlb_granule, r->ios,
 			       r->iotlb_lookups, r->iotlb_misses);
 		}
 	}
+	*queues_used = queues;
+	return failures;
+}
+
+int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
+		    unsigned int warmup_ms, unsigned int run_ms, const struct blk_bench_iotlb *iotlb)
+{
+	const struct blk_workload *set = full ? full_set : short_set;
+	unsigned int nw = full ? FULL_N : SHORT_N, queues = 1;
+	int failures;
+
+	/* One queue first; then, when the device offers more, all of them. */
+	failures = blk_bench_pass(kd, vdev, modes, set, nw, 1, warmup_ms, run_ms, iotlb, &queues);
+	if (vdev->ops->num_queues(vdev) > 1)
+		failures += blk_bench_pass(kd, vdev, modes, set, nw, VIRTIO_BLK_MAX_QUEUES,
+					   warmup_ms, run_ms, iotlb, &queues);
 	return failures;
 }

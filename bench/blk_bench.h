@@ -94,7 +94,9 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 
 /**
  * blk_bench_suite() - run the block workloads in every configuration and print
- *	a human line per run and, at the end, one JSON line per run with ratios.
+ *	a human line per run and, at the end, one JSON line per run with ratios;
+ *	with one request queue, then again with all of them when the device offers
+ *	several (QEMU num-queues).
  * @kd: the DMA instance.
  * @vdev: the virtio-blk device.
  * @modes: modes to run (bounce runs once per policy set up).

@@ -227,6 +227,32 @@ static inline unsigned int dma_bounce_start_area(const struct dma_bounce_pool *p
 }
 
 /*
+ * swiotlb_find_slots() without dynamic pools, for the policies that search one
+ * area at a time and cap a run at a segment (linux, bitmap, lifo): the calling
+ * CPU's area first, then the others in order. @find returns a slot or -1.
+ */
+static inline long dma_bounce_search_areas(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+					   unsigned int cpu, unsigned long *steps,
+					   long (*find)(struct dma_bounce_pool *p,
+							const struct dma_bounce_req *r,
+							unsigned int area, unsigned long *steps))
+{
+	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
+	long s;
+
+	if (r->nslots > DMA_IO_TLB_SEGSIZE)
+		return -1;
+	do {
+		s = find(p, r, i, steps);
+		if (s >= 0)
+			return s;
+		if (++i >= p->nareas)
+			i = 0;
+	} while (i != start);
+	return -1;
+}
+
+/*
  * Device address of slot @s as the search sees it: like Linux we test alignment
  * on the pool start masked by the boundary mask (tbl_dma_addr).
  */

@@ -121,19 +121,7 @@ found:
 static long dma_linux_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
 			    unsigned int cpu, unsigned long *steps)
 {
-	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
-	long s;
-
-	if (r->nslots > DMA_IO_TLB_SEGSIZE)
-		return -1;
-	do {
-		s = dma_linux_area_find(p, r, i, steps);
-		if (s >= 0)
-			return s;
-		if (++i >= p->nareas)
-			i = 0;
-	} while (i != start);
-	return -1;
+	return dma_bounce_search_areas(p, r, cpu, steps, dma_linux_area_find);
 }
 
 /* swiotlb_release_slots() */

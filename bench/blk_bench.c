@@ -106,7 +106,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	unsigned int npending = 0;
 	struct dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
-	uint64_t t_start, t_measure = 0, t_end, wall, dma0 = 0;
+	uint64_t t_start, t_measure = 0, t_end, wall, dma0 = 0, copy0 = 0;
 	uint64_t hz = tsc_hz();
 	struct dma_layer *dl = kernel_dma_layer(kd, cfg);
 	int rc = 0;
@@ -147,6 +147,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		goto out;
 	}
 	blk->profile = true;
+	dma_layer_set_profile(dl, true);
 	t_start = rdtsc();
 	for (unsigned int i = 0; i < w->iodepth; i++)
 		if (bench_submit(&st, &slots[i]))
@@ -162,6 +163,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 			t_measure = now;
 			st.cycles_busy = 0;
 			dma0 = blk->stats.cycles_dma;
+			copy0 = dma_layer_copy_cycles(dl);
 			dma_bounce_stats_get(dl, -1, &bs0);
 			mmu_get_stats(&ms0);
 			blk->trace = bench_trace;
@@ -205,6 +207,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	}
 	t_end = rdtsc();
 	blk->trace = NULL;
+	copy0 = dma_layer_copy_cycles(dl) - copy0;
 	dma_bounce_stats_get(dl, -1, &bs1);
 	mmu_get_stats(&ms1);
 
@@ -222,6 +225,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 			break;
 	}
 	blk->profile = false;
+	dma_layer_set_profile(dl, false);
 
 	wall = t_end - t_measure;
 	out->ios = st.ios;
@@ -232,12 +236,17 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	if (st.ios) {
 		double ns_per_cycle = 1e9 / (double)hz;
 		uint64_t dma = blk->stats.cycles_dma - dma0;
+		uint64_t conv = (ms1.to_shared_cycles + ms1.to_private_cycles) -
+				(ms0.to_shared_cycles + ms0.to_private_cycles);
 
 		qsort(st.lat, st.nlat, sizeof(*st.lat), cmp_u32);
 		out->lat_mean_us = (double)st.lat_sum / st.ios * ns_per_cycle / 1e3;
 		out->lat_p50_us = st.lat[st.nlat / 2] * ns_per_cycle / 1e3;
 		out->lat_p99_us = st.lat[(st.nlat * 99) / 100] * ns_per_cycle / 1e3;
-		out->cycles_dma = (double)dma / st.ios;
+		/* The copy happens inside the map/unmap calls the driver timed. */
+		out->cycles_copy = (double)copy0 / st.ios;
+		out->cycles_map = (double)(dma > copy0 ? dma - copy0 : 0) / st.ios;
+		out->cycles_convert = (double)conv / st.ios;
 		out->cycles_driver = (double)(st.cycles_busy > dma ? st.cycles_busy - dma : 0) / st.ios;
 		out->cycles_device =
 			(double)(wall > st.cycles_busy ? wall - st.cycles_busy : 0) / st.ios;
@@ -272,12 +281,14 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	printf("{\"suite\":\"blk\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"
-	       "\"cycles_dma\":%.0f,\"cycles_driver\":%.0f,\"cycles_device\":%.0f,"
+	       "\"cycles_map\":%.0f,\"cycles_copy\":%.0f,\"cycles_convert\":%.0f,"
+	       "\"cycles_driver\":%.0f,\"cycles_device\":%.0f,"
 	       "\"conversions\":%" PRIu64 ",\"bounced_bytes\":%" PRIu64 ",\"ios\":%" PRIu64
 	       ",\"errors\":%" PRIu64 ",\"seconds\":%.3f",
 	       kernel_dma_mode_name(cfg->mode), policy, w->rw, w->bs, w->iodepth, queues,
 	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->iops, r->bw_mbps, r->lat_mean_us,
-	       r->lat_p50_us, r->lat_p99_us, r->cycles_dma, r->cycles_driver, r->cycles_device,
+	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
+	       r->cycles_driver, r->cycles_device,
 	       r->conversions, r->bounced_bytes, r->ios, r->errors, r->seconds);
 	if (ratio_direct > 0)
 		printf(",\"ratio_direct\":%.3f", ratio_direct);
@@ -342,11 +353,12 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 			}
 			ok[i][c] = true;
 			printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u: %.0f IOPS, %.1f MB/s, "
-			       "lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: dma %.0f, "
-			       "driver %.0f, device %.0f\n",
+			       "lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: map %.0f, "
+			       "copy %.0f, convert %.0f, driver %.0f, device %.0f\n",
 			       kernel_dma_config_name(&cfgs[c]), queues, set[i].rw, set[i].bs,
 			       set[i].iodepth, r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us,
-			       r->lat_p99_us, r->cycles_dma, r->cycles_driver, r->cycles_device);
+			       r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
+			       r->cycles_driver, r->cycles_device);
 		}
 		virtio_blk_remove(&blk);
 	}

@@ -35,7 +35,10 @@ struct blk_workload {
  * @lat_mean_us: mean submit-to-completion latency.
  * @lat_p50_us: median latency.
  * @lat_p99_us: 99th percentile.
- * @cycles_dma: per I/O, cycles in the DMA layer (map, unmap, bounce copies).
+ * @cycles_map: per I/O, cycles in the DMA layer's map and unmap calls other than
+ *	copying: slot allocation and release, bookkeeping.
+ * @cycles_copy: per I/O, cycles in bounce copies and scrubs.
+ * @cycles_convert: per I/O, cycles in private/shared conversions.
  * @cycles_driver: per I/O, the rest of submit and completion handling.
  * @cycles_device: per I/O, cycles spent waiting for the device.
  * @conversions: private/shared conversions performed during the window.
@@ -48,7 +51,7 @@ struct blk_result {
 	uint64_t ios, errors;
 	double seconds, iops, bw_mbps;
 	double lat_mean_us, lat_p50_us, lat_p99_us;
-	double cycles_dma, cycles_driver, cycles_device;
+	double cycles_map, cycles_copy, cycles_convert, cycles_driver, cycles_device;
 	uint64_t conversions;
 	uint64_t bounced_bytes;
 	uint64_t iotlb_granule, iotlb_lookups, iotlb_misses;

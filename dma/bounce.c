@@ -344,8 +344,19 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops, unsigne
 	atomic_init(&dl->inplace, NULL);
 	atomic_init(&dl->inplace_maps, 0);
 	atomic_init(&dl->nomem_events, 0);
+	atomic_init(&dl->copy_cycles, 0);
 	dma_lock_init(dl, &dl->grow_lock);
 	return 0;
+}
+
+void dma_layer_set_profile(struct dma_layer *dl, bool on)
+{
+	dl->profile = on && dl->ops->cycles;
+}
+
+uint64_t dma_layer_copy_cycles(const struct dma_layer *dl)
+{
+	return atomic_load_explicit(&dl->copy_cycles, memory_order_relaxed);
 }
 
 void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region)

@@ -175,6 +175,9 @@ struct dma_bounce_pool;
  * @grow_lock: serialises pool additions (mappers never take it).
  * @inplace_maps: mappings served in place.
  * @nomem_events: mappings that failed because every pool was full.
+ * @profile: time every bounce copy and scrub with the ops' cycles counter
+ *	(see dma_layer_set_profile()); off by default.
+ * @copy_cycles: with @profile, cycles spent in bounce copies and scrubs.
  */
 struct dma_layer {
 	const struct dma_port_ops *ops;
@@ -185,6 +188,8 @@ struct dma_layer {
 	struct dma_port_lock grow_lock;
 	atomic_ulong inplace_maps;
 	atomic_ulong nomem_events;
+	bool profile;
+	atomic_ulong copy_cycles;
 };
 
 /**
@@ -204,6 +209,22 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops,
  * @region: the hook; its storage must outlive its registration.
  */
 void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region);
+
+/**
+ * dma_layer_set_profile() - time the bounce copies (for benchmarks: it costs two
+ *	reads of the cycle counter per copy).
+ * @dl: the layer.
+ * @on: whether to time them.
+ */
+void dma_layer_set_profile(struct dma_layer *dl, bool on);
+
+/**
+ * dma_layer_copy_cycles() - cycles spent in bounce copies and scrubs while
+ *	profiling was on (0 without a cycles op).
+ * @dl: the layer.
+ * Return: the running total.
+ */
+uint64_t dma_layer_copy_cycles(const struct dma_layer *dl);
 
 /**
  * dma_layer_destroy() - release every pool: convert its memory back to private.

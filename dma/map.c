@@ -8,6 +8,19 @@
  */
 #include "dma/bounce.h"
 
+/* Profiling of the copies: a cycle stamp, or 0 when profiling is off. */
+static inline uint64_t dma_copy_start(const struct dma_layer *dl)
+{
+	return dl->profile ? dl->ops->cycles(dl->ops->ctx) : 0;
+}
+
+static inline void dma_copy_end(struct dma_layer *dl, uint64_t t0)
+{
+	if (t0)
+		atomic_fetch_add_explicit(&dl->copy_cycles, dl->ops->cycles(dl->ops->ctx) - t0,
+					  memory_order_relaxed);
+}
+
 static bool dma_dir_valid(enum dma_dir dir)
 {
 	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
@@ -123,6 +136,7 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
 	unsigned long s;
 	unsigned char *tlb;
 	unsigned int cpu;
+	uint64_t t0;
 	int err;
 
 	if (!dl || !buf || !dma_addr || !len || !dma_dir_valid(dir))
@@ -157,6 +171,7 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
 		return err;
 	rec = &p->slots[s];
 	tlb = dma_slot_vaddr(p, s, rec->off);
+	t0 = dma_copy_start(dl);
 	if ((dir & DMA_TO_DEVICE) || dl->scrub == DMA_SCRUB_COPY) {
 		/*
 		 * From-device too under DMA_SCRUB_COPY (CVE-2022-0854): a partial
@@ -169,6 +184,7 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
 		memset(tlb, 0, len);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
 	}
+	dma_copy_end(dl, t0);
 	*dma_addr = p->dma_start + ((uint64_t)s << DMA_IO_TLB_SHIFT) + rec->off;
 	return 0;
 }
@@ -251,7 +267,10 @@ static void dma_unmap_common(struct dma_layer *dl, uint64_t dma_addr, size_t len
 		   (unsigned long long)dma_addr, (int)dir, rec->dir);
 	cpu = dma_cpu(dl);
 	if ((dir & DMA_FROM_DEVICE) && copy_back) {
+		uint64_t t0 = dma_copy_start(dl);
+
 		memcpy(rec->orig, dma_slot_vaddr(p, s, rec->off), rec->len);
+		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, rec->len);
 	}
 	dma_release(p, s, rec, cpu);
@@ -291,10 +310,16 @@ static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size
 	tlb = dma_slot_vaddr(p, s, rec->off) + offset;
 	orig = (unsigned char *)rec->orig + offset;
 	if (for_cpu && (dir & DMA_FROM_DEVICE)) {
+		uint64_t t0 = dma_copy_start(dl);
+
 		memcpy(orig, tlb, len);
+		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
 	} else if (!for_cpu && (dir & DMA_TO_DEVICE)) {
+		uint64_t t0 = dma_copy_start(dl);
+
 		memcpy(tlb, orig, len);
+		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
 	}
 	return 0;

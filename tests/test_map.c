@@ -612,6 +612,41 @@ static void test_layer_args(void **state)
 	}
 }
 
+/* Copies are timed only while profiling is on, and only bounce copies count. */
+static void test_copy_profile(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(8192);
+	uint64_t d, before;
+
+	memset(buf, 1, 8192);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_FROM_DEVICE, &d), 0);
+	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
+	assert_int_equal(dma_layer_copy_cycles(&f->dl), 0);
+
+	dma_layer_set_profile(&f->dl, true);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_TO_DEVICE, &d), 0);
+	before = dma_layer_copy_cycles(&f->dl);
+	assert_true(before > 0);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 4096, DMA_TO_DEVICE), 0);
+	assert_true(dma_layer_copy_cycles(&f->dl) > before);
+	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
+	before = dma_layer_copy_cycles(&f->dl);
+	/* A from-device unmap copies back: it counts too. */
+	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_FROM_DEVICE, &d), 0);
+	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
+	assert_true(dma_layer_copy_cycles(&f->dl) > before);
+
+	dma_layer_set_profile(&f->dl, false);
+	before = dma_layer_copy_cycles(&f->dl);
+	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_TO_DEVICE, &d), 0);
+	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
+	assert_int_equal(dma_layer_copy_cycles(&f->dl), before);
+	free(buf);
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void)
@@ -633,6 +668,7 @@ int main(void)
 		{ "stats", test_stats },
 		{ "destroy", test_destroy },
 		{ "layer_args", test_layer_args },
+		{ "copy_profile", test_copy_profile },
 	};
 	enum { NALL = sizeof(all) / sizeof(all[0]) };
 	static struct CMUnitTest tests[NALL * DMA_POLICY_COUNT * 2];

@@ -16,8 +16,9 @@ for line in open(sys.argv[1], errors="replace"):
     if line.startswith("{"):
         rows.append(json.loads(line))  # a line that starts like JSON must parse
 need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw_mbps",
-        "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_dma", "cycles_driver",
-        "cycles_device", "conversions", "ratio_direct", "ratio_linux"}
+        "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_map", "cycles_copy",
+        "cycles_convert", "cycles_driver", "cycles_device", "conversions", "ratio_direct",
+        "ratio_linux"}
 conv = [r for r in rows if r["suite"] == "convert"]
 iotlb = [r for r in rows if r["suite"] == "iotlb"]
 net = [r for r in rows if r["suite"] == "net"]
@@ -45,6 +46,8 @@ for r in rows:
     assert not missing, f"missing {missing} in {r}"
     assert r["suite"] == "blk" and r["ios"] > 0 and r["errors"] == 0, r
     assert (r["bounced_bytes"] > 0) == (r["mode"] == "bounce"), r
+    assert (r["cycles_copy"] > 0) == (r["mode"] == "bounce"), r
+    assert r["conversions"] == 0 and r["cycles_convert"] == 0, r  # none on the data path
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY

@@ -298,10 +298,15 @@ static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size
 		return DMA_ERR_INVAL;
 	rec = dma_lookup(dl, dma_addr, false, &p, &s, for_cpu ? "sync_for_cpu" : "sync_for_device");
 	if (!rec) {
-		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, len),
+		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, 1),
 			   "sync of dma 0x%llx: not in any pool nor in-place region",
 			   (unsigned long long)dma_addr);
-		return 0;	/* in place: nothing to copy */
+		/* In place there is nothing to copy, but a range that leaves the
+		 * in-place region is the caller's error, reported like a bounce
+		 * mapping's (the layer keeps no length for in-place mappings). */
+		if (dma_addr + offset < dma_addr || !dma_inplace_owns(dl, dma_addr + offset, len))
+			return DMA_ERR_RANGE;
+		return 0;
 	}
 	if (rec->dir != dir)
 		return DMA_ERR_PERM;
@@ -342,14 +347,25 @@ void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t
 {
 	struct dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
+	struct dma_tag ctag;
 	unsigned long s;
 	void *va;
 
 	if (!dl || !size || !dma_addr || dma_tag_check(tag) || size > UINT32_MAX ||
 	    (tag->max_mapping && size > tag->max_mapping))
 		return NULL;
-	if (dma_bounce_take(dl, tag, NULL, size, DMA_BIDIRECTIONAL, DMA_SLOT_COHERENT, dma_cpu(dl),
-			    &p, &s))
+	/*
+	 * Coherent memory of a page or more is page aligned whatever the tag says:
+	 * the streaming rule (dma_bounce_req_init(), as upstream) drops page
+	 * alignment when the tag has a min_align_mask, and rings must not inherit
+	 * that. There is no original buffer whose low bits to keep.
+	 */
+	ctag = *tag;
+	ctag.min_align_mask = 0;
+	if (size >= DMA_PAGE_SIZE)
+		ctag.alloc_align_mask |= DMA_PAGE_SIZE - 1;
+	if (dma_bounce_take(dl, &ctag, NULL, size, DMA_BIDIRECTIONAL, DMA_SLOT_COHERENT,
+			    dma_cpu(dl), &p, &s))
 		return NULL;
 	rec = &p->slots[s];
 	va = dma_slot_vaddr(p, s, rec->off);

@@ -1,5 +1,5 @@
 # Host tests of PCI enumeration and capability walking.
 HOST_TESTS += test_pci
-test_pci_SRCS := tests/test_pci.c drivers/pci/pci.c
+test_pci_SRCS := tests/test_pci.c drivers/pci/pci.c drivers/virtio/virtio_pci.c
 HOST_TESTS += test_virtio
 test_virtio_SRCS := tests/test_virtio.c drivers/virtio/virtio.c

@@ -417,6 +417,13 @@ static void test_inplace(void **state)
 	assert_int_equal(d, (uint64_t)(uintptr_t)(arena.base + 4096));
 	assert_true(dma_addr_is_shared(&f->dl, d, 8192));
 	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 8192, DMA_FROM_DEVICE), 0);
+	/* A sync range leaving the in-place region is an error, not a trap
+	 * (found by fuzz_dma_ops); the offset counts. */
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 56 * KIB, 8192, DMA_FROM_DEVICE),
+			 DMA_ERR_RANGE);
+	assert_int_equal(dma_sync_for_device(&f->dl, d, 60 * KIB, 1, DMA_FROM_DEVICE),
+			 DMA_ERR_RANGE);
+	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 50 * KIB, 8192, DMA_FROM_DEVICE), 0);
 	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
 	assert_int_equal(atomic_load(&f->dl.inplace_maps), 1);
 	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
@@ -479,6 +486,20 @@ static void test_coherent(void **state)
 	dma_free_coherent(&f->dl, v1, 4096);
 	dma_free_coherent(&f->dl, v2, 100);
 	dma_free_coherent(&f->dl, v3, 16384);
+
+	/* A min_align_mask (NVMe-style) concerns streaming buffers only: coherent
+	 * memory of a page or more stays page aligned (found by fuzz_dma_ops). */
+	t = DMA_TAG_DEFAULT;
+	t.min_align_mask = 0x7ff;
+	v2 = dma_alloc_coherent(&f->dl, &t, 2048, &d2); /* misalign what follows */
+	for (int i = 0; i < 8; i++) {
+		v1 = dma_alloc_coherent(&f->dl, &t, 4096 + 512 * (unsigned int)i, &d1);
+		assert_non_null(v1);
+		assert_int_equal(d1 & 4095, 0);
+		dma_free_coherent(&f->dl, v1, 4096 + 512 * (unsigned int)i);
+	}
+	if (v2)
+		dma_free_coherent(&f->dl, v2, 2048);
 }
 
 static void test_is_shared(void **state)

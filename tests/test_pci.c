@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "drivers/pci/pci.h"
+#include "drivers/virtio/virtio_pci.h"
 
 #define FAKE_FUNCS 8
 
@@ -302,6 +303,101 @@ static void test_enable_and_write16(void **state)
 	assert_int_equal(pci_read32(&d, 0x3c), 0xabcd1234);
 }
 
+/* A virtio vendor capability at @at: type, BAR, offset, length (+ multiplier). */
+static void fake_vcap(struct fake_fn *f, uint8_t at, uint8_t next, uint8_t type, uint8_t bar,
+		      uint32_t off, uint32_t len, uint32_t mult)
+{
+	f->cfg[at] = PCI_CAP_ID_VENDOR;
+	f->cfg[at + 1] = next;
+	f->cfg[at + 2] = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? 20 : 16;
+	f->cfg[at + 3] = type;
+	f->cfg[at + 4] = bar;
+	wr32(f->cfg, at + 8, off);
+	wr32(f->cfg, at + 12, len);
+	if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
+		wr32(f->cfg, at + 16, mult);
+}
+
+/* A modern virtio-blk function with common/notify/isr/device in BAR4 (16 KiB). */
+static struct fake_fn *fake_virtio(struct fake_bus *b, uint32_t common_off, uint32_t mult)
+{
+	struct fake_fn *f = fake_add(b, 0, 2, 0, 0x1af4, 0x1042, 0x010000);
+
+	fake_bar64(f, 4, 0xe000000000ull, 0x4000);
+	f->cfg[PCI_CAP_PTR] = 0x40;
+	fake_vcap(f, 0x40, 0x54, VIRTIO_PCI_CAP_COMMON_CFG, 4, common_off, 0x38, 0);
+	fake_vcap(f, 0x54, 0x68, VIRTIO_PCI_CAP_NOTIFY_CFG, 4, 0x3000, 0x1000, mult);
+	fake_vcap(f, 0x68, 0x78, VIRTIO_PCI_CAP_ISR_CFG, 4, 0x1000, 0x1000, 0);
+	fake_vcap(f, 0x78, 0x00, VIRTIO_PCI_CAP_DEVICE_CFG, 4, 0x2000, 0x1000, 0);
+	return f;
+}
+
+static void test_virtio_caps_valid_and_misaligned(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct virtio_pci_caps caps;
+	struct pci_device d;
+	char why[160];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	fake_virtio(&b, 0x0000, 4);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(caps.common.bar, 4);
+	assert_int_equal(caps.notify.offset, 0x3000);
+	assert_int_equal(caps.notify_off_multiplier, 4);
+	assert_int_equal(caps.device.length, 0x1000);
+
+	/* A common configuration at an odd offset would be read misaligned. */
+	memset(&b, 0, sizeof(b));
+	fake_virtio(&b, 0x0002, 4);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_non_null(strstr(why, "not 4-byte aligned"));
+
+	/* So would a notify address with an odd multiplier. */
+	memset(&b, 0, sizeof(b));
+	fake_virtio(&b, 0x0000, 3);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_non_null(strstr(why, "notify_off_multiplier"));
+
+	/* A region past the end of its BAR. */
+	memset(&b, 0, sizeof(b));
+	fake_virtio(&b, 0x3ff0, 4);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+}
+
+static void test_virtio_caps_loop_ends(void **state)
+{
+	static struct fake_bus b;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct virtio_pci_caps caps;
+	struct pci_device d;
+	struct fake_fn *f;
+	char why[160];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	f = fake_virtio(&b, 0x0000, 4);
+	/* The device configuration capability points back at the first one. */
+	f->cfg[0x79] = 0x40;
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	/* Terminates (the walk is bounded) and still finds the four structures. */
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
+	/* A vendor capability pointing at itself, and nothing else. */
+	memset(&b, 0, sizeof(b));
+	f = fake_add(&b, 0, 2, 0, 0x1af4, 0x1042, 0x010000);
+	f->cfg[PCI_CAP_PTR] = 0x40;
+	fake_vcap(f, 0x40, 0x40, VIRTIO_PCI_CAP_ISR_CFG, 4, 0, 4, 0);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_non_null(strstr(why, "missing virtio capability"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_capabilities),
 		cmocka_unit_test(test_hostile_capability_lists_end),
 		cmocka_unit_test(test_enable_and_write16),
+		cmocka_unit_test(test_virtio_caps_valid_and_misaligned),
+		cmocka_unit_test(test_virtio_caps_loop_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

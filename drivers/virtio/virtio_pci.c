@@ -36,6 +36,8 @@
 #define VCAP_NOTIFY_MIN_LEN 20
 
 #define VPCI_RESET_SPINS 1000000u
+/* Capabilities in 256 bytes of configuration space above the header, at most. */
+#define VPCI_MAX_VENDOR_CAPS 48
 #define VPCI_GENERATION_RETRIES 16
 
 #define ERR_IO (-5)
@@ -85,9 +87,18 @@ static void wr64(volatile uint8_t *base, uint32_t off, uint64_t v)
 }
 
 static int vpci_check_region(const struct pci_device *pci, const struct virtio_pci_region *r,
-			     uint32_t min_len, const char *what, char *why, size_t why_len)
+			     uint32_t min_len, uint32_t align, const char *what, char *why,
+			     size_t why_len)
 {
 	const struct pci_bar *bar;
+
+	/* Registers are read with their natural width: a misaligned structure
+	 * would make every access a misaligned MMIO access (Linux refuses too). */
+	if (r->offset & (align - 1)) {
+		snprintf(why, why_len, "%s capability offset 0x%x is not %u-byte aligned", what,
+			 r->offset, align);
+		return ERR_INVAL;
+	}
 
 	if (r->bar >= PCI_NUM_BARS) {
 		snprintf(why, why_len, "%s capability names BAR%u", what, r->bar);
@@ -114,11 +125,15 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 			  char *why, size_t why_len)
 {
 	bool have[VIRTIO_PCI_CAP_PCI_CFG + 1] = { false };
+	unsigned int seen = 0;
 	uint8_t cap = 0;
 	int rc;
 
 	memset(caps, 0, sizeof(*caps));
-	while ((cap = pci_find_capability(pci, PCI_CAP_ID_VENDOR, cap)) != 0) {
+	/* Each lookup is bounded, but a list that loops through vendor capabilities
+	 * would bring this loop back forever: it gets the same bound. */
+	while ((cap = pci_find_capability(pci, PCI_CAP_ID_VENDOR, cap)) != 0 &&
+	       seen++ < VPCI_MAX_VENDOR_CAPS) {
 		uint8_t cap_len = pci_read8(pci, cap + VCAP_LEN);
 		uint8_t type = pci_read8(pci, cap + VCAP_CFG_TYPE);
 		struct virtio_pci_region r;
@@ -156,13 +171,19 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 			 have[VIRTIO_PCI_CAP_ISR_CFG]);
 		return ERR_INVAL;
 	}
-	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, "common", why, why_len);
+	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, 4, "common", why,
+			       why_len);
 	if (!rc)
-		rc = vpci_check_region(pci, &caps->notify, 2, "notify", why, why_len);
+		rc = vpci_check_region(pci, &caps->notify, 2, 2, "notify", why, why_len);
+	if (!rc && (caps->notify_off_multiplier & 1)) {
+		snprintf(why, why_len, "odd notify_off_multiplier %u: notify addresses would be "
+			 "misaligned", caps->notify_off_multiplier);
+		rc = ERR_INVAL;
+	}
 	if (!rc)
-		rc = vpci_check_region(pci, &caps->isr, 1, "isr", why, why_len);
+		rc = vpci_check_region(pci, &caps->isr, 1, 1, "isr", why, why_len);
 	if (!rc && have[VIRTIO_PCI_CAP_DEVICE_CFG])
-		rc = vpci_check_region(pci, &caps->device, 0, "device", why, why_len);
+		rc = vpci_check_region(pci, &caps->device, 0, 4, "device", why, why_len);
 	return rc;
 }
 

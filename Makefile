@@ -199,7 +199,7 @@ smoke: image
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib \
-		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test
+		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz
 distclean:
 	rm -rf $(BUILD)
 

@@ -412,7 +412,15 @@ static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_me
 	/* With orig == 0 the min_align bits do not apply, so more slots qualify. */
 	step = r->orig ? r->stride
 		       : (unsigned long)((r->alloc_align_mask >> DMA_IO_TLB_SHIFT) + 1);
-	for (unsigned long i = 0; i < step && base + i < end; i++) {
+	/*
+	 * min_align bits above the alloc alignment give a stride that is not a
+	 * power of two (0x7fff over 0x3fff: 9), and rounding candidates to it
+	 * lands on misaligned slots (found by fuzz_dma_ops). Walk slot by slot
+	 * then: every candidate is checked below anyway, as Linux does.
+	 */
+	if (step & (step - 1))
+		step = 1;
+	for (unsigned long i = 0; base + i < end; i++) {
 		if (dma_bounce_slot_aligned(p, r, base + i)) {
 			c0 = base + i;
 			break;
@@ -436,6 +444,10 @@ static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_me
 			unsigned long z, f;
 
 			(*steps)++;
+			if (!dma_bounce_slot_aligned(p, r, s)) {
+				s = dma_sluice_cand(step, c0, s + 1);
+				continue;
+			}
 			if (!dma_bounce_span_ok(p, r, s, n)) {
 				/* Jump to the boundary the run would cross. */
 				uint64_t next = ((bshift + s) | (r->max_slots - 1)) + 1 - bshift;

@@ -1,0 +1,54 @@
+# tests/fuzz.mk - libFuzzer targets (clang, ASan+UBSan) of the code a hostile host
+# talks to: the virtqueue's used ring, virtio-pci capabilities, virtio-blk
+# completions, and the DMA API against a reference model.
+#
+#   make fuzz [FUZZ_SECONDS=60]   build, then run every target for FUZZ_SECONDS on a
+#                                 scratch copy of its seed corpus (tests/fuzz/corpus/)
+#   make fuzz-build               build only (build/fuzz/<target>)
+#
+# Each target's logic is fuzz_<target>_one() in tests/fuzz/<target>.c; fuzz_main.c
+# is the libFuzzer wrapper, so the regression test (tests/fuzz_regressions.mk)
+# links the same code without libFuzzer.
+#
+# A crash leaves its input in build/fuzz/artifacts/<target>/; replay it with
+# build/fuzz/<target> FILE. Once minimised, it goes to tests/fuzz/pending/<target>/
+# while the product bug is open, and to tests/fuzz/regressions/<target>/ (replayed
+# by `make test`) with the fix. SLUICE_FUZZ_IGNORE=name,... skips the inputs of
+# known open bugs (names in each target's header comment) to look past them.
+# Seeds are written by tests/fuzz/gen_seeds.py.
+FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
+	fuzz_dma_ops
+FUZZ_SECONDS ?= 60
+FUZZ_CC := clang
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -I. -DSLUICE_HOST $(WARN) \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/mock_port.c $(DMA_SRCS)
+fuzz_virtqueue_used_FUZZ_SRCS := drivers/virtio/virtqueue.c
+fuzz_virtio_pci_caps_FUZZ_SRCS := drivers/pci/pci.c drivers/virtio/virtio_pci.c
+fuzz_virtio_blk_completion_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio.c \
+	drivers/virtio/virtqueue.c
+fuzz_dma_ops_FUZZ_SRCS :=
+# The top Makefile defines ALL_HEADERS after including this file.
+FUZZ_HEADERS := $(wildcard */*.h */*/*.h)
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+
+define fuzz_prog
+$(BUILD)/fuzz/$(1): tests/fuzz/$(1).c tests/fuzz/fuzz_main.c $$(FUZZ_COMMON_SRCS) \
+		$$($(1)_FUZZ_SRCS) $$(FUZZ_HEADERS) tests/fuzz.mk
+	@mkdir -p $$(dir $$@)
+	@echo "  FUZZCC  $$@"
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -DFUZZ_ONE=$(1)_one -o $$@ tests/fuzz/fuzz_main.c \
+		tests/fuzz/$(1).c $$(FUZZ_COMMON_SRCS) $$($(1)_FUZZ_SRCS)
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_prog,$(t))))
+
+.PHONY: fuzz fuzz-build fuzz-clean
+fuzz-build: deps-test $(FUZZ_BINS)
+
+# The corpus is copied to build/fuzz/run/: libFuzzer adds what it finds to its
+# first corpus directory, and the repository keeps only the hand-made seeds.
+fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_TARGETS)
+
+fuzz-clean:
+	rm -rf $(BUILD)/fuzz

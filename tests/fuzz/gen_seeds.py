@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+# gen_seeds.py - write the hand-made seed corpora of the fuzz targets into
+# tests/fuzz/corpus/<target>/ (and hand-made bug reproducers into
+# tests/fuzz/regressions/<target>/). Reproducers minimised by libFuzzer
+# (tests/fuzz/pending/) are binary files kept as found, not generated here.
+#
+# Each seed is a short, readable script in the byte format the target's reader
+# consumes (see fuzz_<target>.c: every fuzz_u8/u16/u32/below call in order);
+# libFuzzer mutates from there. Rerun after changing a target's input format:
+#   python3 tests/fuzz/gen_seeds.py
+import os
+import struct
+
+TOP = os.path.dirname(os.path.abspath(__file__))
+
+
+class Seed:
+    """Bytes in the order the C readers consume them (little-endian)."""
+
+    def __init__(self):
+        self.b = bytearray()
+
+    def u8(self, v):
+        self.b += struct.pack('<B', v & 0xff)
+        return self
+
+    def u16(self, v):
+        self.b += struct.pack('<H', v & 0xffff)
+        return self
+
+    def u32(self, v):
+        self.b += struct.pack('<I', v & 0xffffffff)
+        return self
+
+    def u64(self, v):
+        self.b += struct.pack('<Q', v & 0xffffffffffffffff)
+        return self
+
+    def below(self, n, v):
+        """fuzz_below(n): one byte when n <= 256, else four."""
+        assert 0 <= v < n
+        return self.u8(v) if n <= 256 else self.u32(v)
+
+    def raw(self, data):
+        self.b += data
+        return self
+
+
+def write(kind, target, name, seed):
+    d = os.path.join(TOP, kind, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(bytes(seed.b))
+
+
+# ---------------------------------------------------------------- virtqueue
+def vq_header(log2num, flags, policy):
+    return Seed().below(9, log2num).u8(flags).below(4, policy).below(8, 3)
+
+
+def vq_add(s, num, lens, n_out, kind=0, offs=None):
+    lim = min(num + 1, 20)
+    s.u8(0).below(lim, len(lens) - 1).below(len(lens) + 1, n_out).u8(kind)
+    for i, ln in enumerate(lens):
+        s.below(4096, ln - 1).below(65536 - 4096, (offs or [0] * len(lens))[i])
+    return s
+
+
+def vq_push(s, how, pick=0, extra=()):
+    """how: bits 0-2 id choice, 3-5 length choice, 6 do not publish."""
+    s.u8(2).u8(how).u8(pick)
+    for e in extra:
+        e(s)
+    return s
+
+
+def vq_get(s, status=1):
+    return s.u8(4).u8(status)
+
+
+def gen_virtqueue():
+    t = 'fuzz_virtqueue_used'
+    # A well-behaved device: one receive buffer, then a readable+writable chain.
+    s = vq_header(4, 0, 3)
+    vq_add(s, 16, [1500], 0)
+    s.u8(6)                      # kick
+    vq_push(s, 0)                # right head, exact length
+    vq_get(s)
+    vq_add(s, 16, [16, 512, 1], 1, offs=[0, 4096, 8192])
+    s.u8(6)
+    vq_push(s, 0)
+    vq_get(s)
+    write('corpus', t, 'good_device', s)
+
+    # Confidential, indirect, event index: an indirect chain, a private buffer.
+    s = vq_header(8, 7, 0)
+    vq_add(s, 256, [16, 4096, 4096, 1], 1)
+    vq_add(s, 256, [64, 64], 1, kind=2)          # one private buffer: refused
+    s.u8(6)
+    vq_push(s, 0)
+    vq_get(s)
+    write('corpus', t, 'confidential_indirect', s)
+
+    # Hostile: out-of-range id, a length too long, a replay, an index jump, reset.
+    s = vq_header(3, 1, 1)
+    vq_add(s, 8, [100], 0)
+    vq_add(s, 8, [200], 0)
+    vq_push(s, 3, 0, [lambda x: x.u32(0x10000)])     # id out of range
+    vq_push(s, 0 | (3 << 3), 0)                      # right id, length + 1
+    vq_get(s)
+    vq_get(s)
+    vq_push(s, 4, 0)                                 # replay of the last head
+    vq_get(s)
+    s.u8(7).u8(0).u16(0x8000)                        # used->idx far ahead
+    vq_get(s)
+    vq_add(s, 8, [10], 0)                            # refused: broken
+    s.u8(9).u8(0)                                    # device reset
+    vq_add(s, 8, [10], 0)
+    vq_push(s, 0)
+    vq_get(s)
+    write('corpus', t, 'hostile_device', s)
+
+    # Values changed right after each read (the read hook): a double fetch.
+    s = vq_header(5, 4, 2)
+    vq_add(s, 32, [300], 0)
+    vq_add(s, 32, [300], 0)
+    vq_push(s, 0, 0)
+    vq_push(s, 0, 1)
+    s.u8(7).u8(1)                                    # mutate on
+    s.u8(4).u8(1)                                    # get_used; hook bytes follow
+    s.raw(bytes([1, 0xff, 0xff, 0, 0, 1, 5, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0x7f]))
+    s.u8(4).u8(1).raw(bytes([1, 1, 0, 0, 0, 1, 0, 0x10, 0, 0]))
+    s.u8(6).raw(bytes([1, 0, 0]))
+    write('corpus', t, 'double_fetch', s)
+
+
+# ---------------------------------------------------------------- virtio-pci
+def cap(cfg, at, nxt, typ, bar, off, length, mult=None):
+    cfg[at] = 0x09
+    cfg[at + 1] = nxt
+    cfg[at + 2] = 20 if mult is not None else 16
+    cfg[at + 3] = typ
+    cfg[at + 4] = bar
+    struct.pack_into('<II', cfg, at + 8, off, length)
+    if mult is not None:
+        struct.pack_into('<I', cfg, at + 16, mult)
+
+
+def pci_cfg(bar64=False):
+    cfg = bytearray(256)
+    struct.pack_into('<HH', cfg, 0, 0x1af4, 0x1042)
+    struct.pack_into('<HH', cfg, 4, 0x0006, 0x0010)    # command; status: caps
+    struct.pack_into('<I', cfg, 8, 0x01000001)
+    if bar64:
+        struct.pack_into('<II', cfg, 0x10, 0xfe00000c, 0)
+    else:
+        struct.pack_into('<I', cfg, 0x10, 0xfe000000)
+    cfg[0x34] = 0x40
+    cap(cfg, 0x40, 0x54, 1, 0, 0x000, 0x38)
+    cap(cfg, 0x54, 0x6c, 2, 0, 0x100, 0x40, mult=4)
+    cap(cfg, 0x6c, 0x80, 3, 0, 0x200, 4)
+    cap(cfg, 0x80, 0x00, 4, 0, 0x300, 0x40)
+    return cfg
+
+
+def pci_bar_mem():
+    mem = bytearray(0x400)
+    struct.pack_into('<H', mem, 0x12, 2)        # num_queues
+    struct.pack_into('<H', mem, 0x18, 256)      # queue_size
+    struct.pack_into('<H', mem, 0x1e, 3)        # queue_notify_off
+    for i in range(0x40):
+        mem[0x300 + i] = i
+    return mem
+
+
+def gen_pci():
+    t = 'fuzz_virtio_pci_caps'
+    masks = [0xfffffc00, 0, 0, 0, 0, 0]
+    s = Seed().u8(0).raw(pci_cfg())
+    for m in masks:
+        s.u32(m)
+    write('corpus', t, 'modern_layout', s)
+
+    # The same layout, then the transport's registers in a 1 KiB BAR.
+    s = Seed().u8(2).raw(pci_cfg())
+    for m in masks:
+        s.u32(m)
+    s.raw(pci_bar_mem()).u8(1)
+    s.u8(0)                                          # num_queues
+    s.u8(1).u16(0)                                   # queue_max_size(0)
+    s.u8(2).below(66, 0).u16(64).u64(0x1000).u64(0x2000).u64(0x3000)
+    s.u8(3).u16(0)                                   # notify queue 0
+    s.u8(4).u8(0).u8(8).below(65, 8)                 # config read 8 @ 8
+    s.u8(4).u8(1).u32(0x3c).below(65, 8)             # crosses the end
+    s.u8(5).u8(0)                                    # reset
+    write('corpus', t, 'transport_ops', s)
+
+    # A 64-bit BAR and a notify offset that points outside the structure.
+    s = Seed().u8(2).raw(pci_cfg(bar64=True))
+    for m in [0xfffffc0c, 0xffffffff, 0, 0, 0, 0]:
+        s.u32(m)
+    mem = pci_bar_mem()
+    struct.pack_into('<H', mem, 0x1e, 0x4000)
+    s.raw(mem).u8(0)
+    s.u8(2).below(66, 1).u16(16).u64(0).u64(0).u64(0)
+    write('corpus', t, 'bar64_bad_notify', s)
+
+    # Fixed bug (regression): a vendor capability pointing at itself.
+    cfg = pci_cfg()
+    cfg[0x41] = 0x40
+    s = Seed().u8(0).raw(cfg)
+    for m in masks:
+        s.u32(m)
+    write('regressions', t, 'cap_self_loop', s)
+
+    # Fixed bug (regression): an unaligned common-configuration offset was accepted.
+    cfg = pci_cfg()
+    struct.pack_into('<I', cfg, 0x40 + 8, 0x101)     # common at 0x101
+    struct.pack_into('<I', cfg, 0x54 + 8, 0x180)     # notify moved out of its way
+    s = Seed().u8(2).raw(cfg)
+    for m in masks:
+        s.u32(m)
+    s.raw(pci_bar_mem()).u8(0).u8(0)
+    write('regressions', t, 'unaligned_common', s)
+
+
+# ---------------------------------------------------------------- virtio-blk
+def blk_header(mode, feat, qsizes=(64, 64), nq=1, size_max_log=0):
+    s = Seed().u8(mode).u16(feat).raw(bytes(64))
+    if not feat & 0x100:
+        s.u8(0).u16(0)                       # capacity 4096 sectors
+        if not feat & 0x200:
+            s.below(8, size_max_log)
+    s.below(2, nq - 1)
+    for q in qsizes:
+        s.below(64, q - 1)
+    return s
+
+
+def blk_submit(s, op, sectors, sector=0, q=None):
+    how = 0x80 if q is not None else 0
+    s.u8(0).u8(how)
+    if q is not None:
+        s.below(3, q)
+    return s.below(3, op).below(129, sectors).u8(sector)
+
+
+def blk_serve(s, how=0, q=0):
+    """how: bits 0-1 data (3: none), 2-4 status, 5-7 used entry."""
+    return s.u8(2 | (q << 4)).u8(how).u8(0x33).u8(0).u8(0)
+
+
+def blk_poll(s, q=0):
+    return s.u8(4 | (q << 4))
+
+
+def gen_blk():
+    t = 'fuzz_virtio_blk_completion'
+    s = blk_header(0, 0x10)                  # flush
+    blk_submit(s, 0, 8)
+    s.u8(6)
+    blk_serve(s)
+    blk_poll(s)
+    blk_submit(s, 1, 1, 7)
+    blk_serve(s)
+    blk_poll(s)
+    blk_submit(s, 2, 0)
+    blk_serve(s)
+    blk_poll(s)
+    write('corpus', t, 'read_write_flush', s)
+
+    # Confidential, indirect, event index, two queues; errors and lies.
+    s = blk_header(0x11, 0x10 | 0x20 | 0x40 | 0x80, nq=2)
+    blk_submit(s, 0, 4)
+    blk_serve(s, how=3 << 2)                 # IOERR
+    blk_poll(s)
+    blk_submit(s, 0, 4)
+    blk_serve(s, how=(4 << 5))               # used length one off
+    s.u8(1)
+    blk_poll(s)
+    blk_submit(s, 0, 2, q=1)
+    blk_serve(s, how=(6 << 2), q=1)          # status never written
+    blk_poll(s, q=1)
+    blk_submit(s, 1, 2)
+    blk_serve(s, how=(2 << 2) | (7 << 5))    # UNSUPP, published twice
+    blk_poll(s)
+    blk_poll(s)
+    write('corpus', t, 'hostile_status', s)
+
+    # size_max of one sector: a 16-sector read takes 16 segments.
+    s = blk_header(0x0a, 0x01 | 0x40, size_max_log=0)
+    blk_submit(s, 0, 16)
+    blk_serve(s, how=2)                      # only half of each segment written
+    blk_poll(s)
+    blk_submit(s, 0, 20)                     # more segments than seg_max
+    write('corpus', t, 'many_segments', s)
+
+
+# ---------------------------------------------------------------- dma
+def dma_len(s, ln):
+    if ln <= 4096:
+        return s.u8(1).u16(ln - 1)
+    return s.u8(4).u32(ln - 1)
+
+
+def dma_map(s, tag, d, off, ln, block=None, boff=0, bsize=4096):
+    s.u8(0).below(8, tag).u8(d)
+    if block is None:
+        s.u8(0).below(256 * 1024, off)
+    else:
+        s.u8(1).u8(block).below(bsize, boff)
+    return dma_len(s, ln)
+
+
+def gen_dma():
+    t = 'fuzz_dma_ops'
+    TO, FROM, BIDI = 9 + 0, 9 + 1, 9 + 2     # d >= 8: dir = 1 + d % 3
+
+    # linux policy, copy scrub, one CPU, arena: maps, device writes, syncs.
+    s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)      # mode, cap, three default tags
+    dma_map(s, 0, TO, 0, 4096)
+    dma_map(s, 0, FROM, 8192, 3000)
+    s.u8(7).u8(1).u8(1).below(3000, 10).below(2990, 100).u8(0x77)  # device writes
+    s.u8(5).u8(1).u8(0).below(3002, 0).u8(1).below(3002, 50).u8(1)  # sync for cpu
+    s.u8(3).u8(1)                                    # unmap the from-device one
+    s.u8(10).u8(0)
+    dma_len(s, 8192)                                 # coherent 8 KiB
+    s.u8(11).u8(40).u32(16383)                       # arena block of 16 KiB
+    dma_map(s, 0, BIDI, 0, 1000, block=0, boff=100, bsize=16384)
+    s.u8(9).u8(1).u8(0).u8(0x42).below(16384, 0).below(8192, 99)  # cpu writes the block
+    s.u8(3).u8(0)
+    write('corpus', t, 'linux_basics', s)
+
+    # sluice policy, zero scrub, four CPUs, a second pool, failures, reclaim.
+    s = Seed().u8(0x03 | 0x04 | 0x18 | 0x40).u8(0xc1).u8(0).u8(0).u8(0)
+    for cpu in range(4):
+        s.u8(14).u8(cpu)
+        dma_map(s, 0, FROM, cpu * 20000, 5000)
+        dma_map(s, 0, TO, cpu * 20000 + 10000, 2048)
+    s.u8(8).u8(0).u32(12345).u32(4000).u8(0xee)     # host scribbles free slots
+    s.u8(15).u8(1).u8(1)                             # next set_shared fails
+    s.u8(11).u8(200).u32(4095)
+    s.u8(11).u8(200).u32(4095)
+    s.u8(12).u8(0)
+    s.u8(15).u8(2).u8(0)                             # next set_private fails
+    s.u8(13).u8(0)                                   # reclaim: leaks a chunk
+    s.u8(4).u8(0).u8(4).u8(2)
+    write('corpus', t, 'sluice_growth_failures', s)
+
+    # bitmap and lifo with device tags: NVMe min_align, alloc align, boundary,
+    # a 32-bit device, and random masks.
+    for name, policy in (('bitmap_tags', 1), ('lifo_tags', 2)):
+        s = Seed().u8(policy | 0x20).u8(0)
+        s.u8(0x07).u8(12).u8(12).u8(5)              # tag 5: all three masks
+        s.u8(0x80).u64(0x123).u64(7).u64(0xfff).u64(~0).u32(0)  # tag 6: invalid
+        s.u8(0x10).u32(300)                          # tag 7: max_mapping 300
+        for tag in range(8):
+            dma_map(s, tag, BIDI, 777 + tag * 9000, 1500 + tag * 1000)
+        dma_map(s, 0, FROM, 0, 200 * 1024)
+        s.u8(5).u8(2).u8(0).u8(0).u8(0)              # sync with the wrong direction
+        write('corpus', t, name, s)
+
+    # Fixed bug (regression): coherent memory of 8 KiB that was not page aligned,
+    # for a tag with min_align_mask 2047 (below a page).
+    s = Seed().u8(0x20).u8(0)
+    s.u8(0x01).below(16, 11).u8(0).u8(0)            # tag 5: min_align_mask 2047
+    s.u8(10).below(8, 0)
+    dma_len(s, 2048)                                 # one slot first
+    s.u8(10).below(8, 5)
+    dma_len(s, 8192)
+    write('regressions', t, 'coherent_not_page_aligned', s)
+
+    # Fixed bug (regression): a sync two bytes long on an in-place mapping of one
+    # byte at the end of its arena block trapped ("not in any pool nor in-place
+    # region") where a bounce mapping returns DMA_ERR_RANGE.
+    s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)
+    s.u8(11).u8(40).u32(4095)                        # arena block of 4 KiB
+    dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
+    s.u8(5).u8(0).u8(0).u8(1).below(3, 2).u8(1)     # sync_for_cpu(0, 2)
+    write('regressions', t, 'inplace_sync_past_block', s)
+
+
+gen_virtqueue()
+gen_pci()
+gen_blk()
+gen_dma()

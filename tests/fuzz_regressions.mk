@@ -1,0 +1,10 @@
+# Host test that replays the fuzz targets' seed corpora and crash reproducers
+# (tests/fuzz/corpus/, tests/fuzz/regressions/) through the targets' own code,
+# plainly and under ASan+UBSan, with gcc and no libFuzzer; see tests/fuzz.mk.
+HOST_TESTS += test_fuzz_regressions
+test_fuzz_regressions_SRCS := tests/test_fuzz_regressions.c tests/fuzz/fuzz_common.c \
+	tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
+	tests/fuzz/fuzz_virtio_blk_completion.c tests/fuzz/fuzz_dma_ops.c tests/mock_port.c \
+	$(DMA_SRCS) drivers/virtio/virtqueue.c drivers/pci/pci.c drivers/virtio/virtio.c \
+	drivers/virtio/virtio_pci.c drivers/virtio/virtio_blk.c
+# Replayed inputs are read at run time; the binaries depend on the sources only.

@@ -189,9 +189,17 @@ host-tests: deps-test $(HOST_TEST_BINS) $(SAN_TEST_BINS)
 # ---------------------------------------------------------------- all tests
 E2E_TESTS := $(filter-out tests/e2e/lib.sh,$(sort $(wildcard tests/e2e/*.sh)))
 
-test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) lib
+# The host benchmark runs once, briefly, under valgrind: it exercises every policy,
+# the arena and two threads, so memory errors and leaks anywhere on those paths fail.
+VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
+	--errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 -r 1 -s 4096 -t 2 \
+	-P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
+
+test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
+	@mkdir -p $(BUILD)/test
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
+		"$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" $(E2E_TESTS)
 
 smoke: image

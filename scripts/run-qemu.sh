@@ -3,7 +3,10 @@
 #
 #   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
-#                       [--blk-queue-size N] [-- extra qemu args]
+#                       [--blk-queue-size N] [--blkdebug RULES] [-- extra qemu args]
+#
+# --blkdebug RULES puts QEMU's blkdebug driver with that rules file in front of the
+# disk, to make the device fail chosen requests (fault-injection tests).
 #
 # Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
 # QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
@@ -21,6 +24,7 @@ mem=1024
 disk="$build/disk0.img"
 blk_queues=1
 blk_queue_size=256
+blkdebug=""
 extra=()
 
 while [ $# -gt 0 ]; do
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--disk) disk=$2; shift 2 ;;
 	--blk-queues) blk_queues=$2; shift 2 ;;
 	--blk-queue-size) blk_queue_size=$2; shift 2 ;;
+	--blkdebug) blkdebug=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -74,7 +79,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 	-drive if=pflash,format=raw,readonly=on,file="$code" \
 	-drive if=pflash,format=raw,file="$vars" \
 	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
-	-drive file="$disk",format=raw,if=none,id=d0 \
+	-drive file="${blkdebug:+blkdebug:$blkdebug:}$disk",format=raw,if=none,id=d0 \
 	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues",queue-size="$blk_queue_size" \
 	-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n1,hubid=0 \
 	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile= \

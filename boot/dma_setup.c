@@ -38,7 +38,11 @@ static int kd_set_shared(void *ctx, void *vaddr, size_t len)
 
 static int kd_set_private(void *ctx, void *vaddr, size_t len)
 {
-	(void)ctx;
+	struct kernel_dma *kd = ctx;
+
+	/* Fault injection: the hypervisor refuses this page-state change. */
+	if (kd->fail_private && ++kd->private_calls % kd->fail_private == 0)
+		return DMA_ERR_IO;
 	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? DMA_ERR_IO : 0;
 }
 
@@ -143,6 +147,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 
 	memset(kd, 0, sizeof(*kd));
 	kd->policies = bi->options.policies;
+	kd->fail_private = bi->options.fail_private;
 	kd->ops = (struct dma_port_ops){
 		.ctx = kd,
 		.set_shared = kd_set_shared,
@@ -260,6 +265,19 @@ const char *kernel_dma_config_name(const struct kdma_config *cfg)
 	if (cfg->mode == KDMA_BOUNCE)
 		return (unsigned int)cfg->policy < DMA_POLICY_COUNT ? bounce_names[cfg->policy] : "?";
 	return kernel_dma_mode_name(cfg->mode);
+}
+
+void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
+{
+	struct dma_arena_stats st;
+	unsigned int released = dma_arena_reclaim(&kd->arena, 0);
+
+	dma_arena_get_stats(&kd->arena, &st);
+	printf("dma: arena after %s: %u idle chunks released to private, %u shared now, %u "
+	       "leaked (conversion back failed %" PRIu64 " times), %" PRIu64 " conversions to "
+	       "shared so far\n",
+	       label, released, st.chunks_shared, st.chunks_leaked, st.to_private_failed,
+	       st.to_shared);
 }
 
 void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size)

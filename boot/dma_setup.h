@@ -56,6 +56,8 @@ struct kdma_config {
  * @pool_bytes: the size of each.
  * @arena_base: start of the arena region.
  * @arena_bytes: its size.
+ * @fail_private: every Nth conversion back to private fails (fault injection; 0 never).
+ * @private_calls: conversions back to private attempted so far.
  */
 struct kernel_dma {
 	struct dma_layer direct;
@@ -67,7 +69,17 @@ struct kernel_dma {
 	uint64_t pool_base[DMA_POLICY_COUNT];
 	uint64_t pool_bytes;
 	uint64_t arena_base, arena_bytes;
+	uint64_t fail_private;
+	uint64_t private_calls;
 };
+
+/**
+ * kernel_dma_arena_release() - convert the arena's idle chunks back to private
+ *	(the lazy release of seed 004) and print what happened, leaks included.
+ * @kd: the instance.
+ * @label: what the release follows, for the message.
+ */
+void kernel_dma_arena_release(struct kernel_dma *kd, const char *label);
 
 /**
  * kernel_dma_layer() - the layer of a configuration.

@@ -476,10 +476,16 @@ void kernel_main(struct boot_info *bi)
 		printf("sluice: block task failed; exit 1\n");
 		exit(SLUICE_EXIT_FAIL);
 	}
+	/* Idle arena chunks go back to private between tasks (lazy release); the
+	 * next task's buffers come from chunks converted again, or from others. */
+	if (bi->options.modes & (UINT64_C(1) << KDMA_ARENA))
+		kernel_dma_arena_release(kd, "the block task");
 	if (bi->options.frames && run_net_tasks(kd, &bi->options)) {
 		printf("sluice: network task failed; exit 1\n");
 		exit(SLUICE_EXIT_FAIL);
 	}
+	if (bi->options.modes & (UINT64_C(1) << KDMA_ARENA))
+		kernel_dma_arena_release(kd, "the network task");
 	if ((bi->options.bench & 4) && convert_bench_run(32)) {
 		printf("sluice: conversion benchmark failed\n");
 		exit(SLUICE_EXIT_FAIL);

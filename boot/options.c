@@ -74,6 +74,8 @@ static const struct option_def option_table[] = {
 	  NULL, "entries of the IOTLB model, 1..4096; default 64" },
 	{ "iotlb_ways", OPT_UINT, offsetof(struct kernel_options, iotlb_ways), 0, 4096, 1, NULL,
 	  "ways per set of the IOTLB model, 0 = fully associative; default 0" },
+	{ "fail_private", OPT_UINT, offsetof(struct kernel_options, fail_private), 0, 1000000, 1,
+	  NULL, "fault injection: every Nth conversion back to private fails (0: never); default 0" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))

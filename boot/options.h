@@ -51,6 +51,8 @@ enum fault_kind {
  * @bench_ms: measured milliseconds per benchmark run (bench_ms=N).
  * @iotlb_entries: entries of the IOTLB model (iotlb_entries=N).
  * @iotlb_ways: its ways per set, 0 for fully associative (iotlb_ways=N).
+ * @fail_private: fault injection: every Nth conversion back to private fails
+ *	(fail_private=N, 0 never).
  */
 struct kernel_options {
 	uint64_t heap_bytes;
@@ -69,6 +71,7 @@ struct kernel_options {
 	uint64_t bench_ms;
 	uint64_t iotlb_entries;
 	uint64_t iotlb_ways;
+	uint64_t fail_private;
 };
 
 /* Values of bench=. */

@@ -133,7 +133,8 @@ void dma_fail(const struct dma_layer *dl, const char *file, int line, const char
 
 /* ------------------------------------------------------------------ bit runs */
 
-void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n)
+/* Set or clear bits [start, start + n), a word at a time. */
+static void dma_bits_assign(uint64_t *map, unsigned long start, unsigned long n, bool set)
 {
 	unsigned long end = start + n;
 
@@ -144,25 +145,22 @@ void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n)
 		if (len > end - start)
 			len = end - start;
 		mask = (len == 64 ? ~0ull : ((1ull << len) - 1)) << bit;
-		map[start >> 6] |= mask;
+		if (set)
+			map[start >> 6] |= mask;
+		else
+			map[start >> 6] &= ~mask;
 		start += len;
 	}
 }
 
+void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n)
+{
+	dma_bits_assign(map, start, n, true);
+}
+
 void dma_bits_clear(uint64_t *map, unsigned long start, unsigned long n)
 {
-	unsigned long end = start + n;
-
-	while (start < end) {
-		unsigned long bit = start & 63, len = 64 - bit;
-		uint64_t mask;
-
-		if (len > end - start)
-			len = end - start;
-		mask = (len == 64 ? ~0ull : ((1ull << len) - 1)) << bit;
-		map[start >> 6] &= ~mask;
-		start += len;
-	}
+	dma_bits_assign(map, start, n, false);
 }
 
 static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, unsigned long end,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64/acpi.h"
 #include "boot/options.h"
 
 /**
@@ -72,6 +73,9 @@ struct boot_region {
  * @dma: memory for the DMA layer (2 MiB aligned, multiple of 2 MiB).
  * @pagetables: pool of 4 KiB pages for the kernel's own page tables.
  * @stack: the kernel stack the kernel runs on after ExitBootServices.
+ * @trampoline: one 4 KiB page below 640 KiB for the application processors'
+ *	real-mode start code (size 0 if the firmware had none to give).
+ * @cpus: the processors listed by the ACPI MADT, read before ExitBootServices.
  * @ranges: the memory map, sorted by base, adjacent equal kinds merged.
  * @nranges: entries used in @ranges.
  * @options: the parsed options.
@@ -89,6 +93,8 @@ struct boot_info {
 	struct boot_region dma;
 	struct boot_region pagetables;
 	struct boot_region stack;
+	struct boot_region trampoline;
+	struct acpi_cpus cpus;
 	struct mem_range ranges[BOOT_MAX_RANGES];
 	unsigned int nranges;
 	struct kernel_options options;

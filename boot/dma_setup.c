@@ -22,8 +22,6 @@
 #include "arch/x86_64/tsc.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)
-/* Until the application processors are up, every caller is CPU 0. */
-#define KERNEL_DMA_NCPUS 1
 
 _Static_assert(sizeof(struct spinlock) <= DMA_PORT_LOCK_SIZE, "a spinlock fits the lock slot");
 _Static_assert(DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
@@ -41,7 +39,8 @@ static int kd_set_private(void *ctx, void *vaddr, size_t len)
 	struct kernel_dma *kd = ctx;
 
 	/* Fault injection: the hypervisor refuses this page-state change. */
-	if (kd->fail_private && ++kd->private_calls % kd->fail_private == 0)
+	if (kd->fail_private &&
+	    __atomic_add_fetch(&kd->private_calls, 1, __ATOMIC_RELAXED) % kd->fail_private == 0)
 		return DMA_ERR_IO;
 	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? DMA_ERR_IO : 0;
 }
@@ -61,7 +60,7 @@ static void *kd_dma_to_virt(void *ctx, uint64_t dma_addr)
 static unsigned int kd_cpu_id(void *ctx)
 {
 	(void)ctx;
-	return 0;
+	return smp_cpu_id();
 }
 
 static void kd_lock_init(void *ctx, void *lock)
@@ -70,10 +69,21 @@ static void kd_lock_init(void *ctx, void *lock)
 	((struct spinlock *)lock)->locked = 0;
 }
 
+/* Waiting is what contention costs, so it is measured: one failed try starts
+ * the clock (the uncontended path adds a single atomic exchange). */
 static void kd_lock(void *ctx, void *lock)
 {
-	(void)ctx;
-	spin_lock(lock);
+	struct kernel_dma *kd = ctx;
+	struct kdma_cpu_stats *st = &kd->cpu[smp_cpu_id()];
+
+	st->acquires++;
+	if (!spin_trylock(lock)) {
+		uint64_t t0 = rdtsc();
+
+		spin_lock(lock);
+		st->contended++;
+		st->wait_cycles += rdtsc() - t0;
+	}
 }
 
 static void kd_unlock(void *ctx, void *lock)
@@ -91,8 +101,20 @@ static uint64_t kd_cycles(void *ctx)
 static void kd_log(void *ctx, enum dma_log_level level, const char *msg)
 {
 	static const char *const prefix[] = { "dma: error: ", "dma: warning: ", "dma: " };
+	struct kernel_dma *kd = ctx;
+	unsigned int cpu = smp_cpu_id();
 
-	(void)ctx;
+	if (cpu != 0) {
+		/* Only CPU 0 may print: keep the message for kernel_dma_report(). */
+		struct kdma_cpu_stats *st = &kd->cpu[cpu];
+		size_t i = 0;
+
+		st->log_dropped++;
+		for (; msg[i] && i + 1 < sizeof(st->last_log); i++)
+			st->last_log[i] = msg[i];
+		st->last_log[i] = '\0';
+		return;
+	}
 	printf("%s%s\n", prefix[level <= DMA_LOG_INFO ? level : DMA_LOG_INFO], msg);
 }
 
@@ -121,10 +143,10 @@ static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
 	void *meta;
 	int rc;
 
-	rc = dma_layer_init(dl, &kd->ops, KERNEL_DMA_NCPUS, scrub);
+	rc = dma_layer_init(dl, &kd->ops, kd->ncpus, scrub);
 	if (rc)
 		return rc;
-	meta_len = dma_bounce_meta_size(policy, bytes, KERNEL_DMA_NCPUS);
+	meta_len = dma_bounce_meta_size(policy, bytes, kd->ncpus);
 	meta = meta_len ? malloc(meta_len) : NULL;
 	if (!meta)
 		return DMA_ERR_NOMEM;
@@ -148,6 +170,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	memset(kd, 0, sizeof(*kd));
 	kd->policies = bi->options.policies;
 	kd->fail_private = bi->options.fail_private;
+	kd->ncpus = smp_cpu_count();
 	kd->ops = (struct dma_port_ops){
 		.ctx = kd,
 		.set_shared = kd_set_shared,
@@ -192,7 +215,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	if (rc)
 		goto fail_coherent;
 
-	arena_meta_len = dma_arena_meta_size(kd->arena_bytes, KERNEL_DMA_NCPUS);
+	arena_meta_len = dma_arena_meta_size(kd->arena_bytes, kd->ncpus);
 	arena_meta = malloc(arena_meta_len);
 	if (!arena_meta) {
 		rc = DMA_ERR_NOMEM;
@@ -202,7 +225,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 		.base = (void *)(uintptr_t)kd->arena_base,
 		.len = kd->arena_bytes,
 		.max_shared = 0,
-		.ncpus = KERNEL_DMA_NCPUS,
+		.ncpus = kd->ncpus,
 		.meta = arena_meta,
 		.meta_len = arena_meta_len,
 	};
@@ -327,6 +350,13 @@ void kernel_dma_report(struct kernel_dma *kd)
 	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
 	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
 	       ms.splits);
+	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
+	       kd->ncpus == 1 ? "" : "s");
+	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)
+		if (kd->cpu[c].log_dropped)
+			printf("dma: cpu %u had %" PRIu64 " message%s it could not print; last: %s\n", c,
+			       kd->cpu[c].log_dropped, kd->cpu[c].log_dropped == 1 ? "" : "s",
+			       kd->cpu[c].last_log);
 }
 
 #define SELFTEST_REPEATS 64
@@ -455,4 +485,24 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	       " cycles (mean of %d, copy included)\n",
 	       map_cycles / SELFTEST_REPEATS, unmap_cycles / SELFTEST_REPEATS, SELFTEST_REPEATS);
 	return 0;
+}
+
+void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++) {
+		out->acquires += kd->cpu[i].acquires;
+		out->contended += kd->cpu[i].contended;
+		out->wait_cycles += kd->cpu[i].wait_cycles;
+		out->log_dropped += kd->cpu[i].log_dropped;
+	}
+}
+
+void kernel_dma_lock_stats_reset(struct kernel_dma *kd)
+{
+	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++) {
+		kd->cpu[i].acquires = 0;
+		kd->cpu[i].contended = 0;
+		kd->cpu[i].wait_cycles = 0;
+	}
 }

@@ -7,6 +7,7 @@
 #ifndef SLUICE_BOOT_DMA_SETUP_H
 #define SLUICE_BOOT_DMA_SETUP_H
 
+#include "arch/x86_64/smp.h"
 #include "boot/boot_info.h"
 #include "dma/arena.h"
 #include "dma/dma.h"
@@ -43,6 +44,24 @@ struct kdma_config {
 #define KDMA_MAX_CONFIGS (2 + DMA_POLICY_COUNT)
 
 /**
+ * struct kdma_cpu_stats - one CPU's lock statistics for the DMA layers' locks
+ * (kept per CPU so that counting does not itself contend).
+ * @acquires: lock acquisitions.
+ * @contended: acquisitions that found the lock taken.
+ * @wait_cycles: TSC cycles spent waiting in those.
+ * @log_dropped: DMA-layer messages an application processor could not print
+ *	(only CPU 0 may use stdio); the last one is kept in @last_log.
+ * @last_log: see @log_dropped.
+ */
+struct kdma_cpu_stats {
+	uint64_t acquires;
+	uint64_t contended;
+	uint64_t wait_cycles;
+	uint64_t log_dropped;
+	char last_log[96];
+} __attribute__((aligned(64)));
+
+/**
  * struct kernel_dma - the layers and the arena the drivers use.
  * @direct: the direct mode's layer (small pool for coherent memory, in-place
  *	hook owning all memory).
@@ -58,6 +77,8 @@ struct kdma_config {
  * @arena_bytes: its size.
  * @fail_private: every Nth conversion back to private fails (fault injection; 0 never).
  * @private_calls: conversions back to private attempted so far.
+ * @ncpus: CPUs the layers were built for (per-CPU caches and areas).
+ * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
  */
 struct kernel_dma {
 	struct dma_layer direct;
@@ -71,7 +92,22 @@ struct kernel_dma {
 	uint64_t arena_base, arena_bytes;
 	uint64_t fail_private;
 	uint64_t private_calls;
+	unsigned int ncpus;
+	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
+
+/**
+ * kernel_dma_lock_stats() - sum of every CPU's lock statistics.
+ * @kd: the DMA set-up.
+ * @out: filled in (@log_dropped summed, @last_log empty).
+ */
+void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out);
+
+/**
+ * kernel_dma_lock_stats_reset() - zero every CPU's lock statistics.
+ * @kd: the DMA set-up.
+ */
+void kernel_dma_lock_stats_reset(struct kernel_dma *kd);
 
 /**
  * kernel_dma_arena_release() - convert the arena's idle chunks back to private

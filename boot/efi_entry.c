@@ -4,7 +4,8 @@
  *
  * 1. read the options file (sluice.cfg on the boot volume);
  * 2. find the ACPI RSDP in the configuration table;
- * 3. reserve the heap, the DMA region, the page-table pool and the kernel stack;
+ * 3. reserve the heap, the DMA region, the page-table pool, the kernel stack and a
+ *    page below 1 MiB for starting the other processors; list them from the MADT;
  * 4. get the memory map (with headroom) and call ExitBootServices, retrying as the
  *    spec requires when the map changed under us;
  * 5. switch to the kernel stack and enter kernel_main(). The firmware is never
@@ -145,6 +146,23 @@ static void boot_reserve(struct boot_region *r, uint64_t bytes, uint64_t align, 
 	r->size = bytes;
 }
 
+/* A start-up IPI can only name a page below 1 MiB; the trampoline lives in one
+ * below the legacy video/ROM hole. Without one the kernel runs on one CPU. */
+#define TRAMPOLINE_MAX_ADDR 0x9FFFFull
+
+static void boot_reserve_trampoline(struct boot_region *r)
+{
+	EFI_PHYSICAL_ADDRESS addr = TRAMPOLINE_MAX_ADDR;
+
+	r->base = 0;
+	r->size = 0;
+	if (EFI_ERROR(uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress,
+					EfiLoaderData, 1, &addr)))
+		return;
+	r->base = addr;
+	r->size = EFI_PAGE;
+}
+
 static enum mem_kind boot_mem_kind(UINT32 type)
 {
 	switch (type) {
@@ -261,6 +279,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 	boot_reserve(&bi->pagetables, BOOT_PAGETABLE_BYTES, EFI_PAGE,
 		     "reserving the page-table pool");
 	boot_reserve(&bi->stack, BOOT_STACK_BYTES, EFI_PAGE, "reserving the kernel stack");
+
+	boot_reserve_trampoline(&bi->trampoline);
+	acpi_madt_cpus(bi->acpi_rsdp, &bi->cpus);
 
 	boot_exit_firmware(image, bi);
 	arch_call_on_stack(kernel_main, bi, bi->stack.base + bi->stack.size);

@@ -16,6 +16,7 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
 #include "boot/dma_setup.h"
@@ -372,12 +373,12 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 	return failures;
 }
 
-static void deliberate_fault(enum fault_kind fault)
+/* Raise the exception @fault asks for on the calling CPU (no printing: this may
+ * run on an application processor). Returns only if nothing trapped. */
+static void fault_trigger(enum fault_kind fault)
 {
 	volatile uint64_t sink;
 
-	printf("fault: triggering '%s' as the options asked\n", options_fault_name(fault));
-	fflush(stdout);
 	switch (fault) {
 	case FAULT_NONE:
 		return;
@@ -402,6 +403,34 @@ static void deliberate_fault(enum fault_kind fault)
 		break;
 	}
 	(void)sink;
+}
+
+struct fault_request {
+	enum fault_kind fault;
+	unsigned int cpu;
+};
+
+static void fault_on_cpu(void *arg, unsigned int cpu)
+{
+	const struct fault_request *req = arg;
+
+	if (cpu == req->cpu)
+		fault_trigger(req->fault);
+}
+
+static void deliberate_fault(enum fault_kind fault, unsigned int cpu)
+{
+	struct fault_request req = { fault, cpu };
+
+	if (cpu >= smp_cpu_count()) {
+		printf("fault: fault_cpu=%u but only %u CPU%s online\n", cpu, smp_cpu_count(),
+		       smp_cpu_count() == 1 ? " is" : "s are");
+		exit(SLUICE_EXIT_FAIL);
+	}
+	printf("fault: triggering '%s' on cpu %u as the options asked\n",
+	       options_fault_name(fault), cpu);
+	fflush(stdout);
+	smp_run(cpu + 1, fault_on_cpu, &req);
 	printf("fault: no exception happened\n");
 	exit(SLUICE_EXIT_FAIL);
 }
@@ -415,6 +444,7 @@ void kernel_main(struct boot_info *bi)
 	int rc;
 
 	gdt_init();
+	smp_init_bsp();
 	idt_init();
 	trap_set_image_base(bi->image_base);
 	trap_set_stack_bounds(bi->stack.base, bi->stack.base + bi->stack.size);
@@ -458,6 +488,7 @@ void kernel_main(struct boot_info *bi)
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
+	smp_init(bi, (unsigned int)bi->options.cpus);
 	kd = kernel_dma_init(bi);
 	if (!kd)
 		exit(SLUICE_EXIT_BOOT);
@@ -470,7 +501,7 @@ void kernel_main(struct boot_info *bi)
 	virtio_probe_all(true);
 
 	if (bi->options.fault != FAULT_NONE)
-		deliberate_fault(bi->options.fault);
+		deliberate_fault(bi->options.fault, (unsigned int)bi->options.fault_cpu);
 
 	if (bi->options.blk && run_blk_tasks(kd, &bi->options)) {
 		printf("sluice: block task failed; exit 1\n");

@@ -76,6 +76,10 @@ static const struct option_def option_table[] = {
 	  "ways per set of the IOTLB model, 0 = fully associative; default 0" },
 	{ "fail_private", OPT_UINT, offsetof(struct kernel_options, fail_private), 0, 1000000, 1,
 	  NULL, "fault injection: every Nth conversion back to private fails (0: never); default 0" },
+	{ "cpus", OPT_UINT, offsetof(struct kernel_options, cpus), 0, 16, 1, NULL,
+	  "CPUs to use, 1..16, 0 = every CPU the firmware lists (QEMU -smp); default 0" },
+	{ "fault_cpu", OPT_UINT, offsetof(struct kernel_options, fault_cpu), 0, 15, 1, NULL,
+	  "CPU that triggers the fault= exception, 0..15; default 0" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))

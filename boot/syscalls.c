@@ -7,6 +7,11 @@
  * answer that keeps stdio working: the console is a character device and a tty).
  * newlib 3.3.0 configured without supplied syscalls calls the plain names; the
  * underscored aliases cover code that calls those.
+ *
+ * Several CPUs: newlib is built single-threaded, so stdio belongs to CPU 0 alone
+ * (write() from another CPU stops the kernel with a message naming it), while
+ * malloc and free take a recursive spinlock through newlib's __malloc_lock hooks,
+ * which any CPU may use.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +21,8 @@
 
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/spinlock.h"
 #include "boot/syscalls.h"
 
 #undef errno
@@ -47,8 +54,49 @@ void *sbrk(ptrdiff_t increment)
 	return old;
 }
 
+/* newlib's mallocr calls these around every heap operation; these definitions
+ * replace its empty single-threaded ones. Recursive: malloc may call sbrk and
+ * newlib may nest the lock. */
+static struct spinlock malloc_lock;
+static int malloc_lock_owner = -1;
+static unsigned int malloc_lock_depth;
+
+struct _reent;
+void __malloc_lock(struct _reent *r);
+void __malloc_unlock(struct _reent *r);
+
+void __malloc_lock(struct _reent *r)
+{
+	int me = (int)smp_cpu_id();
+
+	(void)r;
+	if (__atomic_load_n(&malloc_lock_owner, __ATOMIC_RELAXED) != me) {
+		spin_lock(&malloc_lock);
+		__atomic_store_n(&malloc_lock_owner, me, __ATOMIC_RELAXED);
+	}
+	malloc_lock_depth++;
+}
+
+void __malloc_unlock(struct _reent *r)
+{
+	(void)r;
+	if (--malloc_lock_depth == 0) {
+		__atomic_store_n(&malloc_lock_owner, -1, __ATOMIC_RELAXED);
+		spin_unlock(&malloc_lock);
+	}
+}
+
 int write(int fd, const void *buf, size_t len)
 {
+	unsigned int cpu = smp_cpu_id();
+
+	if (cpu != 0) {
+		/* stdio's shared FILE state is not safe on two CPUs: fail loudly. */
+		serial_puts("\nsluice: stdio used on cpu ");
+		serial_put_hex(cpu);
+		serial_puts(" (only cpu 0 may print); stopping\n");
+		qemu_exit(SLUICE_EXIT_FAIL);
+	}
 	if (fd != 1 && fd != 2) {
 		errno = EBADF;
 		return -1;

@@ -5,6 +5,9 @@
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
 #                       [--blk-queue-size N] [--blkdebug RULES] [-- extra qemu args]
 #
+# --smp N: processors QEMU gives the guest; default: the kernel option cpus=N when
+# --args has one (N > 0), else 2. --blk-queues N: virtio-blk request queues;
+# default: one per processor (the kernel gives each CPU its own).
 # --blkdebug RULES puts QEMU's blkdebug driver with that rules file in front of the
 # disk, to make the device fail chosen requests (fault-injection tests).
 #
@@ -19,10 +22,10 @@ build="$top/build"
 args=""
 timeout=${SLUICE_TIMEOUT:-300}
 log="$build/serial.log"
-smp=1
+smp=""
 mem=1024
 disk="$build/disk0.img"
-blk_queues=1
+blk_queues=""
 blk_queue_size=256
 blkdebug=""
 extra=()
@@ -42,6 +45,16 @@ while [ $# -gt 0 ]; do
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
+
+if [ -z "$smp" ]; then
+	smp=2
+	for word in $args; do
+		case "$word" in
+		cpus=[1-9]*) smp=${word#cpus=} ;;
+		esac
+	done
+fi
+[ -n "$blk_queues" ] || blk_queues=$smp
 
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	accel=(-accel kvm -cpu host)
@@ -72,7 +85,7 @@ if [ ! -f "$disk" ]; then
 fi
 mkdir -p "$(dirname "$log")"
 
-echo "run-qemu: options '${args}', timeout ${timeout}s, serial log $log"
+echo "run-qemu: options '${args}', ${smp} CPU(s), ${blk_queues} blk queue(s), timeout ${timeout}s, serial log $log"
 timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 	-machine q35 -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
 	-serial stdio \

@@ -215,6 +215,94 @@ static void test_mcfg_window(void **state)
 	assert_false(acpi_mcfg(addr(a->rsdp), &w));
 }
 
+/* A MADT with the entries given, hooked into the XSDT built by build(). */
+static void add_madt(struct fake_acpi *a, uint8_t *madt, const uint8_t *entries, uint32_t elen)
+{
+	uint32_t len = 44 + elen, xlen = 36 + 8 * 3, lapic = 0xfee00000u, flags = 1;
+	uint64_t p = addr(madt);
+
+	make_header(madt, "APIC", len);
+	memcpy(madt + 36, &lapic, 4);
+	memcpy(madt + 40, &flags, 4);
+	memcpy(madt + 44, entries, elen);
+	seal(madt);
+	memcpy(a->xsdt + 4, &xlen, 4);
+	memcpy(a->xsdt + 52, &p, 8);
+	seal(a->xsdt);
+}
+
+static void test_madt_cpus(void **state)
+{
+	static uint8_t madt[256];
+	/* BSP id 0, AP id 1, a disabled id 2, an online-capable id 3, an IOAPIC
+	 * (type 1, ignored), an x2APIC id 300, a duplicate of id 1 as x2APIC. */
+	static const uint8_t entries[] = {
+		0, 8, 0, 0, 1, 0, 0, 0,
+		0, 8, 1, 1, 1, 0, 0, 0,
+		0, 8, 2, 2, 0, 0, 0, 0,
+		0, 8, 3, 3, 2, 0, 0, 0,
+		1, 12, 0, 0, 0, 0, 0xc0, 0xfe, 0, 0, 0, 0,
+		9, 16, 0, 0, 0x2c, 1, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0,
+		9, 16, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0,
+	};
+	struct fake_acpi *a = build(0x608, 0, 0);
+	struct acpi_cpus cpus;
+
+	(void)state;
+	add_madt(a, madt, entries, sizeof(entries));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.lapic_base, 0xfee00000u);
+	assert_true(cpus.pcat_compat);
+	assert_int_equal(cpus.count, 4);
+	assert_int_equal(cpus.apic_id[0], 0);
+	assert_int_equal(cpus.apic_id[1], 1);
+	assert_int_equal(cpus.apic_id[2], 3);
+	assert_int_equal(cpus.apic_id[3], 300);
+	assert_int_equal(cpus.skipped, 1);
+}
+
+static void test_madt_override_and_truncated_entries(void **state)
+{
+	static uint8_t madt[256];
+	/* An override to a 64-bit base, one CPU, then an entry claiming 40 bytes
+	 * that the table does not hold, then a CPU that must not be read. */
+	static const uint8_t entries[] = {
+		5, 12, 0, 0, 0, 0, 0, 0xfe, 1, 0, 0, 0,
+		0, 8, 0, 7, 1, 0, 0, 0,
+		0, 40, 1, 8, 1, 0, 0, 0,
+	};
+	struct fake_acpi *a = build(0x608, 0, 0);
+	struct acpi_cpus cpus;
+
+	(void)state;
+	add_madt(a, madt, entries, sizeof(entries));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.lapic_base, 0x1fe000000ull);
+	assert_int_equal(cpus.count, 1);
+	assert_int_equal(cpus.apic_id[0], 7);
+
+	/* A zero-length entry must end the walk, not loop forever. */
+	{
+		static const uint8_t looping[] = { 0, 8, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0 };
+
+		add_madt(a, madt, looping, sizeof(looping));
+		assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+		assert_int_equal(cpus.count, 1);
+		assert_int_equal(cpus.apic_id[0], 4);
+	}
+}
+
+static void test_no_madt(void **state)
+{
+	struct fake_acpi *a = build(0x608, 0, 0);
+	struct acpi_cpus cpus;
+
+	(void)state;
+	assert_false(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.count, 0);
+	assert_false(acpi_madt_cpus(0, &cpus));
+}
+
 static void test_checksum(void **state)
 {
 	uint8_t b[4] = { 1, 2, 3, (uint8_t)-6 };
@@ -235,6 +323,9 @@ int main(void)
 		cmocka_unit_test(test_corrupt_tables_are_ignored),
 		cmocka_unit_test(test_mcfg_window),
 		cmocka_unit_test(test_checksum),
+		cmocka_unit_test(test_madt_cpus),
+		cmocka_unit_test(test_madt_override_and_truncated_entries),
+		cmocka_unit_test(test_no_madt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

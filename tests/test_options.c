@@ -95,7 +95,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, frames, bench, bench_set, "
-				 "bench_ms, iotlb_entries, iotlb_ways, fail_private");
+				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, cpus, fault_cpu");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -109,7 +109,8 @@ static void test_bad_values_name_the_word(void **state)
 		"fault=segv", "fault=", "heap", "fault", "policies=fifo", "scrub=never", "pool=100K",
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
-		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio",
+		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
+		"fault_cpu=16",
 	};
 	struct kernel_options o;
 	char err[256];
@@ -184,6 +185,9 @@ static void test_io_options(void **state)
 	assert_int_equal(o.bench, 6);
 	assert_int_equal(o.iotlb_entries, 32);
 	assert_int_equal(o.iotlb_ways, 4);
+	assert_int_equal(options_parse("cpus=2 fault_cpu=1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cpus, 2);
+	assert_int_equal(o.fault_cpu, 1);
 	/* Ways must divide the entries, whatever the order of the words. */
 	assert_int_equal(options_parse("iotlb_ways=5 iotlb_entries=32", &o, err, sizeof(err)),
 			 -22);

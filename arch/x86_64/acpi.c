@@ -148,3 +148,66 @@ bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out)
 	}
 	return false;
 }
+
+/* MADT: the header, the 32-bit local APIC address, flags, then variable entries
+ * each starting with (type, length). */
+#define MADT_LAPIC_ADDR 36
+#define MADT_FLAGS 40
+#define MADT_ENTRIES_OFFSET 44
+#define MADT_FLAG_PCAT_COMPAT 1u
+#define MADT_TYPE_LAPIC 0
+#define MADT_TYPE_LAPIC_OVERRIDE 5
+#define MADT_TYPE_X2APIC 9
+#define MADT_CPU_ENABLED 1u
+#define MADT_CPU_ONLINE_CAPABLE 2u
+
+static void madt_add_cpu(struct acpi_cpus *out, uint32_t apic_id, uint32_t flags)
+{
+	if (!(flags & (MADT_CPU_ENABLED | MADT_CPU_ONLINE_CAPABLE))) {
+		out->skipped++;
+		return;
+	}
+	for (unsigned int i = 0; i < out->count; i++)
+		if (out->apic_id[i] == apic_id)
+			return; /* firmware may list a CPU as both xAPIC and x2APIC */
+	if (out->count == ACPI_MAX_CPUS) {
+		out->skipped++;
+		return;
+	}
+	out->apic_id[out->count++] = apic_id;
+}
+
+bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out)
+{
+	const struct acpi_sdt_header *madt = acpi_find_table(rsdp, "APIC");
+	const uint8_t *raw = (const uint8_t *)madt;
+	uint32_t lapic32 = 0, flags = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!madt || madt->length < MADT_ENTRIES_OFFSET)
+		return false;
+	memcpy(&lapic32, raw + MADT_LAPIC_ADDR, 4);
+	memcpy(&flags, raw + MADT_FLAGS, 4);
+	out->lapic_base = lapic32;
+	out->pcat_compat = flags & MADT_FLAG_PCAT_COMPAT;
+	for (uint32_t off = MADT_ENTRIES_OFFSET; off + 2 <= madt->length;) {
+		uint8_t type = raw[off], len = raw[off + 1];
+		uint32_t id = 0, cpu_flags = 0;
+
+		if (len < 2 || off + len > madt->length)
+			break;
+		if (type == MADT_TYPE_LAPIC && len >= 8) {
+			id = raw[off + 3];
+			memcpy(&cpu_flags, raw + off + 4, 4);
+			madt_add_cpu(out, id, cpu_flags);
+		} else if (type == MADT_TYPE_X2APIC && len >= 16) {
+			memcpy(&id, raw + off + 4, 4);
+			memcpy(&cpu_flags, raw + off + 8, 4);
+			madt_add_cpu(out, id, cpu_flags);
+		} else if (type == MADT_TYPE_LAPIC_OVERRIDE && len >= 12) {
+			memcpy(&out->lapic_base, raw + off + 4, 8);
+		}
+		off += len;
+	}
+	return true;
+}

@@ -86,4 +86,37 @@ struct acpi_mcfg_window {
  */
 bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out);
 
+#define ACPI_MAX_CPUS 64
+
+/**
+ * struct acpi_cpus - the processors the MADT lists, in table order.
+ * @lapic_base: physical address of the local APIC registers (xAPIC mode), after
+ *	any 64-bit override entry.
+ * @apic_id: APIC ID of each usable processor (x2APIC IDs for x2APIC entries).
+ * @count: entries in @apic_id.
+ * @skipped: processors the table marks neither enabled nor online-capable, or
+ *	beyond %ACPI_MAX_CPUS (counted, not started).
+ * @pcat_compat: the system also has dual 8259 PICs (MADT flag PCAT_COMPAT).
+ */
+struct acpi_cpus {
+	uint64_t lapic_base;
+	uint32_t apic_id[ACPI_MAX_CPUS];
+	unsigned int count;
+	unsigned int skipped;
+	bool pcat_compat;
+};
+
+/**
+ * acpi_madt_cpus() - list the processors from the MADT ("APIC" table).
+ * @rsdp: the RSDP address, or 0.
+ * @out: filled in (count 0 when there is no MADT).
+ *
+ * Reads Processor Local APIC (type 0) and Processor Local x2APIC (type 9) entries
+ * that are enabled or online-capable, and the Local APIC Address Override (type 5).
+ * An entry whose length runs past the table or is below its type's size ends the
+ * walk: what was read before it is kept. Duplicate APIC IDs are listed once.
+ * Return: true if a MADT was found.
+ */
+bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out);
+
 #endif /* SLUICE_ARCH_ACPI_H */

@@ -33,9 +33,30 @@ struct trap_frame {
 void gdt_init(void);
 
 /**
+ * gdt_init_cpu() - load CPU @cpu's own GDT and TSS (each CPU needs its own TSS:
+ * loading one marks it busy).
+ * @cpu: CPU index, below %SMP_MAX_CPUS.
+ * @ist_top: top of this CPU's IST1 stack (16-byte aligned).
+ */
+void gdt_init_cpu(unsigned int cpu, uint64_t ist_top);
+
+/**
  * idt_init() - install handlers for the 32 architectural exception vectors.
  */
 void idt_init(void);
+
+/**
+ * idt_load() - load the table idt_init() built on the calling CPU. All CPUs share
+ * one IDT: the gates are identical and the table is never changed after boot.
+ */
+void idt_load(void);
+
+/**
+ * idt_set_interrupt() - install an interrupt gate (vectors 32..255).
+ * @vector: the vector.
+ * @handler: entry point (an assembly stub ending in iretq).
+ */
+void idt_set_interrupt(unsigned int vector, void (*handler)(void));
 
 /**
  * trap_set_stack_bounds() - tell the exception reporter where the kernel stack is,
@@ -44,6 +65,14 @@ void idt_init(void);
  * @hi: one past the highest.
  */
 void trap_set_stack_bounds(uint64_t lo, uint64_t hi);
+
+/**
+ * trap_set_cpu_stack_bounds() - the same for application processor @cpu.
+ * @cpu: CPU index, below %SMP_MAX_CPUS.
+ * @lo: lowest stack address.
+ * @hi: one past the highest.
+ */
+void trap_set_cpu_stack_bounds(unsigned int cpu, uint64_t lo, uint64_t hi);
 
 /**
  * trap_set_image_base() - the image's load address, printed with every RIP so a

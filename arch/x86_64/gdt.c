@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gdt.c - the kernel GDT (flat 64-bit code and data) and a TSS with one IST stack.
+ * gdt.c - the kernel GDT (flat 64-bit code and data) and a TSS with one IST stack,
+ * one of each per CPU: a TSS is marked busy when loaded, so CPUs cannot share one,
+ * and each CPU needs its own IST stack.
  */
 #include "arch/x86_64/descriptors.h"
+#include "arch/x86_64/smp.h"
 
 #include <string.h>
 
@@ -24,21 +27,33 @@ struct gdt_pointer {
 
 #define IST_STACK_SIZE 16384
 
-static struct tss64 kernel_tss;
+struct cpu_descriptors {
+	/* null, code, data, TSS (two slots: a 64-bit system descriptor is 16 bytes) */
+	_Alignas(16) uint64_t gdt[5];
+	struct tss64 tss;
+};
+
+static struct cpu_descriptors cpu_descriptors[SMP_MAX_CPUS];
+/* The bootstrap CPU's IST stack; the others' come from smp.c. */
 static _Alignas(16) uint8_t ist1_stack[IST_STACK_SIZE];
-/* null, code, data, TSS (two slots: a 64-bit system descriptor is 16 bytes) */
-static _Alignas(16) uint64_t gdt[5];
 
 void gdt_init(void)
 {
-	uint64_t tss_base = (uint64_t)&kernel_tss;
-	uint64_t tss_limit = sizeof(kernel_tss) - 1;
+	gdt_init_cpu(0, (uint64_t)(ist1_stack + IST_STACK_SIZE));
+}
+
+void gdt_init_cpu(unsigned int cpu, uint64_t ist_top)
+{
+	struct cpu_descriptors *d = &cpu_descriptors[cpu];
+	uint64_t *gdt = d->gdt;
+	uint64_t tss_base = (uint64_t)&d->tss;
+	uint64_t tss_limit = sizeof(d->tss) - 1;
 	struct gdt_pointer ptr;
 
-	memset(&kernel_tss, 0, sizeof(kernel_tss));
-	kernel_tss.ist[0] = (uint64_t)(ist1_stack + IST_STACK_SIZE);
+	memset(&d->tss, 0, sizeof(d->tss));
+	d->tss.ist[0] = ist_top;
 	/* No I/O permission bitmap: point past the TSS limit. */
-	kernel_tss.iomap_base = sizeof(kernel_tss);
+	d->tss.iomap_base = sizeof(d->tss);
 
 	gdt[0] = 0;
 	gdt[1] = 0x00209A0000000000ull; /* present, DPL 0, code, long mode */
@@ -48,7 +63,7 @@ void gdt_init(void)
 		 (((tss_limit >> 16) & 0xf) << 48) | (((tss_base >> 24) & 0xff) << 56);
 	gdt[4] = tss_base >> 32;
 
-	ptr.limit = sizeof(gdt) - 1;
+	ptr.limit = sizeof(d->gdt) - 1;
 	ptr.base = (uint64_t)gdt;
 	/* Reload CS with a far return, then the data segments and the task register. */
 	__asm__ volatile("lgdt %0\n\t"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * idt.c - the interrupt descriptor table: the 32 exception vectors, nothing else
- * (the kernel polls its devices and runs with interrupts disabled).
+ * idt.c - the interrupt descriptor table: the 32 exception vectors, plus the
+ * wake-up and spurious vectors an idle application processor may take while
+ * halted (the kernel polls its devices and otherwise runs with interrupts off).
  */
 #include "arch/x86_64/descriptors.h"
 
@@ -32,22 +33,36 @@ extern const char trap_stubs_end[];
 
 static struct idt_gate idt[256];
 
+static void idt_set_gate(unsigned int v, uint64_t handler, uint8_t ist)
+{
+	idt[v].offset_lo = handler & 0xffff;
+	idt[v].selector = GDT_KERNEL_CODE;
+	idt[v].ist = ist;
+	idt[v].type_attr = IDT_INTERRUPT_GATE;
+	idt[v].offset_mid = (handler >> 16) & 0xffff;
+	idt[v].offset_hi = handler >> 32;
+}
+
 void idt_init(void)
+{
+	memset(idt, 0, sizeof(idt));
+	/* NMI, #DF and #MC run on IST1: the current stack may be the problem. */
+	for (unsigned int v = 0; v < IDT_VECTORS; v++)
+		idt_set_gate(v, (uint64_t)(trap_stubs + v * IDT_STUB_SIZE),
+			     (v == 2 || v == 8 || v == 18) ? 1 : 0);
+	idt_load();
+}
+
+void idt_set_interrupt(unsigned int vector, void (*handler)(void))
+{
+	if (vector >= IDT_VECTORS && vector < 256)
+		idt_set_gate(vector, (uint64_t)handler, 0);
+}
+
+void idt_load(void)
 {
 	struct idt_pointer ptr;
 
-	memset(idt, 0, sizeof(idt));
-	for (unsigned int v = 0; v < IDT_VECTORS; v++) {
-		uint64_t handler = (uint64_t)(trap_stubs + v * IDT_STUB_SIZE);
-
-		idt[v].offset_lo = handler & 0xffff;
-		idt[v].selector = GDT_KERNEL_CODE;
-		/* NMI, #DF and #MC run on IST1: the current stack may be the problem. */
-		idt[v].ist = (v == 2 || v == 8 || v == 18) ? 1 : 0;
-		idt[v].type_attr = IDT_INTERRUPT_GATE;
-		idt[v].offset_mid = (handler >> 16) & 0xffff;
-		idt[v].offset_hi = handler >> 32;
-	}
 	ptr.limit = sizeof(idt) - 1;
 	ptr.base = (uint64_t)idt;
 	__asm__ volatile("lidt %0" : : "m"(ptr) : "memory");

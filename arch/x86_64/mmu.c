@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arch/x86_64/paging.h"
+#include "arch/x86_64/spinlock.h"
 
 #define FOUR_GIB (4ull << 30)
 #define TWO_MIB (2ull << 20)
@@ -25,6 +26,11 @@ struct mmu_pool {
 };
 
 static struct page_table kernel_pt;
+/* Conversions come from any CPU (bounce-pool growth, arena chunks): one lock
+ * serialises the page-table walk, the table pool and the statistics. Emulated
+ * conversions change only a software bit, so other CPUs' TLB entries stay valid
+ * and no shootdown is needed; a real TDX/SNP port must add one. */
+static struct spinlock mmu_lock;
 static struct mmu_pool pt_pool;
 static struct mmu_stats stats;
 static bool mmu_ready;
@@ -49,11 +55,6 @@ static void mmu_flush_page(void *ctx, uint64_t va)
 {
 	(void)ctx;
 	invlpg(va);
-}
-
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
 /* Device memory is uncached and never executable; all RAM stays executable (the
@@ -142,7 +143,12 @@ int mmu_map_mmio(uint64_t pa, uint64_t len)
 {
 	uint64_t start = pa & ~4095ull, end = (pa + len + 4095) & ~4095ull;
 
-	return pt_map_range(&kernel_pt, start, start, end - start, mmu_attr(true));
+	int rc;
+
+	spin_lock(&mmu_lock);
+	rc = pt_map_range(&kernel_pt, start, start, end - start, mmu_attr(true));
+	spin_unlock(&mmu_lock);
+	return rc;
 }
 
 int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
@@ -152,11 +158,13 @@ int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 
 	if (!mmu_ready)
 		return PT_ERR_INVAL;
+	spin_lock(&mmu_lock);
 	rc = pt_set_shared(&kernel_pt, va, len, shared);
 	/* The trapping access stands for the hypercall (MapGPA / page state change). */
 	outb(CONVERSION_TRAP_PORT, 0);
 	if (rc) {
 		stats.failed_calls++;
+		spin_unlock(&mmu_lock);
 		return rc;
 	}
 	if (shared) {
@@ -166,6 +174,7 @@ int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 		stats.to_private_calls++;
 		stats.to_private_cycles += rdtsc() - t0;
 	}
+	spin_unlock(&mmu_lock);
 	return 0;
 }
 

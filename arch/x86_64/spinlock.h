@@ -10,6 +10,7 @@
 #ifndef SLUICE_ARCH_SPINLOCK_H
 #define SLUICE_ARCH_SPINLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define SPIN_BACKOFF_MAX 1024u
@@ -34,6 +35,17 @@ static inline void spin_lock(struct spinlock *l)
 				backoff <<= 1;
 		} while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED));
 	}
+}
+
+/**
+ * spin_trylock() - take the lock if it is free, without waiting.
+ * @l: the lock.
+ * Return: true if taken.
+ */
+static inline bool spin_trylock(struct spinlock *l)
+{
+	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
 }
 
 static inline void spin_unlock(struct spinlock *l)

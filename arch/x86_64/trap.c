@@ -11,12 +11,16 @@
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/smp.h"
 
 #define TRAP_MAX_FRAMES 16
 
-static uint64_t stack_lo, stack_hi;
+static uint64_t stack_lo[SMP_MAX_CPUS], stack_hi[SMP_MAX_CPUS];
 static uint64_t image_base;
-static volatile int in_trap;
+static int in_trap[SMP_MAX_CPUS];
+/* The CPU whose report is being printed; the others wait (their report would
+ * interleave with it, and the first report's exit ends the run anyway). */
+static int reporting_cpu = -1;
 
 static const char *const trap_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -32,8 +36,15 @@ static const char *const trap_names[32] = {
 
 void trap_set_stack_bounds(uint64_t lo, uint64_t hi)
 {
-	stack_lo = lo;
-	stack_hi = hi;
+	trap_set_cpu_stack_bounds(0, lo, hi);
+}
+
+void trap_set_cpu_stack_bounds(unsigned int cpu, uint64_t lo, uint64_t hi)
+{
+	if (cpu < SMP_MAX_CPUS) {
+		stack_lo[cpu] = lo;
+		stack_hi[cpu] = hi;
+	}
 }
 
 void trap_set_image_base(uint64_t base)
@@ -71,14 +82,16 @@ static void trap_put_code_addr(uint64_t addr)
 	}
 }
 
-static void trap_print_stack(uint64_t rbp)
+static void trap_print_stack(unsigned int cpu, uint64_t rbp)
 {
+	uint64_t lo = stack_lo[cpu], hi = stack_hi[cpu];
+
 	serial_puts("stack trace (addr2line -e build/sluice.so <image+offset>):\n");
 	for (int depth = 0; depth < TRAP_MAX_FRAMES; depth++) {
 		const uint64_t *frame = (const uint64_t *)rbp;
 
 		/* Follow only frames that lie inside the known stack: never fault here. */
-		if (!stack_hi || rbp & 7 || rbp < stack_lo || rbp + 16 > stack_hi)
+		if (!hi || rbp & 7 || rbp < lo || rbp + 16 > hi)
 			break;
 		if (!frame[1])
 			break;
@@ -95,17 +108,29 @@ static void trap_print_stack(uint64_t rbp)
 
 void trap_handler(struct trap_frame *f)
 {
-	if (in_trap++) {
+	unsigned int cpu = smp_cpu_id() % SMP_MAX_CPUS;
+	int expected = -1;
+
+	if (in_trap[cpu]++) {
 		serial_puts("\nEXCEPTION inside the exception handler, vector ");
 		trap_put_dec(f->vector);
+		serial_puts(" on cpu ");
+		trap_put_dec(cpu);
 		serial_puts("\n");
 		qemu_exit(SLUICE_EXIT_EXCEPTION);
+	}
+	while (!__atomic_compare_exchange_n(&reporting_cpu, &expected, (int)cpu, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		expected = -1;
+		__asm__ volatile("pause");
 	}
 	serial_puts("\n*** EXCEPTION ");
 	trap_put_dec(f->vector);
 	serial_puts(" ");
 	serial_puts(f->vector < 32 ? trap_names[f->vector] : "unknown");
-	serial_puts(" on cpu 0\n");
+	serial_puts(" on cpu ");
+	trap_put_dec(cpu);
+	serial_puts("\n");
 	trap_put_reg("error_code", f->error_code);
 	serial_puts(" rip=");
 	trap_put_code_addr(f->rip);
@@ -151,7 +176,7 @@ void trap_handler(struct trap_frame *f)
 	serial_puts("  #- ");
 	trap_put_code_addr(f->rip);
 	serial_puts(" (faulting instruction)\n");
-	trap_print_stack(f->rbp);
+	trap_print_stack(cpu, f->rbp);
 	serial_puts("sluice: exiting with status 3 (exception)\n");
 	qemu_exit(SLUICE_EXIT_EXCEPTION);
 }

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ap_trampoline.S - where an application processor starts after INIT-SIPI-SIPI.
+ *
+ * The bootstrap processor copies ap_trampoline_start..ap_trampoline_end to a page
+ * below 1 MiB and fills the parameter block at its end (struct ap_trampoline_params
+ * in smp.c); the start-up IPI makes the AP begin in real mode at offset 0 of that
+ * page with CS = page >> 4. The code is position independent: every address it
+ * needs is either an offset from the page (real mode, DS = CS) or read from the
+ * parameter block, whose absolute values the BSP computed for this copy.
+ *
+ * real mode -> 32-bit protected mode (trampoline GDT) -> long mode with the
+ * kernel's CR3/CR4/EFER/CR0 -> jump to the kernel's C entry on the AP's stack.
+ * Interrupts stay disabled throughout.
+ */
+#define OFF(sym) ((sym) - ap_trampoline_start)
+
+	.section .text.ap_trampoline, "ax"
+	.code16
+	.globl ap_trampoline_start
+ap_trampoline_start:
+	cli
+	cld
+	xorl %ebx, %ebx
+	movw %cs, %bx
+	movw %bx, %ds
+	shll $4, %ebx			/* ebx = linear address of the page */
+	lgdtl OFF(ap_tr_gdt_ptr)
+	movl %cr0, %eax
+	orl $1, %eax			/* PE */
+	movl %eax, %cr0
+	ljmpl *OFF(ap_tr_far32)
+
+	.code32
+	.globl ap_trampoline_protected
+ap_trampoline_protected:
+	movw $0x10, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %ss
+	movl OFF(ap_tr_cr4)(%ebx), %eax	/* PAE (and the BSP's other CR4 bits) */
+	movl %eax, %cr4
+	movl OFF(ap_tr_cr3)(%ebx), %eax	/* the kernel's PML4, below 4 GiB */
+	movl %eax, %cr3
+	movl $0xC0000080, %ecx		/* EFER: LME, NXE as on the BSP */
+	movl OFF(ap_tr_efer)(%ebx), %eax
+	xorl %edx, %edx
+	wrmsr
+	movl OFF(ap_tr_cr0)(%ebx), %eax	/* PG: long mode becomes active */
+	movl %eax, %cr0
+	ljmpl *OFF(ap_tr_far64)(%ebx)
+
+	.code64
+	.globl ap_trampoline_long
+ap_trampoline_long:
+	movw $0x10, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %ss
+	movq OFF(ap_tr_stack)(%rbx), %rsp
+	movq OFF(ap_tr_arg)(%rbx), %rdi
+	movq OFF(ap_tr_entry)(%rbx), %rax
+	xorl %ebp, %ebp
+	pushq $0			/* fake return address: stack traces end here */
+	jmpq *%rax
+
+	.balign 8
+	.globl ap_trampoline_gdt
+ap_trampoline_gdt:
+	.quad 0
+	.quad 0x00cf9a000000ffff	/* 0x08: 32-bit code, flat */
+	.quad 0x00cf92000000ffff	/* 0x10: data, flat */
+	.quad 0x00af9a000000ffff	/* 0x18: 64-bit code */
+ap_trampoline_gdt_end:
+
+	/* The parameter block: layout = struct ap_trampoline_params (smp.c). */
+	.balign 8
+	.globl ap_trampoline_params
+ap_trampoline_params:
+ap_tr_gdt_ptr:	.word ap_trampoline_gdt_end - ap_trampoline_gdt - 1
+		.long 0			/* GDT linear address */
+		.word 0
+ap_tr_far32:	.long 0			/* linear address of ap_trampoline_protected */
+		.word 0x08
+		.word 0
+ap_tr_far64:	.long 0			/* linear address of ap_trampoline_long */
+		.word 0x18
+		.word 0
+ap_tr_cr0:	.long 0
+ap_tr_cr4:	.long 0
+ap_tr_cr3:	.long 0
+ap_tr_efer:	.long 0
+ap_tr_stack:	.quad 0
+ap_tr_arg:	.quad 0
+ap_tr_entry:	.quad 0
+	.globl ap_trampoline_end
+ap_trampoline_end:
+
+	.section .note.GNU-stack, "", @progbits

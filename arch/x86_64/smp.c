@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * smp.c - starting the application processors and giving them work (see smp.h).
+ *
+ * Start-up of one AP, in order:
+ *   1. the BSP allocates the AP's stacks and fills the trampoline's parameter
+ *      block (its stack, its struct cpu_local, the kernel's CR0/CR3/CR4/EFER);
+ *   2. INIT, 10 ms, start-up IPI, 200 us, a second start-up IPI (the second is
+ *      ignored by a CPU that already left wait-for-SIPI);
+ *   3. the AP runs the trampoline into long mode and ap_entry(): own GDT and TSS,
+ *      the shared IDT, GS = its cpu_local, FPU/SSE state like the BSP's, its
+ *      local APIC; then it sets "online" and waits for work;
+ *   4. the BSP waits for "online" (the parameter block is free again only then),
+ *      and on a timeout sends INIT once more to park the CPU for good.
+ */
+#include "arch/x86_64/smp.h"
+
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/descriptors.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/tsc.h"
+#include "boot/boot_info.h"
+
+#define MSR_EFER 0xC0000080u
+#define MSR_GS_BASE 0xC0000101u
+#define EFER_SCE (1u << 0)
+#define EFER_LME (1u << 8)
+#define EFER_NXE (1u << 11)
+#define CR4_PCIDE (1u << 17)
+#define CR4_OSXSAVE (1u << 18)
+#define AP_STACK_BYTES (256u << 10)
+#define AP_IST_BYTES (16u << 10)
+#define AP_START_TIMEOUT_NS UINT64_C(1000000000) /* generous: TCG is slow */
+
+/**
+ * struct cpu_local - one CPU's own data; GS points at it.
+ * @self: the struct's own address (read as %gs:0).
+ * @index: dense CPU index (read as %gs:8 by smp_cpu_id()).
+ * @apic_id: local APIC ID.
+ * @online: set by the AP once it runs on its own stack and descriptors.
+ * @posted: work items posted by CPU 0 (written only by CPU 0).
+ * @done: work items finished (written only by this CPU).
+ * @fn: the current work.
+ * @arg: its argument.
+ * @start_ns: how long start-up took, for the report.
+ * @ist_top: top of its IST1 stack (NMI, #DF, #MC).
+ */
+struct cpu_local {
+	struct cpu_local *self;
+	unsigned int index;
+	uint32_t apic_id;
+	volatile uint32_t online;
+	uint64_t posted;
+	uint64_t done;
+	smp_fn fn;
+	void *arg;
+	uint64_t start_ns;
+	uint64_t ist_top;
+} __attribute__((aligned(64))); /* one cache line each: no false sharing */
+
+_Static_assert(__builtin_offsetof(struct cpu_local, index) == 8, "smp_cpu_id reads %gs:8");
+
+/* Layout of the parameter block at ap_trampoline_params (ap_trampoline.S). */
+struct ap_trampoline_params {
+	uint16_t gdt_limit;
+	uint32_t gdt_base;
+	uint16_t pad0;
+	uint32_t far32_offset;
+	uint16_t far32_selector;
+	uint16_t pad1;
+	uint32_t far64_offset;
+	uint16_t far64_selector;
+	uint16_t pad2;
+	uint32_t cr0;
+	uint32_t cr4;
+	uint32_t cr3;
+	uint32_t efer;
+	uint64_t stack_top;
+	uint64_t arg;
+	uint64_t entry;
+} __attribute__((packed));
+_Static_assert(sizeof(struct ap_trampoline_params) == 64, "trampoline parameter layout");
+
+extern const char ap_trampoline_start[], ap_trampoline_end[], ap_trampoline_params[];
+extern const char ap_trampoline_protected[], ap_trampoline_long[], ap_trampoline_gdt[];
+extern void ipi_wakeup_entry(void);
+extern void ipi_spurious_entry(void);
+
+static struct cpu_local cpu_locals[SMP_MAX_CPUS];
+static unsigned int cpus_online = 1;
+static bool gs_ready;
+static uint64_t bsp_xcr0;
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void xsetbv0(uint64_t v)
+{
+	__asm__ volatile("xsetbv" : : "a"((uint32_t)v), "d"((uint32_t)(v >> 32)), "c"(0));
+}
+
+static void smp_set_gs(struct cpu_local *cl)
+{
+	cl->self = cl;
+	wrmsr(MSR_GS_BASE, (uint64_t)cl);
+}
+
+void smp_init_bsp(void)
+{
+	cpu_locals[0].index = 0;
+	smp_set_gs(&cpu_locals[0]);
+	gs_ready = true;
+}
+
+unsigned int smp_cpu_id(void)
+{
+	unsigned int id;
+
+	if (!gs_ready)
+		return 0;
+	__asm__ volatile("movl %%gs:8, %0" : "=r"(id));
+	return id;
+}
+
+unsigned int smp_cpu_count(void)
+{
+	return cpus_online;
+}
+
+/* Wait, halted with interrupts enabled only inside "sti; hlt" (sti's one-instruction
+ * shadow means a wake-up IPI that arrives after the check is still taken by the
+ * hlt), until CPU 0 posts work; run it; repeat. */
+__attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
+{
+	for (;;) {
+		while (__atomic_load_n(&cl->posted, __ATOMIC_ACQUIRE) == cl->done)
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
+		cl->fn(cl->arg, cl->index);
+		__atomic_store_n(&cl->done, cl->done + 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The AP's first C code, on its own stack, entered from the trampoline with the
+ * kernel's page tables but the trampoline's GDT and no IDT. */
+__attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
+{
+	gdt_init_cpu(cl->index, cl->ist_top);
+	idt_load();
+	smp_set_gs(cl);
+	/* INIT left x87 in its reset state; SSE is enabled by CR4 copied from the BSP. */
+	__asm__ volatile("fninit");
+	if (read_cr4() & CR4_OSXSAVE)
+		xsetbv0(bsp_xcr0);
+	lapic_enable_on_ap();
+	__atomic_store_n(&cl->online, 1, __ATOMIC_RELEASE);
+	ap_wait_for_work(cl);
+}
+
+static void smp_wait_us(uint64_t us)
+{
+	uint64_t end = now_ns() + us * 1000;
+
+	while (now_ns() < end)
+		cpu_relax();
+}
+
+static int smp_start_ap(struct cpu_local *cl, uint64_t page)
+{
+	struct ap_trampoline_params *p =
+		(void *)(uintptr_t)(page + (uint64_t)(ap_trampoline_params - ap_trampoline_start));
+	uint8_t *stack = memalign(64, AP_STACK_BYTES), *ist = memalign(64, AP_IST_BYTES);
+	uint64_t t0, deadline;
+
+	if (!stack || !ist) {
+		free(stack);
+		free(ist);
+		printf("smp: cpu %u (APIC %u): no memory for its stacks\n", cl->index, cl->apic_id);
+		return -1;
+	}
+	cl->ist_top = (uint64_t)(ist + AP_IST_BYTES);
+	trap_set_cpu_stack_bounds(cl->index, (uint64_t)stack, (uint64_t)(stack + AP_STACK_BYTES));
+
+	p->gdt_base = (uint32_t)(page + (uint64_t)(ap_trampoline_gdt - ap_trampoline_start));
+	p->far32_offset =
+		(uint32_t)(page + (uint64_t)(ap_trampoline_protected - ap_trampoline_start));
+	p->far64_offset = (uint32_t)(page + (uint64_t)(ap_trampoline_long - ap_trampoline_start));
+	p->cr0 = (uint32_t)read_cr0();
+	p->cr4 = (uint32_t)(read_cr4() & ~(uint64_t)CR4_PCIDE); /* PCIDE needs long mode first */
+	p->cr3 = (uint32_t)read_cr3();
+	p->efer = (uint32_t)(rdmsr(MSR_EFER) & (EFER_SCE | EFER_LME | EFER_NXE));
+	p->stack_top = (uint64_t)(stack + AP_STACK_BYTES);
+	p->arg = (uint64_t)cl;
+	p->entry = (uint64_t)ap_entry;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	t0 = now_ns();
+	if (lapic_send_init(cl->apic_id))
+		goto not_accepted;
+	smp_wait_us(10000);
+	if (lapic_send_startup(cl->apic_id, page))
+		goto not_accepted;
+	smp_wait_us(200);
+	if (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE) &&
+	    lapic_send_startup(cl->apic_id, page))
+		goto not_accepted;
+	deadline = now_ns() + AP_START_TIMEOUT_NS;
+	while (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE)) {
+		if (now_ns() > deadline) {
+			/* Park it: a CPU that woke later would run on these stacks and
+			 * this parameter block while the next AP uses them. */
+			lapic_send_init(cl->apic_id);
+			printf("smp: cpu %u (APIC %u) did not start within %" PRIu64
+			       " ms; parked with INIT, going on without it\n",
+			       cl->index, cl->apic_id, AP_START_TIMEOUT_NS / 1000000);
+			return -1; /* its stacks stay allocated: it might still touch them */
+		}
+		cpu_relax();
+	}
+	cl->start_ns = now_ns() - t0;
+	return 0;
+
+not_accepted:
+	printf("smp: cpu %u (APIC %u): its local APIC did not accept the IPI; skipped\n",
+	       cl->index, cl->apic_id);
+	return -1;
+}
+
+unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
+{
+	const struct acpi_cpus *mc = &bi->cpus;
+	uint64_t page = bi->trampoline.base;
+	uint32_t bsp_apic;
+	unsigned int listed = mc->count;
+
+	cpus_online = 1;
+	if (!max_cpus || max_cpus > SMP_MAX_CPUS)
+		max_cpus = SMP_MAX_CPUS;
+	if (lapic_init(mc->lapic_base)) {
+		printf("smp: no usable local APIC; running on one CPU\n");
+		return 1;
+	}
+	bsp_apic = lapic_id();
+	cpu_locals[0].apic_id = bsp_apic;
+	printf("smp: MADT lists %u processor%s (%u not usable), local APIC in %s mode, BSP APIC "
+	       "ID %u\n",
+	       listed, listed == 1 ? "" : "s", mc->skipped, lapic_is_x2apic() ? "x2APIC" : "xAPIC",
+	       bsp_apic);
+	if (listed <= 1 || max_cpus == 1)
+		return 1;
+	if (!bi->trampoline.size || page >= (1u << 20)) {
+		printf("smp: no page below 1 MiB for the start-up code; running on one CPU\n");
+		return 1;
+	}
+	if (read_cr3() >= (UINT64_C(1) << 32)) {
+		printf("smp: page tables above 4 GiB cannot be loaded from 32-bit code; one CPU\n");
+		return 1;
+	}
+	if (read_cr4() & CR4_OSXSAVE)
+		bsp_xcr0 = xgetbv0();
+	memcpy((void *)(uintptr_t)page, ap_trampoline_start,
+	       (size_t)(ap_trampoline_end - ap_trampoline_start));
+	idt_set_interrupt(SMP_WAKE_VECTOR, ipi_wakeup_entry);
+	idt_set_interrupt(SMP_SPURIOUS_VECTOR, ipi_spurious_entry);
+
+	for (unsigned int i = 0; i < listed && cpus_online < max_cpus; i++) {
+		struct cpu_local *cl = &cpu_locals[cpus_online];
+
+		if (mc->apic_id[i] == bsp_apic)
+			continue;
+		memset(cl, 0, sizeof(*cl));
+		cl->index = cpus_online;
+		cl->apic_id = mc->apic_id[i];
+		if (smp_start_ap(cl, page))
+			continue;
+		printf("smp: cpu %u (APIC %u) online in %.3f ms\n", cl->index, cl->apic_id,
+		       (double)cl->start_ns / 1e6);
+		cpus_online++;
+	}
+	printf("smp: %u CPU%s online\n", cpus_online, cpus_online == 1 ? "" : "s");
+	return cpus_online;
+}
+
+void smp_run(unsigned int ncpus, smp_fn fn, void *arg)
+{
+	if (ncpus < 1)
+		ncpus = 1;
+	if (ncpus > cpus_online)
+		ncpus = cpus_online;
+	for (unsigned int i = 1; i < ncpus; i++) {
+		struct cpu_local *cl = &cpu_locals[i];
+
+		cl->fn = fn;
+		cl->arg = arg;
+		__atomic_store_n(&cl->posted, cl->posted + 1, __ATOMIC_RELEASE);
+		lapic_send_fixed(cl->apic_id, SMP_WAKE_VECTOR);
+	}
+	fn(arg, 0);
+	for (unsigned int i = 1; i < ncpus; i++)
+		while (__atomic_load_n(&cpu_locals[i].done, __ATOMIC_ACQUIRE) !=
+		       cpu_locals[i].posted)
+			cpu_relax();
+}

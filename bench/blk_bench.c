@@ -106,6 +106,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	unsigned int npending = 0;
 	struct dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
+	struct virtio_blk_stats bst;
 	uint64_t t_start, t_measure = 0, t_end, wall, dma0 = 0, copy0 = 0;
 	uint64_t hz = tsc_hz();
 	struct dma_layer *dl = kernel_dma_layer(kd, cfg);
@@ -162,7 +163,8 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 			st.measuring = true;
 			t_measure = now;
 			st.cycles_busy = 0;
-			dma0 = blk->stats.cycles_dma;
+			virtio_blk_get_stats(blk, &bst);
+			dma0 = bst.cycles_dma;
 			copy0 = dma_layer_copy_cycles(dl);
 			dma_bounce_stats_get(dl, -1, &bs0);
 			mmu_get_stats(&ms0);
@@ -235,7 +237,10 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	out->bw_mbps = out->iops * w->bs / 1e6;
 	if (st.ios) {
 		double ns_per_cycle = 1e9 / (double)hz;
-		uint64_t dma = blk->stats.cycles_dma - dma0;
+		uint64_t dma;
+
+		virtio_blk_get_stats(blk, &bst);
+		dma = bst.cycles_dma - dma0;
 		uint64_t conv = (ms1.to_shared_cycles + ms1.to_private_cycles) -
 				(ms0.to_shared_cycles + ms0.to_private_cycles);
 

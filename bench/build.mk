@@ -6,3 +6,6 @@ KERNEL_SRCS += bench/blk_bench.c
 KERNEL_SRCS += bench/convert_bench.c
 KERNEL_SRCS += bench/iotlb.c
 KERNEL_SRCS += bench/net_bench.c
+KERNEL_SRCS += bench/blk_mq_bench.c
+KERNEL_SRCS += bench/alloc_smp_bench.c
+KERNEL_SRCS += bench/blk_smp_check.c

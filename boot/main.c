@@ -22,7 +22,10 @@
 #include "boot/dma_setup.h"
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
+#include "bench/alloc_smp_bench.h"
 #include "bench/blk_bench.h"
+#include "bench/blk_mq_bench.h"
+#include "bench/blk_smp_check.h"
 #include "bench/blk_check.h"
 #include "bench/convert_bench.h"
 #include "bench/net_bench.h"
@@ -32,6 +35,8 @@
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
+/* Index of "smp" in options_blk_names: the write pass runs on every CPU at once. */
+#define BLK_TASK_SMP 2
 
 static const char *mem_kind_name(enum mem_kind kind)
 {
@@ -131,6 +136,18 @@ static int selftest_shared_attribute(const struct boot_info *bi)
 	return 0;
 }
 
+/* The first usable virtio-blk device, or NULL. */
+static struct virtio_device *blk_find_device(void)
+{
+	struct virtio_pci *vps;
+	int n = virtio_probed(&vps);
+
+	for (int i = 0; i < n; i++)
+		if (vps[i].vdev.device_type == VIRTIO_ID_BLOCK)
+			return &vps[i].vdev;
+	return NULL;
+}
+
 /* The block task in every selected mode, each on its own DMA layer. Returns the
  * number of failures. */
 static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts)
@@ -155,6 +172,7 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 			const struct kdma_config *cfg = &cfgs[c];
 			const char *name = kernel_dma_config_name(cfg);
 			struct virtio_blk blk;
+			struct virtio_blk_stats st;
 			char why[192];
 			int rc;
 
@@ -167,6 +185,8 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 				failures++;
 				continue;
 			}
+			/* More CPUs than queues: they share queues under each queue's lock. */
+			virtio_blk_share_queues(&blk, blk.nqueues < smp_cpu_count());
 			if (pass == 0)
 				printf("blk: mode=%s %s: %" PRIu64 " sectors (%" PRIu64
 				       " MiB), block %u, %u queue%s of %u, seg_max %u, size_max %u, "
@@ -178,13 +198,16 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 			if (pass == 0)
 				failures += blk_check_read(&blk, kd, cfg, (unsigned int)opts->iodepth,
 							   (size_t)opts->bs);
+			else if (opts->blk == BLK_TASK_SMP)
+				failures += blk_smp_check(&blk, kd, cfg, (unsigned int)opts->iodepth,
+							  (size_t)opts->bs);
 			else
 				failures += blk_check_write(&blk, kd, cfg, (unsigned int)opts->iodepth,
 							    (size_t)opts->bs);
+			virtio_blk_get_stats(&blk, &st);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
 			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes\n",
-			       name, blk.stats.completed, blk.stats.errors, blk.stats.busy,
-			       blk.stats.bad_len, blk.stats.bad_status);
+			       name, st.completed, st.errors, st.busy, st.bad_len, st.bad_status);
 			virtio_blk_remove(&blk);
 		}
 	}
@@ -548,6 +571,23 @@ void kernel_main(struct boot_info *bi)
 			       failures < 0 ? "no virtio-blk device" : "some runs failed");
 			exit(SLUICE_EXIT_FAIL);
 		}
+	}
+
+	if (bi->options.bench & 16) {
+		struct virtio_device *vdev = blk_find_device();
+
+		if (!vdev || blk_mq_bench_suite(kd, vdev, bi->options.modes,
+						(unsigned int)bi->options.bench_ms / 5,
+						(unsigned int)bi->options.bench_ms)) {
+			printf("sluice: multi-job block benchmark: %s\n",
+			       vdev ? "some runs failed" : "no virtio-blk device");
+			exit(SLUICE_EXIT_FAIL);
+		}
+	}
+	if ((bi->options.bench & 32) &&
+	    alloc_smp_bench_suite(kd, bi->options.modes, (unsigned int)bi->options.bench_ms)) {
+		printf("sluice: allocator benchmark: some runs failed\n");
+		exit(SLUICE_EXIT_FAIL);
 	}
 
 	printf("sluice: boot report complete; exit 0\n");

@@ -36,8 +36,9 @@ static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", NU
 const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
-const char *const options_blk_names[] = { "none", "check", NULL };
-const char *const options_bench_names[] = { "none", "blk", "convert", "net", NULL };
+const char *const options_blk_names[] = { "none", "check", "smp", NULL };
+const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq", "alloc",
+					     NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 
 static const struct option_def option_table[] = {
@@ -57,7 +58,8 @@ static const struct option_def option_table[] = {
 	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
 	  "DMA modes to run, comma-separated: direct,bounce,arena or all; default all" },
 	{ "blk", OPT_CHOICE, offsetof(struct kernel_options, blk), 0, 0, 0, options_blk_names,
-	  "block task: none, or check (read all + cksum, write a pattern per mode); default check" },
+	  "block task: none, check (read all + cksum, write a pattern per mode), or smp (the same "
+	  "read; the pattern written and read back by every CPU at once); default check" },
 	{ "iodepth", OPT_UINT, offsetof(struct kernel_options, iodepth), 1, 1024, 1, NULL,
 	  "block requests in flight, 1..1024; default 32" },
 	{ "bs", OPT_SIZE, offsetof(struct kernel_options, bs), 512, 1024 * 1024, 512, NULL,
@@ -65,7 +67,8 @@ static const struct option_def option_table[] = {
 	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
 	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
 	{ "bench", OPT_LIST, offsetof(struct kernel_options, bench), 0, 0, 0, options_bench_names,
-	  "benchmark suites: none, or any of blk,convert,net; default none" },
+	  "benchmark suites: none, or any of blk,convert,net,mq (block I/O on 1 and all CPUs),"
+	  "alloc (map/unmap on 1 and all CPUs); default none" },
 	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
 	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
 	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,

@@ -17,8 +17,10 @@ no JSON line was found at all; a figure's value never makes it fail.
 Pinning: under TCG the figures are noisy, so with 2 or more host CPUs run-qemu.sh is
 started on two CPUs (A, B) and, while QEMU runs, its vCPU threads (named "CPU n/TCG"
 because QEMU gets "-name sluice,debug-threads=on") are pinned to B and every other QEMU
-thread to A (sched_setaffinity, what `taskset -p` does). With one CPU nothing is pinned
-and it says so.
+thread to A (sched_setaffinity, what `taskset -p` does). With several vCPUs, vCPU k goes
+to B when k is even and to A when it is odd, so two vCPUs run in parallel (an idle vCPU
+halts and leaves its host CPU to the others). With one CPU nothing is pinned and it
+says so.
 
 summarize: the same table from an existing results file.
 
@@ -60,9 +62,9 @@ PROGRESS_SECONDS = 30  # a boot line "N JSON lines so far" this often when not v
 
 FIGURES = {
     "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us", "fps", "gbps",
-    "lookups", "misses", "ns_per_op", "cycles_per_op", "conversions",
+    "lookups", "misses", "ns_per_op", "cycles_per_op", "conversions", "scaling",
 }
-FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_")
+FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_", "lock_", "ops_")
 # Counts a run measures rather than chooses (a fixed-time run sends as many frames as
 # it can); they may differ from run to run, so they never split a configuration.
 COUNTS = {"frames", "ops", "rounds", "nomem", "errors", "ios", "bytes", "lost", "bad",
@@ -481,7 +483,7 @@ def qemu_threads(pid):
     return [(int(t), _read(f"/proc/{pid}/task/{t}/comm").strip()) for t in tids]
 
 
-VCPU_RE = re.compile(r"^CPU \d+/")
+VCPU_RE = re.compile(r"^CPU (\d+)/")
 
 
 class Pinner(threading.Thread):
@@ -509,8 +511,11 @@ class Pinner(threading.Thread):
 
     def pin_once(self):
         for tid, name in qemu_threads(self.qemu):
-            vcpu = bool(VCPU_RE.match(name))
-            want = self.vcpu_cpu if vcpu else self.other_cpu
+            m = VCPU_RE.match(name)
+            vcpu = bool(m)
+            want = self.other_cpu
+            if vcpu:
+                want = self.vcpu_cpu if int(m.group(1)) % 2 == 0 else self.other_cpu
             try:
                 if os.sched_getaffinity(tid) != {want}:
                     os.sched_setaffinity(tid, {want})
@@ -528,9 +533,9 @@ class Pinner(threading.Thread):
             return (f"pinning: QEMU pid {self.qemu}: no thread named 'CPU n/...' found; "
                     f"all {len(self.others)} QEMU threads were put on CPU {self.other_cpu}")
         names = ", ".join(f"'{n}' (tid {t})" for t, n in sorted(self.vcpus.items()))
-        return (f"pinning: QEMU pid {self.qemu}: vCPU thread {names} on host CPU "
-                f"{self.vcpu_cpu}, {len(self.others)} other QEMU thread(s) on CPU "
-                f"{self.other_cpu}")
+        return (f"pinning: QEMU pid {self.qemu}: vCPU thread(s) {names}: even-numbered on "
+                f"host CPU {self.vcpu_cpu}, odd-numbered on {self.other_cpu}; "
+                f"{len(self.others)} other QEMU thread(s) on CPU {self.other_cpu}")
 
 
 def pick_cpus():

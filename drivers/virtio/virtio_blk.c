@@ -11,6 +11,8 @@
  */
 #include "drivers/virtio/virtio_blk.h"
 
+#include "arch/x86_64/spinlock.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +88,24 @@ struct virtio_blk_queue {
 	uint16_t *free_ids;
 	unsigned int nfree;
 	unsigned int size;
+	struct virtio_blk_stats stats; /* per queue: each CPU counts only its own */
+	struct spinlock lock;          /* taken only when blk->shared_queues */
 };
+
+/* A queue is used by one CPU at a time unless the caller said otherwise; then
+ * submit, kick and poll serialise on the queue's own spinlock (not the DMA
+ * layer's lock op, so the DMA layer's lock statistics stay its own). */
+static void virtio_blk_queue_lock(struct virtio_blk *blk, struct virtio_blk_queue *q)
+{
+	if (blk->shared_queues)
+		spin_lock(&q->lock);
+}
+
+static void virtio_blk_queue_unlock(struct virtio_blk *blk, struct virtio_blk_queue *q)
+{
+	if (blk->shared_queues)
+		spin_unlock(&q->lock);
+}
 
 static void virtio_blk_notify(void *ctx, uint16_t index)
 {
@@ -263,7 +282,8 @@ static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
 	return blk->profile && ops->cycles ? ops->cycles(ops->ctx) : 0;
 }
 
-static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_req *r, bool copy_back)
+static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
+			     struct virtio_blk_req *r, bool copy_back)
 {
 	enum dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	uint64_t t0 = virtio_blk_cycles(blk);
@@ -276,7 +296,7 @@ static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_req *r, b
 	}
 	r->nsegs = 0;
 	if (t0)
-		blk->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
+		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 }
 
 void virtio_blk_remove(struct virtio_blk *blk)
@@ -290,7 +310,7 @@ void virtio_blk_remove(struct virtio_blk *blk)
 		if (!q->size)
 			continue;
 		while ((r = virtq_detach_unused(&q->vq)) != NULL)
-			virtio_blk_unmap(blk, r, false);
+			virtio_blk_unmap(blk, q, r, false);
 		virtq_destroy(&q->vq);
 		dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
 		free(q->vq_meta);
@@ -302,10 +322,10 @@ void virtio_blk_remove(struct virtio_blk *blk)
 	blk->nqueues = 0;
 }
 
-int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_op op,
-		      uint64_t sector, void *buf, size_t len, void *cookie)
+static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_queue *q,
+				    enum virtio_blk_op op, uint64_t sector, void *buf, size_t len,
+				    void *cookie)
 {
-	struct virtio_blk_queue *q;
 	struct virtq_buf bufs[VIRTIO_BLK_MAX_SEGS + 2];
 	struct virtio_blk_slot *slot;
 	struct virtio_blk_req *r;
@@ -314,9 +334,6 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 	uint16_t id;
 	int rc;
 
-	if (qi >= blk->nqueues || !cookie)
-		return ERR_INVAL;
-	q = &blk->queues[qi];
 	if (op == VIRTIO_BLK_OP_FLUSH) {
 		if (!blk->has_flush)
 			return ERR_NOTSUP;
@@ -334,7 +351,7 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 			return ERR_INVAL;
 	}
 	if (!q->nfree) {
-		blk->stats.busy++;
+		q->stats.busy++;
 		return ERR_BUSY;
 	}
 	id = q->free_ids[q->nfree - 1];
@@ -354,9 +371,9 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 		rc = dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
 			     &r->segs[nsegs].dma);
 		if (rc) {
-			virtio_blk_unmap(blk, r, false);
+			virtio_blk_unmap(blk, q, r, false);
 			if (rc == DMA_ERR_NOMEM) {
-				blk->stats.busy++;
+				q->stats.busy++;
 				return ERR_BUSY;
 			}
 			return rc;
@@ -366,7 +383,7 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 		off += seg;
 	}
 	if (t0)
-		blk->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
+		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 
 	slot = &q->slots[id];
 	slot->type = op == VIRTIO_BLK_OP_READ ? VIRTIO_BLK_T_IN :
@@ -392,22 +409,40 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 	else
 		rc = virtq_add(&q->vq, bufs, 1 + r->nsegs, 1, r);
 	if (rc) {
-		virtio_blk_unmap(blk, r, false);
+		virtio_blk_unmap(blk, q, r, false);
 		if (rc == VIRTQ_ERR_NOSPC) {
-			blk->stats.busy++;
+			q->stats.busy++;
 			return ERR_BUSY;
 		}
 		return rc;
 	}
 	q->nfree--;
-	blk->stats.submitted++;
+	q->stats.submitted++;
 	return 0;
+}
+
+int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_op op,
+		      uint64_t sector, void *buf, size_t len, void *cookie)
+{
+	struct virtio_blk_queue *q;
+	int rc;
+
+	if (qi >= blk->nqueues || !cookie)
+		return ERR_INVAL;
+	q = &blk->queues[qi];
+	virtio_blk_queue_lock(blk, q);
+	rc = virtio_blk_submit_locked(blk, q, op, sector, buf, len, cookie);
+	virtio_blk_queue_unlock(blk, q);
+	return rc;
 }
 
 void virtio_blk_kick(struct virtio_blk *blk, unsigned int qi)
 {
-	if (qi < blk->nqueues)
-		virtq_kick(&blk->queues[qi].vq);
+	if (qi >= blk->nqueues)
+		return;
+	virtio_blk_queue_lock(blk, &blk->queues[qi]);
+	virtq_kick(&blk->queues[qi].vq);
+	virtio_blk_queue_unlock(blk, &blk->queues[qi]);
 }
 
 int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_completion *out,
@@ -419,6 +454,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 	if (qi >= blk->nqueues)
 		return 0;
 	q = &blk->queues[qi];
+	virtio_blk_queue_lock(blk, q);
 	while (n < max) {
 		struct virtio_blk_req *r;
 		uint32_t used_len;
@@ -437,7 +473,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 		if (vq_status || used_len != writable) {
 			/* The device claims another amount than the request holds: its
 			 * data cannot be trusted. (QEMU reports exactly data + status.) */
-			blk->stats.bad_len++;
+			q->stats.bad_len++;
 			status = ERR_RANGE;
 		} else if (dev_status == VIRTIO_BLK_S_OK) {
 			status = 0;
@@ -446,25 +482,51 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 		} else if (dev_status == VIRTIO_BLK_S_UNSUPP) {
 			status = ERR_NOTSUP;
 		} else {
-			blk->stats.bad_status++;
+			q->stats.bad_status++;
 			status = ERR_RANGE;
 		}
 		/* Only a validated read is copied into the caller's buffer. */
-		virtio_blk_unmap(blk, r, status == 0);
+		virtio_blk_unmap(blk, q, r, status == 0);
 		out[n].cookie = r->cookie;
 		out[n].status = status;
 		out[n].bytes = status ? 0 : r->len;
 		if (status)
-			blk->stats.errors++;
+			q->stats.errors++;
 		else if (r->op == VIRTIO_BLK_OP_READ)
-			blk->stats.bytes_read += r->len;
+			q->stats.bytes_read += r->len;
 		else if (r->op == VIRTIO_BLK_OP_WRITE)
-			blk->stats.bytes_written += r->len;
-		blk->stats.completed++;
+			q->stats.bytes_written += r->len;
+		q->stats.completed++;
 		q->free_ids[q->nfree++] = id;
 		n++;
 	}
+	virtio_blk_queue_unlock(blk, q);
 	return n;
+}
+
+void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
+		const struct virtio_blk_stats *st = &blk->queues[qi].stats;
+
+		out->submitted += st->submitted;
+		out->completed += st->completed;
+		out->errors += st->errors;
+		out->bad_status += st->bad_status;
+		out->bad_len += st->bad_len;
+		out->busy += st->busy;
+		out->bytes_read += st->bytes_read;
+		out->bytes_written += st->bytes_written;
+		out->cycles_dma += st->cycles_dma;
+	}
+}
+
+void virtio_blk_share_queues(struct virtio_blk *blk, bool shared)
+{
+	for (unsigned int qi = 0; qi < blk->nqueues; qi++)
+		blk->queues[qi].lock.locked = 0;
+	blk->shared_queues = shared;
 }
 
 unsigned int virtio_blk_inflight(const struct virtio_blk *blk, unsigned int qi)

@@ -52,7 +52,8 @@ struct virtio_blk_completion {
 };
 
 /**
- * struct virtio_blk_stats - driver counters (per device, all queues).
+ * struct virtio_blk_stats - driver counters, kept per queue (each CPU updates
+ * only its own queue's) and summed by virtio_blk_get_stats().
  * @submitted: requests put on a queue.
  * @completed: requests completed (successful or not).
  * @errors: completions with a non-zero status.
@@ -87,9 +88,10 @@ struct virtio_blk_queue;
  * @nqueues: request queues in use.
  * @queue_size: entries per queue.
  * @queues: the queues.
- * @stats: counters.
- * @profile: time the DMA layer calls (through the layer's cycles op) into
- *	@stats.cycles_dma; off by default, for benchmarks.
+ * @shared_queues: several CPUs may use one queue: its operations take the
+ *	queue's lock (virtio_blk_share_queues()). Off: each queue has one user.
+ * @profile: time the DMA layer calls (through the layer's cycles op) into the
+ *	queue's cycles_dma counter; off by default, for benchmarks.
  * @trace: if set, called with every buffer (device address, length) a request
  *	hands the device: header, data segments, status byte. For the IOTLB model.
  * @trace_ctx: handed back to @trace.
@@ -107,7 +109,7 @@ struct virtio_blk {
 	unsigned int nqueues;
 	unsigned int queue_size;
 	struct virtio_blk_queue *queues;
-	struct virtio_blk_stats stats;
+	bool shared_queues;
 	bool profile;
 	void (*trace)(void *ctx, uint64_t dma_addr, uint32_t len);
 	void *trace_ctx;
@@ -195,5 +197,21 @@ unsigned int virtio_blk_inflight(const struct virtio_blk *blk, unsigned int q);
  */
 int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector, void *buf,
 		  size_t len);
+
+/**
+ * virtio_blk_get_stats() - the counters of every queue, summed.
+ * @blk: the device.
+ * @out: filled in.
+ */
+void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats *out);
+
+/**
+ * virtio_blk_share_queues() - let several CPUs use the same queue.
+ * @blk: the device, after virtio_blk_init() and before any request.
+ * @shared: true: submit, kick and poll of a queue serialise on that queue's
+ *	spinlock; false (default): each queue has a single user, e.g. one queue
+ *	per CPU, and no lock is taken.
+ */
+void virtio_blk_share_queues(struct virtio_blk *blk, bool shared);
 
 #endif /* SLUICE_DRIVERS_VIRTIO_BLK_H */

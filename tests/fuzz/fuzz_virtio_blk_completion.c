@@ -594,9 +594,11 @@ static void vbf_poll(struct vbf *s, unsigned int qi)
  * slot, when @deep (a corruption stays, so it is still caught). */
 static void vbf_check(struct vbf *s, bool deep)
 {
-	const struct virtio_blk_stats *st = &s->blk.stats;
+	struct virtio_blk_stats now;
+	const struct virtio_blk_stats *st = &now;
 	unsigned int inflight[VBF_MAX_QUEUES] = { 0 };
 
+	virtio_blk_get_stats(&s->blk, &now);
 	if (deep)
 		FUZZ_CHECK(dma_layer_check(&s->fd.dl) == 0);
 	FUZZ_CHECK(st->submitted == s->expect.submitted && st->completed == s->expect.completed);

@@ -121,26 +121,32 @@ FORCE:
 
 image: deps $(BUILD)/sluice.efi
 
-# With no ARGS, the main job: boot report, block and network checks in every DMA
-# configuration, then the short benchmark suite and its summary table. The exit
-# status is the kernel's.
-RUN_DEFAULT_ARGS := bench=blk,net,convert
+# With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
+# every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU
+# runs) and its summary and scaling tables. ARGS may hold cpus=N (QEMU -smp N).
+# The exit status is the kernel's.
+RUN_DEFAULT_ARGS := bench=blk,net,convert,mq,alloc
 run: image
 	@scripts/run-qemu.sh --args "$(if $(ARGS),$(ARGS),$(RUN_DEFAULT_ARGS))"; rc=$$?; \
 	if [ $$rc -eq 0 ] && grep -q '^{"suite"' $(BUILD)/serial.log; then \
-		scripts/bench.py summarize $(BUILD)/serial.log 2>/dev/null; fi; exit $$rc
+		scripts/bench.py summarize $(BUILD)/serial.log 2>/dev/null; \
+		if grep -q '"threads":[2-9]' $(BUILD)/serial.log; then echo; \
+		scripts/bench.py scaling $(BUILD)/serial.log 2>/dev/null; fi; fi; exit $$rc
 
 # ---------------------------------------------------------------- benchmarks
 # The full suite (the issue's block matrix with 1 and 2 queues, network, IOTLB
-# model, conversions) in every configuration, repeated; ARGS are appended, so they
-# override these (later words win) or narrow the run.
-BENCH_DEFAULT_ARGS := blk=none frames=0 bench=blk,net,convert bench_set=full bench_ms=300
+# model, conversions, the 1- and N-CPU block and allocator runs) in every
+# configuration, repeated on 2 CPUs (ARGS cpus=N for more); ARGS are appended, so
+# they override these (later words win) or narrow the run.
+BENCH_DEFAULT_ARGS := blk=none frames=0 bench=blk,net,convert,mq,alloc bench_set=full \
+	bench_ms=300
 BENCH_REPEATS ?= 3
 .PHONY: bench plot
 bench: image
 	@scripts/deps.sh bench
-	@scripts/bench.py run --repeats $(BENCH_REPEATS) --run-qemu "--blk-queues 2" \
+	@scripts/bench.py run --repeats $(BENCH_REPEATS) \
 		--args "$(BENCH_DEFAULT_ARGS) $(ARGS)" --out $(BUILD)/bench/results.json
+	@echo; scripts/bench.py scaling $(BUILD)/bench/results.json || true
 	@scripts/bench.py check $(BUILD)/bench/results.json || \
 		echo "bench: some configurations are missing (see above)"
 

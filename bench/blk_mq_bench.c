@@ -281,7 +281,7 @@ static void mq_print(const struct kdma_config *cfg, const char *rw, unsigned int
 	       r->lock_acquires_per_io, r->lock_contended_pct, r->lock_wait_per_map);
 	if (scaling > 0)
 		printf(", scaling %.2f", scaling);
-	printf("\n{\"suite\":\"blk\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
+	printf("\n{\"suite\":\"blk\",\"bench\":\"mq\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":%u,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"
 	       "\"lock_wait_cycles_per_map\":%.1f,\"lock_contended_pct\":%.3f,"

@@ -24,6 +24,12 @@ says so.
 
 summarize: the same table from an existing results file.
 
+scaling: the multi-CPU table of a results file: for every row with "threads" above 1
+(the multi-job block runs, "bench": "mq", and the in-guest allocator runs, suite
+"alloc"), the median of the main figure with 1 CPU and with N, their ratio (the
+median of the rows' own "scaling"), and the DMA-lock figures of the N-CPU rows
+("lock_wait_cycles_per_map", "lock_contended_pct").
+
 check: completeness of a results file: every block and network workload (suite "blk"
 or "net" and its configuration: rw, bs, iodepth, size, threads, queues ...) must appear
 in every expected mode, and for "bounce" with every expected policy; every line must
@@ -632,6 +638,74 @@ def cmd_summarize(opts):
     return 0
 
 
+def scaling_rows(objs):
+    """Rows of the scaling table: one per (suite, workload, mode, policy) with N > 1."""
+    groups = group_objects(objs)
+    by_key = {}
+    for config, members in groups.items():
+        threads = cfg_get(config, "threads")
+        if not is_number(threads):
+            continue
+        suite = cfg_get(config, "suite")
+        wl = tuple(kv for kv in workload_of(config) if kv[0] not in ("threads", "queues"))
+        key = (suite, wl, cfg_get(config, "mode"), cfg_get(config, "policy"))
+        by_key.setdefault(key, {})[threads] = members
+    rows = []
+    for (suite, wl, mode, policy), per_threads in by_key.items():
+        many = [t for t in per_threads if t > 1]
+        if 1 not in per_threads or not many:
+            continue
+        n = max(many)
+        figure = main_figure(suite, per_threads[n])
+        one_members, n_members = per_threads[1], per_threads[n]
+        rows.append({
+            "suite": suite, "workload": wl, "mode": mode, "policy": policy,
+            "figure": figure, "threads": n,
+            "one": stats([m.get(figure) for m in one_members])[0],
+            "many": stats([m.get(figure) for m in n_members])[0],
+            "scaling": stats([m.get("scaling") for m in n_members])[0],
+            "wait_one": stats([m.get("lock_wait_cycles_per_map") for m in one_members])[0],
+            "wait_many": stats([m.get("lock_wait_cycles_per_map") for m in n_members])[0],
+            "contended": stats([m.get("lock_contended_pct") for m in n_members])[0],
+            "runs": len({m.get("run") for m in n_members}),
+        })
+    rows.sort(key=lambda r: (_rank(r["suite"], SUITE_ORDER), str(r["workload"]),
+                             cell_sort_key(r["mode"], r["policy"])))
+    return rows
+
+
+def format_scaling(rows):
+    head = ("suite", "workload", "mode", "figure", "1 CPU", "N CPUs", "N", "scaling",
+            "lock wait/map 1", "lock wait/map N", "contended % N", "runs")
+    lines = [head]
+    for r in rows:
+        label = config_label(r["workload"]) or "-"
+        lines.append((str(r["suite"]), label, mode_label(r["mode"], r["policy"]),
+                      str(r["figure"]), fmt_num(r["one"]), fmt_num(r["many"]),
+                      str(r["threads"]), fmt_ratio(r["scaling"]), fmt_num(r["wait_one"]),
+                      fmt_num(r["wait_many"]), fmt_num(r["contended"]), str(r["runs"])))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    out = []
+    for line in lines:
+        out.append("  ".join(c.rjust(w) if i >= 4 else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def cmd_scaling(opts):
+    objs, _ = load_results(opts.file)
+    rows = scaling_rows(objs)
+    if not rows:
+        print(f"scaling: no rows with 1 and more CPUs in {opts.file}", file=sys.stderr)
+        return 1
+    print("scaling: median over the runs; scaling = N-CPU figure / 1-CPU figure of the "
+          "same boot (median of the rows' own ratios); lock figures: the DMA layer's "
+          "spinlocks, cycles waited per 4 KiB mapping")
+    print(format_scaling(rows))
+    return 0
+
+
 def split_list(text):
     return [item.strip() for item in text.split(",") if item.strip()]
 
@@ -664,6 +738,8 @@ def parse_args(argv):
     r.add_argument("-v", "--verbose", action="store_true", help="echo the console")
     s = sub.add_parser("summarize", help="print the table of a results file")
     s.add_argument("file")
+    g = sub.add_parser("scaling", help="print the 1-CPU / N-CPU table of a results file")
+    g.add_argument("file")
     c = sub.add_parser("check", help="check a results file for completeness")
     c.add_argument("file")
     c.add_argument("--expect-modes", default="direct,bounce,arena")
@@ -678,7 +754,8 @@ def main(argv=None):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `bench.py summarize F | head`
     opts = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        return {"run": cmd_run, "summarize": cmd_summarize, "check": cmd_check}[opts.cmd](opts)
+        return {"run": cmd_run, "summarize": cmd_summarize, "check": cmd_check,
+                "scaling": cmd_scaling}[opts.cmd](opts)
     except FileNotFoundError as e:
         print(f"bench: {e.filename}: no such file", file=sys.stderr)
         return 1

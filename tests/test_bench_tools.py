@@ -146,6 +146,55 @@ class ParseTests(unittest.TestCase):
         self.assertEqual([n for n, _ in bad], [3, 4])
 
 
+def mq_row(mode, policy, rw, threads, iops, run, scaling=None, wait=0.0, contended=0.0):
+    obj = {"suite": "blk", "bench": "mq", "mode": mode, "policy": policy, "rw": rw,
+           "bs": 4096, "iodepth": 32, "threads": threads, "queues": threads,
+           "copy": mode == "bounce", "iops": iops, "bw_mbps": iops * 4096 / 1e6,
+           "lat_mean_us": 1.5, "lat_p50_us": 1.0, "lat_p99_us": 9.0,
+           "lock_wait_cycles_per_map": wait, "lock_contended_pct": contended,
+           "ios": 100, "run": run}
+    if scaling is not None:
+        obj["scaling"] = scaling
+    return obj
+
+
+class ScalingTests(unittest.TestCase):
+    def setUp(self):
+        self.objs = []
+        for run in (1, 2, 3):
+            self.objs.append(mq_row("bounce", "lifo", "randread", 1, 1000 * run, run))
+            self.objs.append(mq_row("bounce", "lifo", "randread", 2, 600 * run, run,
+                                    scaling=0.6, wait=50.0 * run, contended=4.0))
+            self.objs.append(mq_row("arena", None, "randread", 1, 2000, run))
+            self.objs.append(mq_row("arena", None, "randread", 2, 3800, run, scaling=1.9))
+            # a single-CPU row with no N-CPU partner gives no scaling row
+            self.objs.append(mq_row("direct", None, "randwrite", 1, 5000, run))
+
+    def test_one_row_per_configuration_with_both_counts(self):
+        rows = bench.scaling_rows(self.objs)
+        self.assertEqual([(r["mode"], r["policy"]) for r in rows],
+                         [("bounce", "lifo"), ("arena", None)])
+
+    def test_medians_scaling_and_lock_figures(self):
+        lifo = bench.scaling_rows(self.objs)[0]
+        self.assertEqual(lifo["figure"], "iops")
+        self.assertEqual((lifo["one"], lifo["many"], lifo["threads"]), (2000, 1200, 2))
+        self.assertAlmostEqual(lifo["scaling"], 0.6)
+        self.assertEqual((lifo["wait_many"], lifo["contended"], lifo["runs"]), (100, 4, 3))
+
+    def test_threads_and_queues_do_not_split_the_workload(self):
+        text = bench.format_scaling(bench.scaling_rows(self.objs))
+        self.assertIn("rw=randread bs=4K iodepth=32 bench=mq", text)
+        self.assertNotIn("threads=", text)
+
+    def test_cli_without_multi_cpu_rows_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            with open(path, "w") as f:
+                f.write(json.dumps(mq_row("direct", None, "randread", 1, 5, 1)) + "\n")
+            self.assertEqual(bench.main(["scaling", path]), 1)
+
+
 class SummaryTests(unittest.TestCase):
     def setUp(self):
         self.objs = [dict(o, run=r) for r in (1, 2, 3) for o in matrix(r)]

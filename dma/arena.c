@@ -208,7 +208,8 @@ static void fmt_hex(struct fmt *f, uint64_t v)
 
 static void arena_log(const struct dma_arena *a, enum dma_log_level level, const struct fmt *f)
 {
-	if (a->ops.log)
+	/* A NULL arena has no log op to report through: the trap still stops it. */
+	if (a && a->ops.log)
 		a->ops.log(a->ops.ctx, level, f->buf);
 }
 
@@ -528,9 +529,23 @@ static void *alloc_slow(struct dma_arena *a, unsigned int order)
 
 /* ---- public API ---------------------------------------------------------- */
 
+/* The region and CPU count dma_arena_init() accepts (the base is checked there). */
+static bool arena_geometry_ok(size_t len, unsigned int ncpus)
+{
+	return len && !(len & (DMA_ARENA_CHUNK_SIZE - 1)) &&
+	       (len >> DMA_ARENA_CHUNK_SHIFT) <= DMA_ARENA_MAX_CHUNKS && ncpus &&
+	       ncpus <= DMA_ARENA_MAX_CPUS;
+}
+
+/* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
+static bool ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
 size_t dma_arena_meta_size(size_t len, unsigned int ncpus)
 {
-	return DMA_ARENA_META_SIZE(len, ncpus);
+	return arena_geometry_ok(len, ncpus) ? DMA_ARENA_META_SIZE(len, ncpus) : 0;
 }
 
 int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
@@ -547,13 +562,18 @@ int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
 		return DMA_ERR_INVAL;
 	base = (uintptr_t)cfg->base;
 	nchunks = cfg->len >> DMA_ARENA_CHUNK_SHIFT;
-	if (!base || (base & (DMA_ARENA_CHUNK_SIZE - 1)) || !cfg->len ||
-	    (cfg->len & (DMA_ARENA_CHUNK_SIZE - 1)) || nchunks > DMA_ARENA_MAX_CHUNKS ||
-	    base + cfg->len < base)
+	if (!base || (base & (DMA_ARENA_CHUNK_SIZE - 1)) ||
+	    !arena_geometry_ok(cfg->len, cfg->ncpus) || base + cfg->len < base)
 		return DMA_ERR_INVAL;
-	if (!cfg->ncpus || cfg->ncpus > DMA_ARENA_MAX_CPUS)
+	if (!cfg->meta || cfg->meta_len < dma_arena_meta_size(cfg->len, cfg->ncpus) ||
+	    (uintptr_t)cfg->meta + cfg->meta_len < (uintptr_t)cfg->meta)
 		return DMA_ERR_INVAL;
-	if (!cfg->meta || cfg->meta_len < dma_arena_meta_size(cfg->len, cfg->ncpus))
+	/*
+	 * The region becomes shared: free lists or the ops table (function
+	 * pointers) kept inside it could be forged by the host.
+	 */
+	if (ranges_overlap(base, cfg->len, (uintptr_t)cfg->meta, cfg->meta_len) ||
+	    ranges_overlap(base, cfg->len, (uintptr_t)arena, sizeof(*arena)))
 		return DMA_ERR_INVAL;
 
 	__builtin_memset(arena, 0, sizeof(*arena));
@@ -588,6 +608,9 @@ void *dma_arena_alloc(struct dma_arena *arena, size_t size)
 	unsigned int order, n;
 	void *p;
 
+	/* Not initialised (zeroed storage has no chunks): nothing to count in. */
+	if (!arena || !arena->nchunks)
+		return NULL;
 	if (!size || size > DMA_ARENA_MAX_BLOCK) {
 		arena_lock(arena, &arena->lock);
 		arena->alloc_failed++;
@@ -628,10 +651,13 @@ void *dma_arena_alloc(struct dma_arena *arena, size_t size)
 static bool find_block(const struct dma_arena *a, uintptr_t p, const struct _dma_arena_chunk **cp,
 		       unsigned int *headp, uint8_t *tagp)
 {
-	uintptr_t off = p - a->base;
+	uintptr_t off;
 	const struct _dma_arena_chunk *c;
 	unsigned int page;
 
+	if (!a)
+		return false;
+	off = p - a->base;
 	if (p < a->base || off >= a->len)
 		return false;
 	c = &a->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
@@ -676,8 +702,11 @@ bool dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
 
 bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_t len)
 {
-	uintptr_t p = (uintptr_t)vaddr, off = p - arena->base, last;
+	uintptr_t p = (uintptr_t)vaddr, off, last;
 
+	if (!arena)
+		return false;
+	off = p - arena->base;
 	if (!len)
 		len = 1;
 	if (p < arena->base || off >= arena->len || len > arena->len - off)
@@ -712,12 +741,15 @@ void dma_arena_free(struct dma_arena *arena, void *ptr)
 {
 	struct _dma_arena_chunk *c;
 	struct _dma_arena_cpu *cpu;
-	uintptr_t p = (uintptr_t)ptr, off = p - arena->base;
+	uintptr_t p = (uintptr_t)ptr, off;
 	unsigned int page, order, n;
 	uint8_t tag;
 	uint64_t t0, t1;
 	size_t size;
 
+	if (!arena)
+		arena_bug(arena, "dma_arena_free: NULL arena; block", ptr);
+	off = p - arena->base;
 	if (!ptr)
 		return;
 	if (p < arena->base || off >= arena->len || (p & (DMA_ARENA_MIN_BLOCK - 1)))
@@ -792,6 +824,8 @@ unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle)
 {
 	unsigned int list = NO_PAGE, released = 0;
 
+	if (!arena || !arena->nchunks)
+		return 0;
 	cache_drain_all(arena);
 
 	arena_lock(arena, &arena->lock);
@@ -874,6 +908,10 @@ void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st)
 	struct _dma_arena_counters sum = { 0 };
 	uint64_t cached = 0;
 
+	if (!arena)
+		arena_bug(arena, "dma_arena_get_stats: NULL arena", NULL);
+	if (!st)
+		arena_bug(arena, "dma_arena_get_stats: NULL st for arena", arena);
 	for (unsigned int i = 0; i < arena->ncpus; i++) {
 		struct _dma_arena_cpu *cpu = &arena->cpus[i];
 
@@ -925,6 +963,8 @@ int dma_arena_fini(struct dma_arena *arena)
 {
 	struct dma_arena_stats st;
 
+	if (!arena || !arena->nchunks)
+		return DMA_ERR_INVAL;
 	cache_drain_all(arena);
 	dma_arena_get_stats(arena, &st);
 	if (st.blocks_live)
@@ -947,6 +987,9 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	struct dma_arena_stats st;
 	struct fmt f;
 
+	/* Nothing to print with, as dma_stats_print() for a NULL layer. */
+	if (!arena)
+		return;
 	dma_arena_get_stats(arena, &st);
 	if (!prefix)
 		prefix = "arena";
@@ -1199,6 +1242,8 @@ int dma_arena_check(struct dma_arena *arena, unsigned int flags)
 {
 	int rc;
 
+	if (!arena || !arena->nchunks || (flags & ~DMA_ARENA_CHECK_SCRUB))
+		return DMA_ERR_INVAL;
 	for (unsigned int i = 0; i < arena->ncpus; i++)
 		arena_lock(arena, &arena->cpus[i].lock);
 	arena_lock(arena, &arena->lock);

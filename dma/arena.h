@@ -15,6 +15,12 @@
  *
  * The structs below are in the header only so that a caller can embed or size
  * them; their fields are private to dma/arena.c.
+ *
+ * Bad arguments follow the rules of dma/dma.h: an error code, NULL, or 0 /
+ * false from a query; a void function (and a free of anything but a live
+ * block) traps after a log line naming the address, with no line when the
+ * arena itself is NULL (it holds the log op). Zeroed storage that never went
+ * through dma_arena_init() counts as "no arena" for every function.
  */
 #ifndef SLUICE_DMA_ARENA_H
 #define SLUICE_DMA_ARENA_H
@@ -258,7 +264,9 @@ struct dma_arena {
  * dma_arena_meta_size() - metadata bytes dma_arena_init() needs.
  * @len: region length in bytes (a multiple of 2 MB).
  * @ncpus: number of CPUs.
- * Return: the size, the same as DMA_ARENA_META_SIZE(@len, @ncpus).
+ * Return: the size, the same as DMA_ARENA_META_SIZE(@len, @ncpus); 0 for a
+ * @len or @ncpus that dma_arena_init() refuses (0, not a multiple of 2 MB,
+ * more than DMA_ARENA_MAX_CHUNKS chunks or DMA_ARENA_MAX_CPUS CPUs).
  */
 size_t dma_arena_meta_size(size_t len, unsigned int ncpus);
 
@@ -271,8 +279,10 @@ size_t dma_arena_meta_size(size_t len, unsigned int ncpus);
  *
  * Converts nothing: chunks become shared on first use.
  *
- * Return: 0, or DMA_ERR_INVAL for a misaligned or empty region, too many
- * chunks or CPUs, missing ops, or metadata storage that is too small.
+ * Return: 0, or DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
+ * wrapping region, too many chunks or CPUs, missing ops, metadata storage
+ * that is too small, or metadata or @arena itself inside the region (it
+ * becomes shared: the host could forge free lists and function pointers).
  */
 int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
 		   const struct dma_arena_config *cfg);
@@ -289,7 +299,8 @@ int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
  *
  * Return: the block's CPU address, or NULL (counted in alloc_failed) when @size
  * is 0 or above 2 MB, the cap is reached (also counted in cap_hits), the region
- * is exhausted, or converting a new chunk failed.
+ * is exhausted, or converting a new chunk failed; NULL, uncounted, for a NULL
+ * or uninitialised @arena.
  */
 void *dma_arena_alloc(struct dma_arena *arena, size_t size);
 
@@ -300,7 +311,8 @@ void *dma_arena_alloc(struct dma_arena *arena, size_t size);
  *
  * Zeroes the block (outside any lock), then puts it in the calling CPU's cache
  * or back in its chunk's buddy lists. Never converts memory. Freeing an address
- * that is not the start of a live block logs the address and traps.
+ * that is not the start of a live block logs the address and traps; so does
+ * a NULL @arena.
  */
 void dma_arena_free(struct dma_arena *arena, void *ptr);
 
@@ -313,7 +325,8 @@ void dma_arena_free(struct dma_arena *arena, void *ptr);
  * Takes no lock: the mapping layer calls it on every map to decide that a
  * buffer maps in place. The answer is exact for a block the caller holds.
  *
- * Return: true iff [@vaddr, @vaddr + @len) is inside a single allocated block.
+ * Return: true iff [@vaddr, @vaddr + @len) is inside a single allocated block;
+ * false for a NULL @arena.
  */
 bool dma_arena_owns(const struct dma_arena *arena, const void *vaddr, size_t len);
 
@@ -341,7 +354,8 @@ bool dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len);
  * is the check behind "every address a device sees is in converted memory".
  * Leaked chunks do not count (no device may be given them). Takes no lock.
  *
- * Return: true iff every byte of the range is in a chunk in use and shared.
+ * Return: true iff every byte of the range is in a chunk in use and shared;
+ * false for a NULL @arena.
  */
 bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_t len);
 
@@ -349,14 +363,16 @@ bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_
  * dma_arena_block_size() - size of the live block starting at @ptr.
  * @arena: the arena.
  * @ptr: a CPU address.
- * Return: the block size in bytes, or 0 if @ptr is not the start of a live block.
+ * Return: the block size in bytes, or 0 if @ptr is not the start of a live block
+ * (or @arena is NULL).
  */
 size_t dma_arena_block_size(const struct dma_arena *arena, const void *ptr);
 
 /**
  * dma_arena_dma_addr() - device address of a byte inside a live block.
  * @arena: the arena.
- * @vaddr: CPU address inside a live block (checked; a miss logs and traps).
+ * @vaddr: CPU address inside a live block (checked; a miss, or a NULL @arena,
+ *	logs and traps).
  * Return: the address the device uses, from the virt_to_dma op.
  */
 uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr);
@@ -374,14 +390,16 @@ uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr);
  * counted as shared against the cap, never used again. The caller drives the
  * policy, e.g. one call per timer tick with @min_idle = ticks to wait.
  *
- * Return: the number of chunks converted back.
+ * Return: the number of chunks converted back; 0 for a NULL or uninitialised
+ * @arena.
  */
 unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle);
 
 /**
  * dma_arena_fini() - convert every chunk back and stop using the region.
  * @arena: the arena.
- * Return: 0; DMA_ERR_BUSY if blocks are still live (nothing is released);
+ * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised @arena; DMA_ERR_BUSY
+ * if blocks are still live (nothing is released);
  * DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
  * private memory).
  */
@@ -391,12 +409,14 @@ int dma_arena_fini(struct dma_arena *arena);
  * dma_arena_get_stats() - read the counters.
  * @arena: the arena.
  * @st: filled with a snapshot (taking each lock briefly).
+ *
+ * A NULL @arena or @st traps (there is no error to return).
  */
 void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st);
 
 /**
  * dma_arena_print_stats() - print the counters through the log op.
- * @arena: the arena.
+ * @arena: the arena (NULL: there is no log op to print with; nothing happens).
  * @prefix: text starting every line (e.g. "arena"), or NULL.
  */
 void dma_arena_print_stats(struct dma_arena *arena, const char *prefix);
@@ -412,7 +432,8 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix);
  * exactly the shared chunks, and the counters add up (allocs - frees = live
  * blocks, conversions to shared - to private = chunks shared, leaks match).
  *
- * Return: 0 if consistent, else DMA_ERR_FAULT after logging the first problem.
+ * Return: 0 if consistent; DMA_ERR_INVAL for a NULL or uninitialised @arena
+ * or an unknown flag; else DMA_ERR_FAULT after logging the first problem.
  */
 int dma_arena_check(struct dma_arena *arena, unsigned int flags);
 

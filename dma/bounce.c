@@ -242,10 +242,14 @@ int dma_tag_check(const struct dma_tag *tag)
 int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
 			size_t len, uint64_t *offset)
 {
-	uint64_t user_align = tag->alloc_align_mask;
-	uint64_t off = orig & tag->min_align_mask & (user_align | (DMA_IO_TLB_SIZE - 1));
-	uint64_t size, align, iotlb = tag->min_align_mask;
+	uint64_t user_align, off, size, align, iotlb;
 
+	/* A request of no bytes would get no slot, yet a record and an address. */
+	if (!r || !tag || !offset || !len)
+		return DMA_ERR_INVAL;
+	user_align = tag->alloc_align_mask;
+	off = orig & tag->min_align_mask & (user_align | (DMA_IO_TLB_SIZE - 1));
+	iotlb = tag->min_align_mask;
 	/* Slot records keep the padding in 16 bits and the length in 32. */
 	if (len > UINT32_MAX || (off >> DMA_IO_TLB_SHIFT) > UINT16_MAX)
 		return DMA_ERR_RANGE;
@@ -349,17 +353,32 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops, unsigne
 
 void dma_layer_set_profile(struct dma_layer *dl, bool on)
 {
+	DMA_ASSERT(dl, dl && dl->ops, "dma_layer_set_profile: layer %p not initialised",
+		   (void *)dl);
 	dl->profile = on && dl->ops->cycles;
 }
 
 uint64_t dma_layer_copy_cycles(const struct dma_layer *dl)
 {
+	if (!dl)
+		return 0;
 	return atomic_load_explicit(&dl->copy_cycles, memory_order_relaxed);
 }
 
 void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region)
 {
+	DMA_ASSERT(dl, dl && dl->ops, "dma_layer_set_inplace: layer %p not initialised",
+		   (void *)dl);
+	/* Every map would call through a NULL owns: refuse it here, by name. */
+	DMA_ASSERT(dl, !region || region->owns,
+		   "dma_layer_set_inplace: region %p has no owns callback", (const void *)region);
 	atomic_store_explicit(&dl->inplace, region, memory_order_release);
+}
+
+/* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
+static bool dma_ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
+{
+	return a < b + blen && b < a + alen;
 }
 
 int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
@@ -376,10 +395,38 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	if (!dl || !dl->ops || !pops || !mem || !meta)
 		return DMA_ERR_INVAL;
 	if (((uintptr_t)mem & (DMA_PAGE_SIZE - 1)) || (bytes & (DMA_PAGE_SIZE - 1)) ||
-	    !dma_bounce_geometry(bytes, dl->ncpus, &g))
+	    (uintptr_t)mem + bytes < (uintptr_t)mem || !dma_bounce_geometry(bytes, dl->ncpus, &g))
 		return DMA_ERR_INVAL;
 	if (meta_len < dma_bounce_meta_size(policy, bytes, dl->ncpus))
 		return DMA_ERR_NOMEM;
+	/*
+	 * The pool memory becomes shared and is zeroed below: metadata or the
+	 * layer inside it would be wiped, then forged by the host at will.
+	 */
+	if ((uintptr_t)meta + meta_len < (uintptr_t)meta ||
+	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)meta, meta_len) ||
+	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)dl, sizeof(*dl)))
+		return DMA_ERR_INVAL;
+	/*
+	 * Memory given twice would be converted twice and its slots handed out
+	 * twice; new memory or metadata on a live pool's metadata would wipe it.
+	 * A pool's metadata runs from its header for at most its meta size less
+	 * the leading alignment slack.
+	 */
+	dma_lock(dl, &dl->grow_lock);
+	for (struct dma_bounce_pool *q = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+		size_t qmeta = dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
+
+		if (dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q->vaddr, q->bytes) ||
+		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q->vaddr, q->bytes) ||
+		    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q, qmeta) ||
+		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q, qmeta)) {
+			dma_unlock(dl, &dl->grow_lock);
+			return DMA_ERR_INVAL;
+		}
+	}
+	dma_unlock(dl, &dl->grow_lock);
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
@@ -444,6 +491,8 @@ unsigned int dma_bounce_pool_count(const struct dma_layer *dl)
 {
 	unsigned int n = 0;
 
+	if (!dl)
+		return 0;
 	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
 	     p; p = atomic_load_explicit(&p->next, memory_order_acquire))
 		n++;
@@ -452,6 +501,8 @@ unsigned int dma_bounce_pool_count(const struct dma_layer *dl)
 
 struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t dma_addr)
 {
+	if (!dl)
+		return NULL;
 	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
 	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
@@ -462,14 +513,20 @@ struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t 
 
 unsigned long dma_bounce_pool_max_slots(const struct dma_bounce_pool *p)
 {
-	return p->pops->max_slots(p);
+	return p ? p->pops->max_slots(p) : 0;
 }
 
 long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
 		      unsigned int cpu)
 {
 	unsigned long steps = 0;
-	long s = p->pops->alloc(p, r, cpu, &steps);
+	long s;
+
+	/* The per-CPU counters are indexed by @cpu; policies assume >= 1 slot. */
+	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
+		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
+		   (const void *)r, cpu, r ? r->nslots : 0);
+	s = p->pops->alloc(p, r, cpu, &steps);
 
 	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
@@ -480,6 +537,16 @@ long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
 void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
 		     unsigned int cpu)
 {
+	/*
+	 * Only the range is checked: the records in map.c are what prove the
+	 * slots are one live allocation, and a per-slot check here would cost
+	 * the unmap path a policy lookup per slot.
+	 */
+	DMA_ASSERT(p ? p->dl : NULL,
+		   p && nslots && head < p->nslabs && nslots <= p->nslabs - head &&
+			   cpu < p->dl->ncpus,
+		   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)", head,
+		   nslots, cpu, (void *)p, p ? p->nslabs : 0);
 	p->pops->free(p, head, nslots, cpu);
 }
 
@@ -591,6 +658,8 @@ static int dma_bounce_pool_check(const struct dma_bounce_pool *p)
 
 int dma_layer_check(const struct dma_layer *dl)
 {
+	if (!dl || !dl->ops)
+		return DMA_ERR_INVAL;
 	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
 	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		int err = dma_bounce_pool_check(p);

@@ -356,7 +356,12 @@ static inline void *dma_carve(unsigned char **cur, size_t size)
 	return p;
 }
 
-/* bounce.c */
+/*
+ * bounce.c. Internal, but checked like the public API: bad arguments get
+ * DMA_ERR_INVAL / NULL / 0 (ops_of, req_init, pool_of, pool_max_slots), and
+ * an alloc or free with a CPU index, slot count or slot range the pool cannot
+ * have traps with a message (they index per-CPU and per-slot arrays).
+ */
 const struct dma_bounce_policy_ops *dma_bounce_ops_of(enum dma_bounce_policy policy);
 int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
 			size_t len, uint64_t *offset);

@@ -8,6 +8,14 @@
  * slots that the layer converted to shared when the pool was added. The layer
  * allocates nothing: the caller hands it pool memory and metadata storage. It is
  * not the porting interface (see dma_port.h) and not the arena (see arena.h).
+ *
+ * Bad arguments are refused, never acted on: a function returning int returns
+ * a DMA_ERR_* code, one returning a pointer returns NULL, a query (size, count,
+ * bool) answers 0 / false, which keeps a device away. A void function, and a
+ * release of something the layer never handed out (unmap, free_coherent),
+ * traps after logging a line that names the argument or address; when the
+ * layer itself is NULL there is no log op to print through, and it only traps.
+ * tests/test_bad_args.c walks every function with each kind of bad argument.
  */
 #ifndef SLUICE_DMA_H
 #define SLUICE_DMA_H
@@ -207,13 +215,15 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops,
  * dma_layer_set_inplace() - register (or with NULL, remove) the in-place hook.
  * @dl: the layer.
  * @region: the hook; its storage must outlive its registration.
+ *
+ * A NULL or uninitialised @dl, or a @region without an owns callback, traps.
  */
 void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region);
 
 /**
  * dma_layer_set_profile() - time the bounce copies (for benchmarks: it costs two
  *	reads of the cycle counter per copy).
- * @dl: the layer.
+ * @dl: the layer (NULL or uninitialised traps).
  * @on: whether to time them.
  */
 void dma_layer_set_profile(struct dma_layer *dl, bool on);
@@ -222,7 +232,7 @@ void dma_layer_set_profile(struct dma_layer *dl, bool on);
  * dma_layer_copy_cycles() - cycles spent in bounce copies and scrubs while
  *	profiling was on (0 without a cycles op).
  * @dl: the layer.
- * Return: the running total.
+ * Return: the running total; 0 for a NULL @dl.
  */
 uint64_t dma_layer_copy_cycles(const struct dma_layer *dl);
 
@@ -261,9 +271,11 @@ size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigne
  * to a power of two, fewer if an area would have less than 128 slots, each
  * area a whole number of 128-slot segments (a remainder is left unused).
  *
- * Return: 0; DMA_ERR_INVAL for bad alignment, size or policy; DMA_ERR_NOMEM if
- * @meta_len is too small; DMA_ERR_IO if the conversion failed (nothing added,
- * @mem stays private).
+ * Return: 0; DMA_ERR_INVAL for a NULL argument, bad alignment, size or policy,
+ * @mem or @meta wrapping the address space, @meta or @dl inside @mem (it is
+ * zeroed and shared), or @mem or @meta overlapping an existing pool's memory
+ * or metadata; DMA_ERR_NOMEM if @meta_len is too small; DMA_ERR_IO if the
+ * conversion failed (nothing added, @mem stays private).
  */
 int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
 			size_t bytes, void *meta, size_t meta_len);
@@ -316,7 +328,8 @@ size_t dma_max_mapping_size(const struct dma_layer *dl, const struct dma_tag *ta
  * slots are filled with the original bytes or zeros (see &enum dma_scrub).
  * Pools are tried in the order they were added.
  *
- * Return: 0; DMA_ERR_INVAL for a zero length, a bad direction or tag;
+ * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised argument, a zero length,
+ * a buffer that wraps the address space, a bad direction or tag;
  * DMA_ERR_RANGE when @len exceeds the tag's or the layer's largest mapping
  * (dma_max_mapping_size()) or no pool lies within the tag's addressing limit;
  * DMA_ERR_NOMEM when every pool is full (counted, never fatal).
@@ -333,7 +346,8 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
  *
  * Unmapping an address that is not a live bounce mapping, or with another
  * length or direction, is a programmer error: the layer logs the address and
- * traps. An in-place mapping needs no work.
+ * traps. An invalid @dir traps even for an in-place mapping, which needs no
+ * other work.
  */
 void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
 
@@ -360,7 +374,9 @@ void dma_unmap_discard(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum
  * @dir: the mapping's direction.
  * Return: 0 (a to-device mapping needs no copy); DMA_ERR_PERM if @dir is not
  * the mapping's direction; DMA_ERR_RANGE if the range leaves the mapping;
- * DMA_ERR_INVAL for a zero @len. A @dma_addr that is no live mapping traps.
+ * DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or uninitialised
+ * @dl. A @dma_addr that is no live mapping traps (as dma_unmap() does: a sync
+ * of memory the caller does not own is the same programmer error).
  */
 int dma_sync_for_cpu(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
 		     enum dma_dir dir);
@@ -385,7 +401,8 @@ int dma_sync_for_device(struct dma_layer *dl, uint64_t dma_addr, size_t offset, 
  *	memory is at least page aligned when @size >= 4 KiB).
  * @size: bytes.
  * @dma_addr: set to the device address.
- * Return: the CPU address, or NULL (zero @size, bad tag, or no room).
+ * Return: the CPU address, or NULL (NULL or uninitialised argument, zero
+ * @size, bad tag, @size above the tag's max_mapping, or no room).
  */
 void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
 			 uint64_t *dma_addr);
@@ -394,7 +411,9 @@ void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t
  * dma_free_coherent() - release memory from dma_alloc_coherent().
  * @dl: the layer.
  * @vaddr: the CPU address returned.
- * @size: the size requested. Any other @vaddr or @size traps.
+ * @size: the size requested. Any other @vaddr or @size (never allocated,
+ *	freed already, a streaming mapping, another size) traps, naming the
+ *	address.
  */
 void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size);
 
@@ -404,14 +423,15 @@ void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size);
  * @dl: the layer.
  * @dma_addr: start of the range.
  * @len: its length (0 is treated as 1).
- * Return: true when a device may be given this range.
+ * Return: true when a device may be given this range; false for a NULL @dl
+ * or a range that wraps.
  */
 bool dma_addr_is_shared(const struct dma_layer *dl, uint64_t dma_addr, size_t len);
 
 /**
  * dma_bounce_pool_count() - number of pools added so far.
  * @dl: the layer.
- * Return: the count.
+ * Return: the count; 0 for a NULL @dl.
  */
 unsigned int dma_bounce_pool_count(const struct dma_layer *dl);
 
@@ -421,13 +441,14 @@ unsigned int dma_bounce_pool_count(const struct dma_layer *dl);
  * @pool: pool index in order of addition, or -1 for the sum of all pools.
  * @out: filled in. Counters are read without stopping mappers: each is exact,
  *	their combination is a snapshot only when the layer is idle.
- * Return: 0, or DMA_ERR_NOENT for no such pool.
+ * Return: 0; DMA_ERR_INVAL for a NULL argument or @pool below -1;
+ * DMA_ERR_NOENT for no such pool.
  */
 int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce_stats *out);
 
 /**
  * dma_stats_print() - print every pool's statistics through the ops' log.
- * @dl: the layer.
+ * @dl: the layer (NULL: there is nothing to print with; nothing happens).
  */
 void dma_stats_print(const struct dma_layer *dl);
 
@@ -437,7 +458,8 @@ void dma_stats_print(const struct dma_layer *dl);
  *	policy's structures or inside exactly one live mapping, the policy's
  *	counters agree with a recount, the pool memory is where it was.
  * @dl: the layer.
- * Return: 0, or DMA_ERR_FAULT after logging the first inconsistency.
+ * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised @dl; DMA_ERR_FAULT
+ * after logging the first inconsistency.
  */
 int dma_layer_check(const struct dma_layer *dl);
 

@@ -139,7 +139,10 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
 	uint64_t t0;
 	int err;
 
-	if (!dl || !buf || !dma_addr || !len || !dma_dir_valid(dir))
+	if (!dl || !dl->ops || !buf || !dma_addr || !len || !dma_dir_valid(dir))
+		return DMA_ERR_INVAL;
+	/* A buffer that wraps the address space is no buffer: the copy would fault. */
+	if ((uintptr_t)buf + len - 1 < (uintptr_t)buf)
 		return DMA_ERR_INVAL;
 	err = dma_tag_check(tag);
 	if (err)
@@ -254,6 +257,11 @@ static void dma_unmap_common(struct dma_layer *dl, uint64_t dma_addr, size_t len
 	unsigned long s;
 	unsigned int cpu;
 
+	DMA_ASSERT(dl, dl && dl->ops, "unmap of dma 0x%llx: layer %p not initialised",
+		   (unsigned long long)dma_addr, (void *)dl);
+	/* Checked here too: an in-place mapping has no record to compare with. */
+	DMA_ASSERT(dl, dma_dir_valid(dir), "unmap of dma 0x%llx: invalid direction %d",
+		   (unsigned long long)dma_addr, (int)dir);
 	rec = dma_lookup(dl, dma_addr, false, &p, &s, "unmap");
 	if (!rec) {
 		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, len),
@@ -294,7 +302,7 @@ static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size
 	unsigned char *tlb, *orig;
 	unsigned long s;
 
-	if (!dl || !len || !dma_dir_valid(dir))
+	if (!dl || !dl->ops || !len || !dma_dir_valid(dir))
 		return DMA_ERR_INVAL;
 	rec = dma_lookup(dl, dma_addr, false, &p, &s, for_cpu ? "sync_for_cpu" : "sync_for_device");
 	if (!rec) {
@@ -351,7 +359,7 @@ void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t
 	unsigned long s;
 	void *va;
 
-	if (!dl || !size || !dma_addr || dma_tag_check(tag) || size > UINT32_MAX ||
+	if (!dl || !dl->ops || !size || !dma_addr || dma_tag_check(tag) || size > UINT32_MAX ||
 	    (tag->max_mapping && size > tag->max_mapping))
 		return NULL;
 	/*
@@ -383,6 +391,8 @@ void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size)
 	unsigned long s;
 	uint64_t dma_addr = 0;
 
+	DMA_ASSERT(dl, dl && dl->ops, "free_coherent of %p: layer %p not initialised", vaddr,
+		   (void *)dl);
 	for (struct dma_bounce_pool *q = atomic_load_explicit(&dl->pools, memory_order_acquire);
 	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if ((unsigned char *)vaddr >= q->vaddr && (unsigned char *)vaddr < q->vaddr + q->bytes) {
@@ -391,7 +401,7 @@ void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size)
 			break;
 		}
 	}
-	DMA_ASSERT(dl, p, "free_coherent of %p: not in any pool", vaddr);
+	DMA_ASSERT(dl, p, "free_coherent of %p: not in any pool (never allocated)", vaddr);
 	rec = dma_lookup(dl, dma_addr, true, &p, &s, "free_coherent");
 	DMA_ASSERT(dl, rec && rec->len == size, "free_coherent of %p: size %zu, allocated %u",
 		   vaddr, size, rec ? rec->len : 0);
@@ -402,7 +412,8 @@ bool dma_addr_is_shared(const struct dma_layer *dl, uint64_t dma_addr, size_t le
 {
 	uint64_t last = dma_addr + (len ? len : 1) - 1;
 
-	if (last < dma_addr)
+	/* No layer, nothing shared: the answer that keeps a device away. */
+	if (!dl || !dl->ops || last < dma_addr)
 		return false;
 	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
 	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {

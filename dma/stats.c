@@ -35,7 +35,8 @@ int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce
 {
 	int i = 0, found = 0;
 
-	if (!dl || !out)
+	/* -1 means "all"; any other negative index is a caller's mistake. */
+	if (!dl || !out || pool < -1)
 		return DMA_ERR_INVAL;
 	memset(out, 0, sizeof(*out));
 	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);

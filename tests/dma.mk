@@ -2,6 +2,9 @@
 HOST_TESTS += test_bounce test_map
 test_bounce_SRCS := tests/test_bounce.c tests/mock_port.c $(DMA_SRCS)
 test_map_SRCS := tests/test_map.c tests/mock_port.c $(DMA_SRCS)
+# Every exported function of dma/ with each kind of bad argument, from one table.
+HOST_TESTS += test_bad_args
+test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
 

@@ -1,6 +1,7 @@
 # tests/fuzz.mk - libFuzzer targets (clang, ASan+UBSan) of the code a hostile host
 # talks to: the virtqueue's used ring, virtio-pci capabilities, virtio-blk
-# completions, and the DMA API against a reference model.
+# completions, virtio-net receive (and transmit) completions, and the DMA API
+# against a reference model.
 #
 #   make fuzz [FUZZ_SECONDS=60]   build, then run every target for FUZZ_SECONDS on a
 #                                 scratch copy of its seed corpus (tests/fuzz/corpus/)
@@ -17,7 +18,7 @@
 # known open bugs (names in each target's header comment) to look past them.
 # Seeds are written by tests/fuzz/gen_seeds.py.
 FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
-	fuzz_dma_ops
+	fuzz_virtio_net_rx fuzz_dma_ops
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -I. -DSLUICE_HOST $(WARN) \
@@ -26,6 +27,8 @@ FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/mock_port.c $(DMA_SRCS)
 fuzz_virtqueue_used_FUZZ_SRCS := drivers/virtio/virtqueue.c
 fuzz_virtio_pci_caps_FUZZ_SRCS := drivers/pci/pci.c drivers/virtio/virtio_pci.c
 fuzz_virtio_blk_completion_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio.c \
+	drivers/virtio/virtqueue.c
+fuzz_virtio_net_rx_FUZZ_SRCS := drivers/virtio/virtio_net.c drivers/virtio/virtio.c \
 	drivers/virtio/virtqueue.c
 fuzz_dma_ops_FUZZ_SRCS :=
 # The top Makefile defines ALL_HEADERS after including this file.

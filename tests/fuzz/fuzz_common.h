@@ -165,6 +165,7 @@ const char *fuzz_dma_log_last(void);
 int fuzz_virtqueue_used_one(const uint8_t *data, size_t size);
 int fuzz_virtio_pci_caps_one(const uint8_t *data, size_t size);
 int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size);
+int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size);
 int fuzz_dma_ops_one(const uint8_t *data, size_t size);
 
 #endif /* SLUICE_TESTS_FUZZ_COMMON_H */

@@ -296,6 +296,199 @@ def gen_blk():
     write('corpus', t, 'many_segments', s)
 
 
+# ---------------------------------------------------------------- virtio-net
+NET_HDR, NET_MIN, NET_MAX, NET_BUF = 12, 14, 1514, 2048
+
+
+def net_header(mode, dev, sizes=(16, 16), max_queue=0, mac=b'\x52\x54\x00\x12\x34\x56',
+               link=1):
+    """mode: bit 0 confidential, 1-2 policy, 3 scrub zero, 4 in place, 5 mutate,
+    6 config reads fail, 7 DRIVER_OK refused. dev: bit 0 not a NIC, 1 FEATURES_OK
+    refused, 2 no VERSION_1, 3 no ACCESS_PLATFORM, 4 MAC, 5 STATUS, 6 offloads."""
+    s = Seed().u8(mode).u8(dev)
+    cfg = bytearray(16)
+    cfg[0:6] = mac
+    struct.pack_into('<H', cfg, 6, link)
+    s.raw(bytes(cfg))
+    for q in sizes:
+        if q > 64:
+            s.u8(0xff).u16(q)
+        else:
+            s.u8(q)
+    return s.u8(max_queue)
+
+
+def net_recv(s, max_len=None):
+    if max_len is None:
+        return s.u8(0).u8(1)                     # a 2048-byte buffer
+    return s.u8(0).u8(0).below(NET_BUF + 1, max_len)
+
+
+def net_serve(s, flen=60, pick=0, hdr=None, fields=None, nbuf=None, used=None, id_how=0,
+              extra=(), replay=False, keep=False, kind=None):
+    """One receive completion. kind: None (a valid frame of flen), 'runt' (flen
+    < 14), 'any' (flen up to the buffer), 'huge' (flen as u16), 'max' (1514).
+    used: None (exact), ('u32', v) or ('short', v) / ('long', v)."""
+    how = {None: 0, 'runt': 4, 'any': 5, 'huge': 6, 'max': 7}[kind]
+    if hdr is not None:
+        how |= 0x08
+    if fields is not None:
+        how |= 0x10
+    if nbuf is not None:
+        how |= 0x20
+    if used is not None:
+        how |= 0x80 if used[0] == 'u32' else 0xc0
+    how2 = id_how | (0x04 if replay else 0) | (0x08 if keep else 0)
+    s.u8(1).u8(how).u8(how2).u8(0x40).u8(pick)
+    if kind is None:
+        s.below(NET_MAX - NET_MIN + 1, flen - NET_MIN)
+    elif kind == 'runt':
+        s.below(NET_MIN, flen)
+    elif kind == 'any':
+        s.below(NET_BUF - NET_HDR + 1, flen)
+    elif kind == 'huge':
+        s.u16(flen)
+    if hdr is not None:
+        s.raw(bytes(hdr))
+    if fields is not None:
+        s.raw(bytes(fields))
+    if nbuf is not None:
+        s.u16(nbuf)
+    if used is not None:
+        if used[0] == 'u32':
+            s.u32(used[1])
+        elif used[0] == 'long':
+            s.u8(1).u8(used[1])
+        else:
+            s.u8(0).below(NET_HDR + NET_MIN, used[1])
+    for e in extra:
+        e(s)
+    return s
+
+
+def net_send(s, flen=60, kind=None, null=False):
+    how = {None: 0, 'runt': 5, 'long': 6, 'huge': 7}[kind] | (0x80 if null else 0)
+    s.u8(3).u8(how)
+    if kind is None:
+        s.below(NET_MAX - NET_MIN + 1, flen - NET_MIN)
+    elif kind == 'runt':
+        s.below(NET_MIN, flen)
+    elif kind == 'long':
+        s.below(64, flen - NET_MAX - 1)
+    else:
+        s.u8(1)                                  # SIZE_MAX
+    return s
+
+
+def net_complete(s, pick=0, id_how=0, ln=None, replay=False, extra=()):
+    how = id_how | (0x04 if ln is not None else 0) | (0x08 if replay else 0)
+    s.u8(4).u8(how).u8(pick)
+    for e in extra:
+        e(s)
+    if ln is not None:
+        s.u32(ln)
+    return s
+
+
+def gen_net():
+    t = 'fuzz_virtio_net_rx'
+    # A well-behaved device: frames both ways, the smallest and the largest.
+    s = net_header(0x00, 0x30)
+    for n in (60, 1514):
+        net_send(s, n)
+        net_complete(s)
+        s.u8(5)                                  # reclaim
+        net_serve(s, n)
+        net_recv(s)
+    s.u8(6)                                      # link status
+    write('corpus', t, 'good_traffic', s)
+
+    # Confidential, buffers in the in-place region, sluice policy, zero scrub,
+    # eight entries: a full transmit ring, a receive buffer too small.
+    s = net_header(0x01 | 0x06 | 0x08 | 0x10, 0x30, sizes=(64, 32), max_queue=8)
+    for i in range(9):
+        net_send(s, 100 + i)                     # the ninth: busy
+    for i in range(8):
+        net_complete(s)
+    s.u8(5)
+    net_serve(s, 200)
+    net_recv(s, 100)                             # dropped: 200 > 100
+    net_serve(s, 200)
+    net_recv(s, 200)
+    write('corpus', t, 'confidential_inplace', s)
+
+    # Headers: offloads asked for (dropped), csum fields and num_buffers with no
+    # flag (delivered), the device offering offloads the driver must refuse.
+    s = net_header(0x02, 0x70)
+    net_serve(s, 80, hdr=[1, 0, 0, 0, 0, 0, 14, 0, 16, 0, 1, 0])    # NEEDS_CSUM
+    net_recv(s)
+    net_serve(s, 80, hdr=[0, 3, 42, 0, 0xa8, 5, 0, 0, 0, 0, 1, 0])  # GSO UDP
+    net_recv(s)
+    net_serve(s, 80, hdr=[2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0])      # DATA_VALID
+    net_recv(s)
+    net_serve(s, 80, fields=[0xff, 0xff, 0x34, 0x12, 0xfe, 0xff, 0x00, 0x80])
+    net_recv(s)
+    net_serve(s, 80, nbuf=7)
+    net_recv(s)
+    net_serve(s, 80, nbuf=0)
+    net_recv(s)
+    write('corpus', t, 'hostile_headers', s)
+
+    # Lengths and ids: a runt, a frame claimed longer than the buffer, used
+    # lengths below header + 14 and above the buffer, ids out of range, another
+    # buffer's, replays, a used->idx jump; sends of bad lengths.
+    s = net_header(0x04, 0x30, sizes=(8, 8))
+    net_serve(s, 5, kind='runt')
+    net_recv(s)
+    net_serve(s, 4000, kind='huge')
+    net_recv(s)
+    net_serve(s, 60, used=('short', 25))
+    net_recv(s)
+    net_serve(s, 60, used=('long', 0))
+    net_recv(s)
+    net_serve(s, 60, used=('u32', 0xffffffff))
+    net_recv(s)
+    net_serve(s, 2036, kind='any')               # exactly the buffer
+    net_recv(s)
+    net_serve(s, 60, id_how=3, extra=[lambda x: x.u8(1).u32(0x10000)])  # id out of range
+    net_serve(s, 60, id_how=2, extra=[lambda x: x.below(8, 3)])        # another head
+    net_serve(s, 60, replay=True)
+    net_recv(s)
+    net_recv(s)
+    net_recv(s)
+    net_send(s, 13, kind='runt')
+    net_send(s, 1515, kind='long')
+    net_send(s, kind='huge')
+    net_send(s, 60, null=True)
+    net_send(s, 60)
+    net_complete(s, ln=0xffffffff)             # a length means nothing for transmit
+    s.u8(5)
+    s.u8(7).u8(0).u32(3).u32(100)               # a stray used entry
+    net_recv(s)
+    s.u8(7).u8(1).u16(0x8000)                    # used->idx far ahead: broken
+    net_recv(s)
+    net_send(s, 60)
+    s.u8(5)
+    write('corpus', t, 'hostile_lengths', s)
+
+    # A device no driver can use: a queue size of 65535 (more buffers than the
+    # allocator gives), then one refusing DRIVER_OK.
+    s = net_header(0x00, 0x30, sizes=(65535, 65535))
+    write('corpus', t, 'bad_queue_size', s)
+    s = net_header(0x80, 0x30)
+    write('corpus', t, 'driver_ok_refused', s)
+
+    # Fields changed right after the queue read them (mutate on): the hook's
+    # bytes follow each read.
+    s = net_header(0x20, 0x30, sizes=(4, 4))
+    net_serve(s, 60)
+    net_serve(s, 70, pick=0)
+    s.u8(0).u8(1)                                # recv; hook bytes follow
+    s.raw(bytes([0, 0x34, 0x12, 0, 0, 0, 0xff, 0xff, 0x7f, 0, 0, 1, 0, 0, 0, 1, 1]))
+    s.u8(0).u8(1).raw(bytes([1, 1, 1, 1, 1, 1]))
+    write('corpus', t, 'double_fetch', s)
+
+
 # ---------------------------------------------------------------- dma
 def dma_len(s, ln):
     if ln <= 4096:
@@ -383,4 +576,5 @@ def gen_dma():
 gen_virtqueue()
 gen_pci()
 gen_blk()
+gen_net()
 gen_dma()

@@ -144,10 +144,11 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 	return rc;
 }
 
-static void alloc_print(const struct kdma_config *cfg, unsigned int threads,
-			const struct alloc_result *r, double scaling)
+static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg,
+			unsigned int threads, const struct alloc_result *r, double scaling)
 {
 	char policy[16];
+	unsigned int areas = kernel_dma_areas(kd, cfg);
 
 	if (cfg->mode == KDMA_BOUNCE)
 		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
@@ -167,6 +168,8 @@ static void alloc_print(const struct kdma_config *cfg, unsigned int threads,
 	       r->ops_per_s, r->lock_wait_per_map, r->lock_contended_pct, r->ops);
 	if (scaling > 0)
 		printf(",\"scaling\":%.3f", scaling);
+	if (areas)
+		printf(",\"areas\":%u", areas);
 	printf("}\n");
 }
 
@@ -188,14 +191,14 @@ int alloc_smp_bench_suite(struct kernel_dma *kd, uint64_t modes, unsigned int ru
 			failures++;
 			continue;
 		}
-		alloc_print(&cfgs[c], 1, &one, 0);
+		alloc_print(kd, &cfgs[c], 1, &one, 0);
 		if (ncpus < 2)
 			continue;
 		if (alloc_run_once(&run, &cfgs[c], ncpus, run_ms, &many)) {
 			failures++;
 			continue;
 		}
-		alloc_print(&cfgs[c], ncpus, &many,
+		alloc_print(kd, &cfgs[c], ncpus, &many,
 			    one.ops_per_s > 0 ? many.ops_per_s / one.ops_per_s : 0);
 	}
 	return failures;

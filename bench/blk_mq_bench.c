@@ -264,10 +264,12 @@ static int mq_run_once(struct mq_run *run, const struct kdma_config *cfg, unsign
 	return rc;
 }
 
-static void mq_print(const struct kdma_config *cfg, const char *rw, unsigned int threads,
-		     unsigned int queues, const struct mq_result *r, double scaling)
+static void mq_print(struct kernel_dma *kd, const struct kdma_config *cfg, const char *rw,
+		     unsigned int threads, unsigned int queues, const struct mq_result *r,
+		     double scaling)
 {
 	char policy[16];
+	unsigned int areas = kernel_dma_areas(kd, cfg);
 
 	if (cfg->mode == KDMA_BOUNCE)
 		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
@@ -293,6 +295,8 @@ static void mq_print(const struct kdma_config *cfg, const char *rw, unsigned int
 	       r->lock_acquires_per_io, r->ios, r->errors, r->seconds);
 	if (scaling > 0)
 		printf(",\"scaling\":%.3f", scaling);
+	if (areas)
+		printf(",\"areas\":%u", areas);
 	printf("}\n");
 }
 
@@ -332,14 +336,14 @@ int blk_mq_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64
 				failures++;
 				continue;
 			}
-			mq_print(&cfgs[c], rws[w], 1, 1, &one, 0);
+			mq_print(kd, &cfgs[c], rws[w], 1, 1, &one, 0);
 			if (ncpus < 2)
 				continue;
 			if (mq_run_once(&run, &cfgs[c], ncpus, warmup_ms, run_ms, &many)) {
 				failures++;
 				continue;
 			}
-			mq_print(&cfgs[c], rws[w], ncpus, blk.nqueues < ncpus ? blk.nqueues : ncpus,
+			mq_print(kd, &cfgs[c], rws[w], ncpus, blk.nqueues < ncpus ? blk.nqueues : ncpus,
 				 &many, one.iops > 0 ? many.iops / one.iops : 0);
 		}
 		virtio_blk_remove(&blk);

@@ -144,6 +144,8 @@ static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
 	int rc;
 
 	rc = dma_layer_init(dl, &kd->ops, kd->ncpus, scrub);
+	if (!rc)
+		rc = dma_layer_set_max_areas(dl, kd->max_areas);
 	if (rc)
 		return rc;
 	meta_len = dma_bounce_meta_size(policy, bytes, kd->ncpus);
@@ -171,6 +173,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	kd->policies = bi->options.policies;
 	kd->fail_private = bi->options.fail_private;
 	kd->ncpus = smp_cpu_count();
+	kd->max_areas = (unsigned int)bi->options.areas;
 	kd->ops = (struct dma_port_ops){
 		.ctx = kd,
 		.set_shared = kd_set_shared,
@@ -332,8 +335,10 @@ void kernel_dma_report(struct kernel_dma *kd)
 			continue;
 		dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
 		printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
-		       " slots of 2 KiB, policy %s, scrub %s, largest mapping %zu KiB\n",
-		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs,
+		       " slots of 2 KiB in %" PRIu64 " area%s, policy %s, scrub %s, largest mapping "
+		       "%zu KiB\n",
+		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs, bs.nareas,
+		       bs.nareas == 1 ? "" : "s",
 		       dma_bounce_policy_name((enum dma_bounce_policy)p),
 		       kd->bounce[p].scrub == DMA_SCRUB_COPY ? "copy" : "zero",
 		       dma_max_mapping_size(&kd->bounce[p], &DMA_TAG_DEFAULT) >> 10);
@@ -485,6 +490,15 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	       " cycles (mean of %d, copy included)\n",
 	       map_cycles / SELFTEST_REPEATS, unmap_cycles / SELFTEST_REPEATS, SELFTEST_REPEATS);
 	return 0;
+}
+
+unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg)
+{
+	struct dma_bounce_stats bs;
+
+	if (cfg->mode != KDMA_BOUNCE || dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs))
+		return 0;
+	return (unsigned int)bs.nareas;
 }
 
 void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out)

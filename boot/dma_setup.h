@@ -78,6 +78,7 @@ struct kdma_cpu_stats {
  * @fail_private: every Nth conversion back to private fails (fault injection; 0 never).
  * @private_calls: conversions back to private attempted so far.
  * @ncpus: CPUs the layers were built for (per-CPU caches and areas).
+ * @max_areas: most areas per bounce pool (option areas=; 0: one per CPU).
  * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
  */
 struct kernel_dma {
@@ -93,8 +94,18 @@ struct kernel_dma {
 	uint64_t fail_private;
 	uint64_t private_calls;
 	unsigned int ncpus;
+	unsigned int max_areas;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
+
+/**
+ * kernel_dma_areas() - the areas (locks) a configuration's bounce pool is split
+ *	into, for benchmark output.
+ * @kd: the DMA set-up.
+ * @cfg: the configuration.
+ * Return: the count, or 0 for a configuration without a bounce pool.
+ */
+unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg);
 
 /**
  * kernel_dma_lock_stats() - sum of every CPU's lock statistics.

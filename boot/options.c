@@ -79,6 +79,9 @@ static const struct option_def option_table[] = {
 	  "ways per set of the IOTLB model, 0 = fully associative; default 0" },
 	{ "fail_private", OPT_UINT, offsetof(struct kernel_options, fail_private), 0, 1000000, 1,
 	  NULL, "fault injection: every Nth conversion back to private fails (0: never); default 0" },
+	{ "areas", OPT_UINT, offsetof(struct kernel_options, areas), 0, 64, 1, NULL,
+	  "areas (locks) per bounce pool, a power of two up to 64; 0 = one per CPU (Linux >= 6.3), "
+	  "1 = one lock for the pool (Linux before 6.3); default 0" },
 	{ "cpus", OPT_UINT, offsetof(struct kernel_options, cpus), 0, 16, 1, NULL,
 	  "CPUs to use, 1..16, 0 = every CPU the firmware lists (QEMU -smp); default 0" },
 	{ "fault_cpu", OPT_UINT, offsetof(struct kernel_options, fault_cpu), 0, 15, 1, NULL,
@@ -312,6 +315,11 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		rc = options_apply(start, (size_t)(p - start), opts, err, err_len);
 		if (rc)
 			return rc;
+	}
+	if (opts->areas & (opts->areas - 1)) {
+		snprintf(err, err_len, "areas=%llu is not a power of two",
+			 (unsigned long long)opts->areas);
+		return -22;
 	}
 	if (opts->iotlb_ways && (opts->iotlb_ways > opts->iotlb_entries ||
 				 opts->iotlb_entries % opts->iotlb_ways)) {

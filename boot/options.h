@@ -53,6 +53,7 @@ enum fault_kind {
  * @iotlb_ways: its ways per set, 0 for fully associative (iotlb_ways=N).
  * @fail_private: fault injection: every Nth conversion back to private fails
  *	(fail_private=N, 0 never).
+ * @areas: most areas per bounce pool, 0 for one per CPU (areas=N).
  * @cpus: CPUs to use, 0 for all the firmware lists (cpus=N).
  * @fault_cpu: the CPU that triggers @fault (fault_cpu=N).
  */
@@ -74,6 +75,7 @@ struct kernel_options {
 	uint64_t iotlb_entries;
 	uint64_t iotlb_ways;
 	uint64_t fail_private;
+	uint64_t areas;
 	uint64_t cpus;
 	uint64_t fault_cpu;
 };

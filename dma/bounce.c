@@ -300,11 +300,16 @@ static unsigned int dma_roundup_pow2(unsigned int v)
  * also rounds the pool size so that areas are whole segments; we cannot grow
  * the caller's memory, so we drop the remainder instead.
  */
-static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, struct dma_bounce_geometry *g)
+static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, unsigned int max_areas,
+				struct dma_bounce_geometry *g)
 {
 	unsigned long raw = (unsigned long)(bytes >> DMA_IO_TLB_SHIFT);
 	unsigned int nareas = dma_roundup_pow2(ncpus ? ncpus : 1);
 
+	/* A layer limited to fewer areas (dma_layer_set_max_areas()): the pool
+	 * before Linux 6.3 had one, under one lock, whatever the CPU count. */
+	if (max_areas && nareas > max_areas)
+		nareas = max_areas;
 	if (raw < DMA_IO_TLB_SEGSIZE)
 		return false;
 	if (raw < (unsigned long)nareas * DMA_IO_TLB_SEGSIZE)
@@ -320,7 +325,7 @@ size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigne
 	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
 	struct dma_bounce_geometry g;
 
-	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, &g))
+	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, 0, &g))
 		return 0;
 	/* Leading slack lets the caller pass storage of any alignment. */
 	return DMA_CACHELINE + dma_align_up(sizeof(struct dma_bounce_pool), DMA_CACHELINE) +
@@ -348,6 +353,17 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops, unsigne
 	atomic_init(&dl->nomem_events, 0);
 	atomic_init(&dl->copy_cycles, 0);
 	dma_lock_init(dl, &dl->grow_lock);
+	return 0;
+}
+
+int dma_layer_set_max_areas(struct dma_layer *dl, unsigned int max_areas)
+{
+	if (!dl || !dl->ops || (max_areas & (max_areas - 1)))
+		return DMA_ERR_INVAL;
+	/* Pools already carved keep their areas: refuse rather than mix. */
+	if (atomic_load_explicit(&dl->pools, memory_order_acquire))
+		return DMA_ERR_INVAL;
+	dl->max_areas = max_areas;
 	return 0;
 }
 
@@ -395,7 +411,8 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	if (!dl || !dl->ops || !pops || !mem || !meta)
 		return DMA_ERR_INVAL;
 	if (((uintptr_t)mem & (DMA_PAGE_SIZE - 1)) || (bytes & (DMA_PAGE_SIZE - 1)) ||
-	    (uintptr_t)mem + bytes < (uintptr_t)mem || !dma_bounce_geometry(bytes, dl->ncpus, &g))
+	    (uintptr_t)mem + bytes < (uintptr_t)mem ||
+	    !dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, &g))
 		return DMA_ERR_INVAL;
 	if (meta_len < dma_bounce_meta_size(policy, bytes, dl->ncpus))
 		return DMA_ERR_NOMEM;

@@ -135,6 +135,8 @@ struct dma_inplace_region {
 /**
  * struct dma_bounce_stats - statistics of one bounce pool (or all of them).
  * @nslabs: usable slots (Linux debugfs io_tlb_nslabs).
+ * @nareas: areas (each with its own lock) of the pool; over several pools, the
+ *	most any of them has.
  * @used: slots held by live mappings (io_tlb_used).
  * @used_hiwater: highest @used seen (io_tlb_used_hiwater). For the sluice
  *	policy it counts slots held in per-CPU caches too, so it is an upper
@@ -154,6 +156,7 @@ struct dma_inplace_region {
  */
 struct dma_bounce_stats {
 	uint64_t nslabs;
+	uint64_t nareas;
 	uint64_t used;
 	uint64_t used_hiwater;
 	uint64_t mappings;
@@ -177,6 +180,8 @@ struct dma_bounce_pool;
  * @ops: porting ops, kept by pointer (must outlive the layer).
  * @ncpus: CPU indices the ops' cpu_id may return.
  * @scrub: stale-data strategy for from-device bounces.
+ * @max_areas: most areas a bounce pool is split into (0: CPUs rounded up to a
+ *	power of two, as Linux since 6.3); see dma_layer_set_max_areas().
  * @pools: first bounce pool; later pools (growth) follow through their next
  *	pointers and are only ever appended.
  * @inplace: optional in-place region checker (the arena).
@@ -191,6 +196,7 @@ struct dma_layer {
 	const struct dma_port_ops *ops;
 	unsigned int ncpus;
 	enum dma_scrub scrub;
+	unsigned int max_areas;
 	struct dma_bounce_pool *_Atomic pools;
 	const struct dma_inplace_region *_Atomic inplace;
 	struct dma_port_lock grow_lock;
@@ -219,6 +225,21 @@ int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops,
  * A NULL or uninitialised @dl, or a @region without an owns callback, traps.
  */
 void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region);
+
+/**
+ * dma_layer_set_max_areas() - split the layer's bounce pools into at most
+ *	@max_areas areas (each with its own lock and search start).
+ * @dl: an initialised layer with no pool yet.
+ * @max_areas: a power of two, or 0 for the default (CPUs rounded up to a power
+ *	of two). 1 reproduces the single-lock pool of Linux before 6.3, where the
+ *	seeds measured their multi-job results.
+ *
+ * Metadata sized by dma_bounce_meta_size() for the layer's CPU count is always
+ * enough. CPUs share areas as cpu & (areas - 1).
+ * Return: 0, or DMA_ERR_INVAL (NULL or uninitialised layer, @max_areas not a
+ * power of two, or a pool already added).
+ */
+int dma_layer_set_max_areas(struct dma_layer *dl, unsigned int max_areas);
 
 /**
  * dma_layer_set_profile() - time the bounce copies (for benchmarks: it costs two

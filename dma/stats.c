@@ -11,6 +11,9 @@
 static void dma_stats_add_pool(const struct dma_bounce_pool *p, struct dma_bounce_stats *o)
 {
 	o->nslabs += p->nslabs;
+	/* Pools of one layer share one geometry rule; report the largest split. */
+	if (p->nareas > o->nareas)
+		o->nareas = p->nareas;
 	o->used += p->pops->used(p);
 	o->used_hiwater += atomic_load_explicit(&p->used_hiwater, memory_order_relaxed);
 	o->full_events += atomic_load_explicit(&p->full_events, memory_order_relaxed);

@@ -813,6 +813,63 @@ static void test_linux_nareas(void **state)
 	replay(f, three, 3);
 }
 
+/*
+ * dma_layer_set_max_areas(1): the single-lock pool of Linux before 6.3. With 4
+ * CPUs and 512 slots, Linux gives 4 areas (cpu 3 starts at slot 384); limited to
+ * one, every CPU allocates from slot 0 on.
+ */
+static void test_linux_one_area(void **state)
+{
+	static const struct replay_step one_area[] = {
+		MAPC(3, 2048, 0),
+		MAPC(1, 2048, 1),
+		MAPC(2, 2048, 2),
+	};
+	static const struct replay_step two_areas[] = {
+		MAPC(3, 2048, 256),
+		MAPC(2, 2048, 0),
+	};
+	struct tcase *tc = *state;
+	struct fx *f = reopen(tc, 4, 0);
+
+	assert_int_equal(dma_layer_set_max_areas(&f->dl, 1), 0);
+	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
+	replay(f, one_area, 3);
+	f = reopen(tc, 4, 0);
+	assert_int_equal(dma_layer_set_max_areas(&f->dl, 2), 0);
+	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
+	replay(f, two_areas, 2);
+}
+
+/* Every policy works on one area shared by all CPUs; the limit is checked. */
+static void test_max_areas(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = reopen(tc, 4, 0);
+	unsigned char *buf = fx_aligned(4096, 4 * 4096);
+	uint64_t dma[4];
+
+	assert_int_equal(dma_layer_set_max_areas(NULL, 1), DMA_ERR_INVAL);
+	assert_int_equal(dma_layer_set_max_areas(&f->dl, 3), DMA_ERR_INVAL);
+	assert_int_equal(dma_layer_set_max_areas(&f->dl, 1), 0);
+	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
+	/* Too late once a pool exists: it keeps the areas it was carved with. */
+	assert_int_equal(dma_layer_set_max_areas(&f->dl, 4), DMA_ERR_INVAL);
+	memset(buf, 7, 4 * 4096);
+	for (unsigned int cpu = 0; cpu < 4; cpu++) {
+		mock_port_set_cpu(cpu);
+		assert_int_equal(dma_map(&f->dl, &DMA_TAG_DEFAULT, buf + cpu * 4096, 4096,
+					 DMA_TO_DEVICE, &dma[cpu]), 0);
+	}
+	for (unsigned int cpu = 0; cpu < 4; cpu++) {
+		mock_port_set_cpu(cpu);
+		dma_unmap(&f->dl, dma[cpu], 4096, DMA_TO_DEVICE);
+	}
+	mock_port_set_cpu(0);
+	assert_int_equal(dma_layer_check(&f->dl), 0);
+	free(buf);
+}
+
 /* ------------------------------------------------------------------ geometry and init errors */
 
 static void test_pool_args(void **state)
@@ -869,6 +926,8 @@ int main(void)
 		{ "linux_replay", test_linux_replay, true },
 		{ "linux_replay_areas", test_linux_replay_areas, true },
 		{ "linux_nareas", test_linux_nareas, true },
+		{ "linux_one_area", test_linux_one_area, true },
+		{ "max_areas", test_max_areas, false },
 	};
 	enum { NALL = sizeof(all) / sizeof(all[0]) };
 	static struct CMUnitTest tests[NALL * DMA_POLICY_COUNT];

@@ -95,7 +95,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, frames, bench, bench_set, "
-				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, cpus, fault_cpu");
+				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -110,7 +110,7 @@ static void test_bad_values_name_the_word(void **state)
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
-		"fault_cpu=16",
+		"fault_cpu=16", "areas=3", "areas=128",
 	};
 	struct kernel_options o;
 	char err[256];

@@ -3,17 +3,17 @@
 # options are refused with a message that lists the valid ones (exit code 2).
 . "$(dirname "$0")/lib.sh"
 
-boot_kernel options_sizes 0 --args "heap=32M dma=5M pool=1M policies=linux scrub=zero"
+boot_kernel options_sizes 0 --args "heap=32M dma=5M pool=1M policies=linux scrub=zero areas=1"
 expect "$BOOT_LOG" \
 	'^options: heap=32768K dma=6144K pool=1024K policies=linux, scrub=zero fault=none \(from sluice.cfg\)' \
 	'^  heap +0x[0-9a-f]+ +32768 KiB$' \
 	'^  dma +0x[0-9a-f]+ +6144 KiB \(2 MiB aligned\)$' \
-	'^dma: bounce pool 0x[0-9a-f]+ 1024 KiB, 512 slots of 2 KiB, policy linux, scrub zero, largest mapping 256 KiB' \
+	'^dma: bounce pool 0x[0-9a-f]+ 1024 KiB, 512 slots of 2 KiB in 1 area, policy linux, scrub zero, largest mapping 256 KiB' \
 	'^dma: arena 0x[0-9a-f]+ 2048 KiB = 1 chunks of 2 MiB' \
 	'^dma: selftest passed'
 
 boot_kernel options_unknown 2 --args "heap=32M bogus=1"
-expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault, pool, policies, scrub, modes, blk, iodepth, bs, frames, bench, bench_set, bench_ms, iotlb_entries, iotlb_ways, fail_private, cpus, fault_cpu" \
+expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault, pool, policies, scrub, modes, blk, iodepth, bs, frames, bench, bench_set, bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu" \
 	'^  heap=SIZE ' '^  fault=VALUE '
 reject "$BOOT_LOG" '^Sluice [0-9]'
 

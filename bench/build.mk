@@ -9,3 +9,4 @@ KERNEL_SRCS += bench/net_bench.c
 KERNEL_SRCS += bench/blk_mq_bench.c
 KERNEL_SRCS += bench/alloc_smp_bench.c
 KERNEL_SRCS += bench/blk_smp_check.c
+KERNEL_SRCS += bench/net_smp_check.c

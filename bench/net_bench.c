@@ -79,7 +79,7 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 		virtio_net_tx_reclaim(tx);
 		if (virtio_net_recv(rx, in, sizeof(in), &len) == 1)
 			spins = 0;
-		if (tx->tx_nfree == tx->queue_size && next == sent)
+		if (!virtio_net_tx_pending(tx, 0) && next == sent)
 			break;
 	}
 	return frames ? 0 : -1;

@@ -32,8 +32,8 @@ static uint8_t net_pattern(uint32_t seq, size_t j)
 	return (uint8_t)(seq * 7u + j * 13u + 0x5a);
 }
 
-static size_t net_build(uint8_t *f, const struct virtio_net *tx, const struct virtio_net *rx,
-			uint32_t seq)
+size_t net_check_build(uint8_t *f, const struct virtio_net *tx, const struct virtio_net *rx,
+		       uint32_t seq)
 {
 	size_t len = frame_sizes[seq % NSIZES];
 
@@ -49,9 +49,8 @@ static size_t net_build(uint8_t *f, const struct virtio_net *tx, const struct vi
 	return len;
 }
 
-/* 0 if @f is frame @seq exactly, else a short reason. */
-static const char *net_verify(const uint8_t *f, size_t len, const struct virtio_net *tx,
-			      const struct virtio_net *rx, uint32_t seq)
+const char *net_check_verify(const uint8_t *f, size_t len, const struct virtio_net *tx,
+			     const struct virtio_net *rx, uint32_t seq)
 {
 	uint32_t got;
 
@@ -87,7 +86,7 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 		int rc;
 
 		while (sent < frames && sent - received < window) {
-			len = net_build(out, tx, rx, sent);
+			len = net_check_build(out, tx, rx, sent);
 			rc = virtio_net_send(tx, out, len);
 			if (rc == -16) {
 				virtio_net_tx_reclaim(tx);
@@ -100,7 +99,7 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 			sent++;
 		}
 		if (virtio_net_recv(rx, in, sizeof(in), &len) == 1) {
-			const char *why = net_verify(in, len, tx, rx, expected);
+			const char *why = net_check_verify(in, len, tx, rx, expected);
 			uint32_t seq;
 
 			idle = 0;
@@ -114,7 +113,7 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 				lost += seq - expected;
 				received += seq - expected;
 				expected = seq;
-				why = net_verify(in, len, tx, rx, expected);
+				why = net_check_verify(in, len, tx, rx, expected);
 			}
 			if (why) {
 				if (bad < NET_CHECK_MAX_REPORTS)
@@ -134,8 +133,8 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 		}
 	}
 	t1 = rdtsc();
-	while (tx->tx_nfree < tx->queue_size && virtio_net_tx_reclaim(tx) >= 0 &&
-	       tx->tx_nfree < tx->queue_size)
+	while (virtio_net_tx_pending(tx, 0) && virtio_net_tx_reclaim(tx) >= 0 &&
+	       virtio_net_tx_pending(tx, 0))
 		cpu_relax();
 	printf("net: mode=%s sent %u frames (%" PRIu64 " bytes, sizes %u..%u) and received %u "
 	       "in order, %u bad, %u lost, %u foreign, window %u, %.3f s, %.0f frames/s\n",

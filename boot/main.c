@@ -30,6 +30,7 @@
 #include "bench/convert_bench.h"
 #include "bench/net_bench.h"
 #include "bench/net_check.h"
+#include "bench/net_smp_check.h"
 #include "drivers/virtio/virtio_net.h"
 #include "drivers/virtio/virtio_blk.h"
 #include "boot/syscalls.h"
@@ -37,6 +38,8 @@
 #define MIB (UINT64_C(1) << 20)
 /* Index of "smp" in options_blk_names: the write pass runs on every CPU at once. */
 #define BLK_TASK_SMP 2
+/* Index of "smp" in options_net_names: every CPU sends and receives at once. */
+#define NET_TASK_SMP 1
 
 static const char *mem_kind_name(enum mem_kind kind)
 {
@@ -257,10 +260,12 @@ static unsigned int net_ring_size(struct kernel_dma *kd, const struct kdma_confi
 }
 
 /* Both NICs on a configuration's layer, receiver first (with a small bounce pool
- * it gets its buffers before the sender's idle receive ring takes the slots). */
+ * it gets its buffers before the sender's idle receive ring takes the slots),
+ * each with up to @pairs queue pairs (locked when fewer than the CPUs). */
 static int net_pair_init(struct kernel_dma *kd, const struct kdma_config *cfg,
 			 struct virtio_device *nic[2], struct virtio_net net[2],
-			 struct net_buf_ctx *bctx, unsigned int qsize, int *links_up)
+			 struct net_buf_ctx *bctx, unsigned int qsize, unsigned int pairs,
+			 int *links_up)
 {
 	struct virtio_net_buffers bufs = { net_buf_alloc, net_buf_free, bctx };
 	char why[192];
@@ -269,14 +274,15 @@ static int net_pair_init(struct kernel_dma *kd, const struct kdma_config *cfg,
 	*links_up = 0;
 	for (int k = 1; k >= 0; k--) {
 		nic[k]->confidential = cfg->mode != KDMA_DIRECT;
-		rc = virtio_net_init(&net[k], nic[k], kernel_dma_layer(kd, cfg), &bufs, qsize, why,
-				     sizeof(why));
+		rc = virtio_net_init_mq(&net[k], nic[k], kernel_dma_layer(kd, cfg), &bufs, qsize,
+					pairs, why, sizeof(why));
 		if (rc) {
 			printf("net: mode=%s: %s\n", kernel_dma_config_name(cfg), why);
 			if (k == 0)
 				virtio_net_remove(&net[1]);
 			return rc;
 		}
+		virtio_net_share_pairs(&net[k], net[k].npairs < smp_cpu_count() && pairs > 1);
 		*links_up += virtio_net_link_up(&net[k]);
 	}
 	return 0;
@@ -314,7 +320,8 @@ static int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opt
 		struct net_buf_ctx bctx = { kd, cfgs[c].mode };
 		int up;
 
-		if (net_pair_init(kd, &cfgs[c], nic, net, &bctx, net_ring_size(kd, &cfgs[c]), &up)) {
+		if (net_pair_init(kd, &cfgs[c], nic, net, &bctx, net_ring_size(kd, &cfgs[c]), 1,
+				  &up)) {
 			failures++;
 			continue;
 		}
@@ -370,26 +377,39 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		const struct kdma_config *cfg = &cfgs[c];
 		const char *name = kernel_dma_config_name(cfg);
 		static struct virtio_net net[2];
+		struct virtio_net_stats rx_st, tx_st;
 		struct net_buf_ctx bctx = { kd, cfg->mode };
 		int rc = 0, up = 0;
-		unsigned int qsize = net_ring_size(kd, cfg);
+		bool smp = opts->net == NET_TASK_SMP;
+		unsigned int pairs = smp ? smp_cpu_count() : 1, qsize = net_ring_size(kd, cfg);
 
-		rc = net_pair_init(kd, cfg, nic, net, &bctx, qsize, &up);
+		if (pairs > VIRTIO_NET_MAX_PAIRS)
+			pairs = VIRTIO_NET_MAX_PAIRS;
+		/* The pool's share for posted receive buffers is split among the pairs. */
+		if (qsize && pairs > 1)
+			qsize = qsize / pairs < 2 ? 2 : qsize / pairs;
+		rc = net_pair_init(kd, cfg, nic, net, &bctx, qsize, pairs, &up);
 		if (rc) {
 			failures++;
 			continue;
 		}
 		printf("net: mode=%s %s mac %02x:%02x:%02x:%02x:%02x:%02x -> %s mac "
-		       "%02x:%02x:%02x:%02x:%02x:%02x, queues of %u, links up %d/2\n",
+		       "%02x:%02x:%02x:%02x:%02x:%02x, queues of %u, %u+%u queue pair%s, links up "
+		       "%d/2\n",
 		       name, nic[0]->name, net[0].mac[0], net[0].mac[1], net[0].mac[2],
 		       net[0].mac[3], net[0].mac[4], net[0].mac[5], nic[1]->name, net[1].mac[0],
 		       net[1].mac[1], net[1].mac[2], net[1].mac[3], net[1].mac[4], net[1].mac[5],
-		       net[0].queue_size, up);
-		failures += net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
+		       net[0].queue_size, net[0].npairs, net[1].npairs,
+		       net[0].npairs + net[1].npairs == 2 ? "" : "s", up);
+		if (smp)
+			failures += net_smp_check(&net[0], &net[1], cfg, (unsigned int)opts->frames);
+		else
+			failures += net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
+		virtio_net_get_stats(&net[1], &rx_st);
+		virtio_net_get_stats(&net[0], &tx_st);
 		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64
 		       " dropped; tx busy %" PRIu64 "\n",
-		       name, net[1].stats.rx_bad_len, net[1].stats.rx_bad_hdr,
-		       net[1].stats.rx_dropped, net[0].stats.tx_busy);
+		       name, rx_st.rx_bad_len, rx_st.rx_bad_hdr, rx_st.rx_dropped, tx_st.tx_busy);
 		virtio_net_remove(&net[0]);
 		virtio_net_remove(&net[1]);
 	}

@@ -37,6 +37,7 @@ const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice"
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", "smp", NULL };
+const char *const options_net_names[] = { "check", "smp", NULL };
 const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq", "alloc",
 					     NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
@@ -64,6 +65,10 @@ static const struct option_def option_table[] = {
 	  "block requests in flight, 1..1024; default 32" },
 	{ "bs", OPT_SIZE, offsetof(struct kernel_options, bs), 512, 1024 * 1024, 512, NULL,
 	  "bytes per block request, 512..1M, rounded up to 512; default 64K" },
+	{ "net", OPT_CHOICE, offsetof(struct kernel_options, net), 0, 0, 0, options_net_names,
+	  "network task: check (CPU 0 sends, in order) or smp (every CPU sends and receives at "
+	  "once, one queue pair each when the NICs offer multiqueue; frames= per CPU); "
+	  "default check" },
 	{ "frames", OPT_UINT, offsetof(struct kernel_options, frames), 0, 10000000, 1, NULL,
 	  "frames the network task sends from NIC 0 to NIC 1 (0: skip it); default 1000" },
 	{ "bench", OPT_LIST, offsetof(struct kernel_options, bench), 0, 0, 0, options_bench_names,

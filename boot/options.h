@@ -54,6 +54,7 @@ enum fault_kind {
  * @fail_private: fault injection: every Nth conversion back to private fails
  *	(fail_private=N, 0 never).
  * @areas: most areas per bounce pool, 0 for one per CPU (areas=N).
+ * @net: network task, index into options_net_names (net=check|smp).
  * @cpus: CPUs to use, 0 for all the firmware lists (cpus=N).
  * @fault_cpu: the CPU that triggers @fault (fault_cpu=N).
  */
@@ -76,6 +77,7 @@ struct kernel_options {
 	uint64_t iotlb_ways;
 	uint64_t fail_private;
 	uint64_t areas;
+	int net;
 	uint64_t cpus;
 	uint64_t fault_cpu;
 };
@@ -89,6 +91,7 @@ extern const char *const options_bench_set_names[];
 extern const char *const options_mode_names[];
 /* Values of blk=. */
 extern const char *const options_blk_names[];
+extern const char *const options_net_names[];
 
 /* Values of policy=, in the order of enum dma_bounce_policy. */
 extern const char *const options_policy_names[];

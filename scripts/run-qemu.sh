@@ -3,11 +3,16 @@
 #
 #   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
-#                       [--blk-queue-size N] [--blkdebug RULES] [-- extra qemu args]
+#                       [--blk-queue-size N] [--blkdebug RULES] [--net-tap]
+#                       [-- extra qemu args]
 #
 # --smp N: processors QEMU gives the guest; default: the kernel option cpus=N when
 # --args has one (N > 0), else 2. --blk-queues N: virtio-blk request queues;
 # default: one per processor (the kernel gives each CPU its own).
+# --net-tap: connect the two NICs through two multiqueue tap devices on a Linux
+# bridge (created for the run, removed after; root only) instead of QEMU's hub,
+# so that each NIC offers one queue pair per CPU (virtio-net mq=on). The taps and
+# the bridge carry no IP (IPv6 off), so only the kernel's own frames cross.
 # --blkdebug RULES puts QEMU's blkdebug driver with that rules file in front of the
 # disk, to make the device fail chosen requests (fault-injection tests).
 #
@@ -28,6 +33,7 @@ disk="$build/disk0.img"
 blk_queues=""
 blk_queue_size=256
 blkdebug=""
+net_tap=0
 extra=()
 
 while [ $# -gt 0 ]; do
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--blk-queues) blk_queues=$2; shift 2 ;;
 	--blk-queue-size) blk_queue_size=$2; shift 2 ;;
 	--blkdebug) blkdebug=$2; shift 2 ;;
+	--net-tap) net_tap=1; shift ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -85,6 +92,38 @@ if [ ! -f "$disk" ]; then
 fi
 mkdir -p "$(dirname "$log")"
 
+# The two NICs: on QEMU's hub (one queue pair each), or on multiqueue taps.
+net_args=(-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n1,hubid=0)
+nic_opts=""
+if [ "$net_tap" -eq 1 ]; then
+	tag="sl$$"
+	bridge="${tag}br"
+	taps=("${tag}a" "${tag}b")
+	net_cleanup() {
+		for t in "${taps[@]}"; do ip link del "$t" 2>/dev/null; done
+		ip link del "$bridge" 2>/dev/null
+	}
+	trap net_cleanup EXIT
+	net_setup() {
+		ip link add "$bridge" type bridge || return 1
+		sysctl -qw "net.ipv6.conf.$bridge.disable_ipv6=1" 2>/dev/null
+		for t in "${taps[@]}"; do
+			ip tuntap add dev "$t" mode tap multi_queue || return 1
+			sysctl -qw "net.ipv6.conf.$t.disable_ipv6=1" 2>/dev/null
+			ip link set "$t" master "$bridge" || return 1
+			ip link set "$t" up || return 1
+		done
+		ip link set "$bridge" up
+	}
+	if ! net_setup; then
+		echo "run-qemu: --net-tap: cannot create tap devices and a bridge (needs root, ip, /dev/net/tun)" >&2
+		exit 2
+	fi
+	net_args=(-netdev "tap,id=n0,ifname=${taps[0]},script=no,downscript=no,queues=$smp"
+		-netdev "tap,id=n1,ifname=${taps[1]},script=no,downscript=no,queues=$smp")
+	nic_opts=",mq=on,vectors=$((2 * smp + 2))"
+fi
+
 echo "run-qemu: options '${args}', ${smp} CPU(s), ${blk_queues} blk queue(s), timeout ${timeout}s, serial log $log"
 timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 	-machine q35 -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
@@ -94,9 +133,9 @@ timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
 	-drive file="${blkdebug:+blkdebug:$blkdebug:}$disk",format=raw,if=none,id=d0 \
 	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues",queue-size="$blk_queue_size" \
-	-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n1,hubid=0 \
-	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile= \
-	-device virtio-net-pci,netdev=n1,disable-legacy=on,iommu_platform=on,romfile= \
+	"${net_args[@]}" \
+	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile="$nic_opts" \
+	-device virtio-net-pci,netdev=n1,disable-legacy=on,iommu_platform=on,romfile="$nic_opts" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	"${extra[@]}" </dev/null | tee "$log"
 status=${PIPESTATUS[0]}

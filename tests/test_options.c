@@ -94,7 +94,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	(void)state;
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
-				 "policies, scrub, modes, blk, iodepth, bs, frames, bench, bench_set, "
+				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
 				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));

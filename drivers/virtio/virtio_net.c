@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * virtio_net.c - virtio-net: negotiation, one RX and one TX queue, frames in and
- * out with validation.
+ * virtio_net.c - virtio-net: negotiation, receive/transmit queue pairs (one, or
+ * one per CPU when the device offers multiqueue), frames in and out with
+ * validation.
  *
  * Receive: every buffer holds header + frame (VIRTIO_NET_BUF_SIZE bytes, enough
  * for 1514-byte frames without MRG_RXBUF). A completion is trusted only after its
@@ -10,6 +11,10 @@
  * header is read once into a local, and the frame is copied to the caller.
  * Transmit: a ring of slots, each a buffer the frame is copied into behind a
  * zeroed header; the slot's mapping lives until the device completes it.
+ * Multiqueue: with VIRTIO_NET_F_MQ and VIRTIO_NET_F_CTRL_VQ every pair gets its
+ * own rings and buffers, and the control command VQ_PAIRS_SET turns them on; the
+ * device may deliver a frame to any receive queue it likes (its steering), so a
+ * receiver polls its own pair and takes whatever arrives there.
  */
 #include "drivers/virtio/virtio_net.h"
 
@@ -20,14 +25,24 @@
 /* Feature bits (virtio 1.2, 5.1.3). */
 #define VIRTIO_NET_F_MAC 5
 #define VIRTIO_NET_F_STATUS 16
+#define VIRTIO_NET_F_CTRL_VQ 17
+#define VIRTIO_NET_F_MQ 22
 
 /* Configuration layout (virtio 1.2, 5.1.4). */
 #define VIRTIO_NET_CFG_MAC 0
 #define VIRTIO_NET_CFG_STATUS 6
+#define VIRTIO_NET_CFG_MAX_PAIRS 8
 #define VIRTIO_NET_S_LINK_UP 1
+/* The spec's bounds on max_virtqueue_pairs (VQ_PAIRS_MIN..MAX). */
+#define VIRTIO_NET_DEVICE_MAX_PAIRS 0x8000
 
-#define VIRTIO_NET_RXQ 0
-#define VIRTIO_NET_TXQ 1
+/* Control queue command (virtio 1.2, 5.1.6.5.5). */
+#define VIRTIO_NET_CTRL_MQ 4
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
+#define VIRTIO_NET_OK 0
+#define VIRTIO_NET_CTRL_QSIZE 8
+/* Polls of the control queue before the device is deemed not to answer. */
+#define VIRTIO_NET_CTRL_PATIENCE (1u << 24)
 
 #define ERR_BUSY (-16)
 #define ERR_INVAL (-22)
@@ -47,6 +62,16 @@ struct virtio_net_hdr {
 _Static_assert(sizeof(struct virtio_net_hdr) == VIRTIO_NET_HDR_LEN, "virtio-net header");
 _Static_assert(VIRTIO_NET_BUF_SIZE >= VIRTIO_NET_HDR_LEN + VIRTIO_NET_MAX_FRAME,
 	       "a receive buffer holds the largest frame");
+
+/* The command buffer in coherent memory: class and command, the number of
+ * pairs (device-readable), the acknowledgement (device-writable). */
+struct virtio_net_ctrl {
+	uint8_t class;
+	uint8_t cmd;
+	uint16_t pairs;
+	uint8_t ack;
+	uint8_t pad[3];
+};
 
 /* Private state of one buffer. */
 struct virtio_net_buf {
@@ -87,10 +112,22 @@ static int virtio_net_setup_queue(struct virtio_net *net, struct virtq *vq, void
 	return vdev->ops->queue_setup(vdev, index, (uint16_t)size, desc, driver, device);
 }
 
-/* Map and post receive buffer @i. */
-static int virtio_net_post_rx(struct virtio_net *net, unsigned int i)
+static void virtio_net_lock(struct virtio_net *net, struct virtio_net_pair *p)
 {
-	struct virtio_net_buf *b = &net->rx[i];
+	if (net->shared)
+		spin_lock(&p->lock);
+}
+
+static void virtio_net_unlock(struct virtio_net *net, struct virtio_net_pair *p)
+{
+	if (net->shared)
+		spin_unlock(&p->lock);
+}
+
+/* Map and post receive buffer @i of pair @p. */
+static int virtio_net_post_rx(struct virtio_net *net, struct virtio_net_pair *p, unsigned int i)
+{
+	struct virtio_net_buf *b = &p->rx[i];
 	struct virtq_buf vb;
 	int rc;
 
@@ -101,7 +138,7 @@ static int virtio_net_post_rx(struct virtio_net *net, unsigned int i)
 	b->mapped = true;
 	vb.dma_addr = b->dma;
 	vb.len = VIRTIO_NET_BUF_SIZE;
-	rc = virtq_add(&net->rxq, &vb, 0, 1, b);
+	rc = virtq_add(&p->rxq, &vb, 0, 1, b);
 	if (rc) {
 		dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
 		b->mapped = false;
@@ -109,9 +146,137 @@ static int virtio_net_post_rx(struct virtio_net *net, unsigned int i)
 	return rc;
 }
 
-int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
-		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
-		    char *why, size_t why_len)
+/* Buffers and rings of pair @pi; receive buffers posted (those that found no
+ * bounce slot wait in rx_unposted). */
+static int virtio_net_pair_setup(struct virtio_net *net, unsigned int pi, char *why,
+				 size_t why_len)
+{
+	struct virtio_net_pair *p = &net->pairs[pi];
+	const struct virtio_net_buffers *bufs = &net->bufs;
+	unsigned int size = net->queue_size;
+	int rc;
+
+	p->rx = calloc(size, sizeof(*p->rx));
+	p->tx = calloc(size, sizeof(*p->tx));
+	p->tx_free = calloc(size, sizeof(*p->tx_free));
+	p->rx_unposted = calloc(size, sizeof(*p->rx_unposted));
+	if (!p->rx || !p->tx || !p->tx_free || !p->rx_unposted)
+		goto nomem;
+	for (unsigned int i = 0; i < size; i++) {
+		p->rx[i].cpu = bufs->alloc(bufs->ctx, VIRTIO_NET_BUF_SIZE);
+		p->tx[i].cpu = bufs->alloc(bufs->ctx, VIRTIO_NET_BUF_SIZE);
+		if (!p->rx[i].cpu || !p->tx[i].cpu)
+			goto nomem;
+		p->tx_free[i] = (uint16_t)i;
+	}
+	p->tx_nfree = size;
+	rc = virtio_net_setup_queue(net, &p->rxq, &p->rxq_meta, (uint16_t)(2 * pi), size);
+	if (!rc)
+		rc = virtio_net_setup_queue(net, &p->txq, &p->txq_meta, (uint16_t)(2 * pi + 1),
+					    size);
+	if (rc) {
+		snprintf(why, why_len, "%s: set-up of queue pair %u failed (%d)", net->vdev->name,
+			 pi, rc);
+		return rc;
+	}
+	/* Post receive buffers before DRIVER_OK: the device may deliver at once. A
+	 * full bounce pool is not fatal; the rest are posted as slots come back. */
+	for (unsigned int i = 0; i < size; i++) {
+		rc = virtio_net_post_rx(net, p, i);
+		if (rc == DMA_ERR_NOMEM) {
+			p->rx_unposted[p->rx_nunposted++] = (uint16_t)i;
+		} else if (rc) {
+			snprintf(why, why_len, "%s: posting receive buffers failed (%d)",
+				 net->vdev->name, rc);
+			return rc;
+		}
+	}
+	if (p->rx_nunposted == size) {
+		snprintf(why, why_len, "%s: no bounce slot for even one receive buffer",
+			 net->vdev->name);
+		return DMA_ERR_NOMEM;
+	}
+	return 0;
+nomem:
+	snprintf(why, why_len, "%s: no memory for the buffers of queue pair %u", net->vdev->name,
+		 pi);
+	return DMA_ERR_NOMEM;
+}
+
+/* Queue pairs the device has: max_virtqueue_pairs with MQ (bounded as the spec
+ * bounds it), else one. */
+static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out)
+{
+	struct virtio_device *vdev = net->vdev;
+	uint16_t max = 1;
+
+	*out = 1;
+	if (!virtio_has_feature(vdev, VIRTIO_NET_F_MQ))
+		return 0;
+	if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAX_PAIRS, &max, 2))
+		return DMA_ERR_IO;
+	if (max < 1 || max > VIRTIO_NET_DEVICE_MAX_PAIRS)
+		return ERR_INVAL;
+	*out = max;
+	return 0;
+}
+
+/* The control queue sits after every pair the device has (queue 2N). */
+static int virtio_net_ctrl_setup(struct virtio_net *net)
+{
+	struct virtio_device *vdev = net->vdev;
+	uint16_t index = (uint16_t)(2 * net->device_pairs);
+	unsigned int size = VIRTIO_NET_CTRL_QSIZE;
+
+	if (vdev->ops->queue_max_size(vdev, index) < size)
+		size = vdev->ops->queue_max_size(vdev, index);
+	while (size & (size - 1))
+		size &= size - 1;
+	if (size < 4)
+		return ERR_INVAL; /* a command takes three descriptors */
+	net->ctrl = dma_alloc_coherent(net->dl, &net->tag, sizeof(*net->ctrl), &net->ctrl_dma);
+	if (!net->ctrl)
+		return DMA_ERR_NOMEM;
+	return virtio_net_setup_queue(net, &net->ctrlq, &net->ctrlq_meta, index, size);
+}
+
+/* VQ_PAIRS_SET @pairs; true if the device acknowledged it. */
+static bool virtio_net_ctrl_set_pairs(struct virtio_net *net, unsigned int pairs)
+{
+	struct virtio_net_ctrl *c = net->ctrl;
+	struct virtq_buf vb[3];
+	uint32_t len;
+	int status;
+	uint8_t ack;
+
+	c->class = VIRTIO_NET_CTRL_MQ;
+	c->cmd = VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET;
+	c->pairs = (uint16_t)pairs;
+	c->ack = 0xff;
+	vb[0].dma_addr = net->ctrl_dma;
+	vb[0].len = 2;
+	vb[1].dma_addr = net->ctrl_dma + offsetof(struct virtio_net_ctrl, pairs);
+	vb[1].len = 2;
+	vb[2].dma_addr = net->ctrl_dma + offsetof(struct virtio_net_ctrl, ack);
+	vb[2].len = 1;
+	if (virtq_add(&net->ctrlq, vb, 2, 1, c))
+		return false;
+	virtq_kick(&net->ctrlq);
+	for (unsigned int spin = 0; spin < VIRTIO_NET_CTRL_PATIENCE; spin++) {
+		void *done = virtq_get_used(&net->ctrlq, &len, &status);
+
+		if (!done)
+			continue;
+		/* One read of the acknowledgement: the host may rewrite it. */
+		ack = __atomic_load_n(&c->ack, __ATOMIC_ACQUIRE);
+		return done == c && !status && len == 1 && ack == VIRTIO_NET_OK;
+	}
+	return false;
+}
+
+int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
+		       const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
+		       unsigned int max_pairs, char *why, size_t why_len)
 {
 	/*
 	 * EVENT_IDX is not negotiated: with it, QEMU 7.2's transmit path (the
@@ -120,7 +285,7 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
 	 * stalled (seen 1 run in 7 here); the NO_NOTIFY flag protocol does not.
 	 */
 	uint64_t wanted = VIRTIO_FEATURE(VIRTIO_NET_F_MAC) | VIRTIO_FEATURE(VIRTIO_NET_F_STATUS);
-	unsigned int size;
+	unsigned int size, want_pairs;
 	int rc;
 
 	memset(net, 0, sizeof(*net));
@@ -132,6 +297,13 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
 		snprintf(why, why_len, "%s: not a network device", vdev->name);
 		return ERR_INVAL;
 	}
+	if (max_pairs < 1 || max_pairs > VIRTIO_NET_MAX_PAIRS) {
+		snprintf(why, why_len, "%s: %u queue pairs asked for (1..%u)", vdev->name, max_pairs,
+			 VIRTIO_NET_MAX_PAIRS);
+		return ERR_INVAL;
+	}
+	if (max_pairs > 1)
+		wanted |= VIRTIO_FEATURE(VIRTIO_NET_F_MQ) | VIRTIO_FEATURE(VIRTIO_NET_F_CTRL_VQ);
 	rc = virtio_negotiate(vdev, wanted, why, why_len);
 	if (rc)
 		return rc;
@@ -144,15 +316,26 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
 	} else {
 		/* Locally administered, unicast, derived from the device's name. */
 		static const uint8_t local[6] = { 0x02, 0x53, 0x4c, 0x55, 0x49, 0x00 };
+		size_t n = strlen(vdev->name);
 
 		memcpy(net->mac, local, 6);
-		net->mac[5] = (uint8_t)vdev->name[strlen(vdev->name) - 1];
+		net->mac[5] = n ? (uint8_t)vdev->name[n - 1] : 0;
 	}
 	net->has_status = virtio_has_feature(vdev, VIRTIO_NET_F_STATUS);
+	rc = virtio_net_device_pairs(net, &net->device_pairs);
+	if (rc) {
+		snprintf(why, why_len, "%s: bad max_virtqueue_pairs", vdev->name);
+		goto fail;
+	}
+	/* Pairs beyond the first need the control queue to be switched on. */
+	want_pairs = max_pairs < net->device_pairs ? max_pairs : net->device_pairs;
+	if (!virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ))
+		want_pairs = 1;
 
-	size = vdev->ops->queue_max_size(vdev, VIRTIO_NET_RXQ);
-	if (vdev->ops->queue_max_size(vdev, VIRTIO_NET_TXQ) < size)
-		size = vdev->ops->queue_max_size(vdev, VIRTIO_NET_TXQ);
+	size = vdev->ops->queue_max_size(vdev, 0);
+	for (unsigned int q = 1; q < 2 * want_pairs; q++)
+		if (vdev->ops->queue_max_size(vdev, (uint16_t)q) < size)
+			size = vdev->ops->queue_max_size(vdev, (uint16_t)q);
 	if (max_queue_size && size > max_queue_size)
 		size = max_queue_size;
 	while (size & (size - 1))
@@ -163,131 +346,162 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
 		goto fail;
 	}
 	net->queue_size = size;
-	net->rx = calloc(size, sizeof(*net->rx));
-	net->tx = calloc(size, sizeof(*net->tx));
-	net->tx_free = calloc(size, sizeof(*net->tx_free));
-	net->rx_unposted = calloc(size, sizeof(*net->rx_unposted));
-	if (!net->rx || !net->tx || !net->tx_free || !net->rx_unposted) {
-		rc = DMA_ERR_NOMEM;
-		goto fail_queue;
-	}
-	for (unsigned int i = 0; i < size; i++) {
-		net->rx[i].cpu = bufs->alloc(bufs->ctx, VIRTIO_NET_BUF_SIZE);
-		net->tx[i].cpu = bufs->alloc(bufs->ctx, VIRTIO_NET_BUF_SIZE);
-		if (!net->rx[i].cpu || !net->tx[i].cpu) {
-			rc = DMA_ERR_NOMEM;
-			goto fail_queue;
-		}
-		net->tx_free[i] = (uint16_t)i;
-	}
-	net->tx_nfree = size;
-	rc = virtio_net_setup_queue(net, &net->rxq, &net->rxq_meta, VIRTIO_NET_RXQ, size);
-	if (!rc)
-		rc = virtio_net_setup_queue(net, &net->txq, &net->txq_meta, VIRTIO_NET_TXQ, size);
-	if (rc)
-		goto fail_queue;
-	/* Post receive buffers before DRIVER_OK: the device may deliver at once. A
-	 * full bounce pool is not fatal; the rest are posted as slots come back. */
-	for (unsigned int i = 0; i < size; i++) {
-		rc = virtio_net_post_rx(net, i);
-		if (rc == DMA_ERR_NOMEM)
-			net->rx_unposted[net->rx_nunposted++] = (uint16_t)i;
-		else if (rc)
-			goto fail_queue;
-	}
-	if (net->rx_nunposted == size) {
-		snprintf(why, why_len, "%s: no bounce slot for even one receive buffer", vdev->name);
+	net->pairs = calloc(want_pairs, sizeof(*net->pairs));
+	if (!net->pairs) {
+		snprintf(why, why_len, "%s: no memory for %u queue pairs", vdev->name, want_pairs);
 		rc = DMA_ERR_NOMEM;
 		goto fail;
+	}
+	net->npairs = want_pairs;
+	net->pairs_allocated = want_pairs;
+	for (unsigned int pi = 0; pi < want_pairs; pi++) {
+		rc = virtio_net_pair_setup(net, pi, why, why_len);
+		if (rc)
+			goto fail;
+	}
+	if (want_pairs > 1) {
+		rc = virtio_net_ctrl_setup(net);
+		if (rc) {
+			snprintf(why, why_len, "%s: control queue set-up failed (%d)", vdev->name, rc);
+			goto fail;
+		}
 	}
 	rc = virtio_driver_ok(vdev);
 	if (rc) {
 		snprintf(why, why_len, "%s: device failed after DRIVER_OK", vdev->name);
 		goto fail;
 	}
-	virtq_kick(&net->rxq);
+	/* Until the command is acknowledged the device uses pair 0 only; a device
+	 * that refuses keeps it that way, and so do we. */
+	if (want_pairs > 1 && !virtio_net_ctrl_set_pairs(net, want_pairs))
+		net->npairs = 1;
+	for (unsigned int pi = 0; pi < net->npairs; pi++)
+		virtq_kick(&net->pairs[pi].rxq);
 	return 0;
 
-fail_queue:
-	snprintf(why, why_len, "%s: queue set-up failed (%d)", vdev->name, rc);
 fail:
+	/* Leave nothing behind: the caller has no device to remove. */
+	virtio_net_remove(net);
 	virtio_fail(vdev);
 	return rc;
 }
 
-int virtio_net_tx_reclaim(struct virtio_net *net)
+int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
+		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
+		    char *why, size_t why_len)
+{
+	return virtio_net_init_mq(net, vdev, dl, bufs, max_queue_size, 1, why, why_len);
+}
+
+void virtio_net_share_pairs(struct virtio_net *net, bool shared)
+{
+	for (unsigned int pi = 0; pi < net->npairs; pi++)
+		net->pairs[pi].lock.locked = 0;
+	net->shared = shared;
+}
+
+static int virtio_net_tx_reclaim_locked(struct virtio_net *net, struct virtio_net_pair *p)
 {
 	struct virtio_net_buf *b;
 	uint32_t len;
 	int n = 0, status;
 
-	while ((b = virtq_get_used(&net->txq, &len, &status)) != NULL) {
+	while ((b = virtq_get_used(&p->txq, &len, &status)) != NULL) {
 		/* The device wrote nothing into a transmit buffer; a length it reports
 		 * is meaningless, and a bad one changes nothing here. */
 		dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
 		b->mapped = false;
-		net->stats.tx_frames++;
-		net->stats.tx_bytes += b->len - VIRTIO_NET_HDR_LEN;
-		net->tx_free[net->tx_nfree++] = (uint16_t)(b - net->tx);
+		p->stats.tx_frames++;
+		p->stats.tx_bytes += b->len - VIRTIO_NET_HDR_LEN;
+		p->tx_free[p->tx_nfree++] = (uint16_t)(b - p->tx);
 		n++;
 	}
 	return n;
 }
 
-int virtio_net_send(struct virtio_net *net, const void *frame, size_t len)
+int virtio_net_tx_reclaim_on(struct virtio_net *net, unsigned int pair)
+{
+	struct virtio_net_pair *p;
+	int n;
+
+	if (pair >= net->npairs)
+		return 0;
+	p = &net->pairs[pair];
+	virtio_net_lock(net, p);
+	n = virtio_net_tx_reclaim_locked(net, p);
+	virtio_net_unlock(net, p);
+	return n;
+}
+
+static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair *p,
+				  const void *frame, size_t len)
 {
 	struct virtio_net_buf *b;
 	struct virtq_buf vb;
 	uint16_t i;
 	int rc;
 
-	if (len < VIRTIO_NET_MIN_FRAME || len > VIRTIO_NET_MAX_FRAME || !frame)
-		return ERR_INVAL;
-	if (!net->tx_nfree)
-		virtio_net_tx_reclaim(net);
-	if (!net->tx_nfree) {
-		net->stats.tx_busy++;
+	if (!p->tx_nfree)
+		virtio_net_tx_reclaim_locked(net, p);
+	if (!p->tx_nfree) {
+		p->stats.tx_busy++;
 		return ERR_BUSY;
 	}
-	i = net->tx_free[net->tx_nfree - 1];
-	b = &net->tx[i];
+	i = p->tx_free[p->tx_nfree - 1];
+	b = &p->tx[i];
 	/* No offloads: an all-zero header. */
 	memset(b->cpu, 0, VIRTIO_NET_HDR_LEN);
 	memcpy(b->cpu + VIRTIO_NET_HDR_LEN, frame, len);
 	b->len = (uint32_t)(VIRTIO_NET_HDR_LEN + len);
 	rc = dma_map(net->dl, &net->tag, b->cpu, b->len, DMA_TO_DEVICE, &b->dma);
 	if (rc) {
-		net->stats.tx_busy++;
+		p->stats.tx_busy++;
 		return rc == DMA_ERR_NOMEM ? ERR_BUSY : rc;
 	}
 	vb.dma_addr = b->dma;
 	vb.len = b->len;
-	rc = virtq_add(&net->txq, &vb, 1, 0, b);
+	rc = virtq_add(&p->txq, &vb, 1, 0, b);
 	if (rc) {
 		dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
-		net->stats.tx_busy++;
+		p->stats.tx_busy++;
 		return rc == VIRTQ_ERR_NOSPC ? ERR_BUSY : rc;
 	}
 	b->mapped = true;
-	net->tx_nfree--;
-	virtq_kick(&net->txq);
+	p->tx_nfree--;
+	virtq_kick(&p->txq);
 	return 0;
 }
 
-int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len)
+int virtio_net_send_on(struct virtio_net *net, unsigned int pair, const void *frame, size_t len)
+{
+	struct virtio_net_pair *p;
+	int rc;
+
+	if (len < VIRTIO_NET_MIN_FRAME || len > VIRTIO_NET_MAX_FRAME || !frame ||
+	    pair >= net->npairs)
+		return ERR_INVAL;
+	p = &net->pairs[pair];
+	virtio_net_lock(net, p);
+	rc = virtio_net_send_locked(net, p, frame, len);
+	virtio_net_unlock(net, p);
+	return rc;
+}
+
+static int virtio_net_recv_locked(struct virtio_net *net, struct virtio_net_pair *p, void *out,
+				  size_t max, size_t *len)
 {
 	struct virtio_net_buf *b;
 	uint32_t used_len;
 	int status, got = 0;
 
-	while (!got && (b = virtq_get_used(&net->rxq, &used_len, &status)) != NULL) {
-		unsigned int i = (unsigned int)(b - net->rx);
+	while (!got && (b = virtq_get_used(&p->rxq, &used_len, &status)) != NULL) {
+		unsigned int i = (unsigned int)(b - p->rx);
 		struct virtio_net_hdr hdr;
 		size_t frame_len;
 
 		if (status || used_len < VIRTIO_NET_HDR_LEN + VIRTIO_NET_MIN_FRAME ||
 		    used_len > VIRTIO_NET_BUF_SIZE) {
-			net->stats.rx_bad_len++;
+			p->stats.rx_bad_len++;
 			dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
 			goto repost;
 		}
@@ -299,36 +513,91 @@ int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (hdr.flags || hdr.gso_type) {
 			/* No offload was negotiated: a header asking for one is bogus. */
-			net->stats.rx_bad_hdr++;
+			p->stats.rx_bad_hdr++;
 			goto repost;
 		}
 		frame_len = used_len - VIRTIO_NET_HDR_LEN;
 		if (frame_len > max) {
-			net->stats.rx_dropped++;
+			p->stats.rx_dropped++;
 			goto repost;
 		}
 		memcpy(out, b->cpu + VIRTIO_NET_HDR_LEN, frame_len);
 		*len = frame_len;
-		net->stats.rx_frames++;
-		net->stats.rx_bytes += frame_len;
+		p->stats.rx_frames++;
+		p->stats.rx_bytes += frame_len;
 		got = 1;
 repost:
 		b->mapped = false;
-		net->rx_unposted[net->rx_nunposted++] = (uint16_t)i;
+		p->rx_unposted[p->rx_nunposted++] = (uint16_t)i;
 	}
 	/* Refill: every buffer taken above, and any that found no bounce slot before. */
-	while (net->rx_nunposted) {
-		int rc = virtio_net_post_rx(net, net->rx_unposted[net->rx_nunposted - 1]);
+	while (p->rx_nunposted) {
+		int rc = virtio_net_post_rx(net, p, p->rx_unposted[p->rx_nunposted - 1]);
 
 		if (rc) {
 			if (rc != DMA_ERR_NOMEM)
-				net->stats.rx_repost_failed++;
+				p->stats.rx_repost_failed++;
 			break;
 		}
-		net->rx_nunposted--;
+		p->rx_nunposted--;
 	}
-	virtq_kick(&net->rxq);
+	virtq_kick(&p->rxq);
 	return got;
+}
+
+int virtio_net_recv_on(struct virtio_net *net, unsigned int pair, void *out, size_t max,
+		       size_t *len)
+{
+	struct virtio_net_pair *p;
+	int got;
+
+	if (pair >= net->npairs)
+		return 0;
+	p = &net->pairs[pair];
+	virtio_net_lock(net, p);
+	got = virtio_net_recv_locked(net, p, out, max, len);
+	virtio_net_unlock(net, p);
+	return got;
+}
+
+unsigned int virtio_net_tx_pending(const struct virtio_net *net, unsigned int pair)
+{
+	if (pair >= net->npairs)
+		return 0;
+	return net->queue_size - net->pairs[pair].tx_nfree;
+}
+
+int virtio_net_send(struct virtio_net *net, const void *frame, size_t len)
+{
+	return virtio_net_send_on(net, 0, frame, len);
+}
+
+int virtio_net_tx_reclaim(struct virtio_net *net)
+{
+	return virtio_net_tx_reclaim_on(net, 0);
+}
+
+int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len)
+{
+	return virtio_net_recv_on(net, 0, out, max, len);
+}
+
+void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int pi = 0; pi < net->npairs; pi++) {
+		const struct virtio_net_stats *st = &net->pairs[pi].stats;
+
+		out->tx_frames += st->tx_frames;
+		out->tx_bytes += st->tx_bytes;
+		out->tx_busy += st->tx_busy;
+		out->rx_frames += st->rx_frames;
+		out->rx_bytes += st->rx_bytes;
+		out->rx_bad_len += st->rx_bad_len;
+		out->rx_bad_hdr += st->rx_bad_hdr;
+		out->rx_dropped += st->rx_dropped;
+		out->rx_repost_failed += st->rx_repost_failed;
+	}
 }
 
 bool virtio_net_link_up(struct virtio_net *net)
@@ -342,32 +611,50 @@ bool virtio_net_link_up(struct virtio_net *net)
 	return status & VIRTIO_NET_S_LINK_UP;
 }
 
-void virtio_net_remove(struct virtio_net *net)
+static void virtio_net_pair_free(struct virtio_net *net, struct virtio_net_pair *p)
 {
 	struct virtio_net_buf *b;
 
-	net->vdev->ops->reset(net->vdev);
-	if (net->rxq_meta) {
-		while ((b = virtq_detach_unused(&net->rxq)) != NULL)
+	if (p->rxq_meta) {
+		while ((b = virtq_detach_unused(&p->rxq)) != NULL)
 			dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
-		virtq_destroy(&net->rxq);
+		virtq_destroy(&p->rxq);
 	}
-	if (net->txq_meta) {
-		while ((b = virtq_detach_unused(&net->txq)) != NULL)
+	if (p->txq_meta) {
+		while ((b = virtq_detach_unused(&p->txq)) != NULL)
 			dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
-		virtq_destroy(&net->txq);
+		virtq_destroy(&p->txq);
 	}
 	for (unsigned int i = 0; i < net->queue_size; i++) {
-		if (net->rx)
-			net->bufs.free(net->bufs.ctx, net->rx[i].cpu);
-		if (net->tx)
-			net->bufs.free(net->bufs.ctx, net->tx[i].cpu);
+		if (p->rx && p->rx[i].cpu)
+			net->bufs.free(net->bufs.ctx, p->rx[i].cpu);
+		if (p->tx && p->tx[i].cpu)
+			net->bufs.free(net->bufs.ctx, p->tx[i].cpu);
 	}
-	free(net->rx);
-	free(net->tx);
-	free(net->tx_free);
-	free(net->rx_unposted);
-	free(net->rxq_meta);
-	free(net->txq_meta);
+	free(p->rx);
+	free(p->tx);
+	free(p->tx_free);
+	free(p->rx_unposted);
+	free(p->rxq_meta);
+	free(p->txq_meta);
+}
+
+void virtio_net_remove(struct virtio_net *net)
+{
+	if (!net->vdev)
+		return;
+	/* Reset first: only then can the device no longer touch rings or buffers. */
+	net->vdev->ops->reset(net->vdev);
+	/* Every pair that was allocated, also those a refused command left idle. */
+	for (unsigned int pi = 0; net->pairs && pi < net->pairs_allocated; pi++)
+		virtio_net_pair_free(net, &net->pairs[pi]);
+	if (net->ctrlq_meta) {
+		virtq_detach_unused(&net->ctrlq);
+		virtq_destroy(&net->ctrlq);
+		free(net->ctrlq_meta);
+	}
+	if (net->ctrl)
+		dma_free_coherent(net->dl, net->ctrl, sizeof(*net->ctrl));
+	free(net->pairs);
 	memset(net, 0, sizeof(*net));
 }

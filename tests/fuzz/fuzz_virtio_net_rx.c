@@ -665,7 +665,7 @@ static void vnf_send(struct vnf *s)
 		FUZZ_CHECK(rc == -22);
 	} else if (rc) {
 		/* Busy (slots or bounce slots), or the device broke the queue. */
-		FUZZ_CHECK(rc == -16 || (rc == -5 && virtq_is_broken(&s->net.txq)));
+		FUZZ_CHECK(rc == -16 || (rc == -5 && virtq_is_broken(&s->net.pairs[0].txq)));
 		s->expect.tx_busy++;
 	} else {
 		memcpy(s->sent, frame, len);
@@ -699,7 +699,7 @@ static void vnf_link(struct vnf *s)
 /* Counters and ownership after every step; the self-checks when @deep. */
 static void vnf_check(struct vnf *s, bool deep)
 {
-	const struct virtio_net_stats *st = &s->net.stats;
+	const struct virtio_net_stats *st = &s->net.pairs[0].stats;
 	const struct virtio_net_stats *ex = &s->expect;
 
 	FUZZ_CHECK(st->tx_frames == ex->tx_frames && st->tx_bytes == ex->tx_bytes &&
@@ -708,16 +708,16 @@ static void vnf_check(struct vnf *s, bool deep)
 	FUZZ_CHECK(st->rx_bad_len == ex->rx_bad_len && st->rx_bad_hdr == ex->rx_bad_hdr &&
 		   st->rx_dropped == ex->rx_dropped);
 	/* A buffer that could not be posted again only ever fails on a broken ring. */
-	FUZZ_CHECK(!st->rx_repost_failed || virtq_is_broken(&s->net.rxq));
+	FUZZ_CHECK(!st->rx_repost_failed || virtq_is_broken(&s->net.pairs[0].rxq));
 	/* Every receive buffer posted or waiting; every transmit slot free or out. */
-	FUZZ_CHECK(virtq_num_inflight(&s->net.rxq) == s->q[0].ninflight);
-	FUZZ_CHECK(virtq_num_inflight(&s->net.txq) == s->q[1].ninflight);
-	FUZZ_CHECK(s->q[0].ninflight + s->net.rx_nunposted == s->net.queue_size);
-	FUZZ_CHECK(s->q[1].ninflight + s->net.tx_nfree == s->net.queue_size);
+	FUZZ_CHECK(virtq_num_inflight(&s->net.pairs[0].rxq) == s->q[0].ninflight);
+	FUZZ_CHECK(virtq_num_inflight(&s->net.pairs[0].txq) == s->q[1].ninflight);
+	FUZZ_CHECK(s->q[0].ninflight + s->net.pairs[0].rx_nunposted == s->net.queue_size);
+	FUZZ_CHECK(s->q[1].ninflight + s->net.pairs[0].tx_nfree == s->net.queue_size);
 	FUZZ_CHECK(s->nlive == 2 * s->net.queue_size);
 	if (deep) {
-		FUZZ_CHECK(virtq_check(&s->net.rxq) == 0);
-		FUZZ_CHECK(virtq_check(&s->net.txq) == 0);
+		FUZZ_CHECK(virtq_check(&s->net.pairs[0].rxq) == 0);
+		FUZZ_CHECK(virtq_check(&s->net.pairs[0].txq) == 0);
 		FUZZ_CHECK(dma_layer_check(&s->fd.dl) == 0);
 	}
 }
@@ -808,8 +808,8 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 	if (s->accepted & VIRTIO_FEATURE(VNF_F_MAC))
 		FUZZ_CHECK(!memcmp(s->net.mac, s->cfg, 6));
 	FUZZ_CHECK(s->net.has_status == !!(s->accepted & VIRTIO_FEATURE(VNF_F_STATUS)));
-	s->q[0].vq = &s->net.rxq;
-	s->q[1].vq = &s->net.txq;
+	s->q[0].vq = &s->net.pairs[0].rxq;
+	s->q[1].vq = &s->net.pairs[0].txq;
 	for (unsigned int qi = 0; qi < 2; qi++) {
 		s->q[qi].vq->read_hook = vnf_hook;
 		s->q[qi].vq->read_hook_ctx = &s->q[qi];
@@ -853,8 +853,8 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 	}
 	vnf_check(s, true);
 
-	s->net.rxq.read_hook = NULL;
-	s->net.txq.read_hook = NULL;
+	s->net.pairs[0].rxq.read_hook = NULL;
+	s->net.pairs[0].txq.read_hook = NULL;
 	virtio_net_remove(&s->net);
 	FUZZ_CHECK(s->status == 0);
 	FUZZ_CHECK(s->nlive == 0);

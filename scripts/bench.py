@@ -42,7 +42,8 @@ with one of FIGURE_SUFFIXES, and any key whose value is a non-integer number (so
 extra measured key such as "ns_max" or "nomem" never splits a configuration). "policy"
 counts only for mode "bounce": a null, absent or other policy on a direct or arena row
 is ignored. A workload is a configuration without "mode", "policy" and what the mode
-decides (MODE_DECIDES: "copy" of blk/net/iotlb rows, the IOTLB "granule"). Ratios are
+decides (MODE_DECIDES: "copy" of blk/net/iotlb rows, the IOTLB "granule", the bounce
+pool's lock count "areas" of blk and alloc rows). Ratios are
 ratios of medians of the suite's main figure (MAIN_FIGURE): a row against the same
 workload in mode "direct", and against mode "bounce" policy "linux".
 
@@ -93,7 +94,8 @@ CHECKED_SUITES = ("blk", "net")
 # "copy": true, and the IOTLB granule is 4 KiB for bounce and 2 MiB for the arena. (In
 # the alloc suite "copy" is a real axis of the workload.)
 NOT_WORKLOAD = {"mode", "policy"}
-MODE_DECIDES = {"blk": {"copy"}, "net": {"copy"}, "iotlb": {"copy", "granule"}}
+MODE_DECIDES = {"blk": {"copy", "areas"}, "net": {"copy"}, "iotlb": {"copy", "granule"},
+                "alloc": {"areas"}}
 SUITE_ORDER = ("blk", "net", "iotlb", "convert", "alloc")
 MODE_ORDER = ("direct", "bounce", "arena")
 POLICY_ORDER = ("linux", "bitmap", "lifo", "sluice")

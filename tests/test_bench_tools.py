@@ -187,6 +187,12 @@ class ScalingTests(unittest.TestCase):
         self.assertIn("rw=randread bs=4K iodepth=32 bench=mq", text)
         self.assertNotIn("threads=", text)
 
+    def test_pool_areas_do_not_split_the_workload(self):
+        objs = [dict(o, areas=2) if o["mode"] == "bounce" else o for o in self.objs]
+        self.assertEqual(len(bench.scaling_rows(objs)), 2)
+        workloads = {bench.workload_of(bench.config_of(o)) for o in objs}
+        self.assertEqual(len(workloads), 3)  # randread x 1, 2 threads; randwrite x 1
+
     def test_cli_without_multi_cpu_rows_fails(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")

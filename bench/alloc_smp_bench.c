@@ -3,9 +3,8 @@
  * alloc_smp_bench.c - map/unmap pairs on several CPUs at once (see the header).
  *
  * Each CPU owns one 4 KiB buffer and loops dma_map + dma_unmap on it; nothing but
- * the DMA layer is shared. CPU 0 keeps the clock through a shared phase word, as
- * in blk_mq_bench.c, and each CPU measures its own window and its own lock
- * counters.
+ * the DMA layer is shared. The window is smp_window.h's: CPU 0 keeps the clock,
+ * each CPU measures its own window and its own lock counters.
  */
 #include "bench/alloc_smp_bench.h"
 
@@ -17,23 +16,21 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/smp_window.h"
 
 #define ALLOC_SIZE 4096u
 
-enum alloc_phase { ALLOC_WARMUP, ALLOC_MEASURE, ALLOC_STOP };
-
 struct alloc_job {
 	void *buf;
-	uint64_t ops, t_begin, t_end;
-	struct kdma_cpu_stats lock0, lock1;
+	uint64_t ops;
+	struct smp_window_cpu win;
 	int rc;
 } __attribute__((aligned(64)));
 
 struct alloc_run {
 	struct kernel_dma *kd;
 	struct dma_layer *dl;
-	uint64_t warmup_cycles, run_cycles;
-	int phase;
+	struct smp_window win;
 	struct alloc_job job[SMP_MAX_CPUS];
 };
 
@@ -48,46 +45,24 @@ static void alloc_job_fn(void *arg, unsigned int cpu)
 	static const struct dma_tag tag = DMA_TAG_DEFAULT;
 	struct alloc_run *run = arg;
 	struct alloc_job *job = &run->job[cpu];
-	struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
-	uint64_t t_start = rdtsc();
-	int seen = ALLOC_WARMUP;
+	const struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
+	int seen;
 
-	while (seen != ALLOC_STOP) {
+	smp_window_enter(&job->win);
+	while ((seen = smp_window_step(&run->win, &job->win, cpu, locks)) != SMP_STOP) {
 		uint64_t addr;
-		int phase;
 
-		if (cpu == 0) {
-			uint64_t now = rdtsc() - t_start;
-
-			if (now >= run->warmup_cycles + run->run_cycles)
-				__atomic_store_n(&run->phase, ALLOC_STOP, __ATOMIC_RELEASE);
-			else if (now >= run->warmup_cycles)
-				__atomic_store_n(&run->phase, ALLOC_MEASURE, __ATOMIC_RELEASE);
-		}
-		phase = __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE);
-		if (phase != seen) {
-			if (seen == ALLOC_WARMUP) {
-				job->t_begin = rdtsc();
-				job->lock0 = *locks;
-			}
-			if (phase == ALLOC_STOP) {
-				job->t_end = rdtsc();
-				job->lock1 = *locks;
-			}
-			seen = phase;
-		}
 		/* Batches of 16 pairs between clock checks keep the check cheap. */
 		for (int i = 0; i < 16; i++) {
 			int rc = dma_map(run->dl, &tag, job->buf, ALLOC_SIZE, DMA_TO_DEVICE, &addr);
 
 			if (rc) {
 				job->rc = rc;
-				if (cpu == 0)
-					__atomic_store_n(&run->phase, ALLOC_STOP, __ATOMIC_RELEASE);
+				smp_window_abort(&run->win, cpu);
 				return;
 			}
 			dma_unmap(run->dl, addr, ALLOC_SIZE, DMA_TO_DEVICE);
-			if (seen == ALLOC_MEASURE)
+			if (seen == SMP_MEASURE)
 				job->ops++;
 		}
 	}
@@ -100,9 +75,7 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	run->phase = ALLOC_WARMUP;
-	run->run_cycles = hz / 1000 * run_ms;
-	run->warmup_cycles = run->run_cycles / 5;
+	smp_window_reset(&run->win, hz / 1000 * run_ms / 5, hz / 1000 * run_ms);
 	for (unsigned int c = 0; c < ncpus; c++) {
 		memset(&run->job[c], 0, sizeof(run->job[c]));
 		run->job[c].buf = kernel_dma_buf_alloc(run->kd, cfg->mode, ALLOC_SIZE);
@@ -115,7 +88,7 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 		smp_run(ncpus, alloc_job_fn, run);
 	for (unsigned int c = 0; c < ncpus && !rc; c++) {
 		struct alloc_job *job = &run->job[c];
-		uint64_t window = job->t_end - job->t_begin;
+		uint64_t window = job->win.t_end - job->win.t_begin;
 
 		if (job->rc) {
 			printf("bench: alloc mode=%s cpu %u: dma_map failed (%d)\n",
@@ -126,9 +99,9 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 		out->ops += job->ops;
 		out->ops_per_s += window ? job->ops / (tsc_to_ns(window) / 1e9) : 0;
 		cycles += window;
-		wait += job->lock1.wait_cycles - job->lock0.wait_cycles;
-		contended += job->lock1.contended - job->lock0.contended;
-		acquires += job->lock1.acquires - job->lock0.acquires;
+		wait += job->win.lock1.wait_cycles - job->win.lock0.wait_cycles;
+		contended += job->win.lock1.contended - job->win.lock0.contended;
+		acquires += job->win.lock1.acquires - job->win.lock0.acquires;
 	}
 	if (!rc && out->ops) {
 		/* Per pair as one CPU sees it: its window over its own pairs, averaged. */
@@ -147,13 +120,9 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg,
 			unsigned int threads, const struct alloc_result *r, double scaling)
 {
-	char policy[16];
+	const char *policy = kernel_dma_policy_json(cfg);
 	unsigned int areas = kernel_dma_areas(kd, cfg);
 
-	if (cfg->mode == KDMA_BOUNCE)
-		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
-	else
-		snprintf(policy, sizeof(policy), "null");
 	printf("bench: alloc mode=%s 4 KiB map+unmap on %u CPU%s: %.0f ns per pair, %.0f pairs/s "
 	       "in all, DMA lock %.2f%% contended, %.1f wait cycles per map",
 	       kernel_dma_config_name(cfg), threads, threads == 1 ? "" : "s", r->ns_per_op,

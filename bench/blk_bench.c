@@ -277,12 +277,8 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 		     unsigned int queues, const struct blk_result *r, double ratio_direct,
 		     double ratio_linux)
 {
-	char policy[16];
+	const char *policy = kernel_dma_policy_json(cfg);
 
-	if (cfg->mode == KDMA_BOUNCE)
-		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
-	else
-		snprintf(policy, sizeof(policy), "null");
 	printf("{\"suite\":\"blk\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"
@@ -389,15 +385,10 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 	for (unsigned int i = 0; i < nw; i++) {
 		for (int c = 0; c < ncfg; c++) {
 			const struct blk_result *r = &results[i][c];
-			char policy[16];
+			const char *policy = kernel_dma_policy_json(&cfgs[c]);
 
 			if (!ok[i][c])
 				continue;
-			if (cfgs[c].mode == KDMA_BOUNCE)
-				snprintf(policy, sizeof(policy), "\"%s\"",
-					 dma_bounce_policy_name(cfgs[c].policy));
-			else
-				snprintf(policy, sizeof(policy), "null");
 			printf("{\"suite\":\"iotlb\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
 			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"entries\":%u,"
 			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64 ",\"ios\":%" PRIu64

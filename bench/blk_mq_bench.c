@@ -4,10 +4,9 @@
  *
  * CPU 0 prepares everything that allocates or prints (buffers, latency arrays,
  * the device), then smp_run() starts one closed-loop job per CPU. CPU 0's job
- * also keeps the clock: it moves the shared phase from warm-up to measuring to
- * stop. Each job notes its own window (TSC when it saw "measuring" and "stop")
- * and snapshots its own CPU's lock counters there, so nothing is shared on the
- * I/O path except the DMA layer itself, which is what is being measured. With
+ * also keeps the clock (smp_window.h): each job notes its own window and
+ * snapshots its own CPU's lock counters there, so nothing is shared on the I/O
+ * path except the DMA layer itself, which is what is being measured. With
  * fewer queues than CPUs a poller may reap another CPU's request: it stamps the
  * request's slot done, and the owner accounts for it and resubmits.
  */
@@ -21,14 +20,13 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/smp_window.h"
 #include "drivers/virtio/virtio_blk.h"
 
 #define MQ_BS 4096u
 #define MQ_IODEPTH 32u
 #define MQ_LAT_SAMPLES 16384u
 #define MQ_ERR_BUSY (-16)
-
-enum mq_phase { MQ_WARMUP, MQ_MEASURE, MQ_STOP };
 
 enum mq_slot_state { MQ_SLOT_IDLE, MQ_SLOT_INFLIGHT, MQ_SLOT_DONE };
 
@@ -49,8 +47,7 @@ struct mq_job {
 	uint64_t nlat;
 	/* results, in the job's own window */
 	uint64_t ios, errors, lat_sum;
-	uint64_t t_begin, t_end;
-	struct kdma_cpu_stats lock0, lock1;
+	struct smp_window_cpu win;
 	int rc;
 } __attribute__((aligned(64)));
 
@@ -59,8 +56,7 @@ struct mq_run {
 	struct kernel_dma *kd;
 	bool write;
 	uint64_t nblocks;
-	uint64_t warmup_cycles, run_cycles;
-	int phase;
+	struct smp_window win;
 	struct mq_job job[SMP_MAX_CPUS];
 };
 
@@ -103,37 +99,18 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 {
 	struct mq_run *run = arg;
 	struct mq_job *job = &run->job[cpu];
-	struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
+	const struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
 	unsigned int inflight = 0;
-	uint64_t t_start = rdtsc();
-	int seen = MQ_WARMUP;
+	int seen = SMP_WARMUP;
 
 	for (unsigned int i = 0; i < MQ_IODEPTH; i++)
 		job->slots[i].state = MQ_SLOT_IDLE;
-	while (seen != MQ_STOP || inflight) {
+	smp_window_enter(&job->win);
+	while (seen != SMP_STOP || inflight) {
 		struct virtio_blk_completion c[MQ_IODEPTH];
-		int phase, got;
+		int got;
 
-		if (cpu == 0 && seen != MQ_STOP) {
-			uint64_t now = rdtsc() - t_start;
-
-			if (now >= run->warmup_cycles + run->run_cycles)
-				__atomic_store_n(&run->phase, MQ_STOP, __ATOMIC_RELEASE);
-			else if (now >= run->warmup_cycles)
-				__atomic_store_n(&run->phase, MQ_MEASURE, __ATOMIC_RELEASE);
-		}
-		phase = __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE);
-		if (phase != seen) {
-			if (phase >= MQ_MEASURE && seen == MQ_WARMUP) {
-				job->t_begin = rdtsc();
-				job->lock0 = *locks;
-			}
-			if (phase == MQ_STOP) {
-				job->t_end = rdtsc();
-				job->lock1 = *locks;
-			}
-			seen = phase;
-		}
+		seen = smp_window_step(&run->win, &job->win, cpu, locks);
 		/* Account for finished slots; closed loop: resubmit until the stop. */
 		for (unsigned int i = 0; i < MQ_IODEPTH; i++) {
 			struct mq_slot *slot = &job->slots[i];
@@ -142,7 +119,7 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 				uint64_t lat = slot->t_done - slot->t_submit;
 
 				inflight--;
-				if (seen == MQ_MEASURE) {
+				if (seen == SMP_MEASURE) {
 					job->ios++;
 					job->errors += slot->status != 0;
 					job->lat_sum += lat;
@@ -152,14 +129,13 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 				}
 				slot->state = MQ_SLOT_IDLE;
 			}
-			if (slot->state == MQ_SLOT_IDLE && seen != MQ_STOP && !job->rc &&
+			if (slot->state == MQ_SLOT_IDLE && seen != SMP_STOP && !job->rc &&
 			    mq_submit(run, job, slot))
 				inflight++;
 		}
 		if (job->rc && !inflight) {
 			/* CPU 0 keeps the clock: the others must still see the stop. */
-			if (cpu == 0)
-				__atomic_store_n(&run->phase, MQ_STOP, __ATOMIC_RELEASE);
+			smp_window_abort(&run->win, cpu);
 			break;
 		}
 		virtio_blk_kick(run->blk, job->queue);
@@ -190,9 +166,7 @@ static int mq_run_once(struct mq_run *run, const struct kdma_config *cfg, unsign
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	run->phase = MQ_WARMUP;
-	run->warmup_cycles = hz / 1000 * warmup_ms;
-	run->run_cycles = hz / 1000 * run_ms;
+	smp_window_reset(&run->win, hz / 1000 * warmup_ms, hz / 1000 * run_ms);
 	for (unsigned int c = 0; c < ncpus; c++) {
 		struct mq_job *job = &run->job[c];
 
@@ -218,7 +192,7 @@ static int mq_run_once(struct mq_run *run, const struct kdma_config *cfg, unsign
 	}
 	for (unsigned int c = 0; c < ncpus && !rc; c++) {
 		struct mq_job *job = &run->job[c];
-		double secs = tsc_to_ns(job->t_end - job->t_begin) / 1e9;
+		double secs = tsc_to_ns(job->win.t_end - job->win.t_begin) / 1e9;
 
 		if (job->rc) {
 			printf("bench: blk-mq mode=%s cpu %u: request failed (%d)\n",
@@ -233,9 +207,9 @@ static int mq_run_once(struct mq_run *run, const struct kdma_config *cfg, unsign
 		lat_sum += job->lat_sum;
 		memcpy(all_lat + nlat, job->lat, job->nlat * sizeof(*all_lat));
 		nlat += job->nlat;
-		wait += job->lock1.wait_cycles - job->lock0.wait_cycles;
-		contended += job->lock1.contended - job->lock0.contended;
-		acquires += job->lock1.acquires - job->lock0.acquires;
+		wait += job->win.lock1.wait_cycles - job->win.lock0.wait_cycles;
+		contended += job->win.lock1.contended - job->win.lock0.contended;
+		acquires += job->win.lock1.acquires - job->win.lock0.acquires;
 	}
 	if (!rc && out->ios && nlat) {
 		double us_per_cycle = 1e6 / (double)hz;
@@ -268,13 +242,9 @@ static void mq_print(struct kernel_dma *kd, const struct kdma_config *cfg, const
 		     unsigned int threads, unsigned int queues, const struct mq_result *r,
 		     double scaling)
 {
-	char policy[16];
+	const char *policy = kernel_dma_policy_json(cfg);
 	unsigned int areas = kernel_dma_areas(kd, cfg);
 
-	if (cfg->mode == KDMA_BOUNCE)
-		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
-	else
-		snprintf(policy, sizeof(policy), "null");
 	printf("bench: blk-mq mode=%s %s bs=%u iodepth=%u x %u CPU%s on %u queue%s: %.0f IOPS, "
 	       "lat %.0f/%.0f us (mean/p99), DMA lock: %.2f acquisitions per I/O, %.2f%% "
 	       "contended, %.1f wait cycles per map",

@@ -88,12 +88,8 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
 		     double ratio_direct, double ratio_linux)
 {
-	char policy[16];
+	const char *policy = kernel_dma_policy_json(cfg);
 
-	if (cfg->mode == KDMA_BOUNCE)
-		snprintf(policy, sizeof(policy), "\"%s\"", dma_bounce_policy_name(cfg->policy));
-	else
-		snprintf(policy, sizeof(policy), "null");
 	printf("{\"suite\":\"net\",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
 	       "\"copy\":%s,\"fps\":%.1f,\"gbps\":%.4f,\"frames\":%" PRIu64 ",\"lost\":%" PRIu64
 	       ",\"seconds\":%.3f",

@@ -492,6 +492,17 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	return 0;
 }
 
+const char *kernel_dma_policy_json(const struct kdma_config *cfg)
+{
+	/* In the order of enum dma_bounce_policy (checked at the top of this file). */
+	static const char *const quoted[DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
+							      "\"lifo\"", "\"sluice\"" };
+
+	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= DMA_POLICY_COUNT)
+		return "null";
+	return quoted[cfg->policy];
+}
+
 unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg)
 {
 	struct dma_bounce_stats bs;

@@ -99,6 +99,13 @@ struct kernel_dma {
 };
 
 /**
+ * kernel_dma_policy_json() - a configuration's "policy" value for a benchmark
+ *	JSON line: the quoted policy name in bounce mode, else null.
+ * @cfg: the configuration.
+ */
+const char *kernel_dma_policy_json(const struct kdma_config *cfg);
+
+/**
  * kernel_dma_areas() - the areas (locks) a configuration's bounce pool is split
  *	into, for benchmark output.
  * @kd: the DMA set-up.

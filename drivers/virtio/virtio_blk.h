@@ -211,6 +211,11 @@ void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats 
  * @shared: true: submit, kick and poll of a queue serialise on that queue's
  *	spinlock; false (default): each queue has a single user, e.g. one queue
  *	per CPU, and no lock is taken.
+ *
+ * With a shared queue, virtio_blk_poll() returns whichever requests finished,
+ * including other CPUs': callers hand a completion to its owner through the
+ * cookie (bench/blk_smp_check.c marks the request's slot done with a release
+ * store and the owner takes it with an acquire load).
  */
 void virtio_blk_share_queues(struct virtio_blk *blk, bool shared);
 

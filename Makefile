@@ -206,7 +206,7 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 		"$(VALGRIND_BENCH)" \
-		"/usr/bin/python3 tests/test_bench_tools.py" $(E2E_TESTS)
+		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

@@ -17,6 +17,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/smp_window.h"
+#include "bench/result_json.h"
 
 #define ALLOC_SIZE 4096u
 
@@ -129,7 +130,9 @@ static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg,
 	       r->ops_per_s, r->lock_contended_pct, r->lock_wait_per_map);
 	if (scaling > 0)
 		printf(", scaling %.2f", scaling);
-	printf("\n{\"suite\":\"alloc\",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":%u,"
+	printf("\n");
+	bench_json_begin("alloc");
+	printf(",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":%u,"
 	       "\"copy\":%s,\"ns_per_op\":%.1f,\"cycles_per_op\":%.0f,\"ops_per_s\":%.0f,"
 	       "\"lock_wait_cycles_per_map\":%.1f,\"lock_contended_pct\":%.3f,\"ops\":%" PRIu64,
 	       kernel_dma_mode_name(cfg->mode), policy, ALLOC_SIZE, threads,

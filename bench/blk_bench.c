@@ -19,6 +19,7 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/iotlb.h"
+#include "bench/result_json.h"
 
 #define BLK_BENCH_MAX_SAMPLES 65536
 
@@ -279,7 +280,8 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
-	printf("{\"suite\":\"blk\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
+	bench_json_begin("blk");
+	printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"
 	       "\"cycles_map\":%.0f,\"cycles_copy\":%.0f,\"cycles_convert\":%.0f,"
@@ -389,7 +391,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 
 			if (!ok[i][c])
 				continue;
-			printf("{\"suite\":\"iotlb\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
+			bench_json_begin("iotlb");
+			printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
 			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"entries\":%u,"
 			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64 ",\"ios\":%" PRIu64
 			       ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64 "}\n",

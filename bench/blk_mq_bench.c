@@ -21,6 +21,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/smp_window.h"
+#include "bench/result_json.h"
 #include "drivers/virtio/virtio_blk.h"
 
 #define MQ_BS 4096u
@@ -253,7 +254,9 @@ static void mq_print(struct kernel_dma *kd, const struct kdma_config *cfg, const
 	       r->lock_acquires_per_io, r->lock_contended_pct, r->lock_wait_per_map);
 	if (scaling > 0)
 		printf(", scaling %.2f", scaling);
-	printf("\n{\"suite\":\"blk\",\"bench\":\"mq\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
+	printf("\n");
+	bench_json_begin("blk");
+	printf(",\"bench\":\"mq\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":%u,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"
 	       "\"lock_wait_cycles_per_map\":%.1f,\"lock_contended_pct\":%.3f,"

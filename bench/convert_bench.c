@@ -18,6 +18,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/result_json.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)
 
@@ -26,7 +27,8 @@ static void convert_print(const char *what, uint64_t size, const char *direction
 {
 	double per = (double)cycles / n;
 
-	printf("{\"suite\":\"convert\",\"mode\":\"emulated\",\"case\":\"%s\",\"size\":%" PRIu64
+	bench_json_begin("convert");
+	printf(",\"mode\":\"emulated\",\"case\":\"%s\",\"size\":%" PRIu64
 	       ",\"direction\":\"%s\",\"cycles_per_op\":%.0f,\"ns_per_op\":%.1f,\"ops\":%u,"
 	       "\"splits\":%" PRIu64 ",\"conversions\":%u}\n",
 	       what, size, direction, per, tsc_to_ns((uint64_t)per) * 1.0, n, splits, n);

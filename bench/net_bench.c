@@ -12,6 +12,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/result_json.h"
 
 #define NET_BENCH_ETHERTYPE 0x88B6
 
@@ -90,7 +91,8 @@ void net_bench_print(const struct kdma_config *cfg, unsigned int size, const str
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
-	printf("{\"suite\":\"net\",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
+	bench_json_begin("net");
+	printf(",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
 	       "\"copy\":%s,\"fps\":%.1f,\"gbps\":%.4f,\"frames\":%" PRIu64 ",\"lost\":%" PRIu64
 	       ",\"seconds\":%.3f",
 	       kernel_dma_mode_name(cfg->mode), policy, size,

@@ -31,6 +31,7 @@
 #include "bench/net_bench.h"
 #include "bench/net_check.h"
 #include "bench/net_smp_check.h"
+#include "bench/result_json.h"
 #include "drivers/virtio/virtio_net.h"
 #include "drivers/virtio/virtio_blk.h"
 #include "boot/syscalls.h"
@@ -98,6 +99,36 @@ static void report_cpu(const struct cpu_info *cpu)
 	else
 		printf("cc: %s detected (C-bit %u); this build still emulates conversions\n",
 		       cc_mode_name(cpu->cc), cpu->c_bit);
+}
+
+/*
+ * The accelerator label for the report and every result line. The runner names it
+ * (accel=); QEMU's CPUID hypervisor signature says it too ("TCGTCGTCGTCG",
+ * "KVMKVMKVM"), and where the two disagree the signature wins: figures must never
+ * be filed under the wrong accelerator.
+ */
+static void report_accel(const struct cpu_info *cpu, struct kernel_options *opts)
+{
+	static const char *const signatures[] = { "", "TCGTCGTCGTCG", "KVMKVMKVM" };
+	int seen = 0;
+
+	for (int i = 1; i < (int)(sizeof(signatures) / sizeof(signatures[0])); i++)
+		if (strcmp(cpu->hypervisor, signatures[i]) == 0)
+			seen = i;
+	if (seen && opts->accel && seen != opts->accel)
+		printf("options: accel=%s, but the CPU's hypervisor signature says %s; "
+		       "results are labelled %s\n", options_accel_names[opts->accel],
+		       options_accel_names[seen], options_accel_names[seen]);
+	const char *source = !opts->accel ? (seen ? "from the CPU's hypervisor signature" :
+						    "not named by the runner") :
+			     seen == opts->accel ? "named by the runner, confirmed by CPUID" :
+			     seen ? "from the CPU's hypervisor signature" : "as the runner named it";
+
+	if (seen)
+		opts->accel = seen;
+	printf("options: accel=%s (%s; every result line names it)\n",
+	       options_accel_names[opts->accel], source);
+	bench_json_set_accel(options_accel_names[opts->accel]);
 }
 
 static void report_tsc(const struct acpi_pm_timer *pm)
@@ -522,6 +553,7 @@ void kernel_main(struct boot_info *bi)
 	       bi->options.modes & 1 ? "direct," : "", bi->options.modes & 2 ? "bounce," : "",
 	       bi->options.modes & 4 ? "arena" : "", options_blk_names[bi->options.blk],
 	       bi->options.iodepth, bi->options.bs, bi->options.frames);
+	report_accel(&cpu, &bi->options);
 
 	rc = mmu_init(bi, &cpu);
 	if (rc) {

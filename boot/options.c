@@ -41,6 +41,7 @@ const char *const options_net_names[] = { "check", "smp", NULL };
 const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq", "alloc",
 					     NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
+const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -91,6 +92,9 @@ static const struct option_def option_table[] = {
 	  "CPUs to use, 1..16, 0 = every CPU the firmware lists (QEMU -smp); default 0" },
 	{ "fault_cpu", OPT_UINT, offsetof(struct kernel_options, fault_cpu), 0, 15, 1, NULL,
 	  "CPU that triggers the fault= exception, 0..15; default 0" },
+	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,
+	  "the host's accelerator, a label on the report and every result: unknown|tcg|kvm; "
+	  "run-qemu.sh sets it; default unknown" },
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
@@ -125,7 +129,8 @@ const char *options_fault_name(enum fault_kind fault)
 
 const char *options_usage(void)
 {
-	static char usage[1024];
+	/* Every option's line must fit: the test checks that the last one is there. */
+	static char usage[4096];
 
 	if (!usage[0]) {
 		size_t used = 0;

@@ -57,6 +57,10 @@ enum fault_kind {
  * @net: network task, index into options_net_names (net=check|smp).
  * @cpus: CPUs to use, 0 for all the firmware lists (cpus=N).
  * @fault_cpu: the CPU that triggers @fault (fault_cpu=N).
+ * @accel: the accelerator the host ran us under, index into options_accel_names
+ *	(accel=unknown|tcg|kvm; scripts/run-qemu.sh sets it). A label only: it
+ *	changes nothing but the report and every benchmark line, so that figures of
+ *	two accelerators are never compared.
  */
 struct kernel_options {
 	uint64_t heap_bytes;
@@ -80,8 +84,11 @@ struct kernel_options {
 	int net;
 	uint64_t cpus;
 	uint64_t fault_cpu;
+	int accel;
 };
 
+/* Values of accel=. */
+extern const char *const options_accel_names[];
 /* Values of bench=. */
 extern const char *const options_bench_names[];
 /* Values of bench_set=. */

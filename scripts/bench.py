@@ -326,6 +326,7 @@ def config_label(config):
     """Workload keys as "rw=randread bs=4K iodepth=32 ..." in a fixed order."""
     items = dict(workload_of(config))
     items.pop("suite", None)
+    items.pop("accel", None)  # every table is of one accelerator and says so above
     keys = [k for k in KEY_ORDER if k in items] + sorted(k for k in items if k not in KEY_ORDER)
     parts = []
     for key in keys:
@@ -387,7 +388,35 @@ def format_table(rows):
     return "\n".join(out)
 
 
+def by_accelerator(objs):
+    """[(accelerator, objects)] in first-appearance order; "unknown" for rows without one.
+
+    Figures taken under TCG and under KVM differ by orders of magnitude, so no table
+    and no ratio ever combines them: every table is made per accelerator.
+    """
+    groups = {}
+    for obj in objs:
+        groups.setdefault(str(obj.get("accel") or "unknown"), []).append(obj)
+    return list(groups.items())
+
+
+def accel_heading(accel, groups):
+    """The line that opens a table: which accelerator its figures come from."""
+    note = "" if len(groups) == 1 else (f" (one of {len(groups)} accelerators in this file; "
+                                        "each has its own table)")
+    return f"accelerator: {accel.upper() if accel != 'unknown' else 'unknown'}{note}"
+
+
 def print_summary(objs, out=sys.stdout):
+    groups = by_accelerator(objs)
+    for i, (accel, members) in enumerate(groups):
+        if i:
+            print(file=out)
+        print(accel_heading(accel, groups), file=out)
+        print_one_summary(members, out)
+
+
+def print_one_summary(objs, out=sys.stdout):
     rows = summary_rows(objs)
     runs = sorted({o.get("run") for o in objs if o.get("run") is not None})
     print(f"summary: {len(objs)} objects, {len(rows)} configurations, "
@@ -704,7 +733,15 @@ def cmd_scaling(opts):
     print("scaling: median over the runs; scaling = N-CPU figure / 1-CPU figure of the "
           "same boot (median of the rows' own ratios); lock figures: the DMA layer's "
           "spinlocks, cycles waited per 4 KiB mapping")
-    print(format_scaling(rows))
+    groups = by_accelerator(objs)
+    for i, (accel, members) in enumerate(groups):
+        part = scaling_rows(members)
+        if not part:
+            continue
+        if i:
+            print()
+        print(accel_heading(accel, groups))
+        print(format_scaling(part))
     return 0
 
 

@@ -23,7 +23,10 @@ case "$what" in
 test|fuzz) need+=("clang:/usr/bin/clang" "libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.asan-x86_64.a") ;;
 esac
 case "$what" in
-test) need+=("valgrind:/usr/bin/valgrind") ;;
+test) need+=("valgrind:/usr/bin/valgrind"
+	"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py"
+	"util-linux:/usr/bin/flock"
+	"strace:/usr/bin/strace") ;;
 bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac
 

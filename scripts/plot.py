@@ -17,6 +17,9 @@ each configuration) and writes into OUTDIR, for whatever suites the file holds:
                             "I/O tax" stays readable next to the device time
   iotlb_misses.png          IOTLB misses per mode/policy, log scale
 
+A file with figures of more than one accelerator (the "accel" key: tcg, kvm) gets each
+chart once per accelerator, named <accel>_<chart>.png: TCG and KVM never share a chart.
+
 Exit status: 0 when at least one chart was written, 1 when the file has nothing to plot
 or cannot be read, 2 when matplotlib is missing (install python3-matplotlib:
 `scripts/deps.sh bench` as root). If the running interpreter lacks matplotlib but
@@ -83,6 +86,12 @@ def table(objs, suite, figure):
         cells.add(cell)
         data[(workload, cell)] = (med, lo, hi)
     return workloads, sorted(cells, key=lambda c: bench.cell_sort_key(*c)), data
+
+
+def accel_note(objs):
+    """", under TCG" (or KVM): the accelerator of a chart's figures, for its title."""
+    names = sorted({str(o.get("accel") or "unknown") for o in objs})
+    return f", under {'/'.join(n.upper() for n in names)}" if names else ""
 
 
 def varying_keys(workloads):
@@ -177,7 +186,7 @@ def figure_bars(plt, objs, suite, figure, split_key, ylabel, path, log=False):
         if value is not None:
             ax.set_title(f"{split_key}={value}", fontsize=10)
     axes[0, 0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
-    title = f"{suite}: {ylabel}, median of runs (bars: min..max)"
+    title = f"{suite}: {ylabel}, median of runs (bars: min..max){accel_note(objs)}"
     common = common_label(workloads, {"suite", split_key})
     fig.suptitle(title + (f"\n{common}" if common else ""), fontsize=11)
     save(fig, plt, path)
@@ -236,7 +245,8 @@ def cycle_breakdown(plt, objs, path, with_device=True):
                bbox_to_anchor=(1.0, 0.95))
     what = "cycles per I/O" if with_device else "CPU cycles per I/O (device wait left out)"
     common = common_label(workloads, {"suite"})
-    fig.suptitle(f"blk: {what}, median of runs per part" + (f"\n{common}" if common else ""),
+    fig.suptitle(f"blk: {what}, median of runs per part{accel_note(objs)}"
+                 + (f"\n{common}" if common else ""),
                  fontsize=11)
     save(fig, plt, path)
     return True
@@ -264,15 +274,22 @@ def main(argv):
     if bad:
         print(f"plot: {len(bad)} line(s) of {results} do not parse; ignored", file=sys.stderr)
     os.makedirs(outdir, exist_ok=True)
-    out = lambda name: os.path.join(outdir, name)  # noqa: E731
-    wrote = [
-        figure_bars(plt, objs, "blk", "iops", "rw", "IOPS", out("blk_iops.png")),
-        figure_bars(plt, objs, "net", "fps", None, "frames/s", out("net_fps.png")),
-        cycle_breakdown(plt, objs, out("cycles_breakdown.png")),
-        cycle_breakdown(plt, objs, out("cycles_breakdown_cpu.png"), with_device=False),
-        figure_bars(plt, objs, "iotlb", "misses", None, "IOTLB misses",
-                    out("iotlb_misses.png"), log=True),
-    ]
+    # TCG and KVM figures never share a chart: with one accelerator in the file the
+    # names are as listed above; with several, each chart is made per accelerator and
+    # its name starts with it (tcg_blk_iops.png, kvm_blk_iops.png, ...).
+    groups = bench.by_accelerator(objs)
+    wrote = []
+    for accel, members in groups:
+        prefix = f"{accel}_" if len(groups) > 1 else ""
+        out = lambda name: os.path.join(outdir, prefix + name)  # noqa: E731
+        wrote += [
+            figure_bars(plt, members, "blk", "iops", "rw", "IOPS", out("blk_iops.png")),
+            figure_bars(plt, members, "net", "fps", None, "frames/s", out("net_fps.png")),
+            cycle_breakdown(plt, members, out("cycles_breakdown.png")),
+            cycle_breakdown(plt, members, out("cycles_breakdown_cpu.png"), with_device=False),
+            figure_bars(plt, members, "iotlb", "misses", None, "IOTLB misses",
+                        out("iotlb_misses.png"), log=True),
+        ]
     if not any(wrote):
         print(f"plot: {results} has no blk, net or iotlb figures to plot", file=sys.stderr)
         return 1

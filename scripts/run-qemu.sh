@@ -63,13 +63,24 @@ if [ -z "$smp" ]; then
 fi
 [ -n "$blk_queues" ] || blk_queues=$smp
 
-if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	accel=(-accel kvm -cpu host)
-	echo "run-qemu: accelerator KVM (/dev/kvm is usable)"
-else
+# The accelerator is chosen by trying it (scripts/qemu-accel.sh): a /dev/kvm that
+# opens may still fail on the firmware's first instructions. SLUICE_ACCEL=auto|kvm|tcg.
+choice=$("$top/scripts/qemu-accel.sh")
+rc=$?
+[ "$rc" -eq 0 ] || { echo "run-qemu: no accelerator (see above)" >&2; exit 2; }
+accel_name=${choice%%$'\t'*}
+accel_reason=${choice#*$'\t'}
+case "$accel_name" in
+kvm)
+	accel=(-accel kvm -cpu "${SLUICE_KVM_CPU:-host}")
+	accel_label="KVM"
+	;;
+*)
 	accel=(-accel tcg)
-	echo "run-qemu: accelerator TCG (no usable /dev/kvm): emulated CPU, slow but real"
-fi
+	accel_label="TCG"
+	;;
+esac
+echo "run-qemu: accelerator $accel_label ($accel_reason)"
 
 image="$build/sluice.efi"
 [ -f "$image" ] || { echo "run-qemu: $image is missing; run make first" >&2; exit 2; }
@@ -83,7 +94,9 @@ vars_template=/usr/share/OVMF/OVMF_VARS_4M.fd
 esp="$build/esp"
 mkdir -p "$esp/EFI/BOOT"
 cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
-printf '%s\n' "$args" >"$esp/sluice.cfg"
+# accel= goes first, so that an accel= in --args (a test's) wins; the kernel names
+# it in its report and in every benchmark JSON line (TCG and KVM figures never mix).
+printf '%s\n' "accel=$accel_name${args:+ $args}" >"$esp/sluice.cfg"
 vars="$build/OVMF_VARS_4M.fd"
 [ -f "$vars" ] || cp "$vars_template" "$vars"
 if [ ! -f "$disk" ]; then
@@ -141,14 +154,18 @@ timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
 status=${PIPESTATUS[0]}
 
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-	echo "run-qemu: TIMEOUT: QEMU killed after ${timeout}s without the kernel exiting" >&2
+	echo "run-qemu: TIMEOUT: QEMU killed after ${timeout}s without the kernel exiting" \
+		"(accelerator $accel_label)" >&2
 	exit 124
 fi
 if [ "$status" -ge 33 ] && [ $((status % 2)) -eq 1 ]; then
 	kcode=$(((status - 33) / 2))
-	echo "run-qemu: kernel exit code $kcode (QEMU status $status)"
+	echo "run-qemu: kernel exit code $kcode (QEMU status $status, accelerator $accel_label)"
 	exit "$kcode"
 fi
 echo "run-qemu: QEMU ended with status $status without the kernel's exit code" \
-	"(triple fault, QEMU error, or the image never ran)" >&2
+	"(triple fault, QEMU error, or the image never ran; accelerator $accel_label)" >&2
+# Not retried under TCG: that could hide a kernel bug. Say how to tell them apart.
+[ "$accel_name" = kvm ] && echo "run-qemu: this run used KVM; SLUICE_ACCEL=tcg reruns it" \
+	"under TCG to tell a KVM fault from a kernel fault" >&2
 exit 125

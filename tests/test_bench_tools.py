@@ -274,6 +274,66 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual([(r["mode"], r["policy"]) for r in blk], CELLS)
 
 
+class AcceleratorTests(unittest.TestCase):
+    """TCG and KVM figures never share a table, a ratio or a chart."""
+
+    def setUp(self):
+        tcg = [dict(o, run=r, accel="tcg") for r in (1, 2) for o in matrix(r)]
+        # KVM ten times faster: any mixing would show in medians and ratios.
+        kvm = [dict(o, run=r, accel="kvm", iops=o["iops"] * 10) if "iops" in o
+               else dict(o, run=r, accel="kvm") for r in (1, 2) for o in matrix(r)]
+        self.objs = tcg + kvm
+
+    def test_groups_in_first_appearance_order(self):
+        groups = bench.by_accelerator(self.objs + [blk_line("direct", None)])
+        self.assertEqual([a for a, _ in groups], ["tcg", "kvm", "unknown"])
+        self.assertEqual(len(groups[0][1]), len(groups[1][1]))
+
+    def test_rows_and_ratios_stay_within_one_accelerator(self):
+        rows = bench.summary_rows(self.objs)
+        self.assertEqual(len(rows), 2 * (10 * 6 + 3))
+        for accel, factor in (("tcg", 1), ("kvm", 10)):
+            row = row_for(rows, "blk", "bounce", "sluice", rw="randwrite", bs=65536,
+                          iodepth=32, accel=accel)
+            self.assertAlmostEqual(row["median"], 15000.0 * factor * 0.95)
+            self.assertAlmostEqual(row["vs_direct"], 0.75)
+
+    def test_summary_prints_one_table_per_accelerator(self):
+        import io
+        buf = io.StringIO()
+        bench.print_summary(self.objs, out=buf)
+        text = buf.getvalue()
+        self.assertEqual(text.count("accelerator: TCG (one of 2 accelerators"), 1)
+        self.assertEqual(text.count("accelerator: KVM (one of 2 accelerators"), 1)
+        self.assertEqual(text.count("summary:"), 2)
+        self.assertNotIn("accel=", text)  # the heading says it; rows do not repeat it
+        tcg_part, kvm_part = text.split("accelerator: KVM")
+        self.assertIn(" 15000 ", tcg_part)
+        self.assertNotIn(" 150000 ", tcg_part)
+        self.assertIn(" 150000 ", kvm_part)
+
+    def test_one_accelerator_has_a_plain_heading(self):
+        import io
+        buf = io.StringIO()
+        bench.print_summary([o for o in self.objs if o["accel"] == "tcg"], out=buf)
+        self.assertTrue(buf.getvalue().startswith("accelerator: TCG\n"), buf.getvalue()[:80])
+
+    def test_scaling_per_accelerator(self):
+        objs = [dict(mq_row("bounce", "sluice", "randread", t, 1000.0 * t * f, 1), accel=a)
+                for a, f in (("tcg", 1), ("kvm", 10)) for t in (1, 2)]
+        path = os.path.join(tempfile.mkdtemp(), "r.json")
+        write_jsonl(path, objs)
+        rc, out = run_tool(BENCH, "scaling", path)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("accelerator: TCG", out)
+        self.assertIn("accelerator: KVM", out)
+        tcg_part, kvm_part = out.split("accelerator: KVM")
+        self.assertIn("accelerator: TCG", tcg_part)
+        self.assertIn(" 2000 ", tcg_part)
+        self.assertNotIn(" 20000 ", tcg_part)
+        self.assertIn(" 20000 ", kvm_part)
+
+
 class CheckTests(unittest.TestCase):
     def check(self, objs, bad=(), modes=MODES, policies=POLICIES):
         return bench.check_results(objs, list(bad), list(modes), list(policies))[0]
@@ -509,6 +569,16 @@ class PlotTests(unittest.TestCase):
                 data = f.read()
             self.assertGreater(len(data), 5000, name)
             self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n", name)
+
+    def test_one_chart_set_per_accelerator(self):
+        objs = [dict(o, accel=a) for a in ("tcg", "kvm") for o in matrix(1)]
+        rc, out = self.plot(objs)
+        self.assertEqual(rc, 0, out)
+        names = sorted(os.listdir(os.path.join(self.tmp.name, "out")))
+        for accel in ("tcg", "kvm"):
+            self.assertIn(f"{accel}_blk_iops.png", names)
+            self.assertIn(f"{accel}_net_fps.png", names)
+        self.assertNotIn("blk_iops.png", names)
 
     def test_nothing_to_plot(self):
         rc, out = self.plot([{"suite": "convert", "cycles_per_op": 5}])

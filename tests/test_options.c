@@ -95,7 +95,8 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
-				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu");
+				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
+				 "accel");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -110,7 +111,7 @@ static void test_bad_values_name_the_word(void **state)
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
-		"fault_cpu=16", "areas=3", "areas=128",
+		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=",
 	};
 	struct kernel_options o;
 	char err[256];
@@ -188,6 +189,13 @@ static void test_io_options(void **state)
 	assert_int_equal(options_parse("cpus=2 fault_cpu=1", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.cpus, 2);
 	assert_int_equal(o.fault_cpu, 1);
+	/* The accelerator label: unknown unless the runner names it. */
+	options_defaults(&o);
+	assert_string_equal(options_accel_names[o.accel], "unknown");
+	assert_int_equal(options_parse("accel=tcg", &o, err, sizeof(err)), 0);
+	assert_string_equal(options_accel_names[o.accel], "tcg");
+	assert_int_equal(options_parse("accel=kvm", &o, err, sizeof(err)), 0);
+	assert_string_equal(options_accel_names[o.accel], "kvm");
 	/* Ways must divide the entries, whatever the order of the words. */
 	assert_int_equal(options_parse("iotlb_ways=5 iotlb_entries=32", &o, err, sizeof(err)),
 			 -22);
@@ -216,6 +224,10 @@ static void test_usage_lists_every_option(void **state)
 	assert_non_null(strstr(u, "none|pf|gp|ud|div"));
 	assert_non_null(strstr(u, "iodepth=N"));
 	assert_non_null(strstr(u, "modes=LIST"));
+	/* The last rows too: the text is never cut short. */
+	assert_non_null(strstr(u, "fault_cpu=N"));
+	assert_non_null(strstr(u, "accel=VALUE"));
+	assert_non_null(strstr(u, "unknown|tcg|kvm"));
 }
 
 int main(void)

@@ -19,6 +19,9 @@ need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw
         "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_map", "cycles_copy",
         "cycles_convert", "cycles_driver", "cycles_device", "conversions", "ratio_direct",
         "ratio_linux"}
+# Every line names the accelerator run-qemu.sh chose, and it is one accelerator.
+assert {r.get("accel") for r in rows} <= {"tcg", "kvm"}, {r.get("accel") for r in rows}
+assert len({r["accel"] for r in rows}) == 1, "lines of two accelerators in one boot"
 conv = [r for r in rows if r["suite"] == "convert"]
 iotlb = [r for r in rows if r["suite"] == "iotlb"]
 net = [r for r in rows if r["suite"] == "net"]

@@ -15,6 +15,7 @@ expect "$BOOT_LOG" \
 	'^  dma +0x[0-9a-f]+ +131072 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
 	'^options: heap=65536K dma=131072K pool=16384K policies=linux,bitmap,lifo,sluice scrub=copy fault=none' \
+	'^options: accel=(tcg|kvm) \(named by the runner, confirmed by CPUID; every result line names it\)' \
 	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy linux, scrub copy, largest mapping 256 KiB' \
 	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy bitmap, scrub copy' \
 	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy lifo, scrub copy' \
@@ -31,4 +32,7 @@ expect "$BOOT_LOG" \
 dma=$(sed -n 's/^  dma *0x\([0-9a-f]*\) .*/\1/p' "$BOOT_LOG")
 [ $((0x$dma % 0x200000)) -eq 0 ] || e2e_fail "DMA region 0x$dma is not 2 MiB aligned"
 reject "$BOOT_LOG" 'EXCEPTION'
+# The runner says which accelerator it chose and why, and the kernel agrees.
+expect "$BOOT_LOG.out" '^run-qemu: accelerator (TCG|KVM) \(.+\)$' \
+	'^run-qemu: kernel exit code 0 \(QEMU status 33, accelerator (TCG|KVM)\)$'
 echo "boot report complete"

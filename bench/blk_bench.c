@@ -19,6 +19,7 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/iotlb.h"
+#include "drivers/deadline.h"
 #include "bench/result_json.h"
 
 #define BLK_BENCH_MAX_SAMPLES 65536
@@ -95,6 +96,48 @@ static int cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Waits, at most the device deadline after the last completion, for every
+ * request in flight; then stops the device if some are still out. Returns 0
+ * when the queues drained, -1 otherwise (the reason printed).
+ */
+static int blk_bench_drain(struct virtio_blk *blk, const struct blk_workload *w)
+{
+	struct virtio_blk_completion c[64];
+	struct deadline d;
+	unsigned int inflight = 0;
+	int rc = 0;
+
+	deadline_start(&d, 0);
+	for (;;) {
+		int done = 0;
+
+		inflight = 0;
+		for (unsigned int q = 0; q < blk->nqueues && !rc; q++) {
+			int n;
+
+			virtio_blk_kick(blk, q);
+			n = virtio_blk_poll(blk, q, c, 64);
+			if (n < 0)
+				rc = n;
+			else
+				done += n;
+			inflight += virtio_blk_inflight(blk, q);
+		}
+		if (!inflight)
+			return 0;
+		if (done)
+			deadline_start(&d, 0);
+		else if (rc || deadline_passed(&d))
+			break;
+	}
+	printf("bench: blk %s bs=%u iodepth=%u: %u requests %s; device stopped%s\n", w->rw,
+	       w->bs, w->iodepth, inflight,
+	       rc ? "lost to a broken queue" : "not completed within the device deadline",
+	       virtio_blk_stop(blk) ? " but it did not reset: buffers quarantined" : "");
+	return -1;
 }
 
 int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
@@ -180,8 +223,19 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		for (unsigned int q = 0; q < blk->nqueues; q++)
 			virtio_blk_kick(blk, q);
 		t0 = rdtsc();
-		for (unsigned int q = 0; q < blk->nqueues; q++)
-			got += virtio_blk_poll(blk, q, c + got, (int)(64 / blk->nqueues));
+		for (unsigned int q = 0; q < blk->nqueues && !rc; q++) {
+			int n = virtio_blk_poll(blk, q, c + got, (int)(64 / blk->nqueues));
+
+			if (n < 0)
+				rc = n; /* a broken queue: nothing more will complete */
+			else
+				got += n;
+		}
+		if (rc) {
+			printf("bench: blk %s bs=%u iodepth=%u: the device broke its queue (%d)\n",
+			       w->rw, w->bs, w->iodepth, rc);
+			break;
+		}
 		if (!got)
 			continue;
 		st.cycles_busy += rdtsc() - t0;
@@ -214,18 +268,13 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	dma_bounce_stats_get(dl, -1, &bs1);
 	mmu_get_stats(&ms1);
 
-	/* Let what is in flight finish before the buffers go. */
-	for (;;) {
-		struct virtio_blk_completion c[64];
-		unsigned int inflight = 0;
-
-		for (unsigned int q = 0; q < blk->nqueues; q++) {
-			virtio_blk_kick(blk, q);
-			virtio_blk_poll(blk, q, c, 64);
-			inflight += virtio_blk_inflight(blk, q);
-		}
-		if (!inflight)
-			break;
+	/* Let what is in flight finish before the buffers go; a device that stops
+	 * answering is stopped, and if it will not reset the buffers stay its own. */
+	if (blk_bench_drain(blk, w) && !rc)
+		rc = -1;
+	if (blk->quarantined) {
+		free(slots);
+		slots = NULL; /* the device may still write the buffers: never freed */
 	}
 	blk->profile = false;
 	dma_layer_set_profile(dl, false);

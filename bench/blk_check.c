@@ -16,6 +16,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/cksum.h"
+#include "drivers/deadline.h"
 
 struct blk_slot {
 	void *buf;
@@ -53,7 +54,8 @@ static void blk_kick_all(struct virtio_blk *blk)
 		virtio_blk_kick(blk, q);
 }
 
-/* Polls every queue once; marks the slots of finished requests done. */
+/* Polls every queue once; marks the slots of finished requests done. Returns the
+ * completions, or a negative code when a queue broke (nothing more will come). */
 static int blk_reap(struct virtio_blk *blk, struct blk_slot *slots)
 {
 	struct virtio_blk_completion c[32];
@@ -63,6 +65,8 @@ static int blk_reap(struct virtio_blk *blk, struct blk_slot *slots)
 	for (unsigned int q = 0; q < blk->nqueues; q++) {
 		int n = virtio_blk_poll(blk, q, c, 32);
 
+		if (n < 0)
+			return n;
 		for (int i = 0; i < n; i++) {
 			struct blk_slot *s = c[i].cookie;
 
@@ -74,9 +78,38 @@ static int blk_reap(struct virtio_blk *blk, struct blk_slot *slots)
 	return total;
 }
 
+/*
+ * Waits for the device to complete something. Every wait of the checks goes
+ * through here: the device deadline restarts with each completion, and a device
+ * that completes nothing within it, or breaks a queue, fails the check.
+ * Returns completions (> 0), DEVICE_ERR_TIMEDOUT, or the queue's error.
+ */
+static int blk_wait(struct virtio_blk *blk, struct blk_slot *slots, struct deadline *d)
+{
+	int n;
+
+	blk_kick_all(blk);
+	n = blk_reap(blk, slots);
+	if (n > 0)
+		deadline_start(d, 0);
+	else if (!n && deadline_passed(d))
+		n = DEVICE_ERR_TIMEDOUT;
+	return n;
+}
+
+/* Says why the device is given up on. */
+static void blk_report_fault(const char *mname, int rc)
+{
+	if (rc == DEVICE_ERR_TIMEDOUT)
+		printf("blk: mode=%s the device completed nothing in %u ms: stopped\n", mname,
+		       deadline_timeout_ms());
+	else
+		printf("blk: mode=%s the device broke its queue (%d): stopped\n", mname, rc);
+}
+
 /* Submits, retrying while the queue or the bounce pool is full. */
 static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
-			    enum virtio_blk_op op, struct blk_slot *s)
+			    enum virtio_blk_op op, struct blk_slot *s, struct deadline *d)
 {
 	for (;;) {
 		int rc = virtio_blk_submit(blk, s->queue, op, s->sector, s->buf, s->len, s);
@@ -84,10 +117,11 @@ static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
 		if (rc != -16)
 			return rc;
 		/* Busy: room comes back only as requests complete. */
-		blk_kick_all(blk);
 		if (!blk_inflight(blk))
 			return rc;
-		blk_reap(blk, slots);
+		rc = blk_wait(blk, slots, d);
+		if (rc < 0)
+			return rc;
 	}
 }
 
@@ -118,17 +152,27 @@ static int blk_check_slots_alloc(struct virtio_blk *blk, struct blk_slot *slots,
 	return 0;
 }
 
-/* After a failure requests may still be in flight: their buffers stay with the
- * device until they complete. Returns the extra failure to count. */
+/*
+ * After a failure requests may still be in flight: they get the device deadline
+ * to complete; then the device is stopped, which takes them back if it resets.
+ * If it does not, their buffers are the device's for good: never freed. Returns
+ * the extra failure to count.
+ */
 static int blk_check_slots_free(struct virtio_blk *blk, struct blk_slot *slots,
 				struct kernel_dma *kd, enum kernel_dma_mode mode,
 				unsigned int iodepth)
 {
-	for (unsigned long spins = 0; blk_inflight(blk) && spins < 100000000ul; spins++)
-		blk_reap(blk, slots);
-	if (blk_inflight(blk)) {
-		printf("blk: mode=%s %u requests never completed; buffers leaked\n",
-		       kernel_dma_mode_name(mode), blk_inflight(blk));
+	struct deadline d;
+	int rc = 0;
+
+	deadline_start(&d, 0);
+	while (blk_inflight(blk) && !blk->stopped && rc >= 0)
+		rc = blk_wait(blk, slots, &d);
+	if (blk_inflight(blk) && virtio_blk_stop(blk)) {
+		printf("blk: mode=%s the device did not reset: %u requests in flight, %" PRIu64
+		       " bytes and %" PRIu64 " mappings quarantined, never reused\n",
+		       kernel_dma_mode_name(mode), blk_inflight(blk), blk->quarantined_bytes,
+		       blk->quarantined_mappings);
 		free(slots);
 		return 1;
 	}
@@ -148,10 +192,17 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
 	unsigned int head = 0, tail = 0; /* submission and checksum order */
 	struct cksum ck;
+	struct deadline d;
+	/* Arena buffers are shared: the host may change them at any time. The data
+	 * is copied once into private memory and only the copy is checked. */
+	uint8_t *private_copy = mode == KDMA_ARENA ? malloc(bs) : NULL;
 	int failures = 0, rc;
 
-	if (!slots)
+	if (!slots || (mode == KDMA_ARENA && !private_copy)) {
+		free(slots);
+		free(private_copy);
 		return 1;
+	}
 	if (blk_check_slots_alloc(blk, slots, kd, mode, iodepth, bs)) {
 		failures = 1;
 		goto out;
@@ -159,6 +210,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 
 	/* Read it all; checksum in order of submission. */
 	cksum_init(&ck);
+	deadline_start(&d, 0);
 	t0 = rdtsc();
 	while (checked < total) {
 		while (submitted < total && head - tail < iodepth) {
@@ -167,7 +219,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 			s->sector = submitted / VIRTIO_BLK_SECTOR;
 			s->len = (uint32_t)(total - submitted < bs ? total - submitted : bs);
 			s->done = 0;
-			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_READ, s);
+			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_READ, s, &d);
 			if (rc) {
 				printf("blk: mode=%s submit of sector %" PRIu64 " failed (%d)\n", mname,
 				       s->sector, rc);
@@ -177,8 +229,12 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 			submitted += s->len;
 			head++;
 		}
-		blk_kick_all(blk);
-		blk_reap(blk, slots);
+		rc = blk_wait(blk, slots, &d);
+		if (rc < 0) {
+			blk_report_fault(mname, rc);
+			failures++;
+			goto out;
+		}
 		while (tail != head && slots[tail % iodepth].done) {
 			struct blk_slot *s = &slots[tail % iodepth];
 
@@ -187,7 +243,12 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 				       s->sector, s->status);
 				failures++;
 			}
-			cksum_update(&ck, s->buf, s->len);
+			if (private_copy) {
+				memcpy(private_copy, s->buf, s->len);
+				cksum_update(&ck, private_copy, s->len);
+			} else {
+				cksum_update(&ck, s->buf, s->len);
+			}
 			checked += s->len;
 			tail++;
 		}
@@ -198,6 +259,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 	       mname, total, bs, iodepth, cksum_final(&ck), ck.length, failures,
 	       tsc_to_ns(t1 - t0) / 1e9, total / (tsc_to_ns(t1 - t0) / 1e3 + 1));
 out:
+	free(private_copy);
 	return failures + blk_check_slots_free(blk, slots, kd, mode, iodepth);
 }
 
@@ -209,6 +271,7 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 	uint64_t per_req = bs / VIRTIO_BLK_SECTOR, first, count, nblocks, stride, t0, t1;
 	struct blk_slot *slots = calloc(iodepth, sizeof(*slots));
 	unsigned int head = 0, tail = 0;
+	struct deadline d;
 	int failures = 0, rc;
 
 	if (!slots)
@@ -228,6 +291,7 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 	while (gcd64(stride, nblocks) != 1)
 		stride++;
 	head = tail = 0;
+	deadline_start(&d, 0);
 	t0 = rdtsc();
 	for (uint64_t i = 0; i < nblocks || tail != head;) {
 		while (i < nblocks && head - tail < iodepth) {
@@ -240,7 +304,7 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 			s->done = 0;
 			for (size_t b = 0; b < bs; b++)
 				p[b] = blk_pattern_byte(s->sector * VIRTIO_BLK_SECTOR + b, mode);
-			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_WRITE, s);
+			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_WRITE, s, &d);
 			if (rc) {
 				printf("blk: mode=%s write submit failed (%d)\n", mname, rc);
 				failures++;
@@ -249,8 +313,12 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 			head++;
 			i++;
 		}
-		blk_kick_all(blk);
-		blk_reap(blk, slots);
+		rc = blk_wait(blk, slots, &d);
+		if (rc < 0) {
+			blk_report_fault(mname, rc);
+			failures++;
+			goto out;
+		}
 		while (tail != head && slots[tail % iodepth].done) {
 			if (slots[tail % iodepth].status) {
 				printf("blk: mode=%s write of sector %" PRIu64 " failed (%d)\n", mname,

@@ -21,6 +21,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/smp_window.h"
+#include "drivers/deadline.h"
 #include "bench/result_json.h"
 #include "drivers/virtio/virtio_blk.h"
 
@@ -103,10 +104,14 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 	const struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
 	unsigned int inflight = 0;
 	int seen = SMP_WARMUP;
+	struct deadline d;
 
 	for (unsigned int i = 0; i < MQ_IODEPTH; i++)
 		job->slots[i].state = MQ_SLOT_IDLE;
 	smp_window_enter(&job->win);
+	/* Restarted by every completion: a device that answers nothing for the
+	 * device deadline ends the job, measuring or draining. */
+	deadline_start(&d, 0);
 	while (seen != SMP_STOP || inflight) {
 		struct virtio_blk_completion c[MQ_IODEPTH];
 		int got;
@@ -119,6 +124,7 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 			if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) == MQ_SLOT_DONE) {
 				uint64_t lat = slot->t_done - slot->t_submit;
 
+				deadline_start(&d, 0);
 				inflight--;
 				if (seen == SMP_MEASURE) {
 					job->ios++;
@@ -134,13 +140,23 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 			    mq_submit(run, job, slot))
 				inflight++;
 		}
-		if (job->rc && !inflight) {
-			/* CPU 0 keeps the clock: the others must still see the stop. */
+		if (job->rc) {
+			/* CPU 0 keeps the clock: the others must still see the stop.
+			 * Requests still in flight are the caller's to take back
+			 * (it stops the device) before their buffers go. */
 			smp_window_abort(&run->win, cpu);
 			break;
 		}
 		virtio_blk_kick(run->blk, job->queue);
 		got = virtio_blk_poll(run->blk, job->queue, c, (int)MQ_IODEPTH);
+		if (got < 0) {
+			job->rc = got; /* a broken queue: nothing more will complete */
+			continue;
+		}
+		if (!got && inflight && deadline_passed(&d)) {
+			job->rc = DEVICE_ERR_TIMEDOUT;
+			continue;
+		}
 		for (int k = 0; k < got; k++) {
 			struct mq_slot *slot = c[k].cookie;
 
@@ -231,8 +247,15 @@ static int mq_run_once(struct mq_run *run, const struct kdma_config *cfg, unsign
 		rc = -1;
 	}
 	free(all_lat);
+	/* A failed job may have left requests in flight: stopping the device takes
+	 * them back; if it does not reset, the buffers are its own for good. */
+	for (unsigned int q = 0; q < run->blk->nqueues; q++)
+		if (virtio_blk_inflight(run->blk, q) && virtio_blk_stop(run->blk))
+			printf("bench: blk-mq mode=%s: the device did not reset; %" PRIu64
+			       " bytes quarantined, never reused\n",
+			       kernel_dma_config_name(cfg), run->blk->quarantined_bytes);
 	for (unsigned int c = 0; c < ncpus; c++) {
-		for (unsigned int i = 0; i < MQ_IODEPTH; i++)
+		for (unsigned int i = 0; i < MQ_IODEPTH && !run->blk->quarantined; i++)
 			kernel_dma_buf_free(run->kd, cfg->mode, run->job[c].slots[i].buf);
 		free(run->job[c].lat);
 	}

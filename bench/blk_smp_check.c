@@ -20,6 +20,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/blk_check.h"
+#include "drivers/deadline.h"
 
 #define SMP_CHECK_MAX_DEPTH 256u
 #define SMP_CHECK_BUSY (-16)
@@ -40,6 +41,8 @@ struct smp_check_job {
 	/* results of the current phase */
 	uint64_t requests, errors, mismatches, first_bad_sector;
 	int rc;
+	unsigned int abandoned; /* requests left in flight when the job gave up */
+	uint8_t *private_copy;  /* arena mode: where read data is checked */
 } __attribute__((aligned(64)));
 
 struct smp_check_run {
@@ -74,9 +77,18 @@ static void smp_check_fill(const struct smp_check_run *run, uint8_t *p, uint64_t
 		p[b] = blk_pattern_byte(sector * VIRTIO_BLK_SECTOR + b, run->mode);
 }
 
+/* Compares a completed read with the pattern. Arena buffers are shared, so the
+ * data is first copied once into the job's private buffer and only the copy is
+ * compared: C code reading shared memory directly may read a byte twice. */
 static void smp_check_verify(const struct smp_check_run *run, struct smp_check_job *job,
-			     const uint8_t *p, uint64_t sector)
+			     const uint8_t *buf, uint64_t sector)
 {
+	const uint8_t *p = buf;
+
+	if (run->mode == KDMA_ARENA) {
+		memcpy(job->private_copy, buf, run->bs);
+		p = job->private_copy;
+	}
 	for (size_t b = 0; b < run->bs; b++) {
 		if (p[b] != blk_pattern_byte(sector * VIRTIO_BLK_SECTOR + b, run->mode)) {
 			if (!job->mismatches++)
@@ -94,9 +106,12 @@ static void smp_check_job_fn(void *arg, unsigned int cpu)
 	uint64_t per_req = run->bs / VIRTIO_BLK_SECTOR;
 	uint64_t next = smp_check_owner(run, cpu); /* block index i, stepping by ncpus */
 	unsigned int inflight = 0;
+	struct deadline d;
 
 	for (unsigned int s = 0; s < run->iodepth; s++)
 		job->slots[s].state = SLOT_IDLE;
+	/* The device deadline restarts whenever one of our requests completes. */
+	deadline_start(&d, 0);
 	for (;;) {
 		struct virtio_blk_completion c[32];
 		int got;
@@ -107,6 +122,7 @@ static void smp_check_job_fn(void *arg, unsigned int cpu)
 			int rc;
 
 			if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) == SLOT_DONE) {
+				deadline_start(&d, 0);
 				inflight--;
 				job->requests++;
 				if (slot->status) {
@@ -140,8 +156,23 @@ static void smp_check_job_fn(void *arg, unsigned int cpu)
 		}
 		if (!inflight && (next >= run->nblocks || job->rc))
 			return;
+		if (job->rc && job->rc != SMP_CHECK_BUSY && inflight) {
+			/* Our requests may never come back (a broken queue, a device
+			 * that stopped answering): leave them; the caller stops the
+			 * device before their buffers are freed. */
+			job->abandoned = inflight;
+			return;
+		}
 		virtio_blk_kick(run->blk, job->queue);
 		got = virtio_blk_poll(run->blk, job->queue, c, 32);
+		if (got < 0) {
+			job->rc = got;
+			continue;
+		}
+		if (!got && inflight && deadline_passed(&d)) {
+			job->rc = DEVICE_ERR_TIMEDOUT;
+			continue;
+		}
 		for (int k = 0; k < got; k++) {
 			struct smp_check_slot *slot = c[k].cookie;
 
@@ -162,6 +193,7 @@ static int smp_check_phase(struct smp_check_run *run, const char *name)
 
 		job->requests = job->errors = job->mismatches = job->first_bad_sector = 0;
 		job->rc = 0;
+		job->abandoned = 0;
 	}
 	smp_run(run->ncpus, smp_check_job_fn, run);
 	t1 = rdtsc();
@@ -175,8 +207,12 @@ static int smp_check_phase(struct smp_check_run *run, const char *name)
 		       job->errors, job->mismatches);
 		if (job->errors || job->mismatches)
 			printf(", first bad sector %" PRIu64, job->first_bad_sector);
-		if (job->rc)
-			printf(", submit failed (%d)", job->rc);
+		if (job->rc == DEVICE_ERR_TIMEDOUT)
+			printf(", the device completed nothing in %u ms (%u requests abandoned)",
+			       deadline_timeout_ms(), job->abandoned);
+		else if (job->rc)
+			printf(", device or submit failed (%d; %u requests abandoned)", job->rc,
+			       job->abandoned);
 		printf(", %.3f s\n", tsc_to_ns(t1 - t0) / 1e9);
 		failures += job->errors || job->mismatches || job->rc || !job->requests;
 	}
@@ -208,6 +244,12 @@ int blk_smp_check(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		run.stride++;
 	for (unsigned int c = 0; c < run.ncpus; c++) {
 		run.job[c].queue = c % blk->nqueues;
+		run.job[c].private_copy = cfg->mode == KDMA_ARENA ? malloc(bs) : NULL;
+		if (cfg->mode == KDMA_ARENA && !run.job[c].private_copy) {
+			printf("blk-smp: mode=%s no memory\n", name);
+			failures = 1;
+			goto out;
+		}
 		for (unsigned int s = 0; s < run.iodepth; s++) {
 			run.job[c].slots[s].buf = kernel_dma_buf_alloc(kd, cfg->mode, bs);
 			if (!run.job[c].slots[s].buf) {
@@ -219,18 +261,32 @@ int blk_smp_check(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	}
 	run.write = true;
 	failures += smp_check_phase(&run, name);
-	if (blk->has_flush && (rc = virtio_blk_rw(blk, VIRTIO_BLK_OP_FLUSH, 0, NULL, 0))) {
+	if (!failures && blk->has_flush &&
+	    (rc = virtio_blk_rw(blk, VIRTIO_BLK_OP_FLUSH, 0, NULL, 0))) {
 		printf("blk-smp: mode=%s flush failed (%d)\n", name, rc);
 		failures++;
 	}
-	run.write = false;
-	failures += smp_check_phase(&run, name);
+	if (!failures) {
+		run.write = false;
+		failures += smp_check_phase(&run, name);
+	}
 	printf("blk-smp: mode=%s %u CPUs wrote sectors %" PRIu64 "..%" PRIu64 " at once and read "
 	       "each other's blocks back: %s\n",
 	       name, run.ncpus, run.first, run.first + count - 1, failures ? "FAILED" : "all correct");
 out:
-	for (unsigned int c = 0; c < run.ncpus; c++)
+	/* Requests a failed phase left in flight are taken back by stopping the
+	 * device; if it does not reset, their buffers are its own for good. */
+	for (unsigned int q = 0; q < blk->nqueues; q++)
+		if (virtio_blk_inflight(blk, q) && virtio_blk_stop(blk)) {
+			printf("blk-smp: mode=%s the device did not reset: %" PRIu64 " bytes and %" PRIu64
+			       " mappings quarantined, never reused\n",
+			       name, blk->quarantined_bytes, blk->quarantined_mappings);
+			return failures + 1;
+		}
+	for (unsigned int c = 0; c < run.ncpus; c++) {
 		for (unsigned int s = 0; s < run.iodepth; s++)
 			kernel_dma_buf_free(kd, cfg->mode, run.job[c].slots[s].buf);
+		free(run.job[c].private_copy);
+	}
 	return failures;
 }

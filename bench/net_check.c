@@ -15,14 +15,13 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "drivers/deadline.h"
 
 /* Frames in flight at most: never more than the receiver has buffers for, or
  * QEMU's hub queues and then drops them (a NIC without receive buffers drops). */
 #define NET_CHECK_WINDOW 32
 /* Messages about bad frames, at most, before only counting. */
 #define NET_CHECK_MAX_REPORTS 10
-/* Polls without progress before a frame is declared lost. */
-#define NET_CHECK_PATIENCE 2000000u
 
 static const uint16_t frame_sizes[] = { 60, 61, 64, 128, 255, 512, 1000, 1400, 1500, 1514 };
 #define NSIZES (sizeof(frame_sizes) / sizeof(frame_sizes[0]))
@@ -75,15 +74,26 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 	static uint8_t out[VIRTIO_NET_MAX_FRAME], in[VIRTIO_NET_BUF_SIZE];
 	uint32_t sent = 0, received = 0, expected = 0;
 	unsigned int bad = 0, foreign = 0, lost = 0, window = NET_CHECK_WINDOW;
-	uint64_t bytes = 0, t0, t1, idle = 0;
+	uint64_t bytes = 0, t0, t1;
+	struct deadline d;
 
 	if (window > rx->queue_size / 2)
 		window = rx->queue_size / 2 ? rx->queue_size / 2 : 1;
 
 	t0 = rdtsc();
+	/* Restarted only by our own frames: a stream of foreign frames (anything
+	 * else on the link, or a host that floods) must not keep the wait alive. */
+	deadline_start(&d, 0);
 	while (received < frames) {
 		size_t len;
 		int rc;
+
+		if (deadline_passed(&d)) {
+			printf("net: mode=%s frame %u never arrived within %u ms (%u sent, %u foreign "
+			       "frames meanwhile)\n",
+			       mname, received, deadline_timeout_ms(), sent, foreign);
+			return (int)(frames - received) + (int)bad;
+		}
 
 		while (sent < frames && sent - received < window) {
 			len = net_check_build(out, tx, rx, sent);
@@ -102,7 +112,6 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 			const char *why = net_check_verify(in, len, tx, rx, expected);
 			uint32_t seq;
 
-			idle = 0;
 			if (why && !strcmp(why, "not a test frame")) {
 				foreign++; /* e.g. something else on the hub: not ours to judge */
 				continue;
@@ -124,18 +133,25 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 			bytes += len;
 			received++;
 			expected++;
+			deadline_start(&d, 0);
 			continue;
 		}
 		virtio_net_tx_reclaim(tx);
-		if (++idle > NET_CHECK_PATIENCE) {
-			printf("net: mode=%s frame %u never arrived (%u sent)\n", mname, received, sent);
-			return (int)(frames - received) + (int)bad;
-		}
 	}
 	t1 = rdtsc();
+	/* The sender's last frames: their buffers stay mapped until the device
+	 * gives them back, at most the device deadline. */
+	deadline_start(&d, 0);
 	while (virtio_net_tx_pending(tx, 0) && virtio_net_tx_reclaim(tx) >= 0 &&
-	       virtio_net_tx_pending(tx, 0))
+	       virtio_net_tx_pending(tx, 0)) {
+		if (deadline_passed(&d)) {
+			printf("net: mode=%s %u sent frames never given back within %u ms\n", mname,
+			       virtio_net_tx_pending(tx, 0), deadline_timeout_ms());
+			bad++;
+			break;
+		}
 		cpu_relax();
+	}
 	printf("net: mode=%s sent %u frames (%" PRIu64 " bytes, sizes %u..%u) and received %u "
 	       "in order, %u bad, %u lost, %u foreign, window %u, %.3f s, %.0f frames/s\n",
 	       mname, sent, bytes, frame_sizes[0], frame_sizes[NSIZES - 1], received - lost, bad,

@@ -19,16 +19,17 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/net_check.h"
+#include "drivers/deadline.h"
 
 #define NET_SMP_MAX_FRAMES 65536u
 /* Frames a sender may have in flight: together they stay below what the
  * receive rings hold, or a NIC without buffers drops. */
 #define NET_SMP_WINDOW 16u
 /* Polls with no frame arriving anywhere before giving up on the rest. */
-#define NET_SMP_PATIENCE 4000000u
 
 struct net_smp_cpu {
 	uint64_t sent, received, bad, foreign, duplicates, busy;
+	bool timed_out; /* the device deadline passed without progress */
 	int rc;
 } __attribute__((aligned(64)));
 
@@ -84,10 +85,21 @@ static void net_smp_job(void *arg, unsigned int cpu)
 	struct net_smp_cpu *me = &run->cpu[cpu];
 	unsigned int txp = cpu % run->tx->npairs, rxp = cpu % run->rx->npairs;
 	uint64_t want = (uint64_t)run->ncpus * run->frames, last_total = 0;
-	unsigned int idle = 0;
+	struct deadline d;
 
+	/* Restarted only when a test frame arrives (on any CPU): foreign frames, however
+	 * many, do not keep the wait alive. */
+	deadline_start(&d, 0);
 	while (__atomic_load_n(&run->total, __ATOMIC_ACQUIRE) < want) {
-		uint64_t total;
+		uint64_t total = __atomic_load_n(&run->total, __ATOMIC_ACQUIRE);
+
+		if (total != last_total) {
+			last_total = total;
+			deadline_start(&d, 0);
+		} else if (deadline_passed(&d)) {
+			me->timed_out = true;
+			return; /* nothing arrives any more: the rest is lost */
+		}
 		size_t len;
 
 		/* Send while our window has room (counted by every receiver). */
@@ -115,18 +127,14 @@ static void net_smp_job(void *arg, unsigned int cpu)
 			continue;
 		}
 		virtio_net_tx_reclaim_on(run->tx, txp);
-		total = __atomic_load_n(&run->total, __ATOMIC_ACQUIRE);
-		if (total != last_total) {
-			last_total = total;
-			idle = 0;
-		} else if (++idle > NET_SMP_PATIENCE) {
-			return; /* nothing arrives any more: the rest is lost */
-		}
 	}
-	/* Every frame arrived; let the device finish with our transmit slots. */
-	for (unsigned int spin = 0; virtio_net_tx_pending(run->tx, txp) && spin < NET_SMP_PATIENCE;
-	     spin++)
+	/* Every frame arrived; let the device finish with our transmit slots, at
+	 * most the device deadline. */
+	deadline_start(&d, 0);
+	while (virtio_net_tx_pending(run->tx, txp) && !deadline_passed(&d))
 		virtio_net_tx_reclaim_on(run->tx, txp);
+	if (virtio_net_tx_pending(run->tx, txp))
+		me->timed_out = true;
 }
 
 int net_smp_check(struct virtio_net *tx, struct virtio_net *rx, const struct kdma_config *cfg,
@@ -166,7 +174,8 @@ int net_smp_check(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 		       PRIu64 " on rx pair %u (%" PRIu64 " bad, %" PRIu64 " duplicates, %" PRIu64
 		       " foreign), tx busy %" PRIu64 "%s\n",
 		       name, c, me->sent, c % tx->npairs, me->received, c % rx->npairs, me->bad,
-		       me->duplicates, me->foreign, me->busy, me->rc ? ", send failed" : "");
+		       me->duplicates, me->foreign, me->busy,
+		       me->rc ? ", send failed" : me->timed_out ? ", device deadline passed" : "");
 		received += me->received;
 		bad += me->bad;
 		dups += me->duplicates;

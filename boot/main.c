@@ -32,11 +32,45 @@
 #include "bench/net_check.h"
 #include "bench/net_smp_check.h"
 #include "bench/result_json.h"
-#include "drivers/virtio/virtio_net.h"
+#include "drivers/deadline.h"
+#include "drivers/quarantine.h"
 #include "drivers/virtio/virtio_blk.h"
+#include "drivers/virtio/virtio_net.h"
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
+static uint64_t deadline_tsc_now(void *ctx)
+{
+	(void)ctx;
+	return rdtsc();
+}
+
+/* Devices that broke their protocol, missed a deadline or did not reset. */
+static unsigned int device_faults;
+
+/*
+ * A task failed: say whether a device was at fault (exit code 6, the device was
+ * stopped, what it still holds is quarantined) or a check of ours (exit code 1).
+ */
+static __attribute__((noreturn)) void exit_task_failed(const char *task)
+{
+	struct quarantine_totals q;
+
+	quarantine_totals_get(&q);
+	if (q.devices)
+		printf("quarantine: %" PRIu64 " device%s did not reset; %" PRIu64 " bytes and %"
+		       PRIu64 " DMA mappings left to them, never reused\n",
+		       q.devices, q.devices == 1 ? "" : "s", q.bytes, q.mappings);
+	if (device_faults) {
+		printf("sluice: %s failed: %u device fault%s (deadline %u ms); exit %d\n", task,
+		       device_faults, device_faults == 1 ? "" : "s", deadline_timeout_ms(),
+		       SLUICE_EXIT_DEVICE);
+		exit(SLUICE_EXIT_DEVICE);
+	}
+	printf("sluice: %s failed; exit %d\n", task, SLUICE_EXIT_FAIL);
+	exit(SLUICE_EXIT_FAIL);
+}
+
 /* Index of "smp" in options_blk_names: the write pass runs on every CPU at once. */
 #define BLK_TASK_SMP 2
 /* Index of "smp" in options_net_names: every CPU sends and receives at once. */
@@ -240,9 +274,20 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 							    (size_t)opts->bs);
 			virtio_blk_get_stats(&blk, &st);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
-			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes\n",
-			       name, st.completed, st.errors, st.busy, st.bad_len, st.bad_status);
-			virtio_blk_remove(&blk);
+			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes, %"
+			       PRIu64 " abandoned\n",
+			       name, st.completed, st.errors, st.busy, st.bad_len, st.bad_status,
+			       st.abandoned);
+			/* Stopped before removal: a deadline passed or a queue broke. */
+			if (blk.stopped)
+				device_faults++;
+			if (virtio_blk_remove(&blk)) {
+				printf("blk: mode=%s %s did not reset: %" PRIu64 " bytes, %" PRIu64
+				       " mappings quarantined, never reused\n",
+				       name, vdev->name, blk.quarantined_bytes,
+				       blk.quarantined_mappings);
+				device_faults++;
+			}
 		}
 	}
 	return failures;
@@ -441,8 +486,16 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64
 		       " dropped; tx busy %" PRIu64 "\n",
 		       name, rx_st.rx_bad_len, rx_st.rx_bad_hdr, rx_st.rx_dropped, tx_st.tx_busy);
-		virtio_net_remove(&net[0]);
-		virtio_net_remove(&net[1]);
+		for (int k = 0; k < 2; k++) {
+			if (!virtio_net_remove(&net[k]))
+				continue;
+			printf("net: mode=%s %s did not reset: %" PRIu64 " bytes, %" PRIu64
+			       " mappings quarantined, never reused\n",
+			       name, nic[k]->name, net[k].quarantined_bytes,
+			       net[k].quarantined_mappings);
+			device_faults++;
+			failures++;
+		}
 	}
 	return failures;
 }
@@ -531,6 +584,9 @@ void kernel_main(struct boot_info *bi)
 	cpu_detect(&cpu);
 	acpi_pm_timer(bi->acpi_rsdp, &pm);
 	tsc_calibrate(pm.port, pm.is_32bit);
+	/* Every wait on a device ends: deadlines count TSC time from here on. */
+	deadline_set_clock(deadline_tsc_now, NULL, tsc_hz() / 1000);
+	deadline_set_timeout_ms((uint32_t)bi->options.device_timeout_ms);
 
 	printf("\nSluice %s (rev %s): DMA cost in confidential guests\n", SLUICE_VERSION,
 	       SLUICE_GIT_REV);
@@ -578,18 +634,14 @@ void kernel_main(struct boot_info *bi)
 	if (bi->options.fault != FAULT_NONE)
 		deliberate_fault(bi->options.fault, (unsigned int)bi->options.fault_cpu);
 
-	if (bi->options.blk && run_blk_tasks(kd, &bi->options)) {
-		printf("sluice: block task failed; exit 1\n");
-		exit(SLUICE_EXIT_FAIL);
-	}
+	if (bi->options.blk && run_blk_tasks(kd, &bi->options))
+		exit_task_failed("block task");
 	/* Idle arena chunks go back to private between tasks (lazy release); the
 	 * next task's buffers come from chunks converted again, or from others. */
 	if (bi->options.modes & (UINT64_C(1) << KDMA_ARENA))
 		kernel_dma_arena_release(kd, "the block task");
-	if (bi->options.frames && run_net_tasks(kd, &bi->options)) {
-		printf("sluice: network task failed; exit 1\n");
-		exit(SLUICE_EXIT_FAIL);
-	}
+	if (bi->options.frames && run_net_tasks(kd, &bi->options))
+		exit_task_failed("network task");
 	if (bi->options.modes & (UINT64_C(1) << KDMA_ARENA))
 		kernel_dma_arena_release(kd, "the network task");
 	if ((bi->options.bench & 4) && convert_bench_run(32)) {

@@ -56,7 +56,9 @@ static const struct option_def option_table[] = {
 	  options_policy_names,
 	  "bounce pool policies, comma-separated: linux,bitmap,lifo,sluice or all; default all" },
 	{ "scrub", OPT_CHOICE, offsetof(struct kernel_options, scrub), 0, 0, 0, options_scrub_names,
-	  "stale-data guard of from-device bounces: copy (as Linux) or zero; default copy" },
+	  "stale-data guard of from-device bounces: zero (no private byte reaches shared "
+	  "memory) or copy (as Linux since CVE-2022-0854: discloses the buffer's old bytes); "
+	  "default zero" },
 	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
 	  "DMA modes to run, comma-separated: direct,bounce,arena or all; default all" },
 	{ "blk", OPT_CHOICE, offsetof(struct kernel_options, blk), 0, 0, 0, options_blk_names,
@@ -92,6 +94,10 @@ static const struct option_def option_table[] = {
 	  "CPUs to use, 1..16, 0 = every CPU the firmware lists (QEMU -smp); default 0" },
 	{ "fault_cpu", OPT_UINT, offsetof(struct kernel_options, fault_cpu), 0, 15, 1, NULL,
 	  "CPU that triggers the fault= exception, 0..15; default 0" },
+	{ "device_timeout_ms", OPT_UINT, offsetof(struct kernel_options, device_timeout_ms), 10,
+	  600000, 1, NULL,
+	  "deadline of every wait on a device (reset, command, request, frame), ms; "
+	  "default 10000" },
 	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,
 	  "the host's accelerator, a label on the report and every result: unknown|tcg|kvm; "
 	  "run-qemu.sh sets it; default unknown" },
@@ -107,7 +113,7 @@ void options_defaults(struct kernel_options *opts)
 	opts->fault = FAULT_NONE;
 	opts->pool_bytes = 16 * MIB;
 	opts->policies = 0xf; /* all four */
-	opts->scrub = 0;  /* copy */
+	opts->scrub = 1;  /* zero: nothing private is copied into shared memory */
 	opts->modes = 7;  /* all */
 	opts->blk = 1;    /* check */
 	opts->iodepth = 32;
@@ -118,6 +124,7 @@ void options_defaults(struct kernel_options *opts)
 	opts->bench_ms = 300;
 	opts->iotlb_entries = 64;
 	opts->iotlb_ways = 0;
+	opts->device_timeout_ms = 10000;
 }
 
 const char *options_fault_name(enum fault_kind fault)

@@ -39,7 +39,8 @@ enum fault_kind {
  *	shared arena.
  * @policies: bounce pool policies to set up and run the bounce mode with, a bit
  *	per index of options_policy_names (policies=LIST).
- * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero): 0 copy, 1 zero.
+ * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero): 0 copy, 1 zero
+ *	(the default: no private byte is copied into shared memory).
  * @modes: DMA modes to run, a bit per index of options_mode_names (modes=a,b).
  * @blk: block task (blk=none|check): 1 reads the whole disk in each mode and
  *	prints its cksum, then writes a pattern to a region per mode.
@@ -57,6 +58,8 @@ enum fault_kind {
  * @net: network task, index into options_net_names (net=check|smp).
  * @cpus: CPUs to use, 0 for all the firmware lists (cpus=N).
  * @fault_cpu: the CPU that triggers @fault (fault_cpu=N).
+ * @device_timeout_ms: the deadline of every wait on a device, in milliseconds
+ *	(device_timeout_ms=N): a reset, a control command, a request, a frame.
  * @accel: the accelerator the host ran us under, index into options_accel_names
  *	(accel=unknown|tcg|kvm; scripts/run-qemu.sh sets it). A label only: it
  *	changes nothing but the report and every benchmark line, so that figures of
@@ -84,6 +87,7 @@ struct kernel_options {
 	int net;
 	uint64_t cpus;
 	uint64_t fault_cpu;
+	uint64_t device_timeout_ms;
 	int accel;
 };
 

@@ -60,8 +60,13 @@ int virtio_probe_all(bool confidential)
 			printf("virtio: %s\n", why);
 			continue;
 		}
-		/* Nothing drives it yet: leave it reset until a driver binds. */
-		vp->vdev.ops->reset(&vp->vdev);
+		/* Nothing drives it yet: leave it reset until a driver binds. A
+		 * device that does not reset is not given to any driver. */
+		if (vp->vdev.ops->reset(&vp->vdev)) {
+			printf("virtio: %s refused: the device did not complete its reset\n",
+			       vp->vdev.name);
+			continue;
+		}
 		nvdevs++;
 	}
 	return nvdevs;

@@ -9,6 +9,13 @@
  * memory the device can reach directly: mapping it is a range check
  * (dma_arena_owns()), with no copy and no conversion.
  *
+ * Arena blocks are shared memory: the host can read and write them at any time,
+ * before, during and after the device's access. Data a device wrote into a
+ * block is untrusted until the caller has copied it once into private memory;
+ * check and use only the copy. Checking in place and using in place lets the
+ * host change the bytes in between (and C code reading shared memory may read
+ * a byte more than once). Anything written into a block is disclosed.
+ *
  * This is not a general allocator: it never hands out private memory, never
  * allocates its own metadata, and never converts memory on the free path.
  * Idle chunks go back to private only when the caller asks (dma_arena_reclaim()).

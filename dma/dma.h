@@ -74,10 +74,15 @@ enum dma_bounce_policy {
  * enum dma_scrub - how a from-device bounce keeps stale bytes from the device.
  * @DMA_SCRUB_COPY: as Linux since CVE-2022-0854: copy the original buffer into
  *	the slots at map time, whatever the direction. A partial device write
- *	leaves the original's bytes, as without bouncing.
- * @DMA_SCRUB_ZERO: cheaper: zero the mapped bytes at map time for from-device
- *	mappings (a memset does not read the private buffer). A partial device
- *	write leaves zeros in the unwritten bytes.
+ *	leaves the original's bytes, as without bouncing. In a confidential guest
+ *	this shows the host whatever the private buffer held before the device
+ *	writes: a disclosure. For comparison with Linux only.
+ * @DMA_SCRUB_ZERO: the choice for a confidential guest: zero the mapped bytes at
+ *	map time for from-device mappings, so no private byte reaches shared
+ *	memory. A driver that knows how many bytes the device wrote ends the
+ *	mapping with dma_unmap_written(), which copies back exactly those and
+ *	leaves the rest of the caller's buffer untouched; dma_unmap() copies back
+ *	the whole mapping (zeros where the device wrote nothing).
  *
  * Both give the guarantee Linux's fix gives: the mapped range never shows a
  * device another mapping's bytes and nothing of another mapping is ever copied
@@ -371,6 +376,24 @@ int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t l
  * other work.
  */
 void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
+
+/**
+ * dma_unmap_written() - end a mapping, copying back only the first @written
+ *	bytes of a from-device bounce: what the device reported it wrote (virtio's
+ *	used length; a block request's size). The rest of the original buffer keeps
+ *	its previous contents, and none of the slot's other bytes reach it.
+ * @dl: the layer.
+ * @dma_addr: the address dma_map() returned.
+ * @len: the length given to dma_map().
+ * @dir: the direction given to dma_map().
+ * @written: bytes to copy back, at most @len (more traps: the driver must have
+ *	bounded the device's claim by what it mapped).
+ *
+ * Same checks as dma_unmap(); for to-device and in-place mappings it is
+ * dma_unmap().
+ */
+void dma_unmap_written(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir,
+		       size_t written);
 
 /**
  * dma_unmap_discard() - end a mapping without copying anything back: for a

@@ -249,8 +249,10 @@ static void dma_release(struct dma_bounce_pool *p, unsigned long s, struct dma_b
 	dma_bounce_free(p, head, nslots, cpu);
 }
 
+/* Ends a mapping; a from-device bounce first copies back its first @written
+ * bytes (len: all of them, 0: none). */
 static void dma_unmap_common(struct dma_layer *dl, uint64_t dma_addr, size_t len,
-			     enum dma_dir dir, bool copy_back)
+			     enum dma_dir dir, size_t written)
 {
 	struct dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
@@ -273,25 +275,33 @@ static void dma_unmap_common(struct dma_layer *dl, uint64_t dma_addr, size_t len
 		   (unsigned long long)dma_addr, len, rec->len);
 	DMA_ASSERT(dl, rec->dir == dir, "unmap of dma 0x%llx: direction %d, mapped %d",
 		   (unsigned long long)dma_addr, (int)dir, rec->dir);
+	DMA_ASSERT(dl, written <= len, "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
+		   (unsigned long long)dma_addr, written, len);
 	cpu = dma_cpu(dl);
-	if ((dir & DMA_FROM_DEVICE) && copy_back) {
+	if ((dir & DMA_FROM_DEVICE) && written) {
 		uint64_t t0 = dma_copy_start(dl);
 
-		memcpy(rec->orig, dma_slot_vaddr(p, s, rec->off), rec->len);
+		memcpy(rec->orig, dma_slot_vaddr(p, s, rec->off), written);
 		dma_copy_end(dl, t0);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, rec->len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
 	}
 	dma_release(p, s, rec, cpu);
 }
 
 void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir)
 {
-	dma_unmap_common(dl, dma_addr, len, dir, true);
+	dma_unmap_common(dl, dma_addr, len, dir, len);
+}
+
+void dma_unmap_written(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir,
+		       size_t written)
+{
+	dma_unmap_common(dl, dma_addr, len, dir, written);
 }
 
 void dma_unmap_discard(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir)
 {
-	dma_unmap_common(dl, dma_addr, len, dir, false);
+	dma_unmap_common(dl, dma_addr, len, dir, 0);
 }
 
 static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,

@@ -109,7 +109,9 @@ ANSI_RE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z
 EXIT_MEANING = {
     1: "a check inside the kernel failed", 2: "invalid options",
     3: "CPU exception", 4: "boot failed before the kernel proper",
-    5: "kernel panic / abort()", 124: "QEMU killed at the timeout",
+    5: "kernel panic / abort()",
+    6: "a device broke its protocol, missed its deadline or did not reset",
+    124: "QEMU killed at the timeout",
     125: "QEMU ended without the kernel's exit code",
 }
 

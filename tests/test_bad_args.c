@@ -699,6 +699,33 @@ static long discard_twice(struct bx *b)
 	return 0;
 }
 
+static long written_null_layer(struct bx *b)
+{
+	dma_unmap_written(NULL, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 1);
+	return 0;
+}
+static long written_never(struct bx *b)
+{
+	dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, DMA_FROM_DEVICE, 1);
+	return 0;
+}
+static long written_wrong_len(struct bx *b)
+{
+	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, DMA_FROM_DEVICE, 1);
+	return 0;
+}
+static long written_beyond_len(struct bx *b)
+{
+	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, MAP_LEN + 1);
+	return 0;
+}
+static long written_twice(struct bx *b)
+{
+	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 0);
+	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 0);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ sync */
 
 static long sync_cpu(struct bx *b, uint64_t d, size_t off, size_t len, enum dma_dir dir)
@@ -1416,6 +1443,11 @@ static const struct row rows[] = {
 	{ T(discard_wrong_len, "length 1001, mapped 1000", a_from), true },
 	{ T(discard_wrong_dir, "direction 3, mapped 2", a_from), true },
 	{ T(discard_twice, "already unmapped", a_from), true },
+	{ T(written_null_layer, NULL, NULL), true },
+	{ T(written_never, "not a live mapping", a_pool_free), true },
+	{ T(written_wrong_len, "length 1001, mapped 1000", a_from), true },
+	{ T(written_beyond_len, "1001 bytes written of 1000 mapped", a_from), true },
+	{ T(written_twice, "already unmapped", a_from), true },
 	/* dma_sync_for_cpu(), dma_sync_for_device() */
 	{ R(sync_null_layer, DMA_ERR_INVAL), true },
 	{ R(sync_uninit_layer, DMA_ERR_INVAL), true },

@@ -92,6 +92,47 @@ static void test_to_device(void **state)
 	free(buf);
 }
 
+/*
+ * The default of a confidential guest: under DMA_SCRUB_ZERO not one byte of the
+ * private buffer is in the slot the device sees; dma_unmap_written() brings back
+ * exactly what the device reported writing and leaves the rest of the buffer as
+ * it was (under COPY the rest is as it was too, but the device saw it all).
+ */
+static void test_unmap_written(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct dma_tag t = DMA_TAG_DEFAULT;
+	enum { LEN = 6000, WROTE = 1514 };
+	unsigned char *buf = malloc(LEN), *ref = malloc(LEN);
+	const unsigned char *dev;
+	uint64_t d;
+	size_t seen = 0;
+
+	/* A "private" buffer full of a secret no device may see under ZERO. */
+	memset(buf, 0x5e, LEN);
+	memcpy(ref, buf, LEN);
+	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_FROM_DEVICE, &d), 0);
+	dev = fx_dev(d);
+	for (size_t i = 0; i < LEN; i++)
+		seen += dev[i] == 0x5e;
+	assert_int_equal(seen, tc->scrub == DMA_SCRUB_COPY ? LEN : 0);
+	memset(fx_dev(d), 0x77, LEN); /* it writes everything ... */
+	dma_unmap_written(&f->dl, d, LEN, DMA_FROM_DEVICE, WROTE); /* ... but reports 1514 */
+	assert_true(all_bytes(buf, WROTE, 0x77));
+	assert_memory_equal(buf + WROTE, ref + WROTE, LEN - WROTE);
+	/* Nothing written: the buffer is untouched; to-device: as dma_unmap(). */
+	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_FROM_DEVICE, &d), 0);
+	memset(fx_dev(d), 0x99, LEN);
+	dma_unmap_written(&f->dl, d, LEN, DMA_FROM_DEVICE, 0);
+	assert_true(all_bytes(buf, WROTE, 0x77));
+	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_TO_DEVICE, &d), 0);
+	dma_unmap_written(&f->dl, d, LEN, DMA_TO_DEVICE, 0);
+	assert_true(all_bytes(buf, WROTE, 0x77));
+	free(ref);
+	free(buf);
+}
+
 static void test_from_device(void **state)
 {
 	struct tcase *tc = *state;
@@ -698,6 +739,7 @@ int main(void)
 		const char *name;
 		CMUnitTestFunction fn;
 	} all[] = {
+		{ "unmap_written", test_unmap_written },
 		{ "to_device", test_to_device },
 		{ "from_device", test_from_device },
 		{ "bidirectional", test_bidirectional },

@@ -27,7 +27,7 @@ static void test_defaults_for_empty_text(void **state)
 	assert_int_equal(o.fault, FAULT_NONE);
 	assert_int_equal(o.pool_bytes, 16 * MIB);
 	assert_int_equal(o.policies, 0xf);
-	assert_string_equal(options_scrub_names[o.scrub], "copy");
+	assert_string_equal(options_scrub_names[o.scrub], "zero");
 	assert_int_equal(options_parse("  \n# only a comment\n", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 64 * MIB);
 }
@@ -96,7 +96,7 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
 				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
-				 "accel");
+				 "device_timeout_ms, accel");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -111,7 +111,7 @@ static void test_bad_values_name_the_word(void **state)
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
-		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=",
+		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=", "device_timeout_ms=5", "device_timeout_ms=600001",
 	};
 	struct kernel_options o;
 	char err[256];
@@ -140,8 +140,8 @@ static void test_dma_split_options(void **state)
 	}
 	assert_int_equal(options_parse("policies=sluice,linux", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.policies, (1u << 3) | 1u);
-	assert_int_equal(options_parse("scrub=zero", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.scrub, 1);
+	assert_int_equal(options_parse("scrub=copy", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.scrub, 0);
 	assert_int_equal(options_parse("dma=64M pool=15M", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.pool_bytes, 15 * MIB);
 	assert_int_equal(options_parse("dma=64M pool=60M policies=lifo", &o, err, sizeof(err)), 0);
@@ -189,6 +189,8 @@ static void test_io_options(void **state)
 	assert_int_equal(options_parse("cpus=2 fault_cpu=1", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.cpus, 2);
 	assert_int_equal(o.fault_cpu, 1);
+	assert_int_equal(options_parse("device_timeout_ms=250", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.device_timeout_ms, 250);
 	/* The accelerator label: unknown unless the runner names it. */
 	options_defaults(&o);
 	assert_string_equal(options_accel_names[o.accel], "unknown");

@@ -22,6 +22,8 @@
 #define SLUICE_EXIT_EXCEPTION 3 /* a CPU exception */
 #define SLUICE_EXIT_BOOT 4      /* boot could not complete */
 #define SLUICE_EXIT_PANIC 5     /* kernel panic or abort() */
+#define SLUICE_EXIT_DEVICE 6    /* a device broke its protocol, missed its deadline or
+				 * did not reset; the kernel stopped using it */
 
 /**
  * qemu_exit() - leave QEMU with @code; if the device is absent, halt forever.

@@ -15,10 +15,10 @@ static void virtio_say(char *why, size_t why_len, const char *msg, const char *n
 		snprintf(why, why_len, "%s: %s", name, msg);
 }
 
-void virtio_fail(struct virtio_device *vdev)
+int virtio_fail(struct virtio_device *vdev)
 {
 	vdev->ops->set_status(vdev, vdev->ops->get_status(vdev) | VIRTIO_STATUS_FAILED);
-	vdev->ops->reset(vdev);
+	return vdev->ops->reset(vdev);
 }
 
 int virtio_negotiate(struct virtio_device *vdev, uint64_t wanted, char *why, size_t why_len)

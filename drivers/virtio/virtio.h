@@ -35,8 +35,9 @@ struct virtio_device;
 
 /**
  * struct virtio_transport_ops - what a transport provides (PCI here).
- * @reset: write status 0 and wait until the device reads back 0. Return 0, or
- *	-5 if the device never completed the reset.
+ * @reset: write status 0 and wait until the device reads back 0, at most the
+ *	device deadline (drivers/deadline.h). Return 0, or -5 if the device did
+ *	not complete the reset: it may still use everything it was given.
  * @get_status: read the device status byte.
  * @set_status: write it.
  * @get_features: the 64 feature bits the device offers.
@@ -115,8 +116,10 @@ int virtio_driver_ok(struct virtio_device *vdev);
 /**
  * virtio_fail() - report a driver failure to the device (status FAILED) and reset it.
  * @vdev: the device.
+ * Return: 0, or -5 if the reset did not complete: the device may still use
+ *	whatever it was given, which must then never be reused.
  */
-void virtio_fail(struct virtio_device *vdev);
+int virtio_fail(struct virtio_device *vdev);
 
 /**
  * virtio_has_feature() - whether @bit was negotiated.

@@ -12,6 +12,8 @@
 #include "drivers/virtio/virtio_blk.h"
 
 #include "arch/x86_64/spinlock.h"
+#include "drivers/deadline.h"
+#include "drivers/quarantine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +76,7 @@ struct virtio_blk_seg {
 struct virtio_blk_req {
 	void *cookie;
 	enum virtio_blk_op op;
+	bool inflight; /* on the ring: the device may use its buffers */
 	uint32_t len;
 	unsigned int nsegs;
 	struct virtio_blk_seg segs[VIRTIO_BLK_MAX_SEGS];
@@ -81,6 +84,7 @@ struct virtio_blk_req {
 
 struct virtio_blk_queue {
 	struct virtq vq;
+	bool vq_ready; /* virtq_init() succeeded: virtq_destroy() owes */
 	void *vq_meta;
 	struct virtio_blk_slot *slots; /* shared, one per request context */
 	uint64_t slots_dma;
@@ -199,10 +203,11 @@ static int virtio_blk_setup_queue(struct virtio_blk *blk, unsigned int qi,
 			virtio_blk_notify, vdev);
 	if (rc)
 		return rc;
+	q->vq_ready = true;
+	q->size = size;
 	q->slots = dma_alloc_coherent(blk->dl, &blk->tag, size * sizeof(*q->slots), &q->slots_dma);
 	if (!q->slots)
 		return DMA_ERR_NOMEM;
-	q->size = size;
 	for (unsigned int i = 0; i < size; i++)
 		q->free_ids[i] = (uint16_t)(size - 1 - i);
 	q->nfree = size;
@@ -220,6 +225,7 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 			  VIRTIO_FEATURE(VIRTIO_BLK_F_FLUSH) | VIRTIO_FEATURE(VIRTIO_BLK_F_MQ) |
 			  VIRTIO_FEATURE(VIRTIO_F_RING_INDIRECT_DESC) |
 			  VIRTIO_FEATURE(VIRTIO_F_RING_EVENT_IDX);
+	uint16_t device_queues;
 	int rc;
 
 	memset(blk, 0, sizeof(*blk));
@@ -240,8 +246,11 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 		blk->nqueues = max_queues;
 	if (blk->nqueues > VIRTIO_BLK_MAX_QUEUES)
 		blk->nqueues = VIRTIO_BLK_MAX_QUEUES;
-	if (blk->nqueues > vdev->ops->num_queues(vdev))
-		blk->nqueues = vdev->ops->num_queues(vdev);
+	/* Read once: a device that changes num_queues between two reads must not
+	 * have one value checked and another used. */
+	device_queues = vdev->ops->num_queues(vdev);
+	if (blk->nqueues > device_queues)
+		blk->nqueues = device_queues;
 	if (!blk->nqueues) {
 		snprintf(why, why_len, "%s: the device has no queue", vdev->name);
 		rc = ERR_INVAL;
@@ -268,9 +277,10 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 fail_queue:
 	snprintf(why, why_len, "%s: queue set-up failed (%d)", vdev->name, rc);
 fail:
-	/* Rings and slots stay allocated: the device was told FAILED and reset, and
-	 * freeing shared memory it may have seen buys little at boot. */
-	virtio_fail(vdev);
+	/* Tell the device, then take everything back, but only if it resets; a
+	 * device that does not keeps what it was given (quarantined, counted). */
+	vdev->ops->set_status(vdev, vdev->ops->get_status(vdev) | VIRTIO_STATUS_FAILED);
+	virtio_blk_remove(blk);
 	return rc;
 }
 
@@ -289,8 +299,11 @@ static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
 	uint64_t t0 = virtio_blk_cycles(blk);
 
 	for (unsigned int i = 0; i < r->nsegs; i++) {
+		/* A validated read: the device wrote every byte of the request
+		 * (used length = data + status), so all of it comes back. */
 		if (copy_back)
-			dma_unmap(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
+			dma_unmap_written(blk->dl, r->segs[i].dma, r->segs[i].len, dir,
+					  r->segs[i].len);
 		else
 			dma_unmap_discard(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
 	}
@@ -299,20 +312,80 @@ static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
 		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 }
 
-void virtio_blk_remove(struct virtio_blk *blk)
+/*
+ * A device that did not reset may still read and write everything it was given:
+ * rings, request slots and the data mappings of requests in flight. None of it is
+ * released, ever; the bytes and mappings are counted (blk and the global ledger).
+ */
+static void virtio_blk_quarantine(struct virtio_blk *blk)
 {
-	/* Reset first: only then can the device no longer touch rings or buffers. */
-	blk->vdev->ops->reset(blk->vdev);
+	uint64_t bytes = 0, mappings = 0;
+
+	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
+		const struct virtio_blk_queue *q = &blk->queues[qi];
+
+		if (!q->size)
+			continue;
+		bytes += VIRTQ_DESC_TABLE_SIZE(q->size) + VIRTQ_AVAIL_SIZE(q->size) +
+			 VIRTQ_USED_SIZE(q->size) + (uint64_t)q->size * sizeof(*q->slots);
+		for (unsigned int id = 0; id < q->size; id++) {
+			if (!q->reqs[id].inflight)
+				continue;
+			bytes += q->reqs[id].len;
+			mappings += q->reqs[id].nsegs;
+		}
+	}
+	blk->quarantined = true;
+	blk->quarantined_bytes = bytes;
+	blk->quarantined_mappings = mappings;
+	quarantine_record(bytes, mappings);
+}
+
+int virtio_blk_stop(struct virtio_blk *blk)
+{
+	if (blk->stopped)
+		return blk->quarantined ? ERR_IO : 0;
+	blk->stopped = true;
+	/* Only a completed reset shows that the device lets go of rings and buffers. */
+	if (blk->vdev->ops->reset(blk->vdev)) {
+		virtio_blk_quarantine(blk);
+		return ERR_IO;
+	}
 	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
 		struct virtio_blk_queue *q = &blk->queues[qi];
 		struct virtio_blk_req *r;
 
-		if (!q->size)
+		if (!q->vq_ready)
 			continue;
-		while ((r = virtq_detach_unused(&q->vq)) != NULL)
+		virtio_blk_queue_lock(blk, q);
+		/* Requests in flight end here: their data is not copied back. */
+		while ((r = virtq_detach_unused(&q->vq)) != NULL) {
 			virtio_blk_unmap(blk, q, r, false);
-		virtq_destroy(&q->vq);
-		dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
+			r->inflight = false;
+			q->free_ids[q->nfree++] = (uint16_t)(r - q->reqs);
+			q->stats.abandoned++;
+		}
+		virtio_blk_queue_unlock(blk, q);
+	}
+	return 0;
+}
+
+int virtio_blk_remove(struct virtio_blk *blk)
+{
+	int rc;
+
+	if (!blk->vdev)
+		return 0;
+	rc = virtio_blk_stop(blk);
+	if (rc)
+		return rc; /* quarantined: nothing is released, now or later */
+	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
+		struct virtio_blk_queue *q = &blk->queues[qi];
+
+		if (q->vq_ready)
+			virtq_destroy(&q->vq);
+		if (q->slots)
+			dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
 		free(q->vq_meta);
 		free(q->reqs);
 		free(q->free_ids);
@@ -320,6 +393,8 @@ void virtio_blk_remove(struct virtio_blk *blk)
 	free(blk->queues);
 	blk->queues = NULL;
 	blk->nqueues = 0;
+	blk->vdev = NULL;
+	return 0;
 }
 
 static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_queue *q,
@@ -334,6 +409,8 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	uint16_t id;
 	int rc;
 
+	if (blk->stopped)
+		return ERR_IO;
 	if (op == VIRTIO_BLK_OP_FLUSH) {
 		if (!blk->has_flush)
 			return ERR_NOTSUP;
@@ -416,6 +493,7 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 		}
 		return rc;
 	}
+	r->inflight = true;
 	q->nfree--;
 	q->stats.submitted++;
 	return 0;
@@ -453,6 +531,8 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 
 	if (qi >= blk->nqueues)
 		return 0;
+	if (blk->stopped)
+		return ERR_IO;
 	q = &blk->queues[qi];
 	virtio_blk_queue_lock(blk, q);
 	while (n < max) {
@@ -487,6 +567,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 		}
 		/* Only a validated read is copied into the caller's buffer. */
 		virtio_blk_unmap(blk, q, r, status == 0);
+		r->inflight = false;
 		out[n].cookie = r->cookie;
 		out[n].status = status;
 		out[n].bytes = status ? 0 : r->len;
@@ -500,6 +581,10 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 		q->free_ids[q->nfree++] = id;
 		n++;
 	}
+	/* A broken ring completes nothing more: say so, or callers would wait on
+	 * requests that never come back. */
+	if (!n && virtq_is_broken(&q->vq))
+		n = ERR_IO;
 	virtio_blk_queue_unlock(blk, q);
 	return n;
 }
@@ -519,6 +604,7 @@ void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats 
 		out->bytes_read += st->bytes_read;
 		out->bytes_written += st->bytes_written;
 		out->cycles_dma += st->cycles_dma;
+		out->abandoned += st->abandoned;
 	}
 }
 
@@ -540,8 +626,10 @@ int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector
 		  size_t len)
 {
 	struct virtio_blk_completion c;
-	int cookie, rc;
+	struct deadline d;
+	int cookie, rc, got;
 
+	deadline_start(&d, 0);
 	for (;;) {
 		rc = virtio_blk_submit(blk, 0, op, sector, buf, len, &cookie);
 		if (rc != ERR_BUSY)
@@ -550,13 +638,23 @@ int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector
 		virtio_blk_kick(blk, 0);
 		if (!virtio_blk_inflight(blk, 0))
 			return rc;
-		virtio_blk_poll(blk, 0, &c, 1);
+		got = virtio_blk_poll(blk, 0, &c, 1);
+		if (got < 0 || deadline_passed(&d))
+			goto give_up;
 	}
 	if (rc)
 		return rc;
 	virtio_blk_kick(blk, 0);
 	for (;;) {
-		if (virtio_blk_poll(blk, 0, &c, 1) == 1 && c.cookie == &cookie)
+		got = virtio_blk_poll(blk, 0, &c, 1);
+		if (got == 1 && c.cookie == &cookie)
 			return c.status;
+		if (got < 0 || deadline_passed(&d))
+			goto give_up;
 	}
+give_up:
+	/* Our request may still be on the ring, with @buf mapped: reset the device
+	 * before returning, or quarantine what it holds if it will not reset. */
+	virtio_blk_stop(blk);
+	return got < 0 ? ERR_IO : DEVICE_ERR_TIMEDOUT;
 }

@@ -64,11 +64,14 @@ struct virtio_blk_completion {
  * @bytes_written: data bytes written.
  * @cycles_dma: with @profile set, cycles spent in the DMA layer's map and unmap
  *	calls (allocator and bounce copies) on behalf of requests.
+ * @abandoned: requests taken back unfinished after the device was stopped and
+ *	reset (virtio_blk_stop()); their data was not copied.
  */
 struct virtio_blk_stats {
 	uint64_t submitted, completed, errors, bad_status, bad_len, busy;
 	uint64_t bytes_read, bytes_written;
 	uint64_t cycles_dma;
+	uint64_t abandoned;
 };
 
 struct virtio_blk_req;
@@ -95,6 +98,11 @@ struct virtio_blk_queue;
  * @trace: if set, called with every buffer (device address, length) a request
  *	hands the device: header, data segments, status byte. For the IOTLB model.
  * @trace_ctx: handed back to @trace.
+ * @stopped: virtio_blk_stop() ran: no request is accepted any more.
+ * @quarantined: the device did not reset when stopped: its rings, slots and the
+ *	buffers of requests in flight are left to it for good, never reused.
+ * @quarantined_bytes: their bytes.
+ * @quarantined_mappings: DMA mappings left in place with them.
  */
 struct virtio_blk {
 	struct virtio_device *vdev;
@@ -113,6 +121,10 @@ struct virtio_blk {
 	bool profile;
 	void (*trace)(void *ctx, uint64_t dma_addr, uint32_t len);
 	void *trace_ctx;
+	bool stopped;
+	bool quarantined;
+	uint64_t quarantined_bytes;
+	uint64_t quarantined_mappings;
 };
 
 /**
@@ -132,12 +144,28 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 		    size_t why_len);
 
 /**
- * virtio_blk_remove() - reset the device and release everything init took:
- *	requests still in flight are taken back (their data is not copied), rings
- *	and slots are freed.
+ * virtio_blk_stop() - stop using a device that can no longer be trusted (a
+ *	deadline passed, a queue broke), or before removing it: reset it and take
+ *	back every request in flight, unfinished (their data is not copied; each is
+ *	counted in @abandoned).
  * @blk: the device.
+ *
+ * Only a completed reset (status reads 0 within the device deadline) shows that
+ * the device lets go. If it does not reset, nothing is taken back: rings, slots
+ * and the mappings of requests in flight are quarantined, never reused, and
+ * counted (@quarantined_bytes, drivers/quarantine.h). Either way no request is
+ * accepted afterwards; submit and poll return -5.
+ * Return: 0 when the device reset, -5 when it was quarantined.
  */
-void virtio_blk_remove(struct virtio_blk *blk);
+int virtio_blk_stop(struct virtio_blk *blk);
+
+/**
+ * virtio_blk_remove() - virtio_blk_stop(), then release everything init took,
+ *	unless the device was quarantined. Calling it again does nothing.
+ * @blk: the device.
+ * Return: 0, or -5 when the device did not reset and its memory was kept.
+ */
+int virtio_blk_remove(struct virtio_blk *blk);
 
 /**
  * virtio_blk_submit() - start one request on queue @q.
@@ -173,7 +201,9 @@ void virtio_blk_kick(struct virtio_blk *blk, unsigned int q);
  * For each completion the data mapping is synced and released (a bounced read
  * is copied into the caller's buffer only after the device's answer was
  * validated), then the status byte is read once and checked.
- * Return: number of completions written to @out.
+ * Return: number of completions written to @out; -5 when there is none and
+ * the device broke the queue's protocol or the device was stopped: requests in
+ * flight there will not complete (virtio_blk_stop() takes them back).
  */
 int virtio_blk_poll(struct virtio_blk *blk, unsigned int q, struct virtio_blk_completion *out,
 		    int max);
@@ -193,7 +223,11 @@ unsigned int virtio_blk_inflight(const struct virtio_blk *blk, unsigned int q);
  * @sector: first sector.
  * @buf: data.
  * @len: bytes.
- * Return: the completion status (0 on success) or a submit error.
+ * Every wait has the device deadline (drivers/deadline.h). When it passes, or
+ * the queue breaks, the device is stopped (virtio_blk_stop()) before returning,
+ * so that @buf is never left mapped for a device that could still write it.
+ * Return: the completion status (0 on success), a submit error, -110 when the
+ * device did not answer in time, -5 when it broke the queue.
  */
 int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector, void *buf,
 		  size_t len);

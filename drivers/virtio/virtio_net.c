@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/deadline.h"
+#include "drivers/quarantine.h"
+
 /* Feature bits (virtio 1.2, 5.1.3). */
 #define VIRTIO_NET_F_MAC 5
 #define VIRTIO_NET_F_STATUS 16
@@ -41,8 +44,6 @@
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
 #define VIRTIO_NET_OK 0
 #define VIRTIO_NET_CTRL_QSIZE 8
-/* Polls of the control queue before the device is deemed not to answer. */
-#define VIRTIO_NET_CTRL_PATIENCE (1u << 24)
 
 #define ERR_BUSY (-16)
 #define ERR_INVAL (-22)
@@ -203,33 +204,59 @@ nomem:
 	return DMA_ERR_NOMEM;
 }
 
-/* Queue pairs the device has: max_virtqueue_pairs with MQ (bounded as the spec
- * bounds it), else one. */
-static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out)
+/*
+ * Queue pairs the device has: max_virtqueue_pairs with MQ, else one. The value
+ * is read once and must fit what the device says it has: receive and transmit
+ * queues 0 .. 2N-1 and, with CTRL_VQ, the control queue at 2N (virtio 1.2,
+ * 5.1.2), all below num_queues. A device claiming 0x8000 pairs would otherwise
+ * put the control queue at 2 * 0x8000, which a 16-bit queue index wraps to 0:
+ * receive queue 0, whose buffers are posted.
+ */
+static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out, char *why,
+				   size_t why_len)
 {
 	struct virtio_device *vdev = net->vdev;
+	uint32_t num_queues = vdev->ops->num_queues(vdev), needed;
 	uint16_t max = 1;
 
 	*out = 1;
-	if (!virtio_has_feature(vdev, VIRTIO_NET_F_MQ))
-		return 0;
-	if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAX_PAIRS, &max, 2))
-		return DMA_ERR_IO;
-	if (max < 1 || max > VIRTIO_NET_DEVICE_MAX_PAIRS)
+	if (virtio_has_feature(vdev, VIRTIO_NET_F_MQ)) {
+		if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAX_PAIRS, &max, 2)) {
+			snprintf(why, why_len, "%s: cannot read max_virtqueue_pairs", vdev->name);
+			return DMA_ERR_IO;
+		}
+		if (max < 1 || max > VIRTIO_NET_DEVICE_MAX_PAIRS) {
+			snprintf(why, why_len, "%s: max_virtqueue_pairs %u is outside 1..%u",
+				 vdev->name, max, VIRTIO_NET_DEVICE_MAX_PAIRS);
+			return ERR_INVAL;
+		}
+	}
+	needed = 2 * (uint32_t)max + (virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? 1 : 0);
+	if (needed > num_queues) {
+		snprintf(why, why_len, "%s: %u queue pairs%s need %u queues, the device has %u",
+			 vdev->name, max,
+			 virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? " and a control queue" : "",
+			 needed, num_queues);
 		return ERR_INVAL;
+	}
 	*out = max;
 	return 0;
 }
 
-/* The control queue sits after every pair the device has (queue 2N). */
+/* The control queue sits after every pair the device has (queue 2N; below
+ * num_queues and so below 0x10000, as virtio_net_device_pairs() checked). */
 static int virtio_net_ctrl_setup(struct virtio_net *net)
 {
 	struct virtio_device *vdev = net->vdev;
-	uint16_t index = (uint16_t)(2 * net->device_pairs);
-	unsigned int size = VIRTIO_NET_CTRL_QSIZE;
+	uint32_t ctrl_index = 2 * (uint32_t)net->device_pairs;
+	uint16_t index = (uint16_t)ctrl_index;
+	unsigned int size = VIRTIO_NET_CTRL_QSIZE, max;
 
-	if (vdev->ops->queue_max_size(vdev, index) < size)
-		size = vdev->ops->queue_max_size(vdev, index);
+	if (ctrl_index >= vdev->ops->num_queues(vdev))
+		return ERR_INVAL;
+	max = vdev->ops->queue_max_size(vdev, index); /* once: see virtio_net_init_mq() */
+	if (max < size)
+		size = max;
 	while (size & (size - 1))
 		size &= size - 1;
 	if (size < 4)
@@ -245,6 +272,7 @@ static bool virtio_net_ctrl_set_pairs(struct virtio_net *net, unsigned int pairs
 {
 	struct virtio_net_ctrl *c = net->ctrl;
 	struct virtq_buf vb[3];
+	struct deadline d;
 	uint32_t len;
 	int status;
 	uint8_t ack;
@@ -262,15 +290,22 @@ static bool virtio_net_ctrl_set_pairs(struct virtio_net *net, unsigned int pairs
 	if (virtq_add(&net->ctrlq, vb, 2, 1, c))
 		return false;
 	virtq_kick(&net->ctrlq);
-	for (unsigned int spin = 0; spin < VIRTIO_NET_CTRL_PATIENCE; spin++) {
+	/* A device that never answers leaves the command on the ring: the control
+	 * buffer stays its own until the reset at remove (or quarantine). */
+	deadline_start(&d, 0);
+	while (!deadline_passed(&d)) {
 		void *done = virtq_get_used(&net->ctrlq, &len, &status);
 
-		if (!done)
+		if (!done) {
+			if (virtq_is_broken(&net->ctrlq))
+				return false;
 			continue;
+		}
 		/* One read of the acknowledgement: the host may rewrite it. */
 		ack = __atomic_load_n(&c->ack, __ATOMIC_ACQUIRE);
 		return done == c && !status && len == 1 && ack == VIRTIO_NET_OK;
 	}
+	net->ctrl_timeouts++;
 	return false;
 }
 
@@ -322,20 +357,23 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struc
 		net->mac[5] = n ? (uint8_t)vdev->name[n - 1] : 0;
 	}
 	net->has_status = virtio_has_feature(vdev, VIRTIO_NET_F_STATUS);
-	rc = virtio_net_device_pairs(net, &net->device_pairs);
-	if (rc) {
-		snprintf(why, why_len, "%s: bad max_virtqueue_pairs", vdev->name);
+	rc = virtio_net_device_pairs(net, &net->device_pairs, why, why_len);
+	if (rc)
 		goto fail;
-	}
 	/* Pairs beyond the first need the control queue to be switched on. */
 	want_pairs = max_pairs < net->device_pairs ? max_pairs : net->device_pairs;
 	if (!virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ))
 		want_pairs = 1;
 
+	/* Each register is read once: a device that changes it between reads
+	 * must not have one value checked and another used. */
 	size = vdev->ops->queue_max_size(vdev, 0);
-	for (unsigned int q = 1; q < 2 * want_pairs; q++)
-		if (vdev->ops->queue_max_size(vdev, (uint16_t)q) < size)
-			size = vdev->ops->queue_max_size(vdev, (uint16_t)q);
+	for (unsigned int q = 1; q < 2 * want_pairs; q++) {
+		unsigned int max = vdev->ops->queue_max_size(vdev, (uint16_t)q);
+
+		if (max < size)
+			size = max;
+	}
 	if (max_queue_size && size > max_queue_size)
 		size = max_queue_size;
 	while (size & (size - 1))
@@ -639,12 +677,51 @@ static void virtio_net_pair_free(struct virtio_net *net, struct virtio_net_pair 
 	free(p->txq_meta);
 }
 
-void virtio_net_remove(struct virtio_net *net)
+/*
+ * A device that did not reset may still read and write every ring and buffer it
+ * was given: none of it is released, ever; its size is counted.
+ */
+static void virtio_net_quarantine(struct virtio_net *net)
+{
+	uint64_t ring = VIRTQ_DESC_TABLE_SIZE(net->queue_size) +
+			VIRTQ_AVAIL_SIZE(net->queue_size) + VIRTQ_USED_SIZE(net->queue_size);
+	uint64_t bytes = 0, mappings = 0;
+
+	for (unsigned int pi = 0; net->pairs && pi < net->pairs_allocated; pi++) {
+		const struct virtio_net_pair *p = &net->pairs[pi];
+
+		bytes += (p->rxq_meta ? ring : 0) + (p->txq_meta ? ring : 0);
+		for (unsigned int i = 0; i < net->queue_size; i++) {
+			if (p->rx && p->rx[i].mapped) {
+				bytes += p->rx[i].len;
+				mappings++;
+			}
+			if (p->tx && p->tx[i].mapped) {
+				bytes += p->tx[i].len;
+				mappings++;
+			}
+		}
+	}
+	if (net->ctrl)
+		bytes += sizeof(*net->ctrl);
+	net->quarantined = true;
+	net->quarantined_bytes = bytes;
+	net->quarantined_mappings = mappings;
+	quarantine_record(bytes, mappings);
+}
+
+int virtio_net_remove(struct virtio_net *net)
 {
 	if (!net->vdev)
-		return;
-	/* Reset first: only then can the device no longer touch rings or buffers. */
-	net->vdev->ops->reset(net->vdev);
+		return 0;
+	if (net->quarantined)
+		return DMA_ERR_IO;
+	/* Reset first: only then can the device no longer touch rings or buffers.
+	 * A device that does not reset keeps them all (quarantine). */
+	if (net->vdev->ops->reset(net->vdev)) {
+		virtio_net_quarantine(net);
+		return DMA_ERR_IO;
+	}
 	/* Every pair that was allocated, also those a refused command left idle. */
 	for (unsigned int pi = 0; net->pairs && pi < net->pairs_allocated; pi++)
 		virtio_net_pair_free(net, &net->pairs[pi]);
@@ -657,4 +734,5 @@ void virtio_net_remove(struct virtio_net *net)
 		dma_free_coherent(net->dl, net->ctrl, sizeof(*net->ctrl));
 	free(net->pairs);
 	memset(net, 0, sizeof(*net));
+	return 0;
 }

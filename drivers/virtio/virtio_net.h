@@ -117,6 +117,12 @@ struct virtio_net_ctrl;
  * @ctrl: the command buffer (coherent memory) and its device address.
  * @ctrl_dma: device address of @ctrl.
  * @bufs: where frame buffers come from.
+ * @ctrl_timeouts: control commands the device did not answer within the device
+ *	deadline (drivers/deadline.h).
+ * @quarantined: the device did not reset at removal: its rings and buffers are
+ *	left to it for good, never freed or reused.
+ * @quarantined_bytes: their bytes.
+ * @quarantined_mappings: DMA mappings left in place with them.
  */
 struct virtio_net {
 	struct virtio_device *vdev;
@@ -135,6 +141,10 @@ struct virtio_net {
 	struct virtio_net_ctrl *ctrl;
 	uint64_t ctrl_dma;
 	struct virtio_net_buffers bufs;
+	unsigned int ctrl_timeouts;
+	bool quarantined;
+	uint64_t quarantined_bytes;
+	uint64_t quarantined_mappings;
 };
 
 /**
@@ -168,7 +178,8 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
  * are enabled with the control command VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, whose
  * acknowledgement byte is read once and must be VIRTIO_NET_OK; otherwise (or if
  * the device answers nothing) the driver uses one pair. @npairs says how many.
- * Return: 0 or a negative error; on failure nothing is left allocated or mapped.
+ * Return: 0 or a negative error; on failure nothing is left allocated or mapped,
+ * unless the device did not reset (then it is quarantined, see virtio_net_remove()).
  */
 int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
 		       const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
@@ -259,9 +270,13 @@ void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats 
 bool virtio_net_link_up(struct virtio_net *net);
 
 /**
- * virtio_net_remove() - reset the device, unmap and free everything.
+ * virtio_net_remove() - reset the device, unmap and free everything; but if the
+ *	reset does not complete within the device deadline, quarantine instead:
+ *	rings, buffers and their mappings stay as they are, never reused, counted
+ *	in @quarantined_bytes and drivers/quarantine.h.
  * @net: the device (may be the storage of a failed init: then nothing is left).
+ * Return: 0, or -5 when the device was quarantined (again on later calls).
  */
-void virtio_net_remove(struct virtio_net *net);
+int virtio_net_remove(struct virtio_net *net);
 
 #endif /* SLUICE_DRIVERS_VIRTIO_NET_H */

@@ -5,6 +5,8 @@
  */
 #include "drivers/virtio/virtio_pci.h"
 
+#include "drivers/deadline.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +37,6 @@
 #define VCAP_MIN_LEN 16
 #define VCAP_NOTIFY_MIN_LEN 20
 
-#define VPCI_RESET_SPINS 1000000u
 /* Capabilities in 256 bytes of configuration space above the header, at most. */
 #define VPCI_MAX_VENDOR_CAPS 48
 #define VPCI_GENERATION_RETRIES 16
@@ -196,11 +197,17 @@ static int vpci_reset(struct virtio_device *vdev)
 {
 	struct virtio_pci *vp = to_vp(vdev);
 
+	struct deadline d;
+
 	wr8(vp->common, VPCI_DEVICE_STATUS, 0);
-	/* The reset is complete when the device reads 0 back (4.1.4.3.2). */
-	for (unsigned int i = 0; i < VPCI_RESET_SPINS; i++)
+	vp->features_ok_latched = false;
+	/* The reset is complete when the device reads 0 back (4.1.4.3.2); a device
+	 * that never does gets the device deadline, not our patience. */
+	deadline_start(&d, 0);
+	do {
 		if (rd8(vp->common, VPCI_DEVICE_STATUS) == 0)
 			return 0;
+	} while (!deadline_passed(&d));
 	return ERR_IO;
 }
 
@@ -209,9 +216,32 @@ static uint8_t vpci_get_status(struct virtio_device *vdev)
 	return rd8(to_vp(vdev)->common, VPCI_DEVICE_STATUS);
 }
 
+/* num_queues, bounded; read only where vpci_latch_num_queues() is called. */
+static void vpci_latch_num_queues(struct virtio_pci *vp)
+{
+	uint16_t n = rd16(vp->common, VPCI_NUM_QUEUES);
+
+	vp->num_queues = n > VIRTIO_PCI_MAX_QUEUES ? VIRTIO_PCI_MAX_QUEUES : n;
+}
+
 static void vpci_set_status(struct virtio_device *vdev, uint8_t status)
 {
-	wr8(to_vp(vdev)->common, VPCI_DEVICE_STATUS, status);
+	struct virtio_pci *vp = to_vp(vdev);
+
+	wr8(vp->common, VPCI_DEVICE_STATUS, status);
+	/*
+	 * The queue count may depend on the features: QEMU's virtio-net adds the
+	 * queues of VIRTIO_NET_F_MQ when the features are set. So it is read again,
+	 * once, when FEATURES_OK is set, and that value holds until the next
+	 * negotiation; Linux likewise counts queues only after FEATURES_OK
+	 * (drivers/virtio/virtio_pci_modern_dev.c, vp_modern_get_num_queues()).
+	 */
+	if ((status & VIRTIO_STATUS_FEATURES_OK) && !vp->features_ok_latched) {
+		vpci_latch_num_queues(vp);
+		vp->features_ok_latched = true;
+	} else if (!status) {
+		vp->features_ok_latched = false;
+	}
 }
 
 static uint64_t vpci_get_features(struct virtio_device *vdev)
@@ -236,11 +266,12 @@ static void vpci_set_features(struct virtio_device *vdev, uint64_t features)
 	wr32(vp->common, VPCI_DRIVER_FEATURE, (uint32_t)(features >> 32));
 }
 
+/* Read once per negotiation (vpci_set_status()): a device that changes
+ * num_queues between reads must not make one bound check pass and the next use
+ * go past it. */
 static uint16_t vpci_num_queues(struct virtio_device *vdev)
 {
-	uint16_t n = rd16(to_vp(vdev)->common, VPCI_NUM_QUEUES);
-
-	return n > VIRTIO_PCI_MAX_QUEUES ? VIRTIO_PCI_MAX_QUEUES : n;
+	return to_vp(vdev)->num_queues;
 }
 
 static uint16_t vpci_queue_max_size(struct virtio_device *vdev, uint16_t index)
@@ -374,6 +405,7 @@ int virtio_pci_probe(struct virtio_pci *vp, const struct pci_device *pci, bool c
 	vp->notify = vpci_map(pci, &vp->caps.notify);
 	if (vp->caps.device.length)
 		vp->device_cfg = vpci_map(pci, &vp->caps.device);
+	vpci_latch_num_queues(vp);
 	pci_enable(pci);
 	return 0;
 }

@@ -62,6 +62,9 @@ struct virtio_pci_caps {
  * @notify: mapped notification area.
  * @device_cfg: mapped device configuration.
  * @queue_notify: notify address of each queue set up.
+ * @num_queues: the device's queue count, bounded: read at probe and again, once,
+ *	when FEATURES_OK is set (it may depend on the features).
+ * @features_ok_latched: @num_queues was read for the current negotiation.
  */
 struct virtio_pci {
 	struct virtio_device vdev;
@@ -71,6 +74,8 @@ struct virtio_pci {
 	volatile uint8_t *notify;
 	volatile uint8_t *device_cfg;
 	volatile uint16_t *queue_notify[VIRTIO_PCI_MAX_QUEUES];
+	uint16_t num_queues;
+	bool features_ok_latched;
 };
 
 /**

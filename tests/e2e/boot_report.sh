@@ -14,12 +14,12 @@ expect "$BOOT_LOG" \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
 	'^  dma +0x[0-9a-f]+ +131072 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
-	'^options: heap=65536K dma=131072K pool=16384K policies=linux,bitmap,lifo,sluice scrub=copy fault=none' \
+	'^options: heap=65536K dma=131072K pool=16384K policies=linux,bitmap,lifo,sluice scrub=zero fault=none' \
 	'^options: accel=(tcg|kvm) \(named by the runner, confirmed by CPUID; every result line names it\)' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy linux, scrub copy, largest mapping 256 KiB' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy bitmap, scrub copy' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy lifo, scrub copy' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy sluice, scrub copy' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy linux, scrub zero, largest mapping 256 KiB' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy bitmap, scrub zero' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy lifo, scrub zero' \
+	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy sluice, scrub zero' \
 	'^dma: arena 0x[0-9a-f]+ 63488 KiB = 31 chunks of 2 MiB' \
 	'^dma: selftest passed' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \

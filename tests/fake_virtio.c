@@ -32,12 +32,16 @@ static void fake_set_status(struct virtio_device *v, uint8_t s)
 {
 	struct fake_virtio *f = fv(v);
 
+	if (f->nstatus < sizeof(f->status_log))
+		f->status_log[f->nstatus++] = s;
 	if (s == 0 && f->reset_fails)
 		return; /* a device that does not reset keeps its status */
 	if ((s & VIRTIO_STATUS_FEATURES_OK) && f->reset_fails_after_init)
 		f->reset_fails = true;
-	if ((s & VIRTIO_STATUS_DRIVER_OK) && f->refuse_driver_ok)
-		s |= VIRTIO_STATUS_FAILED;
+	if ((s & VIRTIO_STATUS_FEATURES_OK) && f->refuse_features_ok)
+		s &= (uint8_t)~VIRTIO_STATUS_FEATURES_OK;
+	if (s & VIRTIO_STATUS_DRIVER_OK)
+		s |= f->driver_ok_adds;
 	f->status = s;
 }
 
@@ -48,7 +52,11 @@ static uint64_t fake_get_features(struct virtio_device *v)
 
 static void fake_set_features(struct virtio_device *v, uint64_t features)
 {
-	fv(v)->accepted = features;
+	struct fake_virtio *f = fv(v);
+
+	if (!(f->status & VIRTIO_STATUS_DRIVER) || (f->status & VIRTIO_STATUS_FEATURES_OK))
+		f->bad_feature_writes++;
+	f->accepted = features;
 }
 
 /* A register read: every second one returns @alt when it is set. */

@@ -46,7 +46,13 @@ struct fake_chain {
  * @reset_fails: a write of status 0 is ignored: the reset never completes.
  * @reset_fails_after_init: @reset_fails turns on once the driver set
  *	FEATURES_OK (the device resets for the negotiation, then no more).
- * @refuse_driver_ok: DRIVER_OK is answered with FAILED set.
+ * @refuse_features_ok: FEATURES_OK is not kept (the device refuses the subset).
+ * @driver_ok_adds: status bits the device sets when the driver writes DRIVER_OK
+ *	(VIRTIO_STATUS_FAILED, VIRTIO_STATUS_NEEDS_RESET: a device that fails).
+ * @status_log: the first status values the driver wrote (a reset's 0 included).
+ * @nstatus: entries in @status_log.
+ * @bad_feature_writes: feature writes outside DRIVER..FEATURES_OK (virtio 1.2,
+ *	3.1.1), which a test expects to be 0.
  * @resets: status-0 writes seen.
  * @cfg: device configuration space.
  * @cfg_reads: configuration reads per starting offset.
@@ -69,7 +75,11 @@ struct fake_virtio {
 	uint8_t status;
 	bool reset_fails;
 	bool reset_fails_after_init;
-	bool refuse_driver_ok;
+	bool refuse_features_ok;
+	uint8_t driver_ok_adds;
+	uint8_t status_log[16];
+	unsigned int nstatus;
+	unsigned int bad_feature_writes;
 	unsigned int resets;
 	uint8_t cfg[FAKE_VIRTIO_CFG_BYTES];
 	unsigned int cfg_reads[FAKE_VIRTIO_CFG_BYTES];

@@ -3,4 +3,4 @@ HOST_TESTS += test_pci
 test_pci_SRCS := tests/test_pci.c drivers/pci/pci.c drivers/virtio/virtio_pci.c \
 	$(DRIVER_SUPPORT_SRCS)
 HOST_TESTS += test_virtio
-test_virtio_SRCS := tests/test_virtio.c drivers/virtio/virtio.c
+test_virtio_SRCS := tests/test_virtio.c tests/fake_virtio.c drivers/virtio/virtio.c

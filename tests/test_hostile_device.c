@@ -262,7 +262,7 @@ static void test_blk_failed_init_releases_only_after_reset(void **state)
 	char why[160];
 
 	blk_device(&dev, 0, 1);
-	dev.refuse_driver_ok = true;
+	dev.driver_ok_adds = VIRTIO_STATUS_FAILED;
 	dma_bounce_stats_get(&f->dl, -1, &bs0);
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), -5);
 	dma_bounce_stats_get(&f->dl, -1, &bs1);
@@ -272,7 +272,7 @@ static void test_blk_failed_init_releases_only_after_reset(void **state)
 
 	/* The same with a device that does not reset: nothing comes back. */
 	blk_device(&dev, 0, 1);
-	dev.refuse_driver_ok = true;
+	dev.driver_ok_adds = VIRTIO_STATUS_FAILED;
 	dev.reset_fails_after_init = true;
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), -5);
 	assert_true(blk.quarantined);
@@ -307,6 +307,17 @@ static void test_blk_num_queues_read_once(void **state)
 
 /* ------------------------------------------------------------ virtio-net */
 
+/* A NIC offering multiqueue and the control queue: @pairs in max_virtqueue_pairs,
+ * @num_queues queues in the common configuration. */
+static void mq_net_device(struct fake_virtio *dev, unsigned int pairs, uint16_t num_queues)
+{
+	uint16_t max = (uint16_t)pairs;
+
+	fake_virtio_init(dev, VIRTIO_ID_NET,
+			 VIRTIO_FEATURE(NET_F_MQ) | VIRTIO_FEATURE(NET_F_CTRL_VQ), num_queues);
+	memcpy(dev->cfg + NET_CFG_MAX_PAIRS, &max, 2);
+}
+
 /* max_virtqueue_pairs = 0x8000 would put the control queue at 2 * 0x8000, which a
  * 16-bit index wraps to 0: receive queue 0. The device is refused instead. */
 static void test_net_ctrl_queue_index_never_wraps(void **state)
@@ -315,11 +326,9 @@ static void test_net_ctrl_queue_index_never_wraps(void **state)
 	struct fake_virtio dev;
 	struct virtio_net net;
 	char why[160];
-	uint16_t pairs = 0x8000;
+	unsigned int pairs = 0x8000;
 
-	fake_virtio_init(&dev, VIRTIO_ID_NET, VIRTIO_FEATURE(NET_F_MQ) |
-					      VIRTIO_FEATURE(NET_F_CTRL_VQ), 5);
-	memcpy(dev.cfg + NET_CFG_MAX_PAIRS, &pairs, 2);
+	mq_net_device(&dev, pairs, 5);
 	assert_int_not_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
 						sizeof(why)), 0);
 	assert_non_null(strstr(why, "need 65537 queues, the device has 5"));
@@ -334,11 +343,9 @@ static void test_net_pairs_bounded_by_num_queues(void **state)
 	struct fake_virtio dev;
 	struct virtio_net net;
 	char why[160];
-	uint16_t pairs = 4;
+	unsigned int pairs = 4;
 
-	fake_virtio_init(&dev, VIRTIO_ID_NET, VIRTIO_FEATURE(NET_F_MQ) |
-					      VIRTIO_FEATURE(NET_F_CTRL_VQ), 5);
-	memcpy(dev.cfg + NET_CFG_MAX_PAIRS, &pairs, 2);
+	mq_net_device(&dev, pairs, 5);
 	assert_int_not_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
 						sizeof(why)), 0);
 	assert_non_null(strstr(why, "4 queue pairs and a control queue need 9 queues"));
@@ -352,11 +359,9 @@ static void test_net_ctrl_command_unanswered(void **state)
 	struct fake_virtio dev;
 	struct virtio_net net;
 	char why[160];
-	uint16_t pairs = 2;
+	unsigned int pairs = 2;
 
-	fake_virtio_init(&dev, VIRTIO_ID_NET, VIRTIO_FEATURE(NET_F_MQ) |
-					      VIRTIO_FEATURE(NET_F_CTRL_VQ), 5);
-	memcpy(dev.cfg + NET_CFG_MAX_PAIRS, &pairs, 2);
+	mq_net_device(&dev, pairs, 5);
 	ticks = 0;
 	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
 					    sizeof(why)), 0);

@@ -13,6 +13,9 @@ KERNEL_SRCS += \
 	arch/x86_64/serial.c \
 	arch/x86_64/smp.c \
 	arch/x86_64/stack_switch.S \
+	arch/x86_64/tdx.c \
+	arch/x86_64/tdx_model.c \
+	arch/x86_64/tee_insn.c \
 	arch/x86_64/trap.c \
 	arch/x86_64/trap_entry.S \
 	arch/x86_64/tsc.c

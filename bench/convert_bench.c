@@ -28,10 +28,10 @@ static void convert_print(const char *what, uint64_t size, const char *direction
 	double per = (double)cycles / n;
 
 	bench_json_begin("convert");
-	printf(",\"mode\":\"emulated\",\"case\":\"%s\",\"size\":%" PRIu64
+	printf(",\"mode\":\"%s\",\"case\":\"%s\",\"size\":%" PRIu64
 	       ",\"direction\":\"%s\",\"cycles_per_op\":%.0f,\"ns_per_op\":%.1f,\"ops\":%u,"
 	       "\"splits\":%" PRIu64 ",\"conversions\":%u}\n",
-	       what, size, direction, per, tsc_to_ns((uint64_t)per) * 1.0, n, splits, n);
+	       bench_json_cc(), what, size, direction, per, tsc_to_ns((uint64_t)per) * 1.0, n, splits, n);
 }
 
 /* Times @n round trips of [va, va + size); @fresh_split: use a new 2 MiB page

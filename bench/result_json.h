@@ -17,7 +17,20 @@
 void bench_json_set_accel(const char *name);
 
 /**
- * bench_json_begin() - print `{"suite":"<suite>","accel":"<accel>"` with no newline.
+ * bench_json_set_cc() - name the confidential-computing platform for every later
+ *	result line ("emulated", "sim-tdx", ...).
+ * @name: a string that lives as long as the kernel.
+ */
+void bench_json_set_cc(const char *name);
+
+/**
+ * bench_json_cc() - the platform named by bench_json_set_cc() ("emulated" before).
+ */
+const char *bench_json_cc(void);
+
+/**
+ * bench_json_begin() - print `{"suite":"<suite>","accel":"<accel>","cc":"<cc>"` with
+ *	no newline.
  * @suite: the suite's name; the caller prints the remaining keys and the closing brace.
  */
 void bench_json_begin(const char *suite);

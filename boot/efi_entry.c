@@ -71,7 +71,7 @@ static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
 	EFI_FILE_HANDLE root, file;
 	EFI_STATUS st;
 	UINTN len = sizeof(text) - 1;
-	char err[256];
+	char err[512]; /* the unknown-key message lists every option */
 
 	bi->options_source = "defaults";
 	st = uefi_call_wrapper(efi_bs->HandleProtocol, 3, image, &loaded_image_guid, (void **)&li);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/cc_sim_tdx.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/mmu.h"
@@ -39,6 +40,61 @@
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
+/* The sim-tdx faults of tdx_fault=, every Nth call of each kind. */
+static void cc_sim_tdx_faults(const struct kernel_options *o, struct tdx_model_faults *f)
+{
+	unsigned int n = (unsigned int)o->tdx_fault_every;
+
+	memset(f, 0, sizeof(*f));
+#define TDX_FAULT(bit) (o->tdx_fault & (UINT64_C(1) << (bit)) ? n : 0)
+	f->map_partial_every = TDX_FAULT(1);
+	f->map_stall_every = TDX_FAULT(2);
+	f->map_bad_resume_every = TDX_FAULT(3);
+	f->map_error_every = TDX_FAULT(4);
+	f->map_keep_accepted_every = TDX_FAULT(5);
+	f->accept_busy_every = TDX_FAULT(6);
+	f->accept_error_every = TDX_FAULT(7);
+	f->vmm_4k_only = o->tdx_fault & (UINT64_C(1) << 8);
+#undef TDX_FAULT
+}
+
+/*
+ * The confidential-computing platform (cc=). A real TD is refused for now: its
+ * port I/O, CPUID and MMIO would each raise a #VE this kernel does not handle yet.
+ * sim-tdx routes every conversion through the TDX protocol and its model.
+ */
+static void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
+{
+	struct tdx_model_faults faults;
+	uint64_t ram_top = 0;
+	uint8_t *state, *pte;
+	char why[160];
+
+	if (cpu->cc == CC_TDX && bi->options.cc != CC_OPT_EMULATED) {
+		printf("cc: running in a real TD: not supported yet (no #VE-free paravirtual I/O); "
+		       "exit %d\n", SLUICE_EXIT_BOOT);
+		exit(SLUICE_EXIT_BOOT);
+	}
+	if (bi->options.cc != CC_OPT_SIM_TDX)
+		return;
+	for (unsigned int i = 0; i < bi->nranges; i++) {
+		const struct mem_range *m = &bi->ranges[i];
+
+		if (m->kind != MEM_MMIO && m->cacheable && m->base + m->size > ram_top)
+			ram_top = m->base + m->size;
+	}
+	ram_top = (ram_top + 4095) & ~UINT64_C(4095);
+	state = malloc(ram_top / 4096);
+	pte = malloc(ram_top / 4096);
+	cc_sim_tdx_faults(&bi->options, &faults);
+	if (!state || !pte ||
+	    cc_sim_tdx_init(ram_top, state, pte, &faults, why, sizeof(why))) {
+		printf("cc: sim-tdx: %s\n", state && pte ? why : "no memory for the model");
+		exit(SLUICE_EXIT_BOOT);
+	}
+	cc_sim_tdx_report("at boot");
+}
+
 static uint64_t deadline_tsc_now(void *ctx)
 {
 	(void)ctx;
@@ -616,6 +672,8 @@ void kernel_main(struct boot_info *bi)
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
 		exit(SLUICE_EXIT_BOOT);
 	}
+	cc_setup(bi, &cpu);
+	bench_json_set_cc(bi->options.cc == CC_OPT_SIM_TDX ? "sim-tdx" : "emulated");
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
@@ -626,6 +684,8 @@ void kernel_main(struct boot_info *bi)
 	kernel_dma_report(kd);
 	if (kernel_dma_selftest(kd))
 		exit(SLUICE_EXIT_FAIL);
+	if (bi->options.cc == CC_OPT_SIM_TDX)
+		cc_sim_tdx_arm_faults();
 
 	pci_setup(bi->acpi_rsdp);
 	pci_report();
@@ -694,6 +754,8 @@ void kernel_main(struct boot_info *bi)
 		exit(SLUICE_EXIT_FAIL);
 	}
 
+	if (bi->options.cc == CC_OPT_SIM_TDX)
+		cc_sim_tdx_report("after the tasks");
 	printf("sluice: boot report complete; exit 0\n");
 	exit(SLUICE_EXIT_PASS);
 }

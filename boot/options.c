@@ -42,6 +42,10 @@ const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq
 					     NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
+const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", NULL };
+const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad_resume",
+						 "map_error", "keep_accepted", "busy",
+						 "accept_error", "4k", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -98,6 +102,16 @@ static const struct option_def option_table[] = {
 	  600000, 1, NULL,
 	  "deadline of every wait on a device (reset, command, request, frame), ms; "
 	  "default 10000" },
+	{ "cc", OPT_CHOICE, offsetof(struct kernel_options, cc), 0, 0, 0, options_cc_names,
+	  "confidential-computing platform: auto (emulated unless a real TD), emulated (a PTE "
+	  "bit and a trapping write), sim-tdx (the TDX protocol against a model of the TDX "
+	  "module); default auto" },
+	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,
+	  options_tdx_fault_names,
+	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
+	  "4k; default none" },
+	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1,
+	  1000000, 1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
 	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,
 	  "the host's accelerator, a label on the report and every result: unknown|tcg|kvm; "
 	  "run-qemu.sh sets it; default unknown" },
@@ -125,6 +139,8 @@ void options_defaults(struct kernel_options *opts)
 	opts->iotlb_entries = 64;
 	opts->iotlb_ways = 0;
 	opts->device_timeout_ms = 10000;
+	opts->tdx_fault = 1; /* none */
+	opts->tdx_fault_every = 5;
 }
 
 const char *options_fault_name(enum fault_kind fault)
@@ -245,7 +261,7 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 	size_t klen = eq ? (size_t)(eq - word) : len;
 	const char *val = eq ? eq + 1 : NULL;
 	size_t vlen = eq ? len - klen - 1 : 0;
-	char keys[256];
+	char keys[400];
 
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *d = &option_table[i];

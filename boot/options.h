@@ -60,6 +60,13 @@ enum fault_kind {
  * @fault_cpu: the CPU that triggers @fault (fault_cpu=N).
  * @device_timeout_ms: the deadline of every wait on a device, in milliseconds
  *	(device_timeout_ms=N): a reset, a control command, a request, a frame.
+ * @cc: the confidential-computing platform, index into options_cc_names
+ *	(cc=auto|emulated|sim-tdx): auto is the emulated model unless the CPU is a
+ *	real TD; sim-tdx runs every conversion through the TDX protocol against a
+ *	model of the TDX module.
+ * @tdx_fault: faults the simulated TD injects, a bit per index of
+ *	options_tdx_fault_names (tdx_fault=LIST).
+ * @tdx_fault_every: every Nth call of a faulted kind fails (tdx_fault_every=N).
  * @accel: the accelerator the host ran us under, index into options_accel_names
  *	(accel=unknown|tcg|kvm; scripts/run-qemu.sh sets it). A label only: it
  *	changes nothing but the report and every benchmark line, so that figures of
@@ -88,9 +95,19 @@ struct kernel_options {
 	uint64_t cpus;
 	uint64_t fault_cpu;
 	uint64_t device_timeout_ms;
+	int cc;
+	uint64_t tdx_fault;
+	uint64_t tdx_fault_every;
 	int accel;
 };
 
+/* Values of cc=, and their indices. */
+extern const char *const options_cc_names[];
+#define CC_OPT_AUTO 0
+#define CC_OPT_EMULATED 1
+#define CC_OPT_SIM_TDX 2
+/* Values of tdx_fault=. */
+extern const char *const options_tdx_fault_names[];
 /* Values of accel=. */
 extern const char *const options_accel_names[];
 /* Values of bench=. */

@@ -18,7 +18,7 @@
 static void test_defaults_for_empty_text(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);
@@ -35,7 +35,7 @@ static void test_defaults_for_empty_text(void **state)
 static void test_sizes_and_suffixes(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	assert_int_equal(options_parse("heap=2048K dma=512M", &o, err, sizeof(err)), 0);
@@ -56,7 +56,7 @@ static void test_sizes_and_suffixes(void **state)
 static void test_later_words_win_and_comments_end_words(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	assert_int_equal(options_parse("heap=8M heap=4M#comment dma=4M\nfault=ud", &o, err,
@@ -76,7 +76,7 @@ static void test_fault_choices(void **state)
 		{ "fault=ud", FAULT_UD },     { "fault=div", FAULT_DIVIDE },
 	};
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -89,14 +89,14 @@ static void test_fault_choices(void **state)
 static void test_unknown_key_lists_valid_ones(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
 				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
-				 "device_timeout_ms, accel");
+				 "device_timeout_ms, cc, tdx_fault, tdx_fault_every, accel");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -114,7 +114,7 @@ static void test_bad_values_name_the_word(void **state)
 		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=", "device_timeout_ms=5", "device_timeout_ms=600001",
 	};
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -128,7 +128,7 @@ static void test_bad_values_name_the_word(void **state)
 static void test_dma_split_options(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	for (int i = 0; options_policy_names[i]; i++) {
@@ -158,7 +158,7 @@ static void test_dma_split_options(void **state)
 static void test_io_options(void **state)
 {
 	struct kernel_options o;
-	char err[256];
+	char err[512];
 
 	(void)state;
 	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);

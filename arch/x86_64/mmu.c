@@ -36,6 +36,7 @@ static struct mmu_stats stats;
 static bool mmu_ready;
 static bool nx_usable;
 static uint64_t bytes_2m, bytes_4k;
+static const struct mmu_cc_backend *cc_backend;
 
 static void *mmu_alloc_table(void *ctx)
 {
@@ -151,6 +152,40 @@ int mmu_map_mmio(uint64_t pa, uint64_t len)
 	return rc;
 }
 
+void mmu_set_cc_backend(const struct mmu_cc_backend *backend)
+{
+	cc_backend = backend;
+}
+
+int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared)
+{
+	int rc;
+
+	if (!mmu_ready)
+		return PT_ERR_INVAL;
+	spin_lock(&mmu_lock);
+	rc = pt_set_shared(&kernel_pt, va, len, shared);
+	spin_unlock(&mmu_lock);
+	return rc;
+}
+
+/* Counts a conversion done by a backend, whatever its outcome. */
+static int mmu_count(int rc, bool shared, uint64_t t0)
+{
+	spin_lock(&mmu_lock);
+	if (rc) {
+		stats.failed_calls++;
+	} else if (shared) {
+		stats.to_shared_calls++;
+		stats.to_shared_cycles += rdtsc() - t0;
+	} else {
+		stats.to_private_calls++;
+		stats.to_private_cycles += rdtsc() - t0;
+	}
+	spin_unlock(&mmu_lock);
+	return rc;
+}
+
 int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 {
 	uint64_t t0 = rdtsc();
@@ -158,6 +193,8 @@ int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 
 	if (!mmu_ready)
 		return PT_ERR_INVAL;
+	if (cc_backend)
+		return mmu_count(cc_backend->convert(cc_backend->ctx, va, len, shared), shared, t0);
 	spin_lock(&mmu_lock);
 	rc = pt_set_shared(&kernel_pt, va, len, shared);
 	/* The trapping access stands for the hypercall (MapGPA / page state change). */
@@ -206,6 +243,11 @@ void mmu_report(void)
 	       " table pages, NX %s, page 0 unmapped\n",
 	       read_cr3(), bytes_2m >> 20, bytes_4k >> 10, pt_pool.used, pt_pool.total,
 	       nx_usable ? "on" : "unsupported");
-	printf("mmu: shared attribute = software bit 9 (emulated confidential computing); a "
-	       "conversion = PTE update + invlpg + one trapping port write\n");
+	if (cc_backend)
+		printf("mmu: shared attribute = software bit 9; a conversion = the %s protocol "
+		       "(its page-table half: PTE update + invlpg)\n",
+		       cc_backend->name);
+	else
+		printf("mmu: shared attribute = software bit 9 (emulated confidential computing); a "
+		       "conversion = PTE update + invlpg + one trapping port write\n");
 }

@@ -85,6 +85,38 @@ bool mmu_is_shared(uint64_t va);
 bool mmu_range_is_shared(uint64_t va, uint64_t len);
 
 /**
+ * struct mmu_cc_backend - how a conversion reaches the platform, when it is not
+ *	the emulated one (a PTE bit plus one trapping port write).
+ * @name: for the report, e.g. "sim-tdx".
+ * @convert: convert [@va, @va + @len) (identity-mapped, so also the GPA); it
+ *	changes the mappings itself through mmu_pte_set_shared(). Return 0 or a
+ *	negative code with the range in a known state (see the backend).
+ * @ctx: handed to @convert.
+ */
+struct mmu_cc_backend {
+	const char *name;
+	int (*convert)(void *ctx, uint64_t va, uint64_t len, bool shared);
+	void *ctx;
+};
+
+/**
+ * mmu_set_cc_backend() - route every later mmu_set_shared() through @backend.
+ * @backend: the platform's protocol (kept by pointer); NULL for the emulated one.
+ */
+void mmu_set_cc_backend(const struct mmu_cc_backend *backend);
+
+/**
+ * mmu_pte_set_shared() - change only the shared attribute of the mappings of a
+ *	range (splitting 2 MiB pages as needed) and flush this CPU's TLB entries:
+ *	the page-table half of a conversion, for a backend.
+ * @va: start, 4 KiB aligned.
+ * @len: bytes, a multiple of 4 KiB.
+ * @shared: the new attribute.
+ * Return: 0 or a negative PT_ERR_* code, with nothing changed.
+ */
+int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared);
+
+/**
  * mmu_get_stats() - copy the conversion counters.
  * @out: filled in.
  */

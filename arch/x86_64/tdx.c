@@ -86,6 +86,28 @@ uint64_t tdx_vmcall(struct tdx *t, uint64_t fn, uint64_t r12, uint64_t r13, uint
 	return r.r10;
 }
 
+uint64_t tdx_vmcall_cpuid(struct tdx *t, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	struct tdcall_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	memset(r, 0, 4 * sizeof(r[0]));
+	regs.rax = TDG_VP_VMCALL;
+	regs.rcx = TDVMCALL_EXPOSE_R10_R15;
+	regs.r11 = TDVMCALL_CPUID;
+	regs.r12 = leaf;
+	regs.r13 = sub;
+	if (tdx_call(t, &regs) != TDX_SUCCESS)
+		return TDVMCALL_INVALID_OPERAND;
+	if (regs.r10 == TDVMCALL_SUCCESS) {
+		r[0] = (uint32_t)regs.r12;
+		r[1] = (uint32_t)regs.r13;
+		r[2] = (uint32_t)regs.r14;
+		r[3] = (uint32_t)regs.r15;
+	}
+	return regs.r10;
+}
+
 void tdx_report_fatal(struct tdx *t, const char *msg)
 {
 	uint64_t words[2] = { 0, 0 };

@@ -245,6 +245,17 @@ uint64_t tdx_vmcall(struct tdx *t, uint64_t fn, uint64_t r12, uint64_t r13, uint
 		    uint64_t r15, uint64_t *out);
 
 /**
+ * tdx_vmcall_cpuid() - TDG.VP.VMCALL<Instruction.CPUID>: the VMM's answer for a
+ *	leaf (R12 = EAX, R13 = ECX in; EAX..EDX back in R12..R15, GHCI).
+ * @t: the TD.
+ * @leaf: EAX.
+ * @sub: ECX.
+ * @r: EAX, EBX, ECX, EDX out (zeros when the call fails).
+ * Return: the sub-function status.
+ */
+uint64_t tdx_vmcall_cpuid(struct tdx *t, uint32_t leaf, uint32_t sub, uint32_t r[4]);
+
+/**
  * tdx_report_fatal() - TDG.VP.VMCALL<ReportFatalError> with a short message;
  *	the VMM is expected to end the TD. Returns only if it did not.
  * @t: the TD.

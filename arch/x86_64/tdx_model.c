@@ -228,6 +228,12 @@ static uint64_t model_tdcall(void *ctx, struct tdcall_regs *r)
 		} else {
 			if (r->r11 == TDVMCALL_REPORT_FATAL_ERROR)
 				m->fatal_reports++;
+			if (r->r11 == TDVMCALL_CPUID) {
+				r->r12 = m->cpuid[0];
+				r->r13 = m->cpuid[1];
+				r->r14 = m->cpuid[2];
+				r->r15 = m->cpuid[3];
+			}
 			r->r10 = TDVMCALL_SUCCESS;
 			r->r11 = m->vmcall_r11;
 		}

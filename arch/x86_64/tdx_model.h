@@ -7,23 +7,40 @@
  * The model keeps the state of every 4 KiB page of one window of guest memory
  * (private-accepted, private-pending, shared) and what the guest's own mappings
  * say (private or shared), and enforces the rules the protocol must follow.
- * Each rule and where it comes from:
+ * Each rule, where it comes from, and the tests that hold the protocol to it
+ * (host: tests/test_tdx.c; QEMU: tests/e2e/sim_tdx.sh, every conversion of a
+ * whole boot):
  *
  *  R1 TDG.MEM.PAGE.ACCEPT succeeds only on a private-pending page; an accepted
  *     page answers TDX_PAGE_ALREADY_ACCEPTED, a shared page or a GPA with the
  *     shared bit TDX_OPERAND_INVALID (TDX module ABI, TDG.MEM.PAGE.ACCEPT).
+ *     Tests: test_already_accepted_during_conversion_is_a_lie,
+ *     test_mid_range_failure_rolls_back_whole_range.
  *  R2 A 2 MiB accept needs a 2 MiB aligned GPA and all 512 pages pending and
  *     mapped as one 2 MiB page by the VMM; otherwise TDX_PAGE_SIZE_MISMATCH
- *     (same; EDK2 TdxLib falls back to 4 KiB on it).
+ *     (same; EDK2 TdxLib falls back to 4 KiB on it). Tests:
+ *     test_2m_falls_back_to_4k, test_unaligned_range_mixes_sizes, e2e
+ *     sim_tdx_busy_vmm (tdx_fault=4k).
  *  R3 MapGPA takes a 4 KiB aligned GPA and a non-zero multiple of 4 KiB inside
- *     the GPA width; otherwise TDVMCALL_INVALID_OPERAND (GHCI, MapGPA).
+ *     the GPA width; otherwise TDVMCALL_INVALID_OPERAND (GHCI, MapGPA). Tests:
+ *     test_model_catches_wrong_order, test_bad_arguments (tdx.c refuses first).
  *  R4 No private mapping of a shared page, ever: MapGPA to shared while the
  *     guest still maps a page private, or a TLB flush after which a page mapped
  *     private is shared, is a violation (Linux arch/x86/coco/tdx/tdx.c,
  *     tdx_early_init(): "Private mapping => Shared Page == Guest shutdown").
+ *     Tests: every conversion test asserts no violation;
+ *     test_model_catches_wrong_order shows the model catches the wrong order.
  *  R5 A page converted to private is pending until accepted; a private mapping
  *     of a pending page at a TLB flush is a violation (the first access would
- *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set).
+ *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set). Tests:
+ *     as R4.
+ *
+ * The rules of the guest's side (a MapGPA "retry" must resume inside the range
+ * and make progress; a failure rolls back or leaks, never leaves a mixed range;
+ * SEPT_VE_DISABLE required; the shared bit at GPAW - 1) are in tdx.h and tested
+ * in test_map_gpa_without_progress_ends, test_stall_then_rollback,
+ * test_resume_address_outside_range, test_unrecoverable_failure_leaks,
+ * test_refusals and test_shared_bit_for_gpaw_48_and_52.
  *
  * A violation calls the violation hook with the rule's name (the kernel stops
  * with a report; a host test records it). Faults a hostile or busy VMM and
@@ -91,6 +108,7 @@ struct tdx_model_faults {
  * @last_fn: the last TDG.VP.VMCALL sub-function seen, and @last_r12 .. its operands.
  * @fatal_reports: ReportFatalError calls.
  * @vmcall_r11: what any other TDG.VP.VMCALL returns in R11.
+ * @cpuid: what TDG.VP.VMCALL<Instruction.CPUID> returns (EAX..EDX).
  */
 struct tdx_model {
 	uint64_t base;
@@ -110,6 +128,7 @@ struct tdx_model {
 	uint64_t last_fn, last_r12, last_r13, last_r14, last_r15;
 	unsigned long fatal_reports;
 	uint64_t vmcall_r11;
+	uint32_t cpuid[4];
 };
 
 /**

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The simulated TD (cc=sim-tdx): every private/shared conversion of the kernel runs
+# the TDX protocol (arch/x86_64/tdx.c) against the model of the TDX module and the
+# VMM (arch/x86_64/tdx_model.c), which stops the kernel naming the rule if the
+# protocol breaks one. Block data in every mode is verified on the host as in
+# blk_data.sh and the network frames are checked; then the model injects partial
+# MapGPA completions, stalls, busy accepts and 4 KiB-only mappings (the protocol
+# copes: I/O correct), a host that lies about accepted pages on every conversion
+# back (each failed conversion rolled back, the arena leaks and counts the chunk,
+# I/O goes on), and MapGPA failures (the kernel stops clearly, no rule broken).
+. "$(dirname "$0")/lib.sh"
+
+pattern="$E2E_TOP/scripts/blk_pattern.py"
+orig="$E2E_LOGDIR/sim-tdx-orig.img"
+disk="$E2E_LOGDIR/sim-tdx-disk.img"
+bytes=$((16 * 1024 * 1024))
+python3 "$pattern" make "$orig" "$bytes" 20261203 || e2e_fail "cannot create the image"
+want=$(cksum <"$orig" | awk '{print $1}')
+after='^cc: sim-tdx after the tasks: GPAW 48, shared bit 1<<47, attributes 0x[0-9a-f]+ \(SEPT_VE_DISABLE\)'
+
+cp "$orig" "$disk"
+boot_kernel sim_tdx 0 --disk "$disk" --args "cc=sim-tdx bs=16K"
+for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
+	expect "$BOOT_LOG" \
+		"^blk: mode=$mode read $bytes bytes bs=16384 iodepth=32: cksum $want $bytes, 0 errors" \
+		"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors" \
+		"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
+done
+expect "$BOOT_LOG" '^cc: sim-tdx at boot: GPAW 48' \
+	'^mmu: shared attribute = software bit 9; a conversion = the TDX \(simulated TD: sim-tdx\) protocol' \
+	"$after.*MapGPA [1-9][0-9]* .*conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed .*rule violations 0$"
+reject "$BOOT_LOG" 'VIOLATION'
+python3 "$pattern" verify "$orig" "$disk" 16384 0,1,2 || e2e_fail "sim_tdx: image check failed"
+
+# A busy module and a VMM that converts in parts, stalls and maps in 4 KiB pages.
+boot_kernel sim_tdx_busy_vmm 0 --args "cc=sim-tdx tdx_fault=partial,stall,busy,4k tdx_fault_every=3 frames=200"
+expect "$BOOT_LOG" '^blk: mode=arena read 67108864 bytes .* 0 errors' \
+	'^net: mode=arena sent 200 frames .* received 200 in order, 0 bad, 0 lost' \
+	"$after.*MapGPA [0-9]+ \([1-9][0-9]* retries\), accepts [0-9]+ \([1-9][0-9]* x 4K, 0 x 2M, [1-9][0-9]* 2M->4K, [1-9][0-9]* busy\).* 0 failed .*rule violations 0$"
+
+# A host that keeps pages accepted while claiming it converted them: each
+# conversion back fails, is rolled back to shared, and the arena leaks the chunk.
+boot_kernel sim_tdx_lying_host 0 --args "cc=sim-tdx modes=arena tdx_fault=keep_accepted tdx_fault_every=1"
+expect "$BOOT_LOG" '^blk: mode=arena read 67108864 bytes .* 0 errors' \
+	'^dma: warning: dma_arena: set_private failed, chunk leaked: 0x[0-9a-f]+ err -5$' \
+	'^net: mode=arena sent 1000 frames .* received 1000 in order, 0 bad, 0 lost' \
+	"$after.* ([1-9][0-9]*) failed \(\1 rolled back, 0 pages leaked\), rule violations 0$"
+
+# MapGPA failing: a chunk that cannot be made shared is refused; the task that
+# needed it fails and says so (exit 1), with no rule broken.
+boot_kernel sim_tdx_map_errors 1 --args "cc=sim-tdx modes=arena tdx_fault=map_error tdx_fault_every=2"
+expect "$BOOT_LOG" '^dma: warning: dma_arena: set_shared failed on chunk 0x[0-9a-f]+ err -5$' \
+	'^sluice: (block|network) task failed'
+reject "$BOOT_LOG" 'VIOLATION'
+echo "sim-tdx: data verified, faults absorbed or reported, no rule of the TD broken"

@@ -166,6 +166,12 @@ $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)$(AR) rcs $@ $^
 lib: $(BUILD)/libsluice-dma.a
+
+# The instruction audit: no port I/O, CPUID, MSR, HLT, WBINVD, VMCALL, TDCALL, ...
+# outside the native paravirtual I/O backend, the TDCALL door and the entry stubs.
+.PHONY: check-cc-insn
+check-cc-insn: image
+	@scripts/check-cc-insn.py $(BUILD)/sluice.so
 check-lib: lib
 	@scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a
 
@@ -206,7 +212,8 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 		"$(VALGRIND_BENCH)" \
-		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh $(E2E_TESTS)
+		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
+		tests/cc_insn/test_audit.sh $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

@@ -2,4 +2,4 @@
 HOST_TESTS += test_options test_acpi test_cpu
 test_options_SRCS := tests/test_options.c boot/options.c
 test_acpi_SRCS := tests/test_acpi.c arch/x86_64/acpi.c
-test_cpu_SRCS := tests/test_cpu.c arch/x86_64/cpu.c
+test_cpu_SRCS := tests/test_cpu.c arch/x86_64/cpu.c $(PVIO_HOST_SRCS)

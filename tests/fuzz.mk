@@ -23,7 +23,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC := clang
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -I. -DSLUICE_HOST $(WARN) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/mock_port.c $(DMA_SRCS) $(DRIVER_SUPPORT_SRCS)
+FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/mock_port.c $(DMA_SRCS) $(DRIVER_SUPPORT_SRCS) \
+	$(PVIO_HOST_SRCS)
 fuzz_virtqueue_used_FUZZ_SRCS := drivers/virtio/virtqueue.c
 fuzz_virtio_pci_caps_FUZZ_SRCS := drivers/pci/pci.c drivers/virtio/virtio_pci.c
 fuzz_virtio_blk_completion_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio.c \

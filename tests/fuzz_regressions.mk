@@ -7,5 +7,5 @@ test_fuzz_regressions_SRCS := tests/test_fuzz_regressions.c tests/fuzz/fuzz_comm
 	tests/fuzz/fuzz_virtio_blk_completion.c tests/fuzz/fuzz_virtio_net_rx.c \
 	tests/fuzz/fuzz_dma_ops.c tests/mock_port.c $(DMA_SRCS) drivers/virtio/virtqueue.c \
 	drivers/pci/pci.c drivers/virtio/virtio.c drivers/virtio/virtio_pci.c \
-	drivers/virtio/virtio_blk.c drivers/virtio/virtio_net.c $(DRIVER_SUPPORT_SRCS)
+	drivers/virtio/virtio_blk.c drivers/virtio/virtio_net.c $(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)
 # Replayed inputs are read at run time; the binaries depend on the sources only.

@@ -6,3 +6,7 @@ test_paging_SRCS := tests/test_paging.c arch/x86_64/paging.c
 # The TDX guest protocol against the model of the TDX module and the VMM.
 HOST_TESTS += test_tdx
 test_tdx_SRCS := tests/test_tdx.c arch/x86_64/tdx.c arch/x86_64/tdx_model.c
+# The TD's paravirtual I/O backend against the same model.
+HOST_TESTS += test_pvio_tdx
+test_pvio_tdx_SRCS := tests/test_pvio_tdx.c arch/x86_64/pvio_tdx.c arch/x86_64/tdx.c \
+	arch/x86_64/tdx_model.c $(PVIO_HOST_SRCS)

@@ -10,6 +10,9 @@ KERNEL_SRCS += \
 	arch/x86_64/lapic.c \
 	arch/x86_64/mmu.c \
 	arch/x86_64/paging.c \
+	arch/x86_64/pvio.c \
+	arch/x86_64/pvio_native.c \
+	arch/x86_64/pvio_tdx.c \
 	arch/x86_64/qemu_exit.c \
 	arch/x86_64/serial.c \
 	arch/x86_64/smp.c \
@@ -20,3 +23,7 @@ KERNEL_SRCS += \
 	arch/x86_64/trap.c \
 	arch/x86_64/trap_entry.S \
 	arch/x86_64/tsc.c
+
+# The paravirtual I/O layer's selection and native backend: host programs that
+# link a driver (its register accessors go through pvio) link these too.
+PVIO_HOST_SRCS := arch/x86_64/pvio.c arch/x86_64/pvio_native.c

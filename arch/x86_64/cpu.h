@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cpu.h - x86_64 instruction wrappers (port I/O, CPUID, MSRs, control registers,
- * TSC) and the CPU / confidential-computing description reported at boot.
+ * cpu.h - x86_64 instruction wrappers (control registers, TSC, TLB) and the CPU /
+ * confidential-computing description reported at boot. Port I/O, CPUID, MSRs and
+ * HLT go through the paravirtual I/O layer (pvio.h), included here for them.
  */
 #ifndef SLUICE_ARCH_CPU_H
 #define SLUICE_ARCH_CPU_H
@@ -9,64 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
-{
-	__asm__ volatile("cpuid"
-			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(subleaf));
-}
-
-static inline uint64_t rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
-}
+#include "arch/x86_64/pvio.h"
 
 static inline uint64_t rdtsc(void)
 {
@@ -110,7 +54,7 @@ static inline void cpu_relax(void)
 static inline void cpu_halt_forever(void)
 {
 	for (;;)
-		__asm__ volatile("cli; hlt");
+		pvio_halt(false);
 }
 
 /**

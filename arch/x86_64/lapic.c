@@ -30,14 +30,14 @@
 #define ICR_LEVEL_ASSERT (1u << 14)
 #define IPI_ACCEPT_TIMEOUT_NS 10000000ull
 
-static volatile uint32_t *xapic;
+static uint64_t xapic; /* xAPIC register page, 0 in x2APIC mode */
 static bool x2apic;
 
 static uint32_t lapic_read(uint32_t reg)
 {
 	if (x2apic)
 		return (uint32_t)rdmsr(X2APIC_MSR(reg));
-	return xapic[reg / 4];
+	return mmio_read32(xapic + reg);
 }
 
 static void lapic_write(uint32_t reg, uint32_t v)
@@ -45,7 +45,7 @@ static void lapic_write(uint32_t reg, uint32_t v)
 	if (x2apic)
 		wrmsr(X2APIC_MSR(reg), v);
 	else
-		xapic[reg / 4] = v;
+		mmio_write32(xapic + reg, v);
 }
 
 /* Software-enable the APIC (spurious vector register): an APIC that is only
@@ -72,8 +72,7 @@ int lapic_init(uint64_t mmio_base)
 		x2apic = true;
 	} else {
 		/* The kernel identity-maps the whole hole below 4 GiB uncached. */
-		xapic = (volatile uint32_t *)(uintptr_t)(mmio_base ? mmio_base
-							     : base & APIC_BASE_ADDR_MASK);
+		xapic = mmio_base ? mmio_base : base & APIC_BASE_ADDR_MASK;
 	}
 	lapic_software_enable();
 	return 0;

@@ -161,7 +161,7 @@ __attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
 {
 	for (;;) {
 		while (__atomic_load_n(&cl->posted, __ATOMIC_ACQUIRE) == cl->done)
-			__asm__ volatile("sti; hlt; cli" ::: "memory");
+			pvio_halt(true);
 		cl->fn(cl->arg, cl->index);
 		__atomic_store_n(&cl->done, cl->done + 1, __ATOMIC_RELEASE);
 	}

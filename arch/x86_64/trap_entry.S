@@ -80,7 +80,7 @@ trap_common:
 	movq %rsp, %rdi
 	/* 22 quadwords were pushed on a 16-byte aligned stack: still aligned. */
 	call trap_handler
-1:	hlt
-	jmp 1b
+	/* trap_handler() does not return; should it, stop through pvio (arch/x86_64/pvio.h). */
+	call pvio_stop
 
 	.section .note.GNU-stack, "", @progbits

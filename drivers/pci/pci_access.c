@@ -14,25 +14,25 @@
 
 static uint64_t ecam_base_addr;
 
-static volatile uint32_t *pci_ecam_ptr(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn,
-				       uint16_t off)
+/* The address of a configuration register in the ECAM window; accessed through
+ * the paravirtual I/O layer (arch/x86_64/pvio.h). */
+static uint64_t pci_ecam_addr(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
 {
 	uint64_t base = *(uint64_t *)ctx;
 
-	return (volatile uint32_t *)(uintptr_t)(base + ((uint64_t)bus << 20) +
-						 ((uint64_t)dev << 15) + ((uint64_t)fn << 12) +
-						 (off & 0xffcu));
+	return base + ((uint64_t)bus << 20) + ((uint64_t)dev << 15) + ((uint64_t)fn << 12) +
+	       (off & 0xffcu);
 }
 
 static uint32_t pci_ecam_read32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
 {
-	return *pci_ecam_ptr(ctx, bus, dev, fn, off);
+	return mmio_read32(pci_ecam_addr(ctx, bus, dev, fn, off));
 }
 
 static void pci_ecam_write32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
 			     uint32_t val)
 {
-	*pci_ecam_ptr(ctx, bus, dev, fn, off) = val;
+	mmio_write32(pci_ecam_addr(ctx, bus, dev, fn, off), val);
 }
 
 void pci_ecam_ops_init(struct pci_config_ops *ops, uint64_t ecam_base)

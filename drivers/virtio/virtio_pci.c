@@ -5,6 +5,7 @@
  */
 #include "drivers/virtio/virtio_pci.h"
 
+#include "arch/x86_64/pvio.h"
 #include "drivers/deadline.h"
 
 #include <stdio.h>
@@ -50,38 +51,40 @@ static struct virtio_pci *to_vp(struct virtio_device *vdev)
 	return (struct virtio_pci *)vdev; /* vdev is the first member */
 }
 
-static uint8_t rd8(volatile uint8_t *base, uint32_t off)
+/* Register access through the paravirtual I/O layer: in a TD each access is a
+ * request to the VMM, natively the access itself (arch/x86_64/pvio.h). */
+static uint8_t rd8(uint64_t base, uint32_t off)
 {
-	return *(volatile uint8_t *)(base + off);
+	return mmio_read8(base + off);
 }
 
-static uint16_t rd16(volatile uint8_t *base, uint32_t off)
+static uint16_t rd16(uint64_t base, uint32_t off)
 {
-	return *(volatile uint16_t *)(base + off);
+	return mmio_read16(base + off);
 }
 
-static uint32_t rd32(volatile uint8_t *base, uint32_t off)
+static uint32_t rd32(uint64_t base, uint32_t off)
 {
-	return *(volatile uint32_t *)(base + off);
+	return mmio_read32(base + off);
 }
 
-static void wr8(volatile uint8_t *base, uint32_t off, uint8_t v)
+static void wr8(uint64_t base, uint32_t off, uint8_t v)
 {
-	*(volatile uint8_t *)(base + off) = v;
+	mmio_write8(base + off, v);
 }
 
-static void wr16(volatile uint8_t *base, uint32_t off, uint16_t v)
+static void wr16(uint64_t base, uint32_t off, uint16_t v)
 {
-	*(volatile uint16_t *)(base + off) = v;
+	mmio_write16(base + off, v);
 }
 
-static void wr32(volatile uint8_t *base, uint32_t off, uint32_t v)
+static void wr32(uint64_t base, uint32_t off, uint32_t v)
 {
-	*(volatile uint32_t *)(base + off) = v;
+	mmio_write32(base + off, v);
 }
 
 /* 64-bit fields may be written as two 32-bit halves, low first (4.1.3.1). */
-static void wr64(volatile uint8_t *base, uint32_t off, uint64_t v)
+static void wr64(uint64_t base, uint32_t off, uint64_t v)
 {
 	wr32(base, off, (uint32_t)v);
 	wr32(base, off + 4, (uint32_t)(v >> 32));
@@ -188,9 +191,9 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 	return rc;
 }
 
-static volatile uint8_t *vpci_map(const struct pci_device *pci, const struct virtio_pci_region *r)
+static uint64_t vpci_map(const struct pci_device *pci, const struct virtio_pci_region *r)
 {
-	return (volatile uint8_t *)(uintptr_t)(pci->bars[r->bar].base + r->offset);
+	return pci->bars[r->bar].base + r->offset;
 }
 
 static int vpci_reset(struct virtio_device *vdev)
@@ -307,7 +310,7 @@ static int vpci_queue_setup(struct virtio_device *vdev, uint16_t index, uint16_t
 	wr64(vp->common, VPCI_QUEUE_DESC, desc);
 	wr64(vp->common, VPCI_QUEUE_DRIVER, driver);
 	wr64(vp->common, VPCI_QUEUE_DEVICE, device);
-	vp->queue_notify[index] = (volatile uint16_t *)(vp->notify + notify_at);
+	vp->queue_notify[index] = vp->notify + notify_at;
 	wr16(vp->common, VPCI_QUEUE_ENABLE, 1);
 	return 0;
 }
@@ -317,7 +320,7 @@ static void vpci_queue_notify(struct virtio_device *vdev, uint16_t index)
 	struct virtio_pci *vp = to_vp(vdev);
 
 	if (index < VIRTIO_PCI_MAX_QUEUES && vp->queue_notify[index])
-		*vp->queue_notify[index] = index;
+		mmio_write16(vp->queue_notify[index], index);
 }
 
 static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *buf,

@@ -70,10 +70,10 @@ struct virtio_pci {
 	struct virtio_device vdev;
 	const struct pci_device *pci;
 	struct virtio_pci_caps caps;
-	volatile uint8_t *common;
-	volatile uint8_t *notify;
-	volatile uint8_t *device_cfg;
-	volatile uint16_t *queue_notify[VIRTIO_PCI_MAX_QUEUES];
+	uint64_t common;
+	uint64_t notify;
+	uint64_t device_cfg;
+	uint64_t queue_notify[VIRTIO_PCI_MAX_QUEUES];
 	uint16_t num_queues;
 	bool features_ok_latched;
 };

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pvio_tdx.c - the TD's paravirtual I/O backend (arch/x86_64/pvio_tdx.c)
+ * against the model of the TDX module (arch/x86_64/tdx_model.c): each operation
+ * becomes the TDG.VP.VMCALL sub-function and registers the GHCI names, MMIO goes
+ * to the shared GPA, CPUID leaves outside the hypervisor range and the
+ * module-virtualised MSRs never reach the VMM, and a failing VMM reads as a
+ * device that does not answer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/pvio_tdx.h"
+#include "arch/x86_64/tdx_model.h"
+
+struct env {
+	struct tdx_model m;
+	uint8_t state[16], pte[16];
+	struct tee_insn_ops insn;
+	struct tdx td;
+	struct pvio_tdx p;
+};
+
+static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
+{
+	(void)ctx, (void)gpa, (void)len, (void)shared;
+	return 0;
+}
+
+static void env_flush(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx, (void)gpa, (void)len;
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct tdx_pt_ops pt = { env_set_pte, env_flush, NULL, e };
+
+	tdx_model_init(&e->m, 0x100000, 16, e->state, e->pte);
+	tdx_model_insn(&e->m, &e->insn);
+	assert_int_equal(tdx_init(&e->td, &e->insn, &pt, NULL, 0), 0);
+	pvio_tdx_init(&e->p, &e->td);
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void assert_call(struct env *e, uint64_t fn, uint64_t r12, uint64_t r13, uint64_t r14,
+			uint64_t r15)
+{
+	assert_int_equal(e->m.last_fn, fn);
+	assert_true(e->m.last_r12 == r12 && e->m.last_r13 == r13);
+	assert_true(e->m.last_r14 == r14 && e->m.last_r15 == r15);
+}
+
+static void test_port_io(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.vmcall_r11 = 0xabcd1234;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x34); /* only the asked width */
+	assert_call(e, TDVMCALL_IO, 1, 0, 0x3fd, 0);
+	assert_int_equal(o->io_in(o->ctx, 0x608, 4), 0xabcd1234);
+	o->io_out(o->ctx, 0x3f8, 1, 0x141);
+	assert_call(e, TDVMCALL_IO, 1, 1, 0x3f8, 0x41);
+	o->io_out(o->ctx, 0xcf8, 4, 0x80001000);
+	assert_call(e, TDVMCALL_IO, 4, 1, 0xcf8, 0x80001000);
+}
+
+static void test_mmio_uses_the_shared_gpa(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint64_t shared = UINT64_C(1) << 47;
+
+	e->m.vmcall_r11 = 0x1122334455667788ull;
+	assert_int_equal(o->mmio_read(o->ctx, 0xfe000010, 2), 0x7788);
+	assert_call(e, TDVMCALL_MMIO, 2, 0, 0xfe000010 | shared, 0);
+	assert_true(o->mmio_read(o->ctx, 0xfe000018, 8) == 0x1122334455667788ull);
+	o->mmio_write(o->ctx, 0xfe000014, 4, 0xffffffff00000005ull);
+	assert_call(e, TDVMCALL_MMIO, 4, 1, 0xfe000014 | shared, 5);
+}
+
+static void test_cpuid_routing(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint32_t r[4];
+	unsigned long calls = e->m.n_vmcall;
+
+	memcpy(e->m.cpuid, (uint32_t[4]){ 0x40000001, 0x4b4d564b, 0x564b4d56, 0x4d }, 16);
+	o->cpuid(o->ctx, 0x40000000, 0, r);
+	assert_int_equal(e->m.n_vmcall, calls + 1);
+	assert_call(e, TDVMCALL_CPUID, 0x40000000, 0, 0, 0);
+	assert_int_equal(r[1], 0x4b4d564b);
+	/* Leaf 0 is the TDX module's to answer: the VMM is not asked. */
+	o->cpuid(o->ctx, 0, 0, r);
+	assert_int_equal(e->m.n_vmcall, calls + 1);
+	assert_true(r[0] >= 1);
+}
+
+static void test_msr_routing(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.vmcall_r11 = 0xfee00900;
+	assert_int_equal(o->rdmsr(o->ctx, 0x1b), 0xfee00900);
+	assert_call(e, TDVMCALL_RDMSR, 0x1b, 0, 0, 0);
+	o->wrmsr(o->ctx, 0x830, 0x4000);
+	assert_call(e, TDVMCALL_WRMSR, 0x830, 0x4000, 0, 0);
+}
+
+static void test_halt_says_whether_interrupts_are_blocked(void **state)
+{
+	struct env *e = *state;
+
+	e->p.ops.halt(e->p.ops.ctx, false);
+	assert_call(e, TDVMCALL_HLT, 1, 0, 0, 0);
+	e->p.ops.halt(e->p.ops.ctx, true);
+	assert_call(e, TDVMCALL_HLT, 0, 0, 0, 0);
+}
+
+static uint64_t refusing_tdcall(void *ctx, struct tdcall_regs *r)
+{
+	(void)ctx;
+	if (r->rax == TDG_VP_VMCALL) {
+		r->r10 = TDVMCALL_INVALID_OPERAND;
+		return r->rax = TDX_SUCCESS;
+	}
+	return r->rax = TDX_OPERAND_INVALID;
+}
+
+static void test_failing_vmm_reads_all_ones(void **state)
+{
+	struct env *e = *state;
+	const struct tee_insn_ops refusing = { refusing_tdcall, NULL };
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->td.insn = &refusing;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0xff);
+	assert_true(o->mmio_read(o->ctx, 0xfe000000, 4) == 0xffffffff);
+	assert_int_equal(e->p.errors, 2);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_port_io),
+		T(test_mmio_uses_the_shared_gpa),
+		T(test_cpuid_routing),
+		T(test_msr_routing),
+		T(test_halt_says_whether_interrupts_are_blocked),
+		T(test_failing_vmm_reads_all_ones),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -555,7 +555,7 @@ void kernel_main(struct boot_info *bi)
 	if (kernel_dma_selftest(kd))
 		exit(SLUICE_EXIT_FAIL);
 
-	pci_setup(bi->acpi_rsdp);
+	pci_setup(bi, cpu.phys_addr_bits);
 	pci_report();
 	virtio_probe_all(true);
 

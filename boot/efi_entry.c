@@ -20,6 +20,7 @@
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
 #include "boot/boot_info.h"
+#include "boot/memmap.h"
 
 #define EFI_PAGE 4096ull
 #define TWO_MIB (2ull << 20)
@@ -163,26 +164,20 @@ static void boot_reserve_trampoline(struct boot_region *r)
 	r->size = EFI_PAGE;
 }
 
-static enum mem_kind boot_mem_kind(UINT32 type)
-{
-	switch (type) {
-	case EfiConventionalMemory:
-	case EfiBootServicesCode:
-	case EfiBootServicesData:
-		return MEM_USABLE;
-	case EfiLoaderCode:
-	case EfiLoaderData:
-		return MEM_KERNEL;
-	case EfiACPIReclaimMemory:
-	case EfiACPIMemoryNVS:
-		return MEM_ACPI;
-	case EfiMemoryMappedIO:
-	case EfiMemoryMappedIOPortSpace:
-		return MEM_MMIO;
-	default:
-		return MEM_RESERVED;
-	}
-}
+/* memmap.h names the UEFI memory types itself (it is built without GNU-EFI). */
+_Static_assert(UEFI_MT_RESERVED == EfiReservedMemoryType &&
+	       UEFI_MT_LOADER_CODE == EfiLoaderCode && UEFI_MT_LOADER_DATA == EfiLoaderData &&
+	       UEFI_MT_BOOT_SERVICES_CODE == EfiBootServicesCode &&
+	       UEFI_MT_BOOT_SERVICES_DATA == EfiBootServicesData &&
+	       UEFI_MT_RUNTIME_SERVICES_CODE == EfiRuntimeServicesCode &&
+	       UEFI_MT_RUNTIME_SERVICES_DATA == EfiRuntimeServicesData &&
+	       UEFI_MT_CONVENTIONAL == EfiConventionalMemory &&
+	       UEFI_MT_UNUSABLE == EfiUnusableMemory &&
+	       UEFI_MT_ACPI_RECLAIM == EfiACPIReclaimMemory &&
+	       UEFI_MT_ACPI_NVS == EfiACPIMemoryNVS && UEFI_MT_MMIO == EfiMemoryMappedIO &&
+	       UEFI_MT_MMIO_PORT_SPACE == EfiMemoryMappedIOPortSpace &&
+	       UEFI_MT_PAL_CODE == EfiPalCode,
+	       "boot/memmap.h disagrees with GNU-EFI on EFI_MEMORY_TYPE values");
 
 /* Runs after ExitBootServices: no firmware calls, no allocation. */
 static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_size,
@@ -193,7 +188,8 @@ static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_si
 	for (UINTN off = 0; off + desc_size <= map_size && n < BOOT_MAX_RANGES; off += desc_size) {
 		const EFI_MEMORY_DESCRIPTOR *d = (const void *)(map + off);
 		struct mem_range r = { d->PhysicalStart, d->NumberOfPages * EFI_PAGE,
-				       boot_mem_kind(d->Type), (d->Attribute & EFI_MEMORY_WB) != 0 };
+				       mem_kind_from_efi_type(d->Type),
+				       (d->Attribute & EFI_MEMORY_WB) != 0 };
 		unsigned int i = n;
 
 		if (!r.size)

@@ -21,6 +21,7 @@
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
 #include "boot/dma_setup.h"
+#include "boot/memmap.h"
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
 #include "bench/alloc_smp_bench.h"
@@ -131,23 +132,6 @@ static __attribute__((noreturn)) void exit_task_failed(const char *task)
 #define BLK_TASK_SMP 2
 /* Index of "smp" in options_net_names: every CPU sends and receives at once. */
 #define NET_TASK_SMP 1
-
-static const char *mem_kind_name(enum mem_kind kind)
-{
-	switch (kind) {
-	case MEM_USABLE:
-		return "usable";
-	case MEM_KERNEL:
-		return "kernel";
-	case MEM_ACPI:
-		return "acpi";
-	case MEM_RESERVED:
-		return "reserved";
-	case MEM_MMIO:
-		return "mmio";
-	}
-	return "?";
-}
 
 static void report_memory(const struct boot_info *bi)
 {
@@ -687,7 +671,7 @@ void kernel_main(struct boot_info *bi)
 	if (bi->options.cc == CC_OPT_SIM_TDX)
 		cc_sim_tdx_arm_faults();
 
-	pci_setup(bi->acpi_rsdp);
+	pci_setup(bi, cpu.phys_addr_bits);
 	pci_report();
 	virtio_probe_all(true);
 

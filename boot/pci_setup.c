@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pci_setup.c - the kernel's PCI bring-up: choose ECAM (ACPI MCFG) or the legacy
- * ports, enumerate, make every memory BAR reachable in the page tables, and
- * report what was found.
+ * ports, enumerate, admit every memory BAR (placement checked, mapped uncached and
+ * shared) or refuse its function, and report what was found.
  */
 #include "boot/pci_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmu.h"
+#include "arch/x86_64/paging.h"
+#include "boot/pci_window.h"
+
+#define ERR_INVAL (-22)
 
 static struct pci_config_ops config_ops;
 static struct pci_device devices[PCI_MAX_DEVICES];
@@ -61,19 +66,102 @@ static const char *pci_device_name(const struct pci_device *d)
 	return "virtio";
 }
 
-int pci_setup(uint64_t acpi_rsdp)
+/*
+ * Check a device window's placement, map it, and confirm the mapping is shared.
+ * Return: 0, or -22 with @why saying what is wrong.
+ */
+static int pci_map_window(const struct pci_space *space, uint64_t base, uint64_t size,
+			  unsigned int flags, char *why, size_t why_len)
+{
+	int rc = pci_window_check(space, base, size, flags, why, why_len);
+
+	if (rc)
+		return rc;
+	/*
+	 * PT_ERR_EXIST is a failure, not "already there": mmu_init() maps the holes
+	 * and the MMIO / uncached ranges of the memory map with exactly the
+	 * attributes mmu_map_mmio() asks for, and identical pages give 0. A page
+	 * mapped otherwise is write-back private memory.
+	 */
+	rc = mmu_map_mmio(base, size);
+	if (rc) {
+		snprintf(why, why_len, "%s (%d)",
+			 rc == PT_ERR_EXIST ? "is already mapped as memory" : "cannot be mapped",
+			 rc);
+		return ERR_INVAL;
+	}
+	/*
+	 * Registers are the host's: in a confidential guest they are reached through
+	 * shared mappings only (TDX: the shared GPA bit; SEV: C-bit clear), and the
+	 * emulated model marks them PT_SW_SHARED (PT_ATTR_MMIO). A private mapping
+	 * here would mean the range was memory after all.
+	 */
+	if (!mmu_range_is_shared(base, size)) {
+		snprintf(why, why_len, "is mapped, but not shared");
+		return ERR_INVAL;
+	}
+	return 0;
+}
+
+/* No driver may use @d: its BARs are unaccepted, its decoding and DMA off. */
+static void pci_refuse(struct pci_device *d)
+{
+	uint16_t cmd = pci_read16(d, PCI_COMMAND);
+
+	d->refused = true;
+	for (unsigned int b = 0; b < PCI_NUM_BARS; b++)
+		d->bars[b].accepted = false;
+	pci_write16(d, PCI_COMMAND, cmd & ~(PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER));
+}
+
+/* Accept every memory BAR of @d, or refuse the function at the first bad one. */
+static void pci_admit(const struct pci_space *space, struct pci_device *d)
+{
+	for (unsigned int b = 0; b < PCI_NUM_BARS; b++) {
+		struct pci_bar *bar = &d->bars[b];
+		char why[192];
+
+		if (bar->is_io || !bar->size)
+			continue;
+		if (!bar->base)
+			snprintf(why, sizeof(why), "is unassigned (address 0)");
+		else if (!pci_map_window(space, bar->base, bar->size, 0, why, sizeof(why)))
+			bar->accepted = true;
+		if (bar->accepted)
+			continue;
+		printf("pci: %02x:%02x.%x BAR%u at 0x%" PRIx64 " (0x%" PRIx64 " bytes) refused: %s; "
+		       "the function will not be used\n",
+		       d->bus, d->dev, d->fn, b, bar->base, bar->size, why);
+		pci_refuse(d);
+		return;
+	}
+}
+
+int pci_setup(const struct boot_info *bi, unsigned int phys_addr_bits)
 {
 	struct acpi_mcfg_window mcfg;
+	struct pci_space space;
 	unsigned int first_bus = 0, last_bus = 255;
 
-	if (acpi_mcfg(acpi_rsdp, &mcfg)) {
+	memset(&config_ops, 0, sizeof(config_ops));
+	access_name = "none";
+	pci_space_init(&space, bi, phys_addr_bits);
+	if (acpi_mcfg(bi->acpi_rsdp, &mcfg)) {
 		uint64_t window = ((uint64_t)mcfg.end_bus + 1) << 20;
-		int rc = mmu_map_mmio(mcfg.base, window);
+		char why[192];
 
-		/* Already mapped uncached by the identity map is fine too. */
-		if (rc && rc != -17) {
-			printf("pci: cannot map the ECAM window at 0x%" PRIx64 " (%d); using ports\n",
-			       mcfg.base, rc);
+		/*
+		 * The MCFG table is firmware's and trusted, but its window goes through
+		 * the same check as a BAR, with uncached reserved memory allowed (how
+		 * firmware lists it). On OVMF the identity map already covers it
+		 * uncached and shared, so the mapping gives 0; PT_ERR_EXIST would mean
+		 * part of it is mapped write-back as RAM, where configuration accesses
+		 * would read and write memory: then the ports are used.
+		 */
+		if (pci_map_window(&space, mcfg.base, window, PCI_WINDOW_ECAM, why, sizeof(why))) {
+			printf("pci: ECAM window at 0x%" PRIx64 " (0x%" PRIx64
+			       " bytes) refused: %s; using ports\n",
+			       mcfg.base, window, why);
 		} else {
 			pci_ecam_ops_init(&config_ops, mcfg.base);
 			first_bus = mcfg.start_bus;
@@ -88,29 +176,22 @@ int pci_setup(uint64_t acpi_rsdp)
 		last_bus = 255;
 	}
 	ndevices = pci_enumerate(&config_ops, first_bus, last_bus, devices, PCI_MAX_DEVICES);
-
-	for (int i = 0; i < ndevices; i++) {
-		for (unsigned int b = 0; b < PCI_NUM_BARS; b++) {
-			const struct pci_bar *bar = &devices[i].bars[b];
-			int rc;
-
-			if (bar->is_io || !bar->size || !bar->base)
-				continue;
-			rc = mmu_map_mmio(bar->base, bar->size);
-			if (rc && rc != -17)
-				printf("pci: %02x:%02x.%x BAR%u at 0x%" PRIx64 " cannot be mapped (%d)\n",
-				       devices[i].bus, devices[i].dev, devices[i].fn, b, bar->base,
-				       rc);
-		}
-	}
+	for (int i = 0; i < ndevices; i++)
+		pci_admit(&space, &devices[i]);
 	return ndevices;
 }
 
 void pci_report(void)
 {
+	unsigned int accepted = 0, refused = 0;
+
 	printf("pci: %d functions through %s\n", ndevices, access_name);
 	for (int i = 0; i < ndevices; i++) {
 		const struct pci_device *d = &devices[i];
+
+		refused += d->refused;
+		for (unsigned int b = 0; b < PCI_NUM_BARS; b++)
+			accepted += d->bars[b].accepted;
 
 		printf("  %02x:%02x.%x %04x:%04x class %06" PRIx32 " %s", d->bus, d->dev, d->fn,
 		       d->vendor_id, d->device_id, d->class_code, pci_device_name(d));
@@ -127,8 +208,11 @@ void pci_report(void)
 				printf(" BAR%u=%s0x%" PRIx64 "/%" PRIu64 "B", b, bar->is_io ? "io:" : "",
 				       bar->base, bar->size);
 		}
-		printf("\n");
+		printf("%s\n", d->refused ? " (refused)" : "");
 	}
+	printf("pci: %u memory BAR%s outside RAM, mapped uncached and shared; %u function%s "
+	       "refused\n",
+	       accepted, accepted == 1 ? "" : "s", refused, refused == 1 ? "" : "s");
 }
 
 int pci_devices(const struct pci_device **out)

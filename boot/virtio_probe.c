@@ -39,6 +39,10 @@ int virtio_probe_all(bool confidential)
 		char why[192];
 		int rc;
 
+		/* pci_setup() refused one of its BARs and said why: its registers may
+		 * lie over private memory, so it is never touched. */
+		if (pci[i].refused)
+			continue;
 		if (!virtio_pci_device_type(&pci[i])) {
 			if (pci[i].vendor_id == VIRTIO_PCI_VENDOR)
 				printf("virtio: %02x:%02x.%x %04x:%04x refused: a legacy/transitional "

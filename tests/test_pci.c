@@ -332,6 +332,27 @@ static struct fake_fn *fake_virtio(struct fake_bus *b, uint32_t common_off, uint
 	return f;
 }
 
+/* What pci_setup() does for a function whose BARs passed the placement check. */
+static void accept_bars(struct pci_device *d)
+{
+	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
+		d->bars[i].accepted = !d->bars[i].is_io && d->bars[i].size;
+}
+
+/* Enumerate the one function of @b, accept its memory BARs, parse its caps. */
+static int parse_one(struct fake_bus *b, struct pci_device *d, struct virtio_pci_caps *caps,
+		     char *why, size_t why_len)
+{
+	/* Static: @d keeps a pointer to it for later parses. */
+	static struct pci_config_ops ops;
+
+	ops = fake_ops(b);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, d, 1), 1);
+	accept_bars(d);
+	memset(why, 0, why_len);
+	return virtio_pci_parse_caps(d, caps, why, why_len);
+}
+
 static void test_virtio_caps_valid_and_misaligned(void **state)
 {
 	static struct fake_bus b;
@@ -344,6 +365,7 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0000, 4);
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
 	assert_int_equal(caps.common.bar, 4);
 	assert_int_equal(caps.notify.offset, 0x3000);
@@ -354,6 +376,7 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0002, 4);
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "not 4-byte aligned"));
 
@@ -361,6 +384,7 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0000, 3);
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "notify_off_multiplier"));
 
@@ -368,6 +392,7 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x3ff0, 4);
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
 }
 
@@ -386,6 +411,7 @@ static void test_virtio_caps_loop_ends(void **state)
 	/* The device configuration capability points back at the first one. */
 	f->cfg[0x79] = 0x40;
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	/* Terminates (the walk is bounded) and still finds the four structures. */
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
 	/* A vendor capability pointing at itself, and nothing else. */
@@ -394,8 +420,98 @@ static void test_virtio_caps_loop_ends(void **state)
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	fake_vcap(f, 0x40, 0x40, VIRTIO_PCI_CAP_ISR_CFG, 4, 0, 4, 0);
 	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
 	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "missing virtio capability"));
+}
+
+/* Only a BAR the platform accepted may hold a structure: a BAR left unaccepted
+ * (placed over RAM, or never checked) refuses the device, whatever its layout. */
+static void test_virtio_caps_need_accepted_bar(void **state)
+{
+	static struct fake_bus b;
+	struct virtio_pci_caps caps;
+	struct pci_device d;
+	char why[160];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	fake_virtio(&b, 0x0000, 4);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
+	d.bars[4].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_string_equal(why, "common capability uses BAR4 at 0xe000000000, which the platform "
+				 "did not accept");
+
+	/* Only the device configuration sits in an unaccepted BAR. */
+	memset(&b, 0, sizeof(b));
+	fake_bar64(fake_virtio(&b, 0x0000, 4), 0, 0xe000100000ull, 0x1000);
+	b.fns[0].cfg[0x78 + 4] = 0;
+	wr32(b.fns[0].cfg, 0x78 + 8, 0);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(caps.device.bar, 0);
+	d.bars[0].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_non_null(strstr(why, "device capability uses BAR0"));
+
+	/* A device pci_setup() refused has no accepted BAR left. */
+	d.refused = true;
+	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
+		d.bars[i].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_non_null(strstr(why, "did not accept"));
+}
+
+/* Every structure must lie wholly inside its BAR, in a BAR that exists and is a
+ * memory BAR: each capability is moved out of bounds in turn. */
+static void test_virtio_caps_regions_inside_bar(void **state)
+{
+	static const struct {
+		uint8_t at;		/* the capability */
+		uint32_t off, len;	/* its new region in the 16 KiB BAR4 */
+		int bar;		/* its new BAR, or -1 to keep BAR4 */
+		const char *reason;
+	} cases[] = {
+		{ 0x40, 0x3fd0, 0x38, -1, "common capability [0x3fd0, +0x38) does not fit BAR4" },
+		{ 0x40, 0x0000, 0x30, -1, "or is shorter than 0x38" },
+		{ 0x54, 0x3000, 0x1004, -1, "notify capability [0x3000, +0x1004) does not fit" },
+		{ 0x54, 0x4000, 0x2, -1, "notify capability [0x4000, +0x2)" },
+		{ 0x68, 0x4000, 0x1, -1, "isr capability [0x4000, +0x1)" },
+		{ 0x68, 0x1000, 0x0, -1, "isr capability [0x1000, +0x0)" },
+		{ 0x78, 0x2000, 0x2001, -1, "device capability [0x2000, +0x2001)" },
+		/* 32-bit offset + length that wrap: compared in 64 bits. */
+		{ 0x78, 0xfffff000, 0x2000, -1, "device capability [0xfffff000, +0x2000)" },
+		{ 0x40, 0x0000, 0x38, 6, "common capability names BAR6" },
+		{ 0x54, 0x3000, 0x1000, 0xff, "notify capability names BAR255" },
+		/* BAR5 is the upper half of the 64-bit BAR4: not a BAR of its own. */
+		{ 0x68, 0x1000, 0x1000, 5, "isr capability uses BAR5, which is not a memory BAR" },
+		{ 0x78, 0x0000, 0x10, 0, "device capability uses BAR0, which is not a memory BAR" },
+	};
+	static struct fake_bus b;
+	struct virtio_pci_caps caps;
+	struct pci_device d;
+	char why[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_fn *f;
+
+		memset(&b, 0, sizeof(b));
+		f = fake_virtio(&b, 0x0000, 4);
+		fake_bar32(f, 0, 0x6000, 0x20, true); /* an I/O BAR */
+		wr32(f->cfg, cases[i].at + 8, cases[i].off);
+		wr32(f->cfg, cases[i].at + 12, cases[i].len);
+		if (cases[i].bar >= 0)
+			f->cfg[cases[i].at + 4] = (uint8_t)cases[i].bar;
+		assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
+		if (!strstr(why, cases[i].reason))
+			fail_msg("case %zu: \"%s\" does not say \"%s\"", i, why, cases[i].reason);
+	}
+	/* Exactly filling the BAR is fine. */
+	memset(&b, 0, sizeof(b));
+	wr32(fake_virtio(&b, 0x0000, 4)->cfg, 0x78 + 12, 0x2000);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(caps.device.offset + caps.device.length, 0x4000);
 }
 
 int main(void)
@@ -408,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_enable_and_write16),
 		cmocka_unit_test(test_virtio_caps_valid_and_misaligned),
 		cmocka_unit_test(test_virtio_caps_loop_ends),
+		cmocka_unit_test(test_virtio_caps_need_accepted_bar),
+		cmocka_unit_test(test_virtio_caps_regions_inside_bar),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

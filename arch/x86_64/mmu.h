@@ -52,10 +52,17 @@ struct mmu_stats {
 int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu);
 
 /**
- * mmu_map_mmio() - identity-map a device region (e.g. a 64-bit BAR) uncached.
+ * mmu_map_mmio() - identity-map a device region (e.g. a 64-bit BAR) uncached, shared.
  * @pa: physical start (rounded down to 4 KiB).
  * @len: bytes (rounded up).
- * Return: 0 or a negative PT_ERR_* code.
+ *
+ * Device registers belong to the host, so the pages get PT_ATTR_MMIO: uncached,
+ * never executable and shared (the emulated model's PT_SW_SHARED). Pages already
+ * mapped exactly so (mmu_init() maps the holes and MMIO ranges that way) are
+ * accepted as they are. The caller checks where the region lies first: this
+ * function does not know RAM from device space.
+ * Return: 0; PT_ERR_EXIST if a page is mapped otherwise (RAM: write-back and
+ * private), with nothing changed; another negative PT_ERR_* code.
  */
 int mmu_map_mmio(uint64_t pa, uint64_t len);
 

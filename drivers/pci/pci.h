@@ -56,6 +56,9 @@ struct pci_config_ops {
  * @is_io: an I/O-port BAR.
  * @is_64bit: a 64-bit memory BAR (it used the next BAR slot too).
  * @prefetchable: a prefetchable memory BAR.
+ * @accepted: the platform checked that this memory BAR lies outside RAM and every
+ *	region the kernel owns, and mapped it (uncached, shared). The host chooses BAR
+ *	addresses, so a driver touches no other BAR. pci_enumerate() leaves it false.
  */
 struct pci_bar {
 	uint64_t base;
@@ -63,6 +66,7 @@ struct pci_bar {
 	bool is_io;
 	bool is_64bit;
 	bool prefetchable;
+	bool accepted;
 };
 
 /**
@@ -77,6 +81,8 @@ struct pci_bar {
  * @header_type: header type without the multi-function bit.
  * @bars: the six BARs (type-0 headers only).
  * @ops: the configuration access used to find it.
+ * @refused: the platform refused one of its memory BARs (it said why); no driver
+ *	may bind, and none of its BARs is accepted. pci_enumerate() leaves it false.
  */
 struct pci_device {
 	uint8_t bus, dev, fn;
@@ -86,6 +92,7 @@ struct pci_device {
 	uint8_t header_type;
 	struct pci_bar bars[PCI_NUM_BARS];
 	const struct pci_config_ops *ops;
+	bool refused;
 };
 
 uint32_t pci_read32(const struct pci_device *d, uint16_t off);

@@ -114,6 +114,13 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 			 r->bar);
 		return ERR_INVAL;
 	}
+	/* The host chose the BAR's address: only one the platform checked lies outside
+	 * RAM and mapped shared may be touched, or register accesses hit private memory. */
+	if (!bar->accepted) {
+		snprintf(why, why_len, "%s capability uses BAR%u at 0x%llx, which the platform did "
+			 "not accept", what, r->bar, (unsigned long long)bar->base);
+		return ERR_INVAL;
+	}
 	/* 64-bit sums: offset + length cannot wrap. */
 	if (r->length < min_len || (uint64_t)r->offset + r->length > bar->size) {
 		snprintf(why, why_len,

@@ -205,6 +205,12 @@ def gen_pci():
     s.u8(2).below(66, 1).u16(16).u64(0).u64(0).u64(0)
     write('corpus', t, 'bar64_bad_notify', s)
 
+    # The same layout in a BAR the platform refused (mode bit 2, BAR 0): refused.
+    s = Seed().u8(4 | (0 << 3)).raw(pci_cfg())
+    for m in masks:
+        s.u32(m)
+    write('corpus', t, 'refused_bar', s)
+
     # Fixed bug (regression): a vendor capability pointing at itself.
     cfg = pci_cfg()
     cfg[0x41] = 0x40

@@ -1,0 +1,9 @@
+# Host tests of the kernel's PCI bring-up (boot/): where a device window may lie
+# (boot/pci_window.c, with the UEFI memory-type classification of boot/memmap.c),
+# and pci_setup()'s decisions with the virtio probe over a fake configuration
+# space and fake page tables (tests/test_pci_setup.c).
+HOST_TESTS += test_pci_window
+test_pci_window_SRCS := tests/test_pci_window.c boot/pci_window.c boot/memmap.c
+HOST_TESTS += test_pci_setup
+test_pci_setup_SRCS := tests/test_pci_setup.c boot/pci_setup.c boot/pci_window.c boot/memmap.c \
+	boot/virtio_probe.c drivers/pci/pci.c drivers/virtio/virtio_pci.c drivers/virtio/virtio.c

@@ -6,4 +6,5 @@ HOST_TESTS += test_pci_window
 test_pci_window_SRCS := tests/test_pci_window.c boot/pci_window.c boot/memmap.c
 HOST_TESTS += test_pci_setup
 test_pci_setup_SRCS := tests/test_pci_setup.c boot/pci_setup.c boot/pci_window.c boot/memmap.c \
-	boot/virtio_probe.c drivers/pci/pci.c drivers/virtio/virtio_pci.c drivers/virtio/virtio.c
+	boot/virtio_probe.c drivers/pci/pci.c drivers/virtio/virtio_pci.c drivers/virtio/virtio.c \
+	$(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)

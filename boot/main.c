@@ -540,13 +540,30 @@ static int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 	return failures;
 }
 
-/* Raise the exception @fault asks for on the calling CPU (no printing: this may
+/* A `ret` in the image's data section (initialised, so .data and not .bss). */
+static uint8_t fault_ret_in_data[16] = { 0xc3 };
+
+/* Call @code as a function: a `ret` there returns at once, if it may run at all. */
+static void fault_call(const volatile void *code)
+{
+	void (*fn)(void) = (void (*)(void))(uintptr_t)code;
+
+	fn();
+}
+
+struct fault_request {
+	enum fault_kind fault;
+	unsigned int cpu;
+	const volatile void *code; /* FAULT_EXEC_SHARED: a shared page holding a ret */
+};
+
+/* Raise the exception @req asks for on the calling CPU (no printing: this may
  * run on an application processor). Returns only if nothing trapped. */
-static void fault_trigger(enum fault_kind fault)
+static void fault_trigger(const struct fault_request *req)
 {
 	volatile uint64_t sink;
 
-	switch (fault) {
+	switch (req->fault) {
 	case FAULT_NONE:
 		return;
 	case FAULT_PAGE:
@@ -568,31 +585,65 @@ static void fault_trigger(enum fault_kind fault)
 				 :
 				 : "eax", "ecx", "edx");
 		break;
+	case FAULT_WRITE_TEXT: {
+		/* This function's first byte, written back unchanged: where text is
+		 * writable the run goes on (and fails as "no exception"). */
+		volatile uint8_t *text = (volatile uint8_t *)(uintptr_t)&fault_trigger;
+
+		*text = *text;
+		break;
+	}
+	case FAULT_EXEC_SHARED:
+		fault_call(req->code);
+		break;
+	case FAULT_EXEC_DATA:
+		fault_call(fault_ret_in_data);
+		break;
+	case FAULT_EXEC_STACK: {
+		volatile uint8_t code[16] = { 0xc3 };
+
+		fault_call(code);
+		break;
+	}
 	}
 	(void)sink;
 }
-
-struct fault_request {
-	enum fault_kind fault;
-	unsigned int cpu;
-};
 
 static void fault_on_cpu(void *arg, unsigned int cpu)
 {
 	const struct fault_request *req = arg;
 
 	if (cpu == req->cpu)
-		fault_trigger(req->fault);
+		fault_trigger(req);
 }
 
-static void deliberate_fault(enum fault_kind fault, unsigned int cpu)
+static void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsigned int cpu)
 {
-	struct fault_request req = { fault, cpu };
+	struct fault_request req = { fault, cpu, NULL };
 
 	if (cpu >= smp_cpu_count()) {
 		printf("fault: fault_cpu=%u but only %u CPU%s online\n", cpu, smp_cpu_count(),
 		       smp_cpu_count() == 1 ? " is" : "s are");
 		exit(SLUICE_EXIT_FAIL);
+	}
+	if (fault == FAULT_EXEC_SHARED) {
+		/* An arena block is memory the host can write: put there what it could. */
+		uint8_t *block = kernel_dma_buf_alloc(kd, KDMA_ARENA, 4096);
+
+		if (!block || !mmu_is_shared((uint64_t)(uintptr_t)block)) {
+			printf("fault: no shared arena block to run from\n");
+			exit(SLUICE_EXIT_FAIL);
+		}
+		block[0] = 0xc3;
+		req.code = block;
+		printf("fault: shared arena block 0x%" PRIx64 " holds a ret; calling it\n",
+		       (uint64_t)(uintptr_t)block);
+	} else if (fault == FAULT_EXEC_DATA) {
+		printf("fault: image data 0x%" PRIx64 " holds a ret; calling it\n",
+		       (uint64_t)(uintptr_t)fault_ret_in_data);
+	} else if (fault == FAULT_WRITE_TEXT) {
+		printf("fault: writing the first byte of fault_trigger at 0x%" PRIx64 "\n",
+		       (uint64_t)(uintptr_t)&fault_trigger);
 	}
 	printf("fault: triggering '%s' on cpu %u as the options asked\n",
 	       options_fault_name(fault), cpu);
@@ -676,7 +727,7 @@ void kernel_main(struct boot_info *bi)
 	virtio_probe_all(true);
 
 	if (bi->options.fault != FAULT_NONE)
-		deliberate_fault(bi->options.fault, (unsigned int)bi->options.fault_cpu);
+		deliberate_fault(kd, bi->options.fault, (unsigned int)bi->options.fault_cpu);
 
 	if (bi->options.blk && run_blk_tasks(kd, &bi->options))
 		exit_task_failed("block task");

@@ -19,6 +19,11 @@
  * @FAULT_GP: read a non-canonical address (#GP).
  * @FAULT_UD: execute ud2 (#UD).
  * @FAULT_DIVIDE: divide by zero (#DE).
+ * @FAULT_WRITE_TEXT: write to the kernel's own text (#PF, W/R=1: text is read-only).
+ * @FAULT_EXEC_SHARED: call a `ret` placed in a shared DMA arena block, as the host
+ *	could (#PF, I/D=1: shared memory is non-executable).
+ * @FAULT_EXEC_DATA: call a `ret` in the image's data section (#PF, I/D=1).
+ * @FAULT_EXEC_STACK: call a `ret` on the calling CPU's stack (#PF, I/D=1).
  */
 enum fault_kind {
 	FAULT_NONE,
@@ -26,6 +31,10 @@ enum fault_kind {
 	FAULT_GP,
 	FAULT_UD,
 	FAULT_DIVIDE,
+	FAULT_WRITE_TEXT,
+	FAULT_EXEC_SHARED,
+	FAULT_EXEC_DATA,
+	FAULT_EXEC_STACK,
 };
 
 /**

@@ -83,7 +83,7 @@ static void fake_amd_base(struct fake_cpu *c, uint32_t max_ext)
 	fake_set(c, 1, 0x00060fb1, 0, (1u << 31), 0);
 	fake_set(c, 0x40000000u, 0x40000001u, str4("TCGT"), str4("CGTC"), str4("GTCG"));
 	fake_set(c, 0x80000000u, max_ext, 0, 0, 0);
-	fake_set(c, 0x80000001u, 0, 0, 0, (1u << 26));
+	fake_set(c, 0x80000001u, 0, 0, 0, (1u << 26) | (1u << 20));
 	fake_set(c, 0x80000008u, 0x3028, 0, 0, 0);
 }
 
@@ -109,11 +109,34 @@ static void test_plain_vm_is_none_and_reads_no_msr(void **state)
 	assert_int_equal(info.stepping, 1);
 	assert_int_equal(info.phys_addr_bits, 40);
 	assert_true(info.has_1g_pages);
+	assert_true(info.has_nx);
 	assert_int_equal(info.cc, CC_NONE);
 	assert_int_equal(info.c_bit, 0);
 	/* The SEV MSR raises #GP where CPUID does not announce SEV. */
 	assert_int_equal(c.msr_reads, 0);
 	assert_string_equal(cc_mode_name(info.cc), "none");
+}
+
+/* NX (execute-disable) is CPUID 0x80000001 EDX bit 20, read only if the leaf exists. */
+static void test_nx_from_extended_leaf(void **state)
+{
+	struct fake_cpu c;
+	struct cpu_info info;
+
+	(void)state;
+	fake_amd_base(&c, 0x8000000Au);
+	fake_set(&c, 0x80000001u, 0, 0, 0, (1u << 26));
+	identify(&c, &info);
+	assert_false(info.has_nx);
+	assert_true(info.has_1g_pages);
+	fake_set(&c, 0x80000001u, 0, 0, 0, (1u << 20));
+	identify(&c, &info);
+	assert_true(info.has_nx);
+	assert_false(info.has_1g_pages);
+	/* A leaf above the CPU's maximum extended leaf is not read. */
+	fake_set(&c, 0x80000000u, 0x80000000u, 0, 0, 0);
+	identify(&c, &info);
+	assert_false(info.has_nx);
 }
 
 static void test_sev_levels_from_the_status_msr(void **state)
@@ -217,6 +240,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_vm_is_none_and_reads_no_msr),
+		cmocka_unit_test(test_nx_from_extended_leaf),
 		cmocka_unit_test(test_sev_levels_from_the_status_msr),
 		cmocka_unit_test(test_sev_leaf_without_sev_support_bit),
 		cmocka_unit_test(test_tdx_signature),

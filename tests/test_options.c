@@ -74,6 +74,10 @@ static void test_fault_choices(void **state)
 	} cases[] = {
 		{ "fault=none", FAULT_NONE }, { "fault=pf", FAULT_PAGE }, { "fault=gp", FAULT_GP },
 		{ "fault=ud", FAULT_UD },     { "fault=div", FAULT_DIVIDE },
+		{ "fault=write_text", FAULT_WRITE_TEXT },
+		{ "fault=exec_shared", FAULT_EXEC_SHARED },
+		{ "fault=exec_data", FAULT_EXEC_DATA },
+		{ "fault=exec_stack", FAULT_EXEC_STACK },
 	};
 	struct kernel_options o;
 	char err[512];
@@ -107,7 +111,8 @@ static void test_bad_values_name_the_word(void **state)
 	static const char *const bad[] = {
 		"heap=", "heap=M", "heap=12Q", "heap=1MB", "heap=-1", "heap=0", "heap=512K",
 		"dma=1M", "dma=513M", "heap=99999999999999999999", "heap=18014398509481984G",
-		"fault=segv", "fault=", "heap", "fault", "policies=fifo", "scrub=never", "pool=100K",
+		"fault=segv", "fault=", "fault=exec", "fault=write_text,", "heap", "fault",
+		"policies=fifo", "scrub=never", "pool=100K",
 		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
@@ -224,6 +229,7 @@ static void test_usage_lists_every_option(void **state)
 	assert_non_null(strstr(u, "dma=SIZE"));
 	assert_non_null(strstr(u, "fault=VALUE"));
 	assert_non_null(strstr(u, "none|pf|gp|ud|div"));
+	assert_non_null(strstr(u, "write_text|exec_shared|exec_data|exec_stack"));
 	assert_non_null(strstr(u, "iodepth=N"));
 	assert_non_null(strstr(u, "modes=LIST"));
 	/* The last rows too: the text is never cut short. */

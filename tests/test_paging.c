@@ -759,6 +759,193 @@ static void test_check_detects_mixed_encoding(void **state)
 	assert_true(raw_is_shared(f, *e));
 }
 
+/* ---- permissions and the W^X / shared-NX policy ----------------------- */
+
+/*
+ * Changing one page's permissions inside a shared 2 MB leaf splits it: only
+ * that page changes, the 511 others keep W, NX and the shared encoding, and the
+ * changed page stays shared. Whole leaves change in place; no-ops flush nothing.
+ */
+static void test_set_prot_splits_and_keeps_the_rest(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t target = 4 * MIB + 5 * PG;
+	const uint64_t once[] = { target }, twice[] = { target, 2 * MIB };
+	int level;
+
+	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 4 * MIB, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, 2 * MIB, true), 0);
+	flush_reset(f);
+
+	assert_int_equal(pt_set_prot(&f->pt, target, PG, PT_NX), 0);
+	assert_int_equal(f->pt.splits, 1);
+	assert_int_equal(f->pt.protections, 1);
+	expect_flushes(f, once, 1);
+	for (uint64_t va = 4 * MIB; va < 6 * MIB; va += PG)
+		expect_map(f, va, va, PG,
+			   PT_PRESENT | PT_NX | PT_ATTR_SHARED | (va == target ? 0 : PT_WRITE));
+	assert_true(raw_is_shared(f, *raw_leaf(f, target, &level)));
+	assert_int_equal(f->pt.pages_made_shared, 512);
+
+	/* Already so: nothing written, nothing flushed. */
+	assert_int_equal(pt_set_prot(&f->pt, target, PG, PT_NX), 0);
+	expect_flushes(f, once, 1);
+	/* A whole private 2 MB leaf: read-only and executable in place. */
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, 2 * MIB, 0), 0);
+	assert_int_equal(f->pt.splits, 1);
+	expect_flushes(f, twice, 2);
+	expect_map(f, 3 * MIB, 3 * MIB, PT_SIZE_2M, PT_PRESENT);
+	assert_true(raw_is_private(f, *raw_leaf(f, 3 * MIB, &level)));
+
+	/* Only W and NX: other bits are refused, unmapped pages too, nothing changed. */
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, PG, PT_PCD), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, PG, PT_ATTR_SHARED), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB - PG, 2 * PG, PT_NX), PT_ERR_NOENT);
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB + 1, PG, PT_NX), PT_ERR_INVAL);
+	expect_map(f, 6 * MIB - PG, 6 * MIB - PG, PG, PRIV_RW | PT_ATTR_SHARED);
+	expect_flushes(f, twice, 2);
+
+	/* No table for the split: all or nothing. */
+	f->fail_after = 0;
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, 4 * PG, PT_WRITE | PT_NX), PT_ERR_NOMEM);
+	expect_map(f, 2 * MIB, 2 * MIB, PT_SIZE_2M, PT_PRESENT);
+	expect_flushes(f, twice, 2);
+	f->fail_after = -1;
+}
+
+/*
+ * Under PT_POLICY_WX | PT_POLICY_SHARED_NX no mapping, conversion or
+ * protection change can leave a page writable and executable, or shared and
+ * executable; refused calls change nothing. A tree that already breaks the
+ * policy cannot be put under it.
+ */
+static void test_policy_refuses_wx_and_shared_exec(void **state)
+{
+	struct fx *f = *state;
+	int level;
+
+	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0); /* W+X */
+	assert_int_equal(pt_map_range(&f->pt, 4 * MIB, 4 * MIB, 2 * MIB, 0), 0);	 /* R+X */
+	assert_int_equal(pt_map_range(&f->pt, 6 * MIB, 6 * MIB, 2 * MIB, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_ALL), PT_ERR_INVAL);
+	assert_int_equal(f->pt.policy, 0);
+	assert_int_equal(pt_set_policy(&f->pt, 1u << 5), PT_ERR_INVAL);
+	/* A shared executable leaf is refused as well. */
+	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, 2 * MIB, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, PG, true), 0);
+	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_SHARED_NX), PT_ERR_INVAL);
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, PG, false), 0);
+	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_ALL), 0);
+	assert_int_equal(pt_check(&f->pt), 0);
+	flush_reset(f);
+
+	/* New mappings. */
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, PG, PT_WRITE), PT_ERR_INVAL);
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, PG, PT_ATTR_SHARED), PT_ERR_INVAL);
+	assert_int_equal(pt_translate(&f->pt, 8 * MIB, NULL, NULL, NULL), PT_ERR_NOENT);
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, PG, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB + PG, 8 * MIB + PG, PG,
+				      PT_ATTR_MMIO), 0);
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB + 2 * PG, 8 * MIB + 2 * PG, PG, 0), 0);
+
+	/* Protection changes: executable code never writable, NX data never W+X. */
+	assert_int_equal(pt_set_prot(&f->pt, 4 * MIB + PG, PG, PT_WRITE), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB, 2 * MIB, PT_WRITE), PT_ERR_INVAL);
+	/* Conversions: executable pages never shared, shared pages never executable. */
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, PG, true), PT_ERR_INVAL);
+	/* A range half NX, half executable is refused whole. */
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB - PG, 2 * PG, true), PT_ERR_INVAL);
+	assert_false(pt_is_shared(&f->pt, 4 * MIB - PG));
+	assert_int_equal(f->nflushed, 0);
+	assert_int_equal(f->pt.splits, 0);
+	assert_int_equal(pt_set_shared(&f->pt, 6 * MIB, PG, true), 0);
+	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB, PG, 0), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB, PG, PT_NX), 0);
+	assert_true(raw_is_shared(f, *raw_leaf(f, 6 * MIB, &level)));
+	/* What stays allowed: RW+NX <-> R+X on private pages. */
+	assert_int_equal(pt_set_prot(&f->pt, 7 * MIB, PG, 0), 0);
+	expect_map(f, 7 * MIB, 7 * MIB, PG, PT_PRESENT);
+	assert_int_equal(pt_set_prot(&f->pt, 7 * MIB, PG, PT_WRITE | PT_NX), 0);
+	expect_map(f, 7 * MIB, 7 * MIB, PG, PRIV_RW);
+	assert_int_equal(pt_check(&f->pt), 0);
+
+	/* Lifting the policy allows W+X again (the kernel never does). */
+	assert_int_equal(pt_set_policy(&f->pt, 0), 0);
+	assert_int_equal(pt_set_prot(&f->pt, 7 * MIB, PG, PT_WRITE), 0);
+}
+
+static void test_check_detects_policy_violation(void **state)
+{
+	struct fx *f = *state;
+	uint64_t *e, saved;
+	int level;
+
+	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 4 * MIB, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, PG, true), 0);
+	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_ALL), 0);
+	assert_int_equal(pt_check(&f->pt), 0);
+
+	e = raw_leaf(f, 2 * MIB, &level);
+	saved = *e;
+	*e &= ~PT_NX; /* writable and executable */
+	assert_int_equal(pt_check(&f->pt), PT_ERR_INVAL);
+	*e &= ~PT_WRITE; /* read-only and executable: allowed */
+	assert_int_equal(pt_check(&f->pt), 0);
+	*e = saved;
+
+	e = raw_leaf(f, 4 * MIB, &level);
+	saved = *e;
+	*e &= ~(PT_NX | PT_WRITE); /* shared and executable */
+	assert_int_equal(pt_check(&f->pt), PT_ERR_INVAL);
+	*e = saved;
+	assert_int_equal(pt_check(&f->pt), 0);
+}
+
+struct leaf_log {
+	uint64_t va[8], size[8], flags[8];
+	unsigned int n, stop_at;
+};
+
+static int log_leaf(void *ctx, uint64_t va, uint64_t size, uint64_t flags)
+{
+	struct leaf_log *log = ctx;
+
+	assert_true(log->n < 8);
+	log->va[log->n] = va;
+	log->size[log->n] = size;
+	log->flags[log->n] = flags;
+	log->n++;
+	return log->n == log->stop_at ? 42 : 0;
+}
+
+/* Leaves come in address order, upper-half addresses sign-extended. */
+static void test_for_each_leaf_in_order(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t kva = 0xffffffff80000000ULL;
+	struct leaf_log log = { .stop_at = 0 };
+
+	assert_int_equal(pt_map_range(&f->pt, kva, 16 * MIB, PT_SIZE_2M, PT_WRITE | PT_NX), 0);
+	assert_int_equal(pt_map_range(&f->pt, 2 * MIB - PG, 2 * MIB - PG, PG + PT_SIZE_2M, 0), 0);
+	assert_int_equal(pt_set_shared(&f->pt, 2 * MIB, PT_SIZE_2M, true), 0);
+	assert_int_equal(pt_for_each_leaf(&f->pt, log_leaf, &log), 0);
+	assert_int_equal(log.n, 3);
+	assert_int_equal(log.va[0], 2 * MIB - PG);
+	assert_int_equal(log.size[0], PG);
+	assert_int_equal(log.flags[0], PT_PRESENT);
+	assert_int_equal(log.va[1], 2 * MIB);
+	assert_int_equal(log.size[1], PT_SIZE_2M);
+	assert_int_equal(log.flags[1], PT_PRESENT | PT_ATTR_SHARED);
+	assert_int_equal(log.va[2], kva);
+	assert_int_equal(log.flags[2], PRIV_RW);
+
+	/* A non-zero return stops the walk and comes back. */
+	log = (struct leaf_log){ .stop_at = 2 };
+	assert_int_equal(pt_for_each_leaf(&f->pt, log_leaf, &log), 42);
+	assert_int_equal(log.n, 2);
+	assert_int_equal(pt_for_each_leaf(&f->pt, NULL, &log), PT_ERR_INVAL);
+}
+
 /* Run @t once per encoding. */
 #define CASE(t, mode)						\
 	{ .name = #t "/" #mode, .test_func = t,				\
@@ -787,6 +974,10 @@ int main(void)
 		MATRIX(test_whole_gib_leaf_converts_in_place),
 		MATRIX(test_check_detects_corruption),
 		CASE(test_check_detects_mixed_encoding, both),
+		MATRIX(test_set_prot_splits_and_keeps_the_rest),
+		MATRIX(test_policy_refuses_wx_and_shared_exec),
+		MATRIX(test_check_detects_policy_violation),
+		MATRIX(test_for_each_leaf_in_order),
 	};
 
 	return cmocka_run_group_tests_name("paging", tests, NULL, NULL);

@@ -11,7 +11,11 @@
  *
  * real mode -> 32-bit protected mode (trampoline GDT) -> long mode with the
  * kernel's CR3/CR4/EFER/CR0 -> jump to the kernel's C entry on the AP's stack.
- * Interrupts stay disabled throughout.
+ * Interrupts stay disabled throughout. EFER (with NXE) is loaded before CR0.PG,
+ * so the AP never walks the kernel's tables, whose entries have bit 63 set,
+ * without NXE; CR0 brings WP. From the moment paging is on, the code here is
+ * fetched through those tables: the BSP maps the page read-only and executable
+ * for exactly this window, and nothing here writes to the page.
  */
 #define OFF(sym) ((sym) - ap_trampoline_start)
 
@@ -64,13 +68,21 @@ ap_trampoline_long:
 	pushq $0			/* fake return address: stack traces end here */
 	jmpq *%rax
 
+	/*
+	 * Accessed bits (type bit 0) preset: loading a descriptor whose A bit is
+	 * clear makes the CPU write it into the GDT (SDM vol. 3 3.4.5). The far
+	 * jump to 0x18 runs with paging on and this page read-only (W^X, smp.c),
+	 * and that implicit supervisor write honours R/W under CR0.WP (SDM vol. 3
+	 * 4.6.1): it would fault with no IDT loaded, a triple fault. (QEMU's TCG
+	 * happens not to write the bit there; hardware and KVM do.)
+	 */
 	.balign 8
 	.globl ap_trampoline_gdt
 ap_trampoline_gdt:
 	.quad 0
-	.quad 0x00cf9a000000ffff	/* 0x08: 32-bit code, flat */
-	.quad 0x00cf92000000ffff	/* 0x10: data, flat */
-	.quad 0x00af9a000000ffff	/* 0x18: 64-bit code */
+	.quad 0x00cf9b000000ffff	/* 0x08: 32-bit code, flat */
+	.quad 0x00cf93000000ffff	/* 0x10: data, flat */
+	.quad 0x00af9b000000ffff	/* 0x18: 64-bit code */
 ap_trampoline_gdt_end:
 
 	/* The parameter block: layout = struct ap_trampoline_params (smp.c). */

@@ -89,6 +89,7 @@ void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 	if (max_ext >= 0x80000001u) {
 		p->cpuid(p->ctx, 0x80000001u, 0, r);
 		info->has_1g_pages = r[3] & (1u << 26);
+		info->has_nx = r[3] & (1u << 20);
 	}
 	if (max_ext >= 0x80000004u) {
 		uint32_t b[12];

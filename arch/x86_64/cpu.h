@@ -20,6 +20,19 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
 static inline uint64_t read_cr2(void)
 {
 	uint64_t v;
@@ -83,6 +96,8 @@ enum cc_mode {
  * @has_invariant_tsc: CPUID 0x80000007 EDX bit 8.
  * @has_x2apic: CPUID 1 ECX bit 21.
  * @has_1g_pages: CPUID 0x80000001 EDX bit 26.
+ * @has_nx: CPUID 0x80000001 EDX bit 20: EFER.NXE can be set and bit 63 of a
+ *	paging entry then forbids instruction fetches (execute-disable).
  * @hypervisor: the hypervisor vendor string from leaf 0x40000000, or empty.
  * @phys_addr_bits: physical address width.
  * @cc: detected confidential-computing mode.
@@ -95,6 +110,7 @@ struct cpu_info {
 	bool has_invariant_tsc;
 	bool has_x2apic;
 	bool has_1g_pages;
+	bool has_nx;
 	char hypervisor[13];
 	unsigned int phys_addr_bits;
 	enum cc_mode cc;

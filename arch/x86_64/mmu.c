@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mmu.c - the kernel page tables on the hardware: table pool, CR3, invlpg, and the
- * emulated private/shared conversion with its costs.
+ * mmu.c - the kernel page tables on the hardware: table pool, CR3, invlpg, EFER.NXE
+ * and CR0.WP, and the emulated private/shared conversion with its costs. What is
+ * mapped, and with which permissions (W^X), is decided in kmap.c.
  */
 #include "arch/x86_64/mmu.h"
 
@@ -9,13 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/x86_64/kmap.h"
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/spinlock.h"
 
 #define FOUR_GIB (4ull << 30)
-#define TWO_MIB (2ull << 20)
 #define MSR_EFER 0xC0000080u
-#define EFER_NXE (1ull << 11)
+#define EFER_NXE (1ull << 11)	/* XD bit usable in paging entries (SDM vol. 3 2.2.1) */
+#define CR0_WP (1ull << 16)	/* supervisor writes honour R/W (SDM vol. 3 2.5, 4.6.1) */
 /* QEMU's port-0x80 dummy device: a write is a real VM exit under KVM. */
 #define CONVERSION_TRAP_PORT 0x80
 
@@ -35,8 +37,19 @@ static struct mmu_pool pt_pool;
 static struct mmu_stats stats;
 static bool mmu_ready;
 static bool nx_usable;
-static uint64_t bytes_2m, bytes_4k;
 static const struct mmu_cc_backend *cc_backend;
+/* The memory map as kmap.c sees it, the layout built from it, and what was mapped at boot. */
+static struct kmap_range kranges[BOOT_MAX_RANGES];
+static struct kmap_layout layout;
+static struct kmap_summary summary;
+
+/*
+ * The image's text, from the link script (linker/sluice-efi.lds): [_text,
+ * _text_page_end) is page aligned and holds nothing but .text. Hidden, so the
+ * compiler takes their addresses RIP-relative, already relocated, without a GOT.
+ */
+extern const char _text[] __attribute__((visibility("hidden")));
+extern const char _text_page_end[] __attribute__((visibility("hidden")));
 
 static void *mmu_alloc_table(void *ctx)
 {
@@ -58,86 +71,113 @@ static void mmu_flush_page(void *ctx, uint64_t va)
 	invlpg(va);
 }
 
-/* Device memory is uncached and never executable; all RAM stays executable (the
- * image runs from loader memory) and write-back. */
-static uint64_t mmu_attr(bool device)
+/* Device memory: uncached, never encrypted, never executable. */
+static uint64_t mmu_mmio_attr(void)
 {
-	if (device)
-		return nx_usable ? PT_ATTR_MMIO : (PT_ATTR_MMIO & ~PT_NX);
-	return PT_WRITE;
+	return nx_usable ? PT_ATTR_MMIO : (PT_ATTR_MMIO & ~PT_NX);
 }
 
-static int mmu_map(uint64_t start, uint64_t end, uint64_t attr)
+/*
+ * With NX the tables about to be loaded must hold exactly the policy: the text
+ * and nothing else executable, nothing writable and executable, nothing shared
+ * and executable. Without NX, at least the text must be read-only.
+ */
+static int mmu_verify_wx(void)
 {
-	uint64_t big_start, big_end;
+	uint64_t flags;
 
-	if (start < 4096)
-		start = 4096; /* page 0 stays unmapped: NULL dereferences fault */
-	if (end <= start)
+	if (pt_translate(&kernel_pt, layout.text_start, NULL, NULL, &flags) || (flags & PT_WRITE))
+		return PT_ERR_INVAL;
+	if (!nx_usable)
 		return 0;
-	/* What pt_map_range() will cover with 2 MiB leaves (identity: va == pa). */
-	big_start = (start + TWO_MIB - 1) & ~(TWO_MIB - 1);
-	big_end = end & ~(TWO_MIB - 1);
-	if (big_end > big_start) {
-		bytes_2m += big_end - big_start;
-		bytes_4k += (big_start - start) + (end - big_end);
-	} else {
-		bytes_4k += end - start;
-	}
-	return pt_map_range(&kernel_pt, start, start, end - start, attr);
+	if (summary.bytes_wx || summary.bytes_shared_exec ||
+	    summary.bytes_exec != layout.text_end - layout.text_start ||
+	    summary.exec_lo != layout.text_start || summary.exec_hi != layout.text_end)
+		return PT_ERR_INVAL;
+	return 0;
 }
 
 int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu)
 {
 	struct pt_ops ops = { .ctx = &pt_pool, .alloc_table = mmu_alloc_table,
 			      .flush_page = mmu_flush_page };
-	uint32_t r[4];
-	uint64_t pos = 0;
+	uint64_t text_start = (uint64_t)(uintptr_t)_text;
+	uint64_t text_end = (uint64_t)(uintptr_t)_text_page_end;
 	int rc;
 
-	(void)cpu;
 	pt_pool.next = (uint8_t *)bi->pagetables.base;
 	pt_pool.end = pt_pool.next + bi->pagetables.size;
 	pt_pool.total = bi->pagetables.size / 4096;
 
-	cpuid(0x80000000u, 0, r);
-	if (r[0] >= 0x80000001u) {
-		cpuid(0x80000001u, 0, r);
-		nx_usable = r[3] & (1u << 20);
-	}
+	/* The text must be where the firmware says the image is. */
+	if (text_start < bi->image_base || text_end > bi->image_base + bi->image_size)
+		return PT_ERR_INVAL;
+	/*
+	 * EFER.NXE before any entry with bit 63 can be walked: without it the bit
+	 * is reserved and every access through such an entry faults (SDM vol. 3
+	 * 4.5). Application processors copy EFER from here (smp.c) and set it in
+	 * the trampoline before they turn paging on.
+	 */
+	nx_usable = cpu->has_nx;
 	if (nx_usable)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 
-	rc = pt_init(&kernel_pt, &ops, PT_SW_SHARED, 0);
-	if (rc)
-		return rc;
+	if (bi->nranges > BOOT_MAX_RANGES)
+		return PT_ERR_INVAL;
 	for (unsigned int i = 0; i < bi->nranges; i++) {
 		const struct mem_range *m = &bi->ranges[i];
 
+		kranges[i] = (struct kmap_range){ m->base, m->size,
+						  m->kind == MEM_MMIO || !m->cacheable };
+	}
+	layout = (struct kmap_layout){
+		.ranges = kranges,
+		.nranges = bi->nranges,
 		/* Holes below 4 GiB hold the PCI window, LAPIC, IOAPIC, flash. */
-		if (m->base > pos && pos < FOUR_GIB) {
-			uint64_t hole_end = m->base < FOUR_GIB ? m->base : FOUR_GIB;
-
-			rc = mmu_map(pos, hole_end, mmu_attr(true));
-			if (rc)
-				return rc;
-		}
-		rc = mmu_map(m->base, m->base + m->size, mmu_attr(m->kind == MEM_MMIO || !m->cacheable));
-		if (rc)
-			return rc;
-		pos = m->base + m->size;
-	}
-	if (pos < FOUR_GIB) {
-		rc = mmu_map(pos, FOUR_GIB, mmu_attr(true));
-		if (rc)
-			return rc;
-	}
+		.hole_limit = FOUR_GIB,
+		.text_start = text_start,
+		.text_end = text_end,
+		.switch_start = bi->trampoline.base,
+		.switch_end = bi->trampoline.base + bi->trampoline.size,
+		.nx = nx_usable,
+	};
+	rc = pt_init(&kernel_pt, &ops, PT_SW_SHARED, 0);
+	if (rc)
+		return rc;
+	rc = kmap_build(&kernel_pt, &layout);
+	if (rc)
+		return rc;
 	rc = pt_check(&kernel_pt);
 	if (rc)
 		return rc;
+	rc = kmap_summarize(&kernel_pt, &summary);
+	if (rc)
+		return rc;
+	rc = mmu_verify_wx();
+	if (rc)
+		return rc;
 	write_cr3((uint64_t)kernel_pt.pml4);
+	/*
+	 * Only now, on our own tables: with WP clear a supervisor write ignores
+	 * R/W and the read-only text would be writable (SDM vol. 3 4.6.1).
+	 * Application processors load this CR0 in the trampoline.
+	 */
+	write_cr0(read_cr0() | CR0_WP);
 	mmu_ready = true;
 	return 0;
+}
+
+int mmu_set_trampoline_exec(bool exec)
+{
+	int rc;
+
+	if (!mmu_ready || layout.switch_start == layout.switch_end)
+		return PT_ERR_INVAL;
+	spin_lock(&mmu_lock);
+	rc = kmap_set_exec(&kernel_pt, &layout, layout.switch_start,
+			   layout.switch_end - layout.switch_start, exec);
+	spin_unlock(&mmu_lock);
+	return rc;
 }
 
 int mmu_map_mmio(uint64_t pa, uint64_t len)
@@ -147,7 +187,7 @@ int mmu_map_mmio(uint64_t pa, uint64_t len)
 	int rc;
 
 	spin_lock(&mmu_lock);
-	rc = pt_map_range(&kernel_pt, start, start, end - start, mmu_attr(true));
+	rc = pt_map_range(&kernel_pt, start, start, end - start, mmu_mmio_attr());
 	spin_unlock(&mmu_lock);
 	return rc;
 }
@@ -241,13 +281,28 @@ void mmu_report(void)
 	printf("mmu: own page tables loaded (CR3 0x%" PRIx64 "): identity map, %" PRIu64
 	       " MiB in 2 MiB pages, %" PRIu64 " KiB in 4 KiB pages, %" PRIu64 "/%" PRIu64
 	       " table pages, NX %s, page 0 unmapped\n",
-	       read_cr3(), bytes_2m >> 20, bytes_4k >> 10, pt_pool.used, pt_pool.total,
-	       nx_usable ? "on" : "unsupported");
+	       read_cr3(), summary.bytes_2m >> 20, summary.bytes_4k >> 10, pt_pool.used,
+	       pt_pool.total, nx_usable ? "on" : "unsupported");
+	if (nx_usable)
+		printf("mmu: W^X: text 0x%010" PRIx64 " - 0x%010" PRIx64 " read-only (%" PRIu64
+		       " KiB, the only executable memory), everything else non-executable; "
+		       "CR0.WP on, EFER.NXE on\n",
+		       layout.text_start, layout.text_end,
+		       (layout.text_end - layout.text_start) >> 10);
+	else
+		printf("mmu: W^X: text 0x%010" PRIx64 " - 0x%010" PRIx64 " read-only, CR0.WP on; "
+		       "this CPU has no NX, so everything else stays executable\n",
+		       layout.text_start, layout.text_end);
+	if (layout.switch_start != layout.switch_end)
+		printf("mmu: W^X: AP start-up page 0x%" PRIx64 " writable and non-executable, "
+		       "read-only and executable only while an application processor starts\n",
+		       layout.switch_start);
 	if (cc_backend)
 		printf("mmu: shared attribute = software bit 9; a conversion = the %s protocol "
-		       "(its page-table half: PTE update + invlpg)\n",
-		       cc_backend->name);
+		       "(its page-table half: PTE update + invlpg)%s\n",
+		       cc_backend->name, nx_usable ? "; a shared page is never executable" : "");
 	else
 		printf("mmu: shared attribute = software bit 9 (emulated confidential computing); a "
-		       "conversion = PTE update + invlpg + one trapping port write\n");
+		       "conversion = PTE update + invlpg + one trapping port write%s\n",
+		       nx_usable ? "; a shared page is never executable" : "");
 }

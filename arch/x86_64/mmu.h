@@ -42,14 +42,31 @@ struct mmu_stats {
 
 /**
  * mmu_init() - build the identity map from the memory map and switch CR3 to it.
- * @bi: the boot hand-off (memory map, page-table pool).
- * @cpu: CPU features (NX support, physical address width).
+ * @bi: the boot hand-off (memory map, page-table pool, image, trampoline page).
+ * @cpu: CPU features (NX support).
  *
  * RAM of every kind is mapped write-back; MMIO ranges and the holes below 4 GiB
  * are mapped uncached; page 0 is left unmapped so NULL dereferences fault.
+ * W^X (kmap.h): the image's text is read-only and the only executable memory;
+ * everything else is non-executable, RAM writable. EFER.NXE is set before the
+ * switch and CR0.WP right after it; the tables are checked against the policy
+ * before they are loaded.
  * Return: 0 or a negative PT_ERR_* code (the old tables stay loaded).
  */
 int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu);
+
+/**
+ * mmu_set_trampoline_exec() - switch the application processors' start-up page.
+ * @exec: true: read-only and executable, while an AP runs the trampoline in it;
+ *	false: writable and non-executable, while the BSP writes it, and otherwise.
+ *
+ * The page named by boot_info.trampoline is the only memory besides the text
+ * that can ever be executable, and it is never writable and executable at
+ * once. Flushes this CPU's TLB entry only: a CPU that ran the trampoline must
+ * invlpg it after the switch back (smp.c does).
+ * Return: 0 or a negative PT_ERR_* code (no such page, or not initialised).
+ */
+int mmu_set_trampoline_exec(bool exec);
 
 /**
  * mmu_map_mmio() - identity-map a device region (e.g. a 64-bit BAR) uncached, shared.
@@ -73,7 +90,8 @@ int mmu_map_mmio(uint64_t pa, uint64_t len);
  * @shared: the wanted state.
  *
  * A whole aligned 2 MiB page converts with one entry change; anything smaller
- * splits its 2 MiB mapping first.
+ * splits its 2 MiB mapping first; the split pages keep its permissions. An
+ * executable page (the text) is never made shared.
  * Return: 0 or a negative PT_ERR_* code, with nothing changed.
  */
 int mmu_set_shared(uint64_t va, uint64_t len, bool shared);

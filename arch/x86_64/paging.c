@@ -7,7 +7,8 @@
  * and into the host test unchanged. It does not load CR3, does not decide what
  * to map (arch code walks the UEFI memory map and calls pt_map_range()) and
  * does not talk to a hypervisor (the conversion port does MapGPA / PSC and then
- * calls pt_set_shared() for the PTE side).
+ * calls pt_set_shared() for the PTE side). It does enforce a permission policy
+ * once the caller sets one (pt_set_policy()): W^X and no executable shared page.
  *
  * Levels are numbered like the SDM walks them: 4 = PML4, 3 = PDPT (1 GiB
  * leaves), 2 = PD (2 MB leaves), 1 = PT (4 KiB leaves).
@@ -111,6 +112,20 @@ static inline bool pt_entry_private(const struct page_table *pt, uint64_t e)
 {
 	return (e & pt->shared_set_mask) == 0 &&
 	       (e & pt->shared_clear_mask) == pt->shared_clear_mask;
+}
+
+/*
+ * Whether leaf (or 4 KiB-layout attribute word) @e obeys the policy in force:
+ * an executable leaf (no NX) may be neither writable (PT_POLICY_WX) nor shared
+ * (PT_POLICY_SHARED_NX).
+ */
+static bool pt_leaf_allowed(const struct page_table *pt, uint64_t e)
+{
+	if (e & PT_NX)
+		return true;
+	if ((pt->policy & PT_POLICY_WX) && (e & PT_WRITE))
+		return false;
+	return !((pt->policy & PT_POLICY_SHARED_NX) && pt_entry_shared(pt, e));
 }
 
 /* Build a leaf for @level from 4 KiB-layout attributes @attrs (encoding included). */
@@ -348,6 +363,8 @@ int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
 		  pt_encoding(pt, flags & PT_ATTR_SHARED);
 	if (flags & PT_ATTR_PAT)
 		r.attrs |= PT_PAT_4K;
+	if (!pt_leaf_allowed(pt, r.attrs))
+		return PT_ERR_INVAL;
 
 	/* Dry run first: conflicts and allocation failures must change nothing. */
 	err = pt_map_level(pt, &r, pt->pml4, 4, va, va + len);
@@ -510,31 +527,48 @@ static uint64_t pt_splits_needed(int level, uint64_t base, uint64_t s, uint64_t 
 }
 
 /*
- * One pass over the range. Planning (@apply false): check every page is
- * mapped and count splits. Applying: split and rewrite; cannot fail.
+ * A rewrite of the leaves of a range: each becomes (old & ~clear) | set.
+ * @counter: what pt_change_range() counts changed pages in (NULL: nothing);
+ * @protection: count changed leaves in &page_table.protections.
  */
-static int pt_convert(struct page_table *pt, uint64_t va, uint64_t len, bool shared,
-		      bool apply, uint64_t *splits)
+struct pt_change {
+	uint64_t clear;
+	uint64_t set;
+	uint64_t *counter;
+	bool protection;
+};
+
+/*
+ * One pass over the range. Planning (@apply false): check every page is
+ * mapped, that no rewritten leaf would break the policy, and count splits.
+ * Applying: split and rewrite; cannot fail.
+ */
+static int pt_change_range(struct page_table *pt, uint64_t va, uint64_t len,
+			   const struct pt_change *c, bool apply, uint64_t *splits)
 {
 	uint64_t cur = va, left = len;
 
 	while (left) {
 		uint64_t *e;
-		uint64_t v, size, base, n;
+		uint64_t v, nv, size, base, n;
 		int level;
 
 		e = pt_walk(pt, cur, &level);
 		if (!e)
 			return PT_ERR_NOENT;
 		v = pte_read(e);
+		nv = (v & ~c->clear) | c->set;
 		size = pt_level_size(level);
 		base = cur & ~(size - 1);
 		n = base + size - cur;
 		if (n > left)
 			n = left;
-		if (shared ? pt_entry_shared(pt, v) : pt_entry_private(pt, v))
+		if (nv == v)
 			goto next;
 		if (!apply) {
+			/* Split children inherit v, so checking nv here covers them. */
+			if (!pt_leaf_allowed(pt, nv))
+				return PT_ERR_INVAL;
 			*splits += pt_splits_needed(level, base, cur, n);
 			goto next;
 		}
@@ -542,8 +576,7 @@ static int pt_convert(struct page_table *pt, uint64_t va, uint64_t len, bool sha
 			pt_split_leaf(pt, e, level);
 			continue; /* walk again into the new, smaller leaves */
 		}
-		pte_write(e, (v & ~(pt->shared_set_mask | pt->shared_clear_mask)) |
-			     pt_encoding(pt, shared));
+		pte_write(e, nv);
 		/*
 		 * One invlpg per changed leaf. It also retires the large TLB
 		 * entry of any leaf split above on the way here, since that
@@ -551,10 +584,10 @@ static int pt_convert(struct page_table *pt, uint64_t va, uint64_t len, bool sha
 		 * split entries matched it exactly, which the SDM allows.
 		 */
 		pt_flush(pt, base);
-		if (shared)
-			pt->pages_made_shared += size / PT_SIZE_4K;
-		else
-			pt->pages_made_private += size / PT_SIZE_4K;
+		if (c->counter)
+			*c->counter += size / PT_SIZE_4K;
+		if (c->protection)
+			pt->protections++;
 next:
 		cur += n;
 		left -= n;
@@ -562,21 +595,115 @@ next:
 	return PT_OK;
 }
 
-int pt_set_shared(struct page_table *pt, uint64_t va, uint64_t len, bool shared)
+/* Plan, reserve the tables the splits need, apply: all or nothing. */
+static int pt_change(struct page_table *pt, uint64_t va, uint64_t len, const struct pt_change *c)
 {
 	uint64_t splits = 0;
 	int err;
 
 	if (!pt_range_ok(va, len))
 		return PT_ERR_INVAL;
-	err = pt_convert(pt, va, len, shared, false, &splits);
+	err = pt_change_range(pt, va, len, c, false, &splits);
 	if (err)
 		return err;
 	/* All tables first: a failure after the first write could not be undone cleanly. */
 	err = pt_reserve(pt, splits);
 	if (err)
 		return err;
-	return pt_convert(pt, va, len, shared, true, NULL);
+	return pt_change_range(pt, va, len, c, true, NULL);
+}
+
+int pt_set_shared(struct page_table *pt, uint64_t va, uint64_t len, bool shared)
+{
+	struct pt_change c = {
+		.clear = pt->shared_set_mask | pt->shared_clear_mask,
+		.set = pt_encoding(pt, shared),
+		.counter = shared ? &pt->pages_made_shared : &pt->pages_made_private,
+	};
+
+	return pt_change(pt, va, len, &c);
+}
+
+int pt_set_prot(struct page_table *pt, uint64_t va, uint64_t len, uint64_t prot)
+{
+	struct pt_change c = { .clear = PT_PROT_MASK, .set = prot, .protection = true };
+
+	if (prot & ~PT_PROT_MASK)
+		return PT_ERR_INVAL;
+	return pt_change(pt, va, len, &c);
+}
+
+/* ---- policy and leaf walk ---------------------------------------------- */
+
+/* Calls @fn for the leaves below @table, which maps from @base. */
+static int pt_leaves_below(const struct page_table *pt, const uint64_t *table, int level,
+			   uint64_t base, pt_leaf_fn fn, void *ctx)
+{
+	for (unsigned int i = 0; i < PT_ENTRIES; i++) {
+		uint64_t e = pte_read(&table[i]);
+		uint64_t va = base + (uint64_t)i * pt_level_size(level);
+		int err;
+
+		if (!(e & PT_PRESENT))
+			continue;
+		/* Index 256 and up of the PML4 is the upper half: sign-extend bit 47. */
+		if (level == 4 && i >= PT_ENTRIES / 2)
+			va |= 0xffff000000000000ULL;
+		if (pt_is_leaf(e, level)) {
+			uint64_t a = pt_leaf_attrs(e, level);
+			uint64_t flags = (a & ~PT_PAT_4K) | (a & PT_PAT_4K ? PT_ATTR_PAT : 0) |
+					 (pt_entry_shared(pt, e) ? PT_ATTR_SHARED : 0);
+
+			err = fn(ctx, va, pt_level_size(level), flags);
+		} else {
+			err = pt_leaves_below(pt, pt_next_table(pt, e), level - 1, va, fn, ctx);
+		}
+		if (err)
+			return err;
+	}
+	return PT_OK;
+}
+
+int pt_for_each_leaf(const struct page_table *pt, pt_leaf_fn fn, void *ctx)
+{
+	if (!pt || !pt->pml4 || !fn)
+		return PT_ERR_INVAL;
+	return pt_leaves_below(pt, pt->pml4, 4, 0, fn, ctx);
+}
+
+struct pt_policy_scan {
+	const struct page_table *pt;
+	unsigned int policy;
+};
+
+/* A leaf against a policy that is not in force yet (pt_leaf_allowed() reads pt->policy). */
+static int pt_policy_leaf(void *ctx, uint64_t va, uint64_t size, uint64_t flags)
+{
+	const struct pt_policy_scan *s = ctx;
+
+	(void)va;
+	(void)size;
+	if (flags & PT_NX)
+		return 0;
+	if ((s->policy & PT_POLICY_WX) && (flags & PT_WRITE))
+		return PT_ERR_INVAL;
+	if ((s->policy & PT_POLICY_SHARED_NX) && (flags & PT_ATTR_SHARED))
+		return PT_ERR_INVAL;
+	return 0;
+}
+
+int pt_set_policy(struct page_table *pt, unsigned int policy)
+{
+	struct pt_policy_scan s = { pt, policy };
+	int err;
+
+	if (!pt || !pt->pml4 || (policy & ~PT_POLICY_ALL))
+		return PT_ERR_INVAL;
+	err = pt_for_each_leaf(pt, pt_policy_leaf, &s);
+	if (err)
+		return err;
+	pt->policy = policy;
+	return PT_OK;
 }
 
 /* ---- self-check -------------------------------------------------------- */
@@ -604,6 +731,8 @@ static int pt_check_table(const struct page_table *pt, const uint64_t *table, in
 				return PT_ERR_INVAL;
 			if (pt_entry_shared(pt, e) == pt_entry_private(pt, e))
 				return PT_ERR_INVAL; /* mixed encoding */
+			if (!pt_leaf_allowed(pt, e))
+				return PT_ERR_INVAL; /* against the policy (W^X, shared NX) */
 			continue;
 		}
 		/* Table pointer: private encoding, within reach. */

@@ -10,6 +10,12 @@
  * unmap, no merging of split pages back into 2 MB pages, no locking (callers
  * serialise), and table pages must be reachable at virtual == physical address
  * (the kernel identity-maps RAM; the host test uses heap pointers).
+ *
+ * Permissions are the caller's choice, but an address space can be given a
+ * policy (pt_set_policy()) that every later change is checked against: no leaf
+ * both writable and executable (W^X), no shared leaf executable. The library
+ * then refuses, with nothing changed, any mapping, conversion or protection
+ * change that would break it, and pt_check() verifies it over the whole tree.
  */
 #ifndef SLUICE_ARCH_X86_64_PAGING_H
 #define SLUICE_ARCH_X86_64_PAGING_H
@@ -71,6 +77,27 @@ enum pt_err {
 #define PT_ATTR_MAP_ALLOWED (PT_PRESENT | PT_WRITE | PT_USER | PT_PWT | PT_PCD | \
 			     PT_ACCESSED | PT_DIRTY | PT_GLOBAL | PT_NX | \
 			     PT_ATTR_PAT | PT_ATTR_SHARED)
+/*
+ * Permission bits pt_set_prot() sets: writable, and non-executable. Bit 63 is
+ * XD only with IA32_EFER.NXE = 1; otherwise it is reserved and a leaf with it
+ * set faults with RSVD=1 (SDM vol. 3 2.2.1, 4.5 tables 4-19/4-20, 4.6.1). A
+ * leaf with neither bit is read-only and executable.
+ */
+#define PT_PROT_MASK	(PT_WRITE | PT_NX)
+
+/*
+ * Policies for pt_set_policy(). Both need NX: without EFER.NXE every page is
+ * executable and neither can hold.
+ * PT_POLICY_WX: no leaf is writable and executable at once, so code can only
+ *	run from pages nothing can write (supervisor writes honour R/W only
+ *	with CR0.WP = 1: SDM vol. 3 4.6.1).
+ * PT_POLICY_SHARED_NX: no shared leaf is executable: bytes the host can write
+ *	are never fetched as instructions.
+ */
+#define PT_POLICY_WX		(1u << 0)
+#define PT_POLICY_SHARED_NX	(1u << 1)
+#define PT_POLICY_ALL		(PT_POLICY_WX | PT_POLICY_SHARED_NX)
+
 /* Device memory: uncached and never encrypted. */
 #define PT_ATTR_MMIO	(PT_WRITE | PT_PCD | PT_PWT | PT_NX | PT_ATTR_SHARED)
 
@@ -120,6 +147,8 @@ struct pt_ops {
  * @pages_made_shared: 4 KiB pages converted private -> shared.
  * @pages_made_private: 4 KiB pages converted shared -> private.
  * @flushes: calls of &pt_ops.flush_page.
+ * @protections: leaves whose permissions pt_set_prot() changed.
+ * @policy: PT_POLICY_* bits in force (see pt_set_policy()).
  * @_frame_mask: private: address bits that name a frame (PT_ADDR_MASK minus masks).
  * @_pa_limit: private: first physical address an entry cannot hold.
  * @_spare: private: list of spare pages, linked through their first word.
@@ -135,6 +164,8 @@ struct page_table {
 	uint64_t pages_made_shared;
 	uint64_t pages_made_private;
 	uint64_t flushes;
+	uint64_t protections;
+	unsigned int policy;
 	uint64_t _frame_mask;
 	uint64_t _pa_limit;
 	void *_spare;
@@ -172,9 +203,10 @@ int pt_init(struct page_table *pt, const struct pt_ops *ops,
  * attributes, A/D ignored, whatever the page size) are accepted and left as
  * they are. No flush is issued: only not-present entries are written.
  *
- * Return: 0; PT_ERR_INVAL for bad arguments; PT_ERR_EXIST if any page is
- * mapped differently; PT_ERR_NOMEM if a table could not be allocated. On
- * error nothing was changed.
+ * Return: 0; PT_ERR_INVAL for bad arguments or @flags the policy forbids
+ * (writable without PT_NX under PT_POLICY_WX, shared without PT_NX under
+ * PT_POLICY_SHARED_NX); PT_ERR_EXIST if any page is mapped differently;
+ * PT_ERR_NOMEM if a table could not be allocated. On error nothing was changed.
  */
 int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
 		 uint64_t flags);
@@ -222,10 +254,70 @@ int pt_split_2m(struct page_table *pt, uint64_t va);
  * neither written nor flushed. The tables splits need are obtained before
  * anything is written, so the call is all-or-nothing.
  *
- * Return: 0; PT_ERR_INVAL for bad arguments; PT_ERR_NOENT if a page of the
+ * Split pages keep every attribute of the leaf they came from (W, NX, PAT...);
+ * only the encoding of the converted pages changes.
+ *
+ * Return: 0; PT_ERR_INVAL for bad arguments, or if PT_POLICY_SHARED_NX is in
+ * force and a page of the range is executable; PT_ERR_NOENT if a page of the
  * range is not mapped; PT_ERR_NOMEM. On error no page was changed.
  */
 int pt_set_shared(struct page_table *pt, uint64_t va, uint64_t len, bool shared);
+
+/**
+ * pt_set_prot() - set the permissions of every 4 KiB page of a range.
+ * @pt: the address space.
+ * @va: start, 4 KiB aligned.
+ * @len: bytes, a non-zero multiple of 4 KiB.
+ * @prot: PT_PROT_MASK bits the pages get: PT_WRITE for writable, PT_NX for
+ *	non-executable; the other bits of each leaf (frame, encoding, caching)
+ *	are kept.
+ *
+ * Splits, flushes and all-or-nothing as pt_set_shared(): a large leaf wholly
+ * inside the range is changed in place, one partly covered is split first,
+ * every changed leaf is flushed once, pages already as asked are untouched.
+ * Only this CPU's TLB is flushed (through &pt_ops.flush_page): a caller that
+ * takes a permission away from pages other CPUs may have cached must flush
+ * theirs too.
+ *
+ * Return: 0; PT_ERR_INVAL for bad arguments, bits outside PT_PROT_MASK, or
+ * a result the policy forbids (writable and executable; shared and
+ * executable); PT_ERR_NOENT if a page is not mapped; PT_ERR_NOMEM. On error no
+ * page was changed.
+ */
+int pt_set_prot(struct page_table *pt, uint64_t va, uint64_t len, uint64_t prot);
+
+/**
+ * pt_set_policy() - put PT_POLICY_* rules in force for every later change.
+ * @pt: the address space.
+ * @policy: PT_POLICY_* bits (0 lifts them).
+ *
+ * The tree must already obey them: the call walks every leaf first.
+ *
+ * Return: 0; PT_ERR_INVAL for unknown bits or if a present leaf breaks the
+ * policy (the policy in force is then unchanged).
+ */
+int pt_set_policy(struct page_table *pt, unsigned int policy);
+
+/**
+ * typedef pt_leaf_fn - callback of pt_for_each_leaf().
+ * @ctx: the caller's pointer.
+ * @va: first address the leaf maps (canonical).
+ * @size: 4 KiB, 2 MB or 1 GiB.
+ * @flags: the leaf's attributes, as pt_translate() returns them.
+ *
+ * Return: 0 to go on; anything else stops the walk and is returned.
+ */
+typedef int (*pt_leaf_fn)(void *ctx, uint64_t va, uint64_t size, uint64_t flags);
+
+/**
+ * pt_for_each_leaf() - call @fn for every present leaf, in address order.
+ * @pt: the address space (not changed; @fn must not change it either).
+ * @fn: the callback.
+ * @ctx: handed to @fn.
+ *
+ * Return: 0, or the first non-zero value @fn returned.
+ */
+int pt_for_each_leaf(const struct page_table *pt, pt_leaf_fn fn, void *ctx);
 
 /**
  * pt_is_shared() - whether the page containing @va is mapped shared.
@@ -255,7 +347,8 @@ bool pt_range_is_shared(const struct page_table *pt, uint64_t va, uint64_t len);
  * Checks: every present table pointer has the private encoding and points at
  * an aligned table; no reserved bit is set (PS in a PML4E, bits 13..20 of a
  * 2 MB leaf, 13..29 of a 1 GiB leaf, frame bits at or beyond the limit); every
- * leaf is exactly shared or exactly private; tables reached plus spare tables
+ * leaf is exactly shared or exactly private; every leaf obeys the policy in
+ * force (pt_set_policy()); tables reached plus spare tables
  * equal tables allocated (so no table is reachable twice); every split used
  * a table and was followed by a flush.
  *

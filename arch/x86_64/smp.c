@@ -4,14 +4,17 @@
  *
  * Start-up of one AP, in order:
  *   1. the BSP allocates the AP's stacks and fills the trampoline's parameter
- *      block (its stack, its struct cpu_local, the kernel's CR0/CR3/CR4/EFER);
+ *      block (its stack, its struct cpu_local, the kernel's CR0/CR3/CR4/EFER),
+ *      then makes the page read-only and executable (W^X: see mmu.h);
  *   2. INIT, 10 ms, start-up IPI, 200 us, a second start-up IPI (the second is
  *      ignored by a CPU that already left wait-for-SIPI);
  *   3. the AP runs the trampoline into long mode and ap_entry(): own GDT and TSS,
  *      the shared IDT, GS = its cpu_local, FPU/SSE state like the BSP's, its
  *      local APIC; then it sets "online" and waits for work;
  *   4. the BSP waits for "online" (the parameter block is free again only then),
- *      and on a timeout sends INIT once more to park the CPU for good.
+ *      and on a timeout sends INIT once more to park the CPU for good;
+ *   5. the page goes back to writable and non-executable, and every online CPU
+ *      drops its TLB entry for it.
  */
 #include "arch/x86_64/smp.h"
 
@@ -24,6 +27,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
 
@@ -96,14 +100,6 @@ static struct cpu_local cpu_locals[SMP_MAX_CPUS];
 static unsigned int cpus_online = 1;
 static bool gs_ready;
 static uint64_t bsp_xcr0;
-
-static inline uint64_t read_cr0(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
 
 static inline uint64_t read_cr4(void)
 {
@@ -191,36 +187,11 @@ static void smp_wait_us(uint64_t us)
 		cpu_relax();
 }
 
-static int smp_start_ap(struct cpu_local *cl, uint64_t page)
+/* Send INIT-SIPI-SIPI and wait for the AP to report in; 0 once it is online. */
+static int smp_wake_ap(struct cpu_local *cl, uint64_t page)
 {
-	struct ap_trampoline_params *p =
-		(void *)(uintptr_t)(page + (uint64_t)(ap_trampoline_params - ap_trampoline_start));
-	uint8_t *stack = memalign(64, AP_STACK_BYTES), *ist = memalign(64, AP_IST_BYTES);
-	uint64_t t0, deadline;
+	uint64_t t0 = now_ns(), deadline;
 
-	if (!stack || !ist) {
-		free(stack);
-		free(ist);
-		printf("smp: cpu %u (APIC %u): no memory for its stacks\n", cl->index, cl->apic_id);
-		return -1;
-	}
-	cl->ist_top = (uint64_t)(ist + AP_IST_BYTES);
-	trap_set_cpu_stack_bounds(cl->index, (uint64_t)stack, (uint64_t)(stack + AP_STACK_BYTES));
-
-	p->gdt_base = (uint32_t)(page + (uint64_t)(ap_trampoline_gdt - ap_trampoline_start));
-	p->far32_offset =
-		(uint32_t)(page + (uint64_t)(ap_trampoline_protected - ap_trampoline_start));
-	p->far64_offset = (uint32_t)(page + (uint64_t)(ap_trampoline_long - ap_trampoline_start));
-	p->cr0 = (uint32_t)read_cr0();
-	p->cr4 = (uint32_t)(read_cr4() & ~(uint64_t)CR4_PCIDE); /* PCIDE needs long mode first */
-	p->cr3 = (uint32_t)read_cr3();
-	p->efer = (uint32_t)(rdmsr(MSR_EFER) & (EFER_SCE | EFER_LME | EFER_NXE));
-	p->stack_top = (uint64_t)(stack + AP_STACK_BYTES);
-	p->arg = (uint64_t)cl;
-	p->entry = (uint64_t)ap_entry;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-
-	t0 = now_ns();
 	if (lapic_send_init(cl->apic_id))
 		goto not_accepted;
 	smp_wait_us(10000);
@@ -250,6 +221,66 @@ not_accepted:
 	printf("smp: cpu %u (APIC %u): its local APIC did not accept the IPI; skipped\n",
 	       cl->index, cl->apic_id);
 	return -1;
+}
+
+static int smp_start_ap(struct cpu_local *cl, uint64_t page)
+{
+	struct ap_trampoline_params *p =
+		(void *)(uintptr_t)(page + (uint64_t)(ap_trampoline_params - ap_trampoline_start));
+	uint8_t *stack = memalign(64, AP_STACK_BYTES), *ist = memalign(64, AP_IST_BYTES);
+	int rc;
+
+	if (!stack || !ist) {
+		free(stack);
+		free(ist);
+		printf("smp: cpu %u (APIC %u): no memory for its stacks\n", cl->index, cl->apic_id);
+		return -1;
+	}
+	cl->ist_top = (uint64_t)(ist + AP_IST_BYTES);
+	trap_set_cpu_stack_bounds(cl->index, (uint64_t)stack, (uint64_t)(stack + AP_STACK_BYTES));
+
+	p->gdt_base = (uint32_t)(page + (uint64_t)(ap_trampoline_gdt - ap_trampoline_start));
+	p->far32_offset =
+		(uint32_t)(page + (uint64_t)(ap_trampoline_protected - ap_trampoline_start));
+	p->far64_offset = (uint32_t)(page + (uint64_t)(ap_trampoline_long - ap_trampoline_start));
+	/* CR0 with WP and EFER with NXE, as mmu_init() set them: the AP enforces W^X too. */
+	p->cr0 = (uint32_t)read_cr0();
+	p->cr4 = (uint32_t)(read_cr4() & ~(uint64_t)CR4_PCIDE); /* PCIDE needs long mode first */
+	p->cr3 = (uint32_t)read_cr3();
+	p->efer = (uint32_t)(rdmsr(MSR_EFER) & (EFER_SCE | EFER_LME | EFER_NXE));
+	p->stack_top = (uint64_t)(stack + AP_STACK_BYTES);
+	p->arg = (uint64_t)cl;
+	p->entry = (uint64_t)ap_entry;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	/*
+	 * W^X: the page is writable and non-executable while we fill it, and
+	 * read-only and executable only while the AP runs in it (after paging is
+	 * on its fetches go through our tables with NX). The AP writes nothing
+	 * there: the trampoline's GDT has its accessed bits preset.
+	 */
+	if (mmu_set_trampoline_exec(true)) {
+		printf("smp: cpu %u (APIC %u): the start-up page cannot be made executable; "
+		       "skipped\n", cl->index, cl->apic_id);
+		trap_set_cpu_stack_bounds(cl->index, 0, 0);
+		free(stack);
+		free(ist);
+		return -1;
+	}
+	rc = smp_wake_ap(cl, page);
+	if (mmu_set_trampoline_exec(false)) {
+		/* Never leave it executable and go on writing it for the next AP. */
+		printf("smp: the start-up page could not be made non-executable again\n");
+		abort();
+	}
+	return rc;
+}
+
+/* Drop this CPU's TLB entry of the start-up page (it may still say executable). */
+static void smp_forget_trampoline(void *arg, unsigned int cpu)
+{
+	(void)cpu;
+	invlpg(*(const uint64_t *)arg);
 }
 
 unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
@@ -302,6 +333,13 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
 		printf("smp: cpu %u (APIC %u) online in %.3f ms\n", cl->index, cl->apic_id,
 		       (double)cl->start_ns / 1e6);
 		cpus_online++;
+		/*
+		 * The new AP ran from the page: it may keep a TLB entry that says
+		 * executable, and the page is writable again. mmu only flushed
+		 * ours, so every CPU drops its entry before the page is written
+		 * for the next AP (SDM vol. 3 4.10.5: no shootdown in hardware).
+		 */
+		smp_run(cpus_online, smp_forget_trampoline, &page);
 	}
 	printf("smp: %u CPU%s online\n", cpus_online, cpus_online == 1 ? "" : "s");
 	return cpus_online;

@@ -2,11 +2,13 @@
 /*
  * trap.c - the exception report.
  *
- * Prints vector, name, error code, RIP (absolute and relative to the image base),
- * CR2, the registers and a frame-pointer stack trace, then leaves QEMU with
- * SLUICE_EXIT_EXCEPTION. It uses only the polled serial port: printf or the heap
+ * Prints vector, name, error code (a page fault's bit by bit, with its cause),
+ * RIP (absolute and relative to the image base), CR2, the registers and a
+ * frame-pointer stack trace, then leaves QEMU with SLUICE_EXIT_EXCEPTION. It uses only the polled serial port: printf or the heap
  * may be what broke.
  */
+#include <stdbool.h>
+
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/qemu_exit.h"
@@ -82,6 +84,50 @@ static void trap_put_code_addr(uint64_t addr)
 	}
 }
 
+/*
+ * The #PF error code, bit by bit, and what it means (SDM vol. 3 4.7): a fetch
+ * from a present page is a non-executable page (NX; with SMEP also a user page,
+ * of which there are none here), a write to a present page a read-only one.
+ */
+static void trap_print_pf_cause(uint64_t code)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} bits[] = {
+		{ 1u << 0, "P" },    { 1u << 1, "W/R" },	{ 1u << 2, "U/S" },
+		{ 1u << 3, "RSVD" }, { 1u << 4, "I/D" },	{ 1u << 5, "PK" },
+		{ 1u << 6, "SS" },   { 1u << 15, "SGX" },
+	};
+	bool present = code & 1, write = code & 2, fetch = code & 16;
+	const char *what;
+
+	serial_puts("#PF error code:");
+	for (unsigned int i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		serial_puts(" ");
+		serial_puts(bits[i].name);
+		serial_puts(code & bits[i].bit ? "=1" : "=0");
+	}
+	if (code & 8)
+		what = "a reserved bit is set in a paging entry";
+	else if (code & 32)
+		what = "protection-key violation";
+	else if (code & 64)
+		what = "shadow-stack access";
+	else if (!present)
+		what = fetch ? "instruction fetch from a non-present page" :
+		       write ? "write to a non-present page" : "read of a non-present page";
+	else if (fetch)
+		what = "instruction fetch from a non-executable page";
+	else if (write)
+		what = "write to a read-only page";
+	else
+		what = "protection violation on a read";
+	serial_puts(" -> ");
+	serial_puts(what);
+	serial_puts("\n");
+}
+
 static void trap_print_stack(unsigned int cpu, uint64_t rbp)
 {
 	uint64_t lo = stack_lo[cpu], hi = stack_hi[cpu];
@@ -135,6 +181,8 @@ void trap_handler(struct trap_frame *f)
 	serial_puts(" rip=");
 	trap_put_code_addr(f->rip);
 	serial_puts("\n");
+	if (f->vector == 14)
+		trap_print_pf_cause(f->error_code);
 	trap_put_reg("cr2", read_cr2());
 	serial_puts(" ");
 	trap_put_reg("cr3", read_cr3());

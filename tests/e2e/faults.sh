@@ -17,7 +17,8 @@ check_fault() {
 		'^sluice: exiting with status 3 \(exception\)$' "$@"
 }
 
-check_fault pf 14 '#PF page fault' '^cr2=0x00007f0000000000 '
+check_fault pf 14 '#PF page fault' '^cr2=0x00007f0000000000 ' \
+	'^#PF error code: P=0 W/R=0 U/S=0 RSVD=0 I/D=0 .* -> read of a non-present page$'
 check_fault gp 13 '#GP general protection'
 check_fault ud 6 '#UD invalid opcode'
 check_fault div 0 '#DE divide error'

@@ -58,9 +58,10 @@ flight per queue (Sluice's poll takes up to 32 completions at a time).
                         those buffers again
   hang-reset            complete none (as never-complete); never answer the
                         GET_VRING_BASE of the driver's reset. QEMU 7.2 waits for
-                        that answer inside the guest's write of the status
-                        register, holding its global lock: the guest stops dead
-                        and only the host can end the run (kill QEMU)
+                        that answer before it completes the guest's write of the
+                        status register: the guest stops dead, and QEMU no longer
+                        ends on SIGTERM (presumably because that vCPU holds its
+                        global lock); only SIGKILL ends the run
 
 check: read a serve log and check what the host can see of a Sluice boot: in every
 session of a confidential configuration, every ring, indirect table and buffer
@@ -795,9 +796,13 @@ def serve(args):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    try:
+        log = open(args.log, "w", buffering=1) if args.log != "-" else sys.stdout
+    except OSError as e:
+        print(f"vhost_user_blk: cannot write the log: {e}", file=sys.stderr)
+        return 2
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn = None
-    log = open(args.log, "w", buffering=1) if args.log != "-" else sys.stdout
     rc = 0
     try:
         listener.bind(args.socket_path)
@@ -905,29 +910,32 @@ def check(args):
     configs = [c for c in args.configs.split(",") if c]
     sessions = {}
     order = []
-    with open(args.log) as f:
-        for line in f:
-            ev = json.loads(line)
-            s = ev.get("s", 0)
-            if ev["ev"] == "start":
-                sessions[s] = {"addrs": [], "leak": 0, "reqs": 0, "scribbles": 0, "lies": 0}
-                order.append(s)
-            elif s in sessions:
-                x = sessions[s]
-                if ev["ev"] == "vring":
-                    x["addrs"] += [(ev["desc"], ev["desc_len"], "desc table"),
-                                   (ev["avail"], ev["avail_len"], "avail ring"),
-                                   (ev["used"], ev["used_len"], "used ring")]
-                elif ev["ev"] == "req":
-                    x["reqs"] += 1
-                    x["leak"] += ev["leak"]
-                    x["addrs"] += [(a, n, "buffer") for a, n, _ in ev["bufs"]]
-                    if ev["ind"]:
-                        x["addrs"].append((ev["ind"][0], ev["ind"][1], "indirect table"))
-                elif ev["ev"] == "scribble":
-                    x["scribbles"] += 1
-                elif ev["ev"] == "lie":
-                    x["lies"] += 1
+    try:
+        events = [json.loads(line) for line in open(args.log)]
+    except (OSError, ValueError) as e:
+        print(f"vhost_user_blk check: cannot read {args.log}: {e}", file=sys.stderr)
+        return 2
+    for ev in events:
+        s = ev.get("s", 0)
+        if ev["ev"] == "start":
+            sessions[s] = {"addrs": [], "leak": 0, "reqs": 0, "scribbles": 0, "lies": 0}
+            order.append(s)
+        elif s in sessions:
+            x = sessions[s]
+            if ev["ev"] == "vring":
+                x["addrs"] += [(ev["desc"], ev["desc_len"], "desc table"),
+                               (ev["avail"], ev["avail_len"], "avail ring"),
+                               (ev["used"], ev["used_len"], "used ring")]
+            elif ev["ev"] == "req":
+                x["reqs"] += 1
+                x["leak"] += ev["leak"]
+                x["addrs"] += [(a, n, "buffer") for a, n, _ in ev["bufs"]]
+                if ev["ind"]:
+                    x["addrs"].append((ev["ind"][0], ev["ind"][1], "indirect table"))
+            elif ev["ev"] == "scribble":
+                x["scribbles"] += 1
+            elif ev["ev"] == "lie":
+                x["lies"] += 1
     if len(order) != len(configs):
         print(f"FAIL: {len(order)} device sessions in the log, {len(configs)} configurations "
               f"named", file=sys.stderr)

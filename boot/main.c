@@ -315,11 +315,21 @@ static int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opt
 			virtio_blk_get_stats(&blk, &st);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
 			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes, %"
-			       PRIu64 " abandoned\n",
+			       PRIu64 " abandoned, %" PRIu64 " bad used entries\n",
 			       name, st.completed, st.errors, st.busy, st.bad_len, st.bad_status,
-			       st.abandoned);
+			       st.abandoned, st.bad_used);
+			/* A device that lied in its answers, even where each lie was caught
+			 * (entry skipped, request failed), is at fault: the data of requests
+			 * it completed validly is still only as good as its word. */
+			if (virtio_blk_protocol_errors(&st)) {
+				failures++;
+				printf("blk: mode=%s the device broke the virtio protocol: %" PRIu64
+				       " bad used entries, %" PRIu64 " bad lengths, %" PRIu64
+				       " bad status bytes\n",
+				       name, st.bad_used, st.bad_len, st.bad_status);
+			}
 			/* Stopped before removal: a deadline passed or a queue broke. */
-			if (blk.stopped)
+			if (blk.stopped || virtio_blk_protocol_errors(&st))
 				device_faults++;
 			if (virtio_blk_remove(&blk)) {
 				printf("blk: mode=%s %s did not reset: %" PRIu64 " bytes, %" PRIu64

@@ -2,10 +2,14 @@
 """blk_pattern.py - host side of the block data-integrity test.
 
   blk_pattern.py make IMAGE BYTES SEED        write BYTES of seeded random data
-  blk_pattern.py verify ORIG IMAGE BS MODES   check that IMAGE equals ORIG except
+  blk_pattern.py verify ORIG IMAGE BS MODES [ANY]
+                                              check that IMAGE equals ORIG except
                                               the pattern region of each mode in
                                               MODES (comma-separated indices), which
-                                              must hold the kernel's pattern
+                                              must hold the kernel's pattern, and of
+                                              each mode in ANY, which may hold
+                                              anything (a write pass a device fault
+                                              cut short)
 
 The region and pattern definitions mirror bench/blk_check.[ch]: the last quarter of
 the disk split in three, rounded down to whole requests of BS bytes; byte at disk
@@ -36,11 +40,12 @@ def main(argv):
         with open(argv[2], "wb") as f:
             f.write(data)
         return 0
-    if len(argv) == 6 and argv[1] == "verify":
+    if len(argv) in (6, 7) and argv[1] == "verify":
         orig = open(argv[2], "rb").read()
         image = open(argv[3], "rb").read()
         bs = int(argv[4])
         modes = [int(m) for m in argv[5].split(",") if m]
+        anything = [int(m) for m in argv[6].split(",") if m] if len(argv) == 7 else []
         if len(orig) != len(image):
             print(f"size changed: {len(orig)} -> {len(image)}")
             return 1
@@ -53,12 +58,18 @@ def main(argv):
             for s in range(first, first + count):
                 expected[s * SECTOR:(s + 1) * SECTOR] = pattern_sector(s, m, rows)
             print(f"mode {m}: sectors {first}..{first + count - 1} expected to hold the pattern")
+        for m in anything:
+            first, count = region(capacity, bs, m)
+            expected[first * SECTOR:(first + count) * SECTOR] = \
+                image[first * SECTOR:(first + count) * SECTOR]
+            print(f"mode {m}: sectors {first}..{first + count - 1} not checked")
         if bytes(expected) != image:
             bad = next(i for i in range(len(image)) if image[i] != expected[i])
             print(f"MISMATCH at byte {bad} (sector {bad // SECTOR}): "
                   f"image {image[bad]:#04x}, expected {expected[bad]:#04x}")
             return 1
-        print(f"image verified: {len(image)} bytes, {len(modes)} pattern regions, rest unchanged")
+        print(f"image verified: {len(image)} bytes, {len(modes)} pattern regions"
+              f"{f', {len(anything)} not checked' if anything else ''}, rest unchanged")
         return 0
     print(__doc__)
     return 2

@@ -4,7 +4,7 @@
 #   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
 #                       [--blk-queue-size N] [--blkdebug RULES] [--net-tap]
-#                       [-- extra qemu args]
+#                       [--vhost-user-blk SOCKET] [-- extra qemu args]
 #
 # --smp N: processors QEMU gives the guest; default: the kernel option cpus=N when
 # --args has one (N > 0), else 2. --blk-queues N: virtio-blk request queues;
@@ -15,6 +15,12 @@
 # the bridge carry no IP (IPv6 off), so only the kernel's own frames cross.
 # --blkdebug RULES puts QEMU's blkdebug driver with that rules file in front of the
 # disk, to make the device fail chosen requests (fault-injection tests).
+# --vhost-user-blk SOCKET: the disk is a vhost-user-blk-pci device whose queues a
+# back-end process listening on SOCKET serves (tests/vhost_user_blk.py; --disk is
+# then unused): QEMU connects as the client, and guest RAM goes on a shared memfd
+# so that the back-end can map it. The device offers what the back-end offers
+# (VERSION_1 and ACCESS_PLATFORM included), with iommu_platform=on and no legacy
+# interface, like the default virtio-blk-pci.
 #
 # Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
 # QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
@@ -34,6 +40,7 @@ blk_queues=""
 blk_queue_size=256
 blkdebug=""
 net_tap=0
+vhost_user_blk=""
 extra=()
 
 while [ $# -gt 0 ]; do
@@ -48,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--blk-queue-size) blk_queue_size=$2; shift 2 ;;
 	--blkdebug) blkdebug=$2; shift 2 ;;
 	--net-tap) net_tap=1; shift ;;
+	--vhost-user-blk) vhost_user_blk=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -99,7 +107,7 @@ cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
 printf '%s\n' "accel=$accel_name${args:+ $args}" >"$esp/sluice.cfg"
 vars="$build/OVMF_VARS_4M.fd"
 [ -f "$vars" ] || cp "$vars_template" "$vars"
-if [ ! -f "$disk" ]; then
+if [ -z "$vhost_user_blk" ] && [ ! -f "$disk" ]; then
 	mkdir -p "$(dirname "$disk")"
 	truncate -s 64M "$disk"
 fi
@@ -137,15 +145,27 @@ if [ "$net_tap" -eq 1 ]; then
 	nic_opts=",mq=on,vectors=$((2 * smp + 2))"
 fi
 
-echo "run-qemu: options '${args}', ${smp} CPU(s), ${blk_queues} blk queue(s), timeout ${timeout}s, serial log $log"
+# The data disk: QEMU's own virtio-blk, or a vhost-user-blk device served by another
+# process, which then needs guest RAM in memory it can map (a shared memfd).
+machine=q35
+blk_args=(-drive file="${blkdebug:+blkdebug:$blkdebug:}$disk",format=raw,if=none,id=d0
+	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues",queue-size="$blk_queue_size")
+if [ -n "$vhost_user_blk" ]; then
+	[ -S "$vhost_user_blk" ] || { echo "run-qemu: --vhost-user-blk: $vhost_user_blk is not a listening socket" >&2; exit 2; }
+	machine=q35,memory-backend=mem
+	blk_args=(-object memory-backend-memfd,id=mem,size="${mem}M",share=on
+		-chardev socket,id=vub0,path="$vhost_user_blk"
+		-device vhost-user-blk-pci,chardev=vub0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues",queue-size="$blk_queue_size")
+fi
+
+echo "run-qemu: options '${args}', ${smp} CPU(s), ${blk_queues} blk queue(s)${vhost_user_blk:+ (vhost-user-blk on $vhost_user_blk)}, timeout ${timeout}s, serial log $log"
 timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
-	-machine q35 -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
+	-machine "$machine" -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
 	-serial stdio \
 	-drive if=pflash,format=raw,readonly=on,file="$code" \
 	-drive if=pflash,format=raw,file="$vars" \
 	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
-	-drive file="${blkdebug:+blkdebug:$blkdebug:}$disk",format=raw,if=none,id=d0 \
-	-device virtio-blk-pci,drive=d0,disable-legacy=on,iommu_platform=on,num-queues="$blk_queues",queue-size="$blk_queue_size" \
+	"${blk_args[@]}" \
 	"${net_args[@]}" \
 	-device virtio-net-pci,netdev=n0,disable-legacy=on,iommu_platform=on,romfile="$nic_opts" \
 	-device virtio-net-pci,netdev=n1,disable-legacy=on,iommu_platform=on,romfile="$nic_opts" \

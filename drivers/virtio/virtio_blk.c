@@ -594,7 +594,12 @@ void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats 
 	memset(out, 0, sizeof(*out));
 	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
 		const struct virtio_blk_stats *st = &blk->queues[qi].stats;
+		struct virtq_stats vs;
 
+		if (blk->queues[qi].vq_ready) {
+			virtq_stats(&blk->queues[qi].vq, &vs);
+			out->bad_used += vs.bad_id + vs.not_in_flight;
+		}
 		out->submitted += st->submitted;
 		out->completed += st->completed;
 		out->errors += st->errors;

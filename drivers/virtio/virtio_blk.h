@@ -66,12 +66,20 @@ struct virtio_blk_completion {
  *	calls (allocator and bounce copies) on behalf of requests.
  * @abandoned: requests taken back unfinished after the device was stopped and
  *	reset (virtio_blk_stop()); their data was not copied.
+ * @bad_used: used entries the queues skipped because they named no request in
+ *	flight: an id beyond the queue size, a replayed or never-posted one
+ *	(&struct virtq_stats bad_id + not_in_flight, summed over the queues).
+ *
+ * @bad_used, @bad_len and @bad_status count breaches of the virtio protocol by
+ * the device (virtio_blk_protocol_errors()); @errors also counts honest device
+ * errors (IOERR, UNSUPP).
  */
 struct virtio_blk_stats {
 	uint64_t submitted, completed, errors, bad_status, bad_len, busy;
 	uint64_t bytes_read, bytes_written;
 	uint64_t cycles_dma;
 	uint64_t abandoned;
+	uint64_t bad_used;
 };
 
 struct virtio_blk_req;
@@ -238,6 +246,20 @@ int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector
  * @out: filled in.
  */
 void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats *out);
+
+/**
+ * virtio_blk_protocol_errors() - how often the device broke the virtio protocol
+ *	in its answers: used entries naming no request in flight, used lengths other
+ *	than the request's, status bytes that are no status. Each was caught (the
+ *	entry skipped, the request failed with -34) but a device that lies once may
+ *	lie where it cannot be caught: callers treat any as a device fault.
+ * @st: counters from virtio_blk_get_stats().
+ * Return: @st->bad_used + @st->bad_len + @st->bad_status.
+ */
+static inline uint64_t virtio_blk_protocol_errors(const struct virtio_blk_stats *st)
+{
+	return st->bad_used + st->bad_len + st->bad_status;
+}
 
 /**
  * virtio_blk_share_queues() - let several CPUs use the same queue.

@@ -615,6 +615,10 @@ static void fault_trigger(const struct fault_request *req)
 		fault_call(code);
 		break;
 	}
+	case FAULT_VE:
+		/* Vector 20 by software: the path a #VE takes, IST2 and guard included. */
+		__asm__ volatile("int $20");
+		break;
 	}
 	(void)sink;
 }
@@ -648,6 +652,13 @@ static void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsig
 		req.code = block;
 		printf("fault: shared arena block 0x%" PRIx64 " holds a ret; calling it\n",
 		       (uint64_t)(uintptr_t)block);
+	} else if (fault == FAULT_VE) {
+		/* What a TD's module would report for a stray port write: an I/O
+		 * instruction (exit reason 30), 1 byte out to port 0x3f8. */
+		if (cc_sim_tdx_active())
+			cc_sim_tdx_stage_ve(30, (UINT64_C(0x3f8) << 16), 0);
+		printf("fault: raising #VE (vector 20)%s\n",
+		       cc_sim_tdx_active() ? "; the simulated TD reports an I/O instruction" : "");
 	} else if (fault == FAULT_EXEC_DATA) {
 		printf("fault: image data 0x%" PRIx64 " holds a ret; calling it\n",
 		       (uint64_t)(uintptr_t)fault_ret_in_data);

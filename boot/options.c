@@ -33,7 +33,7 @@ struct option_def {
 };
 
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", "write_text",
-					      "exec_shared", "exec_data", "exec_stack", NULL };
+					      "exec_shared", "exec_data", "exec_stack", "ve", NULL };
 const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
@@ -55,7 +55,7 @@ static const struct option_def option_table[] = {
 	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 128M" },
 	{ "fault", OPT_CHOICE, offsetof(struct kernel_options, fault), 0, 0, 0, fault_choices,
 	  "deliberate fault after the boot report: none|pf|gp|ud|div, or a W^X violation: "
-	  "write_text|exec_shared|exec_data|exec_stack; default none" },
+	  "write_text|exec_shared|exec_data|exec_stack, or a #VE: ve; default none" },
 	{ "pool", OPT_SIZE, offsetof(struct kernel_options, pool_bytes), 256 * 1024, 508 * MIB,
 	  4096, NULL, "each bounce pool (one per policy) taken from the DMA region; default 16M" },
 	{ "policies", OPT_LIST, offsetof(struct kernel_options, policies), 0, 0, 0,

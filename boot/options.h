@@ -24,6 +24,9 @@
  *	could (#PF, I/D=1: shared memory is non-executable).
  * @FAULT_EXEC_DATA: call a `ret` in the image's data section (#PF, I/D=1).
  * @FAULT_EXEC_STACK: call a `ret` on the calling CPU's stack (#PF, I/D=1).
+ * @FAULT_VE: a #VE (vector 20), as a TD raises one; with cc=sim-tdx the model
+ *	first stages what TDG.VP.VEINFO.GET reports (an I/O instruction on the
+ *	serial port), so the #VE guard's whole path runs.
  */
 enum fault_kind {
 	FAULT_NONE,
@@ -35,6 +38,7 @@ enum fault_kind {
 	FAULT_EXEC_SHARED,
 	FAULT_EXEC_DATA,
 	FAULT_EXEC_STACK,
+	FAULT_VE,
 };
 
 /**

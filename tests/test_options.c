@@ -78,6 +78,7 @@ static void test_fault_choices(void **state)
 		{ "fault=exec_shared", FAULT_EXEC_SHARED },
 		{ "fault=exec_data", FAULT_EXEC_DATA },
 		{ "fault=exec_stack", FAULT_EXEC_STACK },
+		{ "fault=ve", FAULT_VE },
 	};
 	struct kernel_options o;
 	char err[512];

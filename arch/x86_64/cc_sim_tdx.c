@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/spinlock.h"
@@ -56,6 +57,63 @@ static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 	qemu_exit(SLUICE_EXIT_FAIL);
 }
 
+/* The VMX exit reasons a #VE reports (Intel SDM vol. 3 appendix C; the GHCI). */
+static const char *ve_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case 10:
+		return "CPUID";
+	case 12:
+		return "HLT";
+	case 30:
+		return "I/O instruction";
+	case 31:
+		return "RDMSR";
+	case 32:
+		return "WRMSR";
+	case 48:
+		return "EPT violation: MMIO or a shared/private mismatch";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * The #VE guard: the TDX module's account first (TDG.VP.VEINFO.GET, before
+ * anything else can raise a second #VE), printed through the paravirtual I/O
+ * layer, then the exception report and the fatal exit. Nothing is emulated: in
+ * this kernel every operation a TD traps on already goes through pvio, so a #VE
+ * is a bug or the VMM misbehaving.
+ */
+static void sim_ve_report(uint64_t rip)
+{
+	struct tdx_ve_info ve;
+
+	if (tdx_ve_info_get(&td, &ve)) {
+		printf("#VE: TDG.VP.VEINFO.GET failed; rip 0x%" PRIx64 "\n", rip);
+		return;
+	}
+	printf("#VE: TDG.VP.VEINFO.GET: exit reason %u (%s), qualification 0x%" PRIx64
+	       ", GPA 0x%" PRIx64 ", GLA 0x%" PRIx64 ", instruction length %u, rip 0x%" PRIx64
+	       "\n",
+	       ve.exit_reason, ve_reason_name(ve.exit_reason), ve.exit_qual, ve.gpa, ve.gla,
+	       ve.instr_len, rip);
+}
+
+bool cc_sim_tdx_active(void)
+{
+	return td.insn != NULL;
+}
+
+void cc_sim_tdx_stage_ve(uint32_t exit_reason, uint64_t exit_qual, uint64_t gpa)
+{
+	model.ve.exit_reason = exit_reason;
+	model.ve.exit_qual = exit_qual;
+	model.ve.gpa = gpa;
+	model.ve.gla = gpa;
+	model.ve.instr_len = 1;
+}
+
 static int sim_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
 {
 	int rc;
@@ -85,6 +143,7 @@ int cc_sim_tdx_init(uint64_t ram_top, uint8_t *state, uint8_t *pte,
 	if (faults)
 		armed_faults = *faults;
 	mmu_set_cc_backend(&sim_backend);
+	trap_set_ve_reporter(sim_ve_report);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #ifndef SLUICE_ARCH_CC_SIM_TDX_H
 #define SLUICE_ARCH_CC_SIM_TDX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,22 @@ int cc_sim_tdx_init(uint64_t ram_top, uint8_t *state, uint8_t *pte,
  *	the boot.
  */
 void cc_sim_tdx_arm_faults(void);
+
+/**
+ * cc_sim_tdx_active() - whether cc_sim_tdx_init() routed the kernel through the
+ *	simulated TD.
+ */
+bool cc_sim_tdx_active(void);
+
+/**
+ * cc_sim_tdx_stage_ve() - what the model's TDG.VP.VEINFO.GET will report, as the
+ *	TDX module would for a #VE it injected (fault=ve uses it before raising
+ *	vector 20, so that the guard's whole path runs).
+ * @exit_reason: VMX exit reason (e.g. 30, an I/O instruction).
+ * @exit_qual: its qualification.
+ * @gpa: the guest physical (and linear) address.
+ */
+void cc_sim_tdx_stage_ve(uint32_t exit_reason, uint64_t exit_qual, uint64_t gpa);
 
 /**
  * cc_sim_tdx_report() - print the TD's parameters and the protocol's counters.

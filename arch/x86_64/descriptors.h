@@ -88,4 +88,13 @@ void trap_set_image_base(uint64_t base);
  */
 __attribute__((noreturn)) void trap_handler(struct trap_frame *frame);
 
+/**
+ * trap_set_ve_reporter() - what a #VE (vector 20) does first, before anything
+ *	else can fault: in a TD, TDG.VP.VEINFO.GET (a second #VE before it is a
+ *	double fault) and a report of the reason, GPA and RIP. The exception
+ *	report and the fatal exit follow; nothing is emulated.
+ * @fn: called with the trapped RIP; NULL for none (a plain VM has no #VE).
+ */
+void trap_set_ve_reporter(void (*fn)(uint64_t rip));
+
 #endif /* SLUICE_ARCH_DESCRIPTORS_H */

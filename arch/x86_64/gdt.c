@@ -34,6 +34,13 @@ struct cpu_descriptors {
 };
 
 static struct cpu_descriptors cpu_descriptors[SMP_MAX_CPUS];
+/* #VE runs on IST2, a stack of its own per CPU: a #VE can arrive on any
+ * instruction, in the middle of anything, and its guard must run whatever the
+ * current stack holds (Intel TDX module spec, #VE; the GHCI's guidance on #VE
+ * handlers). */
+#define VE_STACK_SIZE 8192
+static _Alignas(16) uint8_t ve_stacks[SMP_MAX_CPUS][VE_STACK_SIZE];
+
 /* The bootstrap CPU's IST stack; the others' come from smp.c. */
 static _Alignas(16) uint8_t ist1_stack[IST_STACK_SIZE];
 
@@ -52,6 +59,7 @@ void gdt_init_cpu(unsigned int cpu, uint64_t ist_top)
 
 	memset(&d->tss, 0, sizeof(d->tss));
 	d->tss.ist[0] = ist_top;
+	d->tss.ist[1] = (uint64_t)(ve_stacks[cpu] + VE_STACK_SIZE);
 	/* No I/O permission bitmap: point past the TSS limit. */
 	d->tss.iomap_base = sizeof(d->tss);
 

@@ -152,10 +152,21 @@ static void trap_print_stack(unsigned int cpu, uint64_t rbp)
 	}
 }
 
+static void (*ve_reporter)(uint64_t rip);
+
+void trap_set_ve_reporter(void (*fn)(uint64_t rip))
+{
+	ve_reporter = fn;
+}
+
 void trap_handler(struct trap_frame *f)
 {
 	unsigned int cpu = smp_cpu_id() % SMP_MAX_CPUS;
 	int expected = -1;
+
+	/* #VE: the TDX module's account of it comes first (TDG.VP.VEINFO.GET). */
+	if (f->vector == 20 && ve_reporter)
+		ve_reporter(f->rip);
 
 	if (in_trap[cpu]++) {
 		serial_puts("\nEXCEPTION inside the exception handler, vector ");

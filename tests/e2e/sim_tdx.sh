@@ -53,3 +53,12 @@ expect "$BOOT_LOG" '^dma: warning: dma_arena: set_shared failed on chunk 0x[0-9a
 	'^sluice: (block|network) task failed'
 reject "$BOOT_LOG" 'VIOLATION'
 echo "sim-tdx: data verified, faults absorbed or reported, no rule of the TD broken"
+
+# The #VE guard: vector 20 runs on its own stack, asks the TDX module (here the
+# model) what happened before anything else, reports it, and the kernel stops with
+# the exception report (exit 3); nothing is emulated.
+boot_kernel sim_tdx_ve 3 --args "cc=sim-tdx blk=none frames=0 fault=ve"
+expect "$BOOT_LOG" '^fault: raising #VE \(vector 20\); the simulated TD reports an I/O instruction' \
+	'^#VE: TDG.VP.VEINFO.GET: exit reason 30 \(I/O instruction\), qualification 0x3f80000, GPA 0x0, GLA 0x0, instruction length 1, rip 0x[0-9a-f]+$' \
+	'^\*\*\* EXCEPTION 20 #VE virtualization exception on cpu 0'
+echo "sim-tdx: the #VE guard reported the module's account and stopped the kernel"

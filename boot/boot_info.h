@@ -81,6 +81,11 @@ struct boot_region {
  * @options: the parsed options.
  * @options_text: the option text as read (for the report).
  * @options_source: where the options came from ("sluice.cfg" or "defaults").
+ * @cc_at_boot: the confidential-computing mode (enum cc_mode) CPUID showed before
+ *	ExitBootServices, while the firmware still handled a TD's #VE.
+ * @unaccepted_bytes: memory the firmware left unaccepted (EfiUnacceptedMemoryType,
+ *	UEFI 2.9): the kernel never uses it (mapped as reserved) and reports it.
+ * @unaccepted_ranges: the number of such ranges.
  */
 struct boot_info {
 	uint64_t image_base;
@@ -100,6 +105,9 @@ struct boot_info {
 	struct kernel_options options;
 	char options_text[OPTIONS_MAX_TEXT];
 	const char *options_source;
+	int cc_at_boot;
+	uint64_t unaccepted_bytes;
+	unsigned int unaccepted_ranges;
 };
 
 /**

@@ -194,6 +194,10 @@ static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_si
 
 		if (!r.size)
 			continue;
+		if (d->Type == UEFI_MT_UNACCEPTED) {
+			bi->unaccepted_bytes += r.size;
+			bi->unaccepted_ranges++;
+		}
 		/* Insertion sort by base: the firmware's map is usually sorted already. */
 		while (i > 0 && bi->ranges[i - 1].base > r.base) {
 			bi->ranges[i] = bi->ranges[i - 1];
@@ -278,6 +282,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 
 	boot_reserve_trampoline(&bi->trampoline);
 	acpi_madt_cpus(bi->acpi_rsdp, &bi->cpus);
+	/* Before ExitBootServices: in a TD the firmware still handles the #VE a CPUID
+	 * leaf may raise; after it, nothing would. */
+	{
+		struct cpu_info early;
+
+		cpu_detect(&early);
+		bi->cc_at_boot = early.cc;
+	}
 
 	boot_exit_firmware(image, bi);
 	arch_call_on_stack(kernel_main, bi, bi->stack.base + bi->stack.size);

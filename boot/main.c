@@ -71,7 +71,14 @@ static void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 	uint8_t *state, *pte;
 	char why[160];
 
-	if (cpu->cc == CC_TDX && bi->options.cc != CC_OPT_EMULATED) {
+	if (bi->unaccepted_bytes)
+		printf("memory: %" PRIu64 " KiB in %u range%s left unaccepted by the firmware "
+		       "(EfiUnacceptedMemoryType): left alone, never used\n",
+		       bi->unaccepted_bytes >> 10, bi->unaccepted_ranges,
+		       bi->unaccepted_ranges == 1 ? "" : "s");
+	else
+		printf("memory: no unaccepted memory in the firmware's map\n");
+	if ((cpu->cc == CC_TDX || bi->cc_at_boot == CC_TDX) && bi->options.cc != CC_OPT_EMULATED) {
 		printf("cc: running in a real TD: not supported yet (no #VE-free paravirtual I/O); "
 		       "exit %d\n", SLUICE_EXIT_BOOT);
 		exit(SLUICE_EXIT_BOOT);
@@ -94,6 +101,7 @@ static void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 		exit(SLUICE_EXIT_BOOT);
 	}
 	cc_sim_tdx_report("at boot");
+	smp_simulate_td_firmware();
 }
 
 static uint64_t deadline_tsc_now(void *ctx)

@@ -40,6 +40,8 @@ ALLOWED = {
     "tee_tdcall_native",
     # arch/x86_64/ap_trampoline.S: real and protected mode, before any C code.
     "ap_trampoline_protected", "ap_trampoline", "ap_trampoline_long", "ap_entry",
+    # the same trampoline's 64-bit entry for an AP woken through the ACPI wakeup mailbox.
+    "ap_mailbox_entry",
 }
 
 FUNC_RE = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")

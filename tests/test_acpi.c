@@ -259,6 +259,32 @@ static void test_madt_cpus(void **state)
 	assert_int_equal(cpus.apic_id[2], 3);
 	assert_int_equal(cpus.apic_id[3], 300);
 	assert_int_equal(cpus.skipped, 1);
+	assert_int_equal(cpus.wakeup_mailbox, 0);
+}
+
+/* A TD's MADT: the Multiprocessor Wakeup structure gives the mailbox; a version
+ * we do not know is ignored (no mailbox rather than a misread one). */
+static void test_madt_wakeup_mailbox(void **state)
+{
+	static uint8_t madt[256];
+	static const uint8_t entries[] = {
+		0, 8, 0, 0, 1, 0, 0, 0,
+		0x10, 16, 0, 0, 0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0, 0, 0, 0,
+	};
+	static const uint8_t future[] = {
+		0x10, 16, 1, 0, 0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0, 0, 0, 0,
+	};
+	struct fake_acpi *a = build(0x608, 0, 0);
+	struct acpi_cpus cpus;
+
+	(void)state;
+	add_madt(a, madt, entries, sizeof(entries));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.wakeup_mailbox, 0x3f7ff000);
+	assert_int_equal(cpus.count, 1);
+	add_madt(a, madt, future, sizeof(future));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.wakeup_mailbox, 0);
 }
 
 static void test_madt_override_and_truncated_entries(void **state)
@@ -324,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_mcfg_window),
 		cmocka_unit_test(test_checksum),
 		cmocka_unit_test(test_madt_cpus),
+		cmocka_unit_test(test_madt_wakeup_mailbox),
 		cmocka_unit_test(test_madt_override_and_truncated_entries),
 		cmocka_unit_test(test_no_madt),
 	};

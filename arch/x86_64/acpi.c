@@ -158,6 +158,7 @@ bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out)
 #define MADT_TYPE_LAPIC 0
 #define MADT_TYPE_LAPIC_OVERRIDE 5
 #define MADT_TYPE_X2APIC 9
+#define MADT_TYPE_MP_WAKEUP 0x10
 #define MADT_CPU_ENABLED 1u
 #define MADT_CPU_ONLINE_CAPABLE 2u
 
@@ -206,6 +207,13 @@ bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out)
 			madt_add_cpu(out, id, cpu_flags);
 		} else if (type == MADT_TYPE_LAPIC_OVERRIDE && len >= 12) {
 			memcpy(&out->lapic_base, raw + off + 4, 8);
+		} else if (type == MADT_TYPE_MP_WAKEUP && len >= 16) {
+			uint16_t version;
+
+			/* Version 0 is the only one defined: its layout is what we use. */
+			memcpy(&version, raw + off + 2, 2);
+			if (version == 0)
+				memcpy(&out->wakeup_mailbox, raw + off + 8, 8);
 		}
 		off += len;
 	}

@@ -97,6 +97,9 @@ bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out);
  * @skipped: processors the table marks neither enabled nor online-capable, or
  *	beyond %ACPI_MAX_CPUS (counted, not started).
  * @pcat_compat: the system also has dual 8259 PICs (MADT flag PCAT_COMPAT).
+ * @wakeup_mailbox: physical address of the Multiprocessor Wakeup mailbox (MADT
+ *	type 0x10, ACPI 6.4 5.2.12.19: how a TD's firmware, TDVF, lets the OS start
+ *	application processors, which receive no INIT or SIPI), 0 when absent.
  */
 struct acpi_cpus {
 	uint64_t lapic_base;
@@ -104,7 +107,26 @@ struct acpi_cpus {
 	unsigned int count;
 	unsigned int skipped;
 	bool pcat_compat;
+	uint64_t wakeup_mailbox;
 };
+
+/**
+ * struct acpi_wakeup_mailbox - the Multiprocessor Wakeup mailbox (ACPI 6.4,
+ *	5.2.12.19, table 5.44): 4 KiB; the OS owns the first 2 KiB, the firmware the
+ *	rest.
+ * @command: 0 noop, 1 wakeup; the firmware's AP sets it back to 0 once it has
+ *	read the request.
+ * @reserved: 0.
+ * @apic_id: the processor to wake.
+ * @wakeup_vector: where it jumps, in 64-bit mode with interrupts off.
+ */
+struct acpi_wakeup_mailbox {
+	volatile uint16_t command;
+	uint16_t reserved;
+	volatile uint32_t apic_id;
+	volatile uint64_t wakeup_vector;
+};
+#define ACPI_MAILBOX_WAKEUP 1
 
 /**
  * acpi_madt_cpus() - list the processors from the MADT ("APIC" table).
@@ -112,7 +134,8 @@ struct acpi_cpus {
  * @out: filled in (count 0 when there is no MADT).
  *
  * Reads Processor Local APIC (type 0) and Processor Local x2APIC (type 9) entries
- * that are enabled or online-capable, and the Local APIC Address Override (type 5).
+ * that are enabled or online-capable, the Local APIC Address Override (type 5)
+ * and the Multiprocessor Wakeup structure (type 0x10, mailbox version 0).
  * An entry whose length runs past the table or is below its type's size ends the
  * walk: what was read before it is kept. Duplicate APIC IDs are listed once.
  * Return: true if a MADT was found.

@@ -69,6 +69,38 @@ ap_trampoline_long:
 	jmpq *%rax
 
 	/*
+	 * The entry of a processor woken through the ACPI Multiprocessor Wakeup
+	 * mailbox (a TD: ACPI 6.4 5.2.12.19): it arrives here in 64-bit mode, with
+	 * interrupts off and the firmware's identity page tables, GDT and stack.
+	 * The page base comes RIP-relative (the code is position independent); then
+	 * our GDT, CR4, CR3, EFER (written only if it differs: a TD fixes LME/NXE),
+	 * CR0, and a far return to our 64-bit code selector joins the SIPI path at
+	 * ap_trampoline_long.
+	 */
+	.globl ap_mailbox_entry
+ap_mailbox_entry:
+	cli
+	leaq ap_trampoline_start(%rip), %rbx
+	lgdt OFF(ap_tr_gdt64)(%rbx)
+	movl OFF(ap_tr_cr4)(%rbx), %eax
+	movq %rax, %cr4
+	movl OFF(ap_tr_cr3)(%rbx), %eax
+	movq %rax, %cr3
+	movl $0xC0000080, %ecx
+	rdmsr
+	cmpl OFF(ap_tr_efer)(%rbx), %eax
+	je 1f
+	movl OFF(ap_tr_efer)(%rbx), %eax
+	xorl %edx, %edx
+	wrmsr
+1:	movl OFF(ap_tr_cr0)(%rbx), %eax
+	movq %rax, %cr0
+	pushq $0x18
+	leaq ap_trampoline_long(%rip), %rax
+	pushq %rax
+	lretq
+
+	/*
 	 * Accessed bits (type bit 0) preset: loading a descriptor whose A bit is
 	 * clear makes the CPU write it into the GDT (SDM vol. 3 3.4.5). The far
 	 * jump to 0x18 runs with paging on and this page read-only (W^X, smp.c),
@@ -105,6 +137,8 @@ ap_tr_efer:	.long 0
 ap_tr_stack:	.quad 0
 ap_tr_arg:	.quad 0
 ap_tr_entry:	.quad 0
+ap_tr_gdt64:	.word ap_trampoline_gdt_end - ap_trampoline_gdt - 1
+		.quad 0			/* GDT linear address, 64-bit form for lgdt in long mode */
 	.globl ap_trampoline_end
 ap_trampoline_end:
 

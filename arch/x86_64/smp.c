@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86_64/acpi.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/lapic.h"
@@ -66,6 +67,7 @@ struct cpu_local {
 	void *arg;
 	uint64_t start_ns;
 	uint64_t ist_top;
+	volatile uint32_t parked; /* in the simulated TD's firmware, waiting on the mailbox */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
 _Static_assert(__builtin_offsetof(struct cpu_local, index) == 8, "smp_cpu_id reads %gs:8");
@@ -88,11 +90,14 @@ struct ap_trampoline_params {
 	uint64_t stack_top;
 	uint64_t arg;
 	uint64_t entry;
+	uint16_t gdt64_limit;
+	uint64_t gdt64_base;
 } __attribute__((packed));
-_Static_assert(sizeof(struct ap_trampoline_params) == 64, "trampoline parameter layout");
+_Static_assert(sizeof(struct ap_trampoline_params) == 74, "trampoline parameter layout");
 
 extern const char ap_trampoline_start[], ap_trampoline_end[], ap_trampoline_params[];
 extern const char ap_trampoline_protected[], ap_trampoline_long[], ap_trampoline_gdt[];
+extern const char ap_mailbox_entry[];
 extern void ipi_wakeup_entry(void);
 extern void ipi_spurious_entry(void);
 
@@ -165,8 +170,15 @@ __attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
 
 /* The AP's first C code, on its own stack, entered from the trampoline with the
  * kernel's page tables but the trampoline's GDT and no IDT. */
+static bool sim_firmware;
+__attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl);
+
 __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 {
+	/* In the simulated TD the first arrival is the firmware's INIT-SIPI start:
+	 * park in the simulated firmware until the mailbox wakes this AP. */
+	if (sim_firmware && !__atomic_load_n(&cl->parked, __ATOMIC_ACQUIRE))
+		sim_firmware_ap(cl);
 	gdt_init_cpu(cl->index, cl->ist_top);
 	idt_load();
 	smp_set_gs(cl);
@@ -187,8 +199,9 @@ static void smp_wait_us(uint64_t us)
 		cpu_relax();
 }
 
-/* Send INIT-SIPI-SIPI and wait for the AP to report in; 0 once it is online. */
-static int smp_wake_ap(struct cpu_local *cl, uint64_t page)
+/* Send INIT-SIPI-SIPI and wait for the AP to report in (@flag: its online flag,
+ * or the simulated firmware's "parked"); 0 once it has. */
+static int smp_sipi_and_wait(struct cpu_local *cl, uint64_t page, volatile uint32_t *flag)
 {
 	uint64_t t0 = now_ns(), deadline;
 
@@ -198,11 +211,10 @@ static int smp_wake_ap(struct cpu_local *cl, uint64_t page)
 	if (lapic_send_startup(cl->apic_id, page))
 		goto not_accepted;
 	smp_wait_us(200);
-	if (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE) &&
-	    lapic_send_startup(cl->apic_id, page))
+	if (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && lapic_send_startup(cl->apic_id, page))
 		goto not_accepted;
 	deadline = now_ns() + AP_START_TIMEOUT_NS;
-	while (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
 		if (now_ns() > deadline) {
 			/* Park it: a CPU that woke later would run on these stacks and
 			 * this parameter block while the next AP uses them. */
@@ -223,6 +235,106 @@ not_accepted:
 	return -1;
 }
 
+/*
+ * The ACPI Multiprocessor Wakeup mailbox (ACPI 6.4 5.2.12.19): how a TD starts
+ * its APs, which receive no INIT or SIPI (TDVF parks them in firmware, polling
+ * the mailbox). Set by smp_init() from the MADT, or by the simulated TD.
+ */
+static struct acpi_wakeup_mailbox *wakeup_mailbox;
+static bool mailbox_stuck;
+
+/*
+ * Wake @cl through the mailbox: its APIC ID and our 64-bit entry in the start-up
+ * page, then the command; the firmware's AP clears the command when it has read
+ * it and jumps to the entry. Each wait has a deadline. An AP that never takes the
+ * command cannot be reset by the OS in a TD: the command stays posted, so no
+ * other AP is started after it (the parameter block it might still read stays as
+ * it is), and the kernel goes on with the CPUs it has.
+ */
+static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
+{
+	struct acpi_wakeup_mailbox *mb = wakeup_mailbox;
+	uint64_t t0 = now_ns(), deadline = t0 + AP_START_TIMEOUT_NS;
+
+	if (mailbox_stuck || __atomic_load_n(&mb->command, __ATOMIC_ACQUIRE)) {
+		printf("smp: cpu %u (APIC %u): the wakeup mailbox is still busy; skipped\n",
+		       cl->index, cl->apic_id);
+		return -1;
+	}
+	mb->apic_id = cl->apic_id;
+	mb->wakeup_vector = page + (uint64_t)(ap_mailbox_entry - ap_trampoline_start);
+	__atomic_store_n(&mb->command, ACPI_MAILBOX_WAKEUP, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE)) {
+		if (now_ns() > deadline) {
+			mailbox_stuck = true;
+			printf("smp: cpu %u (APIC %u) did not take the mailbox's wakeup command "
+			       "within %" PRIu64 " ms; skipped, and no AP after it is started\n",
+			       cl->index, cl->apic_id, AP_START_TIMEOUT_NS / 1000000);
+			return -1;
+		}
+		cpu_relax();
+	}
+	while (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE)) {
+		if (now_ns() > deadline) {
+			mailbox_stuck = true; /* it runs somewhere in our start-up code */
+			printf("smp: cpu %u (APIC %u) took the wakeup command but did not report "
+			       "in within %" PRIu64 " ms; skipped, and no AP after it is started\n",
+			       cl->index, cl->apic_id, AP_START_TIMEOUT_NS / 1000000);
+			return -1;
+		}
+		cpu_relax();
+	}
+	cl->start_ns = now_ns() - t0;
+	return 0;
+}
+
+/* The simulated TD's firmware (cc=sim-tdx): one 4 KiB mailbox, as TDVF's. */
+static _Alignas(4096) uint8_t sim_mailbox_page[4096];
+
+/*
+ * The simulated firmware's side: an AP started by INIT-SIPI into this loop waits,
+ * as TDVF's APs do, for a wakeup command naming it; it clears the command and
+ * jumps to the wakeup vector in 64-bit mode with interrupts off. What follows
+ * (ap_mailbox_entry onwards) is the code a real TD's AP runs.
+ */
+__attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
+{
+	struct acpi_wakeup_mailbox *mb = wakeup_mailbox;
+	uint64_t vector;
+
+	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		if (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE) == ACPI_MAILBOX_WAKEUP &&
+		    mb->apic_id == cl->apic_id)
+			break;
+		cpu_relax();
+	}
+	vector = mb->wakeup_vector;
+	__atomic_store_n(&mb->command, 0, __ATOMIC_RELEASE);
+	__asm__ volatile("cli; jmp *%0" : : "r"(vector) : "memory");
+	__builtin_unreachable();
+}
+
+void smp_simulate_td_firmware(void)
+{
+	sim_firmware = true;
+	wakeup_mailbox = (struct acpi_wakeup_mailbox *)sim_mailbox_page;
+}
+
+/* Start @cl the way the platform starts APs: the mailbox in a TD, INIT-SIPI
+ * otherwise; in the simulated TD, INIT-SIPI into the simulated firmware first. */
+static int smp_wake_ap(struct cpu_local *cl, uint64_t page, struct ap_trampoline_params *p)
+{
+	if (!wakeup_mailbox)
+		return smp_sipi_and_wait(cl, page, &cl->online);
+	/* The start-up page is read-only now (W^X): the AP's first arrival in
+	 * ap_entry() diverts it into the simulated firmware (cl->parked clear). */
+	(void)p;
+	if (sim_firmware && smp_sipi_and_wait(cl, page, &cl->parked))
+		return -1;
+	return smp_wake_ap_mailbox(cl, page);
+}
+
 static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 {
 	struct ap_trampoline_params *p =
@@ -240,6 +352,7 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 	trap_set_cpu_stack_bounds(cl->index, (uint64_t)stack, (uint64_t)(stack + AP_STACK_BYTES));
 
 	p->gdt_base = (uint32_t)(page + (uint64_t)(ap_trampoline_gdt - ap_trampoline_start));
+	p->gdt64_base = p->gdt_base;
 	p->far32_offset =
 		(uint32_t)(page + (uint64_t)(ap_trampoline_protected - ap_trampoline_start));
 	p->far64_offset = (uint32_t)(page + (uint64_t)(ap_trampoline_long - ap_trampoline_start));
@@ -267,7 +380,7 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 		free(ist);
 		return -1;
 	}
-	rc = smp_wake_ap(cl, page);
+	rc = smp_wake_ap(cl, page, p);
 	if (mmu_set_trampoline_exec(false)) {
 		/* Never leave it executable and go on writing it for the next AP. */
 		printf("smp: the start-up page could not be made non-executable again\n");
@@ -305,6 +418,13 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
 	       bsp_apic);
 	if (listed <= 1 || max_cpus == 1)
 		return 1;
+	if (!wakeup_mailbox && mc->wakeup_mailbox)
+		wakeup_mailbox = (struct acpi_wakeup_mailbox *)(uintptr_t)mc->wakeup_mailbox;
+	if (wakeup_mailbox)
+		printf("smp: application processors start through the ACPI wakeup mailbox at "
+		       "0x%" PRIx64 "%s, not INIT-SIPI\n",
+		       (uint64_t)(uintptr_t)wakeup_mailbox,
+		       sim_firmware ? " (the simulated TD plays the firmware's part)" : "");
 	if (!bi->trampoline.size || page >= (1u << 20)) {
 		printf("smp: no page below 1 MiB for the start-up code; running on one CPU\n");
 		return 1;

@@ -51,6 +51,14 @@ void smp_init_bsp(void);
 unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus);
 
 /**
+ * smp_simulate_td_firmware() - start the APs the way a TD does, through an ACPI
+ *	Multiprocessor Wakeup mailbox, with the kernel playing the firmware's part:
+ *	each AP is first started by INIT-SIPI into a loop that waits on the mailbox
+ *	as TDVF's APs do, then woken through it (cc=sim-tdx). Call before smp_init().
+ */
+void smp_simulate_td_firmware(void);
+
+/**
  * smp_cpu_count() - CPUs online (1 before smp_init()).
  */
 unsigned int smp_cpu_count(void);

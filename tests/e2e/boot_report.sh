@@ -11,6 +11,7 @@ expect "$BOOT_LOG" \
 	'^cc: (none detected|(SEV|SEV-ES|SEV-SNP|TDX) detected)' \
 	'^tsc: [1-9][0-9]*\.[0-9]{6} MHz, calibrated against (the ACPI PM timer|PIT channel 2)' \
 	'^memory: [1-9][0-9]* MiB usable' \
+	'^memory: no unaccepted memory in the firmware.s map$' \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
 	'^  dma +0x[0-9a-f]+ +131072 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \

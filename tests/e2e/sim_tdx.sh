@@ -27,6 +27,8 @@ for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; d
 		"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
 done
 expect "$BOOT_LOG" '^cc: sim-tdx at boot: GPAW 48' \
+	'^smp: application processors start through the ACPI wakeup mailbox at 0x[0-9a-f]+ \(the simulated TD plays the firmware.s part\), not INIT-SIPI$' \
+	'^smp: cpu 1 \(APIC 1\) online in [0-9.]+ ms$' '^smp: 2 CPUs online$' \
 	'^mmu: shared attribute = software bit 9; a conversion = the TDX \(simulated TD: sim-tdx\) protocol' \
 	"$after.*MapGPA [1-9][0-9]* .*conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed .*rule violations 0$"
 reject "$BOOT_LOG" 'VIOLATION'

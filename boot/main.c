@@ -101,7 +101,7 @@ static void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 		exit(SLUICE_EXIT_BOOT);
 	}
 	cc_sim_tdx_report("at boot");
-	smp_simulate_td_firmware();
+	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9));
 }
 
 static uint64_t deadline_tsc_now(void *ctx)

@@ -46,7 +46,7 @@ const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
 const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", NULL };
 const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad_resume",
 						 "map_error", "keep_accepted", "busy",
-						 "accept_error", "4k", NULL };
+						 "accept_error", "4k", "ap_silent", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -111,7 +111,7 @@ static const struct option_def option_table[] = {
 	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,
 	  options_tdx_fault_names,
 	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
-	  "4k; default none" },
+	  "4k,ap_silent; default none" },
 	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1,
 	  1000000, 1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
 	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,

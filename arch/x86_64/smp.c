@@ -290,6 +290,7 @@ static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
 
 /* The simulated TD's firmware (cc=sim-tdx): one 4 KiB mailbox, as TDVF's. */
 static _Alignas(4096) uint8_t sim_mailbox_page[4096];
+static bool sim_firmware_silent; /* its APs never take a command (a fault to inject) */
 
 /*
  * The simulated firmware's side: an AP started by INIT-SIPI into this loop waits,
@@ -305,7 +306,7 @@ __attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
 	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		if (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE) == ACPI_MAILBOX_WAKEUP &&
-		    mb->apic_id == cl->apic_id)
+		    mb->apic_id == cl->apic_id && !sim_firmware_silent)
 			break;
 		cpu_relax();
 	}
@@ -315,9 +316,10 @@ __attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
 	__builtin_unreachable();
 }
 
-void smp_simulate_td_firmware(void)
+void smp_simulate_td_firmware(bool silent)
 {
 	sim_firmware = true;
+	sim_firmware_silent = silent;
 	wakeup_mailbox = (struct acpi_wakeup_mailbox *)sim_mailbox_page;
 }
 

@@ -55,8 +55,10 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus);
  *	Multiprocessor Wakeup mailbox, with the kernel playing the firmware's part:
  *	each AP is first started by INIT-SIPI into a loop that waits on the mailbox
  *	as TDVF's APs do, then woken through it (cc=sim-tdx). Call before smp_init().
+ * @silent: the simulated firmware's APs never take the wakeup command (a fault
+ *	to inject: the kernel must report and skip them, not wait for ever).
  */
-void smp_simulate_td_firmware(void);
+void smp_simulate_td_firmware(bool silent);
 
 /**
  * smp_cpu_count() - CPUs online (1 before smp_init()).

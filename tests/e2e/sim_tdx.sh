@@ -64,3 +64,10 @@ expect "$BOOT_LOG" '^fault: raising #VE \(vector 20\); the simulated TD reports 
 	'^#VE: TDG.VP.VEINFO.GET: exit reason 30 \(I/O instruction\), qualification 0x3f80000, GPA 0x0, GLA 0x0, instruction length 1, rip 0x[0-9a-f]+$' \
 	'^\*\*\* EXCEPTION 20 #VE virtualization exception on cpu 0'
 echo "sim-tdx: the #VE guard reported the module's account and stopped the kernel"
+
+# Firmware APs that never take the mailbox's wakeup command: reported and skipped
+# at the deadline, the kernel goes on with one CPU.
+boot_kernel sim_tdx_ap_silent 0 --args "cc=sim-tdx tdx_fault=ap_silent blk=none frames=50"
+expect "$BOOT_LOG" '^smp: cpu 1 \(APIC 1\) did not take the mailbox.s wakeup command within 1000 ms; skipped, and no AP after it is started$' \
+	'^smp: 1 CPU online$' '^net: mode=arena sent 50 frames .* received 50 in order, 0 bad, 0 lost'
+echo "sim-tdx: an AP that never takes the wakeup command is reported and skipped"

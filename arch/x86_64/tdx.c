@@ -63,49 +63,47 @@ int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt
 	return 0;
 }
 
+/*
+ * One TDG.VP.VMCALL with sub-function @fn and operands R12-R15 in @r; the VMM's
+ * results come back in @r. Returns the sub-function's status (R10); a failing
+ * TDCALL itself (not the sub-function) means a broken ABI with no VMM answer in
+ * the registers, reported as TDVMCALL_INVALID_OPERAND.
+ */
+static uint64_t tdx_vmcall_regs(struct tdx *t, uint64_t fn, struct tdcall_regs *r)
+{
+	r->rax = TDG_VP_VMCALL;
+	r->rcx = TDVMCALL_EXPOSE_R10_R15;
+	r->r10 = 0; /* the GHCI's standard sub-functions */
+	r->r11 = fn;
+	if (tdx_call(t, r) != TDX_SUCCESS)
+		return TDVMCALL_INVALID_OPERAND;
+	return r->r10;
+}
+
 uint64_t tdx_vmcall(struct tdx *t, uint64_t fn, uint64_t r12, uint64_t r13, uint64_t r14,
 		    uint64_t r15, uint64_t *out)
 {
-	struct tdcall_regs r;
+	struct tdcall_regs r = { .r12 = r12, .r13 = r13, .r14 = r14, .r15 = r15 };
+	uint64_t status = tdx_vmcall_regs(t, fn, &r);
 
-	memset(&r, 0, sizeof(r));
-	r.rax = TDG_VP_VMCALL;
-	r.rcx = TDVMCALL_EXPOSE_R10_R15;
-	r.r10 = 0; /* the GHCI's standard sub-functions */
-	r.r11 = fn;
-	r.r12 = r12;
-	r.r13 = r13;
-	r.r14 = r14;
-	r.r15 = r15;
-	/* A failing TDCALL (not the sub-function) means a broken ABI: no VMM
-	 * answer is in the registers. */
-	if (tdx_call(t, &r) != TDX_SUCCESS)
-		return TDVMCALL_INVALID_OPERAND;
-	if (out)
+	if (status != TDVMCALL_INVALID_OPERAND && out)
 		*out = r.r11;
-	return r.r10;
+	return status;
 }
 
 uint64_t tdx_vmcall_cpuid(struct tdx *t, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-	struct tdcall_regs regs;
+	struct tdcall_regs regs = { .r12 = leaf, .r13 = sub };
+	uint64_t status = tdx_vmcall_regs(t, TDVMCALL_CPUID, &regs);
 
-	memset(&regs, 0, sizeof(regs));
 	memset(r, 0, 4 * sizeof(r[0]));
-	regs.rax = TDG_VP_VMCALL;
-	regs.rcx = TDVMCALL_EXPOSE_R10_R15;
-	regs.r11 = TDVMCALL_CPUID;
-	regs.r12 = leaf;
-	regs.r13 = sub;
-	if (tdx_call(t, &regs) != TDX_SUCCESS)
-		return TDVMCALL_INVALID_OPERAND;
-	if (regs.r10 == TDVMCALL_SUCCESS) {
+	if (status == TDVMCALL_SUCCESS) {
 		r[0] = (uint32_t)regs.r12;
 		r[1] = (uint32_t)regs.r13;
 		r[2] = (uint32_t)regs.r14;
 		r[3] = (uint32_t)regs.r15;
 	}
-	return regs.r10;
+	return status;
 }
 
 void tdx_report_fatal(struct tdx *t, const char *msg)

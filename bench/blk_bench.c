@@ -185,7 +185,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	}
 
 	/* The arena's buffers sit in 2 MiB shared pages an IOMMU would map with one
-	 * PMD-sized entry each (seed 004); every other mode uses 4 KiB pages. */
+	 * PMD-sized entry each (the DMA_PMD RFC); every other mode uses 4 KiB pages. */
 	if (iotlb_init(&bench_iotlb, iotlb->entries, iotlb->ways, cfg->mode == KDMA_ARENA ? 21 : 12)) {
 		printf("bench: bad IOTLB geometry %u entries, %u ways\n", iotlb->entries, iotlb->ways);
 		rc = -1;

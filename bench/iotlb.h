@@ -2,10 +2,10 @@
 /*
  * iotlb.h - a software model of an IOMMU's IOTLB: set-associative (fully
  * associative by default), LRU replacement, one entry per translation granule
- * (4 KiB for pages, 2 MiB for PMD-sized mappings as in seed 004's DMA_PMD).
+ * (4 KiB for pages, 2 MiB for PMD-sized mappings as in the DMA_PMD RFC).
  *
  * Fed with every device-visible address range an I/O touches, it counts lookups
- * and misses, the effect seed 004 measured (16.6 M -> 30 K misses).
+ * and misses, the effect the DMA_PMD RFC measured (16.6 M -> 30 K misses).
  */
 #ifndef SLUICE_BENCH_IOTLB_H
 #define SLUICE_BENCH_IOTLB_H

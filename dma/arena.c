@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arena.c - the 2 MB shared arena (seed 004, DMA_PMD): lazy per-chunk
+ * arena.c - the 2 MB shared arena (the DMA_PMD design): lazy per-chunk
  * conversion, a buddy allocator per chunk, per-CPU recycling caches, scrub on
  * free, caller-driven release of idle chunks.
  *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arena.h - the 2 MB shared arena of the Sluice DMA layer (seed 004, DMA_PMD).
+ * arena.h - the 2 MB shared arena of the Sluice DMA layer (the DMA_PMD design: Luigi
+ * Rizzo's RFC "DMA_PMD: PMD_SIZE-backed IO buffer pools", LKML).
  *
  * The caller hands the arena a 2 MB-aligned region of private memory and a
  * metadata area. The arena converts the region to shared one 2 MB chunk at a

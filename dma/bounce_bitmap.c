@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bounce_bitmap.c - the `bitmap` policy: seed 000 patch 1 ("swiotlb: use bitmap
- * to track free slots").
+ * bounce_bitmap.c - the `bitmap` policy: patch 1 of Chao Gao's swiotlb RFC v2 (LKML,
+ * 2022: "swiotlb: use bitmap to track free slots").
  *
  * One bit per slot (1 = free) replaces Linux's per-slot `list` counters, so a
  * release sets bits and renumbers nothing. The search is Linux's: per-CPU

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bounce_lifo.c - the `lifo` policy: seed 000 patches 1+2 ("use bitmap to track
- * free slots" + "allocate memory in a cache-friendly way").
+ * bounce_lifo.c - the `lifo` policy: patches 1 and 2 of Chao Gao's swiotlb RFC v2
+ * (LKML, 2022: "use bitmap to track free slots" + "allocate memory in a
+ * cache-friendly way").
  *
  * The bitmap of patch 1, plus a per-area doubly linked list of free slots. A
  * release pushes the freed slots on the head (lowest slot first, so a run is
@@ -9,7 +10,8 @@
  * that fail the alignment rules, and takes the first slot whose run of n bits is
  * free, inside one segment and crossing no boundary. Recently freed, cache-hot
  * slots are reused first; under contention every CPU fights over the same
- * list heads, which is what seed 003 measured (-45% with 8 jobs).
+ * list heads, which is what the LKML review of "swiotlb: allocate memory in a
+ * cache-friendly way" measured (-45% with 8 jobs).
  */
 #include "dma/bounce.h"
 

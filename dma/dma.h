@@ -55,8 +55,10 @@ enum dma_dir {
  * enum dma_bounce_policy - how a bounce pool finds free slots.
  * @DMA_POLICY_LINUX: upstream Linux swiotlb: per-slot free counters in 128-slot
  *	segments, next-fit index per area, per-area locks.
- * @DMA_POLICY_BITMAP: seed 000 patch 1: one bit per slot, same search order.
- * @DMA_POLICY_LIFO: seed 000 patches 1+2: bitmap plus a per-area LIFO free list.
+ * @DMA_POLICY_BITMAP: as patch 1 of Chao Gao's swiotlb RFC v2 (LKML, 2022, "swiotlb:
+ *	use bitmap to track free slots"): one bit per slot, same search order.
+ * @DMA_POLICY_LIFO: as patches 1 and 2 of that series ("swiotlb: Allocate memory in
+ *	a cache-friendly way"): bitmap plus a per-area LIFO free list.
  * @DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs and of a few
  *	recently freed longer runs, in front of per-area bitmaps scanned a word
  *	at a time; mappings up to an area.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench.py - host side of Sluice's benchmark (issue 5): boot, collect, summarise, check.
+"""bench.py - host side of Sluice's benchmark: boot, collect, summarise, check.
 
   bench.py run [--repeats N] [--args "k=v ..."] [--out FILE] [--timeout S]
                [--run-qemu "OPTS"] [--verbose]
@@ -8,7 +8,7 @@
 
 run: boots build/sluice.efi N times (3 by default) through scripts/run-qemu.sh with the
 same kernel options, keeps every serial-log line that parses as a JSON object (the
-benchmark output contract in DESIGN.md; every other line is ignored), tags each object
+benchmark output contract: README, "Benchmarks"; every other line is ignored), tags each object
 with "run": k (1-based) and writes them all, one object a line, to FILE (default
 build/bench/results.json). The serial log of boot k is kept beside it as
 serial-run<k>.log. Then it prints the summary table. Exit status 1 if a boot failed or
@@ -81,7 +81,7 @@ MAIN_FIGURE = {
     "blk": "iops", "net": "fps", "iotlb": "misses",
     "convert": "cycles_per_op", "alloc": "cycles_per_op",
 }
-# Figures each suite's lines must carry (DESIGN.md contract and issue 5).
+# Figures each suite's lines must carry (the output contract, README "Benchmarks").
 CONTRACT = {
     "blk": ("mode", "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us"),
     "net": ("mode", "fps", "gbps"),

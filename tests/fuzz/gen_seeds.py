@@ -295,17 +295,40 @@ def gen_blk():
     blk_submit(s, 0, 20)                     # more segments than seg_max
     write('corpus', t, 'many_segments', s)
 
+    # mode bits 5-7: 4 DRIVER_OK refused, 5 the negotiation's reset fails, 6 the
+    # next reset (removal) fails, 7 every reset from FEATURES_OK on fails.
+    # Removal of a device that does not reset, requests in flight on both
+    # queues, one answered: quarantine.
+    s = blk_header(0x11 | (6 << 5), 0x20 | 0x10, nq=2)
+    blk_submit(s, 0, 8)
+    blk_submit(s, 1, 2, q=1)
+    blk_submit(s, 0, 4)
+    blk_serve(s)
+    blk_poll(s)
+    write('corpus', t, 'reset_fails_at_removal', s)
+
+    # DRIVER_OK refused after the queues were set up; then the negotiation's
+    # reset failing; then every reset from FEATURES_OK on.
+    write('corpus', t, 'driver_ok_refused', blk_header(4 << 5, 0x10))
+    write('corpus', t, 'reset_fails_at_negotiation', blk_header(5 << 5, 0x10))
+    s = blk_header(0x08 | (7 << 5), 0x10)
+    blk_submit(s, 1, 3)
+    write('corpus', t, 'reset_fails_after_init', s)
+
 
 # ---------------------------------------------------------------- virtio-net
 NET_HDR, NET_MIN, NET_MAX, NET_BUF = 12, 14, 1514, 2048
 
 
 def net_header(mode, dev, sizes=(16, 16), max_queue=0, mac=b'\x52\x54\x00\x12\x34\x56',
-               link=1):
+               link=1, resets=None):
     """mode: bit 0 confidential, 1-2 policy, 3 scrub zero, 4 in place, 5 mutate,
     6 config reads fail, 7 DRIVER_OK refused. dev: bit 0 not a NIC, 1 FEATURES_OK
-    refused, 2 no VERSION_1, 3 no ACCESS_PLATFORM, 4 MAC, 5 STATUS, 6 offloads."""
-    s = Seed().u8(mode).u8(dev)
+    refused, 2 no VERSION_1, 3 no ACCESS_PLATFORM, 4 MAC, 5 STATUS, 6 offloads,
+    7 resets fail (resets: bit k, reset call k)."""
+    s = Seed().u8(mode).u8(dev | (0x80 if resets is not None else 0))
+    if resets is not None:
+        s.u8(resets)
     cfg = bytearray(16)
     cfg[0:6] = mac
     struct.pack_into('<H', cfg, 6, link)
@@ -487,6 +510,19 @@ def gen_net():
     s.raw(bytes([0, 0x34, 0x12, 0, 0, 0, 0xff, 0xff, 0x7f, 0, 0, 1, 0, 0, 0, 1, 1]))
     s.u8(0).u8(1).raw(bytes([1, 1, 1, 1, 1, 1]))
     write('corpus', t, 'double_fetch', s)
+
+    # A NIC that does not reset at removal, a frame sent and not completed, one
+    # received: rings and posted buffers quarantined. Then the same in place.
+    for name, mode in (('reset_fails_at_removal', 0x00), ('reset_fails_in_place', 0x11)):
+        s = net_header(mode, 0x30, sizes=(8, 8), resets=0x02)
+        net_send(s, 100)
+        net_serve(s, 60)
+        net_recv(s)
+        write('corpus', t, name, s)
+    # DRIVER_OK refused (init fails with every buffer posted) and the reset of
+    # the clean-up fails: quarantined inside init.
+    write('corpus', t, 'reset_fails_in_failed_init',
+          net_header(0x80, 0x30, sizes=(8, 8), resets=0x02))
 
 
 # ---------------------------------------------------------------- dma

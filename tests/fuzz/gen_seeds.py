@@ -315,6 +315,12 @@ def gen_blk():
     blk_submit(s, 1, 3)
     write('corpus', t, 'reset_fails_after_init', s)
 
+    # Fixed bug (regression): a device given indirect tables that did not
+    # reset at removal was quarantined without them in quarantined_bytes.
+    s = blk_header(6 << 5, 0x40)             # VIRTIO_F_RING_INDIRECT_DESC
+    blk_submit(s, 0, 8)
+    write('regressions', t, 'quarantine_indirect_tables', s)
+
 
 # ---------------------------------------------------------------- virtio-net
 NET_HDR, NET_MIN, NET_MAX, NET_BUF = 12, 14, 1514, 2048

@@ -18,7 +18,7 @@
 # known open bugs (names in each target's header comment) to look past them.
 # Seeds are written by tests/fuzz/gen_seeds.py.
 FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
-	fuzz_virtio_net_rx fuzz_dma_ops
+	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang
 # Every file gets coverage counters and the sanitizers. Comparison tracing
@@ -44,6 +44,11 @@ fuzz_virtio_blk_completion_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virt
 fuzz_virtio_net_rx_FUZZ_SRCS := drivers/virtio/virtio_net.c drivers/virtio/virtio.c \
 	drivers/virtio/virtqueue.c
 fuzz_virtio_net_rx_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
+fuzz_virtio_net_mq_FUZZ_SRCS := $(fuzz_virtio_net_rx_FUZZ_SRCS)
+fuzz_virtio_net_mq_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
+fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio_net.c \
+	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
+fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
 # The top Makefile defines ALL_HEADERS after including this file.
 FUZZ_HEADERS := $(wildcard */*.h */*/*.h)

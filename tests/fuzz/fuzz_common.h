@@ -377,6 +377,8 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size);
 int fuzz_virtio_pci_caps_one(const uint8_t *data, size_t size);
 int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size);
 int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size);
+int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size);
+int fuzz_virtio_reset_one(const uint8_t *data, size_t size);
 int fuzz_dma_ops_one(const uint8_t *data, size_t size);
 
 #endif /* SLUICE_TESTS_FUZZ_COMMON_H */

@@ -779,6 +779,17 @@ def gen_dma():
     s.u8(5).u8(0).u8(0).u8(1).below(3, 2).u8(1)     # sync_for_cpu(0, 2)
     write('regressions', t, 'inplace_sync_past_block', s)
 
+    # Fixed bug (regression): the same sync at offset 2 went into the next arena
+    # block, live too, and was accepted (0) where it leaves its mapping's block
+    # (DMA_ERR_RANGE): the layer checked the synced range alone, not from the
+    # mapping's start.
+    s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)
+    s.u8(11).u8(40).u32(4095)                        # arena block of 4 KiB
+    s.u8(11).u8(40).u32(4095)                        # and the next one
+    dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
+    s.u8(5).u8(0).u8(1).below(3, 2).u8(1).below(3, 2).u8(1)  # sync_for_cpu(2, 2)
+    write('regressions', t, 'inplace_sync_into_next_block', s)
+
 
 gen_virtqueue()
 gen_pci()

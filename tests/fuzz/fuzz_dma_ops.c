@@ -24,10 +24,13 @@
  * device sees the caller's bytes (or zeros under DMA_SCRUB_ZERO for
  * from-device), never another mapping's; syncs and unmaps copy exactly what
  * the direction says and nothing on discard; coherent memory and arena blocks
- * come zeroed and aligned; an empty layer never reports "full" for a small
- * request; pool and arena statistics equal the model's counts;
- * dma_layer_check() and dma_arena_check() pass; at the end everything is
- * released and nothing but leaked chunks stays shared.
+ * come zeroed and aligned, and a freed block reads zero right after the free;
+ * an empty layer never reports "full" for a small request; pool and arena
+ * statistics equal the model's counts; dma_layer_check() and dma_arena_check()
+ * pass (every fourth step on a sampled input, FUZZ_DEEP_SAMPLE, and at the end
+ * of one input in DOF_END_SAMPLE; the scrub of every idle arena block on one in
+ * DOF_SCRUB_SAMPLE); at the end everything is released, the layer refuses to go
+ * while a slot is in use, and nothing but leaked chunks stays shared.
  *
  * Found and fixed (replayed from tests/fuzz/regressions/): coherent memory not
  * page aligned for a tag with a min_align_mask; an in-place sync past the arena
@@ -54,6 +57,9 @@
  * zero (dma_arena_check() with DMA_ARENA_CHECK_SCRUB: megabytes of reads);
  * every input checks each block it frees right after the free. */
 #define DOF_SCRUB_SAMPLE 64u
+/* One input in this many (besides the FUZZ_DEEP_SAMPLE ones, checked all along)
+ * runs the layer's and the arena's self-checks once everything is released. */
+#define DOF_END_SAMPLE 4u
 
 /**
  * struct dof_map - the model of one live mapping or coherent allocation.
@@ -733,10 +739,12 @@ static void dof_arena_free(struct dof *s, int bi)
 /*
  * The model's counters after every step; the self-checks, which walk every slot
  * and page and cost more than the step, when @deep: every fourth step of a
- * sampled input (FUZZ_DEEP_SAMPLE), and in every input once every mapping and
- * block is released. What they find (a slot neither free nor mapped, counters
- * off, a broken free list or buddy list) stays in the layer until then, and
- * every mapping's own invariants are checked at every step.
+ * sampled input (FUZZ_DEEP_SAMPLE), and in another sample (DOF_END_SAMPLE) once
+ * every mapping and block is released. What they find (a slot neither free nor
+ * mapped, counters off, a broken free list or buddy list) stays in the layer
+ * until the input ends, every input that reaches a bug has many mutated
+ * siblings that reach it too, and every mapping's own invariants (device view,
+ * limits, no overlap, copies, statistics) are checked at every step of all.
  */
 static void dof_check(struct dof *s, bool deep)
 {
@@ -801,7 +809,7 @@ static void dof_teardown(struct dof *s)
 			dof_unmap(s, (int)i, false);
 	}
 	FUZZ_CHECK(!memcmp(dof_priv, dof_priv_shadow, DOF_PRIV_BYTES));
-	dof_check(s, true);
+	dof_check(s, s->fd->deep || fuzz_sampled(s->in, 0xe4d, DOF_END_SAMPLE));
 	if (s->use_arena) {
 		struct dma_arena_stats as;
 		int rc;

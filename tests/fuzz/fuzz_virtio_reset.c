@@ -231,9 +231,14 @@ static void vrb_complete(struct vrb *s)
 	FUZZ_CHECK(n == 1);
 }
 
-/* A request the device never answers, or whose queue it breaks: virtio_blk_rw()
- * gives up at its deadline (or at once) and stops the device. */
-static void vrb_rw_deadline(struct vrb *s)
+/*
+ * A request the device never answers, or whose queue it breaks: virtio_blk_rw()
+ * gives up at its deadline (or at once) and stops the device. Unless the bounce
+ * pool is full of the other queue's requests and none is in flight on queue 0:
+ * nothing there can free a slot, and it returns "busy" at once, the device
+ * untouched (then false).
+ */
+static bool vrb_rw_deadline(struct vrb *s)
 {
 	bool breaks = fuzz_u8(s->in) & 1, write = fuzz_u8(s->in) & 1;
 	int rc;
@@ -247,10 +252,15 @@ static void vrb_rw_deadline(struct vrb *s)
 	}
 	rc = virtio_blk_rw(&s->blk, write ? VIRTIO_BLK_OP_WRITE : VIRTIO_BLK_OP_READ, 0,
 			   vrb_rw_buf, sizeof(vrb_rw_buf));
+	if (rc == -16) {
+		FUZZ_CHECK(!virtio_blk_inflight(&s->blk, 0) && !s->blk.stopped);
+		return false;
+	}
 	FUZZ_CHECK(rc == (breaks ? -5 : -110));
 	FUZZ_CHECK(s->blk.stopped);
 	if (!breaks)
 		FUZZ_CHECK(fuzz_clock_ticks() >= VRS_BUDGET && fuzz_clock_ticks() < 4 * VRS_BUDGET);
+	return true;
 }
 
 /* After a removal (or the stop inside virtio_blk_rw()) whose reset may have
@@ -371,8 +381,7 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 		}
 	}
 	fuzz_quarantine_mark(&mark, s->fd);
-	if (s->point == VRS_DEADLINE) {
-		vrb_rw_deadline(s);
+	if (s->point == VRS_DEADLINE && vrb_rw_deadline(s)) {
 		vrb_quarantine_check(s, &mark);
 	} else {
 		rc = virtio_blk_remove(&s->blk);

@@ -319,10 +319,16 @@ static int dma_sync(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size
 		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, 1),
 			   "sync of dma 0x%llx: not in any pool nor in-place region",
 			   (unsigned long long)dma_addr);
-		/* In place there is nothing to copy, but a range that leaves the
-		 * in-place region is the caller's error, reported like a bounce
-		 * mapping's (the layer keeps no length for in-place mappings). */
-		if (dma_addr + offset < dma_addr || !dma_inplace_owns(dl, dma_addr + offset, len))
+		/*
+		 * In place there is nothing to copy, but a range that leaves the
+		 * in-place block is the caller's error, reported like a bounce
+		 * mapping's. The layer keeps no length for in-place mappings: the
+		 * block that holds the mapping's start must hold all of
+		 * [start, start + offset + len) - checking the synced range alone
+		 * would accept one that lies in the next block, live or not.
+		 */
+		if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr ||
+		    !dma_inplace_owns(dl, dma_addr, offset + len))
 			return DMA_ERR_RANGE;
 		return 0;
 	}

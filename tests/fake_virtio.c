@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fake_virtio.c - a scriptable virtio device for host tests (see fake_virtio.h).
+ * fake_virtio.c - a scriptable virtio device for host tests and fuzz targets
+ * (see fake_virtio.h).
  */
 #include "tests/fake_virtio.h"
 
 #include <string.h>
+
+#include "drivers/virtio/virtio_ring.h"
+
+#define FAKE_ERR_IO (-5)
+#define FAKE_ERR_INVAL (-22)
+#define FAKE_ERR_NOSPC (-28)
+#define FAKE_ERR_RANGE (-34)
 
 static struct fake_virtio *fv(struct virtio_device *v)
 {
@@ -14,12 +22,19 @@ static struct fake_virtio *fv(struct virtio_device *v)
 static int fake_reset(struct virtio_device *v)
 {
 	struct fake_virtio *f = fv(v);
+	unsigned int k = f->resets++;
 
-	f->resets++;
-	if (f->reset_fails)
-		return -5;
+	bool fails = f->reset_fails || (k < 32 && (f->reset_script >> k & 1));
+
+	if (f->on_reset)
+		f->on_reset(f, !fails);
+	if (fails) {
+		f->failed_resets++;
+		f->failed_holding += f->nq != 0;
+		return FAKE_ERR_IO;
+	}
 	f->status = 0;
-	memset(f->q, 0, sizeof(f->q));
+	f->nq = 0; /* a reset device forgets its queues */
 	return 0;
 }
 
@@ -42,6 +57,8 @@ static void fake_set_status(struct virtio_device *v, uint8_t s)
 		s &= (uint8_t)~VIRTIO_STATUS_FEATURES_OK;
 	if (s & VIRTIO_STATUS_DRIVER_OK)
 		s |= f->driver_ok_adds;
+	if ((s & VIRTIO_STATUS_DRIVER_OK) && f->refuse_driver_ok)
+		s |= VIRTIO_STATUS_FAILED;
 	f->status = s;
 }
 
@@ -57,6 +74,8 @@ static void fake_set_features(struct virtio_device *v, uint64_t features)
 	if (!(f->status & VIRTIO_STATUS_DRIVER) || (f->status & VIRTIO_STATUS_FEATURES_OK))
 		f->bad_feature_writes++;
 	f->accepted = features;
+	if (f->on_features)
+		f->on_features(f, features);
 }
 
 /* A register read: every second one returns @alt when it is set. */
@@ -67,46 +86,74 @@ static uint16_t fake_reg(struct fake_virtio *f, uint16_t value, uint16_t alt)
 
 static uint16_t fake_num_queues(struct virtio_device *v)
 {
-	return fake_reg(fv(v), fv(v)->num_queues, fv(v)->num_queues_alt);
+	struct fake_virtio *f = fv(v);
+
+	if (f->read_num_queues)
+		return f->read_num_queues(f);
+	return fake_reg(f, f->num_queues, f->num_queues_alt);
 }
 
 static uint16_t fake_queue_max_size(struct virtio_device *v, uint16_t index)
 {
-	return index < fv(v)->num_queues ? fake_reg(fv(v), fv(v)->max_size, fv(v)->max_size_alt) :
-					   0;
+	struct fake_virtio *f = fv(v);
+
+	if (f->read_max_size)
+		return f->read_max_size(f, index);
+	return index < f->num_queues ? fake_reg(f, f->max_size, f->max_size_alt) : 0;
+}
+
+struct fake_queue *fake_virtio_queue(struct fake_virtio *f, uint16_t index)
+{
+	for (unsigned int i = 0; i < f->nq; i++)
+		if (f->q[i].index == index)
+			return &f->q[i];
+	return NULL;
 }
 
 static int fake_queue_setup(struct virtio_device *v, uint16_t index, uint16_t size,
 			    uint64_t desc, uint64_t driver, uint64_t device)
 {
 	struct fake_virtio *f = fv(v);
+	struct fake_queue *q;
 
-	if (index >= f->num_queues || index >= FAKE_VIRTIO_MAX_QUEUES)
-		return -22;
-	f->setups[index]++;
-	f->q[index].size = size;
-	f->q[index].desc = (struct virtq_desc *)(uintptr_t)desc;
-	f->q[index].avail = (struct virtq_avail *)(uintptr_t)driver;
-	f->q[index].used = (struct virtq_used *)(uintptr_t)device;
-	f->q[index].next_avail = 0;
-	return 0;
+	if (index >= f->num_queues)
+		return FAKE_ERR_INVAL;
+	q = fake_virtio_queue(f, index);
+	if (!q) {
+		if (f->nq >= FAKE_VIRTIO_MAX_QUEUES)
+			return FAKE_ERR_NOSPC;
+		q = &f->q[f->nq++];
+	}
+	if (index < FAKE_VIRTIO_MAX_QUEUES)
+		f->setups[index]++;
+	q->index = index;
+	q->size = size;
+	q->desc = (struct virtq_desc *)(uintptr_t)desc;
+	q->avail = (struct virtq_avail *)(uintptr_t)driver;
+	q->used = (struct virtq_used *)(uintptr_t)device;
+	q->next_avail = 0;
+	q->used_idx = 0;
+	return f->on_setup ? f->on_setup(f, q) : 0;
 }
 
 static void fake_queue_notify(struct virtio_device *v, uint16_t index)
 {
-	if (index >= FAKE_VIRTIO_MAX_QUEUES)
-		return;
-	fv(v)->notifies[index]++;
-	if (fv(v)->on_notify)
-		fv(v)->on_notify(fv(v), index);
+	struct fake_virtio *f = fv(v);
+
+	if (index < FAKE_VIRTIO_MAX_QUEUES)
+		f->notifies[index]++;
+	if (f->on_notify)
+		f->on_notify(f, index);
 }
 
 static int fake_config_read(struct virtio_device *v, uint32_t offset, void *buf, uint32_t len)
 {
 	struct fake_virtio *f = fv(v);
 
+	if (f->cfg_fails)
+		return FAKE_ERR_IO;
 	if (offset > FAKE_VIRTIO_CFG_BYTES || len > FAKE_VIRTIO_CFG_BYTES - offset)
-		return -34;
+		return FAKE_ERR_RANGE;
 	memcpy(buf, f->cfg + offset, len);
 	if (offset < FAKE_VIRTIO_CFG_BYTES)
 		f->cfg_reads[offset]++;
@@ -143,41 +190,81 @@ void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features,
 	f->max_size = 64;
 }
 
-bool fake_virtio_pop(struct fake_virtio *f, uint16_t qi, struct fake_chain *c)
+int fake_virtio_pop(struct fake_virtio *f, uint16_t qi, struct fake_chain *c)
 {
-	uint16_t size = f->q[qi].size, d;
+	struct fake_queue *q = fake_virtio_queue(f, qi);
+	const struct virtq_desc *table, *d;
+	unsigned int limit, i;
 
-	if (!size || f->q[qi].next_avail == __atomic_load_n(&f->q[qi].avail->idx, __ATOMIC_ACQUIRE))
-		return false;
-	c->head = f->q[qi].avail->ring[f->q[qi].next_avail % size];
-	f->q[qi].next_avail++;
+	if (!q || !q->size ||
+	    q->next_avail == __atomic_load_n(&q->avail->idx, __ATOMIC_ACQUIRE))
+		return 0;
+	c->head = q->avail->ring[q->next_avail % q->size];
+	q->next_avail++;
 	c->n = 0;
-	for (d = c->head; c->n < FAKE_VIRTIO_MAX_SEGS; d = f->q[qi].desc[d].next) {
-		const struct virtq_desc *desc = &f->q[qi].desc[d % size];
-
-		c->addr[c->n] = desc->addr;
-		c->len[c->n] = desc->len;
-		c->write[c->n] = desc->flags & VIRTQ_DESC_F_WRITE;
-		c->n++;
-		if (!(desc->flags & VIRTQ_DESC_F_NEXT))
-			break;
+	c->indirect = false;
+	if (c->head >= q->size)
+		return -1;
+	table = q->desc;
+	limit = q->size;
+	i = c->head;
+	d = &table[i];
+	if (d->flags & VIRTQ_DESC_F_INDIRECT) {
+		/* virtio 1.2, 2.7.5.3: a table of whole descriptors, no NEXT beside it. */
+		if ((d->flags & VIRTQ_DESC_F_NEXT) || !d->len || d->len % sizeof(*d))
+			return -1;
+		c->indirect = true;
+		c->table = d->addr;
+		c->table_len = d->len;
+		table = (const struct virtq_desc *)(uintptr_t)d->addr;
+		limit = d->len / sizeof(*d);
+		i = 0;
 	}
-	return true;
+	for (;;) {
+		if (i >= limit || c->n >= FAKE_VIRTIO_MAX_SEGS)
+			return -1;
+		d = &table[i];
+		if (d->flags & VIRTQ_DESC_F_INDIRECT)
+			return -1;
+		c->addr[c->n] = d->addr;
+		c->len[c->n] = d->len;
+		c->write[c->n] = d->flags & VIRTQ_DESC_F_WRITE;
+		c->n++;
+		if (!(d->flags & VIRTQ_DESC_F_NEXT))
+			return 1;
+		i = d->next;
+	}
+}
+
+unsigned int fake_virtio_avail_pending(struct fake_virtio *f, uint16_t qi)
+{
+	struct fake_queue *q = fake_virtio_queue(f, qi);
+
+	if (!q || !q->size)
+		return 0;
+	return (uint16_t)(__atomic_load_n(&q->avail->idx, __ATOMIC_ACQUIRE) - q->next_avail);
 }
 
 void fake_virtio_push(struct fake_virtio *f, uint16_t qi, uint32_t id, uint32_t len)
 {
-	struct virtq_used *used = f->q[qi].used;
-	uint16_t idx = used->idx;
+	struct fake_queue *q = fake_virtio_queue(f, qi);
 
-	used->ring[idx % f->q[qi].size].id = id;
-	used->ring[idx % f->q[qi].size].len = len;
-	__atomic_store_n(&used->idx, (uint16_t)(idx + 1), __ATOMIC_RELEASE);
+	if (!q || !q->size)
+		return;
+	q->used->ring[q->used_idx % q->size].id = id;
+	q->used->ring[q->used_idx % q->size].len = len;
+	q->used_idx++;
+	__atomic_store_n(&q->used->idx, q->used_idx, __ATOMIC_RELEASE);
 }
 
 void fake_virtio_set_idx(struct fake_virtio *f, uint16_t qi, uint16_t idx)
 {
-	__atomic_store_n(&f->q[qi].used->idx, idx, __ATOMIC_RELEASE);
+	struct fake_queue *q = fake_virtio_queue(f, qi);
+
+	if (!q)
+		return;
+	q->used_idx = idx;
+	__atomic_store_n(&q->used->idx, idx, __ATOMIC_RELEASE);
 }
 
 uint64_t fake_virtio_clock_ticks(void *ctx)

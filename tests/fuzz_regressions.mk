@@ -3,9 +3,12 @@
 # plainly and under ASan+UBSan, with gcc and no libFuzzer; see tests/fuzz.mk.
 HOST_TESTS += test_fuzz_regressions
 test_fuzz_regressions_SRCS := tests/test_fuzz_regressions.c tests/fuzz/fuzz_common.c \
-	tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
+	tests/fuzz/fuzz_net.c tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
 	tests/fuzz/fuzz_virtio_blk_completion.c tests/fuzz/fuzz_virtio_net_rx.c \
-	tests/fuzz/fuzz_dma_ops.c tests/mock_port.c $(DMA_SRCS) drivers/virtio/virtqueue.c \
+	tests/fuzz/fuzz_virtio_net_mq.c tests/fuzz/fuzz_virtio_reset.c tests/fuzz/fuzz_dma_ops.c \
+	tests/mock_port.c tests/fake_virtio.c $(DMA_SRCS) drivers/virtio/virtqueue.c \
 	drivers/pci/pci.c drivers/virtio/virtio.c drivers/virtio/virtio_pci.c \
 	drivers/virtio/virtio_blk.c drivers/virtio/virtio_net.c $(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)
+# The harness's wrappers of the layer's allocating calls (tests/fuzz/fuzz_common.c).
+test_fuzz_regressions_LDFLAGS := $(FUZZ_LDFLAGS_WRAP)
 # Replayed inputs are read at run time; the binaries depend on the sources only.

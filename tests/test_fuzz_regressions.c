@@ -98,6 +98,8 @@ static const struct replay replays[] = {
 	{ "fuzz_virtio_pci_caps", fuzz_virtio_pci_caps_one },
 	{ "fuzz_virtio_blk_completion", fuzz_virtio_blk_completion_one },
 	{ "fuzz_virtio_net_rx", fuzz_virtio_net_rx_one },
+	{ "fuzz_virtio_net_mq", fuzz_virtio_net_mq_one },
+	{ "fuzz_virtio_reset", fuzz_virtio_reset_one },
 	{ "fuzz_dma_ops", fuzz_dma_ops_one },
 };
 

@@ -148,7 +148,7 @@ static void jump_used_idx(struct fake_virtio *dev, uint16_t qi)
 {
 	struct fake_chain ch;
 
-	if (fake_virtio_pop(dev, qi, &ch))
+	if (fake_virtio_pop(dev, qi, &ch) == 1)
 		fake_virtio_set_idx(dev, qi, 9);
 }
 
@@ -286,7 +286,7 @@ static void test_blk_reset_failure_quarantines(void **state)
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), 0);
 	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf, 4096, &cookie), 0);
 	virtio_blk_kick(&blk, 0);
-	assert_true(fake_virtio_pop(&dev, 0, &ch));
+	assert_int_equal(fake_virtio_pop(&dev, 0, &ch), 1);
 	assert_int_equal(ch.n, 3);
 	held = ch.addr[1]; /* the data buffer the device was given */
 	quarantine_totals_get(&q0);
@@ -462,7 +462,7 @@ static void test_net_queue_size_read_once(void **state)
 	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 0, 1, why,
 					    sizeof(why)), 0);
 	assert_true(net.queue_size <= 8);
-	assert_true(dev.q[0].size <= 8 && dev.q[1].size <= 8);
+	assert_true(fake_virtio_queue(&dev, 0)->size <= 8 && fake_virtio_queue(&dev, 1)->size <= 8);
 	assert_int_equal(virtio_net_remove(&net), 0);
 }
 

@@ -314,8 +314,9 @@ static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
 
 /*
  * A device that did not reset may still read and write everything it was given:
- * rings, request slots and the data mappings of requests in flight. None of it is
- * released, ever; the bytes and mappings are counted (blk and the global ledger).
+ * rings (indirect tables included), request slots and the data mappings of
+ * requests in flight. None of it is released, ever; the bytes and mappings are
+ * counted (blk and the global ledger).
  */
 static void virtio_blk_quarantine(struct virtio_blk *blk)
 {
@@ -326,8 +327,8 @@ static void virtio_blk_quarantine(struct virtio_blk *blk)
 
 		if (!q->size)
 			continue;
-		bytes += VIRTQ_DESC_TABLE_SIZE(q->size) + VIRTQ_AVAIL_SIZE(q->size) +
-			 VIRTQ_USED_SIZE(q->size) + (uint64_t)q->size * sizeof(*q->slots);
+		bytes += virtq_ring_bytes(&q->vq) +
+			 (q->slots ? (uint64_t)q->size * sizeof(*q->slots) : 0);
 		for (unsigned int id = 0; id < q->size; id++) {
 			if (!q->reqs[id].inflight)
 				continue;

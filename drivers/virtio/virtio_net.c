@@ -679,18 +679,18 @@ static void virtio_net_pair_free(struct virtio_net *net, struct virtio_net_pair 
 
 /*
  * A device that did not reset may still read and write every ring and buffer it
- * was given: none of it is released, ever; its size is counted.
+ * was given: none of it is released, ever; its size is counted. The rings are
+ * those of every queue set up - the control queue's too - and only those: a
+ * queue whose set-up failed has none.
  */
 static void virtio_net_quarantine(struct virtio_net *net)
 {
-	uint64_t ring = VIRTQ_DESC_TABLE_SIZE(net->queue_size) +
-			VIRTQ_AVAIL_SIZE(net->queue_size) + VIRTQ_USED_SIZE(net->queue_size);
-	uint64_t bytes = 0, mappings = 0;
+	uint64_t bytes = virtq_ring_bytes(&net->ctrlq), mappings = 0;
 
 	for (unsigned int pi = 0; net->pairs && pi < net->pairs_allocated; pi++) {
 		const struct virtio_net_pair *p = &net->pairs[pi];
 
-		bytes += (p->rxq_meta ? ring : 0) + (p->txq_meta ? ring : 0);
+		bytes += virtq_ring_bytes(&p->rxq) + virtq_ring_bytes(&p->txq);
 		for (unsigned int i = 0; i < net->queue_size; i++) {
 			if (p->rx && p->rx[i].mapped) {
 				bytes += p->rx[i].len;

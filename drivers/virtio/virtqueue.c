@@ -597,6 +597,15 @@ unsigned int virtq_num_inflight(const struct virtq *vq)
 	return vq->num_inflight;
 }
 
+size_t virtq_ring_bytes(const struct virtq *vq)
+{
+	if (!vq->dl)
+		return 0;
+	return VIRTQ_DESC_TABLE_SIZE(vq->num) + VIRTQ_AVAIL_SIZE(vq->num) +
+	       VIRTQ_USED_SIZE(vq->num) +
+	       (vq->indirect ? (size_t)vq->num * VIRTQ_INDIRECT_MAX * sizeof(*vq->indirect) : 0);
+}
+
 bool virtq_is_broken(const struct virtq *vq)
 {
 	return vq->broken;

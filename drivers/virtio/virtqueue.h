@@ -337,6 +337,16 @@ unsigned int virtq_num_free(const struct virtq *vq);
 unsigned int virtq_num_inflight(const struct virtq *vq);
 
 /**
+ * virtq_ring_bytes() - shared memory the queue's rings take: descriptor table,
+ *	driver and device areas and, with VIRTQ_INIT_INDIRECT, the indirect
+ *	tables. What a device that does not reset keeps (quarantine).
+ * @vq: the queue.
+ * Return: the bytes; 0 for a queue that is not set up (never initialised, a
+ * failed virtq_init(), or destroyed).
+ */
+size_t virtq_ring_bytes(const struct virtq *vq);
+
+/**
  * virtq_is_broken() - whether the device broke the ring protocol.
  * @vq: the queue.
  * Return: true once a bad used->idx was seen, until virtq_reset().

@@ -27,10 +27,12 @@
  */
 #include "tests/fuzz/fuzz_common.h"
 
+#include <sanitizer/asan_interface.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers/virtio/virtio_blk.h"
+#include "tests/fake_virtio.h"
 
 #define VBF_MAX_QUEUES 2u
 #define VBF_MAX_QSIZE 64u
@@ -38,6 +40,10 @@
 #define VBF_MAX_LEN (64u * 1024u)
 #define VBF_MAX_OPS 400u
 #define VBF_MAX_SEGS (VIRTIO_BLK_MAX_SEGS + 2)
+/* Room of each request's buffer: the longest request and a partial sector. */
+#define VBF_BUF_BYTES (VBF_MAX_LEN + 512u)
+/* The shared slot of a request: header and status (virtio_blk.c). */
+#define VBF_SLOT_BYTES 32u
 
 /* Feature bits and configuration offsets (virtio 1.2, 5.2.3 and 5.2.4). */
 #define VBF_F_SIZE_MAX 1
@@ -72,8 +78,9 @@ struct vbf_chain {
  * @queue: its queue.
  * @op: read, write or flush.
  * @sector: first sector.
- * @buf: the caller's buffer (private heap memory, so it bounces).
- * @before: the buffer's contents at submission.
+ * @buf: the caller's buffer (private memory, so it bounces): vbf_bufs[k],
+ *	filled with fuzz_fill(k) and poisoned past @len, so ASan sees any
+ *	access beyond the request.
  * @len: bytes.
  * @chain: the device's view of it.
  */
@@ -83,22 +90,16 @@ struct vbf_req {
 	enum virtio_blk_op op;
 	uint64_t sector;
 	uint8_t *buf;
-	uint8_t *before;
 	uint32_t len;
 	struct vbf_chain chain;
 };
 
 /**
- * struct vbf_queue - the device side of one queue.
+ * struct vbf_queue - the device side of one queue (the rings are the fake
+ *	device's, tests/fake_virtio.h).
  * @vq: the driver's queue (found once set up, for the read hook).
  * @size: size the driver chose.
- * @desc: descriptor table (device address = CPU address in the mock).
- * @avail: available ring.
- * @used: used ring.
- * @last_avail: next available entry to take.
- * @used_idx: the device's used index.
- * @fifo: requests submitted on this queue and not yet seen by the device.
- * @nfifo: their number.
+ * @inflight: requests submitted on it and not yet completed.
  * @pending: requests the device took and has not answered.
  * @npending: their number.
  * @id_reads: used ids the queue read.
@@ -108,11 +109,7 @@ struct vbf_req {
 struct vbf_queue {
 	struct virtq *vq;
 	unsigned int size;
-	struct virtq_desc *desc;
-	struct virtq_avail *avail;
-	struct virtq_used *used;
-	uint16_t last_avail;
-	uint16_t used_idx;
+	unsigned int inflight;
 	int pending[VBF_MAX_REQS];
 	unsigned int npending;
 	unsigned long id_reads;
@@ -121,30 +118,21 @@ struct vbf_queue {
 
 /**
  * struct vbf - one run: the fake device, the driver and the model.
- * @vdev: the transport-independent device (first: the ops cast back).
+ * @dev: the device (tests/fake_virtio.h), reset for every input.
  * @in: the input.
  * @fd: the DMA layer.
  * @blk: the driver under test.
- * @status: device status byte.
- * @offered: features offered.
- * @accepted: features the driver set.
- * @nqueues: queues the transport reports.
  * @max_size: each queue's maximum size.
- * @cfg: device configuration.
  * @q: the device side of each queue.
  * @reqs: request models; the cookie of request k is &reqs[k].
  * @expect: the counters the driver should show.
  */
 struct vbf {
-	struct virtio_device vdev;
+	struct fake_virtio dev;
 	struct fuzz_in *in;
-	struct fuzz_dma fd;
+	struct fuzz_dma *fd;
 	struct virtio_blk blk;
-	uint8_t status;
-	uint64_t offered, accepted;
-	uint16_t nqueues;
 	uint16_t max_size[VBF_MAX_QUEUES];
-	uint8_t cfg[VBF_CFG_BYTES];
 	struct vbf_queue q[VBF_MAX_QUEUES];
 	struct vbf_req reqs[VBF_MAX_REQS];
 	struct virtio_blk_stats expect;
@@ -152,92 +140,38 @@ struct vbf {
 
 static struct vbf vbf;
 
-static struct vbf *vbf_of(struct virtio_device *v)
+/* The callers' buffers, one per request model. */
+static uint8_t vbf_bufs[VBF_MAX_REQS][VBF_BUF_BYTES] __attribute__((aligned(64)));
+
+static void vbf_features(struct fake_virtio *f, uint64_t features)
 {
-	return (struct vbf *)v;
+	FUZZ_CHECK((features & ~f->offered) == 0);
 }
 
-static int vbf_reset(struct virtio_device *v)
+static uint16_t vbf_max_size(struct fake_virtio *f, uint16_t index)
 {
-	vbf_of(v)->status = 0;
+	return index < VBF_MAX_QUEUES ? ((struct vbf *)f->ctx)->max_size[index] : 0;
+}
+
+/* What the driver programs: an existing queue, a size it may use, shared rings. */
+static int vbf_setup(struct fake_virtio *f, const struct fake_queue *fq)
+{
+	struct vbf *s = f->ctx;
+
+	FUZZ_CHECK(fq->index < VBF_MAX_QUEUES);
+	FUZZ_CHECK(fq->size && fq->size <= s->max_size[fq->index] &&
+		   !(fq->size & (fq->size - 1)));
+	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->desc, VIRTQ_DESC_TABLE_SIZE(fq->size)));
+	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->avail, VIRTQ_AVAIL_SIZE(fq->size)));
+	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->used, VIRTQ_USED_SIZE(fq->size)));
+	s->q[fq->index].size = fq->size;
 	return 0;
 }
 
-static uint8_t vbf_get_status(struct virtio_device *v)
+static void vbf_notify(struct fake_virtio *f, uint16_t index)
 {
-	return vbf_of(v)->status;
+	FUZZ_CHECK(index < ((struct vbf *)f->ctx)->blk.nqueues);
 }
-
-static void vbf_set_status(struct virtio_device *v, uint8_t s)
-{
-	vbf_of(v)->status = s;
-}
-
-static uint64_t vbf_get_features(struct virtio_device *v)
-{
-	return vbf_of(v)->offered;
-}
-
-static void vbf_set_features(struct virtio_device *v, uint64_t f)
-{
-	FUZZ_CHECK((f & ~vbf_of(v)->offered) == 0);
-	vbf_of(v)->accepted = f;
-}
-
-static uint16_t vbf_num_queues(struct virtio_device *v)
-{
-	return vbf_of(v)->nqueues;
-}
-
-static uint16_t vbf_queue_max_size(struct virtio_device *v, uint16_t index)
-{
-	return index < VBF_MAX_QUEUES ? vbf_of(v)->max_size[index] : 0;
-}
-
-static int vbf_queue_setup(struct virtio_device *v, uint16_t index, uint16_t size, uint64_t desc,
-			   uint64_t driver, uint64_t device)
-{
-	struct vbf *s = vbf_of(v);
-	struct vbf_queue *q;
-
-	FUZZ_CHECK(index < VBF_MAX_QUEUES && index < s->nqueues);
-	FUZZ_CHECK(size && size <= s->max_size[index] && !(size & (size - 1)));
-	FUZZ_CHECK(mock_port_is_shared(&s->fd.mp, (void *)(uintptr_t)desc, 16u * size));
-	FUZZ_CHECK(mock_port_is_shared(&s->fd.mp, (void *)(uintptr_t)driver, 6u + 2u * size));
-	FUZZ_CHECK(mock_port_is_shared(&s->fd.mp, (void *)(uintptr_t)device, 6u + 8u * size));
-	q = &s->q[index];
-	q->size = size;
-	q->desc = (struct virtq_desc *)(uintptr_t)desc;
-	q->avail = (struct virtq_avail *)(uintptr_t)driver;
-	q->used = (struct virtq_used *)(uintptr_t)device;
-	return 0;
-}
-
-static void vbf_queue_notify(struct virtio_device *v, uint16_t index)
-{
-	FUZZ_CHECK(index < vbf_of(v)->blk.nqueues);
-}
-
-static int vbf_config_read(struct virtio_device *v, uint32_t offset, void *buf, uint32_t len)
-{
-	if ((uint64_t)offset + len > VBF_CFG_BYTES)
-		return -34;
-	memcpy(buf, vbf_of(v)->cfg + offset, len);
-	return 0;
-}
-
-static const struct virtio_transport_ops vbf_ops = {
-	.reset = vbf_reset,
-	.get_status = vbf_get_status,
-	.set_status = vbf_set_status,
-	.get_features = vbf_get_features,
-	.set_features = vbf_set_features,
-	.num_queues = vbf_num_queues,
-	.queue_max_size = vbf_queue_max_size,
-	.queue_setup = vbf_queue_setup,
-	.queue_notify = vbf_queue_notify,
-	.config_read = vbf_config_read,
-};
 
 static void vbf_hook(void *ctx, enum virtq_shared_read what, volatile void *addr)
 {
@@ -265,55 +199,42 @@ static struct virtq *vbf_find_vq(struct vbf *s, unsigned int qi)
 	for (size_t off = 0; off < (qi + 1) * (sizeof(struct virtq) + 1024); off += 8) {
 		struct virtq *vq = (struct virtq *)(void *)(base + off);
 
-		if (vq->dl == &s->fd.dl && vq->used == s->q[qi].used && vq->num == s->q[qi].size)
+		if (vq->dl == &s->fd->dl && vq->used == fake_virtio_queue(&s->dev, qi)->used &&
+		    vq->num == s->q[qi].size)
 			return vq;
 	}
 	FUZZ_CHECK(!"queue not found in the driver's queue array");
 	return NULL;
 }
 
-/* The device takes every new chain of queue @qi and checks what it finds. */
+/* The device takes the one new chain of queue @qi and checks what it finds. */
 static void vbf_device_pop(struct vbf *s, unsigned int qi, int req)
 {
 	struct vbf_queue *q = &s->q[qi];
 	struct vbf_req *r = &s->reqs[req];
 	struct vbf_chain *c = &r->chain;
-	bool conf = s->vdev.confidential;
-	uint16_t avail = __atomic_load_n(&q->avail->idx, __ATOMIC_ACQUIRE);
-	const struct virtq_desc *d, *table = q->desc;
-	unsigned int limit = q->size, i;
+	bool conf = s->dev.vdev.confidential;
+	struct fake_chain fc;
 	uint32_t data = 0;
 
-	/* One successful submit publishes exactly one chain. */
-	FUZZ_CHECK((uint16_t)(avail - q->last_avail) == 1);
-	memset(c, 0, sizeof(*c));
+	/* One successful submit publishes exactly one well-formed chain. */
+	FUZZ_CHECK(fake_virtio_avail_pending(&s->dev, (uint16_t)qi) == 1);
+	FUZZ_CHECK(fake_virtio_pop(&s->dev, (uint16_t)qi, &fc) == 1);
+	FUZZ_CHECK(fc.n <= VBF_MAX_SEGS);
+	if (fc.indirect)
+		FUZZ_CHECK(fc.table_len / 16 <= VIRTQ_INDIRECT_MAX &&
+			   (!conf || mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)fc.table,
+							  fc.table_len)));
 	c->req = req;
-	c->head = q->avail->ring[q->last_avail % q->size];
-	q->last_avail++;
-	FUZZ_CHECK(c->head < q->size);
-	d = &q->desc[c->head];
-	i = c->head;
-	if (d->flags & VIRTQ_DESC_F_INDIRECT) {
-		FUZZ_CHECK(d->len % 16 == 0 && d->len / 16 <= VIRTQ_INDIRECT_MAX && d->len);
-		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd.mp, (void *)(uintptr_t)d->addr,
-							 d->len));
-		table = (const struct virtq_desc *)(uintptr_t)d->addr;
-		limit = d->len / 16;
-		i = 0;
-	}
-	for (;;) {
-		FUZZ_CHECK(i < limit && c->nseg < VBF_MAX_SEGS);
-		d = &table[i];
-		FUZZ_CHECK(!(d->flags & VIRTQ_DESC_F_INDIRECT) && d->len);
-		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd.mp, (void *)(uintptr_t)d->addr,
-							 d->len));
-		c->addr[c->nseg] = d->addr;
-		c->len[c->nseg] = d->len;
-		c->write[c->nseg] = d->flags & VIRTQ_DESC_F_WRITE;
-		c->nseg++;
-		if (!(d->flags & VIRTQ_DESC_F_NEXT))
-			break;
-		i = d->next;
+	c->head = fc.head;
+	c->nseg = fc.n;
+	for (unsigned int k = 0; k < fc.n; k++) {
+		FUZZ_CHECK(fc.len[k]);
+		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)fc.addr[k],
+							 fc.len[k]));
+		c->addr[k] = fc.addr[k];
+		c->len[k] = fc.len[k];
+		c->write[k] = fc.write[k];
 	}
 	/* Header (readable, 16 bytes), data, status (writable, 1 byte). */
 	FUZZ_CHECK(c->nseg >= 2 && !c->write[0] && c->len[0] == 16);
@@ -349,7 +270,7 @@ static uint32_t vbf_writable(const struct vbf_req *r)
 /* Segments the driver will cut @len into, as virtio_blk_submit() does. */
 static uint64_t vbf_seg_limit(struct vbf *s)
 {
-	uint64_t limit = dma_max_mapping_size(&s->fd.dl, &s->blk.tag);
+	uint64_t limit = dma_max_mapping_size(&s->fd->dl, &s->blk.tag);
 
 	if (s->blk.size_max && s->blk.size_max < limit)
 		limit = s->blk.size_max;
@@ -375,19 +296,16 @@ static void vbf_submit(struct vbf *s)
 		;
 	FUZZ_CHECK(k < (int)VBF_MAX_REQS);
 	r = &s->reqs[k];
-	free(r->buf);
-	free(r->before);
 	memset(r, 0, sizeof(*r));
 	r->queue = qi;
 	r->op = op;
 	r->sector = sector;
 	r->len = len;
-	r->buf = malloc(len ? len : 1);
-	r->before = malloc(len ? len : 1);
-	FUZZ_CHECK(r->buf && r->before);
-	for (uint32_t b = 0; b < len; b++)
-		r->buf[b] = (uint8_t)(b * 7 + k);
-	memcpy(r->before, r->buf, len);
+	r->buf = vbf_bufs[k];
+	/* Exactly @len bytes are the caller's: ASan flags the first one past them. */
+	ASAN_UNPOISON_MEMORY_REGION(r->buf, VBF_BUF_BYTES);
+	ASAN_POISON_MEMORY_REGION(r->buf + len, VBF_BUF_BYTES - len);
+	fuzz_fill(r->buf, len, (uint8_t)k);
 
 	/* The codes virtio_blk_submit() documents, in its order of checks. */
 	if (qi >= s->blk.nqueues) {
@@ -430,23 +348,13 @@ static void vbf_submit(struct vbf *s)
 	else
 		FUZZ_CHECK(rc == expect);
 	/* The caller's buffer is never written on submit. */
-	FUZZ_CHECK(!memcmp(r->buf, r->before, len));
+	FUZZ_CHECK(fuzz_fill_matches(r->buf, len, (uint8_t)k));
 	if (rc)
 		return;
 	r->inflight = true;
+	s->q[qi].inflight++;
 	s->expect.submitted++;
 	vbf_device_pop(s, qi, k);
-}
-
-/* Publish a used entry on queue @qi. */
-static void vbf_push(struct vbf_queue *q, uint32_t id, uint32_t len)
-{
-	struct virtq_used_elem *e = &q->used->ring[q->used_idx % q->size];
-
-	e->id = id;
-	e->len = len;
-	q->used_idx++;
-	__atomic_store_n(&q->used->idx, q->used_idx, __ATOMIC_RELEASE);
 }
 
 /* The device answers one request it took: data, status byte, used entry. */
@@ -473,8 +381,7 @@ static void vbf_serve(struct vbf *s, unsigned int qi)
 			uint8_t *p = (uint8_t *)(uintptr_t)c->addr[k];
 			uint32_t n = (how & 3) == 2 ? c->len[k] / 2 : c->len[k];
 
-			for (uint32_t b = 0; b < n; b++)
-				p[b] = (uint8_t)(seed + b * 13 + k);
+			fuzz_fill(p, n, (uint8_t)(seed + k));
 		}
 	}
 	switch ((how >> 2) & 7) {
@@ -518,10 +425,10 @@ static void vbf_serve(struct vbf *s, unsigned int qi)
 	default:
 		id = c->head;
 		len = vbf_writable(r);
-		vbf_push(q, id, len); /* published twice: a replay */
+		fake_virtio_push(&s->dev, (uint16_t)qi, id, len); /* published twice: a replay */
 		break;
 	}
-	vbf_push(q, id, len);
+	fake_virtio_push(&s->dev, (uint16_t)qi, id, len);
 	if (!(fuzz_u8(in) & 0x10))
 		q->pending[pick] = q->pending[--q->npending];
 }
@@ -579,7 +486,7 @@ static void vbf_poll(struct vbf *s, unsigned int qi)
 		s->expect.bytes_read += r->len;
 	} else {
 		/* A failed read and any write leave the caller's buffer alone. */
-		FUZZ_CHECK(!memcmp(r->buf, r->before, r->len));
+		FUZZ_CHECK(fuzz_fill_matches(r->buf, r->len, (uint8_t)(r - s->reqs)));
 		if (!expect && r->op == VIRTIO_BLK_OP_WRITE)
 			s->expect.bytes_written += r->len;
 	}
@@ -587,6 +494,7 @@ static void vbf_poll(struct vbf *s, unsigned int qi)
 		s->expect.errors++;
 	s->expect.completed++;
 	r->inflight = false;
+	q->inflight--;
 	/* Forget it on the device side too (it may have kept it for a replay). */
 	for (unsigned int i = 0; i < q->npending; i++)
 		if (&s->reqs[q->pending[i]] == r)
@@ -599,27 +507,24 @@ static void vbf_check(struct vbf *s, bool deep)
 {
 	struct virtio_blk_stats now;
 	const struct virtio_blk_stats *st = &now;
-	unsigned int inflight[VBF_MAX_QUEUES] = { 0 };
 
 	virtio_blk_get_stats(&s->blk, &now);
 	if (deep)
-		FUZZ_CHECK(dma_layer_check(&s->fd.dl) == 0);
+		FUZZ_CHECK(dma_layer_check(&s->fd->dl) == 0);
 	FUZZ_CHECK(st->submitted == s->expect.submitted && st->completed == s->expect.completed);
 	FUZZ_CHECK(st->errors == s->expect.errors && st->bad_len == s->expect.bad_len &&
 		   st->bad_status == s->expect.bad_status);
 	FUZZ_CHECK(st->bytes_read == s->expect.bytes_read &&
 		   st->bytes_written == s->expect.bytes_written);
-	for (unsigned int k = 0; k < VBF_MAX_REQS; k++)
-		if (s->reqs[k].inflight)
-			inflight[s->reqs[k].queue]++;
 	for (unsigned int qi = 0; qi < s->blk.nqueues; qi++)
-		FUZZ_CHECK(virtio_blk_inflight(&s->blk, qi) == inflight[qi]);
+		FUZZ_CHECK(virtio_blk_inflight(&s->blk, qi) == s->q[qi].inflight);
 }
 
 /* Configuration and features from the input; returns whether init must work. */
-static bool vbf_configure(struct vbf *s)
+static bool vbf_configure(struct vbf *s, uint8_t mode)
 {
 	struct fuzz_in *in = s->in;
+	struct fake_virtio *f = &s->dev;
 	uint16_t feat = fuzz_u16(in);
 	static const unsigned int bits[] = { VBF_F_SIZE_MAX, VBF_F_SEG_MAX, VBF_F_RO,
 					     VBF_F_BLK_SIZE, VBF_F_FLUSH, VBF_F_MQ,
@@ -628,59 +533,143 @@ static bool vbf_configure(struct vbf *s)
 	uint64_t capacity;
 	uint32_t size_max;
 
-	s->offered = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM);
+	f->offered = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM);
 	for (unsigned int i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (feat & (1u << i))
-			s->offered |= VIRTIO_FEATURE(bits[i]);
-	for (unsigned int i = 0; i < VBF_CFG_BYTES; i++)
-		s->cfg[i] = fuzz_u8(in);
+			f->offered |= VIRTIO_FEATURE(bits[i]);
+	fuzz_bytes(in, f->cfg, VBF_CFG_BYTES);
 	/* Mostly a plausible capacity and size_max; sometimes anything. */
 	if (!(feat & 0x100)) {
 		capacity = fuzz_u8(in) & 1 ? (uint64_t)1 << 48 : (uint64_t)4096 + fuzz_u16(in);
-		memcpy(s->cfg, &capacity, 8);
+		memcpy(f->cfg, &capacity, 8);
 		if (!(feat & 0x200)) {
 			size_max = 512u << fuzz_below(in, 8);
-			memcpy(s->cfg + 8, &size_max, 4);
+			memcpy(f->cfg + 8, &size_max, 4);
 		}
 	}
-	s->nqueues = 1 + fuzz_below(in, VBF_MAX_QUEUES);
+	f->num_queues = (uint16_t)(1 + fuzz_below(in, VBF_MAX_QUEUES));
 	for (unsigned int i = 0; i < VBF_MAX_QUEUES; i++)
-		s->max_size[i] = 1 + fuzz_below(in, VBF_MAX_QSIZE);
-	memcpy(&capacity, s->cfg, 8);
-	memcpy(&size_max, s->cfg + 8, 4);
+		s->max_size[i] = (uint16_t)(1 + fuzz_below(in, VBF_MAX_QSIZE));
+	/* Mostly a device that behaves; else one that refuses DRIVER_OK (init
+	 * fails with the queues set up), or whose reset fails: the negotiation's,
+	 * the next one (at removal), or every one from FEATURES_OK on. */
+	switch (mode >> 5) {
+	case 4:
+		f->refuse_driver_ok = true;
+		break;
+	case 5:
+		f->reset_script = 1;
+		break;
+	case 6:
+		f->reset_script = 2;
+		break;
+	case 7:
+		f->reset_fails_after_init = true;
+		break;
+	}
+	memcpy(&capacity, f->cfg, 8);
+	memcpy(&size_max, f->cfg + 8, 4);
 	return capacity <= ((uint64_t)1 << 48) &&
-	       !((s->offered & VIRTIO_FEATURE(VBF_F_SIZE_MAX)) && size_max < 512);
+	       !((f->offered & VIRTIO_FEATURE(VBF_F_SIZE_MAX)) && size_max < 512) &&
+	       !(f->reset_script & 1) && !f->refuse_driver_ok;
+}
+
+/*
+ * After a removal, or an init that failed after the negotiation, whose reset
+ * may have failed. A device that did not reset keeps everything it was given:
+ * the driver must have quarantined exactly that - the rings and request slots
+ * of every queue the device was given, the data of every request in flight -
+ * unmapped and freed nothing, counted it once, and must accept nothing more.
+ * Then the device lets go (it resets at last) and a second removal releases
+ * everything; fuzz_dma_fini() then finds the layer empty.
+ */
+static void vbf_after_remove(struct vbf *s, const struct fuzz_quarantine *mark, int rc,
+			     unsigned int failed_before)
+{
+	uint64_t bytes = 0, mappings = 0;
+	struct virtio_blk_completion c;
+
+	if (!s->blk.quarantined) {
+		FUZZ_CHECK(rc == 0 && s->dev.failed_resets == failed_before);
+		fuzz_quarantine_none(mark);
+		FUZZ_CHECK(s->dev.status == 0);
+		return;
+	}
+	FUZZ_CHECK(rc == -5 && s->dev.failed_resets > failed_before);
+	for (unsigned int i = 0; i < s->dev.nq; i++) {
+		unsigned int n = s->dev.q[i].size;
+
+		bytes += VIRTQ_DESC_TABLE_SIZE(n) + VIRTQ_AVAIL_SIZE(n) + VIRTQ_USED_SIZE(n) +
+			 (uint64_t)n * VBF_SLOT_BYTES;
+		/* Indirect tables are the device's to read as much as the ring. */
+		if (s->dev.accepted & VIRTIO_FEATURE(VIRTIO_F_RING_INDIRECT_DESC))
+			bytes += (uint64_t)n * VIRTQ_INDIRECT_MAX * sizeof(struct virtq_desc);
+	}
+	for (unsigned int k = 0; k < VBF_MAX_REQS; k++) {
+		if (!s->reqs[k].inflight)
+			continue;
+		bytes += s->reqs[k].len;
+		mappings += s->reqs[k].chain.nseg - 2;
+	}
+	FUZZ_CHECK(s->blk.quarantined_bytes == bytes && s->blk.quarantined_mappings == mappings);
+	fuzz_quarantine_check(mark, s->fd, bytes, mappings);
+	/* Stopped for good: nothing is accepted, a second removal changes nothing. */
+	if (s->blk.nqueues) {
+		FUZZ_CHECK(virtio_blk_submit(&s->blk, 0, VIRTIO_BLK_OP_READ, 0, vbf_bufs[0], 512,
+					     s) == -5);
+		FUZZ_CHECK(virtio_blk_poll(&s->blk, 0, &c, 1) == -5);
+	}
+	FUZZ_CHECK(virtio_blk_remove(&s->blk) == -5);
+	fuzz_quarantine_check(mark, s->fd, bytes, mappings);
+	/* The device lets go at last: the same storage is released normally. */
+	s->dev.reset_fails = false;
+	s->dev.reset_fails_after_init = false;
+	s->dev.reset_script = 0;
+	s->blk.stopped = false;
+	s->blk.quarantined = false;
+	FUZZ_CHECK(virtio_blk_remove(&s->blk) == 0);
+	FUZZ_CHECK(s->dev.status == 0);
 }
 
 int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 {
-	struct fuzz_in in = { data, size, 0 };
+	struct fuzz_in in = fuzz_in_start(data, size);
 	struct vbf *s = &vbf;
+	struct fuzz_quarantine mark;
+	unsigned int failed;
 	uint8_t mode;
 	char why[128];
 	bool plausible;
 	int rc;
 
-	for (unsigned int k = 0; k < VBF_MAX_REQS; k++) {
-		free(s->reqs[k].buf);
-		free(s->reqs[k].before);
-	}
 	memset(s, 0, sizeof(*s));
 	s->in = &in;
 	mode = fuzz_u8(&in);
-	s->vdev.ops = &vbf_ops;
-	s->vdev.device_type = VIRTIO_ID_BLOCK;
-	s->vdev.confidential = mode & 1;
-	strcpy(s->vdev.name, "fuzz-blk");
-	FUZZ_CHECK(fuzz_dma_init(&s->fd, (enum dma_bounce_policy)((mode >> 1) & 3), 1,
-				 (mode & 8) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY) == 0);
-	plausible = vbf_configure(s);
-	rc = virtio_blk_init(&s->blk, &s->vdev, &s->fd.dl, 1 + ((mode >> 4) & 1), 0, why,
+	fake_virtio_init(&s->dev, VIRTIO_ID_BLOCK, 0, 1);
+	s->dev.vdev.confidential = mode & 1;
+	strcpy(s->dev.vdev.name, "fuzz-blk");
+	s->dev.ctx = s;
+	s->dev.on_features = vbf_features;
+	s->dev.read_max_size = vbf_max_size;
+	s->dev.on_setup = vbf_setup;
+	s->dev.on_notify = vbf_notify;
+	s->fd = fuzz_dma_begin(&in, (enum dma_bounce_policy)((mode >> 1) & 3), 1,
+			       (mode & 8) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY, FUZZ_DMA_ONE_POOL);
+	plausible = vbf_configure(s, mode);
+	fuzz_quarantine_mark(&mark, s->fd);
+	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 1 + ((mode >> 4) & 1), 0, why,
 			     sizeof(why));
 	FUZZ_CHECK(!rc == plausible);
 	if (rc) {
 		FUZZ_CHECK(memchr(why, '\0', sizeof(why)) != NULL);
-		fuzz_dma_fini(&s->fd);
+		if (s->dev.reset_script & 1) {
+			/* The negotiation's reset failed: nothing was given, nothing kept. */
+			FUZZ_CHECK(rc == -5 && !s->blk.quarantined && s->dev.failed_resets == 1);
+			fuzz_quarantine_none(&mark);
+		} else {
+			vbf_after_remove(s, &mark, s->blk.quarantined ? -5 : 0, 0);
+		}
+		fuzz_dma_fini(s->fd);
 		return 0;
 	}
 	FUZZ_CHECK(s->blk.nqueues >= 1 && s->blk.nqueues <= VBF_MAX_QUEUES);
@@ -712,10 +701,8 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 		case 6:
 			virtio_blk_kick(&s->blk, qi);
 			break;
-		default: {
+		default:
 			/* A status byte changed after the fact, or a stray used entry. */
-			struct vbf_queue *q = &s->q[qi];
-
 			if (fuzz_u8(&in) & 1) {
 				for (unsigned int k = 0; k < VBF_MAX_REQS; k++)
 					if (s->reqs[k].inflight && s->reqs[k].queue == qi) {
@@ -728,17 +715,20 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 			} else {
 				uint32_t id = fuzz_u32(&in);
 
-				vbf_push(q, id, fuzz_u32(&in));
+				fake_virtio_push(&s->dev, (uint16_t)qi, id, fuzz_u32(&in));
 			}
 			break;
 		}
-		}
-		vbf_check(s, ops % 4 == 3);
+		vbf_check(s, s->fd->deep && ops % 4 == 3);
 	}
-	vbf_check(s, true);
+	vbf_check(s, s->fd->deep);
 
-	virtio_blk_remove(&s->blk);
-	FUZZ_CHECK(s->status == 0);
-	fuzz_dma_fini(&s->fd);
+	for (unsigned int qi = 0; qi < s->blk.nqueues; qi++)
+		s->q[qi].vq->read_hook = NULL;
+	fuzz_quarantine_mark(&mark, s->fd);
+	failed = s->dev.failed_resets;
+	rc = virtio_blk_remove(&s->blk);
+	vbf_after_remove(s, &mark, rc, failed);
+	fuzz_dma_fini(s->fd);
 	return 0;
 }

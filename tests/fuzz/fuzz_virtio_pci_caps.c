@@ -143,8 +143,7 @@ static void vpf_mmio(struct fuzz_in *in, struct pci_device *d, const struct virt
 			goto out;
 		mem[i] = malloc(d->bars[i].size);
 		FUZZ_CHECK(mem[i] != NULL);
-		for (uint64_t b = 0; b < d->bars[i].size; b++)
-			mem[i][b] = fuzz_u8(in);
+		fuzz_bytes(in, mem[i], d->bars[i].size);
 		d->bars[i].base = (uint64_t)(uintptr_t)mem[i];
 	}
 	d->vendor_id = VIRTIO_PCI_VENDOR;
@@ -222,7 +221,7 @@ out:
 
 int fuzz_virtio_pci_caps_one(const uint8_t *data, size_t size)
 {
-	struct fuzz_in in = { data, size, 0 };
+	struct fuzz_in in = fuzz_in_start(data, size);
 	struct vpf *s = &vpf;
 	const struct pci_config_ops ops = { s, vpf_read32, vpf_write32 };
 	struct virtio_pci_caps caps;
@@ -233,8 +232,7 @@ int fuzz_virtio_pci_caps_one(const uint8_t *data, size_t size)
 
 	memset(s, 0, sizeof(*s));
 	mode = fuzz_u8(&in);
-	for (unsigned int i = 0; i < sizeof(s->cfg); i++)
-		s->cfg[i] = fuzz_u8(&in);
+	fuzz_bytes(&in, s->cfg, sizeof(s->cfg));
 	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
 		s->size_mask[i] = fuzz_u32(&in);
 	/* Mostly a function that exists with a capability list: the interesting

@@ -301,17 +301,46 @@ def gen_blk():
     blk_submit(s, 0, 20)                     # more segments than seg_max
     write('corpus', t, 'many_segments', s)
 
+    # mode bits 5-7: 4 DRIVER_OK refused, 5 the negotiation's reset fails, 6 the
+    # next reset (removal) fails, 7 every reset from FEATURES_OK on fails.
+    # Removal of a device that does not reset, requests in flight on both
+    # queues, one answered: quarantine.
+    s = blk_header(0x11 | (6 << 5), 0x20 | 0x10, nq=2)
+    blk_submit(s, 0, 8)
+    blk_submit(s, 1, 2, q=1)
+    blk_submit(s, 0, 4)
+    blk_serve(s)
+    blk_poll(s)
+    write('corpus', t, 'reset_fails_at_removal', s)
+
+    # DRIVER_OK refused after the queues were set up; then the negotiation's
+    # reset failing; then every reset from FEATURES_OK on.
+    write('corpus', t, 'driver_ok_refused', blk_header(4 << 5, 0x10))
+    write('corpus', t, 'reset_fails_at_negotiation', blk_header(5 << 5, 0x10))
+    s = blk_header(0x08 | (7 << 5), 0x10)
+    blk_submit(s, 1, 3)
+    write('corpus', t, 'reset_fails_after_init', s)
+
+    # Fixed bug (regression): a device given indirect tables that did not
+    # reset at removal was quarantined without them in quarantined_bytes.
+    s = blk_header(6 << 5, 0x40)             # VIRTIO_F_RING_INDIRECT_DESC
+    blk_submit(s, 0, 8)
+    write('regressions', t, 'quarantine_indirect_tables', s)
+
 
 # ---------------------------------------------------------------- virtio-net
 NET_HDR, NET_MIN, NET_MAX, NET_BUF = 12, 14, 1514, 2048
 
 
 def net_header(mode, dev, sizes=(16, 16), max_queue=0, mac=b'\x52\x54\x00\x12\x34\x56',
-               link=1):
+               link=1, resets=None):
     """mode: bit 0 confidential, 1-2 policy, 3 scrub zero, 4 in place, 5 mutate,
     6 config reads fail, 7 DRIVER_OK refused. dev: bit 0 not a NIC, 1 FEATURES_OK
-    refused, 2 no VERSION_1, 3 no ACCESS_PLATFORM, 4 MAC, 5 STATUS, 6 offloads."""
-    s = Seed().u8(mode).u8(dev)
+    refused, 2 no VERSION_1, 3 no ACCESS_PLATFORM, 4 MAC, 5 STATUS, 6 offloads,
+    7 resets fail (resets: bit k, reset call k)."""
+    s = Seed().u8(mode).u8(dev | (0x80 if resets is not None else 0))
+    if resets is not None:
+        s.u8(resets)
     cfg = bytearray(16)
     cfg[0:6] = mac
     struct.pack_into('<H', cfg, 6, link)
@@ -494,6 +523,184 @@ def gen_net():
     s.u8(0).u8(1).raw(bytes([1, 1, 1, 1, 1, 1]))
     write('corpus', t, 'double_fetch', s)
 
+    # A NIC that does not reset at removal, a frame sent and not completed, one
+    # received: rings and posted buffers quarantined. Then the same in place.
+    for name, mode in (('reset_fails_at_removal', 0x00), ('reset_fails_in_place', 0x11)):
+        s = net_header(mode, 0x30, sizes=(8, 8), resets=0x02)
+        net_send(s, 100)
+        net_serve(s, 60)
+        net_recv(s)
+        write('corpus', t, name, s)
+    # DRIVER_OK refused (init fails with every buffer posted) and the reset of
+    # the clean-up fails: quarantined inside init.
+    write('corpus', t, 'reset_fails_in_failed_init',
+          net_header(0x80, 0x30, sizes=(8, 8), resets=0x02))
+
+
+# ---------------------------------------------------------------- virtio-net multiqueue
+def mq_header(mode=0, wanted=2, dev=0x0f, pairs=2, nq=None, nq_alt=0, size=16, odd=None,
+              ctrl_size=8, due=0, ack=0, ln='one', ident='head', resets=None,
+              max_queue=16, mac=b'\x52\x54\x00\x12\x34\x56'):
+    """mode: as net_header's. dev: bit 0 CTRL_VQ, 1 MQ, 2 MAC, 3 STATUS offered;
+    wanted: pairs the driver asks for. pairs: max_virtqueue_pairs (a u16 above
+    239). nq: num_queues (2 * pairs + 1 by default); nq_alt: every second read.
+    due: polls after the kick at which the command is answered (0: at the kick;
+    None: never). ack, ln ('one', 'zero', 'two', or a number), ident ('head',
+    ('other', k), ('out', id), 'break'): the answer."""
+    if nq is None:
+        nq = 2 * pairs + 1
+    s = Seed().u8(mode).u8(dev | (0x10 if resets is not None else 0) | ((wanted - 1) << 5))
+    if resets is not None:
+        s.u8(resets)
+    cfg = bytearray(8)
+    cfg[0:6] = mac
+    struct.pack_into('<H', cfg, 6, 1)
+    s.raw(bytes(cfg))
+    for v in (pairs, nq, nq_alt):
+        if v < 0xf0 and v < 20:
+            s.u8(v)
+        else:
+            s.u8(0xf0).u16(v)
+    s.u8(size) if size < 0xff else s.u8(0xff).u16(size)
+    if odd is None:
+        s.u8(0)
+    else:
+        s.u8(odd[0]).u8(odd[1])
+    s.u8(ctrl_size) if ctrl_size < 0xff else s.u8(0xff).u16(ctrl_size)
+    s.u8(0xe0 if due is None else due)
+    s.u8(ack)
+    lens = {'one': 0, 'zero': 5, 'two': 6}
+    lbits = lens.get(ln, 7)
+    if ident == 'head':
+        ibits = 0
+    elif ident == 'break':
+        ibits = 7
+    else:
+        ibits = 5 if ident[0] == 'other' else 6
+    s.u8(lbits | (ibits << 3))
+    if lbits == 7:
+        s.u32(ln)
+    if ident not in ('head', 'break'):
+        if ident[0] == 'other':
+            s.u8(ident[1])
+        else:
+            s.u32(ident[1])
+    return s.below(64, max_queue - 1)
+
+
+def mq_op(s, op, pair, alloc):
+    """op on pair: the selector is (op >> 4) % (alloc + 1)."""
+    assert pair <= alloc
+    return s.u8((pair << 4) | op)
+
+
+def gen_mq():
+    t = 'fuzz_virtio_net_mq'
+    # Four pairs, the command acknowledged at the kick: frames on every pair.
+    s = mq_header(wanted=4, pairs=4)
+    for p in range(4):
+        mq_op(s, 1, p, 4).u8(0).u8(0).u8(0x40 + p).u8(0).below(NET_MAX - NET_MIN + 1, 60 + p)
+        mq_op(s, 0, p, 4).u8(1)
+        mq_op(s, 3, p, 4).u8(0).below(NET_MAX - NET_MIN + 1, 100 - NET_MIN)
+        mq_op(s, 4, p, 4).u8(0).u8(0)
+        mq_op(s, 5, p, 4)
+    mq_op(s, 3, 4, 4)                            # a pair that does not exist
+    write('corpus', t, 'four_pairs', s)
+
+    # The command refused (ack VIRTIO_NET_ERR): one pair; frames on the second
+    # pair, which the driver set up but must never read.
+    s = mq_header(wanted=2, ack=0xc1)
+    mq_op(s, 1, 1, 2).u8(0).u8(0).u8(0x11).u8(0).below(NET_MAX - NET_MIN + 1, 50)
+    mq_op(s, 0, 1, 2).u8(1)
+    mq_op(s, 3, 1, 2).u8(0).below(NET_MAX - NET_MIN + 1, 50)
+    mq_op(s, 0, 0, 2).u8(1)
+    write('corpus', t, 'command_refused', s)
+
+    # Never answered (the deadline), answered late, answered wrong.
+    write('corpus', t, 'command_unanswered', mq_header(wanted=3, pairs=3, due=None))
+    write('corpus', t, 'command_late', mq_header(wanted=2, due=6))
+    write('corpus', t, 'command_other_id', mq_header(wanted=2, ident=('other', 2)))
+    write('corpus', t, 'command_bad_id', mq_header(wanted=2, ident=('out', 0x10000)))
+    write('corpus', t, 'command_len_two', mq_header(wanted=2, ln='two'))
+    write('corpus', t, 'command_len_zero', mq_header(wanted=2, ln='zero'))
+    write('corpus', t, 'command_breaks_queue', mq_header(wanted=2, ident='break'))
+
+    # max_virtqueue_pairs 0x8000: 2N wraps a 16-bit index onto receive queue 0;
+    # refused whatever num_queues says. 0x7fff with num_queues 0xffff: the
+    # control queue at 0xfffe. A second read of num_queues below 2N + 1, a
+    # control queue of two entries, no CTRL_VQ, no MQ, a queue of size 0.
+    write('corpus', t, 'pairs_0x8000', mq_header(wanted=8, pairs=0x8000, nq=0xffff))
+    write('corpus', t, 'ctrl_at_0xfffe', mq_header(wanted=8, pairs=0x7fff, nq=0xffff))
+    write('corpus', t, 'num_queues_changes', mq_header(wanted=2, pairs=2, nq=5, nq_alt=3))
+    write('corpus', t, 'ctrl_queue_too_small', mq_header(wanted=2, ctrl_size=2))
+    write('corpus', t, 'no_ctrl_vq', mq_header(wanted=4, dev=0x0e, pairs=4))
+    write('corpus', t, 'no_mq', mq_header(wanted=4, dev=0x0d, pairs=4))
+    write('corpus', t, 'queue_size_zero', mq_header(wanted=4, pairs=4, odd=(5, 0)))
+    write('corpus', t, 'config_fails', mq_header(mode=0x40, wanted=2))
+
+    # Fixed bug (regression): a NIC with a control queue that did not reset at
+    # removal was quarantined without the control queue's rings in the count.
+    s = mq_header(wanted=2, due=None, resets=0x02)
+    write('regressions', t, 'quarantine_ctrl_rings', s)
+
+
+# ---------------------------------------------------------------- reset failures
+def rs_blk(point, conf=0, policy=0, zero=0, feat=0, size_log=0, resets=0):
+    """point: 0 negotiation, 1 init failure, 2 removal, 3 deadline (rw)."""
+    mode = (point << 6) | (conf << 1) | (policy << 2) | (zero << 4)
+    return Seed().u8(mode).u8(feat).u8(size_log).u8(resets)
+
+
+def rs_net(point, conf=0, policy=0, zero=0, inplace=0, feat=0, size_log=1, resets=0,
+           mac=b'\x52\x54\x00\x12\x34\x56'):
+    mode = 1 | (point << 6) | (conf << 1) | (policy << 2) | (zero << 4) | (inplace << 5)
+    return Seed().u8(mode).u8(feat).u8(size_log).raw(mac).u8(resets)
+
+
+def rs_submit(s, write=False, sectors=8, q=0):
+    return s.u8(0).u8((1 if write else 0) | (q << 7)).below(32, sectors - 1).u8(0)
+
+
+def gen_reset():
+    t = 'fuzz_virtio_reset'
+    write('corpus', t, 'blk_negotiation', rs_blk(0))
+    write('corpus', t, 'blk_driver_ok_refused', rs_blk(1, conf=1, feat=0x02))
+    write('corpus', t, 'blk_queue_refused', rs_blk(1, feat=0x01 | 0x08 | 0x10))
+    s = rs_blk(2, conf=1, policy=3, feat=0x01 | 0x02, size_log=1)
+    rs_submit(s, sectors=8)
+    rs_submit(s, write=True, sectors=32, q=1)
+    rs_submit(s, sectors=1)
+    s.u8(2).below(128, 0)                    # the first one answered
+    s.u8(3)
+    write('corpus', t, 'blk_removal_in_flight', s)
+    s = rs_blk(3, zero=1, feat=0x80, resets=0x01)
+    rs_submit(s, write=True, sectors=4)
+    s.u8(3).u8(0).u8(0)                      # rw: never answered, a read
+    write('corpus', t, 'blk_deadline', s)
+    s = rs_blk(3, policy=1)
+    s.u8(3).u8(1).u8(1)                      # rw: the queue broken, a write
+    write('corpus', t, 'blk_broken_queue', s)
+    write('corpus', t, 'net_negotiation', rs_net(0))
+    write('corpus', t, 'net_driver_ok_refused', rs_net(1, conf=1))
+    write('corpus', t, 'net_mac_unreadable', rs_net(1, feat=0x01))
+    s = rs_net(2, conf=1, policy=2)
+    net_send(s, 300)
+    net_serve(s, 80)
+    net_recv(s)
+    net_serve(s, 90)
+    s.u8(6)
+    write('corpus', t, 'net_removal', s)
+    s = rs_net(2, inplace=1, zero=1, resets=0x02)
+    net_send(s, 60)
+    net_serve(s, 60)
+    s.u8(6)
+    write('corpus', t, 'net_removal_in_place', s)
+    s = rs_net(3, feat=0x80)
+    net_serve(s, 70)
+    s.u8(0x11).u8(0).u8(0).u8(0x22).u8(0).below(NET_MAX - NET_MIN + 1, 70)  # pair 1
+    s.u8(6)
+    write('corpus', t, 'net_command_deadline', s)
+
 
 # ---------------------------------------------------------------- dma
 def dma_len(s, ln):
@@ -578,9 +785,22 @@ def gen_dma():
     s.u8(5).u8(0).u8(0).u8(1).below(3, 2).u8(1)     # sync_for_cpu(0, 2)
     write('regressions', t, 'inplace_sync_past_block', s)
 
+    # Fixed bug (regression): the same sync at offset 2 went into the next arena
+    # block, live too, and was accepted (0) where it leaves its mapping's block
+    # (DMA_ERR_RANGE): the layer checked the synced range alone, not from the
+    # mapping's start.
+    s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)
+    s.u8(11).u8(40).u32(4095)                        # arena block of 4 KiB
+    s.u8(11).u8(40).u32(4095)                        # and the next one
+    dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
+    s.u8(5).u8(0).u8(1).below(3, 2).u8(1).below(3, 2).u8(1)  # sync_for_cpu(2, 2)
+    write('regressions', t, 'inplace_sync_into_next_block', s)
+
 
 gen_virtqueue()
 gen_pci()
 gen_blk()
 gen_net()
+gen_mq()
+gen_reset()
 gen_dma()

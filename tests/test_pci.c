@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "arch/x86_64/pvio.h"
+#include "drivers/deadline.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_pci.h"
 
@@ -514,6 +516,101 @@ static void test_virtio_caps_regions_inside_bar(void **state)
 	assert_int_equal(caps.device.offset + caps.device.length, 0x4000);
 }
 
+/*
+ * The registers of a virtio-pci device that lies, reached through a paravirtual
+ * I/O backend of the test's own (the transport's every register access goes
+ * through arch/x86_64/pvio.h): BAR4 of fake_virtio() is this array. Writes of 0
+ * to device_status can be ignored (a device that never resets), and num_queues
+ * can change under the driver.
+ */
+#define REG_BAR4 0xe000000000ull
+#define REG_COMMON 0x0
+#define REG_NUM_QUEUES (REG_COMMON + 0x12)
+#define REG_STATUS (REG_COMMON + 0x14)
+static uint8_t reg_bar4[0x4000];
+static bool reg_status_stuck;
+static unsigned int reg_num_queue_reads;
+
+static uint64_t reg_read(void *ctx, uint64_t pa, unsigned int size)
+{
+	uint64_t v = 0;
+
+	(void)ctx;
+	assert_true(pa >= REG_BAR4 && pa + size <= REG_BAR4 + sizeof(reg_bar4));
+	if (pa - REG_BAR4 == REG_NUM_QUEUES)
+		reg_num_queue_reads++;
+	memcpy(&v, reg_bar4 + (pa - REG_BAR4), size);
+	return v;
+}
+
+static void reg_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v)
+{
+	(void)ctx;
+	assert_true(pa >= REG_BAR4 && pa + size <= REG_BAR4 + sizeof(reg_bar4));
+	if (pa - REG_BAR4 == REG_STATUS && !v && reg_status_stuck)
+		return;
+	memcpy(reg_bar4 + (pa - REG_BAR4), &v, size);
+}
+
+static uint64_t reg_ticks;
+
+static uint64_t reg_clock(void *ctx)
+{
+	(void)ctx;
+	return ++reg_ticks;
+}
+
+static void test_virtio_pci_registers_that_lie(void **state)
+{
+	static struct fake_bus b;
+	static struct pci_device d;
+	static struct virtio_pci vp;
+	struct pci_config_ops ops = fake_ops(&b);
+	struct pvio_ops regs = pvio_native;
+	uint16_t nq = 3, many = 200;
+	char why[160];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(reg_bar4, 0, sizeof(reg_bar4));
+	fake_virtio(&b, REG_COMMON, 4);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	accept_bars(&d);
+	regs.mmio_read = reg_read;
+	regs.mmio_write = reg_write;
+	pvio_select(&regs);
+	deadline_set_clock(reg_clock, NULL, 1000);
+	deadline_set_timeout_ms(5);
+
+	memcpy(reg_bar4 + REG_NUM_QUEUES, &nq, 2);
+	assert_int_equal(virtio_pci_probe(&vp, &d, true, why, sizeof(why)), 0);
+	/* num_queues is read once at probe: the device raising it later changes
+	 * nothing until the next negotiation, and an index past it has no queue. */
+	memcpy(reg_bar4 + REG_NUM_QUEUES, &many, 2);
+	reg_num_queue_reads = 0;
+	assert_int_equal(vp.vdev.ops->num_queues(&vp.vdev), 3);
+	assert_int_equal(vp.vdev.ops->queue_max_size(&vp.vdev, 3), 0);
+	assert_int_equal(reg_num_queue_reads, 0);
+	/* Read again, once, when FEATURES_OK is set; bounded by what we support. */
+	vp.vdev.ops->set_status(&vp.vdev, VIRTIO_STATUS_FEATURES_OK);
+	assert_int_equal(reg_num_queue_reads, 1);
+	assert_int_equal(vp.vdev.ops->num_queues(&vp.vdev), VIRTIO_PCI_MAX_QUEUES);
+	vp.vdev.ops->set_status(&vp.vdev, VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK);
+	assert_int_equal(reg_num_queue_reads, 1);
+
+	/* A device whose status never reads 0: the reset gives up at its deadline. */
+	reg_status_stuck = true;
+	reg_ticks = 0;
+	assert_int_equal(vp.vdev.ops->reset(&vp.vdev), -5);
+	assert_true(reg_ticks >= 5 * 1000 && reg_ticks < 2 * 5 * 1000);
+	reg_status_stuck = false;
+	assert_int_equal(vp.vdev.ops->reset(&vp.vdev), 0);
+
+	pvio_select(&pvio_native);
+	deadline_set_clock(NULL, NULL, 0);
+	deadline_set_timeout_ms(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_virtio_caps_loop_ends),
 		cmocka_unit_test(test_virtio_caps_need_accepted_bar),
 		cmocka_unit_test(test_virtio_caps_regions_inside_bar),
+		cmocka_unit_test(test_virtio_pci_registers_that_lie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,8 @@
  * come zeroed and aligned, and a freed block reads zero right after the free;
  * an empty layer never reports "full" for a small request; pool and arena
  * statistics equal the model's counts; dma_layer_check() and dma_arena_check()
- * pass (every fourth step on a sampled input, FUZZ_DEEP_SAMPLE, and at the end
+ * pass (after steps 3, 7, 15, 31, then every 32nd on a sampled input,
+ * FUZZ_DEEP_SAMPLE, and at the end
  * of one input in DOF_END_SAMPLE; the scrub of every idle arena block on one in
  * DOF_SCRUB_SAMPLE); at the end everything is released, the layer refuses to go
  * while a slot is in use, and nothing but leaked chunks stays shared.
@@ -684,12 +685,17 @@ static void dof_arena_alloc(struct dof *s)
 			slot = (int)i;
 	if (slot < 0)
 		return;
-	if (how < 8)
+	if (how < 8) {
 		size = how == 0 ? 0 : DMA_ARENA_MAX_BLOCK + fuzz_u8(in);
-	else if (how < 32)
-		size = 1 + fuzz_u32(in) % DMA_ARENA_MAX_BLOCK;
-	else
+	} else if (how < 32) {
+		/* Any order up to a whole chunk, each as likely: a 2 MiB block
+		 * (scrubbed, shadowed and compared whole) is one draw in ten. */
+		size_t top = DMA_ARENA_MIN_BLOCK << fuzz_below(in, DMA_ARENA_NR_ORDERS);
+
+		size = 1 + fuzz_u32(in) % top;
+	} else {
 		size = 1 + fuzz_u32(in) % (64u * 1024u);
+	}
 	p = dma_arena_alloc(&s->arena, size);
 	if (!size || size > DMA_ARENA_MAX_BLOCK) {
 		FUZZ_CHECK(p == NULL);
@@ -738,14 +744,23 @@ static void dof_arena_free(struct dof *s, int bi)
 
 /*
  * The model's counters after every step; the self-checks, which walk every slot
- * and page and cost more than the step, when @deep: every fourth step of a
- * sampled input (FUZZ_DEEP_SAMPLE), and in another sample (DOF_END_SAMPLE) once
+ * and page and cost more than the step, when @deep: at the steps
+ * dof_deep_step() picks in a sampled input (FUZZ_DEEP_SAMPLE), and in another
+ * sample (DOF_END_SAMPLE) once
  * every mapping and block is released. What they find (a slot neither free nor
  * mapped, counters off, a broken free list or buddy list) stays in the layer
  * until the input ends, every input that reaches a bug has many mutated
  * siblings that reach it too, and every mapping's own invariants (device view,
  * limits, no overlap, copies, statistics) are checked at every step of all.
  */
+/* The steps of a FUZZ_DEEP_SAMPLE input after which the self-checks run: 3, 7, 15,
+ * 31 (the first steps, where an input's set-up goes wrong), then every 32nd. A
+ * long input (600 steps) gets 22, not 150. */
+static bool dof_deep_step(unsigned int ops)
+{
+	return ops % 32 == 31 || (ops < 32 && !((ops + 1) & ops) && ops >= 3);
+}
+
 static void dof_check(struct dof *s, bool deep)
 {
 	struct dma_bounce_stats st;
@@ -948,7 +963,7 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 			}
 			break;
 		}
-		dof_check(s, s->fd->deep && ops % 4 == 3);
+		dof_check(s, s->fd->deep && dof_deep_step(ops));
 	}
 	dof_teardown(s);
 	return 0;

@@ -2,17 +2,20 @@
 /*
  * fuzz_virtio_blk_completion.c - the virtio-blk driver (drivers/virtio/
  * virtio_blk.c) over its virtqueues and the DMA layer, against a malicious
- * block device behind a simulated transport.
+ * block device behind the fake transport (tests/fake_virtio.h).
  *
  * The adversary controls the device configuration (capacity, size_max,
- * seg_max, blk_size, num_queues, offered features), each queue's maximum size,
+ * seg_max, blk_size, num_queues, offered features), each queue's maximum size
+ * (each register must be read once),
  * and, for every request, what it writes into the data buffers, the status
  * byte (OK, IOERR, UNSUPP, anything else, or nothing), the used entry (the
  * right head, another one, out of range, replayed) and its length (exact, one
  * off, anything), the order of completions, and changes of the status byte
- * after the used entry was published. The input also picks the driver's calls:
- * submits of reads, writes and flushes with valid and invalid arguments on any
- * queue, kicks and polls, the bounce policy, scrub mode and confidential mode.
+ * after the used entry was published; DRIVER_OK refused; resets that fail (the
+ * negotiation's, the one at removal, every one from FEATURES_OK on). The input
+ * also picks the driver's calls: submits of reads, writes and flushes with
+ * valid and invalid arguments on any queue, kicks and polls, the bounce policy,
+ * scrub mode and confidential mode.
  *
  * Checked: init succeeds exactly when the configuration is plausible; submit
  * returns the code the arguments call for (or "busy"); every chain the device
@@ -21,9 +24,14 @@
  * every completion is a request in flight, completed once, whose status is
  * exactly what the status byte and used length the driver read call for; a
  * successful read delivers what the device wrote, a failed one leaves the
- * caller's buffer untouched; counters agree with the completions; the DMA
- * layer's self-check passes after every step, and after remove nothing is
- * mapped or shared.
+ * caller's buffer untouched (ASan: not one byte past it is touched, the rest
+ * of its static storage is poisoned); counters agree with the completions; the
+ * DMA layer's self-check passes every fourth step (on a sampled input,
+ * FUZZ_DEEP_SAMPLE) and at the end; when the removal's reset (or that of a
+ * failed init) fails, the quarantine contract: exactly the rings, indirect
+ * tables, request slots and data of the requests in flight counted, once,
+ * nothing unmapped or freed, nothing accepted afterwards; after the device lets
+ * go, removal frees everything and nothing is mapped or shared.
  */
 #include "tests/fuzz/fuzz_common.h"
 
@@ -123,6 +131,7 @@ struct vbf_queue {
  * @fd: the DMA layer.
  * @blk: the driver under test.
  * @max_size: each queue's maximum size.
+ * @reg_reads: reads of each queue's size register, and of num_queues (last).
  * @q: the device side of each queue.
  * @reqs: request models; the cookie of request k is &reqs[k].
  * @expect: the counters the driver should show.
@@ -133,6 +142,7 @@ struct vbf {
 	struct fuzz_dma *fd;
 	struct virtio_blk blk;
 	uint16_t max_size[VBF_MAX_QUEUES];
+	unsigned int reg_reads[VBF_MAX_QUEUES + 1];
 	struct vbf_queue q[VBF_MAX_QUEUES];
 	struct vbf_req reqs[VBF_MAX_REQS];
 	struct virtio_blk_stats expect;
@@ -148,9 +158,24 @@ static void vbf_features(struct fake_virtio *f, uint64_t features)
 	FUZZ_CHECK((features & ~f->offered) == 0);
 }
 
+/* Registers are read once (G19): a second read could answer otherwise, and one
+ * value would be checked while another is used. */
 static uint16_t vbf_max_size(struct fake_virtio *f, uint16_t index)
 {
-	return index < VBF_MAX_QUEUES ? ((struct vbf *)f->ctx)->max_size[index] : 0;
+	struct vbf *s = f->ctx;
+
+	if (index >= VBF_MAX_QUEUES)
+		return 0;
+	FUZZ_CHECK(++s->reg_reads[index] == 1);
+	return s->max_size[index];
+}
+
+static uint16_t vbf_num_queues(struct fake_virtio *f)
+{
+	struct vbf *s = f->ctx;
+
+	FUZZ_CHECK(++s->reg_reads[VBF_MAX_QUEUES] == 1);
+	return f->num_queues;
 }
 
 /* What the driver programs: an existing queue, a size it may use, shared rings. */
@@ -651,6 +676,7 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 	s->dev.ctx = s;
 	s->dev.on_features = vbf_features;
 	s->dev.read_max_size = vbf_max_size;
+	s->dev.read_num_queues = vbf_num_queues;
 	s->dev.on_setup = vbf_setup;
 	s->dev.on_notify = vbf_notify;
 	s->fd = fuzz_dma_begin(&in, (enum dma_bounce_policy)((mode >> 1) & 3), 1,

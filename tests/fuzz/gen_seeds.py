@@ -721,7 +721,9 @@ def gen_reset():
 def dma_len(s, ln):
     if ln <= 4096:
         return s.u8(1).u16(ln - 1)
-    return s.u8(4).u32(ln - 1)
+    if ln <= 65536:
+        return s.u8(4).u32(ln - 1)
+    return s.u8(7).u32(ln - 1)
 
 
 def dma_map(s, tag, d, off, ln, block=None, boff=0, bsize=4096):

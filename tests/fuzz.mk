@@ -1,15 +1,28 @@
 # tests/fuzz.mk - libFuzzer targets (clang, ASan+UBSan) of the code a hostile host
 # talks to: the virtqueue's used ring, virtio-pci capabilities, virtio-blk
-# completions, virtio-net receive (and transmit) completions, and the DMA API
-# against a reference model.
+# completions, virtio-net receive and transmit on one queue pair, virtio-net
+# multiqueue and its control queue, devices whose reset fails (blk and net), and
+# the DMA API against a reference model.
 #
-#   make fuzz [FUZZ_SECONDS=60]   build, then run every target for FUZZ_SECONDS on a
-#                                 scratch copy of its seed corpus (tests/fuzz/corpus/)
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=N]
+#                                 build, then run every target for FUZZ_SECONDS on a
+#                                 scratch copy of its seed corpus (tests/fuzz/corpus/),
+#                                 FUZZ_JOBS targets at a time (default: every CPU; a
+#                                 target is one process on one core)
 #   make fuzz-build               build only (build/fuzz/<target>)
 #
 # Each target's logic is fuzz_<target>_one() in tests/fuzz/<target>.c; fuzz_main.c
 # is the libFuzzer wrapper, so the regression test (tests/fuzz_regressions.mk)
-# links the same code without libFuzzer.
+# links the same code without libFuzzer. The harness library: fuzz_common.c (input
+# reader, sampling, the DMA layer built once per configuration and restored for
+# every input), fuzz_net.c (the network device and its model), tests/fake_virtio.c
+# (the device behind every virtio target, also used by test_hostile_device).
+#
+# Speed is part of the design: a target runs about ten million inputs an hour on
+# one core (README, Fuzzing). Nothing that lives for the process is rebuilt per
+# input (pools, transports, static buffers); costly self-checks run on a sample of
+# inputs chosen by a hash of the input (fuzz_sampled()), so a crash replays from
+# its file alone; run.sh caps fuzz_dma_ops's inputs at 1 KiB (see there).
 #
 # A crash leaves its input in build/fuzz/artifacts/<target>/; replay it with
 # build/fuzz/<target> FILE. Once minimised, it goes to tests/fuzz/pending/<target>/
@@ -20,13 +33,14 @@
 FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
 	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_CC := clang
 # Every file gets coverage counters and the sanitizers. Comparison tracing
 # (trace-cmp), which lets libFuzzer solve the code's comparisons with input
 # values, costs a callback per comparison: only the code a target is about
 # (<target>_FUZZ_SRCS) gets it. The harness, the mock ops and, in the driver
-# targets, the DMA layer underneath are support: traced, their loops and
-# self-checks cost more than the code under test.
+# targets, the DMA layer underneath are support, built without it: traced, their
+# loops and self-checks would cost more than the code under test.
 FUZZ_BASE_CFLAGS := -g -O1 -std=gnu11 -I. -DSLUICE_HOST $(WARN) -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(FUZZ_BASE_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_SUPPORT_CFLAGS := $(FUZZ_CFLAGS) -fno-sanitize-coverage=trace-cmp
@@ -80,7 +94,7 @@ fuzz-build: deps-test $(FUZZ_BINS)
 # The corpus is copied to build/fuzz/run/: libFuzzer adds what it finds to its
 # first corpus directory, and the repository keeps only the hand-made seeds.
 fuzz: fuzz-build
-	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_TARGETS)
+	@FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz $(FUZZ_TARGETS)
 
 fuzz-clean:
 	rm -rf $(BUILD)/fuzz

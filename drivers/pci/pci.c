@@ -44,6 +44,19 @@ void pci_write16(const struct pci_device *d, uint16_t off, uint16_t val)
 	pci_write32(d, off, old | ((uint32_t)val << shift));
 }
 
+/*
+ * The size a BAR's sizing readback claims, if it is one: a BAR decodes a power
+ * of two, and its range cannot wrap the address space. A mask with a hole (a
+ * host that lies) would give a size of nearly 2^64, and every range checked
+ * against it would "fit": such a BAR is left unsized (0), as unimplemented.
+ */
+static uint64_t pci_bar_size(uint64_t base, uint64_t size)
+{
+	if (!size || (size & (size - 1)) || base + (size - 1) < base)
+		return 0;
+	return size;
+}
+
 static void pci_size_bars(struct pci_device *d)
 {
 	uint16_t cmd = pci_read16(d, PCI_COMMAND);
@@ -65,7 +78,7 @@ static void pci_size_bars(struct pci_device *d)
 
 			bar->is_io = true;
 			bar->base = orig & ~3u;
-			bar->size = m ? (uint64_t)(~m & 0xffff) + 1 : 0;
+			bar->size = m ? pci_bar_size(bar->base, (uint64_t)(~m & 0xffff) + 1) : 0;
 			continue;
 		}
 		bar->prefetchable = orig & 8;
@@ -79,13 +92,13 @@ static void pci_size_bars(struct pci_device *d)
 			m = ((uint64_t)mask_hi << 32) | (mask & ~0xfu);
 			bar->is_64bit = true;
 			bar->base = ((uint64_t)orig_hi << 32) | (orig & ~0xfu);
-			bar->size = m ? ~m + 1 : 0;
+			bar->size = m ? pci_bar_size(bar->base, ~m + 1) : 0;
 			i++; /* the upper half occupies the next slot */
 			continue;
 		}
 		bar->base = orig & ~0xfu;
 		mask &= ~0xfu;
-		bar->size = mask ? (uint64_t)(uint32_t)(~mask + 1) : 0;
+		bar->size = mask ? pci_bar_size(bar->base, (uint64_t)(uint32_t)(~mask + 1)) : 0;
 	}
 	pci_write16(d, PCI_COMMAND, cmd);
 }

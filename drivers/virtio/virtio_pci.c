@@ -40,6 +40,8 @@
 
 /* Capabilities in 256 bytes of configuration space above the header, at most. */
 #define VPCI_MAX_VENDOR_CAPS 48
+/* Bytes of the standard configuration space, where capabilities live. */
+#define VPCI_CFG_SPACE 256u
 #define VPCI_GENERATION_RETRIES 16
 
 #define ERR_IO (-5)
@@ -149,7 +151,11 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 		uint8_t type = pci_read8(pci, cap + VCAP_CFG_TYPE);
 		struct virtio_pci_region r;
 
-		if (cap_len < VCAP_MIN_LEN || type > VIRTIO_PCI_CAP_PCI_CFG || have[type])
+		/* A capability lies in the 256 bytes of the standard configuration
+		 * space; one that runs past them would have its offset or length
+		 * read from whatever follows (all ones, or PCIe extended space). */
+		if (cap_len < VCAP_MIN_LEN || (unsigned int)cap + cap_len > VPCI_CFG_SPACE ||
+		    type > VIRTIO_PCI_CAP_PCI_CFG || have[type])
 			continue; /* the first capability of each type is the one to use */
 		r.bar = pci_read8(pci, cap + VCAP_BAR);
 		r.offset = pci_read32(pci, cap + VCAP_OFFSET);

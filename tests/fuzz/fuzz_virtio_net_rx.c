@@ -2,15 +2,17 @@
 /*
  * fuzz_virtio_net_rx.c - the virtio-net driver (drivers/virtio/virtio_net.c)
  * over its two virtqueues and the DMA layer, against a malicious network
- * device behind a simulated transport.
+ * device behind the fake transport (tests/fake_virtio.h); the device model and
+ * the checks are shared with the other net targets (tests/fuzz/fuzz_net.c).
  *
  * The adversary controls the offered features (offloads and MRG_RXBUF
  * included, which the driver must not accept), the configuration (MAC, link
  * status, reads that fail), both queues' maximum sizes (up to 65535), FEATURES_OK
- * and DRIVER_OK refused, and for every receive completion: the virtio_net_hdr
- * (flags, gso_type, hdr_len, gso_size, csum_start, csum_offset, num_buffers,
- * all arbitrary), the frame bytes, the used entry's id (the buffer's head,
- * another one, out of range, a replay) and its length (exact, shorter than a
+ * and DRIVER_OK refused, resets that fail (any of them, by call), and for
+ * every receive completion: the virtio_net_hdr (flags, gso_type, hdr_len,
+ * gso_size, csum_start, csum_offset, num_buffers, all arbitrary), the frame
+ * bytes, the used entry's id (the buffer's head, another one, out of range, a
+ * replay) and its length (exact, shorter than a
  * header plus the minimal Ethernet frame, longer than the buffer, anything);
  * for transmit completions the id and length; used->idx jumps; and, through
  * the host build's read hook, changes to every used-ring field right after the
@@ -35,10 +37,11 @@
  * written. Counters equal the model's (frames, bytes, bad lengths, bad
  * headers, drops, transmit completions and busy sends); every buffer is
  * either posted or waiting to be, every transmit slot either free or in
- * flight; virtq_check() and the DMA layer's self-check pass; ASan catches any
- * read past a buffer (private buffers are malloc'd to their exact size,
- * in-place ones are surrounded by poisoned memory); after remove every buffer
- * is freed once and nothing is mapped or shared.
+ * flight; virtq_check() and the DMA layer's self-check pass (every eighth step
+ * on a sampled input, FUZZ_DEEP_SAMPLE, and at the end); ASan catches any read
+ * past a buffer (every buffer, private or in place, is followed by poisoned
+ * memory); when a reset fails, the quarantine contract (fuzz_net.h); after
+ * remove every buffer is freed once and nothing is mapped or shared.
  *
  * Not asserted: num_buffers. Without MRG_RXBUF the device must set it to 1,
  * but the driver never reads it, so a lie about it changes nothing.

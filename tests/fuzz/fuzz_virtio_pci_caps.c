@@ -13,9 +13,11 @@
  * input also picks the driver's calls: queue set-up, notify, config reads.
  *
  * Checked: enumeration and parsing end (a bounded number of configuration
- * reads); parsing returns 0 or -22 with a terminated reason; every region it
- * accepts lies inside a memory BAR that was sized, meets its minimum length, and
- * was announced by a vendor capability of that type in configuration space;
+ * reads); every BAR sized decodes a power of two that does not wrap; parsing
+ * returns 0 or -22 with a terminated reason; every region it accepts lies inside
+ * a memory BAR that was sized, meets its minimum length, and was announced by a
+ * vendor capability of that type lying whole in the 256 bytes of configuration
+ * space;
  * then, with each BAR backed by exactly its size of host memory (so ASan sees
  * any access outside it), probing succeeds, queue set-up either fails or puts
  * the notify address inside the notify structure, config reads succeed only
@@ -27,7 +29,10 @@
  *
  * Found so far (fixed, replayed from tests/fuzz/regressions/): a capability
  * loop through vendor capabilities hung the parser; misaligned region offsets
- * were accepted and then read with misaligned MMIO accesses.
+ * were accepted and then read with misaligned MMIO accesses; a capability at
+ * 0xf4 had its length read from past the configuration space (all ones) and,
+ * with a BAR whose sizing mask had a hole (a size of 2^64 - 64), a region of
+ * 4 GiB was accepted.
  */
 #include "tests/fuzz/fuzz_common.h"
 
@@ -248,6 +253,14 @@ int fuzz_virtio_pci_caps_one(const uint8_t *data, size_t size)
 	if (n == 0)
 		return 0;
 	FUZZ_CHECK(devs[0].bus == 0 && devs[0].dev == 0 && devs[0].fn == 0);
+	/* A sized BAR decodes a power of two that does not wrap the address space:
+	 * else every range checked against it would fit. */
+	for (unsigned int i = 0; i < PCI_NUM_BARS; i++) {
+		const struct pci_bar *b = &devs[0].bars[i];
+
+		FUZZ_CHECK(!b->size ||
+			   (!(b->size & (b->size - 1)) && b->base + (b->size - 1) >= b->base));
+	}
 	/* What pci_setup() leaves: memory BARs accepted, or one of them refused. */
 	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
 		devs[0].bars[i].accepted = !devs[0].bars[i].is_io && devs[0].bars[i].size &&

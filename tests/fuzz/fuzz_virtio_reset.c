@@ -47,7 +47,6 @@
 #define VRB_MAX_HELD (6u + VRB_MAX_REQS * (VIRTIO_BLK_MAX_SEGS + 2u))
 
 /* Feature bits (virtio 1.2, 5.2.3). */
-#define VRB_F_SIZE_MAX 1
 #define VRB_F_FLUSH 9
 #define VRB_F_MQ 12
 

@@ -19,9 +19,10 @@
  * length is exactly the one read, or 0 with DMA_ERR_RANGE when it exceeds the
  * writable bytes posted; add and get_used return the codes the model predicts
  * (DMA_ERR_IO once broken); free and in-flight counts and statistics agree
- * with the model; virtq_check() passes; in confidential mode every address
- * the device is given lies in shared memory; at the end every descriptor comes
- * back and the DMA layer is clean.
+ * with the model; virtq_check() passes (after every step on one input in
+ * VQF_DEEP_SAMPLE, before every reset and at the end on all); in confidential
+ * mode every address the device is given lies in shared memory; at the end
+ * every descriptor comes back and the DMA layer is clean.
  */
 #include "tests/fuzz/fuzz_common.h"
 

@@ -8,3 +8,4 @@ KERNEL_SRCS += boot/memmap.c
 KERNEL_SRCS += boot/pci_setup.c boot/pci_window.c
 KERNEL_SRCS += boot/virtio_probe.c
 KERNEL_SRCS += boot/dma_setup.c
+KERNEL_SRCS += boot/cc_setup.c

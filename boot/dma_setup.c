@@ -84,6 +84,9 @@ static void kd_lock(void *ctx, void *lock)
 		st->contended++;
 		st->wait_cycles += rdtsc() - t0;
 	}
+	/* Memory the layer hands out under this lock may have been converted by
+	 * another CPU: this CPU's TLB must not hold its old mapping (mmu.h). */
+	mmu_tlb_sync();
 }
 
 static void kd_unlock(void *ctx, void *lock)

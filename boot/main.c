@@ -20,6 +20,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/boot_info.h"
+#include "boot/cc_setup.h"
 #include "boot/dma_setup.h"
 #include "boot/memmap.h"
 #include "boot/pci_setup.h"
@@ -41,69 +42,6 @@
 #include "boot/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
-/* The sim-tdx faults of tdx_fault=, every Nth call of each kind. */
-static void cc_sim_tdx_faults(const struct kernel_options *o, struct tdx_model_faults *f)
-{
-	unsigned int n = (unsigned int)o->tdx_fault_every;
-
-	memset(f, 0, sizeof(*f));
-#define TDX_FAULT(bit) (o->tdx_fault & (UINT64_C(1) << (bit)) ? n : 0)
-	f->map_partial_every = TDX_FAULT(1);
-	f->map_stall_every = TDX_FAULT(2);
-	f->map_bad_resume_every = TDX_FAULT(3);
-	f->map_error_every = TDX_FAULT(4);
-	f->map_keep_accepted_every = TDX_FAULT(5);
-	f->accept_busy_every = TDX_FAULT(6);
-	f->accept_error_every = TDX_FAULT(7);
-	f->vmm_4k_only = o->tdx_fault & (UINT64_C(1) << 8);
-#undef TDX_FAULT
-}
-
-/*
- * The confidential-computing platform (cc=). A real TD is refused for now: its
- * port I/O, CPUID and MMIO would each raise a #VE this kernel does not handle yet.
- * sim-tdx routes every conversion through the TDX protocol and its model.
- */
-static void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
-{
-	struct tdx_model_faults faults;
-	uint64_t ram_top = 0;
-	uint8_t *state, *pte;
-	char why[160];
-
-	if (bi->unaccepted_bytes)
-		printf("memory: %" PRIu64 " KiB in %u range%s left unaccepted by the firmware "
-		       "(EfiUnacceptedMemoryType): left alone, never used\n",
-		       bi->unaccepted_bytes >> 10, bi->unaccepted_ranges,
-		       bi->unaccepted_ranges == 1 ? "" : "s");
-	else
-		printf("memory: no unaccepted memory in the firmware's map\n");
-	if ((cpu->cc == CC_TDX || bi->cc_at_boot == CC_TDX) && bi->options.cc != CC_OPT_EMULATED) {
-		printf("cc: running in a real TD: not supported yet (no #VE-free paravirtual I/O); "
-		       "exit %d\n", SLUICE_EXIT_BOOT);
-		exit(SLUICE_EXIT_BOOT);
-	}
-	if (bi->options.cc != CC_OPT_SIM_TDX)
-		return;
-	for (unsigned int i = 0; i < bi->nranges; i++) {
-		const struct mem_range *m = &bi->ranges[i];
-
-		if (m->kind != MEM_MMIO && m->cacheable && m->base + m->size > ram_top)
-			ram_top = m->base + m->size;
-	}
-	ram_top = (ram_top + 4095) & ~UINT64_C(4095);
-	state = malloc(ram_top / 4096);
-	pte = malloc(ram_top / 4096);
-	cc_sim_tdx_faults(&bi->options, &faults);
-	if (!state || !pte ||
-	    cc_sim_tdx_init(ram_top, state, pte, &faults, why, sizeof(why))) {
-		printf("cc: sim-tdx: %s\n", state && pte ? why : "no memory for the model");
-		exit(SLUICE_EXIT_BOOT);
-	}
-	cc_sim_tdx_report("at boot");
-	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9));
-}
-
 static uint64_t deadline_tsc_now(void *ctx)
 {
 	(void)ctx;
@@ -663,10 +601,12 @@ static void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsig
 	} else if (fault == FAULT_VE) {
 		/* What a TD's module would report for a stray port write: an I/O
 		 * instruction (exit reason 30), 1 byte out to port 0x3f8. */
-		if (cc_sim_tdx_active())
+		bool sim = !strcmp(cc_setup_name(), "sim-tdx");
+
+		if (sim)
 			cc_sim_tdx_stage_ve(30, (UINT64_C(0x3f8) << 16), 0);
 		printf("fault: raising #VE (vector 20)%s\n",
-		       cc_sim_tdx_active() ? "; the simulated TD reports an I/O instruction" : "");
+		       sim ? "; the simulated TD reports an I/O instruction" : "");
 	} else if (fault == FAULT_EXEC_DATA) {
 		printf("fault: image data 0x%" PRIx64 " holds a ret; calling it\n",
 		       (uint64_t)(uintptr_t)fault_ret_in_data);
@@ -690,6 +630,8 @@ void kernel_main(struct boot_info *bi)
 	uint64_t tsc_main = rdtsc();
 	int rc;
 
+	/* In a real TD, before anything that would raise a #VE (cc_setup.h). */
+	cc_setup_early(bi);
 	gdt_init();
 	smp_init_bsp();
 	idt_init();
@@ -731,13 +673,13 @@ void kernel_main(struct boot_info *bi)
 	       bi->options.iodepth, bi->options.bs, bi->options.frames);
 	report_accel(&cpu, &bi->options);
 
-	rc = mmu_init(bi, &cpu);
+	rc = mmu_init(bi, &cpu, cc_setup_encoding());
 	if (rc) {
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
 		exit(SLUICE_EXIT_BOOT);
 	}
 	cc_setup(bi, &cpu);
-	bench_json_set_cc(bi->options.cc == CC_OPT_SIM_TDX ? "sim-tdx" : "emulated");
+	bench_json_set_cc(cc_setup_name());
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
@@ -748,8 +690,7 @@ void kernel_main(struct boot_info *bi)
 	kernel_dma_report(kd);
 	if (kernel_dma_selftest(kd))
 		exit(SLUICE_EXIT_FAIL);
-	if (bi->options.cc == CC_OPT_SIM_TDX)
-		cc_sim_tdx_arm_faults();
+	cc_setup_arm_faults();
 
 	pci_setup(bi, cpu.phys_addr_bits);
 	pci_report();
@@ -818,8 +759,7 @@ void kernel_main(struct boot_info *bi)
 		exit(SLUICE_EXIT_FAIL);
 	}
 
-	if (bi->options.cc == CC_OPT_SIM_TDX)
-		cc_sim_tdx_report("after the tasks");
+	cc_setup_report("after the tasks");
 	printf("sluice: boot report complete; exit 0\n");
 	exit(SLUICE_EXIT_PASS);
 }

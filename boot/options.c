@@ -105,7 +105,7 @@ static const struct option_def option_table[] = {
 	  "deadline of every wait on a device (reset, command, request, frame), ms; "
 	  "default 10000" },
 	{ "cc", OPT_CHOICE, offsetof(struct kernel_options, cc), 0, 0, 0, options_cc_names,
-	  "confidential-computing platform: auto (emulated unless a real TD), emulated (a PTE "
+	  "confidential-computing platform: auto (the TDX protocol in a real TD, else emulated), emulated (a PTE "
 	  "bit and a trapping write), sim-tdx (the TDX protocol against a model of the TDX "
 	  "module); default auto" },
 	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,

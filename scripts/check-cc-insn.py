@@ -36,8 +36,8 @@ ALLOWED = {
     # arch/x86_64/pvio_native.c: the native backend, the instructions themselves.
     "native_io_in", "native_io_out", "native_cpuid", "native_rdmsr", "native_wrmsr",
     "native_halt", "native_fatal",
-    # arch/x86_64/tee_insn.c: the only TDCALL.
-    "tee_tdcall_native",
+    # arch/x86_64/tee_insn.c: the only TDCALL, and the cache flush of a conversion.
+    "tee_tdcall_native", "tee_tdcall_sti_native", "tee_flush_cache_native",
     # arch/x86_64/ap_trampoline.S: real and protected mode, before any C code.
     "ap_trampoline_protected", "ap_trampoline", "ap_trampoline_long", "ap_entry",
     # the same trampoline's 64-bit entry for an AP woken through the ACPI wakeup mailbox.

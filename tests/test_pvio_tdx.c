@@ -134,6 +134,71 @@ static void test_halt_says_whether_interrupts_are_blocked(void **state)
 	assert_call(e, TDVMCALL_HLT, 0, 0, 0, 0);
 }
 
+static unsigned int sti_calls;
+
+/* The model's TDCALL, counted: stands for "STI; TDCALL" of the real layer. */
+static uint64_t counting_tdcall_sti(void *ctx, struct tdcall_regs *r)
+{
+	sti_calls++;
+	return ((struct env *)ctx)->insn.tdcall(&((struct env *)ctx)->m, r);
+}
+
+/* The idle wait issues STI with its TDCALL (no lost wake-up); the final halt
+ * of a fatal error keeps interrupts off and uses the plain TDCALL. */
+static void test_idle_halt_issues_sti_with_the_tdcall(void **state)
+{
+	struct env *e = *state;
+	struct tee_insn_ops with_sti = e->insn;
+
+	with_sti.tdcall_sti = counting_tdcall_sti;
+	with_sti.ctx = e;
+	with_sti.tdcall = NULL;
+	e->td.insn = &with_sti;
+	sti_calls = 0;
+	e->p.ops.halt(e->p.ops.ctx, true);
+	assert_int_equal(sti_calls, 1);
+	assert_call(e, TDVMCALL_HLT, 0, 0, 0, 0);
+	with_sti.tdcall = e->insn.tdcall;
+	with_sti.ctx = e->insn.ctx;
+	e->p.ops.halt(e->p.ops.ctx, false);
+	assert_int_equal(sti_calls, 1);
+	assert_call(e, TDVMCALL_HLT, 1, 0, 0, 0);
+}
+
+static unsigned int vmm_calls;
+static uint64_t vmm_last_fn;
+
+static void answering_vmm(void *ctx, struct tdcall_regs *r)
+{
+	(void)ctx;
+	vmm_calls++;
+	vmm_last_fn = r->r11;
+	r->r10 = TDVMCALL_SUCCESS;
+	r->r11 = 0x5a;
+}
+
+/* With a VMM plugged into the model (the kernel's simulated TD), every request
+ * but MapGPA goes to it, and MapGPA stays the model's. */
+static void test_model_vmm_gets_every_request_but_map_gpa(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	vmm_calls = 0;
+	e->m.vmm = answering_vmm;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x5a);
+	assert_true(vmm_last_fn == TDVMCALL_IO);
+	o->wrmsr(o->ctx, 0x830, 1);
+	assert_true(vmm_last_fn == TDVMCALL_WRMSR);
+	assert_int_equal(vmm_calls, 2);
+	assert_int_equal(e->m.n_vmm_calls, 2);
+	assert_int_equal(e->m.n_vmcall, 0);
+	assert_int_equal(tdx_vmcall(&e->td, TDVMCALL_MAP_GPA, 0x100000, 4096, 0,
+				    0, NULL), TDVMCALL_SUCCESS);
+	assert_int_equal(vmm_calls, 2);
+	assert_int_equal(e->m.n_map, 1);
+}
+
 static uint64_t refusing_tdcall(void *ctx, struct tdcall_regs *r)
 {
 	(void)ctx;
@@ -147,7 +212,7 @@ static uint64_t refusing_tdcall(void *ctx, struct tdcall_regs *r)
 static void test_failing_vmm_reads_all_ones(void **state)
 {
 	struct env *e = *state;
-	const struct tee_insn_ops refusing = { refusing_tdcall, NULL };
+	const struct tee_insn_ops refusing = { .tdcall = refusing_tdcall };
 	const struct pvio_ops *o = &e->p.ops;
 
 	e->td.insn = &refusing;
@@ -166,6 +231,8 @@ int main(void)
 		T(test_msr_routing),
 		T(test_halt_says_whether_interrupts_are_blocked),
 		T(test_failing_vmm_reads_all_ones),
+		T(test_idle_halt_issues_sti_with_the_tdcall),
+		T(test_model_vmm_gets_every_request_but_map_gpa),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 KERNEL_SRCS += \
 	arch/x86_64/acpi.c \
 	arch/x86_64/cc_sim_tdx.c \
+	arch/x86_64/cc_tdx.c \
 	arch/x86_64/ap_trampoline.S \
 	arch/x86_64/cpu.c \
 	arch/x86_64/gdt.c \

@@ -7,46 +7,29 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "arch/x86_64/descriptors.h"
-#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/cc_tdx.h"
+#include "arch/x86_64/pvio.h"
 #include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/spinlock.h"
 
 static struct tdx_model model;
 static struct tee_insn_ops model_insn;
-static struct tdx td;
 static struct tdx_model_faults armed_faults;
-/* The model and the protocol's counters are one state: one conversion at a time. */
-static struct spinlock sim_lock;
 
-/* The page-table half: the kernel's PTE bit and this CPU's TLB, then the model
- * is told what the mappings now say. */
-static int sim_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
+/* The model is told what the kernel's mappings now say, and checks its rules
+ * for the range as every CPU will see it once the TLB generation moved on. */
+static void sim_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 {
-	int rc = mmu_pte_set_shared(gpa, len, shared);
-
 	(void)ctx;
-	if (!rc)
-		tdx_model_note_ptes(&model, gpa, len, shared);
-	return rc;
+	tdx_model_note_ptes(&model, gpa, len, shared);
 }
 
-/* mmu_pte_set_shared() invalidated this CPU's entries page by page; the model
- * checks its rules for the range as every CPU now sees it. */
-static void sim_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
+static void sim_note_flush(void *ctx, uint64_t gpa, uint64_t len)
 {
 	(void)ctx;
 	tdx_model_note_flush(&model, gpa, len);
 }
 
-/* The model keeps no cache; the write-back a real TD needs (TDX has no coherence
- * between keys) is WBINVD or CLFLUSH there, which the instruction layer will own. */
-static void sim_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
-{
-	(void)ctx;
-	(void)gpa;
-	(void)len;
-}
+static const struct cc_tdx_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
 
 static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 {
@@ -57,52 +40,71 @@ static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 	qemu_exit(SLUICE_EXIT_FAIL);
 }
 
-/* The VMX exit reasons a #VE reports (Intel SDM vol. 3 appendix C; the GHCI). */
-static const char *ve_reason_name(uint32_t reason)
-{
-	switch (reason) {
-	case 10:
-		return "CPUID";
-	case 12:
-		return "HLT";
-	case 30:
-		return "I/O instruction";
-	case 31:
-		return "RDMSR";
-	case 32:
-		return "WRMSR";
-	case 48:
-		return "EPT violation: MMIO or a shared/private mismatch";
-	default:
-		return "other";
-	}
-}
-
 /*
- * The #VE guard: the TDX module's account first (TDG.VP.VEINFO.GET, before
- * anything else can raise a second #VE), printed through the paravirtual I/O
- * layer, then the exception report and the fatal exit. Nothing is emulated: in
- * this kernel every operation a TD traps on already goes through pvio, so a #VE
- * is a bug or the VMM misbehaving.
+ * The VMM's side of TDG.VP.VMCALL. QEMU is the VMM here, so for each request
+ * the simulated TD does what a VMM does for a TD: the instruction, natively,
+ * with the operands the GHCI puts in R12..R15 (Instruction.IO: size, direction,
+ * port, value; #VE.RequestMMIO: size, direction, shared GPA, value;
+ * Instruction.CPUID: EAX, ECX; RDMSR/WRMSR: MSR, value; Instruction.HLT:
+ * interrupt blocked), results in R11 (or R12..R15 for CPUID), status in R10. So
+ * every port access, MMIO register, hypervisor CPUID leaf, MSR and idle wait of
+ * the kernel runs through the TD backend of the paravirtual I/O layer.
  */
-static void sim_ve_report(uint64_t rip)
+static void sim_vmm(void *ctx, struct tdcall_regs *r)
 {
-	struct tdx_ve_info ve;
+	const struct pvio_ops *n = &pvio_native;
+	unsigned int size = (unsigned int)r->r12;
+	bool write = r->r13 == 1;
+	uint32_t cpuid[4];
 
-	if (tdx_ve_info_get(&td, &ve)) {
-		printf("#VE: TDG.VP.VEINFO.GET failed; rip 0x%" PRIx64 "\n", rip);
-		return;
+	(void)ctx;
+	r->r10 = TDVMCALL_SUCCESS;
+	switch (r->r11) {
+	case TDVMCALL_IO:
+		if ((size != 1 && size != 2 && size != 4) || r->r13 > 1 || r->r14 > 0xffff) {
+			r->r10 = TDVMCALL_INVALID_OPERAND;
+		} else if (write) {
+			n->io_out(n->ctx, (uint16_t)r->r14, size, (uint32_t)r->r15);
+		} else {
+			r->r11 = n->io_in(n->ctx, (uint16_t)r->r14, size);
+		}
+		break;
+	case TDVMCALL_MMIO:
+		/* A VMM emulates MMIO only at a shared GPA: a private one is the
+		 * guest's own memory. */
+		if ((size != 1 && size != 2 && size != 4 && size != 8) || r->r13 > 1 ||
+		    !(r->r14 & cc_tdx_td()->shared_bit)) {
+			r->r10 = TDVMCALL_INVALID_OPERAND;
+		} else if (write) {
+			n->mmio_write(n->ctx, r->r14 & ~cc_tdx_td()->shared_bit, size, r->r15);
+		} else {
+			r->r11 = n->mmio_read(n->ctx, r->r14 & ~cc_tdx_td()->shared_bit, size);
+		}
+		break;
+	case TDVMCALL_CPUID:
+		n->cpuid(n->ctx, (uint32_t)r->r12, (uint32_t)r->r13, cpuid);
+		r->r12 = cpuid[0];
+		r->r13 = cpuid[1];
+		r->r14 = cpuid[2];
+		r->r15 = cpuid[3];
+		break;
+	case TDVMCALL_RDMSR:
+		r->r11 = n->rdmsr(n->ctx, (uint32_t)r->r12);
+		break;
+	case TDVMCALL_WRMSR:
+		n->wrmsr(n->ctx, (uint32_t)r->r12, r->r13);
+		break;
+	case TDVMCALL_HLT:
+		n->halt(n->ctx, r->r12 == 0);
+		break;
+	case TDVMCALL_REPORT_FATAL_ERROR:
+		/* The VMM ends the TD: this vCPU never runs again. */
+		for (;;)
+			n->halt(n->ctx, false);
+	default:
+		r->r10 = TDVMCALL_INVALID_OPERAND;
+		break;
 	}
-	printf("#VE: TDG.VP.VEINFO.GET: exit reason %u (%s), qualification 0x%" PRIx64
-	       ", GPA 0x%" PRIx64 ", GLA 0x%" PRIx64 ", instruction length %u, rip 0x%" PRIx64
-	       "\n",
-	       ve.exit_reason, ve_reason_name(ve.exit_reason), ve.exit_qual, ve.gpa, ve.gla,
-	       ve.instr_len, rip);
-}
-
-bool cc_sim_tdx_active(void)
-{
-	return td.insn != NULL;
 }
 
 void cc_sim_tdx_stage_ve(uint32_t exit_reason, uint64_t exit_qual, uint64_t gpa)
@@ -114,69 +116,33 @@ void cc_sim_tdx_stage_ve(uint32_t exit_reason, uint64_t exit_qual, uint64_t gpa)
 	model.ve.instr_len = 1;
 }
 
-static int sim_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
-{
-	int rc;
-
-	(void)ctx;
-	spin_lock(&sim_lock);
-	rc = shared ? tdx_to_shared(&td, va, len) : tdx_to_private(&td, va, len);
-	spin_unlock(&sim_lock);
-	return rc;
-}
-
-static const struct mmu_cc_backend sim_backend = { "TDX (simulated TD: sim-tdx)", sim_convert,
-						    NULL };
-
 int cc_sim_tdx_init(uint64_t ram_top, uint8_t *state, uint8_t *pte,
 		    const struct tdx_model_faults *faults, char *why, size_t why_len)
 {
-	const struct tdx_pt_ops pt = { sim_set_pte, sim_flush_tlb, sim_flush_cache, NULL };
-	int rc;
-
 	tdx_model_init(&model, 0, ram_top / TDX_PAGE_4K, state, pte);
 	model.violation = sim_violation;
+	model.vmm = sim_vmm;
 	tdx_model_insn(&model, &model_insn);
-	rc = tdx_init(&td, &model_insn, &pt, why, why_len);
-	if (rc)
-		return rc;
+	/* The model keeps no cache; the flush of a conversion is the real one. */
+	model_insn.flush_cache = tee_insn_native.flush_cache;
 	if (faults)
 		armed_faults = *faults;
-	mmu_set_cc_backend(&sim_backend);
-	trap_set_ve_reporter(sim_ve_report);
-	return 0;
+	return cc_tdx_start(&model_insn, &sim_observer, "sim-tdx", why, why_len);
 }
 
+/* The kernel arms the faults on the bootstrap CPU between its DMA self-test and
+ * its tasks, when no conversion runs. */
 void cc_sim_tdx_arm_faults(void)
 {
-	spin_lock(&sim_lock);
 	model.faults = armed_faults;
 	model.n_map = model.n_accept = 0;
-	spin_unlock(&sim_lock);
-}
-
-void cc_sim_tdx_stats(struct tdx_stats *out)
-{
-	spin_lock(&sim_lock);
-	*out = td.stats;
-	spin_unlock(&sim_lock);
 }
 
 void cc_sim_tdx_report(const char *when)
 {
-	struct tdx_stats s;
+	char extra[160];
 
-	cc_sim_tdx_stats(&s);
-	printf("cc: sim-tdx %s: GPAW %u, shared bit 1<<%u, attributes 0x%" PRIx64
-	       " (%s), model over %" PRIu64 " MiB; MapGPA %" PRIu64 " (%" PRIu64
-	       " retries), accepts %" PRIu64 " (%" PRIu64 " x 4K, %" PRIu64 " x 2M, %" PRIu64
-	       " 2M->4K, %" PRIu64 " busy), conversions %" PRIu64 " to shared, %" PRIu64
-	       " to private, %" PRIu64 " failed (%" PRIu64 " rolled back, %" PRIu64
-	       " pages leaked), rule violations %lu\n",
-	       when, td.gpaw, td.gpaw - 1, td.attributes,
-	       td.attributes & TDX_ATTR_SEPT_VE_DISABLE ? "SEPT_VE_DISABLE" : "debug TD",
-	       model.npages >> 8, s.map_gpa_calls,
-	       s.map_gpa_retries, s.accept_calls, s.accepted_4k, s.accepted_2m,
-	       s.size_fallbacks, s.busy_retries, s.to_shared, s.to_private, s.failed,
-	       s.rolled_back, s.leaked_pages, model.violations);
+	snprintf(extra, sizeof(extra), "model over %" PRIu64 " MiB, %lu VMCALLs to the VMM, "
+		 "rule violations %lu", model.npages >> 8, model.n_vmm_calls, model.violations);
+	cc_tdx_report(when, extra);
 }

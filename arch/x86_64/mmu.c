@@ -12,6 +12,7 @@
 
 #include "arch/x86_64/kmap.h"
 #include "arch/x86_64/paging.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/spinlock.h"
 
 #define FOUR_GIB (4ull << 30)
@@ -29,10 +30,17 @@ struct mmu_pool {
 
 static struct page_table kernel_pt;
 /* Conversions come from any CPU (bounce-pool growth, arena chunks): one lock
- * serialises the page-table walk, the table pool and the statistics. Emulated
- * conversions change only a software bit, so other CPUs' TLB entries stay valid
- * and no shootdown is needed; a real TDX/SNP port must add one. */
+ * serialises the page-table walk, the table pool and the statistics. Other CPUs'
+ * TLBs follow through the generation below (mmu_tlb_shootdown()). */
 static struct spinlock mmu_lock;
+/* Advanced by every conversion; each CPU's copy says which it has flushed for. */
+static uint64_t tlb_generation;
+static struct {
+	uint64_t seen;
+	uint64_t syncs;
+} __attribute__((aligned(64))) tlb_cpu[SMP_MAX_CPUS];
+static const char *encoding_name = "software bit 9";
+static uint64_t cr3_mask;
 static struct mmu_pool pt_pool;
 static struct mmu_stats stats;
 static bool mmu_ready;
@@ -97,7 +105,8 @@ static int mmu_verify_wx(void)
 	return 0;
 }
 
-int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu)
+int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
+	     const struct mmu_encoding *enc)
 {
 	struct pt_ops ops = { .ctx = &pt_pool, .alloc_table = mmu_alloc_table,
 			      .flush_page = mmu_flush_page };
@@ -141,7 +150,12 @@ int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu)
 		.switch_end = bi->trampoline.base + bi->trampoline.size,
 		.nx = nx_usable,
 	};
-	rc = pt_init(&kernel_pt, &ops, PT_SW_SHARED, 0);
+	if (enc) {
+		rc = pt_init(&kernel_pt, &ops, enc->shared_set_mask, enc->shared_clear_mask);
+		encoding_name = enc->name;
+	} else {
+		rc = pt_init(&kernel_pt, &ops, PT_SW_SHARED, 0);
+	}
 	if (rc)
 		return rc;
 	rc = kmap_build(&kernel_pt, &layout);
@@ -156,7 +170,10 @@ int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu)
 	rc = mmu_verify_wx();
 	if (rc)
 		return rc;
-	write_cr3((uint64_t)kernel_pt.pml4);
+	/* Under SEV the table pointer in CR3 carries the C-bit like every table
+	 * pointer (AMD APM vol. 2 15.34.5); a TD's CR3 has no shared bit. */
+	cr3_mask = kernel_pt.shared_clear_mask;
+	write_cr3((uint64_t)kernel_pt.pml4 | cr3_mask);
 	/*
 	 * Only now, on our own tables: with WP clear a supervisor write ignores
 	 * R/W and the read-only text would be writable (SDM vol. 3 4.6.1).
@@ -209,6 +226,26 @@ int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared)
 	return rc;
 }
 
+void mmu_tlb_shootdown(uint64_t va, uint64_t len)
+{
+	(void)va;
+	(void)len;
+	/* Release: a CPU that sees the new generation also sees the new entries. */
+	__atomic_add_fetch(&tlb_generation, 1, __ATOMIC_RELEASE);
+}
+
+void mmu_tlb_sync(void)
+{
+	unsigned int cpu = smp_cpu_id();
+	uint64_t gen = __atomic_load_n(&tlb_generation, __ATOMIC_ACQUIRE);
+
+	if (!mmu_ready || tlb_cpu[cpu].seen == gen)
+		return;
+	write_cr3(read_cr3());
+	tlb_cpu[cpu].seen = gen;
+	tlb_cpu[cpu].syncs++;
+}
+
 /* Counts a conversion done by a backend, whatever its outcome. */
 static int mmu_count(int rc, bool shared, uint64_t t0)
 {
@@ -237,6 +274,8 @@ int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 		return mmu_count(cc_backend->convert(cc_backend->ctx, va, len, shared), shared, t0);
 	spin_lock(&mmu_lock);
 	rc = pt_set_shared(&kernel_pt, va, len, shared);
+	if (!rc)
+		mmu_tlb_shootdown(va, len);
 	/* The trapping access stands for the hypercall (MapGPA / page state change). */
 	outb(CONVERSION_TRAP_PORT, 0);
 	if (rc) {
@@ -274,6 +313,10 @@ void mmu_get_stats(struct mmu_stats *out)
 	out->flushes = kernel_pt.flushes;
 	out->tables_used = pt_pool.used;
 	out->tables_total = pt_pool.total;
+	out->shootdowns = __atomic_load_n(&tlb_generation, __ATOMIC_RELAXED);
+	out->tlb_syncs = 0;
+	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++)
+		out->tlb_syncs += tlb_cpu[i].syncs;
 }
 
 void mmu_report(void)
@@ -298,9 +341,11 @@ void mmu_report(void)
 		       "read-only and executable only while an application processor starts\n",
 		       layout.switch_start);
 	if (cc_backend)
-		printf("mmu: shared attribute = software bit 9; a conversion = the %s protocol "
-		       "(its page-table half: PTE update + invlpg)%s\n",
-		       cc_backend->name, nx_usable ? "; a shared page is never executable" : "");
+		printf("mmu: shared attribute = %s; a conversion = the %s protocol "
+		       "(its page-table half: PTE update + invlpg, other CPUs' TLBs by "
+		       "generation)%s\n",
+		       encoding_name, cc_backend->name,
+		       nx_usable ? "; a shared page is never executable" : "");
 	else
 		printf("mmu: shared attribute = software bit 9 (emulated confidential computing); a "
 		       "conversion = PTE update + invlpg + one trapping port write%s\n",

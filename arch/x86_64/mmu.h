@@ -30,6 +30,8 @@
  * @flushes: TLB invalidations.
  * @tables_used: 4 KiB page-table pages taken from the pool.
  * @tables_total: pages the pool holds.
+ * @shootdowns: conversions that advanced the TLB generation.
+ * @tlb_syncs: CR3 reloads by mmu_tlb_sync(), summed over the CPUs.
  */
 struct mmu_stats {
 	uint64_t to_shared_calls, to_private_calls;
@@ -38,12 +40,30 @@ struct mmu_stats {
 	uint64_t pages_made_shared, pages_made_private;
 	uint64_t splits, flushes;
 	uint64_t tables_used, tables_total;
+	uint64_t shootdowns, tlb_syncs;
+};
+
+/**
+ * struct mmu_encoding - how an entry says "shared" (see &struct page_table).
+ * @shared_set_mask: bits set in shared leaves, clear in private ones: in a TD
+ *	the shared bit, 1 << (GPAW - 1) (Intel TDX module spec, "GPA Space").
+ * @shared_clear_mask: bits set in private leaves and in table pointers (and
+ *	CR3), clear in shared leaves: in an SEV-SNP guest the C-bit.
+ * @name: for the report.
+ */
+struct mmu_encoding {
+	uint64_t shared_set_mask;
+	uint64_t shared_clear_mask;
+	const char *name;
 };
 
 /**
  * mmu_init() - build the identity map from the memory map and switch CR3 to it.
  * @bi: the boot hand-off (memory map, page-table pool, image, trampoline page).
  * @cpu: CPU features (NX support).
+ * @enc: the platform's encoding of "shared", or NULL for the emulated one (the
+ *	software bit PT_SW_SHARED, which the hardware ignores: QEMU has neither
+ *	TDX nor SEV-SNP, and an address bit set there would name other memory).
  *
  * RAM of every kind is mapped write-back; MMIO ranges and the holes below 4 GiB
  * are mapped uncached; page 0 is left unmapped so NULL dereferences fault.
@@ -53,7 +73,8 @@ struct mmu_stats {
  * before they are loaded.
  * Return: 0 or a negative PT_ERR_* code (the old tables stay loaded).
  */
-int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu);
+int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
+	     const struct mmu_encoding *enc);
 
 /**
  * mmu_set_trampoline_exec() - switch the application processors' start-up page.
@@ -140,6 +161,31 @@ void mmu_set_cc_backend(const struct mmu_cc_backend *backend);
  * Return: 0 or a negative PT_ERR_* code, with nothing changed.
  */
 int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared);
+
+/**
+ * mmu_tlb_shootdown() - a conversion changed the mappings of a range: every
+ *	other CPU must drop what its TLB holds of them before it touches the range.
+ * @va: start.
+ * @len: bytes.
+ *
+ * The caller's own CPU was flushed page by page (mmu_pte_set_shared()). The
+ * other CPUs run their work with interrupts off, so an IPI could wait for a
+ * whole benchmark: instead the conversion advances a generation, and each CPU
+ * reloads CR3 (no mapping is global, so that drops every entry) in
+ * mmu_tlb_sync() before it can reach converted memory. Converted memory is
+ * reached only through the DMA layer, under its lock (the kernel's DMA port
+ * calls mmu_tlb_sync() there), and by work handed to an AP (smp.c calls it
+ * before the work runs), so no CPU uses a translation older than the last
+ * conversion. Linux does the same flush with IPIs (flush_tlb_kernel_range()
+ * from cpa_flush() in arch/x86/mm/pat/set_memory.c).
+ */
+void mmu_tlb_shootdown(uint64_t va, uint64_t len);
+
+/**
+ * mmu_tlb_sync() - drop this CPU's TLB if a conversion happened since its last
+ *	sync (one load and compare when none did).
+ */
+void mmu_tlb_sync(void);
 
 /**
  * mmu_get_stats() - copy the conversion counters.

@@ -113,13 +113,6 @@ static void tdx_wrmsr(void *ctx, uint32_t msr, uint64_t v)
  * does not wake a vCPU that cannot take the interrupt (GHCI; Linux __halt()). */
 /* The interrupt flag around the idle call. Host tests run this file in user
  * mode, where STI and CLI fault: there the flag is left alone. */
-static void irq_enable(void)
-{
-#ifndef SLUICE_HOST
-	__asm__ volatile("sti" ::: "memory");
-#endif
-}
-
 static void irq_disable(void)
 {
 #ifndef SLUICE_HOST
@@ -129,9 +122,11 @@ static void irq_disable(void)
 
 static void tdx_halt(void *ctx, bool irqs)
 {
-	if (irqs)
-		irq_enable();
-	tdx_vmcall(pt(ctx)->td, TDVMCALL_HLT, irqs ? 0 : 1, 0, 0, 0, NULL);
+	/* Interrupts stay off until the STI that comes with the TDCALL: a wake-up
+	 * that arrives after the caller's check is then pending when the VMM's HLT
+	 * looks (tdx_vmcall_hlt()), and is taken as soon as the TDCALL returns,
+	 * before the CLI. */
+	tdx_vmcall_hlt(pt(ctx)->td, irqs);
 	irq_disable();
 }
 

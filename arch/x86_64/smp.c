@@ -163,6 +163,9 @@ __attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
 	for (;;) {
 		while (__atomic_load_n(&cl->posted, __ATOMIC_ACQUIRE) == cl->done)
 			pvio_halt(true);
+		/* A conversion while this CPU waited may have left it stale
+		 * translations of memory its work will use (mmu.h). */
+		mmu_tlb_sync();
 		cl->fn(cl->arg, cl->index);
 		__atomic_store_n(&cl->done, cl->done + 1, __ATOMIC_RELEASE);
 	}

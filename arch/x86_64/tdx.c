@@ -91,6 +91,23 @@ uint64_t tdx_vmcall(struct tdx *t, uint64_t fn, uint64_t r12, uint64_t r13, uint
 	return status;
 }
 
+uint64_t tdx_vmcall_hlt(struct tdx *t, bool irqs)
+{
+	struct tdcall_regs r = { .r12 = irqs ? 0 : 1 };
+
+	r.rax = TDG_VP_VMCALL;
+	r.rcx = TDVMCALL_EXPOSE_R10_R15;
+	r.r11 = TDVMCALL_HLT;
+	if (irqs && t->insn->tdcall_sti) {
+		if (t->insn->tdcall_sti(t->insn->ctx, &r) != TDX_SUCCESS)
+			return TDVMCALL_INVALID_OPERAND;
+		return r.r10;
+	}
+	if (tdx_call(t, &r) != TDX_SUCCESS)
+		return TDVMCALL_INVALID_OPERAND;
+	return r.r10;
+}
+
 uint64_t tdx_vmcall_cpuid(struct tdx *t, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	struct tdcall_regs regs = { .r12 = leaf, .r13 = sub };

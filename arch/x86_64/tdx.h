@@ -245,6 +245,17 @@ uint64_t tdx_vmcall(struct tdx *t, uint64_t fn, uint64_t r12, uint64_t r13, uint
 		    uint64_t r15, uint64_t *out);
 
 /**
+ * tdx_vmcall_hlt() - TDG.VP.VMCALL<Instruction.HLT>: wait for an interrupt.
+ * @t: the TD.
+ * @irqs: true: the idle wait. R12 (interrupt blocked) is 0 and the TDCALL is
+ *	issued right after STI (&tee_insn_ops.tdcall_sti), so no wake-up between
+ *	the caller's check and the halt is lost; interrupts are on at return.
+ *	false: R12 = 1, the VMM halts the vCPU for good (after a fatal error).
+ * Return: the sub-function status.
+ */
+uint64_t tdx_vmcall_hlt(struct tdx *t, bool irqs);
+
+/**
  * tdx_vmcall_cpuid() - TDG.VP.VMCALL<Instruction.CPUID>: the VMM's answer for a
  *	leaf (R12 = EAX, R13 = ECX in; EAX..EDX back in R12..R15, GHCI).
  * @t: the TD.

@@ -214,6 +214,12 @@ static uint64_t model_tdcall(void *ctx, struct tdcall_regs *r)
 		r->rax = model_accept(m, r->rcx);
 		break;
 	case TDG_VP_VMCALL:
+		if (m->vmm && r->r10 == 0 && r->r11 != TDVMCALL_MAP_GPA) {
+			__atomic_add_fetch(&m->n_vmm_calls, 1, __ATOMIC_RELAXED);
+			r->rax = TDX_SUCCESS;
+			m->vmm(m->vmm_ctx, r);
+			break;
+		}
 		m->n_vmcall++;
 		m->last_fn = r->r11;
 		m->last_r12 = r->r12;

@@ -109,6 +109,14 @@ struct tdx_model_faults {
  * @fatal_reports: ReportFatalError calls.
  * @vmcall_r11: what any other TDG.VP.VMCALL returns in R11.
  * @cpuid: what TDG.VP.VMCALL<Instruction.CPUID> returns (EAX..EDX).
+ * @vmm: if set, the VMM's side of every standard TDG.VP.VMCALL sub-function but
+ *	MapGPA (the model's own): it gets the registers as the TD passed them and
+ *	sets R10 (status) and the results (R11, or R12..R15 for CPUID). Called
+ *	from any CPU at once, so it records nothing in the model; only
+ *	@n_vmm_calls counts (atomically). The kernel's simulated TD executes the
+ *	instruction natively there, as QEMU is the VMM (cc_sim_tdx.c).
+ * @vmm_ctx: handed to @vmm.
+ * @n_vmm_calls: VMCALLs given to @vmm.
  */
 struct tdx_model {
 	uint64_t base;
@@ -129,6 +137,9 @@ struct tdx_model {
 	unsigned long fatal_reports;
 	uint64_t vmcall_r11;
 	uint32_t cpuid[4];
+	void (*vmm)(void *ctx, struct tdcall_regs *r);
+	void *vmm_ctx;
+	unsigned long n_vmm_calls;
 };
 
 /**

@@ -31,7 +31,7 @@
 # known open bugs (names in each target's header comment) to look past them.
 # Seeds are written by tests/fuzz/gen_seeds.py.
 FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
-	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops
+	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops fuzz_pci_setup
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_CC := clang
@@ -64,6 +64,12 @@ fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
 fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
+fuzz_pci_setup_FUZZ_SRCS := boot/pci_setup.c boot/pci_window.c boot/memmap.c drivers/pci/pci.c
+fuzz_pci_setup_FUZZ_HELPERS := tests/fake_pci.c
+# <target>_FUZZ_LDFLAGS: extra link flags. This target reads the product's refusal
+# lines and scans only the buses its functions are on (see fuzz_pci_setup.c).
+FUZZ_PCI_SETUP_WRAP := -Wl,--wrap=printf -Wl,--wrap=pci_enumerate
+fuzz_pci_setup_FUZZ_LDFLAGS := $(FUZZ_PCI_SETUP_WRAP)
 # The top Makefile defines ALL_HEADERS after including this file.
 FUZZ_HEADERS := $(wildcard */*.h */*/*.h)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
@@ -84,7 +90,7 @@ $(BUILD)/fuzz/obj/$(1)/support/%.o: %.c $$(FUZZ_HEADERS) tests/fuzz.mk
 	$$(Q)$$(FUZZ_CC) $$(FUZZ_SUPPORT_CFLAGS) -DFUZZ_ONE=$(1)_one -c -o $$@ $$<
 $(BUILD)/fuzz/$(1): $$($(1)_TEST_OBJS) $$($(1)_SUPPORT_OBJS)
 	@echo "  FUZZLD  $$@"
-	$$(Q)$$(FUZZ_CC) -o $$@ $$^ $$(FUZZ_LDFLAGS)
+	$$(Q)$$(FUZZ_CC) -o $$@ $$^ $$(FUZZ_LDFLAGS) $$($(1)_FUZZ_LDFLAGS)
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_prog,$(t))))
 

@@ -1,8 +1,9 @@
 # tests/fuzz.mk - libFuzzer targets (clang, ASan+UBSan) of the code a hostile host
 # talks to: the virtqueue's used ring, virtio-pci capabilities, virtio-blk
 # completions, virtio-net receive and transmit on one queue pair, virtio-net
-# multiqueue and its control queue, devices whose reset fails (blk and net), and
-# the DMA API against a reference model.
+# multiqueue and its control queue, devices whose reset fails (blk and net), the
+# DMA API against a reference model, and the placement of BARs and the ECAM window
+# (memory map, pci_window_check, pci_setup) against a reference of G21.
 #
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=N]
 #                                 build, then run every target for FUZZ_SECONDS on a
@@ -16,7 +17,10 @@
 # links the same code without libFuzzer. The harness library: fuzz_common.c (input
 # reader, sampling, the DMA layer built once per configuration and restored for
 # every input), fuzz_net.c (the network device and its model), tests/fake_virtio.c
-# (the device behind every virtio target, also used by test_hostile_device).
+# (the device behind every virtio target, also used by test_hostile_device),
+# tests/fake_pci.c (configuration space, MCFG and the identity map below
+# pci_setup(), also used by test_pci_setup). <target>_FUZZ_HELPERS are support
+# files of one target, <target>_FUZZ_LDFLAGS its extra link flags.
 #
 # Speed is part of the design: a target runs about ten million inputs an hour on
 # one core (README, Fuzzing). Nothing that lives for the process is rebuilt per

@@ -1,8 +1,9 @@
 # tests/fuzz.mk - libFuzzer targets (clang, ASan+UBSan) of the code a hostile host
 # talks to: the virtqueue's used ring, virtio-pci capabilities, virtio-blk
 # completions, virtio-net receive and transmit on one queue pair, virtio-net
-# multiqueue and its control queue, devices whose reset fails (blk and net), and
-# the DMA API against a reference model.
+# multiqueue and its control queue, devices whose reset fails (blk and net), the
+# DMA API against a reference model, and the placement of BARs and the ECAM window
+# (memory map, pci_window_check, pci_setup) against a reference of G21.
 #
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=N]
 #                                 build, then run every target for FUZZ_SECONDS on a
@@ -16,7 +17,10 @@
 # links the same code without libFuzzer. The harness library: fuzz_common.c (input
 # reader, sampling, the DMA layer built once per configuration and restored for
 # every input), fuzz_net.c (the network device and its model), tests/fake_virtio.c
-# (the device behind every virtio target, also used by test_hostile_device).
+# (the device behind every virtio target, also used by test_hostile_device),
+# tests/fake_pci.c (configuration space, MCFG and the identity map below
+# pci_setup(), also used by test_pci_setup). <target>_FUZZ_HELPERS are support
+# files of one target, <target>_FUZZ_LDFLAGS its extra link flags.
 #
 # Speed is part of the design: a target runs about ten million inputs an hour on
 # one core (README, Fuzzing). Nothing that lives for the process is rebuilt per
@@ -31,7 +35,7 @@
 # known open bugs (names in each target's header comment) to look past them.
 # Seeds are written by tests/fuzz/gen_seeds.py.
 FUZZ_TARGETS := fuzz_virtqueue_used fuzz_virtio_pci_caps fuzz_virtio_blk_completion \
-	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops
+	fuzz_virtio_net_rx fuzz_virtio_net_mq fuzz_virtio_reset fuzz_dma_ops fuzz_pci_setup
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_CC := clang
@@ -64,6 +68,12 @@ fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
 fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
+fuzz_pci_setup_FUZZ_SRCS := boot/pci_setup.c boot/pci_window.c boot/memmap.c drivers/pci/pci.c
+fuzz_pci_setup_FUZZ_HELPERS := tests/fake_pci.c
+# <target>_FUZZ_LDFLAGS: extra link flags. This target reads the product's refusal
+# lines and scans only the buses its functions are on (see fuzz_pci_setup.c).
+FUZZ_PCI_SETUP_WRAP := -Wl,--wrap=printf -Wl,--wrap=pci_enumerate
+fuzz_pci_setup_FUZZ_LDFLAGS := $(FUZZ_PCI_SETUP_WRAP)
 # The top Makefile defines ALL_HEADERS after including this file.
 FUZZ_HEADERS := $(wildcard */*.h */*/*.h)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
@@ -84,7 +94,7 @@ $(BUILD)/fuzz/obj/$(1)/support/%.o: %.c $$(FUZZ_HEADERS) tests/fuzz.mk
 	$$(Q)$$(FUZZ_CC) $$(FUZZ_SUPPORT_CFLAGS) -DFUZZ_ONE=$(1)_one -c -o $$@ $$<
 $(BUILD)/fuzz/$(1): $$($(1)_TEST_OBJS) $$($(1)_SUPPORT_OBJS)
 	@echo "  FUZZLD  $$@"
-	$$(Q)$$(FUZZ_CC) -o $$@ $$^ $$(FUZZ_LDFLAGS)
+	$$(Q)$$(FUZZ_CC) -o $$@ $$^ $$(FUZZ_LDFLAGS) $$($(1)_FUZZ_LDFLAGS)
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_prog,$(t))))
 

@@ -101,6 +101,7 @@ static const struct replay replays[] = {
 	{ "fuzz_virtio_net_mq", fuzz_virtio_net_mq_one },
 	{ "fuzz_virtio_reset", fuzz_virtio_reset_one },
 	{ "fuzz_dma_ops", fuzz_dma_ops_one },
+	{ "fuzz_pci_setup", fuzz_pci_setup_one },
 };
 
 static void find_fuzz_dir(const char *argv0)

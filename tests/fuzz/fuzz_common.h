@@ -380,5 +380,6 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size);
 int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size);
 int fuzz_virtio_reset_one(const uint8_t *data, size_t size);
 int fuzz_dma_ops_one(const uint8_t *data, size_t size);
+int fuzz_pci_setup_one(const uint8_t *data, size_t size);
 
 #endif /* SLUICE_TESTS_FUZZ_COMMON_H */

@@ -820,6 +820,158 @@ def gen_dma():
     write('regressions', t, 'inplace_sync_into_next_block', s)
 
 
+# ---------------------------------------------------------------- PCI set-up
+# fuzz_pci_setup.c: the memory map, the kernel's regions, the MCFG window and up
+# to four functions, then windows checked directly. Addresses and sizes are
+# written raw (tag 0); the fuzzer finds the other encodings.
+EFI_RESERVED, EFI_LOADER_DATA, EFI_BS_DATA, EFI_RT_DATA = 0, 2, 4, 6
+EFI_CONVENTIONAL, EFI_ACPI_RECLAIM, EFI_ACPI_NVS, EFI_MMIO = 7, 9, 10, 11
+GIB = 1 << 30
+
+
+def ps_addr(s, a):
+    return s.u8(0).u64(a)
+
+
+def ps_size(s, n):
+    return s.u8(0).u64(n)
+
+
+# A BAR: (writer, slots it fills).
+def ps_bar32(base, size, prefetch=False):
+    """An honest 32-bit memory BAR (size a power of two, 16 B to 2 GiB)."""
+    log = size.bit_length() - 1
+    return (lambda s: ps_addr(s.u8(1 | (0x10 if prefetch else 0)), base).u8(log - 4), 1)
+
+
+def ps_bar64(base, size):
+    log = size.bit_length() - 1
+    return (lambda s: ps_addr(s.u8(2), base).u8(log - 4), 2)
+
+
+def ps_raw(value, answer, later=None):
+    """Any BAR value and sizing answer; later: the answer of every later sizing."""
+    def f(s):
+        s.u8(3 | (4 if later is not None else 0)).u32(value).u32(answer)
+        if later is not None:
+            s.u32(later)
+    return (f, 1)
+
+
+PS_NONE = (lambda s: s.u8(0), 1)
+
+
+OVMF_MAP = [  # (EFI type, write-back, base, size): q35 with 2 GiB, as OVMF lists it
+    (EFI_CONVENTIONAL, True, 0x0, 0x9f000),
+    (EFI_CONVENTIONAL, True, 0x100000, 0x7e700000),
+    (EFI_LOADER_DATA, True, 0x7e800000, 0x400000),
+    (EFI_BS_DATA, True, 0x7ec00000, 0x800000),
+    (EFI_RT_DATA, True, 0x7f400000, 0x200000),
+    (EFI_ACPI_NVS, True, 0x7f600000, 0x200000),
+    (EFI_RESERVED, False, 0xb0000000, 0x10000000),   # the ECAM window, uncached
+    (EFI_MMIO, False, 0xffc00000, 0x400000),         # the flash
+]
+OVMF_BUSY = [(0x7e800000, 0x100000), (0x7e900000, 0x100000), (0x7ea00000, 0x200000),
+             (0x7e000000, 0x800000), (0x7ef00000, 0x100000), (0x8000, 0x1000)]
+OVMF_LAPIC = 0xfee00000
+
+
+def ps_virtio(dev, bars, bus=0, command=0x0007):
+    """A virtio function at bus:dev.0: BAR1 32-bit (MSI-X), BAR4 64-bit."""
+    return dict(bus=bus, devfn=dev << 3, flags=0, command=command, bars=bars)
+
+
+def ovmf_bars(i):
+    return [PS_NONE, ps_bar32(0xc0000000 + i * 0x1000, 0x1000), PS_NONE, PS_NONE,
+            ps_bar64(0x800000000 + i * 0x4000, 0x4000)]
+
+
+def ps_seed(flags=0x03, call=0, bits=48, ranges=OVMF_MAP, busy=OVMF_BUSY, lapic=OVMF_LAPIC,
+            mcfg=(0xb0000000, 0, 255), fns=None, probes=()):
+    s = Seed().u8((flags & ~1) | (1 if mcfg else 0)).u8(call).u8(bits)
+    s.below(9, len(ranges))
+    for t, wb, base, size in ranges:
+        s.u8((t & 0x1f) | (0x40 if wb else 0))
+        ps_size(ps_addr(s, base), size)
+    s.u8((1 << len(busy)) - 1 | (0x40 if lapic else 0))
+    for base, size in busy:
+        ps_size(ps_addr(s, base), size)
+    if lapic:
+        ps_addr(s, lapic)
+    if mcfg:
+        ps_addr(s.u8(mcfg[1]).u8(mcfg[2]), mcfg[0])
+    if fns is None:
+        fns = [dict(bus=0, devfn=0, flags=0, command=0x0006, bars=[])] + \
+              [ps_virtio(2 + i, ovmf_bars(i)) for i in range(3)]
+    s.below(5, len(fns))
+    for f in fns:
+        s.u8(f['bus']).u8(f['devfn']).u8(f['flags'])
+        if f['flags'] & 8:
+            s.u16(f['vendor'])
+        s.u16(f['command'])
+        slots = 0
+        for writer, n in f['bars']:
+            writer(s)
+            slots += n
+        while slots < 6:
+            PS_NONE[0](s)
+            slots += 1
+    s.below(17, len(probes))
+    for ecam, base, size in probes:
+        ps_size(ps_addr(s.u8((0x80 if ecam else 0) | 63), base), size)
+    return s
+
+
+def gen_pci_setup():
+    t = 'fuzz_pci_setup'
+    # OVMF on q35: RAM below 2 GiB, ECAM at 0xb0000000 reserved and uncached,
+    # BARs at 0xc0000000 and a 64-bit one above 4 GiB: all accepted, ECAM used.
+    write('corpus', t, 'ovmf_q35', ps_seed(probes=[(True, 0xb0000000, 0x10000000),
+                                                  (False, 0xc0000000, 0x1000),
+                                                  (False, 0x7f5ff000, 0x2000)]))
+    # A virtio BAR the host points into RAM: that function refused.
+    bars = ovmf_bars(0)
+    bars[4] = ps_bar64(0x1000000, 0x4000)
+    write('corpus', t, 'bar_over_ram',
+          ps_seed(fns=[ps_virtio(2, bars), ps_virtio(3, ovmf_bars(1))]))
+    # A 32 KiB BAR at 0x98000: its first 28 KiB are the end of the RAM below
+    # 640 KiB, the rest a hole.
+    bars = ovmf_bars(0)
+    bars[1] = ps_bar32(0x98000, 0x8000)
+    write('corpus', t, 'bar_straddling_ram',
+          ps_seed(fns=[ps_virtio(2, bars), ps_virtio(3, ovmf_bars(1))]))
+    # Sizing answers with a hole in the mask (32-bit, and the upper half of a
+    # 64-bit BAR), and one that changes after the first sizing, on a function
+    # that answers at all eight function numbers.
+    write('corpus', t, 'mask_with_hole', ps_seed(fns=[
+        ps_virtio(2, [ps_raw(0xc0004000, 0xfff0fff0), PS_NONE, PS_NONE, PS_NONE,
+                      ps_raw(0x00000004, 0xffffc004), ps_raw(0x8, 0xfffeffff)]),
+        dict(bus=0, devfn=3 << 3, flags=0x03, command=0x0007,
+             bars=[ps_raw(0xc0010000, 0xffff0000, later=0x0000fff0)]),
+    ]))
+    # Lies about placement: a BAR at 0, one over the local APIC, one over the DMA
+    # region in a hole of the map, one beyond a 36-bit address space.
+    write('corpus', t, 'bars_at_zero_apic_busy', ps_seed(bits=36, fns=[
+        ps_virtio(2, [ps_bar32(0, 0x1000)]),
+        ps_virtio(3, [ps_bar32(OVMF_LAPIC, 0x1000)]),
+        ps_virtio(4, [ps_bar32(0x7ea00000, 0x1000)]),
+        ps_virtio(5, [PS_NONE, PS_NONE, ps_bar64(0xfffff0000, 0x100000)]),
+    ]))
+    # The MCFG window over RAM: refused, the ports scan 256 buses; a function on
+    # bus 0x80 is found that way.
+    write('corpus', t, 'ecam_over_ram', ps_seed(mcfg=(0x0, 0, 3), fns=[
+        ps_virtio(2, ovmf_bars(0)), ps_virtio(0, ovmf_bars(1), bus=0x80)]))
+    # ECAM in write-back reserved memory is refused; with no MCFG the ports.
+    ranges = list(OVMF_MAP)
+    ranges[6] = (EFI_RESERVED, True, 0xb0000000, 0x10000000)
+    write('corpus', t, 'ecam_cacheable', ps_seed(ranges=ranges))
+    write('corpus', t, 'no_mcfg', ps_seed(mcfg=None))
+    # The mapping fails (PT_ERR_EXIST, PT_ERR_NOMEM) or comes out private.
+    write('corpus', t, 'map_exists', ps_seed(flags=0x03 | (1 << 2), call=3))
+    write('corpus', t, 'map_nomem', ps_seed(flags=0x03 | (2 << 2), call=1))
+    write('corpus', t, 'map_private', ps_seed(flags=0x03 | (3 << 2), call=2))
+
+
 gen_virtqueue()
 gen_pci()
 gen_blk()
@@ -827,3 +979,4 @@ gen_net()
 gen_mq()
 gen_reset()
 gen_dma()
+gen_pci_setup()

@@ -147,7 +147,7 @@ static uint64_t refusing_tdcall(void *ctx, struct tdcall_regs *r)
 static void test_failing_vmm_reads_all_ones(void **state)
 {
 	struct env *e = *state;
-	const struct tee_insn_ops refusing = { refusing_tdcall, NULL };
+	const struct tee_insn_ops refusing = { .tdcall = refusing_tdcall };
 	const struct pvio_ops *o = &e->p.ops;
 
 	e->td.insn = &refusing;

@@ -153,7 +153,7 @@ static uint64_t failing_tdcall(void *ctx, struct tdcall_regs *r)
 
 static void test_info_failure_refused(void **state)
 {
-	const struct tee_insn_ops bad = { failing_tdcall, NULL };
+	const struct tee_insn_ops bad = { .tdcall = failing_tdcall };
 	struct tdx t;
 	char why[160];
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tee_insn.c - TDCALL and the cache flush of a conversion, executed here and
- * nowhere else (see tee_insn.h).
+ * tee_insn.c - TDCALL, VMGEXIT, PVALIDATE, the GHCB MSR accesses and the cache
+ * flush of a conversion, executed here and nowhere else (see tee_insn.h).
  *
  * The instruction is emitted as bytes (66 0F 01 CC) so that assemblers without
  * TDX support take it. Every register of the ABI is loaded and stored back: the
@@ -81,8 +81,69 @@ static void tee_flush_cache_native(void *ctx, uint64_t va, uint64_t len)
 	__asm__ volatile("mfence" : : : "memory");
 }
 
+/*
+ * VMGEXIT is REP VMMCALL (F3 0F 01 D9; AMD APM vol. 3), emitted as bytes for
+ * assemblers that lack the mnemonic. No register is an operand: in an
+ * SEV-ES/SNP guest the registers live in the encrypted VMSA and come back
+ * unchanged; everything is exchanged through the GHCB MSR and the GHCB page
+ * (GHCB spec 56421; Linux's VMGEXIT() in arch/x86/include/asm/sev.h has no
+ * register operands either). The hypervisor writes the page and the MSR:
+ * hence the memory clobber.
+ */
+static void tee_vmgexit_native(void *ctx, void *ghcb)
+{
+	(void)ctx;
+	(void)ghcb;
+	__asm__ volatile(".byte 0xf3, 0x0f, 0x01, 0xd9" ::: "memory");
+}
+
+/*
+ * PVALIDATE (F2 0F 01 FF): RAX = virtual address, ECX = page size, EDX =
+ * validate; EAX = result, rFLAGS.CF = "Validated bit unchanged" (AMD APM vol. 3;
+ * Linux arch/x86/include/asm/sev.h pvalidate() reads CF the same way).
+ */
+static uint32_t tee_pvalidate_native(void *ctx, uint64_t va, bool size_2m, bool validate,
+				     bool *cf)
+{
+	uint64_t rax = va;
+	bool carry;
+
+	(void)ctx;
+	__asm__ volatile(".byte 0xf2, 0x0f, 0x01, 0xff"
+			 : "+a"(rax), "=@ccc"(carry)
+			 : "c"((uint32_t)size_2m), "d"((uint32_t)validate)
+			 : "memory", "cc");
+	*cf = carry;
+	return (uint32_t)rax;
+}
+
+#define MSR_SEV_ES_GHCB 0xC0010130u
+
+static uint64_t tee_rd_ghcb_msr_native(void *ctx)
+{
+	uint32_t lo, hi;
+
+	(void)ctx;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_SEV_ES_GHCB));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static void tee_wr_ghcb_msr_native(void *ctx, uint64_t v)
+{
+	(void)ctx;
+	/* The hypervisor reads the MSR at the next VMGEXIT: everything written to
+	 * the GHCB page before must be visible by then (memory clobber). */
+	__asm__ volatile("wrmsr" ::"c"(MSR_SEV_ES_GHCB), "a"((uint32_t)v),
+			 "d"((uint32_t)(v >> 32))
+			 : "memory");
+}
+
 const struct tee_insn_ops tee_insn_native = {
 	.tdcall = tee_tdcall_native,
 	.tdcall_sti = tee_tdcall_sti_native,
 	.flush_cache = tee_flush_cache_native,
+	.vmgexit = tee_vmgexit_native,
+	.pvalidate = tee_pvalidate_native,
+	.rd_ghcb_msr = tee_rd_ghcb_msr_native,
+	.wr_ghcb_msr = tee_wr_ghcb_msr_native,
 };

@@ -20,3 +20,18 @@ uint32_t sneaky_driver_clean(uint32_t x)
 {
 	return x * 3;
 }
+
+/* The SEV-SNP side: what only arch/x86_64/tee_insn.c may execute (VMGEXIT,
+ * PVALIDATE), what no guest code may (VMMCALL, RMPADJUST), and the cache
+ * flushes a conversion must ask for through its hooks (WBINVD, CLFLUSH,
+ * CLFLUSHOPT). Emitted as bytes, as the TEE layer emits them. */
+void sneaky_snp_probe(void *p)
+{
+	__asm__ volatile(".byte 0xf3, 0x0f, 0x01, 0xd9" ::: "memory"); /* vmgexit */
+	__asm__ volatile(".byte 0x0f, 0x01, 0xd9" ::: "memory");       /* vmmcall */
+	__asm__ volatile(".byte 0xf2, 0x0f, 0x01, 0xff" ::"a"(p), "c"(0), "d"(1) : "memory", "cc");
+	__asm__ volatile(".byte 0xf3, 0x0f, 0x01, 0xfe" ::"a"(p), "c"(0), "d"(0) : "memory", "cc");
+	__asm__ volatile("wbinvd" ::: "memory");
+	__asm__ volatile("clflush (%0)" ::"r"(p) : "memory");
+	__asm__ volatile("clflushopt (%0)" ::"r"(p) : "memory");
+}

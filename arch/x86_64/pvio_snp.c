@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvio_snp.c - paravirtual I/O in an SEV-SNP guest (see pvio_snp.h). Inputs and
+ * outputs per NAE event as the GHCB specification lists them, and as Linux's
+ * #VC handlers fill them (arch/x86/coco/sev/vc-shared.c vc_ioio_exitinfo(),
+ * vc_handle_ioio(), vc_handle_mmio(), __vc_handle_msr(); EDK2
+ * OvmfPkg/Library/CcExitLib/CcExitVcHandler.c).
+ */
+#include "arch/x86_64/pvio_snp.h"
+
+#include <string.h>
+
+#include "arch/x86_64/qemu_exit.h"
+
+/* IOIO SW_EXITINFO1 (APM vol. 2, IOIO intercept information). */
+#define IOIO_TYPE_IN (UINT64_C(1) << 0)
+#define IOIO_DATA_8 (UINT64_C(1) << 4)
+#define IOIO_DATA_16 (UINT64_C(1) << 5)
+#define IOIO_DATA_32 (UINT64_C(1) << 6)
+#define IOIO_ADDR_64 (UINT64_C(1) << 9) /* the address size of IN/OUT in long mode */
+
+static struct pvio_snp *ps(void *ctx)
+{
+	return ctx;
+}
+
+static uint64_t size_mask(unsigned int size)
+{
+	return size >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * size)) - 1;
+}
+
+/* The GHCB, invalidated for a new request, or NULL (counted) if there is none. */
+static struct ghcb *snp_ghcb(struct pvio_snp *p)
+{
+	if (!p->snp->ghcb) {
+		p->errors++;
+		return NULL;
+	}
+	ghcb_invalidate(p->snp->ghcb);
+	return p->snp->ghcb;
+}
+
+static bool snp_exit(struct pvio_snp *p, struct ghcb *g, uint64_t code, uint64_t info1,
+		     uint64_t info2)
+{
+	if (ghcb_call(p->snp->insn, g, p->snp->ghcb_gpa, code, info1, info2) != GHCB_RESULT_OK) {
+		p->errors++;
+		return false;
+	}
+	return true;
+}
+
+static uint64_t ioio_info(uint16_t port, unsigned int size, bool in)
+{
+	return ((uint64_t)port << 16) | IOIO_ADDR_64 | (in ? IOIO_TYPE_IN : 0) |
+	       (size == 1 ? IOIO_DATA_8 : size == 2 ? IOIO_DATA_16 : IOIO_DATA_32);
+}
+
+static uint32_t snp_io_in(void *ctx, uint16_t port, unsigned int size)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (!g)
+		return (uint32_t)size_mask(size);
+	GHCB_SET(g, rax, 0);
+	if (!snp_exit(ps(ctx), g, SVM_EXIT_IOIO, ioio_info(port, size, true), 0))
+		return (uint32_t)size_mask(size);
+	/* The answer counts only if the hypervisor marked it valid. */
+	if (!ghcb_is_valid(g, GHCB_OFF(rax))) {
+		ps(ctx)->errors++;
+		return (uint32_t)size_mask(size);
+	}
+	return (uint32_t)(g->rax & size_mask(size));
+}
+
+static void snp_io_out(void *ctx, uint16_t port, unsigned int size, uint32_t v)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (!g)
+		return;
+	GHCB_SET(g, rax, v & size_mask(size));
+	snp_exit(ps(ctx), g, SVM_EXIT_IOIO, ioio_info(port, size, false), 0);
+}
+
+/* MMIO: SW_EXITINFO1 = the GPA (MMIO is shared: no C-bit), SW_EXITINFO2 = the
+ * size, SW_SCRATCH = the data's GPA, here the GHCB's shared buffer. */
+static uint64_t snp_mmio_read(void *ctx, uint64_t pa, unsigned int size)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t v = 0;
+
+	if (!g)
+		return size_mask(size);
+	memset(g->shared_buffer, 0, 8);
+	GHCB_SET(g, sw_scratch, ps(ctx)->snp->ghcb_gpa + GHCB_OFF(shared_buffer));
+	if (!snp_exit(ps(ctx), g, SVM_VMGEXIT_MMIO_READ, pa, size))
+		return size_mask(size);
+	memcpy(&v, g->shared_buffer, size > 8 ? 8 : size);
+	return v & size_mask(size);
+}
+
+static void snp_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (!g)
+		return;
+	memcpy(g->shared_buffer, &v, size > 8 ? 8 : size);
+	GHCB_SET(g, sw_scratch, ps(ctx)->snp->ghcb_gpa + GHCB_OFF(shared_buffer));
+	snp_exit(ps(ctx), g, SVM_VMGEXIT_MMIO_WRITE, pa, size);
+}
+
+/* Leaves whose ECX selects a sub-leaf (Intel SDM / AMD APM CPUID; the set
+ * Linux snp_cpuid_get_validated_func() compares ecx_in for). */
+static bool cpuid_indexed(uint32_t leaf)
+{
+	return leaf == 0x4 || leaf == 0x7 || leaf == 0xb || leaf == 0xd || leaf == 0xf ||
+	       leaf == 0x10 || leaf == 0x14 || leaf == 0x17 || leaf == 0x18 || leaf == 0x1f ||
+	       leaf == 0x8000001d || leaf == 0x80000020 || leaf == 0x80000026;
+}
+
+bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+			   uint32_t r[4])
+{
+	uint32_t n = page ? page->count : 0;
+
+	memset(r, 0, 4 * sizeof(r[0]));
+	if (n > SNP_CPUID_COUNT_MAX)
+		n = SNP_CPUID_COUNT_MAX; /* a bad count reads no further than the page */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct snp_cpuid_fn *f = &page->fn[i];
+
+		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub))
+			continue;
+		r[0] = f->eax;
+		r[1] = f->ebx;
+		r[2] = f->ecx;
+		r[3] = f->edx;
+		return true;
+	}
+	return false;
+}
+
+/* Not the hypervisor's to answer: a leaf missing from the checked page is
+ * zeros (as Linux does for leaves inside the valid ranges), never a VMGEXIT. */
+static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r))
+		ps(ctx)->cpuid_misses++;
+}
+
+
+static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (!g)
+		return 0;
+	GHCB_SET(g, rcx, msr);
+	if (!snp_exit(ps(ctx), g, SVM_EXIT_MSR, 0, 0))
+		return 0;
+	if (!ghcb_is_valid(g, GHCB_OFF(rax)) || !ghcb_is_valid(g, GHCB_OFF(rdx))) {
+		ps(ctx)->errors++;
+		return 0;
+	}
+	return (g->rdx << 32) | (g->rax & 0xffffffffu);
+}
+
+static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (!g)
+		return;
+	GHCB_SET(g, rcx, msr);
+	GHCB_SET(g, rax, v & 0xffffffffu);
+	GHCB_SET(g, rdx, v >> 32);
+	snp_exit(ps(ctx), g, SVM_EXIT_MSR, 1, 0);
+}
+
+/* The interrupt flag around the idle exit; host tests run in user mode, where
+ * STI and CLI fault: there the flag is left alone (as pvio_tdx.c). */
+static void irq_enable(void)
+{
+#ifndef SLUICE_HOST
+	__asm__ volatile("sti" ::: "memory");
+#endif
+}
+
+static void irq_disable(void)
+{
+#ifndef SLUICE_HOST
+	__asm__ volatile("cli" ::: "memory");
+#endif
+}
+
+static void snp_halt(void *ctx, bool irqs)
+{
+	struct ghcb *g = snp_ghcb(ps(ctx));
+
+	if (irqs)
+		irq_enable();
+	if (g)
+		snp_exit(ps(ctx), g, SVM_EXIT_HLT, 0, 0);
+	irq_disable();
+}
+
+static void snp_fatal(void *ctx, int code, const char *msg)
+{
+	(void)msg; /* already on the console; the MSR protocol carries a code only */
+	/* The run's status first (QEMU's isa-debug-exit, where there is one), then
+	 * the GHCB's way to end the guest, which needs no GHCB page. */
+	snp_io_out(ctx, QEMU_EXIT_PORT, 4, QEMU_EXIT_BASE + (uint32_t)code);
+	for (;;) {
+		snp_terminate(ps(ctx)->snp, GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_FATAL);
+		snp_halt(ctx, false);
+	}
+}
+
+void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
+{
+	p->snp = s;
+	p->cpuid = cpuid;
+	p->errors = 0;
+	p->cpuid_misses = 0;
+	p->ops = (struct pvio_ops){
+		.name = "snp",
+		.io_in = snp_io_in,
+		.io_out = snp_io_out,
+		.mmio_read = snp_mmio_read,
+		.mmio_write = snp_mmio_write,
+		.cpuid = snp_cpuid,
+		.rdmsr = snp_rdmsr,
+		.wrmsr = snp_wrmsr,
+		.halt = snp_halt,
+		.fatal = snp_fatal,
+		.ctx = p,
+	};
+}

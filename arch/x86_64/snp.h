@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snp.h - the AMD SEV-SNP guest protocol in plain C: the C-bit, the refusal of
+ * a guest we cannot run in, the GHCB page (made shared and registered), and
+ * private <-> shared conversions (PVALIDATE, Page State Change through the
+ * GHCB in batches or through the MSR protocol for single pages).
+ *
+ * Every VMGEXIT, PVALIDATE and GHCB MSR access goes through a struct
+ * tee_insn_ops (arch/x86_64/tee_insn.h): the real instructions in an SNP
+ * guest, the model of the RMP and the hypervisor (arch/x86_64/snp_model.h) in
+ * the host tests. The page-table side of a conversion (the C-bit of the
+ * guest's own mappings, TLB and cache flushes) is the caller's, through
+ * struct snp_pt_ops. PVALIDATE takes a virtual address: this kernel maps RAM
+ * at virtual == physical (arch/x86_64/paging.h), so the GPA is passed.
+ *
+ * Facts used, by source (read for facts; no code copied):
+ * - AMD GHCB specification 56421: the MSR protocol, the GHCB layout, the SNP
+ *   Page State Change NAE event (0x80000010; the hypervisor may return before
+ *   processing every entry, cur_entry <= end_entry; errors in SW_EXITINFO2);
+ * - AMD APM vol. 3, PVALIDATE (RAX = VA, RCX = size, RDX = validate; EAX 0,
+ *   FAIL_INPUT 1, FAIL_SIZEMISMATCH 6; CF = 1: Validated bit unchanged) and
+ *   vol. 2 (SEV_STATUS MSR bits; CPUID 0x8000001F EBX[5:0] = C-bit position);
+ * - Linux arch/x86/coco/sev/core.c: __set_pages_state() (rescind before the
+ *   PSC to shared, validate after the PSC to private, 2 MiB entries where
+ *   aligned), vmgexit_psc() (loop while cur_entry <= end_entry; error on
+ *   SW_EXITINFO2, on a reserved header bit, on entries going backwards),
+ *   pval_pages() (2 MiB -> 4 KiB fallback on FAIL_SIZEMISMATCH),
+ *   sev_status_feat_names[] (the SEV_STATUS bits); arch/x86/mm/pat/set_memory.c
+ *   __set_memory_enc_pgtable() (caches flushed before the attribute changes);
+ * - EDK2 OvmfPkg/Library/BaseMemEncryptSevLib/X64/SnpPageStateChangeInternal.c
+ *   (CF = 1 is a double validation or rescission: terminate) and
+ *   PeiDxeVirtualMemory.c ("set the page to shared in the RMP table before
+ *   clearing the memory encryption mask").
+ */
+#ifndef SLUICE_ARCH_SNP_H
+#define SLUICE_ARCH_SNP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86_64/ghcb.h"
+#include "arch/x86_64/tee_insn.h"
+
+/* SEV_STATUS (MSR 0xC0010131) bits, as Linux sev_status_feat_names[] names them. */
+#define SEV_STATUS_SEV (UINT64_C(1) << 0)
+#define SEV_STATUS_SEV_ES (UINT64_C(1) << 1)
+#define SEV_STATUS_SNP (UINT64_C(1) << 2)
+#define SEV_STATUS_VTOM (UINT64_C(1) << 3)
+#define SEV_STATUS_REFLECT_VC (UINT64_C(1) << 4)
+#define SEV_STATUS_RESTRICTED_INJ (UINT64_C(1) << 5)
+#define SEV_STATUS_ALT_INJ (UINT64_C(1) << 6)
+#define SEV_STATUS_DEBUG_SWAP (UINT64_C(1) << 7)
+#define SEV_STATUS_PREVENT_HOST_IBS (UINT64_C(1) << 8)
+#define SEV_STATUS_BTB_ISOLATION (UINT64_C(1) << 9)
+#define SEV_STATUS_SMT_PROT (UINT64_C(1) << 17)
+/*
+ * The bits this kernel runs with: SEV, SEV-ES and SNP themselves, and
+ * features that change nothing the guest does (debug register swap, IBS and
+ * branch-target isolation from the host, SMT protection). Refused: vTOM (this
+ * kernel marks shared memory with the C-bit, not a top-of-memory split),
+ * ReflectVC and restricted/alternate injection (they deliver #HV or reflect
+ * #VC, which it does not handle), and every bit it does not know.
+ */
+#define SEV_STATUS_TOLERATED                                                           \
+	(SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP | SEV_STATUS_DEBUG_SWAP |  \
+	 SEV_STATUS_PREVENT_HOST_IBS | SEV_STATUS_BTB_ISOLATION | SEV_STATUS_SMT_PROT)
+
+/* Error codes of this file (negative, errno-style, as tdx.h). */
+#define SNP_ERR_INVAL (-22)
+#define SNP_ERR_IO (-5)      /* the hypervisor refused or lied; range rolled back */
+#define SNP_ERR_LEAKED (-133) /* failed and could not be rolled back */
+#define SNP_ERR_REFUSED (-1) /* a guest we cannot run in */
+
+/* PSC rounds without progress (cur_entry unchanged) before the hypervisor is
+ * deemed stuck or lying: Linux loops for ever, this kernel does not. */
+#define SNP_PSC_MAX_STALLS 3
+
+#define SNP_PAGE_4K (UINT64_C(1) << 12)
+#define SNP_PAGE_2M (UINT64_C(1) << 21)
+
+/**
+ * struct snp_pt_ops - the guest's side of a conversion.
+ * @set_pte_private: set (@private) or clear the C-bit in the CPU mappings of
+ *	[@gpa, @gpa + @len). Return 0 or a negative code, with nothing changed.
+ * @flush_tlb: invalidate the translations of the range on every CPU.
+ * @flush_cache: write back and invalidate the cache lines of the range (the
+ *	same physical page read with the other key would otherwise see stale
+ *	lines: Linux flushes unless the CPU has SME_COHERENT). May be NULL.
+ * @ctx: handed to each.
+ */
+struct snp_pt_ops {
+	int (*set_pte_private)(void *ctx, uint64_t gpa, uint64_t len, bool private_);
+	void (*flush_tlb)(void *ctx, uint64_t gpa, uint64_t len);
+	void (*flush_cache)(void *ctx, uint64_t gpa, uint64_t len);
+	void *ctx;
+};
+
+/**
+ * struct snp_stats - what the protocol did, for the boot report and benchmarks.
+ * @psc_requests: Page State Change VMGEXITs (GHCB and MSR protocol).
+ * @psc_msr: of those, MSR-protocol requests (one 4 KiB page each).
+ * @psc_batches: PSC descriptors built (at most SNP_PSC_MAX_ENTRIES entries).
+ * @psc_early_returns: GHCB PSC exits that came back with entries left.
+ * @pages_validated: 4 KiB pages whose Validated bit PVALIDATE set.
+ * @pages_rescinded: 4 KiB pages whose Validated bit it cleared.
+ * @pvalidate_2m: PVALIDATEs of a whole 2 MiB page that succeeded.
+ * @size_fallbacks: 2 MiB PVALIDATEs answered FAIL_SIZEMISMATCH, redone as 4 KiB.
+ * @to_shared: conversions to shared completed.
+ * @to_private: conversions to private completed.
+ * @failed: conversions that failed.
+ * @rolled_back: of those, ranges brought back to their state before the call.
+ * @leaked_pages: 4 KiB pages of failed conversions that could not be rolled
+ *	back: in no known state; never to be used again.
+ */
+struct snp_stats {
+	uint64_t psc_requests, psc_msr, psc_batches, psc_early_returns;
+	uint64_t pages_validated, pages_rescinded, pvalidate_2m, size_fallbacks;
+	uint64_t to_shared, to_private, failed, rolled_back, leaked_pages;
+};
+
+/**
+ * struct snp - one SNP guest's protocol state.
+ * @insn: the TEE instructions.
+ * @pt: the guest's page-table side.
+ * @sev_status: SEV_STATUS as read at boot.
+ * @cbit_pos: the C-bit's position.
+ * @cbit: 1 << @cbit_pos: set in a PTE (and CR3) for private memory.
+ * @ghcb: the registered GHCB page (shared), or NULL: then every PSC goes
+ *	through the MSR protocol, one 4 KiB page at a time.
+ * @ghcb_gpa: its GPA.
+ * @psc_max_entries: entries per PSC descriptor (SNP_PSC_MAX_ENTRIES; a test
+ *	may lower it).
+ * @last_psc_error: SW_EXITINFO2 (or the MSR response's error) of the last
+ *	refused PSC.
+ * @stats: counters.
+ */
+struct snp {
+	const struct tee_insn_ops *insn;
+	struct snp_pt_ops pt;
+	uint64_t sev_status;
+	unsigned int cbit_pos;
+	uint64_t cbit;
+	struct ghcb *ghcb;
+	uint64_t ghcb_gpa;
+	unsigned int psc_max_entries;
+	uint64_t last_psc_error;
+	struct snp_stats stats;
+};
+
+/**
+ * snp_cbit_from_cpuid() - the C-bit position from CPUID 0x8000001F.
+ * @r: EAX, EBX, ECX, EDX of leaf 0x8000001F (in an SNP guest, from the CPUID
+ *	page the firmware checked, not from the hypervisor).
+ * @pos: receives EBX[5:0].
+ * @why: on failure, the reason, one line (may be NULL).
+ * @why_len: its size.
+ *
+ * Refused: EAX[4] (SEV-SNP) clear; a position outside 32..51, where no
+ * address bit of this kernel's RAM can sit below it and a PTE still has room
+ * (PT_ADDR_MASK ends at bit 51). Real parts report 47 or 51.
+ * Return: 0 or SNP_ERR_REFUSED.
+ */
+int snp_cbit_from_cpuid(const uint32_t r[4], unsigned int *pos, char *why, size_t why_len);
+
+/**
+ * snp_init() - check that this is an SNP guest we can run in and set up @s.
+ * @s: caller storage.
+ * @insn: the TEE instructions.
+ * @pt: the page-table side (copied).
+ * @sev_status: SEV_STATUS (MSR 0xC0010131), read by the caller.
+ * @cpuid_8000001f: CPUID leaf 0x8000001F from the SNP CPUID page.
+ * @why: on failure, the reason, one line.
+ * @why_len: its size.
+ *
+ * Refused: SEV_STATUS without SNP (or without SEV/SEV-ES, which SNP implies);
+ * any SEV_STATUS bit outside SEV_STATUS_TOLERATED (named in @why); a C-bit
+ * snp_cbit_from_cpuid() refuses. The caller then terminates through
+ * snp_terminate() (with GHCB_TERM_SNP_UNSUPPORTED).
+ * Return: 0 or SNP_ERR_REFUSED.
+ */
+int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt_ops *pt,
+	     uint64_t sev_status, const uint32_t cpuid_8000001f[4], char *why, size_t why_len);
+
+/**
+ * snp_ghcb_setup() - make the page at @gpa this CPU's GHCB: convert it to
+ *	shared (rescind, PSC through the MSR protocol, C-bit clear, TLB flush),
+ *	clear it, register it (GHCB MSR protocol 0x012). From then on conversions
+ *	use it for batched PSCs.
+ * @s: the guest.
+ * @g: the page, mapped at @gpa (identity).
+ * @gpa: its GPA, 4 KiB aligned.
+ * Return: 0; SNP_ERR_INVAL; SNP_ERR_IO (the page is private again);
+ *	SNP_ERR_LEAKED.
+ */
+int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa);
+
+/**
+ * snp_psc_msr() - one Page State Change of one 4 KiB page through the MSR
+ *	protocol (0x014/0x015): no GHCB needed. The caller owns the order
+ *	(rescind before, validate after).
+ * @s: the guest.
+ * @gpa: the page, 4 KiB aligned.
+ * @op: SNP_PSC_OP_PRIVATE or SNP_PSC_OP_SHARED.
+ * Return: 0 or SNP_ERR_IO (@s->last_psc_error says why).
+ */
+int snp_psc_msr(struct snp *s, uint64_t gpa, unsigned int op);
+
+/**
+ * snp_to_shared() - convert [@gpa, @gpa + @len) from private to shared.
+ * @s: the guest.
+ * @gpa: start, 4 KiB aligned, below the C-bit.
+ * @len: bytes, a multiple of 4 KiB.
+ *
+ * Order (Linux __set_memory_enc_pgtable() with snp_set_memory_shared() as
+ * its "prepare" step; OVMF the same): flush the caches of the range;
+ * PVALIDATE-rescind every page (2 MiB where aligned and whole, 4 KiB after a
+ * size mismatch), where CF = 1 (the page was not validated: the host changed
+ * it behind our back) or any failure is an error; Page State Change to shared
+ * (GHCB batches, or the MSR protocol without a GHCB); clear the C-bit in the
+ * mappings; flush the TLBs. On failure the range goes back: the PSC to
+ * private (if any PSC was made) and PVALIDATE-validate of the whole range,
+ * where CF = 1 (still validated) is expected for pages that never changed.
+ * If that fails too the range is leaked (counted). Nothing touches the pages
+ * between the rescission and the new mapping.
+ * Return: 0; SNP_ERR_INVAL; SNP_ERR_IO (rolled back: private, validated,
+ * usable; contents of pages the hypervisor converted lost); SNP_ERR_LEAKED.
+ */
+int snp_to_shared(struct snp *s, uint64_t gpa, uint64_t len);
+
+/**
+ * snp_to_private() - convert [@gpa, @gpa + @len) from shared to private.
+ * @s: the guest.
+ * @gpa: start, 4 KiB aligned, below the C-bit.
+ * @len: bytes, a multiple of 4 KiB.
+ *
+ * Order: flush the caches; Page State Change to private; set the C-bit in the
+ * mappings and flush the TLBs; PVALIDATE-validate every page through that
+ * private mapping (2 MiB where aligned, 4 KiB after FAIL_SIZEMISMATCH), where
+ * CF = 1 (already validated: the hypervisor did not take the page away, or
+ * replays an old one) or any failure is an error. Linux and OVMF set the
+ * C-bit before the PSC; this follows them in validating through the private
+ * mapping, but asks for the PSC first so that at no TLB flush is there a
+ * private mapping of a page the RMP gives the hypervisor (see snp.c). On
+ * failure: rescind what may be validated, PSC the range back to shared, clear
+ * the C-bit: the caller's known state; or leak it.
+ * Return: 0; SNP_ERR_INVAL; SNP_ERR_IO (rolled back: still shared);
+ * SNP_ERR_LEAKED.
+ */
+int snp_to_private(struct snp *s, uint64_t gpa, uint64_t len);
+
+/**
+ * snp_terminate() - ask the hypervisor to end the guest (MSR protocol 0x100).
+ *	Returns only if it did not.
+ * @s: the guest.
+ * @set: reason code set (GHCB_TERM_SET_*).
+ * @code: reason code.
+ */
+void snp_terminate(struct snp *s, unsigned int set, unsigned int code);
+
+#endif /* SLUICE_ARCH_SNP_H */

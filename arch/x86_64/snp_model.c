@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snp_model.c - a model of the RMP, PVALIDATE and the hypervisor's side of the
+ * GHCB protocol (see snp_model.h for the rules and their sources).
+ */
+#include "arch/x86_64/snp_model.h"
+
+#include <string.h>
+
+#define PAGE 4096u
+#define PAGES_2M 512u
+/* The model's PSC error codes in SW_EXITINFO2 (any non-zero value is an error
+ * to the guest; these only tell the tests apart). */
+#define MODEL_PSC_ERR_INJECTED (UINT64_C(1) << 32)
+#define MODEL_PSC_ERR_BAD_HEADER (UINT64_C(2) << 32)
+#define MODEL_PSC_ERR_BAD_ENTRY (UINT64_C(3) << 32)
+
+void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t *page)
+{
+	memset(m, 0, sizeof(*m));
+	m->base = base;
+	m->npages = npages;
+	m->page = page;
+	memset(page, SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C, npages);
+}
+
+static int64_t page_index(const struct snp_model *m, uint64_t gpa)
+{
+	if (gpa < m->base || (gpa - m->base) / PAGE >= m->npages)
+		return -1;
+	return (int64_t)((gpa - m->base) / PAGE);
+}
+
+int snp_model_page(const struct snp_model *m, uint64_t gpa)
+{
+	int64_t i = page_index(m, gpa);
+
+	return i < 0 ? -1 : m->page[i];
+}
+
+static void broken(struct snp_model *m, const char *rule, uint64_t gpa)
+{
+	m->violations++;
+	m->last_rule = rule;
+	if (m->violation)
+		m->violation(m->violation_ctx, rule, gpa);
+}
+
+static bool nth(unsigned long n, unsigned long every)
+{
+	return every && n % every == 0;
+}
+
+void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_)
+{
+	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
+		int64_t i = page_index(m, a);
+
+		if (i < 0)
+			continue;
+		if (private_)
+			m->page[i] |= SNP_PG_PTE_C;
+		else
+			m->page[i] &= (uint8_t)~SNP_PG_PTE_C;
+	}
+}
+
+void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
+{
+	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
+		int64_t i = page_index(m, a);
+		bool c, assigned;
+
+		if (i < 0)
+			continue;
+		c = m->page[i] & SNP_PG_PTE_C;
+		assigned = m->page[i] & SNP_PG_ASSIGNED;
+		if (c != assigned)
+			broken(m, c ? "R5: a C-bit mapping of a shared page at a TLB flush"
+				    : "R5: a mapping without the C-bit of a private page at a TLB flush",
+			       a);
+	}
+}
+
+void snp_model_note_access(struct snp_model *m, uint64_t gpa, uint64_t len)
+{
+	for (uint64_t a = gpa & ~(uint64_t)(PAGE - 1); a < gpa + len; a += PAGE) {
+		int64_t i = page_index(m, a);
+		uint8_t f;
+
+		if (i < 0)
+			continue;
+		f = m->page[i];
+		if ((f & SNP_PG_ASSIGNED) && (f & SNP_PG_VALIDATED) && (f & SNP_PG_PTE_C))
+			continue;
+		if (!(f & SNP_PG_ASSIGNED) && !(f & SNP_PG_PTE_C))
+			continue;
+		broken(m, "R3: an access to a page between its rescission and its new mapping", a);
+	}
+}
+
+/* A 4 KiB change to a page of a 2 MiB RMP entry: the hypervisor splits the
+ * entry first (PSMASH keeps every 4 KiB page's state). */
+static void smash(struct snp_model *m, int64_t i)
+{
+	int64_t first = i - (int64_t)(((uint64_t)i + m->base / PAGE) % PAGES_2M);
+
+	for (int64_t k = first; k < first + PAGES_2M; k++)
+		if (k >= 0 && (uint64_t)k < m->npages)
+			m->page[k] &= (uint8_t)~SNP_PG_RMP_2M;
+}
+
+/* One PSC operation on one 4 KiB page (an entry's part). */
+static void psc_page(struct snp_model *m, uint64_t gpa, unsigned int op, bool entry_2m)
+{
+	int64_t i = page_index(m, gpa);
+
+	if (i < 0)
+		return; /* outside the window: not modelled */
+	if (!entry_2m && (m->page[i] & SNP_PG_RMP_2M))
+		smash(m, i);
+	if (op == SNP_PSC_OP_SHARED) {
+		if (m->page[i] & SNP_PG_VALIDATED)
+			broken(m, "R1: a Page State Change to shared of a page still validated",
+			       gpa);
+		m->page[i] &= SNP_PG_PTE_C;
+	} else if (!(m->page[i] & SNP_PG_ASSIGNED)) {
+		/* Assigned, not validated (RMPUPDATE clears Validated). */
+		m->page[i] = (uint8_t)((m->page[i] & SNP_PG_PTE_C) | SNP_PG_ASSIGNED |
+				       (entry_2m && !m->faults.rmp_4k_only ? SNP_PG_RMP_2M : 0));
+	}
+	/* To private of a page already private: nothing changes. */
+}
+
+/* One PSC entry. Returns false for an entry the hypervisor refuses. */
+static bool psc_entry(struct snp_model *m, uint64_t e)
+{
+	uint64_t gpa = snp_psc_entry_gfn(e) << 12;
+	unsigned int op = snp_psc_entry_op(e);
+	bool big = snp_psc_entry_2m(e);
+
+	if (op != SNP_PSC_OP_PRIVATE && op != SNP_PSC_OP_SHARED)
+		return false;
+	if (big && (gpa & ((UINT64_C(1) << 21) - 1))) {
+		broken(m, "R4: a 2 MiB Page State Change entry not 2 MiB aligned", gpa);
+		return false;
+	}
+	for (unsigned int k = 0; k < (big ? PAGES_2M : 1); k++)
+		psc_page(m, gpa + (uint64_t)k * PAGE, op, big);
+	if (big && op == SNP_PSC_OP_PRIVATE) {
+		/* Pages that were private already kept their 4 KiB entries: then
+		 * the hypervisor could not make one 2 MiB entry of the range. */
+		int64_t i = page_index(m, gpa);
+		bool uniform = true;
+
+		for (unsigned int k = 0; i >= 0 && k < PAGES_2M && (uint64_t)i + k < m->npages; k++)
+			uniform = uniform && (m->page[i + k] & SNP_PG_RMP_2M);
+		if (!uniform && i >= 0)
+			smash(m, i);
+	}
+	return true;
+}
+
+/* The SNP Page State Change NAE event: the descriptor in the shared buffer. */
+static void model_psc(struct snp_model *m, struct ghcb *g)
+{
+	struct snp_psc_desc *d = (struct snp_psc_desc *)g->shared_buffer;
+	unsigned int cur = d->hdr.cur_entry, end = d->hdr.end_entry, todo, k;
+
+	m->n_psc++;
+	if (!ghcb_is_valid(g, GHCB_OFF(sw_scratch)) ||
+	    g->sw_scratch != m->ghcb_gpa + GHCB_OFF(shared_buffer)) {
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = GHCB_ERR_INVALID_SCRATCH_AREA;
+		return;
+	}
+	g->sw_exit_info_1 = GHCB_RESULT_OK;
+	g->sw_exit_info_2 = 0;
+	if (end >= SNP_PSC_MAX_ENTRIES || cur > end || d->hdr.reserved) {
+		g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_HEADER;
+		return;
+	}
+	if (m->n_psc == m->faults.psc_error_at) {
+		g->sw_exit_info_2 = MODEL_PSC_ERR_INJECTED;
+		return;
+	}
+	if (m->n_psc == m->faults.psc_backwards_at) {
+		if (cur)
+			d->hdr.cur_entry = (uint16_t)(cur - 1);
+		else
+			d->hdr.end_entry = (uint16_t)(end + 1);
+		return;
+	}
+	if (nth(m->n_psc, m->faults.psc_stall_every))
+		return;
+	todo = end - cur + 1;
+	if (m->n_psc == m->faults.psc_early_at || nth(m->n_psc, m->faults.psc_early_every))
+		todo = todo / 2 ? todo / 2 : 1;
+	for (k = 0; k < todo; k++) {
+		if (!psc_entry(m, d->entries[cur + k])) {
+			d->hdr.cur_entry = (uint16_t)(cur + k);
+			g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_ENTRY;
+			return;
+		}
+	}
+	d->hdr.cur_entry = (uint16_t)(cur + todo);
+}
+
+static uint64_t size_mask(unsigned int size)
+{
+	return size >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * size)) - 1;
+}
+
+/* Every other NAE event: recorded and answered from the model's values. */
+static void model_exit(struct snp_model *m, struct ghcb *g)
+{
+	uint64_t code = g->sw_exit_code, info1 = g->sw_exit_info_1;
+
+	m->n_exit++;
+	m->last_exit_code = code;
+	m->last_info1 = info1;
+	m->last_info2 = g->sw_exit_info_2;
+	m->last_rax = ghcb_is_valid(g, GHCB_OFF(rax)) ? g->rax : UINT64_MAX;
+	m->last_rcx = ghcb_is_valid(g, GHCB_OFF(rcx)) ? g->rcx : UINT64_MAX;
+	m->last_rdx = ghcb_is_valid(g, GHCB_OFF(rdx)) ? g->rdx : UINT64_MAX;
+	if (m->faults.exit_error) {
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = GHCB_ERR_INVALID_INPUT;
+		return;
+	}
+	g->sw_exit_info_1 = GHCB_RESULT_OK;
+	if (code == SVM_EXIT_IOIO) {
+		if (info1 & 1) { /* IN: the size is one of bits 4-6 */
+			unsigned int size = (info1 & 0x10) ? 1 : (info1 & 0x20) ? 2 : 4;
+
+			GHCB_SET(g, rax, m->io_value & size_mask(size));
+		}
+	} else if (code == SVM_VMGEXIT_MMIO_READ || code == SVM_VMGEXIT_MMIO_WRITE) {
+		uint64_t off = g->sw_scratch - m->ghcb_gpa, len = g->sw_exit_info_2;
+
+		if (!ghcb_is_valid(g, GHCB_OFF(sw_scratch)) || off < GHCB_OFF(shared_buffer) ||
+		    len > 8 || off + len > GHCB_OFF(shared_buffer) + GHCB_SHARED_BUF_SIZE) {
+			g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+			g->sw_exit_info_2 = GHCB_ERR_INVALID_SCRATCH_AREA;
+			return;
+		}
+		if (code == SVM_VMGEXIT_MMIO_READ) {
+			memcpy((uint8_t *)g + off, &m->mmio_value, len);
+		} else {
+			m->last_mmio = 0;
+			memcpy(&m->last_mmio, (uint8_t *)g + off, len);
+		}
+	} else if (code == SVM_EXIT_MSR) {
+		if (info1 == 0) {
+			GHCB_SET(g, rax, m->msr_value & 0xffffffffu);
+			GHCB_SET(g, rdx, m->msr_value >> 32);
+		}
+	} else if (code != SVM_EXIT_HLT && code != SVM_EXIT_CPUID) {
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = GHCB_ERR_INVALID_EVENT;
+	}
+}
+
+/* R6 for a page about to serve as, or serving as, the GHCB. */
+static bool ghcb_page_shared(struct snp_model *m, uint64_t gpa)
+{
+	int64_t i = page_index(m, gpa);
+
+	if (i >= 0 && (m->page[i] & (SNP_PG_ASSIGNED | SNP_PG_PTE_C))) {
+		broken(m, "R6: the GHCB page is private or mapped with the C-bit", gpa);
+		return false;
+	}
+	return true;
+}
+
+/* The MSR protocol: GHCBInfo in GHCBData[11:0]. */
+static void model_msr_protocol(struct snp_model *m)
+{
+	uint64_t v = m->ghcb_msr, gfn;
+
+	switch (GHCB_MSR_INFO(v)) {
+	case GHCB_MSR_REG_GPA_REQ:
+		gfn = v >> 12;
+		ghcb_page_shared(m, gfn << 12);
+		m->ghcb_gpa = m->faults.reg_refuse ? 0 : gfn << 12;
+		m->ghcb_msr = ((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) | GHCB_MSR_REG_GPA_RESP;
+		break;
+	case GHCB_MSR_PSC_REQ: {
+		unsigned int op = (unsigned int)((v >> 52) & 0xf);
+
+		m->n_psc_msr++;
+		gfn = (v >> 12) & GHCB_GFN_MASK;
+		if (m->n_psc_msr == m->faults.psc_msr_error_at ||
+		    (op != SNP_PSC_OP_PRIVATE && op != SNP_PSC_OP_SHARED)) {
+			m->ghcb_msr = (UINT64_C(1) << 32) | GHCB_MSR_PSC_RESP;
+			break;
+		}
+		psc_page(m, gfn << 12, op, false);
+		m->ghcb_msr = GHCB_MSR_PSC_RESP;
+		break;
+	}
+	case GHCB_MSR_TERM_REQ:
+		m->terminated++;
+		m->term_set = (unsigned int)((v >> 12) & 0xf);
+		m->term_code = (unsigned int)((v >> 16) & 0xff);
+		break;
+	default:
+		m->ghcb_msr = 0;
+		break;
+	}
+}
+
+static void model_vmgexit(void *ctx, void *page)
+{
+	struct snp_model *m = ctx;
+	struct ghcb *g = page;
+
+	if (GHCB_MSR_INFO(m->ghcb_msr)) {
+		model_msr_protocol(m);
+		return;
+	}
+	if (!g || !m->ghcb_gpa || m->ghcb_msr != m->ghcb_gpa) {
+		broken(m, "R6: a GHCB exit through a page that is not the registered GHCB",
+		       m->ghcb_msr);
+		if (g) {
+			g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+			g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
+		}
+		return;
+	}
+	if (!ghcb_page_shared(m, m->ghcb_gpa)) {
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
+		return;
+	}
+	if (g->sw_exit_code == SVM_VMGEXIT_PSC)
+		model_psc(m, g);
+	else
+		model_exit(m, g);
+}
+
+/* PVALIDATE; the virtual address is the GPA (the kernel's identity map). */
+static uint32_t model_pvalidate(void *ctx, uint64_t va, bool size_2m, bool validate, bool *cf)
+{
+	struct snp_model *m = ctx;
+	int64_t i = page_index(m, va);
+	unsigned int n = size_2m ? PAGES_2M : 1;
+	bool was;
+
+	*cf = false;
+	m->n_pval++;
+	if (m->n_pval == m->faults.pval_fail_at)
+		return PVALIDATE_FAIL_INPUT;
+	if (m->n_pval == m->faults.pval_mismatch_at)
+		return PVALIDATE_FAIL_SIZEMISMATCH;
+	if (m->n_pval == m->faults.pval_cf_at || nth(m->n_pval, m->faults.pval_cf_every)) {
+		*cf = true;
+		return PVALIDATE_OK;
+	}
+	if ((va & (PAGE - 1)) || i < 0 || (uint64_t)i + n > m->npages)
+		return PVALIDATE_FAIL_INPUT;
+	if (size_2m && (va & ((UINT64_C(1) << 21) - 1))) {
+		broken(m, "R4: a 2 MiB PVALIDATE not 2 MiB aligned", va);
+		return PVALIDATE_FAIL_INPUT;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (!(m->page[i + k] & SNP_PG_ASSIGNED)) {
+			broken(m, "R2: PVALIDATE of a page not assigned to the guest (no PSC to "
+				  "private before)",
+			       va + (uint64_t)k * PAGE);
+			return PVALIDATE_FAIL_INPUT;
+		}
+	}
+	/* The page size must match the RMP entry's: 2 MiB needs one 2 MiB entry
+	 * (512 uniform pages), 4 KiB a 4 KiB entry (APM vol. 3 PVALIDATE). */
+	for (unsigned int k = 0; k < n; k++)
+		if (!(m->page[i + k] & SNP_PG_RMP_2M) != !size_2m)
+			return PVALIDATE_FAIL_SIZEMISMATCH;
+	was = m->page[i] & SNP_PG_VALIDATED;
+	if (was == validate) {
+		*cf = true;
+		return PVALIDATE_OK;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (validate)
+			m->page[i + k] |= SNP_PG_VALIDATED;
+		else
+			m->page[i + k] &= (uint8_t)~SNP_PG_VALIDATED;
+	}
+	return PVALIDATE_OK;
+}
+
+static uint64_t model_rd_msr(void *ctx)
+{
+	return ((struct snp_model *)ctx)->ghcb_msr;
+}
+
+static void model_wr_msr(void *ctx, uint64_t v)
+{
+	((struct snp_model *)ctx)->ghcb_msr = v;
+}
+
+void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->ctx = m;
+	ops->vmgexit = model_vmgexit;
+	ops->pvalidate = model_pvalidate;
+	ops->rd_ghcb_msr = model_rd_msr;
+	ops->wr_ghcb_msr = model_wr_msr;
+}

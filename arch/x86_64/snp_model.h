@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snp_model.h - a model of the SEV-SNP hardware (the RMP, PVALIDATE) and of the
+ * hypervisor's side of the GHCB protocol, behind struct tee_insn_ops, for the
+ * host tests (and later the kernel's simulated SNP guest). The protocol code
+ * (arch/x86_64/snp.c, ghcb.c, pvio_snp.c) runs against it unchanged.
+ *
+ * Per 4 KiB page of one window of guest memory the model keeps the RMP state
+ * (assigned to the guest, i.e. private, or not, i.e. shared; Validated; part
+ * of a 2 MiB RMP entry) and what the guest's own mapping says (C-bit set or
+ * not), plus the registered GHCB. It enforces these rules; each names its
+ * source and the host tests (tests/test_snp.c unless said) that hold the
+ * protocol to it and that fail if the rule's check is removed:
+ *
+ *  R1 Rescind before PSC to shared: a Page State Change to shared of a page
+ *     that is still validated is a violation. (Linux core.c __set_pages_state():
+ *     "Page validation must be rescinded before changing to shared"; OVMF
+ *     InternalSetPageState() likewise; AMD SEV-SNP white paper: a validated
+ *     page reassigned by the hypervisor is the remapping attack PVALIDATE
+ *     exists to catch.) Test: test_rule_r1_rescind_before_psc_shared.
+ *  R2 Validate only after PSC to private: PVALIDATE (either way) of a page the
+ *     RMP does not assign to the guest is a violation, and answers FAIL_INPUT
+ *     (APM vol. 3 PVALIDATE: the RMP entry must be assigned to the guest's
+ *     ASID). Test: test_rule_r2_validate_after_psc_private.
+ *  R3 No access to a page between its rescission and its new mapping: an
+ *     access (snp_model_note_access()) is allowed only to a page that is
+ *     assigned, validated and mapped with the C-bit, or shared and mapped
+ *     without it. (APM vol. 2 "SEV-SNP": a private access to an unvalidated
+ *     page raises #VC (exit code 0x404), a shared access to a guest page or a
+ *     private one to a hypervisor page is an RMP #NPF.) Test:
+ *     test_rule_r3_no_access_in_between.
+ *  R4 2 MiB only when aligned and uniform: a 2 MiB PVALIDATE or PSC entry at an
+ *     address not 2 MiB aligned is a violation (FAIL_INPUT / PSC error); a
+ *     2 MiB PVALIDATE over pages that are not one 2 MiB RMP entry answers
+ *     FAIL_SIZEMISMATCH (APM vol. 3 PVALIDATE; GHCB spec PSC entry page size).
+ *     Tests: test_rule_r4_2m_only_when_aligned, test_2m_falls_back_to_4k.
+ *  R5 The C-bit of every mapping matches the page's RMP state at every TLB
+ *     flush: C-bit set iff the page is assigned. (A private mapping of a
+ *     hypervisor page, or a shared mapping of a guest page, faults on first
+ *     touch: APM vol. 2 "SEV-SNP", RMP checks.) Test:
+ *     test_rule_r5_cbit_matches_at_flush.
+ *  R6 The GHCB is registered before use and shared: a GHCB-protocol VMGEXIT
+ *     whose GHCB MSR is not the registered GPA, or whose page is private or
+ *     mapped with the C-bit, is a violation, as is registering a private page
+ *     (GHCB spec "GHCB GPA Registration": SNP guests must register; the GHCB
+ *     must be shared memory). Test: test_rule_r6_ghcb_registered_and_shared.
+ *
+ * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
+ * asserts that no rule was broken. A violation calls the violation hook with
+ * the rule's name and counts it. Faults a hostile or busy hypervisor produces
+ * are injected on demand (struct snp_model_faults).
+ */
+#ifndef SLUICE_ARCH_SNP_MODEL_H
+#define SLUICE_ARCH_SNP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86_64/ghcb.h"
+#include "arch/x86_64/tee_insn.h"
+
+/* Per-page flags in struct snp_model.page. */
+#define SNP_PG_ASSIGNED 0x01u  /* RMP: the guest's (private) */
+#define SNP_PG_VALIDATED 0x02u /* RMP: Validated */
+#define SNP_PG_RMP_2M 0x04u    /* RMP: part of a 2 MiB entry */
+#define SNP_PG_PTE_C 0x08u     /* the guest maps it with the C-bit */
+
+/**
+ * struct snp_model_faults - what the hypervisor does wrong, on purpose. A
+ *	field "_at" N > 0 acts on the Nth call of its kind (1-based); "_every"
+ *	N acts on every Nth.
+ * @psc_early_at: that GHCB PSC processes only half the remaining entries (at
+ *	least one) and returns early.
+ * @psc_early_every: the same for every Nth.
+ * @psc_stall_every: the PSC returns with nothing processed.
+ * @psc_error_at: that PSC fails (SW_EXITINFO2 non-zero) processing nothing.
+ * @psc_backwards_at: that PSC moves cur_entry backwards (a lie).
+ * @psc_msr_error_at: that MSR-protocol PSC is refused.
+ * @rmp_4k_only: the hypervisor backs everything with 4 KiB RMP entries: every
+ *	2 MiB PVALIDATE is a size mismatch.
+ * @pval_mismatch_at: that PVALIDATE answers FAIL_SIZEMISMATCH.
+ * @pval_fail_at: that PVALIDATE answers FAIL_INPUT.
+ * @pval_cf_at: that PVALIDATE succeeds with CF = 1 and changes nothing.
+ * @pval_cf_every: the same for every Nth.
+ * @reg_refuse: registration answers with another GFN.
+ * @exit_error: every other GHCB exit answers SW_EXITINFO1 = 2 (error).
+ */
+struct snp_model_faults {
+	unsigned long psc_early_at, psc_early_every, psc_stall_every, psc_error_at;
+	unsigned long psc_backwards_at, psc_msr_error_at;
+	bool rmp_4k_only;
+	unsigned long pval_mismatch_at, pval_fail_at, pval_cf_at, pval_cf_every;
+	bool reg_refuse, exit_error;
+};
+
+/**
+ * struct snp_model - the model's state.
+ * @base: GPA of the first modelled page (2 MiB aligned for 2 MiB tests).
+ * @npages: pages modelled.
+ * @page: per page, SNP_PG_* flags (caller storage, @npages bytes).
+ * @ghcb_msr: the GHCB MSR.
+ * @ghcb_gpa: the registered GHCB GPA (0: none).
+ * @faults: faults to inject.
+ * @violation: called for a broken rule: @rule names it, @gpa the page.
+ * @violation_ctx: handed to @violation.
+ * @violations: rules broken so far; @last_rule the last one.
+ * @n_psc: GHCB PSC exits; @n_psc_msr: MSR-protocol PSCs; @n_pval: PVALIDATEs;
+ *	@n_exit: other GHCB exits (faults count on these).
+ * @terminated: termination requests; @term_set, @term_code: the last one's.
+ * @last_exit_code, @last_info1, @last_info2, @last_rax, @last_rcx, @last_rdx:
+ *	the last non-PSC GHCB exit as the hypervisor saw it.
+ * @last_mmio: the bytes of the last MMIO write.
+ * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
+ *	@msr_value: what an RDMSR returns.
+ */
+struct snp_model {
+	uint64_t base;
+	uint64_t npages;
+	uint8_t *page;
+	uint64_t ghcb_msr;
+	uint64_t ghcb_gpa;
+	struct snp_model_faults faults;
+	void (*violation)(void *ctx, const char *rule, uint64_t gpa);
+	void *violation_ctx;
+	unsigned long violations;
+	const char *last_rule;
+	unsigned long n_psc, n_psc_msr, n_pval, n_exit;
+	unsigned long terminated;
+	unsigned int term_set, term_code;
+	uint64_t last_exit_code, last_info1, last_info2, last_rax, last_rcx, last_rdx;
+	uint64_t last_mmio;
+	uint64_t io_value, mmio_value, msr_value;
+};
+
+/**
+ * snp_model_init() - a guest whose pages in [@base, @base + @npages * 4 KiB)
+ *	are all assigned, validated (4 KiB RMP entries) and mapped with the C-bit,
+ *	as the firmware hands over its validated memory; no GHCB registered.
+ * @m: caller storage.
+ * @base: first GPA modelled.
+ * @npages: pages modelled.
+ * @page: @npages bytes.
+ */
+void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t *page);
+
+/**
+ * snp_model_insn() - the ops that route VMGEXIT, PVALIDATE and the GHCB MSR to @m
+ *	(TDCALL is left NULL).
+ * @m: the model.
+ * @ops: filled in.
+ */
+void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops);
+
+/**
+ * snp_model_note_ptes() - record that the guest changed the C-bit of its
+ *	mappings of a range.
+ * @m: the model.
+ * @gpa: start.
+ * @len: bytes.
+ * @private_: C-bit set.
+ */
+void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_);
+
+/**
+ * snp_model_note_flush() - the guest flushed its TLBs for a range: rule R5 is
+ *	checked for every page of it.
+ * @m: the model.
+ * @gpa: start.
+ * @len: bytes.
+ */
+void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len);
+
+/**
+ * snp_model_note_access() - the guest reads or writes a range: rule R3.
+ * @m: the model.
+ * @gpa: start.
+ * @len: bytes (at least 1).
+ */
+void snp_model_note_access(struct snp_model *m, uint64_t gpa, uint64_t len);
+
+/**
+ * snp_model_page() - the flags of the page holding @gpa.
+ * @m: the model.
+ * @gpa: an address inside the window.
+ * Return: SNP_PG_* flags, or -1 outside the window.
+ */
+int snp_model_page(const struct snp_model *m, uint64_t gpa);
+
+#endif /* SLUICE_ARCH_SNP_MODEL_H */

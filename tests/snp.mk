@@ -1,0 +1,11 @@
+# tests/snp.mk - host tests of the AMD SEV-SNP guest protocol (arch/x86_64/snp.c,
+# ghcb.c) and its paravirtual I/O backend (pvio_snp.c) against the model of the
+# RMP and the hypervisor (snp_model.c). Included by the top Makefile, which builds
+# each HOST_TESTS entry plainly and under ASan/UBSan.
+SNP_HOST_SRCS := arch/x86_64/snp.c arch/x86_64/ghcb.c arch/x86_64/snp_model.c
+HOST_TESTS += test_snp
+test_snp_SRCS := tests/test_snp.c $(SNP_HOST_SRCS)
+# The SNP guest's paravirtual I/O backend against the same model.
+HOST_TESTS += test_pvio_snp
+test_pvio_snp_SRCS := tests/test_pvio_snp.c arch/x86_64/pvio_snp.c $(SNP_HOST_SRCS) \
+	$(PVIO_HOST_SRCS)

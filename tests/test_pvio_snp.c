@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pvio_snp.c - the SEV-SNP paravirtual I/O backend (arch/x86_64/pvio_snp.c)
+ * against the model of the hypervisor (arch/x86_64/snp_model.c): each operation
+ * becomes the NAE event and GHCB fields the GHCB specification names, MMIO data
+ * travels through the shared buffer, CPUID is answered from the CPUID page and
+ * never asks the hypervisor, answers not marked valid are not trusted, and a
+ * failing hypervisor reads as a device that does not answer. No exit breaks a
+ * model rule (the GHCB is registered and shared).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/pvio_snp.h"
+#include "arch/x86_64/snp_model.h"
+
+#define BASE UINT64_C(0x100000)
+#define NPAGES 16u
+#define GHCB_GPA (BASE + 4 * 4096)
+
+struct env {
+	struct snp_model m;
+	uint8_t page[NPAGES];
+	struct tee_insn_ops insn;
+	struct snp s;
+	struct ghcb *ghcb;
+	struct snp_cpuid_page cpuid;
+	struct pvio_snp p;
+};
+
+static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+{
+	snp_model_note_ptes(&((struct env *)ctx)->m, gpa, len, private_);
+	return 0;
+}
+
+static void env_flush(void *ctx, uint64_t gpa, uint64_t len)
+{
+	snp_model_note_flush(&((struct env *)ctx)->m, gpa, len);
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct snp_pt_ops pt = { env_set_pte, env_flush, NULL, e };
+	const uint32_t c51[4] = { 0x1b, 0x33, 0, 0 };
+
+	snp_model_init(&e->m, BASE, NPAGES, e->page);
+	snp_model_insn(&e->m, &e->insn);
+	assert_int_equal(snp_init(&e->s, &e->insn, &pt, 7, c51, NULL, 0), 0);
+	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
+	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
+	e->cpuid.count = 3;
+	e->cpuid.fn[0] = (struct snp_cpuid_fn){ .eax_in = 0, .eax = 0x10, .ebx = 0x68747541 };
+	e->cpuid.fn[1] = (struct snp_cpuid_fn){ .eax_in = 7, .ecx_in = 0, .ebx = 0x219c91a9 };
+	e->cpuid.fn[2] = (struct snp_cpuid_fn){ .eax_in = 7, .ecx_in = 1, .eax = 0x30 };
+	pvio_snp_init(&e->p, &e->s, &e->cpuid);
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(e->m.violations, 0);
+	free(e->ghcb);
+	free(e);
+	return 0;
+}
+
+static void test_port_io(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.io_value = 0xabcd1234;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x34);
+	assert_true(e->m.last_exit_code == SVM_EXIT_IOIO);
+	/* Port in [31:16], IN, 8-bit data, 64-bit address size. */
+	assert_true(e->m.last_info1 == ((UINT64_C(0x3fd) << 16) | (1u << 9) | (1u << 4) | 1));
+	assert_int_equal(o->io_in(o->ctx, 0x608, 4), 0xabcd1234);
+	o->io_out(o->ctx, 0x3f8, 1, 0x141);
+	assert_true(e->m.last_info1 == ((UINT64_C(0x3f8) << 16) | (1u << 9) | (1u << 4)));
+	assert_true(e->m.last_rax == 0x41);
+	o->io_out(o->ctx, 0xcf8, 4, 0x80001000);
+	assert_true(e->m.last_rax == 0x80001000);
+	assert_true(e->m.last_info1 == ((UINT64_C(0xcf8) << 16) | (1u << 9) | (1u << 6)));
+}
+
+static void test_mmio_through_the_shared_buffer(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.mmio_value = 0x1122334455667788ull;
+	assert_int_equal(o->mmio_read(o->ctx, 0xfe000010, 2), 0x7788);
+	assert_true(e->m.last_exit_code == SVM_VMGEXIT_MMIO_READ);
+	assert_true(e->m.last_info1 == 0xfe000010 && e->m.last_info2 == 2);
+	assert_true(o->mmio_read(o->ctx, 0xfe000018, 8) == 0x1122334455667788ull);
+	o->mmio_write(o->ctx, 0xfe000014, 4, 0xffffffff00000005ull);
+	assert_true(e->m.last_exit_code == SVM_VMGEXIT_MMIO_WRITE);
+	assert_true(e->m.last_info1 == 0xfe000014 && e->m.last_info2 == 4);
+	assert_true(e->m.last_mmio == 5);
+}
+
+static void test_msr(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.msr_value = 0x12345678fee00900ull;
+	assert_true(o->rdmsr(o->ctx, 0x1b) == 0x12345678fee00900ull);
+	assert_true(e->m.last_exit_code == SVM_EXIT_MSR && e->m.last_info1 == 0);
+	assert_true(e->m.last_rcx == 0x1b);
+	o->wrmsr(o->ctx, 0x830, 0x100004000ull);
+	assert_true(e->m.last_info1 == 1 && e->m.last_rcx == 0x830);
+	assert_true(e->m.last_rax == 0x4000 && e->m.last_rdx == 1);
+}
+
+static void test_cpuid_from_the_page(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	unsigned long exits = e->m.n_exit;
+	uint32_t r[4];
+
+	o->cpuid(o->ctx, 0, 0, r);
+	assert_int_equal(r[0], 0x10);
+	assert_int_equal(r[1], 0x68747541);
+	/* Sub-leaves of an indexed leaf are told apart. */
+	o->cpuid(o->ctx, 7, 1, r);
+	assert_int_equal(r[0], 0x30);
+	o->cpuid(o->ctx, 7, 0, r);
+	assert_int_equal(r[1], 0x219c91a9);
+	/* Leaf 0 is not indexed: ECX does not matter. */
+	o->cpuid(o->ctx, 0, 5, r);
+	assert_int_equal(r[0], 0x10);
+	/* A missing leaf: zeros, counted. */
+	o->cpuid(o->ctx, 0x80000008, 0, r);
+	assert_true(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+	assert_int_equal(e->p.cpuid_misses, 1);
+	/* A count beyond the page's capacity reads no further than the page. */
+	e->cpuid.count = 1000;
+	o->cpuid(o->ctx, 0x80000008, 0, r);
+	assert_int_equal(e->p.cpuid_misses, 2);
+	/* Never asked of the hypervisor. */
+	assert_int_equal(e->m.n_exit, exits);
+}
+
+static void test_halt(void **state)
+{
+	struct env *e = *state;
+
+	e->p.ops.halt(e->p.ops.ctx, true);
+	assert_true(e->m.last_exit_code == SVM_EXIT_HLT);
+	e->p.ops.halt(e->p.ops.ctx, false);
+	assert_int_equal(e->m.n_exit, 2);
+}
+
+static void test_failing_hypervisor_reads_all_ones(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	e->m.faults.exit_error = true;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0xff);
+	assert_true(o->mmio_read(o->ctx, 0xfe000000, 4) == 0xffffffff);
+	assert_true(o->rdmsr(o->ctx, 0x1b) == 0);
+	assert_int_equal(e->p.errors, 3);
+	/* No GHCB at all: the same, without an exit. */
+	e->m.faults.exit_error = false;
+	e->s.ghcb = NULL;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 2), 0xffff);
+	assert_int_equal(e->p.errors, 4);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_port_io),
+		T(test_mmio_through_the_shared_buffer),
+		T(test_msr),
+		T(test_cpuid_from_the_page),
+		T(test_halt),
+		T(test_failing_hypervisor_reads_all_ones),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_snp.c - the SEV-SNP guest protocol (arch/x86_64/snp.c, ghcb.c) against
+ * the model of the RMP and the hypervisor (arch/x86_64/snp_model.c): the C-bit
+ * from CPUID, the refusals, GHCB setup and registration, conversions in both
+ * directions at 4 KiB and 2 MiB, PSC batching (an exactly full batch, an early
+ * return in the middle, errors, no progress, a hypervisor going backwards),
+ * PVALIDATE faults (size mismatch, CF = 1, failure), rollback and leaking.
+ * After every conversion the model's rules must hold; one test per rule breaks
+ * it on purpose and shows the model notices (each fails if the rule's check is
+ * taken out of the model).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/snp.h"
+#include "arch/x86_64/snp_model.h"
+
+#define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
+#define NPAGES 4096u              /* 16 MiB modelled */
+#define K4 UINT64_C(4096)
+#define M2 (UINT64_C(2) << 20)
+#define GHCB_GPA (BASE + 8 * M2 - K4) /* the last page, away from the tests' ranges */
+#define A (SNP_PG_ASSIGNED)
+#define V (SNP_PG_VALIDATED)
+#define C (SNP_PG_PTE_C)
+
+static const uint32_t cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };       /* SNP, C-bit 51 */
+#define SEV_SNP (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)
+
+struct env {
+	struct snp_model m;
+	uint8_t page[NPAGES];
+	struct tee_insn_ops insn;
+	struct snp s;
+	struct ghcb *ghcb;
+	bool pte_fail;
+	unsigned int flushes, cache_flushes;
+	char why[160];
+};
+
+static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+{
+	struct env *e = ctx;
+
+	if (e->pte_fail)
+		return -12;
+	snp_model_note_ptes(&e->m, gpa, len, private_);
+	return 0;
+}
+
+static void env_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
+{
+	struct env *e = ctx;
+
+	e->flushes++;
+	snp_model_note_flush(&e->m, gpa, len);
+}
+
+static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)gpa, (void)len;
+	((struct env *)ctx)->cache_flushes++;
+}
+
+static struct env *env_new(bool with_ghcb)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
+
+	snp_model_init(&e->m, BASE, NPAGES, e->page);
+	snp_model_insn(&e->m, &e->insn);
+	assert_int_equal(snp_init(&e->s, &e->insn, &pt, SEV_SNP, cpuid_c51, e->why,
+				  sizeof(e->why)),
+			 0);
+	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
+	if (with_ghcb)
+		assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
+	return e;
+}
+
+static void env_free(struct env *e)
+{
+	free(e->ghcb);
+	free(e);
+}
+
+static int setup(void **state)
+{
+	*state = env_new(true);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	env_free(*state);
+	return 0;
+}
+
+/* Every page of [gpa, gpa + len) has exactly the flags @f (RMP_2M ignored). */
+static void assert_range(struct env *e, uint64_t gpa, uint64_t len, int f)
+{
+	for (uint64_t a = gpa; a < gpa + len; a += K4)
+		assert_int_equal(snp_model_page(&e->m, a) & ~SNP_PG_RMP_2M, f);
+}
+
+/* ------------------------------------------------------------ C-bit, refusals */
+
+static void test_cbit_47_and_51(void **state)
+{
+	unsigned int pos = 0;
+	struct env *e;
+
+	(void)state;
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0x2f, 0, 0 }, &pos, NULL, 0), 0);
+	assert_int_equal(pos, 47);
+	/* EBX[11:6] (physical address reduction) does not leak into the position. */
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0x173, 0, 0 }, &pos, NULL, 0),
+			 0);
+	assert_int_equal(pos, 51);
+	e = env_new(false);
+	assert_int_equal(e->s.cbit_pos, 51);
+	assert_true(e->s.cbit == UINT64_C(1) << 51);
+	/* Ranges reaching the C-bit are refused. */
+	assert_int_equal(snp_to_shared(&e->s, e->s.cbit, K4), SNP_ERR_INVAL);
+	env_free(e);
+}
+
+static void test_refusals(void **state)
+{
+	struct env *e = *state;
+	struct snp s;
+	char why[160];
+	unsigned int pos;
+
+	/* SEV-ES without SNP. */
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_STATUS_SEV | SEV_STATUS_SEV_ES,
+				  cpuid_c51, why, sizeof(why)),
+			 SNP_ERR_REFUSED);
+	assert_non_null(strstr(why, "not an SEV-SNP guest"));
+	/* A feature we do not handle (ReflectVC) and one we do not know (bit 30). */
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | SEV_STATUS_REFLECT_VC,
+				  cpuid_c51, why, sizeof(why)),
+			 SNP_ERR_REFUSED);
+	assert_non_null(strstr(why, "bit 4 "));
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | (UINT64_C(1) << 30),
+				  cpuid_c51, why, sizeof(why)),
+			 SNP_ERR_REFUSED);
+	assert_non_null(strstr(why, "bit 30 "));
+	/* Tolerated features pass. */
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | SEV_STATUS_DEBUG_SWAP,
+				  cpuid_c51, why, sizeof(why)),
+			 0);
+	/* CPUID without SNP, and C-bit positions no SNP part has. */
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP, (uint32_t[4]){ 0xf, 0x33, 0, 0 },
+				  why, sizeof(why)),
+			 SNP_ERR_REFUSED);
+	assert_non_null(strstr(why, "lacks SEV-SNP"));
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0, 0, 0 }, &pos, why, sizeof(why)),
+			 SNP_ERR_REFUSED);
+	assert_non_null(strstr(why, "C-bit position 0"));
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 52, 0, 0 }, &pos, NULL, 0),
+			 SNP_ERR_REFUSED);
+	/* The caller then terminates through the MSR protocol. */
+	snp_terminate(&e->s, GHCB_TERM_SET_GENERAL, GHCB_TERM_SNP_UNSUPPORTED);
+	assert_int_equal(e->m.terminated, 1);
+	assert_int_equal(e->m.term_set, 0);
+	assert_int_equal(e->m.term_code, GHCB_TERM_SNP_UNSUPPORTED);
+}
+
+/* ------------------------------------------------------------ GHCB */
+
+static void test_ghcb_setup(void **state)
+{
+	struct env *e = *state;
+
+	/* Rescinded, made shared through the MSR protocol, C-bit cleared,
+	 * registered. */
+	assert_range(e, GHCB_GPA, K4, 0);
+	assert_true(e->m.ghcb_gpa == GHCB_GPA);
+	assert_int_equal(e->m.n_psc_msr, 1);
+	assert_int_equal(e->s.stats.psc_msr, 1);
+	assert_int_equal(e->s.stats.pages_rescinded, 1);
+	assert_ptr_equal(e->s.ghcb, e->ghcb);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_ghcb_registration_refused(void **state)
+{
+	struct env *e = env_new(false);
+
+	(void)state;
+	e->m.faults.reg_refuse = true;
+	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), SNP_ERR_IO);
+	assert_null(e->s.ghcb);
+	/* The page is private and validated again. */
+	assert_range(e, GHCB_GPA, K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+	env_free(e);
+}
+
+/* ------------------------------------------------------------ conversions */
+
+static void test_round_trip_4k_and_2m(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(snp_to_shared(&e->s, BASE + K4, 3 * K4), 0);
+	assert_range(e, BASE + K4, 3 * K4, 0);
+	assert_range(e, BASE, K4, A | V | C);
+	snp_model_note_access(&e->m, BASE + K4, 3 * K4); /* shared, mapped shared: fine */
+	assert_int_equal(snp_to_private(&e->s, BASE + K4, 3 * K4), 0);
+	assert_range(e, BASE + K4, 3 * K4, A | V | C);
+	assert_int_equal(e->s.stats.pages_validated, 3);
+	assert_int_equal(e->s.stats.pages_rescinded, 1 + 3);
+
+	/* 2 MiB: the firmware's 4 KiB RMP entries make the first rescind fall
+	 * back; after a PSC with 2 MiB entries the validate is 2 MiB whole. */
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 2 * M2), 0);
+	assert_int_equal(e->s.stats.size_fallbacks, 2);
+	assert_range(e, BASE + M2, 2 * M2, 0);
+	assert_int_equal(snp_to_private(&e->s, BASE + M2, 2 * M2), 0);
+	assert_range(e, BASE + M2, 2 * M2, A | V | C);
+	assert_int_equal(e->s.stats.pvalidate_2m, 2);
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 2 * M2), 0);
+	assert_int_equal(e->s.stats.pvalidate_2m, 4); /* the rescind is 2 MiB whole now */
+	assert_int_equal(e->s.stats.to_shared, 1 + 3); /* the GHCB page's, then these */
+	assert_int_equal(e->s.stats.to_private, 2);
+	assert_true(e->cache_flushes >= 5 && e->flushes >= 5);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_unaligned_range_mixes_sizes(void **state)
+{
+	struct env *e = *state;
+	uint64_t batches = e->s.stats.psc_batches;
+
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2 - K4, M2 + 2 * K4), 0);
+	assert_int_equal(snp_to_private(&e->s, BASE + M2 - K4, M2 + 2 * K4), 0);
+	/* 3 entries each way: 4 KiB, 2 MiB, 4 KiB. */
+	assert_int_equal(e->s.stats.psc_batches - batches, 2);
+	assert_int_equal(e->s.stats.pvalidate_2m, 1);
+	assert_range(e, BASE + M2 - K4, M2 + 2 * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct env *e = *state;
+	unsigned long pval = e->m.n_pval;
+
+	assert_int_equal(snp_to_shared(&e->s, BASE + 1, K4), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->s, BASE, K4 + 1), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->s, BASE, 0), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_private(&e->s, UINT64_MAX & ~(K4 - 1), 2 * K4), SNP_ERR_INVAL);
+	assert_int_equal(e->m.n_pval, pval);
+	assert_int_equal(e->m.n_psc, 0);
+}
+
+static void test_2m_falls_back_to_4k(void **state)
+{
+	struct env *e = *state;
+
+	e->m.faults.rmp_4k_only = true;
+	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
+	assert_int_equal(snp_to_private(&e->s, BASE, M2), 0);
+	assert_int_equal(e->s.stats.size_fallbacks, 2);
+	assert_int_equal(e->s.stats.pvalidate_2m, 0);
+	assert_int_equal(e->s.stats.pages_validated, 512);
+	assert_range(e, BASE, M2, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+/* ------------------------------------------------------------ PSC batching */
+
+static void test_exactly_full_batch(void **state)
+{
+	struct env *e = *state;
+
+	/* 253 pages: one descriptor, one exit. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, SNP_PSC_MAX_ENTRIES * K4), 0);
+	assert_int_equal(e->s.stats.psc_batches, 1);
+	assert_int_equal(e->m.n_psc, 1);
+	/* A caller that is wrong about page 253 (never shared): its validate
+	 * answers CF = 1, an error; the whole range is then made shared, the
+	 * state the caller claimed. */
+	assert_int_equal(snp_to_private(&e->s, BASE, (SNP_PSC_MAX_ENTRIES + 1) * K4),
+			 SNP_ERR_IO);
+	assert_range(e, BASE, (SNP_PSC_MAX_ENTRIES + 1) * K4, 0);
+	/* 254 pages: two descriptors. */
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
+	assert_int_equal(e->s.stats.psc_batches, 1 + 2 + 2 + 2);
+	assert_int_equal(snp_to_private(&e->s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
+	assert_range(e, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_early_return_in_the_middle(void **state)
+{
+	struct env *e = *state;
+
+	/* 40 entries in batches of 16: the second exit does half and returns. */
+	e->s.psc_max_entries = 16;
+	e->m.faults.psc_early_at = 2;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 40 * K4), 0);
+	assert_int_equal(e->s.stats.psc_batches, 3);
+	assert_int_equal(e->s.stats.psc_early_returns, 1);
+	assert_int_equal(e->m.n_psc, 4);
+	assert_range(e, BASE, 40 * K4, 0);
+	/* Every exit does half: 16 -> 8 -> 4 -> 2 -> 1 -> 1 per batch. */
+	e->m.faults.psc_early_every = 1;
+	assert_int_equal(snp_to_private(&e->s, BASE, 40 * K4), 0);
+	assert_true(e->s.stats.psc_early_returns >= 5);
+	assert_range(e, BASE, 40 * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_psc_error_rolls_back(void **state)
+{
+	struct env *e = *state;
+
+	/* Batch 1 done, batch 2 does half and returns, then fails: the pages
+	 * already shared come back; every page validated and mapped private. */
+	e->s.psc_max_entries = 8;
+	e->m.faults.psc_early_at = 2;
+	e->m.faults.psc_error_at = 3;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 20 * K4), SNP_ERR_IO);
+	assert_true(e->s.last_psc_error != 0);
+	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_int_equal(e->s.stats.leaked_pages, 0);
+	assert_range(e, BASE, 20 * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+	/* To private, failing: back to shared. */
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 4 * K4), 0);
+	e->m.faults.psc_error_at = e->m.n_psc + 1;
+	assert_int_equal(snp_to_private(&e->s, BASE + M2, 4 * K4), SNP_ERR_IO);
+	assert_range(e, BASE + M2, 4 * K4, 0);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_psc_without_progress_ends(void **state)
+{
+	struct env *e = *state;
+
+	e->m.faults.psc_stall_every = 1; /* the rollback stalls too: leaked */
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_LEAKED);
+	assert_int_equal(e->m.n_psc, 2 * SNP_PSC_MAX_STALLS);
+	assert_int_equal(e->s.stats.leaked_pages, 4);
+	assert_int_equal(e->s.stats.failed, 1);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_psc_going_backwards_is_a_lie(void **state)
+{
+	struct env *e = *state;
+
+	e->s.psc_max_entries = 8;
+	e->m.faults.psc_early_at = 1;
+	e->m.faults.psc_backwards_at = 2;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 8 * K4), SNP_ERR_IO);
+	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_range(e, BASE, 8 * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_msr_protocol_without_ghcb(void **state)
+{
+	struct env *e = env_new(false);
+
+	(void)state;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 3 * K4), 0);
+	assert_int_equal(e->m.n_psc_msr, 3);
+	assert_int_equal(e->m.n_psc, 0);
+	assert_range(e, BASE, 3 * K4, 0);
+	assert_int_equal(snp_to_private(&e->s, BASE, 3 * K4), 0);
+	assert_range(e, BASE, 3 * K4, A | V | C);
+	/* A refused single-page PSC in the middle: rolled back. */
+	e->m.faults.psc_msr_error_at = e->m.n_psc_msr + 2;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 3 * K4), SNP_ERR_IO);
+	assert_int_equal(e->s.last_psc_error, 1);
+	assert_range(e, BASE, 3 * K4, A | V | C);
+	/* The single-page call on its own. */
+	assert_int_equal(snp_psc_msr(&e->s, BASE + M2, SNP_PSC_OP_PRIVATE), 0);
+	assert_int_equal(e->m.violations, 0);
+	env_free(e);
+}
+
+/* ------------------------------------------------------------ PVALIDATE faults */
+
+static void test_cf_during_rescind_is_a_lie(void **state)
+{
+	struct env *e = *state;
+
+	/* The third rescind finds the page not validated: the host swapped it. */
+	e->m.faults.pval_cf_at = e->m.n_pval + 3;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_int_equal(e->m.n_psc, 0); /* no PSC after a lie */
+	assert_range(e, BASE, 4 * K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_cf_during_validate_is_a_lie(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
+	e->m.faults.pval_cf_at = e->m.n_pval + 2;
+	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_range(e, BASE, 4 * K4, 0);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_pvalidate_failure_and_4k_mismatch(void **state)
+{
+	struct env *e = *state;
+
+	/* FAIL_INPUT on the second validate: rolled back to shared. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
+	e->m.faults.pval_fail_at = e->m.n_pval + 2;
+	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_range(e, BASE, 4 * K4, 0);
+	/* A 4 KiB page inside a 2 MiB validated page cannot be rescinded alone:
+	 * the error changes nothing. */
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, M2), 0);
+	assert_int_equal(snp_to_private(&e->s, BASE + M2, M2), 0);
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2 + K4, K4), SNP_ERR_IO);
+	assert_range(e, BASE + M2, M2, A | V | C);
+	/* An injected size mismatch on a 4 KiB rescind in the middle. */
+	e->m.faults.pval_mismatch_at = e->m.n_pval + 2;
+	assert_int_equal(snp_to_shared(&e->s, BASE + 2 * M2, 3 * K4), SNP_ERR_IO);
+	assert_range(e, BASE + 2 * M2, 3 * K4, A | V | C);
+	assert_int_equal(e->s.stats.rolled_back, 3);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_unrecoverable_failure_leaks(void **state)
+{
+	struct env *e = *state;
+
+	/* The validate fails, then so does the rescind of the rollback. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
+	e->m.faults.pval_fail_at = e->m.n_pval + 2;
+	e->m.faults.pval_cf_every = 0;
+	e->m.faults.pval_mismatch_at = e->m.n_pval + 3;
+	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_LEAKED);
+	assert_int_equal(e->s.stats.leaked_pages, 4);
+	assert_int_equal(e->s.stats.failed, 1);
+	assert_int_equal(e->s.stats.rolled_back, 0);
+	assert_int_equal(e->m.violations, 0);
+}
+
+static void test_page_table_failure_rolls_back(void **state)
+{
+	struct env *e = *state;
+
+	e->pte_fail = true;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_range(e, BASE, 4 * K4, A | V | C);
+	e->pte_fail = false;
+	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
+	e->pte_fail = true;
+	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_range(e, BASE, 4 * K4, 0);
+	assert_int_equal(e->s.stats.rolled_back, 2);
+	assert_int_equal(e->m.violations, 0);
+}
+
+/* ------------------------------------------------------------ the model's rules */
+
+static void test_rule_r1_rescind_before_psc_shared(void **state)
+{
+	struct env *e = *state;
+
+	/* PSC to shared of a validated page, through the MSR protocol. */
+	assert_int_equal(snp_psc_msr(&e->s, BASE, SNP_PSC_OP_SHARED), 0);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R1"));
+}
+
+static void test_rule_r2_validate_after_psc_private(void **state)
+{
+	struct env *e = *state;
+	bool cf;
+
+	assert_int_equal(snp_to_shared(&e->s, BASE, K4), 0);
+	/* Validate a shared page without the PSC to private. */
+	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE, false, true, &cf),
+			 PVALIDATE_FAIL_INPUT);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R2"));
+}
+
+static void test_rule_r3_no_access_in_between(void **state)
+{
+	struct env *e = *state;
+	bool cf;
+
+	snp_model_note_access(&e->m, BASE, 8); /* private, validated, C-bit: fine */
+	assert_int_equal(e->m.violations, 0);
+	/* Rescinded, not yet shared: touching it is a violation. */
+	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE, false, false, &cf), 0);
+	assert_false(cf);
+	snp_model_note_access(&e->m, BASE + 16, 8);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R3"));
+	/* Shared, but still mapped with the C-bit: still a violation. */
+	assert_int_equal(snp_psc_msr(&e->s, BASE, SNP_PSC_OP_SHARED), 0);
+	snp_model_note_access(&e->m, BASE, 1);
+	assert_int_equal(e->m.violations, 2);
+}
+
+static void test_rule_r4_2m_only_when_aligned(void **state)
+{
+	struct env *e = *state;
+	bool cf;
+
+	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE + K4, true, false, &cf),
+			 PVALIDATE_FAIL_INPUT);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R4"));
+	/* A 2 MiB PSC entry at an unaligned GFN, written by hand. */
+	{
+		struct snp_psc_desc *d = (struct snp_psc_desc *)e->ghcb->shared_buffer;
+
+		ghcb_invalidate(e->ghcb);
+		d->hdr = (struct snp_psc_hdr){ 0, 0, 0 };
+		d->entries[0] = snp_psc_entry((BASE + K4) >> 12, SNP_PSC_OP_SHARED, true);
+		GHCB_SET(e->ghcb, sw_scratch, GHCB_GPA + GHCB_OFF(shared_buffer));
+		assert_int_equal(ghcb_call(&e->insn, e->ghcb, GHCB_GPA, SVM_VMGEXIT_PSC, 0, 0), 0);
+		assert_true(e->ghcb->sw_exit_info_2 != 0);
+	}
+	assert_int_equal(e->m.violations, 2);
+	assert_non_null(strstr(e->m.last_rule, "R4"));
+}
+
+static void test_rule_r5_cbit_matches_at_flush(void **state)
+{
+	struct env *e = *state;
+	bool cf;
+
+	/* Linux's to-private order (C-bit set and TLB flush before the PSC) is
+	 * what this rule refuses: a private mapping of a shared page. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, K4), 0);
+	snp_model_note_ptes(&e->m, BASE, K4, true);
+	snp_model_note_flush(&e->m, BASE, K4);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R5"));
+	/* And the other way: the C-bit cleared while the page is private. */
+	snp_model_note_ptes(&e->m, BASE + K4, K4, false);
+	snp_model_note_flush(&e->m, BASE + K4, K4);
+	assert_int_equal(e->m.violations, 2);
+	(void)cf;
+}
+
+static void test_rule_r6_ghcb_registered_and_shared(void **state)
+{
+	struct env *e = env_new(false);
+	struct ghcb *g = e->ghcb;
+
+	(void)state;
+	/* A GHCB exit before any registration. */
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(&e->insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0),
+			 GHCB_RESULT_ERROR);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R6"));
+	/* Registering a page that is still private. */
+	assert_int_equal(ghcb_register(&e->insn, BASE), 0);
+	assert_int_equal(e->m.violations, 2);
+	assert_non_null(strstr(e->m.last_rule, "R6"));
+	/* Using it: private, so refused again. */
+	assert_int_equal(ghcb_call(&e->insn, g, BASE, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(e->m.violations, 3);
+	/* Done right: no violation, the exit goes through. */
+	e->m.violations = 0;
+	assert_int_equal(snp_ghcb_setup(&e->s, g, GHCB_GPA), 0);
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(&e->insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(e->m.violations, 0);
+	env_free(e);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cbit_47_and_51),
+		T(test_refusals),
+		T(test_ghcb_setup),
+		cmocka_unit_test(test_ghcb_registration_refused),
+		T(test_round_trip_4k_and_2m),
+		T(test_unaligned_range_mixes_sizes),
+		T(test_bad_arguments),
+		T(test_2m_falls_back_to_4k),
+		T(test_exactly_full_batch),
+		T(test_early_return_in_the_middle),
+		T(test_psc_error_rolls_back),
+		T(test_psc_without_progress_ends),
+		T(test_psc_going_backwards_is_a_lie),
+		cmocka_unit_test(test_msr_protocol_without_ghcb),
+		T(test_cf_during_rescind_is_a_lie),
+		T(test_cf_during_validate_is_a_lie),
+		T(test_pvalidate_failure_and_4k_mismatch),
+		T(test_unrecoverable_failure_leaks),
+		T(test_page_table_failure_rolls_back),
+		T(test_rule_r1_rescind_before_psc_shared),
+		T(test_rule_r2_validate_after_psc_private),
+		T(test_rule_r3_no_access_in_between),
+		T(test_rule_r4_2m_only_when_aligned),
+		T(test_rule_r5_cbit_matches_at_flush),
+		cmocka_unit_test(test_rule_r6_ghcb_registered_and_shared),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -3,7 +3,7 @@
 #   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
 #                                       ARGS: the checks and the short benchmark suite
 #   make test                           host tests (plain and ASan+UBSan), library
-#                                       symbol check, QEMU end-to-end tests
+#                                       symbol check (namespace), QEMU end-to-end tests
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
@@ -35,20 +35,24 @@ EFI_LIB    := /usr/lib
 EFI_CRT0   := $(EFI_LIB)/crt0-efi-x86_64.o
 LIBGCC     := $(shell $(CC) -print-libgcc-file-name)
 
+# The DMA library's public headers (<sluice/dma.h>, ...): the only include path an
+# embedder of the library needs; the kernel and the tests use it the same way.
+DMA_INC    := dma/include
+
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 # Kernel code: a position-independent UEFI image with no red zone (exceptions push
 # onto the current stack), no stack protector (no TLS), frame pointers kept so the
 # exception handler can print a stack trace.
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
-	-fno-strict-aliasing -I. -isystem $(NEWLIB)/include \
+	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
 	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"'
 # Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
 KERNEL_ASFLAGS := -g -fpic -I.
 
-HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -DSLUICE_HOST
+HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -I$(DMA_INC) -DSLUICE_HOST
 HOST_LIBS   := -lcmocka -lpthread
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -160,7 +164,7 @@ $(BUILD)/lib/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC [lib] $<"
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -MMD -MP -c $< -o $@
+		-mno-red-zone -fpic -I. -I$(DMA_INC) -MMD -MP -c $< -o $@
 $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
@@ -183,7 +187,7 @@ HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
 
 # Host programs are one compiler call each; any header change rebuilds them.
 # <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...).
-ALL_HEADERS := $(wildcard */*.h */*/*.h)
+ALL_HEADERS := $(wildcard */*.h */*/*.h */*/*/*.h)
 define host_prog
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)

@@ -3,11 +3,13 @@
 #   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
 #                                       ARGS: the checks and the short benchmark suite
 #   make test                           host tests (plain and ASan+UBSan), library
-#                                       symbol check (namespace), QEMU end-to-end tests
+#                                       checks (check-lib), QEMU end-to-end tests
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
+#   make check-lib                      its symbol, header and install/pkg-config checks
+#   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
 # adding a file is a one-line change there. Packages are installed on demand by
@@ -76,7 +78,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,15p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -171,13 +173,44 @@ $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	$(Q)$(AR) rcs $@ $^
 lib: $(BUILD)/libsluice-dma.a
 
+# make install [PREFIX=/usr/local] [DESTDIR=...] [INCLUDEDIR=...] [LIBDIR=...]:
+# the public headers (dma/include/sluice/*.h; dma/*.h are internal and stay),
+# libsluice-dma.a and sluice-dma.pc. The .pc names the final paths (PREFIX,
+# not DESTDIR: DESTDIR is a staging root, as in every GNU-style install).
+# The library's version is that of its API (dma/include/sluice/dma_version.h),
+# not the kernel's VERSION file.
+PREFIX     ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DMA_PUBLIC_HEADERS := $(wildcard $(DMA_INC)/sluice/*.h)
+DMA_LIB_VERSION = $(shell awk '/define SLUICE_DMA_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
+	END { print v }' $(DMA_INC)/sluice/dma_version.h)
+.PHONY: install
+install: lib
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/sluice $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)install -m 644 $(DMA_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sluice/
+	$(Q)install -m 644 $(BUILD)/libsluice-dma.a $(DESTDIR)$(LIBDIR)/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+		-e 's|@VERSION@|$(DMA_LIB_VERSION)|' \
+		dma/sluice-dma.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+
 # The instruction audit: no port I/O, CPUID, MSR, HLT, WBINVD, VMCALL, TDCALL, ...
 # outside the native paravirtual I/O backend, the TDCALL door and the entry stubs.
 .PHONY: check-cc-insn
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
-check-lib: lib
-	@scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a
+# The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
+# undefined but mem*), its public headers alone in C11 and C++, and an
+# out-of-tree program built from `make install` with pkg-config flags only.
+LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
+	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh
+check-lib: deps-test lib
+	@scripts/run-tests.sh lib $(LIB_CHECKS)
 
 # ---------------------------------------------------------------- host tests
 # Each tests/<module>.mk adds names to HOST_TESTS and sets <name>_SRCS.
@@ -216,8 +249,7 @@ VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
 test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 	@mkdir -p $(BUILD)/test
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
-		"$(VALGRIND_BENCH)" \
+		$(LIB_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 		tests/cc_insn/test_audit.sh $(E2E_TESTS)
 

@@ -36,9 +36,11 @@
  * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
  * counters. Order: CPU cache lock, then arena lock. No lock is held across
  * set_shared / set_private (the port's contract); a chunk being converted is
- * in a transitional state that keeps everyone else away from it. Block tags
- * are atomics because sluice_dma_arena_owns() and sluice_dma_arena_free() read them without
- * the arena lock.
+ * in a transitional state that keeps everyone else away from it. Block tags,
+ * chunk states and cache counts are read and written only through the
+ * __atomic builtins because sluice_dma_arena_owns() and sluice_dma_arena_free()
+ * read them without the arena lock (plain fields in the public header; see
+ * there for why they are not _Atomic).
  *
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
@@ -86,8 +88,10 @@ _Static_assert(sizeof(struct sluice_dma_priv_arena_cpu) % 64 == 0,
 _Static_assert(sizeof(struct sluice_dma_priv_arena_chunk) % 8 == 0,
 	       "chunks follow each other in meta");
 _Static_assert(alignof(struct sluice_dma_priv_arena_chunk) <= 64, "meta is aligned to 64 only");
-_Static_assert(sizeof(_Atomic uint8_t) == 1 && sizeof(_Atomic uint16_t) == 2,
-	       "atomic tags must be plain bytes");
+/* The __atomic builtins on these plain fields must not need a lock. */
+_Static_assert(__atomic_always_lock_free(sizeof(uint8_t), 0) &&
+		       __atomic_always_lock_free(sizeof(uint16_t), 0),
+	       "atomic tags and counts must be lock-free");
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -108,22 +112,22 @@ static inline unsigned int tag_order(uint8_t tag)
 
 static inline uint8_t tag_get(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
 {
-	return atomic_load_explicit(&c->tag[page], memory_order_relaxed);
+	return __atomic_load_n(&c->tag[page], __ATOMIC_RELAXED);
 }
 
 static inline void tag_set(struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
 {
-	atomic_store_explicit(&c->tag[page], tag, memory_order_relaxed);
+	__atomic_store_n(&c->tag[page], tag, __ATOMIC_RELAXED);
 }
 
 static inline unsigned int chunk_state_get(const struct sluice_dma_priv_arena_chunk *c)
 {
-	return atomic_load_explicit(&c->state, memory_order_acquire);
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
 }
 
 static inline void chunk_state_set(struct sluice_dma_priv_arena_chunk *c, unsigned int state)
 {
-	atomic_store_explicit(&c->state, (uint8_t)state, memory_order_release);
+	__atomic_store_n(&c->state, (uint8_t)state, __ATOMIC_RELEASE);
 }
 
 static inline uint64_t arena_cycles(const struct sluice_dma_arena *a)
@@ -350,13 +354,13 @@ static void active_remove_at(struct sluice_dma_arena *a, unsigned int i)
 static void cache_spill(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu,
 			unsigned int o, unsigned int n)
 {
-	unsigned int count = atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+	unsigned int count = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 
 	for (unsigned int i = 0; i < n; i++)
 		block_free_locked(a, cpu->stack[o][i], o);
 	for (unsigned int i = n; i < count; i++)
 		cpu->stack[o][i - n] = cpu->stack[o][i];
-	atomic_store_explicit(&cpu->count[o], (uint16_t)(count - n), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[o], (uint16_t)(count - n), __ATOMIC_RELAXED);
 }
 
 static void cache_drain_one(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
@@ -365,12 +369,12 @@ static void cache_drain_one(struct sluice_dma_arena *a, struct sluice_dma_priv_a
 
 	arena_lock(a, &cpu->lock);
 	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-		any |= atomic_load_explicit(&cpu->count[o], memory_order_relaxed) != 0;
+		any |= __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED) != 0;
 	if (any) {
 		arena_lock(a, &a->lock);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
 			cache_spill(a, cpu, o,
-				    atomic_load_explicit(&cpu->count[o], memory_order_relaxed));
+				    __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
 		arena_unlock(a, &a->lock);
 		cpu->ctr.cache_drains++;
 	}
@@ -390,8 +394,8 @@ static size_t cache_pages_estimate(const struct sluice_dma_arena *a)
 
 	for (unsigned int i = 0; i < a->ncpus; i++)
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-			pages += (size_t)atomic_load_explicit(&a->cpus[i].count[o],
-							      memory_order_relaxed) << o;
+			pages += (size_t)__atomic_load_n(&a->cpus[i].count[o], __ATOMIC_RELAXED)
+				 << o;
 	return pages;
 }
 
@@ -632,13 +636,13 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 
 	cpu = &arena->cpus[arena_this_cpu(arena)];
 	arena_lock(arena, &cpu->lock);
-	n = atomic_load_explicit(&cpu->count[order], memory_order_relaxed);
+	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (!n) {
 		arena_unlock(arena, &cpu->lock);
 		return alloc_slow(arena, order);
 	}
 	p = cpu->stack[order][n - 1];
-	atomic_store_explicit(&cpu->count[order], (uint16_t)(n - 1), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
 	{
 		uintptr_t off = (uintptr_t)p - arena->base;
 		struct sluice_dma_priv_arena_chunk *c =
@@ -773,9 +777,8 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
 		arena_bug(arena, "sluice_dma_arena_free: not a live block (double free?):", ptr);
 	/* Claim the block: of two racing frees of it, exactly one gets past here. */
-	if (!atomic_compare_exchange_strong_explicit(&c->tag[page], &tag,
-						     tag_make(BLK_FREEING, tag_order(tag)),
-						     memory_order_acq_rel, memory_order_relaxed))
+	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		arena_bug(arena, "sluice_dma_arena_free: concurrent free of", ptr);
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
@@ -814,7 +817,7 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	}
 
 	arena_lock(arena, &cpu->lock);
-	n = atomic_load_explicit(&cpu->count[order], memory_order_relaxed);
+	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (n == SLUICE_DMA_ARENA_CACHE_DEPTH) {
 		/* Spill the coldest half in one lock hold, not one block per free. */
 		arena_lock(arena, &arena->lock);
@@ -825,7 +828,7 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	}
 	tag_set(c, page, tag_make(BLK_CACHED, order));
 	cpu->stack[order][n] = ptr;
-	atomic_store_explicit(&cpu->count[order], (uint16_t)(n + 1), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
 	cpu->ctr.frees++;
 	cpu->ctr.bytes_freed += size;
 	cpu->ctr.bytes_scrubbed += size;
@@ -932,7 +935,7 @@ void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dm
 		arena_lock(arena, &cpu->lock);
 		sum_counters(&sum, &cpu->ctr);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-			cached += atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+			cached += __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 		arena_unlock(arena, &cpu->lock);
 	}
 
@@ -1212,7 +1215,7 @@ static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
 
 		sum_counters(&sum, &cpu->ctr);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
-			unsigned int n = atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+			unsigned int n = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 
 			if (n > SLUICE_DMA_ARENA_CACHE_DEPTH)
 				return check_fail(a, "cache overfull on cpu", i);

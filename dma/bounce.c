@@ -354,11 +354,11 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	dl->ops = ops;
 	dl->ncpus = ncpus;
 	dl->scrub = scrub;
-	atomic_init(&dl->pools, NULL);
-	atomic_init(&dl->inplace, NULL);
-	atomic_init(&dl->inplace_maps, 0);
-	atomic_init(&dl->nomem_events, 0);
-	atomic_init(&dl->copy_cycles, 0);
+	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->inplace, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->inplace_maps, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->nomem_events, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->copy_cycles, 0, __ATOMIC_RELAXED);
 	dma_lock_init(dl, &dl->grow_lock);
 	return 0;
 }
@@ -368,7 +368,7 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
 	if (!dl || !dl->ops || (max_areas & (max_areas - 1)))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Pools already carved keep their areas: refuse rather than mix. */
-	if (atomic_load_explicit(&dl->pools, memory_order_acquire))
+	if (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE))
 		return SLUICE_DMA_ERR_INVAL;
 	dl->max_areas = max_areas;
 	return 0;
@@ -385,7 +385,7 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
 {
 	if (!dl)
 		return 0;
-	return atomic_load_explicit(&dl->copy_cycles, memory_order_relaxed);
+	return __atomic_load_n(&dl->copy_cycles, __ATOMIC_RELAXED);
 }
 
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
@@ -397,7 +397,7 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 	DMA_ASSERT(dl, !region || region->owns,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
 		   (const void *)region);
-	atomic_store_explicit(&dl->inplace, region, memory_order_release);
+	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }
 
 /* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
@@ -440,9 +440,8 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	 * the leading alignment slack.
 	 */
 	dma_lock(dl, &dl->grow_lock);
-	for (struct sluice_dma_bounce_pool *q =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
+	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		size_t qmeta =
 			sluice_dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
 
@@ -496,9 +495,9 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 
 	dma_lock(dl, &dl->grow_lock);
 	n = 0;
-	tail = atomic_load_explicit(&dl->pools, memory_order_relaxed);
+	tail = __atomic_load_n(&dl->pools, __ATOMIC_RELAXED);
 	if (!tail) {
-		atomic_store_explicit(&dl->pools, p, memory_order_release);
+		__atomic_store_n(&dl->pools, p, __ATOMIC_RELEASE);
 	} else {
 		for (n = 1; atomic_load_explicit(&tail->next, memory_order_relaxed); n++)
 			tail = atomic_load_explicit(&tail->next, memory_order_relaxed);
@@ -523,9 +522,8 @@ unsigned int sluice_dma_bounce_pool_count(const struct sluice_dma_layer *dl)
 
 	if (!dl)
 		return 0;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire))
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire))
 		n++;
 	return n;
 }
@@ -535,9 +533,8 @@ struct sluice_dma_bounce_pool *sluice_dma_priv_bounce_pool_of(const struct sluic
 {
 	if (!dl)
 		return NULL;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
 			return p;
 	}
@@ -591,7 +588,7 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 	if (!dl || !dl->ops)
 		return SLUICE_DMA_ERR_INVAL;
 	dma_lock(dl, &dl->grow_lock);
-	p = atomic_load_explicit(&dl->pools, memory_order_acquire);
+	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
 	for (struct sluice_dma_bounce_pool *q = p; q;
 	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if (q->pops->flush)
@@ -604,7 +601,7 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 			return SLUICE_DMA_ERR_BUSY;
 		}
 	}
-	atomic_store_explicit(&dl->pools, NULL, memory_order_release);
+	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
 		int err = dl->ops->set_private(dl->ops->ctx, p->vaddr, p->bytes);
@@ -699,9 +696,8 @@ int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 {
 	if (!dl || !dl->ops)
 		return SLUICE_DMA_ERR_INVAL;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		int err = dma_bounce_pool_check(p);
 
 		if (err)

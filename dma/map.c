@@ -17,8 +17,8 @@ static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
 static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
 {
 	if (t0)
-		atomic_fetch_add_explicit(&dl->copy_cycles, dl->ops->cycles(dl->ops->ctx) - t0,
-					  memory_order_relaxed);
+		__atomic_fetch_add(&dl->copy_cycles, dl->ops->cycles(dl->ops->ctx) - t0,
+				   __ATOMIC_RELAXED);
 }
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)
@@ -66,9 +66,8 @@ size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
 
 	if (!dl || sluice_dma_tag_check(tag))
 		return 0;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		size_t m = dma_pool_max_mapping(p, tag);
 
 		if (dma_pool_reachable(p, tag) && m > best)
@@ -99,9 +98,8 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 	err = sluice_dma_priv_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
 	if (err)
 		return err;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		struct dma_bounce_slot *rec;
 		unsigned long s;
 		long head;
@@ -133,7 +131,7 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 	}
 	if (!fits)
 		return SLUICE_DMA_ERR_RANGE;
-	atomic_fetch_add_explicit(&dl->nomem_events, 1, memory_order_relaxed);
+	__atomic_fetch_add(&dl->nomem_events, 1, __ATOMIC_RELAXED);
 	return SLUICE_DMA_ERR_NOMEM;
 }
 
@@ -160,7 +158,7 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	if ((tag->max_mapping && len > tag->max_mapping) || len > UINT32_MAX)
 		return SLUICE_DMA_ERR_RANGE;
 
-	inplace = atomic_load_explicit(&dl->inplace, memory_order_acquire);
+	inplace = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
 	if (inplace && inplace->owns(inplace->ctx, buf, len)) {
 		uint64_t a = dl->ops->virt_to_dma(dl->ops->ctx, buf), last = a + len - 1;
 
@@ -172,7 +170,7 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 		if (last >= a && last <= tag->addr_limit &&
 		    (a & ~tag->boundary_mask) == (last & ~tag->boundary_mask) &&
 		    !(a & tag->alloc_align_mask)) {
-			atomic_fetch_add_explicit(&dl->inplace_maps, 1, memory_order_relaxed);
+			__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
 			*dma_addr = a;
 			return 0;
 		}
@@ -238,7 +236,7 @@ static struct dma_bounce_slot *dma_lookup(struct sluice_dma_layer *dl, uint64_t 
 static bool dma_inplace_owns(const struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len)
 {
 	const struct sluice_dma_inplace_region *inplace =
-		atomic_load_explicit(&dl->inplace, memory_order_acquire);
+		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
 	void *va;
 
 	if (!inplace)
@@ -422,9 +420,8 @@ void sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t s
 
 	DMA_ASSERT(dl, dl && dl->ops, "free_coherent of %p: layer %p not initialised", vaddr,
 		   (void *)dl);
-	for (struct sluice_dma_bounce_pool *q =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
+	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if ((unsigned char *)vaddr >= q->vaddr && (unsigned char *)vaddr < q->vaddr + q->bytes) {
 			dma_addr = q->dma_start + (uint64_t)((unsigned char *)vaddr - q->vaddr);
 			p = q;
@@ -445,9 +442,8 @@ bool sluice_dma_addr_is_shared(const struct sluice_dma_layer *dl, uint64_t dma_a
 	/* No layer, nothing shared: the answer that keeps a device away. */
 	if (!dl || !dl->ops || last < dma_addr)
 		return false;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		if (dma_addr >= p->dma_start && last - p->dma_start < p->bytes)
 			return true;
 	}

@@ -44,9 +44,8 @@ int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
 	if (!dl || !out || pool < -1)
 		return SLUICE_DMA_ERR_INVAL;
 	memset(out, 0, sizeof(*out));
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
 		if (pool < 0 || pool == i) {
 			dma_stats_add_pool(p, out);
 			found = 1;
@@ -61,9 +60,8 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 
 	if (!dl)
 		return;
-	for (struct sluice_dma_bounce_pool *p =
-		     atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
 		struct sluice_dma_bounce_stats s;
 
 		memset(&s, 0, sizeof(s));
@@ -89,9 +87,8 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 			(unsigned long long)s.conversion_cycles, (unsigned long long)s.search_steps,
 			(unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
 	}
-	sluice_dma_priv_logf(
-		dl, SLUICE_DMA_LOG_INFO,
-		"dma layer: %lu in-place mappings, %lu failed for want of slots",
-		(unsigned long)atomic_load_explicit(&dl->inplace_maps, memory_order_relaxed),
-		(unsigned long)atomic_load_explicit(&dl->nomem_events, memory_order_relaxed));
+	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+			     "dma layer: %lu in-place mappings, %lu failed for want of slots",
+			     (unsigned long)__atomic_load_n(&dl->inplace_maps, __ATOMIC_RELAXED),
+			     (unsigned long)__atomic_load_n(&dl->nomem_events, __ATOMIC_RELAXED));
 }

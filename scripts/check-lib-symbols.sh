@@ -11,8 +11,8 @@
 # The DMA library reaches the platform only through the porting ops (function
 # pointers, not symbols) and needs nothing from libc but mem*; anything else
 # undefined would break an embedder that links it into firmware. A global
-# symbol outside the namespace would collide with the firmware's own (dma_map
-# exists in U-Boot and in Linux-derived HALs).
+# symbol outside the namespace would collide with the firmware's own (U-Boot
+# and Linux-derived HALs have a dma_*() mapping API of their own).
 set -eu
 
 if [ $# -ne 1 ]; then

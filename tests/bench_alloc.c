@@ -211,7 +211,7 @@ static bool bench_get(struct cell *c, unsigned int cpu, struct inflight *x)
 		uint64_t off;
 
 		sluice_dma_priv_bounce_req_init(&r, &t, (uint64_t)(uintptr_t)buf, c->size, &off);
-		x->pool = atomic_load_explicit(&c->f->dl.pools, memory_order_acquire);
+		x->pool = __atomic_load_n(&c->f->dl.pools, __ATOMIC_ACQUIRE);
 		x->head = sluice_dma_priv_bounce_alloc(x->pool, &r, cpu);
 		if (x->head < 0)
 			return false;

@@ -252,7 +252,7 @@ static void test_fill_drain(void **state)
 	assert_int_equal(st.used, 512);
 	assert_int_equal(st.used_hiwater, 512);
 	assert_true(st.full_events >= 1);
-	assert_int_equal(atomic_load(&f->dl.nomem_events), 1);
+	assert_int_equal(__atomic_load_n(&f->dl.nomem_events, __ATOMIC_SEQ_CST), 1);
 	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	/* Full is a runtime condition: it repeats without harm. */
 	assert_int_equal(fill(f, buf, 100, dma + n, 1), 0);

@@ -493,7 +493,7 @@ static void test_inplace(void **state)
 	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 50 * KIB, 8192, SLUICE_DMA_FROM_DEVICE),
 			 0);
 	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_FROM_DEVICE);
-	assert_int_equal(atomic_load(&f->dl.inplace_maps), 1);
+	assert_int_equal(__atomic_load_n(&f->dl.inplace_maps, __ATOMIC_SEQ_CST), 1);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.mappings, 0);
 

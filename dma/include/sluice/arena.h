@@ -22,7 +22,12 @@
  * Idle chunks go back to private only when the caller asks (sluice_dma_arena_reclaim()).
  *
  * The structs below are in the header only so that a caller can embed or size
- * them; their fields are private to dma/arena.c.
+ * them; their fields are private to dma/arena.c. Fields that CPUs read without
+ * a lock (block tags, chunk states, cache counts) are plain integers that
+ * arena.c accesses only through the compiler's __atomic builtins rather than
+ * C11 _Atomic: C++ has no _Atomic (before C++23), and a plain uint8_t or
+ * uint16_t has the size and alignment of its atomic twin, so the layout, and
+ * SLUICE_DMA_ARENA_META_SIZE(), are the same for C and C++ callers.
  *
  * Bad arguments follow the rules of dma/include/sluice/dma.h: an error code, NULL, or 0 /
  * false from a query; a void function (and a free of anything but a live
@@ -33,13 +38,17 @@
 #ifndef SLUICE_DMA_ARENA_H
 #define SLUICE_DMA_ARENA_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <sluice/dma_errors.h>
 #include <sluice/dma_port.h>
+#include <sluice/dma_version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A chunk is one conversion unit: 2 MB, the x86-64 large-page size. */
 #define SLUICE_DMA_ARENA_CHUNK_SHIFT 21
@@ -183,9 +192,9 @@ struct sluice_dma_priv_arena_counters {
  * a cache line so that CPUs do not share lines.
  */
 struct sluice_dma_priv_arena_cpu {
-	_Alignas(64) struct sluice_dma_port_lock lock;
+	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
 	/* Written under @lock; read without it by the "worth draining?" estimate. */
-	_Atomic uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
+	uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
 	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
 	struct sluice_dma_priv_arena_counters ctr;
 };
@@ -200,7 +209,7 @@ struct sluice_dma_priv_arena_chunk {
 	uint16_t next[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	uint16_t prev[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	/* Per page: 0 inside a block, else head bit | block state | order. */
-	_Atomic uint8_t tag[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	uint8_t tag[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	uint16_t head[SLUICE_DMA_ARENA_NR_ORDERS];
 	/* Bit o set iff the order-o free list is non-empty. */
 	uint16_t avail;
@@ -208,7 +217,7 @@ struct sluice_dma_priv_arena_chunk {
 	uint16_t free_pages;
 	/* Link of the reclaim pass's release list. */
 	uint16_t next_release;
-	_Atomic uint8_t state;
+	uint8_t state;
 	uint8_t pad;
 	/* Reclaim passes that found the chunk idle since it was last used. */
 	uint32_t idle_passes;
@@ -234,7 +243,7 @@ struct sluice_dma_arena {
 	 * @lock; a new cache line keeps those writes away from the read-mostly
 	 * fields above, which every CPU's fast path reads.
 	 */
-	_Alignas(64) struct sluice_dma_port_lock lock;
+	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
 	unsigned int nactive;
 	unsigned int nshared;
 	unsigned int nconverting;
@@ -446,5 +455,9 @@ void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *pr
  * or an unknown flag; else SLUICE_DMA_ERR_FAULT after logging the first problem.
  */
 int sluice_dma_arena_check(struct sluice_dma_arena *arena, unsigned int flags);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_ARENA_H */

@@ -20,13 +20,17 @@
 #ifndef SLUICE_DMA_H
 #define SLUICE_DMA_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <sluice/dma_errors.h>
 #include <sluice/dma_port.h>
+#include <sluice/dma_version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Slot geometry, as in Linux swiotlb: 2 KiB slots, 128-slot segments. */
 #define SLUICE_DMA_IO_TLB_SHIFT 11
@@ -200,19 +204,27 @@ struct sluice_dma_bounce_pool;
  * @profile: time every bounce copy and scrub with the ops' cycles counter
  *	(see sluice_dma_layer_set_profile()); off by default.
  * @copy_cycles: with @profile, cycles spent in bounce copies and scrubs.
+ *
+ * @pools, @inplace and the three counters are shared between CPUs without a
+ * lock. They are plain fields that the library reads and writes only through
+ * the compiler's __atomic builtins, not C11 _Atomic objects: <stdatomic.h> and
+ * _Atomic do not exist in C++ (before C++23) and change nothing in the layout
+ * here (a pointer or unsigned long is as large and aligned as its atomic
+ * twin on every target the library builds for), so the header compiles in C
+ * and C++ alike and the struct has one layout in both.
  */
 struct sluice_dma_layer {
 	const struct sluice_dma_port_ops *ops;
 	unsigned int ncpus;
 	enum sluice_dma_scrub scrub;
 	unsigned int max_areas;
-	struct sluice_dma_bounce_pool *_Atomic pools;
-	const struct sluice_dma_inplace_region *_Atomic inplace;
+	struct sluice_dma_bounce_pool *pools;
+	const struct sluice_dma_inplace_region *inplace;
 	struct sluice_dma_port_lock grow_lock;
-	atomic_ulong inplace_maps;
-	atomic_ulong nomem_events;
+	unsigned long inplace_maps;
+	unsigned long nomem_events;
 	bool profile;
-	atomic_ulong copy_cycles;
+	unsigned long copy_cycles;
 };
 
 /**
@@ -516,5 +528,9 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl);
  * after logging the first inconsistency.
  */
 int sluice_dma_layer_check(const struct sluice_dma_layer *dl);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_H */

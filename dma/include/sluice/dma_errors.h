@@ -9,6 +9,10 @@
 #ifndef SLUICE_DMA_ERRORS_H
 #define SLUICE_DMA_ERRORS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * enum sluice_dma_err - negative return codes.
  * @SLUICE_DMA_OK: success.
@@ -35,5 +39,9 @@ enum sluice_dma_err {
 	SLUICE_DMA_ERR_RANGE = -34,
 	SLUICE_DMA_ERR_NOSYS = -38,
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_ERRORS_H */

@@ -17,6 +17,10 @@
 
 #include <sluice/dma_errors.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * enum sluice_dma_log_level - severity passed to &struct sluice_dma_port_ops.log.
  * @SLUICE_DMA_LOG_ERR: something failed and the caller gets an error.
@@ -70,6 +74,16 @@ struct sluice_dma_port_ops {
 	void (*log)(void *ctx, enum sluice_dma_log_level level, const char *msg);
 };
 
+/*
+ * SLUICE_DMA_ALIGNAS() - alignment of a struct member in C11 and C++11 alike
+ * (the keywords differ: _Alignas in C, alignas in C++).
+ */
+#ifdef __cplusplus
+#define SLUICE_DMA_ALIGNAS(n) alignas(n)
+#else
+#define SLUICE_DMA_ALIGNAS(n) _Alignas(n)
+#endif
+
 /* Bytes of lock storage the library reserves inside each object it locks. */
 #define SLUICE_DMA_PORT_LOCK_SIZE 8
 
@@ -78,7 +92,11 @@ struct sluice_dma_port_ops {
  * @word: the storage; the platform interprets it.
  */
 struct sluice_dma_port_lock {
-	_Alignas(8) unsigned char word[SLUICE_DMA_PORT_LOCK_SIZE];
+	SLUICE_DMA_ALIGNAS(8) unsigned char word[SLUICE_DMA_PORT_LOCK_SIZE];
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_PORT_H */

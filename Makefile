@@ -3,11 +3,13 @@
 #   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
 #                                       ARGS: the checks and the short benchmark suite
 #   make test                           host tests (plain and ASan+UBSan), library
-#                                       symbol check, QEMU end-to-end tests
+#                                       checks (check-lib), QEMU end-to-end tests
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
+#   make check-lib                      its symbol, header and install/pkg-config checks
+#   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
 # adding a file is a one-line change there. Packages are installed on demand by
@@ -35,20 +37,24 @@ EFI_LIB    := /usr/lib
 EFI_CRT0   := $(EFI_LIB)/crt0-efi-x86_64.o
 LIBGCC     := $(shell $(CC) -print-libgcc-file-name)
 
+# The DMA library's public headers (<sluice/dma.h>, ...): the only include path an
+# embedder of the library needs; the kernel and the tests use it the same way.
+DMA_INC    := dma/include
+
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 # Kernel code: a position-independent UEFI image with no red zone (exceptions push
 # onto the current stack), no stack protector (no TLS), frame pointers kept so the
 # exception handler can print a stack trace.
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
-	-fno-strict-aliasing -I. -isystem $(NEWLIB)/include \
+	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
 	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"'
 # Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
 KERNEL_ASFLAGS := -g -fpic -I.
 
-HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -DSLUICE_HOST
+HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -I$(DMA_INC) -DSLUICE_HOST
 HOST_LIBS   := -lcmocka -lpthread
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -72,7 +78,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,15p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -160,20 +166,51 @@ $(BUILD)/lib/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC [lib] $<"
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -MMD -MP -c $< -o $@
+		-mno-red-zone -fpic -I. -I$(DMA_INC) -MMD -MP -c $< -o $@
 $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
 	$(Q)$(AR) rcs $@ $^
 lib: $(BUILD)/libsluice-dma.a
 
+# make install [PREFIX=/usr/local] [DESTDIR=...] [INCLUDEDIR=...] [LIBDIR=...]:
+# the public headers (dma/include/sluice/*.h; dma/*.h are internal and stay),
+# libsluice-dma.a and sluice-dma.pc. The .pc names the final paths (PREFIX,
+# not DESTDIR: DESTDIR is a staging root, as in every GNU-style install).
+# The library's version is that of its API (dma/include/sluice/dma_version.h),
+# not the kernel's VERSION file.
+PREFIX     ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DMA_PUBLIC_HEADERS := $(wildcard $(DMA_INC)/sluice/*.h)
+DMA_LIB_VERSION = $(shell awk '/define SLUICE_DMA_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
+	END { print v }' $(DMA_INC)/sluice/dma_version.h)
+.PHONY: install
+install: lib
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/sluice $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)install -m 644 $(DMA_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sluice/
+	$(Q)install -m 644 $(BUILD)/libsluice-dma.a $(DESTDIR)$(LIBDIR)/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+		-e 's|@VERSION@|$(DMA_LIB_VERSION)|' \
+		dma/sluice-dma.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+
 # The instruction audit: no port I/O, CPUID, MSR, HLT, WBINVD, VMCALL, TDCALL, ...
 # outside the native paravirtual I/O backend, the TDCALL door and the entry stubs.
 .PHONY: check-cc-insn
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
-check-lib: lib
-	@scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a
+# The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
+# undefined but mem*), its public headers alone in C11 and C++, and an
+# out-of-tree program built from `make install` with pkg-config flags only.
+LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
+	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh
+check-lib: deps-test lib
+	@scripts/run-tests.sh lib $(LIB_CHECKS)
 
 # ---------------------------------------------------------------- host tests
 # Each tests/<module>.mk adds names to HOST_TESTS and sets <name>_SRCS.
@@ -183,7 +220,7 @@ HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
 
 # Host programs are one compiler call each; any header change rebuilds them.
 # <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...).
-ALL_HEADERS := $(wildcard */*.h */*/*.h)
+ALL_HEADERS := $(wildcard */*.h */*/*.h */*/*/*.h)
 define host_prog
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
@@ -212,8 +249,7 @@ VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
 test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 	@mkdir -p $(BUILD)/test
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		"scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
-		"$(VALGRIND_BENCH)" \
+		$(LIB_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 		tests/cc_insn/test_audit.sh $(E2E_TESTS)
 

@@ -2,7 +2,7 @@
 /*
  * alloc_smp_bench.c - map/unmap pairs on several CPUs at once (see the header).
  *
- * Each CPU owns one 4 KiB buffer and loops dma_map + dma_unmap on it; nothing but
+ * Each CPU owns one 4 KiB buffer and loops sluice_dma_map + sluice_dma_unmap on it; nothing but
  * the DMA layer is shared. The window is smp_window.h's: CPU 0 keeps the clock,
  * each CPU measures its own window and its own lock counters.
  */
@@ -30,7 +30,7 @@ struct alloc_job {
 
 struct alloc_run {
 	struct kernel_dma *kd;
-	struct dma_layer *dl;
+	struct sluice_dma_layer *dl;
 	struct smp_window win;
 	struct alloc_job job[SMP_MAX_CPUS];
 };
@@ -43,7 +43,7 @@ struct alloc_result {
 
 static void alloc_job_fn(void *arg, unsigned int cpu)
 {
-	static const struct dma_tag tag = DMA_TAG_DEFAULT;
+	static const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
 	struct alloc_run *run = arg;
 	struct alloc_job *job = &run->job[cpu];
 	const struct kdma_cpu_stats *locks = &run->kd->cpu[cpu];
@@ -55,14 +55,15 @@ static void alloc_job_fn(void *arg, unsigned int cpu)
 
 		/* Batches of 16 pairs between clock checks keep the check cheap. */
 		for (int i = 0; i < 16; i++) {
-			int rc = dma_map(run->dl, &tag, job->buf, ALLOC_SIZE, DMA_TO_DEVICE, &addr);
+			int rc = sluice_dma_map(run->dl, &tag, job->buf, ALLOC_SIZE,
+						SLUICE_DMA_TO_DEVICE, &addr);
 
 			if (rc) {
 				job->rc = rc;
 				smp_window_abort(&run->win, cpu);
 				return;
 			}
-			dma_unmap(run->dl, addr, ALLOC_SIZE, DMA_TO_DEVICE);
+			sluice_dma_unmap(run->dl, addr, ALLOC_SIZE, SLUICE_DMA_TO_DEVICE);
 			if (seen == SMP_MEASURE)
 				job->ops++;
 		}
@@ -92,7 +93,7 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 		uint64_t window = job->win.t_end - job->win.t_begin;
 
 		if (job->rc) {
-			printf("bench: alloc mode=%s cpu %u: dma_map failed (%d)\n",
+			printf("bench: alloc mode=%s cpu %u: sluice_dma_map failed (%d)\n",
 			       kernel_dma_config_name(cfg), c, job->rc);
 			rc = -1;
 			break;

@@ -12,7 +12,7 @@
 
 /**
  * alloc_smp_bench_suite() - every CPU maps and unmaps a private 4 KiB buffer
- * (DMA_TO_DEVICE, so the bounce copy is included) in a closed loop for @run_ms,
+ * (SLUICE_DMA_TO_DEVICE, so the bounce copy is included) in a closed loop for @run_ms,
  * in every bounce policy and the arena, with 1 CPU and then all.
  * @kd: the DMA set-up.
  * @modes: KDMA_* bit mask (direct has no allocator and is skipped).

@@ -148,12 +148,12 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	struct bench_slot *slots = calloc(w->iodepth, sizeof(*slots));
 	struct bench_slot **pending = calloc(w->iodepth, sizeof(*pending));
 	unsigned int npending = 0;
-	struct dma_bounce_stats bs0, bs1;
+	struct sluice_dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
 	struct virtio_blk_stats bst;
 	uint64_t t_start, t_measure = 0, t_end, wall, dma0 = 0, copy0 = 0;
 	uint64_t hz = tsc_hz();
-	struct dma_layer *dl = kernel_dma_layer(kd, cfg);
+	struct sluice_dma_layer *dl = kernel_dma_layer(kd, cfg);
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -192,7 +192,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		goto out;
 	}
 	blk->profile = true;
-	dma_layer_set_profile(dl, true);
+	sluice_dma_layer_set_profile(dl, true);
 	t_start = rdtsc();
 	for (unsigned int i = 0; i < w->iodepth; i++)
 		if (bench_submit(&st, &slots[i]))
@@ -209,8 +209,8 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 			st.cycles_busy = 0;
 			virtio_blk_get_stats(blk, &bst);
 			dma0 = bst.cycles_dma;
-			copy0 = dma_layer_copy_cycles(dl);
-			dma_bounce_stats_get(dl, -1, &bs0);
+			copy0 = sluice_dma_layer_copy_cycles(dl);
+			sluice_dma_bounce_stats_get(dl, -1, &bs0);
 			mmu_get_stats(&ms0);
 			blk->trace = bench_trace;
 		}
@@ -264,8 +264,8 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	}
 	t_end = rdtsc();
 	blk->trace = NULL;
-	copy0 = dma_layer_copy_cycles(dl) - copy0;
-	dma_bounce_stats_get(dl, -1, &bs1);
+	copy0 = sluice_dma_layer_copy_cycles(dl) - copy0;
+	sluice_dma_bounce_stats_get(dl, -1, &bs1);
 	mmu_get_stats(&ms1);
 
 	/* Let what is in flight finish before the buffers go; a device that stops
@@ -277,7 +277,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		slots = NULL; /* the device may still write the buffers: never freed */
 	}
 	blk->profile = false;
-	dma_layer_set_profile(dl, false);
+	sluice_dma_layer_set_profile(dl, false);
 
 	wall = t_end - t_measure;
 	out->ios = st.ios;
@@ -424,7 +424,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
 				direct = results[i][c].iops;
-			if (cfgs[c].mode == KDMA_BOUNCE && cfgs[c].policy == DMA_POLICY_LINUX)
+			if (cfgs[c].mode == KDMA_BOUNCE &&
+			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
 				linux_iops = results[i][c].iops;
 		}
 		for (int c = 0; c < ncfg; c++)

@@ -23,15 +23,16 @@
 
 #define TWO_MIB (UINT64_C(2) << 20)
 
-_Static_assert(sizeof(struct spinlock) <= DMA_PORT_LOCK_SIZE, "a spinlock fits the lock slot");
-_Static_assert(DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
+_Static_assert(sizeof(struct spinlock) <= SLUICE_DMA_PORT_LOCK_SIZE,
+	       "a spinlock fits the lock slot");
+_Static_assert(SLUICE_DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
 
 static struct kernel_dma kernel_dma;
 
 static int kd_set_shared(void *ctx, void *vaddr, size_t len)
 {
 	(void)ctx;
-	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, true) ? DMA_ERR_IO : 0;
+	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, true) ? SLUICE_DMA_ERR_IO : 0;
 }
 
 static int kd_set_private(void *ctx, void *vaddr, size_t len)
@@ -41,8 +42,8 @@ static int kd_set_private(void *ctx, void *vaddr, size_t len)
 	/* Fault injection: the hypervisor refuses this page-state change. */
 	if (kd->fail_private &&
 	    __atomic_add_fetch(&kd->private_calls, 1, __ATOMIC_RELAXED) % kd->fail_private == 0)
-		return DMA_ERR_IO;
-	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? DMA_ERR_IO : 0;
+		return SLUICE_DMA_ERR_IO;
+	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? SLUICE_DMA_ERR_IO : 0;
 }
 
 static uint64_t kd_virt_to_dma(void *ctx, const void *vaddr)
@@ -101,7 +102,7 @@ static uint64_t kd_cycles(void *ctx)
 	return rdtsc();
 }
 
-static void kd_log(void *ctx, enum dma_log_level level, const char *msg)
+static void kd_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
 {
 	static const char *const prefix[] = { "dma: error: ", "dma: warning: ", "dma: " };
 	struct kernel_dma *kd = ctx;
@@ -118,7 +119,7 @@ static void kd_log(void *ctx, enum dma_log_level level, const char *msg)
 		st->last_log[i] = '\0';
 		return;
 	}
-	printf("%s%s\n", prefix[level <= DMA_LOG_INFO ? level : DMA_LOG_INFO], msg);
+	printf("%s%s\n", prefix[level <= SLUICE_DMA_LOG_INFO ? level : SLUICE_DMA_LOG_INFO], msg);
 }
 
 /* Direct mode: no confidential computing, every buffer is device-reachable. */
@@ -128,7 +129,7 @@ static bool kd_identity_owns(void *ctx, const void *vaddr, size_t len)
 	return true;
 }
 
-static const struct dma_inplace_region identity_region = { kd_identity_owns, NULL };
+static const struct sluice_dma_inplace_region identity_region = { kd_identity_owns, NULL };
 
 const char *kernel_dma_mode_name(enum kernel_dma_mode mode)
 {
@@ -138,24 +139,24 @@ const char *kernel_dma_mode_name(enum kernel_dma_mode mode)
 }
 
 /* A layer with one pool of @bytes at @base; metadata from the kernel heap. */
-static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
-			 enum dma_bounce_policy policy, enum dma_scrub scrub, uint64_t base,
-			 uint64_t bytes)
+static int kd_layer_init(struct kernel_dma *kd, struct sluice_dma_layer *dl,
+			 enum sluice_dma_bounce_policy policy, enum sluice_dma_scrub scrub,
+			 uint64_t base, uint64_t bytes)
 {
 	size_t meta_len;
 	void *meta;
 	int rc;
 
-	rc = dma_layer_init(dl, &kd->ops, kd->ncpus, scrub);
+	rc = sluice_dma_layer_init(dl, &kd->ops, kd->ncpus, scrub);
 	if (!rc)
-		rc = dma_layer_set_max_areas(dl, kd->max_areas);
+		rc = sluice_dma_layer_set_max_areas(dl, kd->max_areas);
 	if (rc)
 		return rc;
-	meta_len = dma_bounce_meta_size(policy, bytes, kd->ncpus);
+	meta_len = sluice_dma_bounce_meta_size(policy, bytes, kd->ncpus);
 	meta = meta_len ? malloc(meta_len) : NULL;
 	if (!meta)
-		return DMA_ERR_NOMEM;
-	rc = dma_bounce_pool_add(dl, policy, (void *)(uintptr_t)base, bytes, meta, meta_len);
+		return SLUICE_DMA_ERR_NOMEM;
+	rc = sluice_dma_bounce_pool_add(dl, policy, (void *)(uintptr_t)base, bytes, meta, meta_len);
 	if (rc)
 		free(meta);
 	return rc;
@@ -164,9 +165,9 @@ static int kd_layer_init(struct kernel_dma *kd, struct dma_layer *dl,
 struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 {
 	struct kernel_dma *kd = &kernel_dma;
-	enum dma_scrub scrub = (enum dma_scrub)bi->options.scrub;
-	static struct dma_inplace_region arena_region;
-	struct dma_arena_config acfg;
+	enum sluice_dma_scrub scrub = (enum sluice_dma_scrub)bi->options.scrub;
+	static struct sluice_dma_inplace_region arena_region;
+	struct sluice_dma_arena_config acfg;
 	uint64_t next, direct_pool, arena_pool;
 	size_t arena_meta_len;
 	void *arena_meta;
@@ -177,7 +178,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	kd->fail_private = bi->options.fail_private;
 	kd->ncpus = smp_cpu_count();
 	kd->max_areas = (unsigned int)bi->options.areas;
-	kd->ops = (struct dma_port_ops){
+	kd->ops = (struct sluice_dma_port_ops){
 		.ctx = kd,
 		.set_shared = kd_set_shared,
 		.set_private = kd_set_private,
@@ -195,12 +196,12 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	 * one chunk). */
 	kd->pool_bytes = bi->options.pool_bytes;
 	next = bi->dma.base;
-	for (p = 0; p < DMA_POLICY_COUNT; p++) {
+	for (p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 		if (!(kd->policies & (UINT64_C(1) << p)))
 			continue;
 		kd->pool_base[p] = next;
 		next += kd->pool_bytes;
-		rc = kd_layer_init(kd, &kd->bounce[p], (enum dma_bounce_policy)p, scrub,
+		rc = kd_layer_init(kd, &kd->bounce[p], (enum sluice_dma_bounce_policy)p, scrub,
 				   kd->pool_base[p], kd->pool_bytes);
 		if (rc)
 			goto fail_pool;
@@ -211,23 +212,23 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	kd->arena_bytes = bi->dma.base + bi->dma.size - kd->arena_base;
 
 	/* The small pools only serve coherent allocations: the policy matters little. */
-	rc = kd_layer_init(kd, &kd->direct, DMA_POLICY_SLUICE, scrub, direct_pool,
+	rc = kd_layer_init(kd, &kd->direct, SLUICE_DMA_POLICY_SLUICE, scrub, direct_pool,
 			   KDMA_COHERENT_POOL_BYTES);
 	if (rc)
 		goto fail_coherent;
-	dma_layer_set_inplace(&kd->direct, &identity_region);
-	rc = kd_layer_init(kd, &kd->arena_layer, DMA_POLICY_SLUICE, scrub, arena_pool,
+	sluice_dma_layer_set_inplace(&kd->direct, &identity_region);
+	rc = kd_layer_init(kd, &kd->arena_layer, SLUICE_DMA_POLICY_SLUICE, scrub, arena_pool,
 			   KDMA_COHERENT_POOL_BYTES);
 	if (rc)
 		goto fail_coherent;
 
-	arena_meta_len = dma_arena_meta_size(kd->arena_bytes, kd->ncpus);
+	arena_meta_len = sluice_dma_arena_meta_size(kd->arena_bytes, kd->ncpus);
 	arena_meta = malloc(arena_meta_len);
 	if (!arena_meta) {
-		rc = DMA_ERR_NOMEM;
+		rc = SLUICE_DMA_ERR_NOMEM;
 		goto fail_arena;
 	}
-	acfg = (struct dma_arena_config){
+	acfg = (struct sluice_dma_arena_config){
 		.base = (void *)(uintptr_t)kd->arena_base,
 		.len = kd->arena_bytes,
 		.max_shared = 0,
@@ -235,12 +236,12 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 		.meta = arena_meta,
 		.meta_len = arena_meta_len,
 	};
-	rc = dma_arena_init(&kd->arena, &kd->ops, &acfg);
+	rc = sluice_dma_arena_init(&kd->arena, &kd->ops, &acfg);
 	if (rc)
 		goto fail_arena;
-	arena_region.owns = dma_arena_inplace_owns;
+	arena_region.owns = sluice_dma_arena_inplace_owns;
 	arena_region.ctx = &kd->arena;
-	dma_layer_set_inplace(&kd->arena_layer, &arena_region);
+	sluice_dma_layer_set_inplace(&kd->arena_layer, &arena_region);
 	return kd;
 
 fail_arena:
@@ -253,11 +254,11 @@ fail_coherent:
 fail_pool:
 	printf("dma: bounce pool of %" PRIu64 " KiB at 0x%" PRIx64 " (policy %s) failed (%d)\n",
 	       kd->pool_bytes >> 10, kd->pool_base[p],
-	       dma_bounce_policy_name((enum dma_bounce_policy)p), rc);
+	       sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)p), rc);
 	return NULL;
 }
 
-struct dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg)
+struct sluice_dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg)
 {
 	switch (cfg->mode) {
 	case KDMA_DIRECT:
@@ -274,34 +275,36 @@ int kernel_dma_configs(const struct kernel_dma *kd, uint64_t modes, struct kdma_
 	int n = 0;
 
 	if (modes & (UINT64_C(1) << KDMA_DIRECT))
-		out[n++] = (struct kdma_config){ KDMA_DIRECT, DMA_POLICY_LINUX };
+		out[n++] = (struct kdma_config){ KDMA_DIRECT, SLUICE_DMA_POLICY_LINUX };
 	if (modes & (UINT64_C(1) << KDMA_BOUNCE))
-		for (int p = 0; p < DMA_POLICY_COUNT; p++)
+		for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
 			if (kd->policies & (UINT64_C(1) << p))
 				out[n++] = (struct kdma_config){ KDMA_BOUNCE,
-								 (enum dma_bounce_policy)p };
+								 (enum sluice_dma_bounce_policy)p };
 	if (modes & (UINT64_C(1) << KDMA_ARENA))
-		out[n++] = (struct kdma_config){ KDMA_ARENA, DMA_POLICY_LINUX };
+		out[n++] = (struct kdma_config){ KDMA_ARENA, SLUICE_DMA_POLICY_LINUX };
 	return n;
 }
 
 const char *kernel_dma_config_name(const struct kdma_config *cfg)
 {
-	static const char *const bounce_names[DMA_POLICY_COUNT] = {
+	static const char *const bounce_names[SLUICE_DMA_POLICY_COUNT] = {
 		"bounce/linux", "bounce/bitmap", "bounce/lifo", "bounce/sluice"
 	};
 
 	if (cfg->mode == KDMA_BOUNCE)
-		return (unsigned int)cfg->policy < DMA_POLICY_COUNT ? bounce_names[cfg->policy] : "?";
+		return (unsigned int)cfg->policy < SLUICE_DMA_POLICY_COUNT
+			       ? bounce_names[cfg->policy]
+			       : "?";
 	return kernel_dma_mode_name(cfg->mode);
 }
 
 void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
 {
-	struct dma_arena_stats st;
-	unsigned int released = dma_arena_reclaim(&kd->arena, 0);
+	struct sluice_dma_arena_stats st;
+	unsigned int released = sluice_dma_arena_reclaim(&kd->arena, 0);
 
-	dma_arena_get_stats(&kd->arena, &st);
+	sluice_dma_arena_get_stats(&kd->arena, &st);
 	printf("dma: arena after %s: %u idle chunks released to private, %u shared now, %u "
 	       "leaked (conversion back failed %" PRIu64 " times), %" PRIu64 " conversions to "
 	       "shared so far\n",
@@ -312,7 +315,7 @@ void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
 void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size)
 {
 	if (mode == KDMA_ARENA)
-		return dma_arena_alloc(&kd->arena, size);
+		return sluice_dma_arena_alloc(&kd->arena, size);
 	return memalign(4096, size);
 }
 
@@ -321,32 +324,32 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 	if (!buf)
 		return;
 	if (mode == KDMA_ARENA)
-		dma_arena_free(&kd->arena, buf);
+		sluice_dma_arena_free(&kd->arena, buf);
 	else
 		free(buf);
 }
 
 void kernel_dma_report(struct kernel_dma *kd)
 {
-	struct dma_arena_stats as;
+	struct sluice_dma_arena_stats as;
 	struct mmu_stats ms;
 
-	for (int p = 0; p < DMA_POLICY_COUNT; p++) {
-		struct dma_bounce_stats bs;
+	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
+		struct sluice_dma_bounce_stats bs;
 
 		if (!(kd->policies & (UINT64_C(1) << p)))
 			continue;
-		dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
+		sluice_dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
 		printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
 		       " slots of 2 KiB in %" PRIu64 " area%s, policy %s, scrub %s, largest mapping "
 		       "%zu KiB\n",
 		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs, bs.nareas,
 		       bs.nareas == 1 ? "" : "s",
-		       dma_bounce_policy_name((enum dma_bounce_policy)p),
-		       kd->bounce[p].scrub == DMA_SCRUB_COPY ? "copy" : "zero",
-		       dma_max_mapping_size(&kd->bounce[p], &DMA_TAG_DEFAULT) >> 10);
+		       sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)p),
+		       kd->bounce[p].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero",
+		       sluice_dma_max_mapping_size(&kd->bounce[p], &SLUICE_DMA_TAG_DEFAULT) >> 10);
 	}
-	dma_arena_get_stats(&kd->arena, &as);
+	sluice_dma_arena_get_stats(&kd->arena, &as);
 	mmu_get_stats(&ms);
 	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
 	       KDMA_COHERENT_POOL_BYTES >> 10);
@@ -384,8 +387,8 @@ static uint8_t *device_view(uint64_t dma_addr)
 int kernel_dma_selftest(struct kernel_dma *kd)
 {
 	int first = __builtin_ctzll(kd->policies);
-	struct dma_layer *bl = &kd->bounce[first];
-	const struct dma_tag tag = DMA_TAG_DEFAULT;
+	struct sluice_dma_layer *bl = &kd->bounce[first];
+	const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
 	const size_t len = 6000; /* 3 slots, not a multiple of anything */
 	uint8_t *buf = malloc(len), *other = malloc(len), *block, *ring;
 	uint64_t addr, ring_addr, t0, map_cycles, unmap_cycles;
@@ -398,11 +401,11 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 
 	/* To device: the device sees a copy, in shared memory, not the private buffer. */
 	t0 = rdtsc();
-	rc = dma_map(bl, &tag, buf, len, DMA_TO_DEVICE, &addr);
+	rc = sluice_dma_map(bl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
 	map_cycles = rdtsc() - t0;
 	if (rc)
 		return selftest_fail("map to-device", (uintptr_t)buf);
-	if (addr == (uintptr_t)buf || !dma_addr_is_shared(bl, addr, len) ||
+	if (addr == (uintptr_t)buf || !sluice_dma_addr_is_shared(bl, addr, len) ||
 	    !mmu_range_is_shared(addr, len))
 		return selftest_fail("to-device mapping is not in converted shared memory", addr);
 	if (memcmp(device_view(addr), buf, len))
@@ -410,54 +413,54 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	if (mmu_range_is_shared((uintptr_t)buf, len))
 		return selftest_fail("the private buffer became shared", (uintptr_t)buf);
 	t0 = rdtsc();
-	dma_unmap(bl, addr, len, DMA_TO_DEVICE);
+	sluice_dma_unmap(bl, addr, len, SLUICE_DMA_TO_DEVICE);
 	unmap_cycles = rdtsc() - t0;
 
 	/* From device: what the device writes reaches the buffer at sync and unmap,
 	 * and the slots it is given hold nothing of the previous mapping. */
 	memset(other, 0x5a, len);
-	rc = dma_map(bl, &tag, other, len, DMA_FROM_DEVICE, &addr);
+	rc = sluice_dma_map(bl, &tag, other, len, SLUICE_DMA_FROM_DEVICE, &addr);
 	if (rc)
 		return selftest_fail("map from-device", (uintptr_t)other);
 	/* scrub=copy shows the device the buffer's own bytes (as Linux does since
 	 * CVE-2022-0854), scrub=zero shows zeros: never the earlier mapping's. */
 	for (size_t i = 0; i < len; i++)
-		if (device_view(addr)[i] != (bl->scrub == DMA_SCRUB_COPY ? 0x5a : 0))
+		if (device_view(addr)[i] != (bl->scrub == SLUICE_DMA_SCRUB_COPY ? 0x5a : 0))
 			return selftest_fail("the device sees bytes that are not this mapping's",
 					     addr + i);
 	memset(device_view(addr), 0xc3, 100);
-	if (dma_sync_for_cpu(bl, addr, 0, 100, DMA_FROM_DEVICE) || other[0] != 0xc3 ||
+	if (sluice_dma_sync_for_cpu(bl, addr, 0, 100, SLUICE_DMA_FROM_DEVICE) || other[0] != 0xc3 ||
 	    other[99] != 0xc3 || other[100] != 0x5a)
 		return selftest_fail("sync_for_cpu did not copy exactly the synced range", addr);
 	device_view(addr)[len - 1] = 0x11;
-	dma_unmap(bl, addr, len, DMA_FROM_DEVICE);
+	sluice_dma_unmap(bl, addr, len, SLUICE_DMA_FROM_DEVICE);
 	if (other[len - 1] != 0x11)
 		return selftest_fail("unmap did not copy the device's bytes back", addr);
 
 	/* The arena: shared memory mapped in place, no copy. */
-	block = dma_arena_alloc(&kd->arena, 8192);
+	block = sluice_dma_arena_alloc(&kd->arena, 8192);
 	if (!block)
 		return selftest_fail("arena alloc", 0);
 	if (!mmu_range_is_shared((uintptr_t)block, 8192))
 		return selftest_fail("arena block is not shared in the page tables", (uintptr_t)block);
-	rc = dma_map(&kd->arena_layer, &tag, block, 8192, DMA_BIDIRECTIONAL, &addr);
+	rc = sluice_dma_map(&kd->arena_layer, &tag, block, 8192, SLUICE_DMA_BIDIRECTIONAL, &addr);
 	if (rc || addr != (uintptr_t)block)
 		return selftest_fail("arena block did not map in place", (uintptr_t)block);
-	dma_unmap(&kd->arena_layer, addr, 8192, DMA_BIDIRECTIONAL);
+	sluice_dma_unmap(&kd->arena_layer, addr, 8192, SLUICE_DMA_BIDIRECTIONAL);
 	/* The arena layer bounces what is not arena memory. */
-	rc = dma_map(&kd->arena_layer, &tag, buf, 64, DMA_TO_DEVICE, &addr);
+	rc = sluice_dma_map(&kd->arena_layer, &tag, buf, 64, SLUICE_DMA_TO_DEVICE, &addr);
 	if (rc || addr == (uintptr_t)buf || !mmu_range_is_shared(addr, 64))
 		return selftest_fail("arena layer did not bounce a private buffer", (uintptr_t)buf);
-	dma_unmap(&kd->arena_layer, addr, 64, DMA_TO_DEVICE);
+	sluice_dma_unmap(&kd->arena_layer, addr, 64, SLUICE_DMA_TO_DEVICE);
 	/* The direct layer maps everything in place (a plain VM). */
-	rc = dma_map(&kd->direct, &tag, buf, len, DMA_TO_DEVICE, &addr);
+	rc = sluice_dma_map(&kd->direct, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
 	if (rc || addr != (uintptr_t)buf)
 		return selftest_fail("direct layer did not map in place", (uintptr_t)buf);
-	dma_unmap(&kd->direct, addr, len, DMA_TO_DEVICE);
-	dma_arena_free(&kd->arena, block);
+	sluice_dma_unmap(&kd->direct, addr, len, SLUICE_DMA_TO_DEVICE);
+	sluice_dma_arena_free(&kd->arena, block);
 
 	/* Coherent memory for rings: shared and zeroed. */
-	ring = dma_alloc_coherent(bl, &tag, 4096, &ring_addr);
+	ring = sluice_dma_alloc_coherent(bl, &tag, 4096, &ring_addr);
 	if (!ring)
 		return selftest_fail("coherent alloc", 0);
 	for (size_t i = 0; i < 4096; i++)
@@ -465,12 +468,12 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 			return selftest_fail("coherent memory not zeroed", ring_addr + i);
 	if (!mmu_range_is_shared(ring_addr, 4096))
 		return selftest_fail("coherent memory is not shared", ring_addr);
-	dma_free_coherent(bl, ring, 4096);
+	sluice_dma_free_coherent(bl, ring, 4096);
 
-	for (int p = 0; p < DMA_POLICY_COUNT; p++)
-		if ((kd->policies & (UINT64_C(1) << p)) && dma_layer_check(&kd->bounce[p]))
+	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
+		if ((kd->policies & (UINT64_C(1) << p)) && sluice_dma_layer_check(&kd->bounce[p]))
 			return selftest_fail("bounce layer self-check", (uint64_t)p);
-	if (dma_layer_check(&kd->direct) || dma_layer_check(&kd->arena_layer))
+	if (sluice_dma_layer_check(&kd->direct) || sluice_dma_layer_check(&kd->arena_layer))
 		return selftest_fail("layer self-check", 0);
 
 	/* Warm figures: the first call also pays for cold caches (and, under TCG,
@@ -478,12 +481,12 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 	map_cycles = unmap_cycles = 0;
 	for (int i = 0; i < SELFTEST_REPEATS; i++) {
 		t0 = rdtsc();
-		rc = dma_map(bl, &tag, buf, len, DMA_TO_DEVICE, &addr);
+		rc = sluice_dma_map(bl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
 		map_cycles += rdtsc() - t0;
 		if (rc)
 			return selftest_fail("repeated map", (uintptr_t)buf);
 		t0 = rdtsc();
-		dma_unmap(bl, addr, len, DMA_TO_DEVICE);
+		sluice_dma_unmap(bl, addr, len, SLUICE_DMA_TO_DEVICE);
 		unmap_cycles += rdtsc() - t0;
 	}
 	free(buf);
@@ -497,20 +500,21 @@ int kernel_dma_selftest(struct kernel_dma *kd)
 
 const char *kernel_dma_policy_json(const struct kdma_config *cfg)
 {
-	/* In the order of enum dma_bounce_policy (checked at the top of this file). */
-	static const char *const quoted[DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
+	/* In the order of enum sluice_dma_bounce_policy (checked at the top of this file). */
+	static const char *const quoted[SLUICE_DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
 							      "\"lifo\"", "\"sluice\"" };
 
-	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= DMA_POLICY_COUNT)
+	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= SLUICE_DMA_POLICY_COUNT)
 		return "null";
 	return quoted[cfg->policy];
 }
 
 unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg)
 {
-	struct dma_bounce_stats bs;
+	struct sluice_dma_bounce_stats bs;
 
-	if (cfg->mode != KDMA_BOUNCE || dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs))
+	if (cfg->mode != KDMA_BOUNCE ||
+	    sluice_dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs))
 		return 0;
 	return (unsigned int)bs.nareas;
 }

@@ -9,8 +9,8 @@
 
 #include "arch/x86_64/smp.h"
 #include "boot/boot_info.h"
-#include "dma/arena.h"
-#include "dma/dma.h"
+#include <sluice/arena.h>
+#include <sluice/dma.h>
 
 /**
  * enum kernel_dma_mode - the three ways I/O buffers reach a device.
@@ -38,10 +38,10 @@ enum kernel_dma_mode {
  */
 struct kdma_config {
 	enum kernel_dma_mode mode;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 };
 
-#define KDMA_MAX_CONFIGS (2 + DMA_POLICY_COUNT)
+#define KDMA_MAX_CONFIGS (2 + SLUICE_DMA_POLICY_COUNT)
 
 /**
  * struct kdma_cpu_stats - one CPU's lock statistics for the DMA layers' locks
@@ -82,13 +82,13 @@ struct kdma_cpu_stats {
  * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
  */
 struct kernel_dma {
-	struct dma_layer direct;
-	struct dma_layer bounce[DMA_POLICY_COUNT];
-	struct dma_layer arena_layer;
-	struct dma_arena arena;
-	struct dma_port_ops ops;
+	struct sluice_dma_layer direct;
+	struct sluice_dma_layer bounce[SLUICE_DMA_POLICY_COUNT];
+	struct sluice_dma_layer arena_layer;
+	struct sluice_dma_arena arena;
+	struct sluice_dma_port_ops ops;
 	uint64_t policies;
-	uint64_t pool_base[DMA_POLICY_COUNT];
+	uint64_t pool_base[SLUICE_DMA_POLICY_COUNT];
 	uint64_t pool_bytes;
 	uint64_t arena_base, arena_bytes;
 	uint64_t fail_private;
@@ -140,7 +140,7 @@ void kernel_dma_arena_release(struct kernel_dma *kd, const char *label);
  * @kd: the instance.
  * @cfg: mode and policy (the policy must be set up).
  */
-struct dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg);
+struct sluice_dma_layer *kernel_dma_layer(struct kernel_dma *kd, const struct kdma_config *cfg);
 
 /**
  * kernel_dma_configs() - the configurations to run, in report order: direct,

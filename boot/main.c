@@ -317,9 +317,9 @@ static unsigned int net_ring_size(struct kernel_dma *kd, const struct kdma_confi
 	unsigned int qsize;
 
 	if (cfg->mode == KDMA_BOUNCE) {
-		struct dma_bounce_stats bs;
+		struct sluice_dma_bounce_stats bs;
 
-		dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs);
+		sluice_dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs);
 		qsize = (unsigned int)(bs.nslabs / 8);
 	} else if (cfg->mode == KDMA_ARENA) {
 		qsize = (unsigned int)(kd->arena_bytes / 2 / (4 * 4096));
@@ -420,7 +420,8 @@ static int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opt
 				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
 				direct = res[s][c].fps;
-			if (cfgs[c].mode == KDMA_BOUNCE && cfgs[c].policy == DMA_POLICY_LINUX)
+			if (cfgs[c].mode == KDMA_BOUNCE &&
+			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
 				linux_fps = res[s][c].fps;
 		}
 		for (int c = 0; c < ncfg; c++)

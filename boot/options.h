@@ -134,9 +134,9 @@ extern const char *const options_mode_names[];
 extern const char *const options_blk_names[];
 extern const char *const options_net_names[];
 
-/* Values of policy=, in the order of enum dma_bounce_policy. */
+/* Values of policy=, in the order of enum sluice_dma_bounce_policy. */
 extern const char *const options_policy_names[];
-/* Values of scrub=, in the order of enum dma_scrub. */
+/* Values of scrub=, in the order of enum sluice_dma_scrub. */
 extern const char *const options_scrub_names[];
 
 #define OPTIONS_MAX_TEXT 1024

@@ -36,18 +36,20 @@
  * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
  * counters. Order: CPU cache lock, then arena lock. No lock is held across
  * set_shared / set_private (the port's contract); a chunk being converted is
- * in a transitional state that keeps everyone else away from it. Block tags
- * are atomics because dma_arena_owns() and dma_arena_free() read them without
- * the arena lock.
+ * in a transitional state that keeps everyone else away from it. Block tags,
+ * chunk states and cache counts are read and written only through the
+ * __atomic builtins because sluice_dma_arena_owns() and sluice_dma_arena_free()
+ * read them without the arena lock (plain fields in the public header; see
+ * there for why they are not _Atomic).
  *
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
-#include "dma/arena.h"
+#include <sluice/arena.h>
 
 #include <stdalign.h>
 
-#define CHUNK_PAGES DMA_ARENA_CHUNK_PAGES
-#define MAX_ORDER (DMA_ARENA_NR_ORDERS - 1)
+#define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
+#define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
 #define NO_PAGE 0xffffu
 /* One scrub in this many (a power of two) of the cached orders is timed. */
 #define ARENA_SCRUB_SAMPLE 16u
@@ -61,7 +63,7 @@
 enum blk_state {
 	BLK_FREE = 1,		/* in its chunk's buddy lists */
 	BLK_LIVE = 2,		/* handed out */
-	BLK_FREEING = 3,	/* dma_arena_free() in progress (scrubbing) */
+	BLK_FREEING = 3,	/* sluice_dma_arena_free() in progress (scrubbing) */
 	BLK_CACHED = 4,		/* in a per-CPU cache */
 };
 
@@ -76,15 +78,20 @@ enum chunk_state {
 _Static_assert(CHUNK_PAGES == 512, "a chunk is 512 pages of 4 KiB");
 _Static_assert(CHUNK_PAGES < NO_PAGE, "page indices must fit 16 bits with a sentinel");
 _Static_assert(MAX_ORDER <= TAG_ORDER_MASK, "an order must fit the tag's order bits");
-_Static_assert(DMA_ARENA_NR_ORDERS <= 16, "the avail mask is 16 bits");
-_Static_assert(DMA_ARENA_CACHE_ORDERS <= DMA_ARENA_NR_ORDERS, "cached orders are orders");
-_Static_assert(DMA_ARENA_CACHE_DEPTH >= 2 && DMA_ARENA_CACHE_DEPTH % 2 == 0,
+_Static_assert(SLUICE_DMA_ARENA_NR_ORDERS <= 16, "the avail mask is 16 bits");
+_Static_assert(SLUICE_DMA_ARENA_CACHE_ORDERS <= SLUICE_DMA_ARENA_NR_ORDERS,
+	       "cached orders are orders");
+_Static_assert(SLUICE_DMA_ARENA_CACHE_DEPTH >= 2 && SLUICE_DMA_ARENA_CACHE_DEPTH % 2 == 0,
 	       "a full cache flushes half of itself");
-_Static_assert(sizeof(struct _dma_arena_cpu) % 64 == 0, "CPU caches must not share lines");
-_Static_assert(sizeof(struct _dma_arena_chunk) % 8 == 0, "chunks follow each other in meta");
-_Static_assert(alignof(struct _dma_arena_chunk) <= 64, "meta is aligned to 64 only");
-_Static_assert(sizeof(_Atomic uint8_t) == 1 && sizeof(_Atomic uint16_t) == 2,
-	       "atomic tags must be plain bytes");
+_Static_assert(sizeof(struct sluice_dma_priv_arena_cpu) % 64 == 0,
+	       "CPU caches must not share lines");
+_Static_assert(sizeof(struct sluice_dma_priv_arena_chunk) % 8 == 0,
+	       "chunks follow each other in meta");
+_Static_assert(alignof(struct sluice_dma_priv_arena_chunk) <= 64, "meta is aligned to 64 only");
+/* The __atomic builtins on these plain fields must not need a lock. */
+_Static_assert(__atomic_always_lock_free(sizeof(uint8_t), 0) &&
+		       __atomic_always_lock_free(sizeof(uint16_t), 0),
+	       "atomic tags and counts must be lock-free");
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -103,57 +110,58 @@ static inline unsigned int tag_order(uint8_t tag)
 	return tag & TAG_ORDER_MASK;
 }
 
-static inline uint8_t tag_get(const struct _dma_arena_chunk *c, unsigned int page)
+static inline uint8_t tag_get(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
 {
-	return atomic_load_explicit(&c->tag[page], memory_order_relaxed);
+	return __atomic_load_n(&c->tag[page], __ATOMIC_RELAXED);
 }
 
-static inline void tag_set(struct _dma_arena_chunk *c, unsigned int page, uint8_t tag)
+static inline void tag_set(struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
 {
-	atomic_store_explicit(&c->tag[page], tag, memory_order_relaxed);
+	__atomic_store_n(&c->tag[page], tag, __ATOMIC_RELAXED);
 }
 
-static inline unsigned int chunk_state_get(const struct _dma_arena_chunk *c)
+static inline unsigned int chunk_state_get(const struct sluice_dma_priv_arena_chunk *c)
 {
-	return atomic_load_explicit(&c->state, memory_order_acquire);
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
 }
 
-static inline void chunk_state_set(struct _dma_arena_chunk *c, unsigned int state)
+static inline void chunk_state_set(struct sluice_dma_priv_arena_chunk *c, unsigned int state)
 {
-	atomic_store_explicit(&c->state, (uint8_t)state, memory_order_release);
+	__atomic_store_n(&c->state, (uint8_t)state, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t arena_cycles(const struct dma_arena *a)
+static inline uint64_t arena_cycles(const struct sluice_dma_arena *a)
 {
 	return a->ops.cycles ? a->ops.cycles(a->ops.ctx) : 0;
 }
 
-static inline void arena_lock(const struct dma_arena *a, struct dma_port_lock *l)
+static inline void arena_lock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
 {
 	if (a->ops.lock)
 		a->ops.lock(a->ops.ctx, l);
 }
 
-static inline void arena_unlock(const struct dma_arena *a, struct dma_port_lock *l)
+static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
 {
 	if (a->ops.unlock)
 		a->ops.unlock(a->ops.ctx, l);
 }
 
-static inline uintptr_t chunk_base(const struct dma_arena *a, const struct _dma_arena_chunk *c)
+static inline uintptr_t chunk_base(const struct sluice_dma_arena *a,
+				   const struct sluice_dma_priv_arena_chunk *c)
 {
-	return a->base + ((uintptr_t)(c - a->chunks) << DMA_ARENA_CHUNK_SHIFT);
+	return a->base + ((uintptr_t)(c - a->chunks) << SLUICE_DMA_ARENA_CHUNK_SHIFT);
 }
 
-static inline void *page_addr(const struct dma_arena *a, const struct _dma_arena_chunk *c,
-			      unsigned int page)
+static inline void *page_addr(const struct sluice_dma_arena *a,
+			      const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
 {
-	return (void *)(chunk_base(a, c) + ((uintptr_t)page << DMA_ARENA_PAGE_SHIFT));
+	return (void *)(chunk_base(a, c) + ((uintptr_t)page << SLUICE_DMA_ARENA_PAGE_SHIFT));
 }
 
 static inline unsigned int size_to_order(size_t size)
 {
-	size_t pages = (size + DMA_ARENA_MIN_BLOCK - 1) >> DMA_ARENA_PAGE_SHIFT;
+	size_t pages = (size + SLUICE_DMA_ARENA_MIN_BLOCK - 1) >> SLUICE_DMA_ARENA_PAGE_SHIFT;
 
 	if (pages <= 1)
 		return 0;
@@ -206,7 +214,8 @@ static void fmt_hex(struct fmt *f, uint64_t v)
 	f->buf[f->n] = '\0';
 }
 
-static void arena_log(const struct dma_arena *a, enum dma_log_level level, const struct fmt *f)
+static void arena_log(const struct sluice_dma_arena *a, enum sluice_dma_log_level level,
+		      const struct fmt *f)
 {
 	/* A NULL arena has no log op to report through: the trap still stops it. */
 	if (a && a->ops.log)
@@ -214,19 +223,20 @@ static void arena_log(const struct dma_arena *a, enum dma_log_level level, const
 }
 
 /* A programmer error: name the address, then stop before memory is corrupted. */
-static _Noreturn void arena_bug(const struct dma_arena *a, const char *what, const void *addr)
+static _Noreturn void arena_bug(const struct sluice_dma_arena *a, const char *what,
+				const void *addr)
 {
 	struct fmt f = { .n = 0 };
 
-	fmt_str(&f, "dma_arena: BUG: ");
+	fmt_str(&f, "sluice_dma_arena: BUG: ");
 	fmt_str(&f, what);
 	fmt_str(&f, " ");
 	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
-	arena_log(a, DMA_LOG_ERR, &f);
+	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
 	__builtin_trap();
 }
 
-static unsigned int arena_this_cpu(const struct dma_arena *a)
+static unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
 {
 	unsigned int id = a->ops.cpu_id ? a->ops.cpu_id(a->ops.ctx) : 0;
 
@@ -237,7 +247,7 @@ static unsigned int arena_this_cpu(const struct dma_arena *a)
 
 /* ---- buddy lists of one chunk (arena lock held) ------------------------- */
 
-static void list_push(struct _dma_arena_chunk *c, unsigned int order, unsigned int page)
+static void list_push(struct sluice_dma_priv_arena_chunk *c, unsigned int order, unsigned int page)
 {
 	unsigned int first = c->head[order];
 
@@ -250,7 +260,8 @@ static void list_push(struct _dma_arena_chunk *c, unsigned int order, unsigned i
 	tag_set(c, page, tag_make(BLK_FREE, order));
 }
 
-static void list_remove(struct _dma_arena_chunk *c, unsigned int order, unsigned int page)
+static void list_remove(struct sluice_dma_priv_arena_chunk *c, unsigned int order,
+			unsigned int page)
 {
 	unsigned int next = c->next[page], prev = c->prev[page];
 
@@ -264,11 +275,11 @@ static void list_remove(struct _dma_arena_chunk *c, unsigned int order, unsigned
 		c->avail &= (uint16_t)~(1u << order);
 }
 
-static void chunk_reset(struct _dma_arena_chunk *c)
+static void chunk_reset(struct sluice_dma_priv_arena_chunk *c)
 {
 	for (unsigned int i = 0; i < CHUNK_PAGES; i++)
 		tag_set(c, i, 0);
-	for (unsigned int o = 0; o < DMA_ARENA_NR_ORDERS; o++)
+	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++)
 		c->head[o] = NO_PAGE;
 	c->avail = 0;
 	c->free_pages = CHUNK_PAGES;
@@ -278,7 +289,8 @@ static void chunk_reset(struct _dma_arena_chunk *c)
 }
 
 /* Take a block of @order from @c, which has one (avail says so). */
-static void *chunk_alloc(struct dma_arena *a, struct _dma_arena_chunk *c, unsigned int order)
+static void *chunk_alloc(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
+			 unsigned int order)
 {
 	unsigned int o = order + (unsigned int)__builtin_ctz((unsigned int)(c->avail >> order));
 	unsigned int page = c->head[o];
@@ -296,8 +308,8 @@ static void *chunk_alloc(struct dma_arena *a, struct _dma_arena_chunk *c, unsign
 }
 
 /* Give back the block at @page (not free, not in any list) and merge it up. */
-static void chunk_free(struct dma_arena *a, struct _dma_arena_chunk *c, unsigned int page,
-		       unsigned int order)
+static void chunk_free(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
+		       unsigned int page, unsigned int order)
 {
 	c->free_pages += (uint16_t)(1u << order);
 	while (order < MAX_ORDER) {
@@ -315,22 +327,23 @@ static void chunk_free(struct dma_arena *a, struct _dma_arena_chunk *c, unsigned
 	list_push(c, order, page);
 }
 
-static void block_free_locked(struct dma_arena *a, void *ptr, unsigned int order)
+static void block_free_locked(struct sluice_dma_arena *a, void *ptr, unsigned int order)
 {
 	uintptr_t off = (uintptr_t)ptr - a->base;
-	struct _dma_arena_chunk *c = &a->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
+	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 
-	chunk_free(a, c, (unsigned int)(off >> DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1), order);
+	chunk_free(a, c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
+		   order);
 }
 
 /* ---- active list --------------------------------------------------------- */
 
-static void active_add(struct dma_arena *a, unsigned int ci)
+static void active_add(struct sluice_dma_arena *a, unsigned int ci)
 {
 	a->active[a->nactive++] = (uint16_t)ci;
 }
 
-static void active_remove_at(struct dma_arena *a, unsigned int i)
+static void active_remove_at(struct sluice_dma_arena *a, unsigned int i)
 {
 	a->active[i] = a->active[--a->nactive];
 }
@@ -338,63 +351,63 @@ static void active_remove_at(struct dma_arena *a, unsigned int i)
 /* ---- per-CPU caches ------------------------------------------------------ */
 
 /* Push the @n oldest (bottom) blocks of order @o back to the buddy lists. */
-static void cache_spill(struct dma_arena *a, struct _dma_arena_cpu *cpu, unsigned int o,
-			unsigned int n)
+static void cache_spill(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu,
+			unsigned int o, unsigned int n)
 {
-	unsigned int count = atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+	unsigned int count = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 
 	for (unsigned int i = 0; i < n; i++)
 		block_free_locked(a, cpu->stack[o][i], o);
 	for (unsigned int i = n; i < count; i++)
 		cpu->stack[o][i - n] = cpu->stack[o][i];
-	atomic_store_explicit(&cpu->count[o], (uint16_t)(count - n), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[o], (uint16_t)(count - n), __ATOMIC_RELAXED);
 }
 
-static void cache_drain_one(struct dma_arena *a, struct _dma_arena_cpu *cpu)
+static void cache_drain_one(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
 {
 	bool any = false;
 
 	arena_lock(a, &cpu->lock);
-	for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++)
-		any |= atomic_load_explicit(&cpu->count[o], memory_order_relaxed) != 0;
+	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
+		any |= __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED) != 0;
 	if (any) {
 		arena_lock(a, &a->lock);
-		for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++)
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
 			cache_spill(a, cpu, o,
-				    atomic_load_explicit(&cpu->count[o], memory_order_relaxed));
+				    __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
 		arena_unlock(a, &a->lock);
 		cpu->ctr.cache_drains++;
 	}
 	arena_unlock(a, &cpu->lock);
 }
 
-static void cache_drain_all(struct dma_arena *a)
+static void cache_drain_all(struct sluice_dma_arena *a)
 {
 	for (unsigned int i = 0; i < a->ncpus; i++)
 		cache_drain_one(a, &a->cpus[i]);
 }
 
 /* Racy count of the pages parked in CPU caches: a hint, not a fact. */
-static size_t cache_pages_estimate(const struct dma_arena *a)
+static size_t cache_pages_estimate(const struct sluice_dma_arena *a)
 {
 	size_t pages = 0;
 
 	for (unsigned int i = 0; i < a->ncpus; i++)
-		for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++)
-			pages += (size_t)atomic_load_explicit(&a->cpus[i].count[o],
-							      memory_order_relaxed) << o;
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
+			pages += (size_t)__atomic_load_n(&a->cpus[i].count[o], __ATOMIC_RELAXED)
+				 << o;
 	return pages;
 }
 
 /* ---- global allocation (arena lock held) --------------------------------- */
 
-static void *search_alloc(struct dma_arena *a, unsigned int order)
+static void *search_alloc(struct sluice_dma_arena *a, unsigned int order)
 {
-	struct _dma_arena_chunk *best = NULL;
-	unsigned int best_order = DMA_ARENA_NR_ORDERS, best_free = CHUNK_PAGES + 1;
+	struct sluice_dma_priv_arena_chunk *best = NULL;
+	unsigned int best_order = SLUICE_DMA_ARENA_NR_ORDERS, best_free = CHUNK_PAGES + 1;
 
 	for (unsigned int i = 0; i < a->nactive; i++) {
-		struct _dma_arena_chunk *c = &a->chunks[a->active[i]];
+		struct sluice_dma_priv_arena_chunk *c = &a->chunks[a->active[i]];
 		unsigned int m = c->avail >> order, o;
 
 		a->search_steps++;
@@ -410,7 +423,7 @@ static void *search_alloc(struct dma_arena *a, unsigned int order)
 	return best ? chunk_alloc(a, best, order) : NULL;
 }
 
-static int pick_private_chunk(struct dma_arena *a)
+static int pick_private_chunk(struct sluice_dma_arena *a)
 {
 	/*
 	 * Round robin from the last conversion: after a failed set_shared the next
@@ -431,9 +444,9 @@ static int pick_private_chunk(struct dma_arena *a)
  * Convert one more chunk and allocate from it. Called and returns with the
  * arena lock held, but drops it around the conversion and the initial scrub.
  */
-static void *convert_alloc(struct dma_arena *a, unsigned int order)
+static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 {
-	struct _dma_arena_chunk *c;
+	struct sluice_dma_priv_arena_chunk *c;
 	uint64_t t0, t1, t2;
 	void *base;
 	int ci, rc;
@@ -452,10 +465,10 @@ static void *convert_alloc(struct dma_arena *a, unsigned int order)
 
 	base = (void *)chunk_base(a, c);
 	t0 = arena_cycles(a);
-	rc = a->ops.set_shared(a->ops.ctx, base, DMA_ARENA_CHUNK_SIZE);
+	rc = a->ops.set_shared(a->ops.ctx, base, SLUICE_DMA_ARENA_CHUNK_SIZE);
 	t1 = arena_cycles(a);
 	if (!rc)
-		__builtin_memset(base, 0, DMA_ARENA_CHUNK_SIZE);
+		__builtin_memset(base, 0, SLUICE_DMA_ARENA_CHUNK_SIZE);
 	t2 = arena_cycles(a);
 
 	arena_lock(a, &a->lock);
@@ -466,16 +479,16 @@ static void *convert_alloc(struct dma_arena *a, unsigned int order)
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
 		a->to_shared_failed++;
-		fmt_str(&f, "dma_arena: set_shared failed on chunk ");
+		fmt_str(&f, "sluice_dma_arena: set_shared failed on chunk ");
 		fmt_hex(&f, (uint64_t)(uintptr_t)base);
 		fmt_str(&f, " err -");
 		fmt_u64(&f, (uint64_t)-(int64_t)rc);
-		arena_log(a, DMA_LOG_WARN, &f);
+		arena_log(a, SLUICE_DMA_LOG_WARN, &f);
 		return NULL;
 	}
 	a->to_shared++;
 	a->to_shared_cycles += t1 - t0;
-	a->ctr.bytes_scrubbed += DMA_ARENA_CHUNK_SIZE;
+	a->ctr.bytes_scrubbed += SLUICE_DMA_ARENA_CHUNK_SIZE;
 	a->ctr.scrub_cycles += t2 - t1;
 	a->nshared++;
 	if (a->nshared > a->hiwater)
@@ -487,7 +500,7 @@ static void *convert_alloc(struct dma_arena *a, unsigned int order)
 	return chunk_alloc(a, c, order);
 }
 
-static void *alloc_slow(struct dma_arena *a, unsigned int order)
+static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 {
 	bool drained = false;
 	void *p;
@@ -519,7 +532,7 @@ static void *alloc_slow(struct dma_arena *a, unsigned int order)
 	if (p) {
 		a->ctr.cache_misses++;
 		a->ctr.allocs++;
-		a->ctr.bytes_allocated += DMA_ARENA_MIN_BLOCK << order;
+		a->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
 	} else {
 		a->alloc_failed++;
 	}
@@ -529,12 +542,12 @@ static void *alloc_slow(struct dma_arena *a, unsigned int order)
 
 /* ---- public API ---------------------------------------------------------- */
 
-/* The region and CPU count dma_arena_init() accepts (the base is checked there). */
+/* The region and CPU count sluice_dma_arena_init() accepts (the base is checked there). */
 static bool arena_geometry_ok(size_t len, unsigned int ncpus)
 {
-	return len && !(len & (DMA_ARENA_CHUNK_SIZE - 1)) &&
-	       (len >> DMA_ARENA_CHUNK_SHIFT) <= DMA_ARENA_MAX_CHUNKS && ncpus &&
-	       ncpus <= DMA_ARENA_MAX_CPUS;
+	return len && !(len & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) &&
+	       (len >> SLUICE_DMA_ARENA_CHUNK_SHIFT) <= SLUICE_DMA_ARENA_MAX_CHUNKS && ncpus &&
+	       ncpus <= SLUICE_DMA_ARENA_MAX_CPUS;
 }
 
 /* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
@@ -543,38 +556,38 @@ static bool ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-size_t dma_arena_meta_size(size_t len, unsigned int ncpus)
+size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus)
 {
-	return arena_geometry_ok(len, ncpus) ? DMA_ARENA_META_SIZE(len, ncpus) : 0;
+	return arena_geometry_ok(len, ncpus) ? SLUICE_DMA_ARENA_META_SIZE(len, ncpus) : 0;
 }
 
-int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
-		   const struct dma_arena_config *cfg)
+int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
+			  const struct sluice_dma_arena_config *cfg)
 {
 	uintptr_t base, meta;
 	size_t nchunks;
 
 	if (!arena || !ops || !cfg)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->set_shared || !ops->set_private || !ops->virt_to_dma)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->lock != !ops->unlock)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	base = (uintptr_t)cfg->base;
-	nchunks = cfg->len >> DMA_ARENA_CHUNK_SHIFT;
-	if (!base || (base & (DMA_ARENA_CHUNK_SIZE - 1)) ||
+	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
+	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) ||
 	    !arena_geometry_ok(cfg->len, cfg->ncpus) || base + cfg->len < base)
-		return DMA_ERR_INVAL;
-	if (!cfg->meta || cfg->meta_len < dma_arena_meta_size(cfg->len, cfg->ncpus) ||
+		return SLUICE_DMA_ERR_INVAL;
+	if (!cfg->meta || cfg->meta_len < sluice_dma_arena_meta_size(cfg->len, cfg->ncpus) ||
 	    (uintptr_t)cfg->meta + cfg->meta_len < (uintptr_t)cfg->meta)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	/*
 	 * The region becomes shared: free lists or the ops table (function
 	 * pointers) kept inside it could be forged by the host.
 	 */
 	if (ranges_overlap(base, cfg->len, (uintptr_t)cfg->meta, cfg->meta_len) ||
 	    ranges_overlap(base, cfg->len, (uintptr_t)arena, sizeof(*arena)))
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 
 	__builtin_memset(arena, 0, sizeof(*arena));
 	__builtin_memset(cfg->meta, 0, cfg->meta_len);
@@ -587,10 +600,10 @@ int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
 								   : (unsigned int)nchunks;
 
 	meta = ((uintptr_t)cfg->meta + 63) & ~(uintptr_t)63;
-	arena->cpus = (struct _dma_arena_cpu *)meta;
-	meta += cfg->ncpus * sizeof(struct _dma_arena_cpu);
-	arena->chunks = (struct _dma_arena_chunk *)meta;
-	meta += nchunks * sizeof(struct _dma_arena_chunk);
+	arena->cpus = (struct sluice_dma_priv_arena_cpu *)meta;
+	meta += cfg->ncpus * sizeof(struct sluice_dma_priv_arena_cpu);
+	arena->chunks = (struct sluice_dma_priv_arena_chunk *)meta;
+	meta += nchunks * sizeof(struct sluice_dma_priv_arena_chunk);
 	arena->active = (uint16_t *)meta;
 
 	/* Zeroed memory is CHUNK_PRIVATE with empty caches; only locks need more. */
@@ -602,44 +615,45 @@ int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
 	return 0;
 }
 
-void *dma_arena_alloc(struct dma_arena *arena, size_t size)
+void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 {
-	struct _dma_arena_cpu *cpu;
+	struct sluice_dma_priv_arena_cpu *cpu;
 	unsigned int order, n;
 	void *p;
 
 	/* Not initialised (zeroed storage has no chunks): nothing to count in. */
 	if (!arena || !arena->nchunks)
 		return NULL;
-	if (!size || size > DMA_ARENA_MAX_BLOCK) {
+	if (!size || size > SLUICE_DMA_ARENA_MAX_BLOCK) {
 		arena_lock(arena, &arena->lock);
 		arena->alloc_failed++;
 		arena_unlock(arena, &arena->lock);
 		return NULL;
 	}
 	order = size_to_order(size);
-	if (order >= DMA_ARENA_CACHE_ORDERS)
+	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS)
 		return alloc_slow(arena, order);
 
 	cpu = &arena->cpus[arena_this_cpu(arena)];
 	arena_lock(arena, &cpu->lock);
-	n = atomic_load_explicit(&cpu->count[order], memory_order_relaxed);
+	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (!n) {
 		arena_unlock(arena, &cpu->lock);
 		return alloc_slow(arena, order);
 	}
 	p = cpu->stack[order][n - 1];
-	atomic_store_explicit(&cpu->count[order], (uint16_t)(n - 1), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
 	{
 		uintptr_t off = (uintptr_t)p - arena->base;
-		struct _dma_arena_chunk *c = &arena->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
+		struct sluice_dma_priv_arena_chunk *c =
+			&arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 
-		tag_set(c, (unsigned int)(off >> DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
+		tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
 			tag_make(BLK_LIVE, order));
 	}
 	cpu->ctr.cache_hits++;
 	cpu->ctr.allocs++;
-	cpu->ctr.bytes_allocated += DMA_ARENA_MIN_BLOCK << order;
+	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
 	arena_unlock(arena, &cpu->lock);
 	return p;
 }
@@ -648,11 +662,12 @@ void *dma_arena_alloc(struct dma_arena *arena, size_t size)
  * Find the block containing @p: walk the aligned candidates upwards; the first
  * head found is the block (pages strictly inside a block carry tag 0).
  */
-static bool find_block(const struct dma_arena *a, uintptr_t p, const struct _dma_arena_chunk **cp,
-		       unsigned int *headp, uint8_t *tagp)
+static bool find_block(const struct sluice_dma_arena *a, uintptr_t p,
+		       const struct sluice_dma_priv_arena_chunk **cp, unsigned int *headp,
+		       uint8_t *tagp)
 {
 	uintptr_t off;
-	const struct _dma_arena_chunk *c;
+	const struct sluice_dma_priv_arena_chunk *c;
 	unsigned int page;
 
 	if (!a)
@@ -660,10 +675,10 @@ static bool find_block(const struct dma_arena *a, uintptr_t p, const struct _dma
 	off = p - a->base;
 	if (p < a->base || off >= a->len)
 		return false;
-	c = &a->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
+	c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	if (chunk_state_get(c) != CHUNK_SHARED)
 		return false;
-	page = (unsigned int)(off >> DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
+	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	for (unsigned int o = 0; o <= MAX_ORDER; o++) {
 		unsigned int h = page & ~((1u << o) - 1);
 		uint8_t tag = tag_get(c, h);
@@ -680,9 +695,9 @@ static bool find_block(const struct dma_arena *a, uintptr_t p, const struct _dma
 	return false;
 }
 
-bool dma_arena_owns(const struct dma_arena *arena, const void *vaddr, size_t len)
+bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vaddr, size_t len)
 {
-	const struct _dma_arena_chunk *c;
+	const struct sluice_dma_priv_arena_chunk *c;
 	uintptr_t p = (uintptr_t)vaddr, start;
 	unsigned int head;
 	uint8_t tag;
@@ -692,15 +707,15 @@ bool dma_arena_owns(const struct dma_arena *arena, const void *vaddr, size_t len
 	if (!find_block(arena, p, &c, &head, &tag) || tag_state(tag) != BLK_LIVE)
 		return false;
 	start = (uintptr_t)page_addr(arena, c, head);
-	return len <= (DMA_ARENA_MIN_BLOCK << tag_order(tag)) - (p - start);
+	return len <= (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - (p - start);
 }
 
-bool dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
+bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
 {
-	return dma_arena_owns(ctx, vaddr, len);
+	return sluice_dma_arena_owns(ctx, vaddr, len);
 }
 
-bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_t len)
+bool sluice_dma_arena_is_shared(const struct sluice_dma_arena *arena, const void *vaddr, size_t len)
 {
 	uintptr_t p = (uintptr_t)vaddr, off, last;
 
@@ -712,35 +727,37 @@ bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_
 	if (p < arena->base || off >= arena->len || len > arena->len - off)
 		return false;
 	last = off + len - 1;
-	for (uintptr_t ci = off >> DMA_ARENA_CHUNK_SHIFT; ci <= last >> DMA_ARENA_CHUNK_SHIFT; ci++)
+	for (uintptr_t ci = off >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
+	     ci <= last >> SLUICE_DMA_ARENA_CHUNK_SHIFT; ci++)
 		if (chunk_state_get(&arena->chunks[ci]) != CHUNK_SHARED)
 			return false;
 	return true;
 }
 
-size_t dma_arena_block_size(const struct dma_arena *arena, const void *ptr)
+size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const void *ptr)
 {
-	const struct _dma_arena_chunk *c;
+	const struct sluice_dma_priv_arena_chunk *c;
 	unsigned int head;
 	uint8_t tag;
 
 	if (!find_block(arena, (uintptr_t)ptr, &c, &head, &tag) || tag_state(tag) != BLK_LIVE ||
 	    page_addr(arena, c, head) != ptr)
 		return 0;
-	return DMA_ARENA_MIN_BLOCK << tag_order(tag);
+	return SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag);
 }
 
-uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr)
+uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr)
 {
-	if (!dma_arena_owns(arena, vaddr, 1))
-		arena_bug(arena, "dma_arena_dma_addr: not inside a live arena block:", vaddr);
+	if (!sluice_dma_arena_owns(arena, vaddr, 1))
+		arena_bug(arena,
+			  "sluice_dma_arena_dma_addr: not inside a live arena block:", vaddr);
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
-void dma_arena_free(struct dma_arena *arena, void *ptr)
+void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 {
-	struct _dma_arena_chunk *c;
-	struct _dma_arena_cpu *cpu;
+	struct sluice_dma_priv_arena_chunk *c;
+	struct sluice_dma_priv_arena_cpu *cpu;
 	uintptr_t p = (uintptr_t)ptr, off;
 	unsigned int page, order, n;
 	uint8_t tag;
@@ -748,26 +765,25 @@ void dma_arena_free(struct dma_arena *arena, void *ptr)
 	size_t size;
 
 	if (!arena)
-		arena_bug(arena, "dma_arena_free: NULL arena; block", ptr);
+		arena_bug(arena, "sluice_dma_arena_free: NULL arena; block", ptr);
 	off = p - arena->base;
 	if (!ptr)
 		return;
-	if (p < arena->base || off >= arena->len || (p & (DMA_ARENA_MIN_BLOCK - 1)))
-		arena_bug(arena, "dma_arena_free: not a block start in the arena:", ptr);
-	c = &arena->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
-	page = (unsigned int)(off >> DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
+	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
+		arena_bug(arena, "sluice_dma_arena_free: not a block start in the arena:", ptr);
+	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
+	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
-		arena_bug(arena, "dma_arena_free: not a live block (double free?):", ptr);
+		arena_bug(arena, "sluice_dma_arena_free: not a live block (double free?):", ptr);
 	/* Claim the block: of two racing frees of it, exactly one gets past here. */
-	if (!atomic_compare_exchange_strong_explicit(&c->tag[page], &tag,
-						     tag_make(BLK_FREEING, tag_order(tag)),
-						     memory_order_acq_rel, memory_order_relaxed))
-		arena_bug(arena, "dma_arena_free: concurrent free of", ptr);
+	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		arena_bug(arena, "sluice_dma_arena_free: concurrent free of", ptr);
 	order = tag_order(tag);
-	size = DMA_ARENA_MIN_BLOCK << order;
+	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 
-	if (order >= DMA_ARENA_CACHE_ORDERS) {
+	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS) {
 		/* Scrub outside every lock: the next user sees zeros, never our bytes. */
 		t0 = arena_cycles(arena);
 		__builtin_memset(ptr, 0, size);
@@ -801,18 +817,18 @@ void dma_arena_free(struct dma_arena *arena, void *ptr)
 	}
 
 	arena_lock(arena, &cpu->lock);
-	n = atomic_load_explicit(&cpu->count[order], memory_order_relaxed);
-	if (n == DMA_ARENA_CACHE_DEPTH) {
+	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
+	if (n == SLUICE_DMA_ARENA_CACHE_DEPTH) {
 		/* Spill the coldest half in one lock hold, not one block per free. */
 		arena_lock(arena, &arena->lock);
-		cache_spill(arena, cpu, order, DMA_ARENA_CACHE_DEPTH / 2);
+		cache_spill(arena, cpu, order, SLUICE_DMA_ARENA_CACHE_DEPTH / 2);
 		arena_unlock(arena, &arena->lock);
 		cpu->ctr.cache_flushes++;
-		n -= DMA_ARENA_CACHE_DEPTH / 2;
+		n -= SLUICE_DMA_ARENA_CACHE_DEPTH / 2;
 	}
 	tag_set(c, page, tag_make(BLK_CACHED, order));
 	cpu->stack[order][n] = ptr;
-	atomic_store_explicit(&cpu->count[order], (uint16_t)(n + 1), memory_order_relaxed);
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
 	cpu->ctr.frees++;
 	cpu->ctr.bytes_freed += size;
 	cpu->ctr.bytes_scrubbed += size;
@@ -820,7 +836,7 @@ void dma_arena_free(struct dma_arena *arena, void *ptr)
 	arena_unlock(arena, &cpu->lock);
 }
 
-unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle)
+unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned int min_idle)
 {
 	unsigned int list = NO_PAGE, released = 0;
 
@@ -832,7 +848,7 @@ unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle)
 	arena->reclaim_passes++;
 	for (unsigned int i = 0; i < arena->nactive;) {
 		unsigned int ci = arena->active[i];
-		struct _dma_arena_chunk *c = &arena->chunks[ci];
+		struct sluice_dma_priv_arena_chunk *c = &arena->chunks[ci];
 
 		if (c->free_pages != CHUNK_PAGES || ++c->idle_passes <= min_idle) {
 			i++;
@@ -847,14 +863,14 @@ unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle)
 	arena_unlock(arena, &arena->lock);
 
 	while (list != NO_PAGE) {
-		struct _dma_arena_chunk *c = &arena->chunks[list];
+		struct sluice_dma_priv_arena_chunk *c = &arena->chunks[list];
 		void *base = (void *)chunk_base(arena, c);
 		uint64_t t0, t1;
 		int rc;
 
 		list = c->next_release;
 		t0 = arena_cycles(arena);
-		rc = arena->ops.set_private(arena->ops.ctx, base, DMA_ARENA_CHUNK_SIZE);
+		rc = arena->ops.set_private(arena->ops.ctx, base, SLUICE_DMA_ARENA_CHUNK_SIZE);
 		t1 = arena_cycles(arena);
 
 		arena_lock(arena, &arena->lock);
@@ -878,18 +894,19 @@ unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle)
 			chunk_state_set(c, CHUNK_LEAKED);
 			arena->nleaked++;
 			arena->to_private_failed++;
-			fmt_str(&f, "dma_arena: set_private failed, chunk leaked: ");
+			fmt_str(&f, "sluice_dma_arena: set_private failed, chunk leaked: ");
 			fmt_hex(&f, (uint64_t)(uintptr_t)base);
 			fmt_str(&f, " err -");
 			fmt_u64(&f, (uint64_t)-(int64_t)rc);
-			arena_log(arena, DMA_LOG_WARN, &f);
+			arena_log(arena, SLUICE_DMA_LOG_WARN, &f);
 		}
 		arena_unlock(arena, &arena->lock);
 	}
 	return released;
 }
 
-static void sum_counters(struct _dma_arena_counters *sum, const struct _dma_arena_counters *c)
+static void sum_counters(struct sluice_dma_priv_arena_counters *sum,
+			 const struct sluice_dma_priv_arena_counters *c)
 {
 	sum->allocs += c->allocs;
 	sum->frees += c->frees;
@@ -903,22 +920,22 @@ static void sum_counters(struct _dma_arena_counters *sum, const struct _dma_aren
 	sum->scrub_cycles += c->scrub_cycles;
 }
 
-void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st)
+void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
 {
-	struct _dma_arena_counters sum = { 0 };
+	struct sluice_dma_priv_arena_counters sum = { 0 };
 	uint64_t cached = 0;
 
 	if (!arena)
-		arena_bug(arena, "dma_arena_get_stats: NULL arena", NULL);
+		arena_bug(arena, "sluice_dma_arena_get_stats: NULL arena", NULL);
 	if (!st)
-		arena_bug(arena, "dma_arena_get_stats: NULL st for arena", arena);
+		arena_bug(arena, "sluice_dma_arena_get_stats: NULL st for arena", arena);
 	for (unsigned int i = 0; i < arena->ncpus; i++) {
-		struct _dma_arena_cpu *cpu = &arena->cpus[i];
+		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 
 		arena_lock(arena, &cpu->lock);
 		sum_counters(&sum, &cpu->ctr);
-		for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++)
-			cached += atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
+			cached += __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 		arena_unlock(arena, &cpu->lock);
 	}
 
@@ -959,18 +976,18 @@ void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st)
 	st->scrub_cycles = sum.scrub_cycles;
 }
 
-int dma_arena_fini(struct dma_arena *arena)
+int sluice_dma_arena_fini(struct sluice_dma_arena *arena)
 {
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 
 	if (!arena || !arena->nchunks)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	cache_drain_all(arena);
-	dma_arena_get_stats(arena, &st);
+	sluice_dma_arena_get_stats(arena, &st);
 	if (st.blocks_live)
-		return DMA_ERR_BUSY;
-	dma_arena_reclaim(arena, 0);
-	return arena->nleaked ? DMA_ERR_IO : 0;
+		return SLUICE_DMA_ERR_BUSY;
+	sluice_dma_arena_reclaim(arena, 0);
+	return arena->nleaked ? SLUICE_DMA_ERR_IO : 0;
 }
 
 /* One "name value" pair of a stats line. */
@@ -982,15 +999,15 @@ static void fmt_kv(struct fmt *f, const char *name, uint64_t v)
 	fmt_u64(f, v);
 }
 
-void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
+void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix)
 {
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	struct fmt f;
 
-	/* Nothing to print with, as dma_stats_print() for a NULL layer. */
+	/* Nothing to print with, as sluice_dma_stats_print() for a NULL layer. */
 	if (!arena)
 		return;
-	dma_arena_get_stats(arena, &st);
+	sluice_dma_arena_get_stats(arena, &st);
 	if (!prefix)
 		prefix = "arena";
 
@@ -1004,7 +1021,7 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	fmt_kv(&f, "shared", st.chunks_shared);
 	fmt_kv(&f, "hiwater", st.chunks_hiwater);
 	fmt_kv(&f, "leaked", st.chunks_leaked);
-	arena_log(arena, DMA_LOG_INFO, &f);
+	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
 
 	f.n = 0;
 	fmt_str(&f, prefix);
@@ -1015,7 +1032,7 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	fmt_kv(&f, "to_private", st.to_private);
 	fmt_kv(&f, "cycles", st.to_private_cycles);
 	fmt_kv(&f, "failed", st.to_private_failed);
-	arena_log(arena, DMA_LOG_INFO, &f);
+	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
 
 	f.n = 0;
 	fmt_str(&f, prefix);
@@ -1027,7 +1044,7 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	fmt_kv(&f, "live", st.blocks_live);
 	fmt_kv(&f, "live_bytes", st.bytes_live);
 	fmt_kv(&f, "cached", st.blocks_cached);
-	arena_log(arena, DMA_LOG_INFO, &f);
+	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
 
 	f.n = 0;
 	fmt_str(&f, prefix);
@@ -1039,7 +1056,7 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	fmt_kv(&f, "search_steps", st.search_steps);
 	fmt_kv(&f, "splits", st.splits);
 	fmt_kv(&f, "merges", st.merges);
-	arena_log(arena, DMA_LOG_INFO, &f);
+	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
 
 	f.n = 0;
 	fmt_str(&f, prefix);
@@ -1047,21 +1064,21 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix)
 	fmt_kv(&f, "scrubbed_bytes", st.bytes_scrubbed);
 	fmt_kv(&f, "scrub_cycles", st.scrub_cycles);
 	fmt_kv(&f, "reclaim_passes", st.reclaim_passes);
-	arena_log(arena, DMA_LOG_INFO, &f);
+	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
 }
 
 /* ---- self-check ---------------------------------------------------------- */
 
-static int check_fail(const struct dma_arena *a, const char *what, uint64_t value)
+static int check_fail(const struct sluice_dma_arena *a, const char *what, uint64_t value)
 {
 	struct fmt f = { .n = 0 };
 
-	fmt_str(&f, "dma_arena: check failed: ");
+	fmt_str(&f, "sluice_dma_arena: check failed: ");
 	fmt_str(&f, what);
 	fmt_str(&f, " ");
 	fmt_hex(&f, value);
-	arena_log(a, DMA_LOG_ERR, &f);
-	return DMA_ERR_FAULT;
+	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
+	return SLUICE_DMA_ERR_FAULT;
 }
 
 static bool block_is_zero(const void *p, size_t size)
@@ -1080,10 +1097,11 @@ struct check_tally {
 	uint64_t cached;
 };
 
-static int check_chunk(const struct dma_arena *a, const struct _dma_arena_chunk *c,
-		       unsigned int flags, struct check_tally *t)
+static int check_chunk(const struct sluice_dma_arena *a,
+		       const struct sluice_dma_priv_arena_chunk *c, unsigned int flags,
+		       struct check_tally *t)
 {
-	unsigned int nfree[DMA_ARENA_NR_ORDERS] = { 0 };
+	unsigned int nfree[SLUICE_DMA_ARENA_NR_ORDERS] = { 0 };
 	unsigned int free_pages = 0;
 	uintptr_t cb = chunk_base(a, c);
 
@@ -1110,7 +1128,7 @@ static int check_chunk(const struct dma_arena *a, const struct _dma_arena_chunk 
 		case BLK_LIVE:
 		case BLK_FREEING:
 			t->live_blocks++;
-			t->live_bytes += DMA_ARENA_MIN_BLOCK << o;
+			t->live_bytes += SLUICE_DMA_ARENA_MIN_BLOCK << o;
 			break;
 		case BLK_CACHED:
 			t->cached++;
@@ -1118,15 +1136,16 @@ static int check_chunk(const struct dma_arena *a, const struct _dma_arena_chunk 
 		default:
 			return check_fail(a, "bad block state at", (uintptr_t)addr);
 		}
-		if ((flags & DMA_ARENA_CHECK_SCRUB) && (st == BLK_FREE || st == BLK_CACHED) &&
-		    !block_is_zero(addr, DMA_ARENA_MIN_BLOCK << o))
+		if ((flags & SLUICE_DMA_ARENA_CHECK_SCRUB) &&
+		    (st == BLK_FREE || st == BLK_CACHED) &&
+		    !block_is_zero(addr, SLUICE_DMA_ARENA_MIN_BLOCK << o))
 			return check_fail(a, "idle block not scrubbed at", (uintptr_t)addr);
 		i += 1u << o;
 	}
 	if (free_pages != c->free_pages)
 		return check_fail(a, "free page count wrong in chunk", cb);
 
-	for (unsigned int o = 0; o < DMA_ARENA_NR_ORDERS; o++) {
+	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++) {
 		unsigned int n = 0, prev = NO_PAGE;
 
 		for (unsigned int p = c->head[o]; p != NO_PAGE; p = c->next[p]) {
@@ -1148,16 +1167,16 @@ static int check_chunk(const struct dma_arena *a, const struct _dma_arena_chunk 
 	return 0;
 }
 
-static int check_locked(struct dma_arena *a, unsigned int flags)
+static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
 {
 	struct check_tally t = { 0 };
-	struct _dma_arena_counters sum = { 0 };
+	struct sluice_dma_priv_arena_counters sum = { 0 };
 	unsigned int nshared_state = 0, nleaked = 0;
 	uint64_t cached_entries = 0;
 	int rc;
 
 	for (unsigned int ci = 0; ci < a->nchunks; ci++) {
-		struct _dma_arena_chunk *c = &a->chunks[ci];
+		struct sluice_dma_priv_arena_chunk *c = &a->chunks[ci];
 
 		switch (chunk_state_get(c)) {
 		case CHUNK_PRIVATE:
@@ -1181,7 +1200,7 @@ static int check_locked(struct dma_arena *a, unsigned int flags)
 	if (a->nactive != nshared_state)
 		return check_fail(a, "active list length wrong:", a->nactive);
 	for (unsigned int i = 0; i < a->nactive; i++) {
-		struct _dma_arena_chunk *c = &a->chunks[a->active[i]];
+		struct sluice_dma_priv_arena_chunk *c = &a->chunks[a->active[i]];
 
 		if (a->active[i] >= a->nchunks || chunk_state_get(c) != CHUNK_SHARED ||
 		    c->next_release)
@@ -1192,24 +1211,26 @@ static int check_locked(struct dma_arena *a, unsigned int flags)
 		a->chunks[a->active[i]].next_release = NO_PAGE;
 
 	for (unsigned int i = 0; i < a->ncpus; i++) {
-		const struct _dma_arena_cpu *cpu = &a->cpus[i];
+		const struct sluice_dma_priv_arena_cpu *cpu = &a->cpus[i];
 
 		sum_counters(&sum, &cpu->ctr);
-		for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++) {
-			unsigned int n = atomic_load_explicit(&cpu->count[o], memory_order_relaxed);
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
+			unsigned int n = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 
-			if (n > DMA_ARENA_CACHE_DEPTH)
+			if (n > SLUICE_DMA_ARENA_CACHE_DEPTH)
 				return check_fail(a, "cache overfull on cpu", i);
 			for (unsigned int j = 0; j < n; j++) {
 				uintptr_t p = (uintptr_t)cpu->stack[o][j], off = p - a->base;
-				const struct _dma_arena_chunk *c;
+				const struct sluice_dma_priv_arena_chunk *c;
 
-				if (p < a->base || off >= a->len || (p & (DMA_ARENA_MIN_BLOCK - 1)))
+				if (p < a->base || off >= a->len ||
+				    (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
 					return check_fail(a, "cached pointer outside arena", p);
-				c = &a->chunks[off >> DMA_ARENA_CHUNK_SHIFT];
+				c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 				if (chunk_state_get(c) != CHUNK_SHARED ||
-				    tag_get(c, (unsigned int)(off >> DMA_ARENA_PAGE_SHIFT) &
-						       (CHUNK_PAGES - 1)) != tag_make(BLK_CACHED, o))
+				    tag_get(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) &
+						       (CHUNK_PAGES - 1)) !=
+					    tag_make(BLK_CACHED, o))
 					return check_fail(a, "cached block not tagged cached", p);
 				cached_entries++;
 			}
@@ -1238,12 +1259,12 @@ static int check_locked(struct dma_arena *a, unsigned int flags)
 	return 0;
 }
 
-int dma_arena_check(struct dma_arena *arena, unsigned int flags)
+int sluice_dma_arena_check(struct sluice_dma_arena *arena, unsigned int flags)
 {
 	int rc;
 
-	if (!arena || !arena->nchunks || (flags & ~DMA_ARENA_CHECK_SCRUB))
-		return DMA_ERR_INVAL;
+	if (!arena || !arena->nchunks || (flags & ~SLUICE_DMA_ARENA_CHECK_SCRUB))
+		return SLUICE_DMA_ERR_INVAL;
 	for (unsigned int i = 0; i < arena->ncpus; i++)
 		arena_lock(arena, &arena->cpus[i].lock);
 	arena_lock(arena, &arena->lock);

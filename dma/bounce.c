@@ -106,7 +106,8 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list 
 	*b.p = '\0';
 }
 
-void dma_logf(const struct dma_layer *dl, enum dma_log_level level, const char *fmt, ...)
+void sluice_dma_priv_logf(const struct sluice_dma_layer *dl, enum sluice_dma_log_level level,
+			  const char *fmt, ...)
 {
 	char line[256];
 	__builtin_va_list ap;
@@ -119,7 +120,8 @@ void dma_logf(const struct dma_layer *dl, enum dma_log_level level, const char *
 	dl->ops->log(dl->ops->ctx, level, line);
 }
 
-void dma_fail(const struct dma_layer *dl, const char *file, int line, const char *fmt, ...)
+void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, const char *file, int line,
+			  const char *fmt, ...)
 {
 	char msg[200];
 	__builtin_va_list ap;
@@ -127,7 +129,7 @@ void dma_fail(const struct dma_layer *dl, const char *file, int line, const char
 	__builtin_va_start(ap, fmt);
 	dma_vfmt(msg, sizeof(msg), fmt, ap);
 	__builtin_va_end(ap);
-	dma_logf(dl, DMA_LOG_ERR, "BUG: %s (%s:%d)", msg, file, line);
+	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR, "BUG: %s (%s:%d)", msg, file, line);
 	__builtin_trap();
 }
 
@@ -153,12 +155,12 @@ static void dma_bits_assign(uint64_t *map, unsigned long start, unsigned long n,
 	}
 }
 
-void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n)
+void sluice_dma_priv_bits_set(uint64_t *map, unsigned long start, unsigned long n)
 {
 	dma_bits_assign(map, start, n, true);
 }
 
-void dma_bits_clear(uint64_t *map, unsigned long start, unsigned long n)
+void sluice_dma_priv_bits_clear(uint64_t *map, unsigned long start, unsigned long n)
 {
 	dma_bits_assign(map, start, n, false);
 }
@@ -178,58 +180,61 @@ static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, uns
 	return end;
 }
 
-unsigned long dma_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end)
+unsigned long sluice_dma_priv_bits_find_zero(const uint64_t *map, unsigned long start,
+					     unsigned long end)
 {
 	return dma_bits_find(map, start, end, ~0ull);
 }
 
-unsigned long dma_bits_find_one(const uint64_t *map, unsigned long start, unsigned long end)
+unsigned long sluice_dma_priv_bits_find_one(const uint64_t *map, unsigned long start,
+					    unsigned long end)
 {
 	return dma_bits_find(map, start, end, 0);
 }
 
 /* ------------------------------------------------------------------ policies */
 
-const struct dma_bounce_policy_ops *dma_bounce_ops_of(enum dma_bounce_policy policy)
+const struct dma_bounce_policy_ops *
+sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy)
 {
 	switch (policy) {
-	case DMA_POLICY_LINUX:
-		return &dma_bounce_linux_ops;
-	case DMA_POLICY_BITMAP:
-		return &dma_bounce_bitmap_ops;
-	case DMA_POLICY_LIFO:
-		return &dma_bounce_lifo_ops;
-	case DMA_POLICY_SLUICE:
-		return &dma_bounce_sluice_ops;
+	case SLUICE_DMA_POLICY_LINUX:
+		return &sluice_dma_priv_bounce_linux_ops;
+	case SLUICE_DMA_POLICY_BITMAP:
+		return &sluice_dma_priv_bounce_bitmap_ops;
+	case SLUICE_DMA_POLICY_LIFO:
+		return &sluice_dma_priv_bounce_lifo_ops;
+	case SLUICE_DMA_POLICY_SLUICE:
+		return &sluice_dma_priv_bounce_sluice_ops;
 	default:
 		return NULL;
 	}
 }
 
-const char *dma_bounce_policy_name(enum dma_bounce_policy policy)
+const char *sluice_dma_bounce_policy_name(enum sluice_dma_bounce_policy policy)
 {
-	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
 
 	return pops ? pops->name : "?";
 }
 
 /* ------------------------------------------------------------------ tags, requests */
 
-int dma_tag_check(const struct dma_tag *tag)
+int sluice_dma_tag_check(const struct sluice_dma_tag *tag)
 {
 	if (!tag)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	if (!dma_is_mask(tag->min_align_mask) || !dma_is_mask(tag->alloc_align_mask) ||
 	    !dma_is_mask(tag->boundary_mask))
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	/* A boundary below a page could not hold a page-aligned mapping. */
-	if (tag->boundary_mask < DMA_PAGE_SIZE - 1)
-		return DMA_ERR_INVAL;
+	if (tag->boundary_mask < SLUICE_DMA_PAGE_SIZE - 1)
+		return SLUICE_DMA_ERR_INVAL;
 	/* An alignment wider than the boundary can never be met inside it. */
 	if (tag->alloc_align_mask > tag->boundary_mask)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	if (tag->addr_limit == 0)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	return 0;
 }
 
@@ -239,30 +244,30 @@ int dma_tag_check(const struct dma_tag *tag)
  * constraints. @offset receives the distance from the first allocated slot to
  * the mapping's address (padding slots included).
  */
-int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
-			size_t len, uint64_t *offset)
+int sluice_dma_priv_bounce_req_init(struct dma_bounce_req *r, const struct sluice_dma_tag *tag,
+				    uint64_t orig, size_t len, uint64_t *offset)
 {
 	uint64_t user_align, off, size, align, iotlb;
 
 	/* A request of no bytes would get no slot, yet a record and an address. */
 	if (!r || !tag || !offset || !len)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	user_align = tag->alloc_align_mask;
-	off = orig & tag->min_align_mask & (user_align | (DMA_IO_TLB_SIZE - 1));
+	off = orig & tag->min_align_mask & (user_align | (SLUICE_DMA_IO_TLB_SIZE - 1));
 	iotlb = tag->min_align_mask;
 	/* Slot records keep the padding in 16 bits and the length in 32. */
-	if (len > UINT32_MAX || (off >> DMA_IO_TLB_SHIFT) > UINT16_MAX)
-		return DMA_ERR_RANGE;
+	if (len > UINT32_MAX || (off >> SLUICE_DMA_IO_TLB_SHIFT) > UINT16_MAX)
+		return SLUICE_DMA_ERR_RANGE;
 	size = ((uint64_t)len + off + user_align) & ~user_align;
 	/* An alignment mask near 2^64 wraps the rounding to zero. */
-	if (size < (uint64_t)len + off || size > ((uint64_t)UINT32_MAX << DMA_IO_TLB_SHIFT))
-		return DMA_ERR_RANGE;
+	if (size < (uint64_t)len + off || size > ((uint64_t)UINT32_MAX << SLUICE_DMA_IO_TLB_SHIFT))
+		return SLUICE_DMA_ERR_RANGE;
 
 	align = user_align;
 	/* Historical rule: >= page sized mappings with no other constraint are page aligned. */
-	if (!align && !iotlb && size >= DMA_PAGE_SIZE)
-		align = DMA_PAGE_SIZE - 1;
-	align |= DMA_IO_TLB_SIZE - 1;
+	if (!align && !iotlb && size >= SLUICE_DMA_PAGE_SIZE)
+		align = SLUICE_DMA_PAGE_SIZE - 1;
+	align |= SLUICE_DMA_IO_TLB_SIZE - 1;
 	iotlb &= ~align;
 
 	r->orig = orig;
@@ -270,9 +275,10 @@ int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uin
 	r->nslots = dma_nr_slots(size);
 	r->alloc_align_mask = align;
 	r->iotlb_align_mask = iotlb;
-	r->stride = (unsigned long)(((align > iotlb ? align : iotlb) >> DMA_IO_TLB_SHIFT) + 1);
+	r->stride =
+		(unsigned long)(((align > iotlb ? align : iotlb) >> SLUICE_DMA_IO_TLB_SHIFT) + 1);
 	r->boundary_mask = tag->boundary_mask;
-	r->max_slots = (tag->boundary_mask >> DMA_IO_TLB_SHIFT) + 1;
+	r->max_slots = (tag->boundary_mask >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
 	*offset = off;
 	return 0;
 }
@@ -303,92 +309,95 @@ static unsigned int dma_roundup_pow2(unsigned int v)
 static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, unsigned int max_areas,
 				struct dma_bounce_geometry *g)
 {
-	unsigned long raw = (unsigned long)(bytes >> DMA_IO_TLB_SHIFT);
+	unsigned long raw = (unsigned long)(bytes >> SLUICE_DMA_IO_TLB_SHIFT);
 	unsigned int nareas = dma_roundup_pow2(ncpus ? ncpus : 1);
 
-	/* A layer limited to fewer areas (dma_layer_set_max_areas()): the pool
+	/* A layer limited to fewer areas (sluice_dma_layer_set_max_areas()): the pool
 	 * before Linux 6.3 had one, under one lock, whatever the CPU count. */
 	if (max_areas && nareas > max_areas)
 		nareas = max_areas;
-	if (raw < DMA_IO_TLB_SEGSIZE)
+	if (raw < SLUICE_DMA_IO_TLB_SEGSIZE)
 		return false;
-	if (raw < (unsigned long)nareas * DMA_IO_TLB_SEGSIZE)
-		nareas = (unsigned int)(raw / DMA_IO_TLB_SEGSIZE);
+	if (raw < (unsigned long)nareas * SLUICE_DMA_IO_TLB_SEGSIZE)
+		nareas = (unsigned int)(raw / SLUICE_DMA_IO_TLB_SEGSIZE);
 	g->nareas = nareas;
-	g->area_nslabs = (raw / nareas) & ~(unsigned long)(DMA_IO_TLB_SEGSIZE - 1);
+	g->area_nslabs = (raw / nareas) & ~(unsigned long)(SLUICE_DMA_IO_TLB_SEGSIZE - 1);
 	g->nslabs = g->area_nslabs * nareas;
 	return true;
 }
 
-size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigned int ncpus)
+size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
+				   unsigned int ncpus)
 {
-	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
 	struct dma_bounce_geometry g;
 
 	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, 0, &g))
 		return 0;
 	/* Leading slack lets the caller pass storage of any alignment. */
-	return DMA_CACHELINE + dma_align_up(sizeof(struct dma_bounce_pool), DMA_CACHELINE) +
+	return DMA_CACHELINE + dma_align_up(sizeof(struct sluice_dma_bounce_pool), DMA_CACHELINE) +
 	       dma_align_up(g.nslabs * sizeof(struct dma_bounce_slot), DMA_CACHELINE) +
 	       (size_t)ncpus * sizeof(struct dma_bounce_pcpu) +
 	       dma_align_up(pops->meta_size(g.nslabs, g.nareas, ncpus), DMA_CACHELINE);
 }
 
-int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops, unsigned int ncpus,
-		   enum dma_scrub scrub)
+int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_port_ops *ops,
+			  unsigned int ncpus, enum sluice_dma_scrub scrub)
 {
 	if (!dl || !ops || !ops->set_shared || !ops->set_private || !ops->virt_to_dma ||
-	    !ncpus || (scrub != DMA_SCRUB_COPY && scrub != DMA_SCRUB_ZERO))
-		return DMA_ERR_INVAL;
+	    !ncpus || (scrub != SLUICE_DMA_SCRUB_COPY && scrub != SLUICE_DMA_SCRUB_ZERO))
+		return SLUICE_DMA_ERR_INVAL;
 	/* Locking must be all or nothing. */
 	if (!ops->lock != !ops->unlock)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	memset(dl, 0, sizeof(*dl));
 	dl->ops = ops;
 	dl->ncpus = ncpus;
 	dl->scrub = scrub;
-	atomic_init(&dl->pools, NULL);
-	atomic_init(&dl->inplace, NULL);
-	atomic_init(&dl->inplace_maps, 0);
-	atomic_init(&dl->nomem_events, 0);
-	atomic_init(&dl->copy_cycles, 0);
+	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->inplace, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->inplace_maps, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->nomem_events, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dl->copy_cycles, 0, __ATOMIC_RELAXED);
 	dma_lock_init(dl, &dl->grow_lock);
 	return 0;
 }
 
-int dma_layer_set_max_areas(struct dma_layer *dl, unsigned int max_areas)
+int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max_areas)
 {
 	if (!dl || !dl->ops || (max_areas & (max_areas - 1)))
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	/* Pools already carved keep their areas: refuse rather than mix. */
-	if (atomic_load_explicit(&dl->pools, memory_order_acquire))
-		return DMA_ERR_INVAL;
+	if (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE))
+		return SLUICE_DMA_ERR_INVAL;
 	dl->max_areas = max_areas;
 	return 0;
 }
 
-void dma_layer_set_profile(struct dma_layer *dl, bool on)
+void sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "dma_layer_set_profile: layer %p not initialised",
+	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_profile: layer %p not initialised",
 		   (void *)dl);
 	dl->profile = on && dl->ops->cycles;
 }
 
-uint64_t dma_layer_copy_cycles(const struct dma_layer *dl)
+uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
 {
 	if (!dl)
 		return 0;
-	return atomic_load_explicit(&dl->copy_cycles, memory_order_relaxed);
+	return __atomic_load_n(&dl->copy_cycles, __ATOMIC_RELAXED);
 }
 
-void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region)
+void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
+				  const struct sluice_dma_inplace_region *region)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "dma_layer_set_inplace: layer %p not initialised",
+	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_inplace: layer %p not initialised",
 		   (void *)dl);
 	/* Every map would call through a NULL owns: refuse it here, by name. */
 	DMA_ASSERT(dl, !region || region->owns,
-		   "dma_layer_set_inplace: region %p has no owns callback", (const void *)region);
-	atomic_store_explicit(&dl->inplace, region, memory_order_release);
+		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
+		   (const void *)region);
+	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }
 
 /* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
@@ -397,25 +406,25 @@ static bool dma_ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t ble
 	return a < b + blen && b < a + alen;
 }
 
-int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
-			size_t bytes, void *meta, size_t meta_len)
+int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
+			       void *mem, size_t bytes, void *meta, size_t meta_len)
 {
-	const struct dma_bounce_policy_ops *pops = dma_bounce_ops_of(policy);
+	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
 	struct dma_bounce_geometry g;
-	struct dma_bounce_pool *p, *tail;
+	struct sluice_dma_bounce_pool *p, *tail;
 	unsigned char *cur;
 	uint64_t t0, t1;
 	unsigned int n;
 	int err;
 
 	if (!dl || !dl->ops || !pops || !mem || !meta)
-		return DMA_ERR_INVAL;
-	if (((uintptr_t)mem & (DMA_PAGE_SIZE - 1)) || (bytes & (DMA_PAGE_SIZE - 1)) ||
+		return SLUICE_DMA_ERR_INVAL;
+	if (((uintptr_t)mem & (SLUICE_DMA_PAGE_SIZE - 1)) || (bytes & (SLUICE_DMA_PAGE_SIZE - 1)) ||
 	    (uintptr_t)mem + bytes < (uintptr_t)mem ||
 	    !dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, &g))
-		return DMA_ERR_INVAL;
-	if (meta_len < dma_bounce_meta_size(policy, bytes, dl->ncpus))
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_INVAL;
+	if (meta_len < sluice_dma_bounce_meta_size(policy, bytes, dl->ncpus))
+		return SLUICE_DMA_ERR_NOMEM;
 	/*
 	 * The pool memory becomes shared and is zeroed below: metadata or the
 	 * layer inside it would be wiped, then forged by the host at will.
@@ -423,7 +432,7 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	if ((uintptr_t)meta + meta_len < (uintptr_t)meta ||
 	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)meta, meta_len) ||
 	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)dl, sizeof(*dl)))
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	/*
 	 * Memory given twice would be converted twice and its slots handed out
 	 * twice; new memory or metadata on a live pool's metadata would wipe it.
@@ -431,16 +440,17 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	 * the leading alignment slack.
 	 */
 	dma_lock(dl, &dl->grow_lock);
-	for (struct dma_bounce_pool *q = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
-		size_t qmeta = dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
+	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
+	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+		size_t qmeta =
+			sluice_dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
 
 		if (dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q->vaddr, q->bytes) ||
 		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q->vaddr, q->bytes) ||
 		    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q, qmeta) ||
 		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q, qmeta)) {
 			dma_unlock(dl, &dl->grow_lock);
-			return DMA_ERR_INVAL;
+			return SLUICE_DMA_ERR_INVAL;
 		}
 	}
 	dma_unlock(dl, &dl->grow_lock);
@@ -450,9 +460,10 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	err = dl->ops->set_shared(dl->ops->ctx, mem, bytes);
 	t1 = dma_cycles(dl);
 	if (err) {
-		dma_logf(dl, DMA_LOG_ERR, "bounce pool %p (%zu bytes): conversion to shared failed (%d)",
-			 mem, bytes, err);
-		return DMA_ERR_IO;
+		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+				     "bounce pool %p (%zu bytes): conversion to shared failed (%d)",
+				     mem, bytes, err);
+		return SLUICE_DMA_ERR_IO;
 	}
 	/* Whatever the host left in these pages must not reach a device or a CPU. */
 	memset(mem, 0, bytes);
@@ -484,9 +495,9 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 
 	dma_lock(dl, &dl->grow_lock);
 	n = 0;
-	tail = atomic_load_explicit(&dl->pools, memory_order_relaxed);
+	tail = __atomic_load_n(&dl->pools, __ATOMIC_RELAXED);
 	if (!tail) {
-		atomic_store_explicit(&dl->pools, p, memory_order_release);
+		__atomic_store_n(&dl->pools, p, __ATOMIC_RELEASE);
 	} else {
 		for (n = 1; atomic_load_explicit(&tail->next, memory_order_relaxed); n++)
 			tail = atomic_load_explicit(&tail->next, memory_order_relaxed);
@@ -497,44 +508,46 @@ int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, voi
 	p->index = n;
 	dma_unlock(dl, &dl->grow_lock);
 
-	dma_logf(dl, DMA_LOG_INFO,
-		 "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma 0x%llx, %lu cycles to convert",
-		 n, pops->name, p->nslabs, p->nareas, p->area_nslabs,
-		 (unsigned long long)p->dma_start, (unsigned long)p->conversion_cycles);
+	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+			     "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma "
+			     "0x%llx, %lu cycles to convert",
+			     n, pops->name, p->nslabs, p->nareas, p->area_nslabs,
+			     (unsigned long long)p->dma_start, (unsigned long)p->conversion_cycles);
 	return 0;
 }
 
-unsigned int dma_bounce_pool_count(const struct dma_layer *dl)
+unsigned int sluice_dma_bounce_pool_count(const struct sluice_dma_layer *dl)
 {
 	unsigned int n = 0;
 
 	if (!dl)
 		return 0;
-	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire))
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire))
 		n++;
 	return n;
 }
 
-struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t dma_addr)
+struct sluice_dma_bounce_pool *sluice_dma_priv_bounce_pool_of(const struct sluice_dma_layer *dl,
+							      uint64_t dma_addr)
 {
 	if (!dl)
 		return NULL;
-	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
 			return p;
 	}
 	return NULL;
 }
 
-unsigned long dma_bounce_pool_max_slots(const struct dma_bounce_pool *p)
+unsigned long sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p)
 {
 	return p ? p->pops->max_slots(p) : 0;
 }
 
-long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
-		      unsigned int cpu)
+long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+				  unsigned int cpu)
 {
 	unsigned long steps = 0;
 	long s;
@@ -551,8 +564,8 @@ long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
 	return s;
 }
 
-void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-		     unsigned int cpu)
+void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+				 unsigned long nslots, unsigned int cpu)
 {
 	/*
 	 * Only the range is checked: the records in map.c are what prove the
@@ -567,26 +580,28 @@ void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned lon
 	p->pops->free(p, head, nslots, cpu);
 }
 
-int dma_layer_destroy(struct dma_layer *dl)
+int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 {
-	struct dma_bounce_pool *p;
+	struct sluice_dma_bounce_pool *p;
 	int ret = 0;
 
 	if (!dl || !dl->ops)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	dma_lock(dl, &dl->grow_lock);
-	p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	for (struct dma_bounce_pool *q = p; q; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
+	for (struct sluice_dma_bounce_pool *q = p; q;
+	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if (q->pops->flush)
 			q->pops->flush(q);
 		if (q->pops->used(q)) {
-			dma_logf(dl, DMA_LOG_ERR, "layer destroy: pool %u still has %lu slots mapped",
-				 q->index, q->pops->used(q));
+			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+					     "layer destroy: pool %u still has %lu slots mapped",
+					     q->index, q->pops->used(q));
 			dma_unlock(dl, &dl->grow_lock);
-			return DMA_ERR_BUSY;
+			return SLUICE_DMA_ERR_BUSY;
 		}
 	}
-	atomic_store_explicit(&dl->pools, NULL, memory_order_release);
+	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
 		int err = dl->ops->set_private(dl->ops->ctx, p->vaddr, p->bytes);
@@ -599,10 +614,11 @@ int dma_layer_destroy(struct dma_layer *dl)
 			 * hand private data to it later (as Linux swiotlb_free_tlb()).
 			 */
 			p->leaked_bytes += p->bytes;
-			dma_logf(dl, DMA_LOG_ERR,
-				 "bounce pool %u: %zu bytes at %p stay shared (error %d), leaked",
-				 p->index, p->bytes, (void *)p->vaddr, err);
-			ret = DMA_ERR_IO;
+			sluice_dma_priv_logf(
+				dl, SLUICE_DMA_LOG_ERR,
+				"bounce pool %u: %zu bytes at %p stay shared (error %d), leaked",
+				p->index, p->bytes, (void *)p->vaddr, err);
+			ret = SLUICE_DMA_ERR_IO;
 		}
 	}
 	dma_unlock(dl, &dl->grow_lock);
@@ -611,22 +627,24 @@ int dma_layer_destroy(struct dma_layer *dl)
 
 /* ------------------------------------------------------------------ self-check */
 
-#define DMA_CHECK(dl, cond, ...)                                              \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			dma_logf((dl), DMA_LOG_ERR, "check failed: " __VA_ARGS__); \
-			return DMA_ERR_FAULT;                                 \
-		}                                                             \
+#define DMA_CHECK(dl, cond, ...)                                            \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			sluice_dma_priv_logf((dl), SLUICE_DMA_LOG_ERR,      \
+					     "check failed: " __VA_ARGS__); \
+			return SLUICE_DMA_ERR_FAULT;                        \
+		}                                                           \
 	} while (0)
 
-static int dma_bounce_pool_check(const struct dma_bounce_pool *p)
+static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 {
-	const struct dma_layer *dl = p->dl;
+	const struct sluice_dma_layer *dl = p->dl;
 	unsigned long prev_end = 0, covered = 0, busy = 0;
 
 	DMA_CHECK(dl, p->nslabs == (unsigned long)p->nareas * p->area_nslabs,
 		  "pool %u geometry", p->index);
-	DMA_CHECK(dl, ((size_t)p->nslabs << DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size", p->index);
+	DMA_CHECK(dl, ((size_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size",
+		  p->index);
 	DMA_CHECK(dl, p->dma_start == dl->ops->virt_to_dma(dl->ops->ctx, p->vaddr),
 		  "pool %u moved", p->index);
 
@@ -650,8 +668,9 @@ static int dma_bounce_pool_check(const struct dma_bounce_pool *p)
 		DMA_CHECK(dl, head >= prev_end, "mapping at slot %lu overlaps the previous one", s);
 		DMA_CHECK(dl, head / p->area_nslabs == (end - 1) / p->area_nslabs,
 			  "mapping at slot %lu crosses an area", s);
-		DMA_CHECK(dl, ((unsigned long)rec->off + rec->len + DMA_IO_TLB_SIZE - 1) >>
-					      DMA_IO_TLB_SHIFT <= rec->nslots - rec->pad,
+		DMA_CHECK(dl,
+			  ((unsigned long)rec->off + rec->len + SLUICE_DMA_IO_TLB_SIZE - 1) >>
+				  SLUICE_DMA_IO_TLB_SHIFT <= rec->nslots - rec->pad,
 			  "mapping at slot %lu: length %u beyond its slots", s, rec->len);
 		for (unsigned long i = head; i < end; i++)
 			DMA_CHECK(dl, !p->pops->is_free(p, i),
@@ -673,12 +692,12 @@ static int dma_bounce_pool_check(const struct dma_bounce_pool *p)
 	return p->pops->check(p);
 }
 
-int dma_layer_check(const struct dma_layer *dl)
+int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 {
 	if (!dl || !dl->ops)
-		return DMA_ERR_INVAL;
-	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		return SLUICE_DMA_ERR_INVAL;
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		int err = dma_bounce_pool_check(p);
 
 		if (err)

@@ -2,13 +2,24 @@
 /*
  * bounce.h - internals of the bounce pool, shared by bounce.c, map.c, stats.c
  * and the policy files (bounce_<policy>.c). Not a public header: users include
- * dma/dma.h.
+ * dma/include/sluice/dma.h.
  *
  * A pool is a run of 2 KiB slots in shared memory plus metadata the caller gave:
  * the pool header, one record per slot, per-CPU statistics and the policy's own
  * structures. The policy only decides which slots a request gets; alignment and
  * boundary rules are evaluated by the helpers below so that every policy obeys
  * exactly the same constraints (those of Linux's swiotlb_search_pool_area()).
+ *
+ * Naming rule of the library (see README.md, "The DMA library"): the public API
+ * is sluice_dma_* / struct sluice_dma_* / SLUICE_DMA_* in dma/include/sluice/.
+ * A function or object that one file of dma/ defines and another uses is named
+ * sluice_dma_priv_* and declared here with SLUICE_DMA_PRIV (hidden visibility):
+ * it stays in the library's namespace in a static archive, and a shared object
+ * built from the library does not export it. Everything else private is static
+ * to its file, or a static inline helper or macro of this header, which no
+ * embedder's translation unit ever sees (hence their short dma_ / DMA_ names).
+ * The internal prefix is sluice_dma_priv_, not sluice_dma__: the public headers
+ * are also compiled as C++, where any identifier containing "__" is reserved.
  */
 #ifndef SLUICE_DMA_BOUNCE_H
 #define SLUICE_DMA_BOUNCE_H
@@ -19,9 +30,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma.h"
+#include <sluice/dma.h>
 
 #define DMA_CACHELINE 64
+
+/* Declares a symbol shared between the library's files but not part of its API. */
+#define SLUICE_DMA_PRIV __attribute__((visibility("hidden")))
 
 /* The library needs nothing from libc but these three. */
 void *memcpy(void *dst, const void *src, size_t n);
@@ -29,11 +43,13 @@ void *memset(void *dst, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 
 /* Log one formatted line through the ops (a tiny printf: %s %d %u %x %p, l/ll/z). */
-void dma_logf(const struct dma_layer *dl, enum dma_log_level level, const char *fmt, ...)
+SLUICE_DMA_PRIV void sluice_dma_priv_logf(const struct sluice_dma_layer *dl,
+					  enum sluice_dma_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Report a programmer error through the ops' log, then trap. */
-void dma_fail(const struct dma_layer *dl, const char *file, int line, const char *fmt, ...)
+SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, const char *file,
+					  int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn, cold));
 
 /*
@@ -43,7 +59,7 @@ void dma_fail(const struct dma_layer *dl, const char *file, int line, const char
 #define DMA_ASSERT(dl, cond, ...)                                         \
 	do {                                                              \
 		if (__builtin_expect(!(cond), 0))                         \
-			dma_fail((dl), __FILE__, __LINE__, __VA_ARGS__);  \
+			sluice_dma_priv_fail((dl), __FILE__, __LINE__, __VA_ARGS__);  \
 	} while (0)
 
 /* Slot record flags. */
@@ -58,7 +74,7 @@ void dma_fail(const struct dma_layer *dl, const char *file, int line, const char
  * @nslots: slots allocated, counted from the head slot.
  * @pad: slots between the head slot and this one (alignment padding).
  * @off: offset of the device address inside this slot.
- * @dir: &enum dma_dir of the mapping.
+ * @dir: &enum sluice_dma_dir of the mapping.
  * @flags: DMA_SLOT_*; zero when this slot holds no mapping address.
  */
 struct dma_bounce_slot {
@@ -110,7 +126,7 @@ struct dma_bounce_req {
 	uint64_t max_slots;
 };
 
-struct dma_bounce_pool;
+struct sluice_dma_bounce_pool;
 
 /**
  * struct dma_bounce_policy_ops - what a policy implements.
@@ -125,25 +141,25 @@ struct dma_bounce_pool;
  * @used: slots not free.
  * @max_slots: largest run this policy can ever allocate.
  * @check: policy invariants, given the slots that live records cover
- *	(@covered(s)). Return 0 or log and return DMA_ERR_FAULT.
+ *	(@covered(s)). Return 0 or log and return SLUICE_DMA_ERR_FAULT.
  */
 struct dma_bounce_policy_ops {
 	const char *name;
 	size_t (*meta_size)(unsigned long nslabs, unsigned int nareas, unsigned int ncpus);
-	void (*init)(struct dma_bounce_pool *p, void *meta);
-	long (*alloc)(struct dma_bounce_pool *p, const struct dma_bounce_req *req,
+	void (*init)(struct sluice_dma_bounce_pool *p, void *meta);
+	long (*alloc)(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *req,
 		      unsigned int cpu, unsigned long *steps);
-	void (*free)(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
+	void (*free)(struct sluice_dma_bounce_pool *p, unsigned long head, unsigned long nslots,
 		     unsigned int cpu);
-	void (*flush)(struct dma_bounce_pool *p);
-	bool (*is_free)(const struct dma_bounce_pool *p, unsigned long s);
-	unsigned long (*used)(const struct dma_bounce_pool *p);
-	unsigned long (*max_slots)(const struct dma_bounce_pool *p);
-	int (*check)(const struct dma_bounce_pool *p);
+	void (*flush)(struct sluice_dma_bounce_pool *p);
+	bool (*is_free)(const struct sluice_dma_bounce_pool *p, unsigned long s);
+	unsigned long (*used)(const struct sluice_dma_bounce_pool *p);
+	unsigned long (*max_slots)(const struct sluice_dma_bounce_pool *p);
+	int (*check)(const struct sluice_dma_bounce_pool *p);
 };
 
 /**
- * struct dma_bounce_pool - one pool (header of its metadata block).
+ * struct sluice_dma_bounce_pool - one pool (header of its metadata block).
  * @next: next pool of the layer (appended by growth, never removed while the
  *	layer lives).
  * @dl: the layer.
@@ -167,11 +183,11 @@ struct dma_bounce_policy_ops {
  * @conversion_cycles: their cost.
  * @leaked_bytes: bytes that failed to go back to private.
  */
-struct dma_bounce_pool {
-	struct dma_bounce_pool *_Atomic next;
-	struct dma_layer *dl;
+struct sluice_dma_bounce_pool {
+	struct sluice_dma_bounce_pool *_Atomic next;
+	struct sluice_dma_layer *dl;
 	const struct dma_bounce_policy_ops *pops;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 	unsigned int index;
 	unsigned char *vaddr;
 	uint64_t dma_start;
@@ -190,10 +206,10 @@ struct dma_bounce_pool {
 	uint64_t leaked_bytes;
 };
 
-extern const struct dma_bounce_policy_ops dma_bounce_linux_ops;
-extern const struct dma_bounce_policy_ops dma_bounce_bitmap_ops;
-extern const struct dma_bounce_policy_ops dma_bounce_lifo_ops;
-extern const struct dma_bounce_policy_ops dma_bounce_sluice_ops;
+SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops;
+SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops;
+SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops;
+SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops;
 
 static inline size_t dma_align_up(size_t v, size_t a)
 {
@@ -202,7 +218,7 @@ static inline size_t dma_align_up(size_t v, size_t a)
 
 static inline unsigned long dma_nr_slots(uint64_t bytes)
 {
-	return (unsigned long)((bytes + DMA_IO_TLB_SIZE - 1) >> DMA_IO_TLB_SHIFT);
+	return (unsigned long)((bytes + SLUICE_DMA_IO_TLB_SIZE - 1) >> SLUICE_DMA_IO_TLB_SHIFT);
 }
 
 static inline bool dma_is_mask(uint64_t m)
@@ -213,14 +229,14 @@ static inline bool dma_is_mask(uint64_t m)
 /* Linux io_tlb_offset(): position of a slot inside its 128-slot segment. */
 static inline unsigned long dma_seg_offset(unsigned long s)
 {
-	return s & (DMA_IO_TLB_SEGSIZE - 1);
+	return s & (SLUICE_DMA_IO_TLB_SEGSIZE - 1);
 }
 
 /*
  * First area a CPU searches. Linux masks with nareas - 1 even when limit_nareas()
  * left a count that is not a power of two; we do the same.
  */
-static inline unsigned int dma_bounce_start_area(const struct dma_bounce_pool *p,
+static inline unsigned int dma_bounce_start_area(const struct sluice_dma_bounce_pool *p,
 						 unsigned int cpu)
 {
 	return cpu & (p->nareas - 1);
@@ -231,16 +247,17 @@ static inline unsigned int dma_bounce_start_area(const struct dma_bounce_pool *p
  * area at a time and cap a run at a segment (linux, bitmap, lifo): the calling
  * CPU's area first, then the others in order. @find returns a slot or -1.
  */
-static inline long dma_bounce_search_areas(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
-					   unsigned int cpu, unsigned long *steps,
-					   long (*find)(struct dma_bounce_pool *p,
+static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
+					   const struct dma_bounce_req *r, unsigned int cpu,
+					   unsigned long *steps,
+					   long (*find)(struct sluice_dma_bounce_pool *p,
 							const struct dma_bounce_req *r,
 							unsigned int area, unsigned long *steps))
 {
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	long s;
 
-	if (r->nslots > DMA_IO_TLB_SEGSIZE)
+	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
 		return -1;
 	do {
 		s = find(p, r, i, steps);
@@ -256,14 +273,14 @@ static inline long dma_bounce_search_areas(struct dma_bounce_pool *p, const stru
  * Device address of slot @s as the search sees it: like Linux we test alignment
  * on the pool start masked by the boundary mask (tbl_dma_addr).
  */
-static inline uint64_t dma_bounce_tbl_addr(const struct dma_bounce_pool *p,
+static inline uint64_t dma_bounce_tbl_addr(const struct sluice_dma_bounce_pool *p,
 					   const struct dma_bounce_req *r, unsigned long s)
 {
-	return (p->dma_start & r->boundary_mask) + ((uint64_t)s << DMA_IO_TLB_SHIFT);
+	return (p->dma_start & r->boundary_mask) + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT);
 }
 
 /* Whether slot @s may start the allocation: alloc alignment and min_align bits. */
-static inline bool dma_bounce_slot_aligned(const struct dma_bounce_pool *p,
+static inline bool dma_bounce_slot_aligned(const struct sluice_dma_bounce_pool *p,
 					   const struct dma_bounce_req *r, unsigned long s)
 {
 	uint64_t a = dma_bounce_tbl_addr(p, r, s);
@@ -276,7 +293,7 @@ static inline bool dma_bounce_slot_aligned(const struct dma_bounce_pool *p,
 }
 
 /* Linux iommu_is_span_boundary() negated: [s, s + n) crosses no boundary. */
-static inline bool dma_bounce_span_ok(const struct dma_bounce_pool *p,
+static inline bool dma_bounce_span_ok(const struct sluice_dma_bounce_pool *p,
 				      const struct dma_bounce_req *r, unsigned long s,
 				      unsigned long n)
 {
@@ -288,7 +305,7 @@ static inline bool dma_bounce_span_ok(const struct dma_bounce_pool *p,
 }
 
 /* Linux's DEBUG_FS accounting: a pool-wide atomic total and its high-water mark. */
-static inline void dma_bounce_used_add(struct dma_bounce_pool *p, unsigned long n)
+static inline void dma_bounce_used_add(struct sluice_dma_bounce_pool *p, unsigned long n)
 {
 	unsigned long now = atomic_fetch_add_explicit(&p->total_used, n, memory_order_relaxed) + n;
 	unsigned long old = atomic_load_explicit(&p->used_hiwater, memory_order_relaxed);
@@ -299,7 +316,7 @@ static inline void dma_bounce_used_add(struct dma_bounce_pool *p, unsigned long 
 		;
 }
 
-static inline void dma_bounce_used_sub(struct dma_bounce_pool *p, unsigned long n)
+static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigned long n)
 {
 	atomic_fetch_sub_explicit(&p->total_used, n, memory_order_relaxed);
 }
@@ -316,33 +333,33 @@ static inline void dma_pcpu_add(atomic_ulong *c, unsigned long v)
 }
 
 /* Lock helpers: the ops may leave locking out on single-threaded platforms. */
-static inline void dma_lock_init(const struct dma_layer *dl, struct dma_port_lock *l)
+static inline void dma_lock_init(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
 	memset(l, 0, sizeof(*l));
 	if (dl->ops->lock_init)
 		dl->ops->lock_init(dl->ops->ctx, l);
 }
 
-static inline void dma_lock(const struct dma_layer *dl, struct dma_port_lock *l)
+static inline void dma_lock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
 	if (dl->ops->lock)
 		dl->ops->lock(dl->ops->ctx, l);
 }
 
-static inline void dma_unlock(const struct dma_layer *dl, struct dma_port_lock *l)
+static inline void dma_unlock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
 	if (dl->ops->unlock)
 		dl->ops->unlock(dl->ops->ctx, l);
 }
 
-static inline unsigned int dma_cpu(const struct dma_layer *dl)
+static inline unsigned int dma_cpu(const struct sluice_dma_layer *dl)
 {
 	unsigned int cpu = dl->ops->cpu_id ? dl->ops->cpu_id(dl->ops->ctx) : 0;
 
 	return cpu < dl->ncpus ? cpu : cpu % dl->ncpus;
 }
 
-static inline uint64_t dma_cycles(const struct dma_layer *dl)
+static inline uint64_t dma_cycles(const struct sluice_dma_layer *dl)
 {
 	return dl->ops->cycles ? dl->ops->cycles(dl->ops->ctx) : 0;
 }
@@ -358,19 +375,24 @@ static inline void *dma_carve(unsigned char **cur, size_t size)
 
 /*
  * bounce.c. Internal, but checked like the public API: bad arguments get
- * DMA_ERR_INVAL / NULL / 0 (ops_of, req_init, pool_of, pool_max_slots), and
+ * SLUICE_DMA_ERR_INVAL / NULL / 0 (ops_of, req_init, pool_of, pool_max_slots), and
  * an alloc or free with a CPU index, slot count or slot range the pool cannot
  * have traps with a message (they index per-CPU and per-slot arrays).
  */
-const struct dma_bounce_policy_ops *dma_bounce_ops_of(enum dma_bounce_policy policy);
-int dma_bounce_req_init(struct dma_bounce_req *r, const struct dma_tag *tag, uint64_t orig,
-			size_t len, uint64_t *offset);
-struct dma_bounce_pool *dma_bounce_pool_of(const struct dma_layer *dl, uint64_t dma_addr);
-long dma_bounce_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
-		      unsigned int cpu);
-void dma_bounce_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-		     unsigned int cpu);
-unsigned long dma_bounce_pool_max_slots(const struct dma_bounce_pool *p);
+SLUICE_DMA_PRIV const struct dma_bounce_policy_ops *
+sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy);
+SLUICE_DMA_PRIV int sluice_dma_priv_bounce_req_init(struct dma_bounce_req *r,
+						    const struct sluice_dma_tag *tag, uint64_t orig,
+						    size_t len, uint64_t *offset);
+SLUICE_DMA_PRIV struct sluice_dma_bounce_pool *
+sluice_dma_priv_bounce_pool_of(const struct sluice_dma_layer *dl, uint64_t dma_addr);
+SLUICE_DMA_PRIV long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p,
+						  const struct dma_bounce_req *r, unsigned int cpu);
+SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p,
+						 unsigned long head, unsigned long nslots,
+						 unsigned int cpu);
+SLUICE_DMA_PRIV unsigned long
+sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
 
 /* Bitmap helpers shared by the bitmap, lifo and sluice policies (1 = free). */
 static inline bool dma_bit_test(const uint64_t *map, unsigned long i)
@@ -378,11 +400,14 @@ static inline bool dma_bit_test(const uint64_t *map, unsigned long i)
 	return (map[i >> 6] >> (i & 63)) & 1;
 }
 
-void dma_bits_set(uint64_t *map, unsigned long start, unsigned long n);
-void dma_bits_clear(uint64_t *map, unsigned long start, unsigned long n);
+SLUICE_DMA_PRIV void sluice_dma_priv_bits_set(uint64_t *map, unsigned long start, unsigned long n);
+SLUICE_DMA_PRIV void sluice_dma_priv_bits_clear(uint64_t *map, unsigned long start,
+						unsigned long n);
 /* First clear bit in [start, end), or end: the run [start, end) is free iff == end. */
-unsigned long dma_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end);
+SLUICE_DMA_PRIV unsigned long
+sluice_dma_priv_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end);
 /* First set bit in [start, end), or end. */
-unsigned long dma_bits_find_one(const uint64_t *map, unsigned long start, unsigned long end);
+SLUICE_DMA_PRIV unsigned long sluice_dma_priv_bits_find_one(const uint64_t *map,
+							    unsigned long start, unsigned long end);
 
 #endif /* SLUICE_DMA_BOUNCE_H */

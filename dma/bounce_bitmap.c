@@ -20,7 +20,7 @@
  * @index: next-fit start, relative to the area.
  */
 struct dma_bitmap_area {
-	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
 	unsigned long used;
 	unsigned long index;
 };
@@ -30,7 +30,7 @@ struct dma_bitmap_meta {
 	uint64_t *map;
 };
 
-static struct dma_bitmap_meta *dma_bitmap_meta(const struct dma_bounce_pool *p)
+static struct dma_bitmap_meta *dma_bitmap_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;
 }
@@ -43,7 +43,7 @@ static size_t dma_bitmap_meta_size(unsigned long nslabs, unsigned int nareas, un
 	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE);
 }
 
-static void dma_bitmap_init(struct dma_bounce_pool *p, void *meta)
+static void dma_bitmap_init(struct sluice_dma_bounce_pool *p, void *meta)
 {
 	unsigned char *cur = meta;
 	struct dma_bitmap_meta *m = dma_carve(&cur, sizeof(*m));
@@ -51,7 +51,7 @@ static void dma_bitmap_init(struct dma_bounce_pool *p, void *meta)
 	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
-	dma_bits_set(m->map, 0, p->nslabs);
+	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
 	for (unsigned int i = 0; i < p->nareas; i++) {
 		dma_lock_init(p->dl, &m->areas[i].lock);
 		m->areas[i].used = 0;
@@ -59,12 +59,12 @@ static void dma_bitmap_init(struct dma_bounce_pool *p, void *meta)
 	}
 }
 
-static unsigned long dma_bitmap_wrap(const struct dma_bounce_pool *p, unsigned long index)
+static unsigned long dma_bitmap_wrap(const struct sluice_dma_bounce_pool *p, unsigned long index)
 {
 	return index >= p->area_nslabs ? 0 : index;
 }
 
-static long dma_bitmap_area_find(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_bitmap_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				 unsigned int ai, unsigned long *steps)
 {
 	struct dma_bitmap_meta *m = dma_bitmap_meta(p);
@@ -88,8 +88,8 @@ static long dma_bitmap_area_find(struct dma_bounce_pool *p, const struct dma_bou
 		}
 		/* Slots shouldn't cross one segment (patch 1). */
 		if (dma_bounce_span_ok(p, r, s, nslots) &&
-		    dma_seg_offset(s) + nslots <= DMA_IO_TLB_SEGSIZE &&
-		    dma_bits_find_zero(m->map, s, s + nslots) == s + nslots)
+		    dma_seg_offset(s) + nslots <= SLUICE_DMA_IO_TLB_SEGSIZE &&
+		    sluice_dma_priv_bits_find_zero(m->map, s, s + nslots) == s + nslots)
 			goto found;
 		index = dma_bitmap_wrap(p, index + stride);
 		checked += stride;
@@ -99,7 +99,7 @@ not_found:
 	return -1;
 
 found:
-	dma_bits_clear(m->map, s, nslots);
+	sluice_dma_priv_bits_clear(m->map, s, nslots);
 	area->index = dma_bitmap_wrap(p, index + nslots);
 	area->used += nslots;
 	dma_unlock(p->dl, &area->lock);
@@ -107,32 +107,32 @@ found:
 	return (long)s;
 }
 
-static long dma_bitmap_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_bitmap_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			     unsigned int cpu, unsigned long *steps)
 {
 	return dma_bounce_search_areas(p, r, cpu, steps, dma_bitmap_area_find);
 }
 
-static void dma_bitmap_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-			    unsigned int cpu)
+static void dma_bitmap_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+			    unsigned long nslots, unsigned int cpu)
 {
 	struct dma_bitmap_meta *m = dma_bitmap_meta(p);
 	struct dma_bitmap_area *area = &m->areas[head / p->area_nslabs];
 
 	(void)cpu;
 	dma_lock(p->dl, &area->lock);
-	dma_bits_set(m->map, head, nslots);
+	sluice_dma_priv_bits_set(m->map, head, nslots);
 	area->used -= nslots;
 	dma_unlock(p->dl, &area->lock);
 	dma_bounce_used_sub(p, nslots);
 }
 
-static bool dma_bitmap_is_free(const struct dma_bounce_pool *p, unsigned long s)
+static bool dma_bitmap_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
 {
 	return dma_bit_test(dma_bitmap_meta(p)->map, s);
 }
 
-static unsigned long dma_bitmap_used(const struct dma_bounce_pool *p)
+static unsigned long dma_bitmap_used(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_bitmap_meta *m = dma_bitmap_meta(p);
 	unsigned long used = 0;
@@ -142,13 +142,13 @@ static unsigned long dma_bitmap_used(const struct dma_bounce_pool *p)
 	return used;
 }
 
-static unsigned long dma_bitmap_max_slots(const struct dma_bounce_pool *p)
+static unsigned long dma_bitmap_max_slots(const struct sluice_dma_bounce_pool *p)
 {
 	(void)p;
-	return DMA_IO_TLB_SEGSIZE;
+	return SLUICE_DMA_IO_TLB_SEGSIZE;
 }
 
-static int dma_bitmap_check(const struct dma_bounce_pool *p)
+static int dma_bitmap_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_bitmap_meta *m = dma_bitmap_meta(p);
 
@@ -158,19 +158,20 @@ static int dma_bitmap_check(const struct dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++)
 			taken += !dma_bit_test(m->map, s);
 		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			dma_logf(p->dl, DMA_LOG_ERR, "check failed: bitmap area %u used %lu, counted %lu",
-				 a, m->areas[a].used, taken);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+					     "check failed: bitmap area %u used %lu, counted %lu",
+					     a, m->areas[a].used, taken);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_bitmap_used(p)) {
-		dma_logf(p->dl, DMA_LOG_ERR, "check failed: bitmap total_used");
-		return DMA_ERR_FAULT;
+		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: bitmap total_used");
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;
 }
 
-const struct dma_bounce_policy_ops dma_bounce_bitmap_ops = {
+const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops = {
 	.name = "bitmap",
 	.meta_size = dma_bitmap_meta_size,
 	.init = dma_bitmap_init,

@@ -24,7 +24,7 @@
  * @head: first free slot (absolute index), DMA_LIFO_NIL when empty.
  */
 struct dma_lifo_area {
-	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
 	unsigned long used;
 	uint32_t head;
 };
@@ -36,7 +36,7 @@ struct dma_lifo_meta {
 	uint32_t *prev;
 };
 
-static struct dma_lifo_meta *dma_lifo_meta(const struct dma_bounce_pool *p)
+static struct dma_lifo_meta *dma_lifo_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;
 }
@@ -70,7 +70,7 @@ static void dma_lifo_unlink(struct dma_lifo_meta *m, struct dma_lifo_area *a, ui
 	m->next[s] = m->prev[s] = DMA_LIFO_NIL;
 }
 
-static void dma_lifo_init(struct dma_bounce_pool *p, void *meta)
+static void dma_lifo_init(struct sluice_dma_bounce_pool *p, void *meta)
 {
 	unsigned char *cur = meta;
 	struct dma_lifo_meta *m = dma_carve(&cur, sizeof(*m));
@@ -80,7 +80,7 @@ static void dma_lifo_init(struct dma_bounce_pool *p, void *meta)
 	m->next = dma_carve(&cur, p->nslabs * sizeof(uint32_t));
 	m->prev = dma_carve(&cur, p->nslabs * sizeof(uint32_t));
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
-	dma_bits_set(m->map, 0, p->nslabs);
+	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
 	for (unsigned int i = 0; i < p->nareas; i++) {
 		struct dma_lifo_area *a = &m->areas[i];
 		unsigned long base = (unsigned long)i * p->area_nslabs;
@@ -94,7 +94,7 @@ static void dma_lifo_init(struct dma_bounce_pool *p, void *meta)
 	}
 }
 
-static long dma_lifo_area_find(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_lifo_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			       unsigned int ai, unsigned long *steps)
 {
 	struct dma_lifo_meta *m = dma_lifo_meta(p);
@@ -111,8 +111,8 @@ static long dma_lifo_area_find(struct dma_bounce_pool *p, const struct dma_bounc
 		if (!dma_bounce_slot_aligned(p, r, s))
 			continue;
 		if (dma_bounce_span_ok(p, r, s, nslots) &&
-		    dma_seg_offset(s) + nslots <= DMA_IO_TLB_SEGSIZE &&
-		    dma_bits_find_zero(m->map, s, s + nslots) == s + nslots)
+		    dma_seg_offset(s) + nslots <= SLUICE_DMA_IO_TLB_SEGSIZE &&
+		    sluice_dma_priv_bits_find_zero(m->map, s, s + nslots) == s + nslots)
 			goto found;
 	}
 not_found:
@@ -120,7 +120,7 @@ not_found:
 	return -1;
 
 found:
-	dma_bits_clear(m->map, s, nslots);
+	sluice_dma_priv_bits_clear(m->map, s, nslots);
 	for (unsigned long i = s; i < s + nslots; i++)
 		dma_lifo_unlink(m, area, (uint32_t)i);
 	area->used += nslots;
@@ -129,21 +129,21 @@ found:
 	return (long)s;
 }
 
-static long dma_lifo_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_lifo_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			   unsigned int cpu, unsigned long *steps)
 {
 	return dma_bounce_search_areas(p, r, cpu, steps, dma_lifo_area_find);
 }
 
-static void dma_lifo_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-			  unsigned int cpu)
+static void dma_lifo_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+			  unsigned long nslots, unsigned int cpu)
 {
 	struct dma_lifo_meta *m = dma_lifo_meta(p);
 	struct dma_lifo_area *area = &m->areas[head / p->area_nslabs];
 
 	(void)cpu;
 	dma_lock(p->dl, &area->lock);
-	dma_bits_set(m->map, head, nslots);
+	sluice_dma_priv_bits_set(m->map, head, nslots);
 	for (unsigned long i = head + nslots; i-- > head;)
 		dma_lifo_push(m, area, (uint32_t)i);
 	area->used -= nslots;
@@ -151,12 +151,12 @@ static void dma_lifo_free(struct dma_bounce_pool *p, unsigned long head, unsigne
 	dma_bounce_used_sub(p, nslots);
 }
 
-static bool dma_lifo_is_free(const struct dma_bounce_pool *p, unsigned long s)
+static bool dma_lifo_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
 {
 	return dma_bit_test(dma_lifo_meta(p)->map, s);
 }
 
-static unsigned long dma_lifo_used(const struct dma_bounce_pool *p)
+static unsigned long dma_lifo_used(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_lifo_meta *m = dma_lifo_meta(p);
 	unsigned long used = 0;
@@ -166,13 +166,13 @@ static unsigned long dma_lifo_used(const struct dma_bounce_pool *p)
 	return used;
 }
 
-static unsigned long dma_lifo_max_slots(const struct dma_bounce_pool *p)
+static unsigned long dma_lifo_max_slots(const struct sluice_dma_bounce_pool *p)
 {
 	(void)p;
-	return DMA_IO_TLB_SEGSIZE;
+	return SLUICE_DMA_IO_TLB_SEGSIZE;
 }
 
-static int dma_lifo_check(const struct dma_bounce_pool *p)
+static int dma_lifo_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_lifo_meta *m = dma_lifo_meta(p);
 
@@ -187,26 +187,28 @@ static int dma_lifo_check(const struct dma_bounce_pool *p)
 		for (uint32_t s = area->head; s != DMA_LIFO_NIL; prev = s, s = m->next[s]) {
 			if (s < base || s >= end || !dma_bit_test(m->map, s) || m->prev[s] != prev ||
 			    ++listed > p->area_nslabs) {
-				dma_logf(p->dl, DMA_LOG_ERR, "check failed: lifo area %u list at slot %u",
-					 a, s);
-				return DMA_ERR_FAULT;
+				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+						     "check failed: lifo area %u list at slot %u",
+						     a, s);
+				return SLUICE_DMA_ERR_FAULT;
 			}
 		}
 		if (taken != area->used || listed != p->area_nslabs - taken) {
-			dma_logf(p->dl, DMA_LOG_ERR,
-				 "check failed: lifo area %u used %lu, taken %lu, listed %lu", a,
-				 area->used, taken, listed);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(
+				p->dl, SLUICE_DMA_LOG_ERR,
+				"check failed: lifo area %u used %lu, taken %lu, listed %lu", a,
+				area->used, taken, listed);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_lifo_used(p)) {
-		dma_logf(p->dl, DMA_LOG_ERR, "check failed: lifo total_used");
-		return DMA_ERR_FAULT;
+		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: lifo total_used");
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;
 }
 
-const struct dma_bounce_policy_ops dma_bounce_lifo_ops = {
+const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops = {
 	.name = "lifo",
 	.meta_size = dma_lifo_meta_size,
 	.init = dma_lifo_init,

@@ -27,7 +27,7 @@
  * @index: where the next search starts, relative to the area.
  */
 struct dma_linux_area {
-	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
 	unsigned long used;
 	unsigned long index;
 };
@@ -37,7 +37,7 @@ struct dma_linux_meta {
 	unsigned int *list;
 };
 
-static struct dma_linux_meta *dma_linux_meta(const struct dma_bounce_pool *p)
+static struct dma_linux_meta *dma_linux_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;
 }
@@ -50,7 +50,7 @@ static size_t dma_linux_meta_size(unsigned long nslabs, unsigned int nareas, uns
 	       dma_align_up(nslabs * sizeof(unsigned int), DMA_CACHELINE);
 }
 
-static void dma_linux_init(struct dma_bounce_pool *p, void *meta)
+static void dma_linux_init(struct sluice_dma_bounce_pool *p, void *meta)
 {
 	unsigned char *cur = meta;
 	struct dma_linux_meta *m = dma_carve(&cur, sizeof(*m));
@@ -63,16 +63,16 @@ static void dma_linux_init(struct dma_bounce_pool *p, void *meta)
 		m->areas[i].index = 0;
 	}
 	for (unsigned long i = 0; i < p->nslabs; i++)
-		m->list[i] = DMA_IO_TLB_SEGSIZE - dma_seg_offset(i);
+		m->list[i] = SLUICE_DMA_IO_TLB_SEGSIZE - dma_seg_offset(i);
 }
 
-static unsigned long dma_linux_wrap(const struct dma_bounce_pool *p, unsigned long index)
+static unsigned long dma_linux_wrap(const struct sluice_dma_bounce_pool *p, unsigned long index)
 {
 	return index >= p->area_nslabs ? 0 : index;
 }
 
 /* swiotlb_search_pool_area() */
-static long dma_linux_area_find(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_linux_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				unsigned int ai, unsigned long *steps)
 {
 	struct dma_linux_meta *m = dma_linux_meta(p);
@@ -118,19 +118,19 @@ found:
 }
 
 /* swiotlb_find_slots() without dynamic pools: this CPU's area, then the others. */
-static long dma_linux_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_linux_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			    unsigned int cpu, unsigned long *steps)
 {
 	return dma_bounce_search_areas(p, r, cpu, steps, dma_linux_area_find);
 }
 
 /* swiotlb_release_slots() */
-static void dma_linux_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-			   unsigned int cpu)
+static void dma_linux_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+			   unsigned long nslots, unsigned int cpu)
 {
 	struct dma_linux_meta *m = dma_linux_meta(p);
 	struct dma_linux_area *area = &m->areas[head / p->area_nslabs];
-	unsigned long seg_end = dma_align_up(head + 1, DMA_IO_TLB_SEGSIZE);
+	unsigned long seg_end = dma_align_up(head + 1, SLUICE_DMA_IO_TLB_SEGSIZE);
 	unsigned int count;
 	unsigned long i;
 
@@ -148,12 +148,12 @@ static void dma_linux_free(struct dma_bounce_pool *p, unsigned long head, unsign
 	dma_bounce_used_sub(p, nslots);
 }
 
-static bool dma_linux_is_free(const struct dma_bounce_pool *p, unsigned long s)
+static bool dma_linux_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
 {
 	return dma_linux_meta(p)->list[s] != 0;
 }
 
-static unsigned long dma_linux_used(const struct dma_bounce_pool *p)
+static unsigned long dma_linux_used(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_linux_meta *m = dma_linux_meta(p);
 	unsigned long used = 0;
@@ -163,13 +163,13 @@ static unsigned long dma_linux_used(const struct dma_bounce_pool *p)
 	return used;
 }
 
-static unsigned long dma_linux_max_slots(const struct dma_bounce_pool *p)
+static unsigned long dma_linux_max_slots(const struct sluice_dma_bounce_pool *p)
 {
 	(void)p;
-	return DMA_IO_TLB_SEGSIZE;
+	return SLUICE_DMA_IO_TLB_SEGSIZE;
 }
 
-static int dma_linux_check(const struct dma_bounce_pool *p)
+static int dma_linux_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_linux_meta *m = dma_linux_meta(p);
 
@@ -183,26 +183,28 @@ static int dma_linux_check(const struct dma_bounce_pool *p)
 			if (s + 1 >= p->nslabs)
 				want = m->list[s] ? 1 : 0;
 			if (m->list[s] != want) {
-				dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux list[%lu] = %u, want %u",
-					 s, m->list[s], want);
-				return DMA_ERR_FAULT;
+				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+						     "check failed: linux list[%lu] = %u, want %u",
+						     s, m->list[s], want);
+				return SLUICE_DMA_ERR_FAULT;
 			}
 			taken += !m->list[s];
 		}
 		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux area %u used %lu, counted %lu",
-				 a, m->areas[a].used, taken);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+					     "check failed: linux area %u used %lu, counted %lu", a,
+					     m->areas[a].used, taken);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_linux_used(p)) {
-		dma_logf(p->dl, DMA_LOG_ERR, "check failed: linux total_used");
-		return DMA_ERR_FAULT;
+		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: linux total_used");
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;
 }
 
-const struct dma_bounce_policy_ops dma_bounce_linux_ops = {
+const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
 	.name = "linux",
 	.meta_size = dma_linux_meta_size,
 	.init = dma_linux_init,

@@ -68,7 +68,7 @@
  *	longer request fails at once instead of rescanning a full area.
  */
 struct dma_sluice_area {
-	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
 	unsigned long nfree;
 	unsigned long hint;
 	unsigned long fail_n[2];
@@ -85,7 +85,7 @@ struct dma_sluice_area {
  * @ent: first slot of each cached run; class 1 entries are even (page aligned).
  */
 struct dma_sluice_cpu {
-	alignas(DMA_CACHELINE) struct dma_port_lock lock;
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
 	uint32_t n[2];
 	uint32_t nbig;
 	uint32_t big_slots;
@@ -105,9 +105,9 @@ struct dma_sluice_meta {
 	bool page_aligned;
 };
 
-_Static_assert(DMA_IO_TLB_SEGSIZE % 64 == 0, "areas start on bitmap word boundaries");
+_Static_assert(SLUICE_DMA_IO_TLB_SEGSIZE % 64 == 0, "areas start on bitmap word boundaries");
 
-static struct dma_sluice_meta *dma_sluice_meta(const struct dma_bounce_pool *p)
+static struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;
 }
@@ -120,19 +120,19 @@ static size_t dma_sluice_meta_size(unsigned long nslabs, unsigned int nareas, un
 	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE);
 }
 
-static void dma_sluice_init(struct dma_bounce_pool *p, void *meta)
+static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 {
 	unsigned char *cur = meta;
 	struct dma_sluice_meta *m = dma_carve(&cur, sizeof(*m));
 	unsigned long per_cpu;
 
 	m->ncpus = p->dl->ncpus;
-	m->page_aligned = !(p->dma_start & (DMA_PAGE_SIZE - 1));
+	m->page_aligned = !(p->dma_start & (SLUICE_DMA_PAGE_SIZE - 1));
 	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
 	m->cpus = dma_carve(&cur, (size_t)m->ncpus * sizeof(*m->cpus));
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
-	dma_bits_set(m->map, 0, p->nslabs);
+	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
 	for (unsigned int i = 0; i < p->nareas; i++) {
 		dma_lock_init(p->dl, &m->areas[i].lock);
 		m->areas[i].nfree = p->area_nslabs;
@@ -151,8 +151,8 @@ static void dma_sluice_init(struct dma_bounce_pool *p, void *meta)
 	m->batch = m->cache_max / 2;
 	/* Longer runs: at most a sixteenth of the pool per CPU, at least one 256 KiB run. */
 	m->big_cap = p->nslabs / ((unsigned long)m->ncpus * 16);
-	if (m->big_cap < DMA_IO_TLB_SEGSIZE)
-		m->big_cap = DMA_IO_TLB_SEGSIZE;
+	if (m->big_cap < SLUICE_DMA_IO_TLB_SEGSIZE)
+		m->big_cap = SLUICE_DMA_IO_TLB_SEGSIZE;
 }
 
 static int dma_sluice_class(unsigned long head, unsigned long nslots)
@@ -168,9 +168,9 @@ static int dma_sluice_class(unsigned long head, unsigned long nslots)
  * Take up to @want runs of class @k from the area's bitmap, one word at a time.
  * Caller holds the area lock. Returns the number of runs written to @out.
  */
-static unsigned int dma_sluice_area_take(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
-					 struct dma_sluice_area *a, unsigned int ai, int k,
-					 unsigned int want, uint32_t *out)
+static unsigned int dma_sluice_area_take(struct sluice_dma_bounce_pool *p,
+					 struct dma_sluice_meta *m, struct dma_sluice_area *a,
+					 unsigned int ai, int k, unsigned int want, uint32_t *out)
 {
 	unsigned long wbase = (unsigned long)ai * p->area_nslabs / 64;
 	unsigned long nwords = p->area_nslabs / 64;
@@ -217,8 +217,10 @@ static unsigned int dma_sluice_area_take(struct dma_bounce_pool *p, struct dma_s
 }
 
 /* Refill magazine @k of @c (locked) from the CPU's area, else the next ones. */
-static __attribute__((noinline)) void dma_sluice_refill(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
-			      struct dma_sluice_cpu *c, int k, unsigned int cpu)
+static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce_pool *p,
+							struct dma_sluice_meta *m,
+							struct dma_sluice_cpu *c, int k,
+							unsigned int cpu)
 {
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	unsigned long need = k ? 2 : 1;
@@ -238,8 +240,10 @@ static __attribute__((noinline)) void dma_sluice_refill(struct dma_bounce_pool *
 }
 
 /* Return the @count oldest entries of magazine @k of @c (locked) to the bitmaps. */
-static __attribute__((noinline)) void dma_sluice_drain(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
-			     struct dma_sluice_cpu *c, int k, unsigned int count)
+static __attribute__((noinline)) void dma_sluice_drain(struct sluice_dma_bounce_pool *p,
+						       struct dma_sluice_meta *m,
+						       struct dma_sluice_cpu *c, int k,
+						       unsigned int count)
 {
 	struct dma_sluice_area *held = NULL;
 	unsigned long len = k ? 2 : 1;
@@ -255,7 +259,7 @@ static __attribute__((noinline)) void dma_sluice_drain(struct dma_bounce_pool *p
 			dma_lock(p->dl, &a->lock);
 			held = a;
 		}
-		dma_bits_set(m->map, s, len);
+		sluice_dma_priv_bits_set(m->map, s, len);
 		a->nfree += len;
 		a->fail_n[0] = a->fail_n[1] = DMA_SLUICE_NONE;
 	}
@@ -269,13 +273,13 @@ static __attribute__((noinline)) void dma_sluice_drain(struct dma_bounce_pool *p
 }
 
 /* Give the run [@head, @head + @n) back to its area's bitmap (area lock taken here). */
-static void dma_sluice_area_put(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
+static void dma_sluice_area_put(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				unsigned long head, unsigned long n)
 {
 	struct dma_sluice_area *a = &m->areas[head / p->area_nslabs];
 
 	dma_lock(p->dl, &a->lock);
-	dma_bits_set(m->map, head, n);
+	sluice_dma_priv_bits_set(m->map, head, n);
 	a->nfree += n;
 	a->fail_n[0] = a->fail_n[1] = DMA_SLUICE_NONE;
 	/*
@@ -289,7 +293,7 @@ static void dma_sluice_area_put(struct dma_bounce_pool *p, struct dma_sluice_met
 }
 
 /* Return the @count oldest long runs of @c (locked) to the bitmaps. */
-static void dma_sluice_big_drain(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
+static void dma_sluice_big_drain(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				 struct dma_sluice_cpu *c, unsigned int count)
 {
 	unsigned int i;
@@ -306,7 +310,7 @@ static void dma_sluice_big_drain(struct dma_bounce_pool *p, struct dma_sluice_me
 }
 
 /* Return every CPU's magazines to the bitmaps; returns the slots returned. */
-static unsigned long dma_sluice_flush_all(struct dma_bounce_pool *p)
+static unsigned long dma_sluice_flush_all(struct sluice_dma_bounce_pool *p)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long slots = 0;
@@ -324,12 +328,12 @@ static unsigned long dma_sluice_flush_all(struct dma_bounce_pool *p)
 	return slots;
 }
 
-static void dma_sluice_flush(struct dma_bounce_pool *p)
+static void dma_sluice_flush(struct sluice_dma_bounce_pool *p)
 {
 	dma_sluice_flush_all(p);
 }
 
-static long dma_sluice_cache_get(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
+static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				 const struct dma_bounce_req *r, int k, unsigned int cpu,
 				 unsigned long *steps)
 {
@@ -362,7 +366,7 @@ static long dma_sluice_cache_get(struct dma_bounce_pool *p, struct dma_sluice_me
  * if one meets the request's rules: the LIFO reuse of the magazines for longer
  * runs, with no area lock, no bitmap update and no shared counter.
  */
-static long dma_sluice_big_get(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
+static long dma_sluice_big_get(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 			       const struct dma_bounce_req *r, unsigned int cpu,
 			       unsigned long *steps)
 {
@@ -400,7 +404,7 @@ static unsigned long dma_sluice_cand(unsigned long step, unsigned long c0, unsig
 }
 
 /* Search area @ai's bitmap for a run; see the file comment. */
-static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
+static long dma_sluice_area_find(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				 const struct dma_bounce_req *r, unsigned int ai,
 				 unsigned long *steps)
 {
@@ -412,7 +416,7 @@ static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_me
 
 	/* With orig == 0 the min_align bits do not apply, so more slots qualify. */
 	step = r->orig ? r->stride
-		       : (unsigned long)((r->alloc_align_mask >> DMA_IO_TLB_SHIFT) + 1);
+		       : (unsigned long)((r->alloc_align_mask >> SLUICE_DMA_IO_TLB_SHIFT) + 1);
 	/*
 	 * min_align bits above the alloc alignment give a stride that is not a
 	 * power of two (0x7fff over 0x3fff: 9), and rounding candidates to it
@@ -432,7 +436,7 @@ static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_me
 
 	/* Only constraint-free requests may trust or update the failure memo. */
 	memo = (step == 1 || step == 2) && (!r->orig || !r->iotlb_align_mask) &&
-	       r->boundary_mask == DMA_NO_LIMIT ? (int)step - 1 : -1;
+	       r->boundary_mask == SLUICE_DMA_NO_LIMIT ? (int)step - 1 : -1;
 	dma_lock(p->dl, &a->lock);
 	if (a->nfree < n || (memo >= 0 && n >= a->fail_n[memo]))
 		goto not_found;
@@ -456,10 +460,10 @@ static long dma_sluice_area_find(struct dma_bounce_pool *p, struct dma_sluice_me
 				s = dma_sluice_cand(step, c0, (unsigned long)next);
 				continue;
 			}
-			z = dma_bits_find_zero(m->map, s, s + n);
+			z = sluice_dma_priv_bits_find_zero(m->map, s, s + n);
 			if (z == s + n)
 				goto found;
-			f = dma_bits_find_one(m->map, z + 1, end);
+			f = sluice_dma_priv_bits_find_one(m->map, z + 1, end);
 			if (f >= end)
 				break;
 			s = dma_sluice_cand(step, c0, f);
@@ -474,7 +478,7 @@ not_found:
 	return -1;
 
 found:
-	dma_bits_clear(m->map, s, n);
+	sluice_dma_priv_bits_clear(m->map, s, n);
 	a->nfree -= n;
 	a->hint = s + n < end ? s + n : base;
 	dma_unlock(p->dl, &a->lock);
@@ -482,8 +486,9 @@ found:
 	return (long)s;
 }
 
-static long dma_sluice_search(struct dma_bounce_pool *p, struct dma_sluice_meta *m,
-			      const struct dma_bounce_req *r, unsigned int cpu, unsigned long *steps)
+static long dma_sluice_search(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
+			      const struct dma_bounce_req *r, unsigned int cpu,
+			      unsigned long *steps)
 {
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	long s;
@@ -499,9 +504,9 @@ static long dma_sluice_search(struct dma_bounce_pool *p, struct dma_sluice_meta 
 }
 
 /* Everything but a magazine hit: kept out of line so the hit path stays short. */
-static __attribute__((noinline)) long dma_sluice_alloc_slow(struct dma_bounce_pool *p,
-							     const struct dma_bounce_req *r,
-							     unsigned int cpu, unsigned long *steps)
+static __attribute__((noinline)) long dma_sluice_alloc_slow(struct sluice_dma_bounce_pool *p,
+							    const struct dma_bounce_req *r,
+							    unsigned int cpu, unsigned long *steps)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	long s;
@@ -521,9 +526,9 @@ static __attribute__((noinline)) long dma_sluice_alloc_slow(struct dma_bounce_po
 }
 
 /* Every request but the common one-slot or one-page request with no constraint. */
-static __attribute__((noinline)) long dma_sluice_alloc_rest(struct dma_bounce_pool *p,
-							     const struct dma_bounce_req *r,
-							     unsigned int cpu, unsigned long *steps)
+static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bounce_pool *p,
+							    const struct dma_bounce_req *r,
+							    unsigned int cpu, unsigned long *steps)
 {
 	if (r->nslots <= 2) {
 		long s = dma_sluice_cache_get(p, dma_sluice_meta(p), r, (int)r->nslots - 1, cpu,
@@ -548,14 +553,15 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct dma_bounce_po
  * so it is kept short; anything else, an empty magazine included, goes to
  * dma_sluice_alloc_rest().
  */
-static long dma_sluice_alloc(struct dma_bounce_pool *p, const struct dma_bounce_req *r,
+static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			     unsigned int cpu, unsigned long *steps)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long k = r->nslots - 1;
 
-	if (k <= 1 && (!r->orig || !r->iotlb_align_mask) && r->boundary_mask == DMA_NO_LIMIT &&
-	    r->alloc_align_mask <= (k ? DMA_PAGE_SIZE - 1 : DMA_IO_TLB_SIZE - 1) &&
+	if (k <= 1 && (!r->orig || !r->iotlb_align_mask) &&
+	    r->boundary_mask == SLUICE_DMA_NO_LIMIT &&
+	    r->alloc_align_mask <= (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) &&
 	    m->page_aligned) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
 		uint32_t n, s;
@@ -575,8 +581,8 @@ static long dma_sluice_alloc(struct dma_bounce_pool *p, const struct dma_bounce_
 	return dma_sluice_alloc_rest(p, r, cpu, steps);
 }
 
-static void dma_sluice_free(struct dma_bounce_pool *p, unsigned long head, unsigned long nslots,
-			    unsigned int cpu)
+static void dma_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+			    unsigned long nslots, unsigned int cpu)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	int k = dma_sluice_class(head, nslots);
@@ -629,7 +635,7 @@ static bool dma_sluice_in_cache(const struct dma_sluice_meta *m, unsigned long s
 	return false;
 }
 
-static bool dma_sluice_is_free(const struct dma_bounce_pool *p, unsigned long s)
+static bool dma_sluice_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
 {
 	const struct dma_sluice_meta *m = dma_sluice_meta(p);
 
@@ -645,7 +651,7 @@ static unsigned long dma_sluice_cached(const struct dma_sluice_meta *m)
 	return n;
 }
 
-static unsigned long dma_sluice_used(const struct dma_bounce_pool *p)
+static unsigned long dma_sluice_used(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long nfree = dma_sluice_cached(m);
@@ -655,7 +661,7 @@ static unsigned long dma_sluice_used(const struct dma_bounce_pool *p)
 	return nfree >= p->nslabs ? 0 : p->nslabs - nfree;
 }
 
-static unsigned long dma_sluice_max_slots(const struct dma_bounce_pool *p)
+static unsigned long dma_sluice_max_slots(const struct sluice_dma_bounce_pool *p)
 {
 	return p->area_nslabs;
 }
@@ -687,7 +693,7 @@ static bool dma_sluice_cached_run(const struct dma_sluice_cpu *c, unsigned int i
 	return false;
 }
 
-static int dma_sluice_check(const struct dma_bounce_pool *p)
+static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long nfree = 0;
@@ -698,9 +704,10 @@ static int dma_sluice_check(const struct dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++)
 			cnt += dma_bit_test(m->map, s);
 		if (cnt != m->areas[a].nfree) {
-			dma_logf(p->dl, DMA_LOG_ERR, "check failed: sluice area %u nfree %lu, counted %lu",
-				 a, m->areas[a].nfree, cnt);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+					     "check failed: sluice area %u nfree %lu, counted %lu",
+					     a, m->areas[a].nfree, cnt);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 		nfree += cnt;
 	}
@@ -711,24 +718,27 @@ static int dma_sluice_check(const struct dma_bounce_pool *p)
 		uint32_t s;
 
 		if (c->n[0] > m->cache_max || c->n[1] > m->cache_max || c->nbig > DMA_SLUICE_BIG) {
-			dma_logf(p->dl, DMA_LOG_ERR, "check failed: sluice cpu %u cache overfull", cpu);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+					     "check failed: sluice cpu %u cache overfull", cpu);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 		for (unsigned int i = 0; i < c->nbig; i++)
 			big += c->big_len[i];
 		if (big != c->big_slots || big > m->big_cap) {
-			dma_logf(p->dl, DMA_LOG_ERR, "check failed: sluice cpu %u long runs hold %lu slots",
-				 cpu, big);
-			return DMA_ERR_FAULT;
+			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+					     "check failed: sluice cpu %u long runs hold %lu slots",
+					     cpu, big);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 		for (unsigned int i = 0; dma_sluice_cached_run(c, i, &s, &len); i++) {
 			if (!len || s + len > p->nslabs || (len == 2 && i >= c->n[0] && (s & 1)) ||
 			    (i >= c->n[0] + c->n[1] && len <= 2) ||
-			    dma_bits_find_one(m->map, s, s + len) != s + len ||
+			    sluice_dma_priv_bits_find_one(m->map, s, s + len) != s + len ||
 			    (s / p->area_nslabs) != (s + len - 1) / p->area_nslabs) {
-				dma_logf(p->dl, DMA_LOG_ERR,
-					 "check failed: sluice cpu %u caches bad slot %u", cpu, s);
-				return DMA_ERR_FAULT;
+				sluice_dma_priv_logf(
+					p->dl, SLUICE_DMA_LOG_ERR,
+					"check failed: sluice cpu %u caches bad slot %u", cpu, s);
+				return SLUICE_DMA_ERR_FAULT;
 			}
 			/* No slot may be cached twice (anywhere). */
 			for (unsigned int c2 = cpu; c2 < m->ncpus; c2++) {
@@ -739,23 +749,26 @@ static int dma_sluice_check(const struct dma_bounce_pool *p)
 				for (unsigned int j = c2 == cpu ? i + 1 : 0;
 				     dma_sluice_cached_run(d, j, &t, &tl); j++) {
 					if (t < s + len && s < t + tl) {
-						dma_logf(p->dl, DMA_LOG_ERR,
-							 "check failed: sluice slot %u cached twice", s);
-						return DMA_ERR_FAULT;
+						sluice_dma_priv_logf(
+							p->dl, SLUICE_DMA_LOG_ERR,
+							"check failed: sluice slot %u cached twice",
+							s);
+						return SLUICE_DMA_ERR_FAULT;
 					}
 				}
 			}
 		}
 	}
 	if (atomic_load(&p->total_used) != p->nslabs - nfree) {
-		dma_logf(p->dl, DMA_LOG_ERR, "check failed: sluice total_used %lu, want %lu",
-			 (unsigned long)atomic_load(&p->total_used), p->nslabs - nfree);
-		return DMA_ERR_FAULT;
+		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+				     "check failed: sluice total_used %lu, want %lu",
+				     (unsigned long)atomic_load(&p->total_used), p->nslabs - nfree);
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;
 }
 
-const struct dma_bounce_policy_ops dma_bounce_sluice_ops = {
+const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops = {
 	.name = "sluice",
 	.meta_size = dma_sluice_meta_size,
 	.init = dma_sluice_init,

@@ -8,7 +8,8 @@
  */
 #include "dma/bounce.h"
 
-static void dma_stats_add_pool(const struct dma_bounce_pool *p, struct dma_bounce_stats *o)
+static void dma_stats_add_pool(const struct sluice_dma_bounce_pool *p,
+			       struct sluice_dma_bounce_stats *o)
 {
 	o->nslabs += p->nslabs;
 	/* Pools of one layer share one geometry rule; report the largest split. */
@@ -34,53 +35,60 @@ static void dma_stats_add_pool(const struct dma_bounce_pool *p, struct dma_bounc
 	}
 }
 
-int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce_stats *out)
+int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
+				struct sluice_dma_bounce_stats *out)
 {
 	int i = 0, found = 0;
 
 	/* -1 means "all"; any other negative index is a caller's mistake. */
 	if (!dl || !out || pool < -1)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	memset(out, 0, sizeof(*out));
-	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
 		if (pool < 0 || pool == i) {
 			dma_stats_add_pool(p, out);
 			found = 1;
 		}
 	}
-	return found || pool < 0 ? 0 : DMA_ERR_NOENT;
+	return found || pool < 0 ? 0 : SLUICE_DMA_ERR_NOENT;
 }
 
-void dma_stats_print(const struct dma_layer *dl)
+void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 {
 	int i = 0;
 
 	if (!dl)
 		return;
-	for (struct dma_bounce_pool *p = atomic_load_explicit(&dl->pools, memory_order_acquire);
-	     p; p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
-		struct dma_bounce_stats s;
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire), i++) {
+		struct sluice_dma_bounce_stats s;
 
 		memset(&s, 0, sizeof(s));
 		dma_stats_add_pool(p, &s);
-		dma_logf(dl, DMA_LOG_INFO,
-			 "bounce pool %d (%s): nslabs %llu used %llu used_hiwater %llu mappings %llu unmaps %llu",
-			 i, p->pops->name, (unsigned long long)s.nslabs, (unsigned long long)s.used,
-			 (unsigned long long)s.used_hiwater, (unsigned long long)s.mappings,
-			 (unsigned long long)s.unmaps);
-		dma_logf(dl, DMA_LOG_INFO,
-			 "bounce pool %d: bytes to_device %llu from_device %llu scrubbed %llu full_events %llu",
-			 i, (unsigned long long)s.bytes_to_device,
-			 (unsigned long long)s.bytes_from_device, (unsigned long long)s.bytes_scrubbed,
-			 (unsigned long long)s.full_events);
-		dma_logf(dl, DMA_LOG_INFO,
-			 "bounce pool %d: conversions %llu (%llu cycles) search_steps %llu cache_hits %llu leaked_bytes %llu",
-			 i, (unsigned long long)s.conversions,
-			 (unsigned long long)s.conversion_cycles, (unsigned long long)s.search_steps,
-			 (unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
+		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+				     "bounce pool %d (%s): nslabs %llu used %llu used_hiwater %llu "
+				     "mappings %llu unmaps %llu",
+				     i, p->pops->name, (unsigned long long)s.nslabs,
+				     (unsigned long long)s.used, (unsigned long long)s.used_hiwater,
+				     (unsigned long long)s.mappings, (unsigned long long)s.unmaps);
+		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+				     "bounce pool %d: bytes to_device %llu from_device %llu "
+				     "scrubbed %llu full_events %llu",
+				     i, (unsigned long long)s.bytes_to_device,
+				     (unsigned long long)s.bytes_from_device,
+				     (unsigned long long)s.bytes_scrubbed,
+				     (unsigned long long)s.full_events);
+		sluice_dma_priv_logf(
+			dl, SLUICE_DMA_LOG_INFO,
+			"bounce pool %d: conversions %llu (%llu cycles) search_steps %llu "
+			"cache_hits %llu leaked_bytes %llu",
+			i, (unsigned long long)s.conversions,
+			(unsigned long long)s.conversion_cycles, (unsigned long long)s.search_steps,
+			(unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
 	}
-	dma_logf(dl, DMA_LOG_INFO, "dma layer: %lu in-place mappings, %lu failed for want of slots",
-		 (unsigned long)atomic_load_explicit(&dl->inplace_maps, memory_order_relaxed),
-		 (unsigned long)atomic_load_explicit(&dl->nomem_events, memory_order_relaxed));
+	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+			     "dma layer: %lu in-place mappings, %lu failed for want of slots",
+			     (unsigned long)__atomic_load_n(&dl->inplace_maps, __ATOMIC_RELAXED),
+			     (unsigned long)__atomic_load_n(&dl->nomem_events, __ATOMIC_RELAXED));
 }

@@ -1,10 +1,18 @@
 #!/bin/sh
-# check-lib-symbols.sh LIB - fail if the static library LIB references any symbol
-# it does not define itself, other than memcpy, memset and memcmp.
+# check-lib-symbols.sh LIB - check the symbols of the static library LIB:
+#   1. it references no symbol it does not define itself, other than memcpy,
+#      memset and memcmp;
+#   2. every global symbol it defines is in the library's namespace: the API
+#      is sluice_dma_*, and the symbols its files share with each other are
+#      sluice_dma_priv_* with hidden visibility (README.md, "The DMA library");
+#   3. every sluice_dma_priv_* symbol is hidden and every other one is not
+#      (an API function built hidden could not be called from a shared object).
 #
 # The DMA library reaches the platform only through the porting ops (function
 # pointers, not symbols) and needs nothing from libc but mem*; anything else
-# undefined would break an embedder that links it into firmware.
+# undefined would break an embedder that links it into firmware. A global
+# symbol outside the namespace would collide with the firmware's own (U-Boot
+# and Linux-derived HALs have a dma_*() mapping API of their own).
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -34,7 +42,51 @@ for sym in $undefined; do
 	echo "check-lib-symbols: $lib references undefined symbol '$sym'" >&2
 	bad=1
 done
+
+ndef=0
+for sym in $defined; do
+	ndef=$((ndef + 1))
+	case $sym in
+	sluice_dma_*) ;;
+	*)
+		echo "check-lib-symbols: $lib defines global symbol '$sym' outside sluice_dma_*" >&2
+		bad=1
+		;;
+	esac
+done
+if [ "$ndef" -eq 0 ]; then
+	echo "check-lib-symbols: $lib defines no global symbol (not a library?)" >&2
+	exit 1
+fi
+
+# readelf -sW: Num Value Size Type Bind Vis Ndx Name; defined globals only.
+vis=$(readelf -sW "$lib" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && NF >= 8 { print $6, $8 }')
+nhidden=0
+nexported=0
+while read -r v sym; do
+	[ -n "$sym" ] || continue
+	case $sym in
+	sluice_dma_priv_*)
+		nhidden=$((nhidden + 1))
+		if [ "$v" != HIDDEN ]; then
+			echo "check-lib-symbols: internal symbol '$sym' is $v, not HIDDEN" >&2
+			bad=1
+		fi
+		;;
+	*)
+		nexported=$((nexported + 1))
+		if [ "$v" != DEFAULT ]; then
+			echo "check-lib-symbols: API symbol '$sym' is $v, not DEFAULT" >&2
+			bad=1
+		fi
+		;;
+	esac
+done <<EOT
+$vis
+EOT
+
 if [ $bad -ne 0 ]; then
 	exit 1
 fi
-echo "check-lib-symbols: $lib: OK (only memcpy/memset/memcmp undefined)"
+echo "check-lib-symbols: $lib: OK ($nexported API symbols sluice_dma_*, $nhidden hidden" \
+	"sluice_dma_priv_*, nothing else global; only memcpy/memset/memcmp undefined)"

@@ -26,7 +26,9 @@ case "$what" in
 test) need+=("valgrind:/usr/bin/valgrind"
 	"python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py"
 	"util-linux:/usr/bin/flock"
-	"strace:/usr/bin/strace") ;;
+	"strace:/usr/bin/strace"
+	"g++:/usr/bin/g++"
+	"pkgconf:/usr/bin/pkg-config") ;;
 bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac
 

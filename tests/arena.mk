@@ -2,5 +2,5 @@
 HOST_TESTS += test_arena
 test_arena_SRCS := tests/test_arena.c tests/mock_port.c dma/arena.c
 # The build rule lists sources only; rebuild when the headers change too.
-$(BUILD)/host/test_arena $(BUILD)/host-san/test_arena: dma/arena.h dma/dma_port.h \
-	dma/dma_errors.h tests/mock_port.h
+$(BUILD)/host/test_arena $(BUILD)/host-san/test_arena: dma/include/sluice/arena.h \
+	dma/include/sluice/dma_port.h dma/include/sluice/dma_errors.h tests/mock_port.h

@@ -14,8 +14,8 @@
  *   fragmented, yet the workload always has the room it held, so a cell times
  *   searches, not failures. Failed maps are still counted ("nomem").
  * - copy=false times the allocator alone: slot search and release through the
- *   pool (dma_bounce_alloc / dma_bounce_free), no data movement. copy=true
- *   times dma_map(to-device) + dma_unmap, bounce copy included.
+ *   pool (sluice_dma_priv_bounce_alloc / sluice_dma_priv_bounce_free), no data movement. copy=true
+ *   times sluice_dma_map(to-device) + sluice_dma_unmap, bounce copy included.
  * - Every cell runs `rounds` timed rounds (barrier between rounds when several
  *   threads run); a round's figure is the mean over threads of the time per
  *   pair, the cell's figure the median over rounds (min and max are printed
@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dma/arena.h"
+#include <sluice/arena.h>
 #include "dma/bounce.h"
 #include "tests/test_bounce_fixture.h"
 
@@ -154,7 +154,7 @@ static struct figure reduce(const struct timing *t, unsigned int threads, unsign
 struct inflight {
 	bool live;
 	uint64_t dma;
-	struct dma_bounce_pool *pool;
+	struct sluice_dma_bounce_pool *pool;
 	long head;
 	unsigned long nslots;
 };
@@ -165,7 +165,7 @@ struct inflight {
  */
 struct cell {
 	struct fx *f;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 	size_t size;
 	bool copy;
 	struct inflight q[BENCH_MAX_THREADS][BENCH_DEPTH];
@@ -189,7 +189,7 @@ struct group {
 	unsigned int threads;
 	unsigned long pairs;
 	unsigned int n;
-	struct cell *e[DMA_POLICY_COUNT + 1];
+	struct cell *e[SLUICE_DMA_POLICY_COUNT + 1];
 	pthread_barrier_t bar;
 };
 
@@ -200,19 +200,19 @@ struct worker {
 
 static bool bench_get(struct cell *c, unsigned int cpu, struct inflight *x)
 {
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = c->src[cpu];
 
 	if (c->copy) {
-		if (dma_map(&c->f->dl, &t, buf, c->size, DMA_TO_DEVICE, &x->dma))
+		if (sluice_dma_map(&c->f->dl, &t, buf, c->size, SLUICE_DMA_TO_DEVICE, &x->dma))
 			return false;
 	} else {
 		struct dma_bounce_req r;
 		uint64_t off;
 
-		dma_bounce_req_init(&r, &t, (uint64_t)(uintptr_t)buf, c->size, &off);
-		x->pool = atomic_load_explicit(&c->f->dl.pools, memory_order_acquire);
-		x->head = dma_bounce_alloc(x->pool, &r, cpu);
+		sluice_dma_priv_bounce_req_init(&r, &t, (uint64_t)(uintptr_t)buf, c->size, &off);
+		x->pool = __atomic_load_n(&c->f->dl.pools, __ATOMIC_ACQUIRE);
+		x->head = sluice_dma_priv_bounce_alloc(x->pool, &r, cpu);
 		if (x->head < 0)
 			return false;
 		x->nslots = r.nslots;
@@ -226,9 +226,9 @@ static void bench_put(struct cell *c, unsigned int cpu, struct inflight *x)
 	if (!x->live)
 		return;
 	if (c->copy)
-		dma_unmap(&c->f->dl, x->dma, c->size, DMA_TO_DEVICE);
+		sluice_dma_unmap(&c->f->dl, x->dma, c->size, SLUICE_DMA_TO_DEVICE);
 	else
-		dma_bounce_free(x->pool, (unsigned long)x->head, x->nslots, cpu);
+		sluice_dma_priv_bounce_free(x->pool, (unsigned long)x->head, x->nslots, cpu);
 	x->live = false;
 }
 
@@ -290,12 +290,12 @@ static void *group_worker(void *arg)
  */
 static void bench_occupy(struct cell *c, unsigned int occ, unsigned char *buf)
 {
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	struct fx *f = c->f;
-	unsigned int max = (unsigned int)(f->bytes[0] >> DMA_IO_TLB_SHIFT);
-	unsigned long target = f->bytes[0] / DMA_IO_TLB_SIZE * occ / 100;
+	unsigned int max = (unsigned int)(f->bytes[0] >> SLUICE_DMA_IO_TLB_SHIFT);
+	unsigned long target = f->bytes[0] / SLUICE_DMA_IO_TLB_SIZE * occ / 100;
 	unsigned int n = 0, seed = 12345;
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
 	c->held = calloc(max, sizeof(*c->held));
 	c->lens = calloc(max, sizeof(*c->lens));
@@ -303,25 +303,25 @@ static void bench_occupy(struct cell *c, unsigned int occ, unsigned char *buf)
 		fprintf(stderr, "bench: out of memory\n");
 		exit(1);
 	}
-	dma_bounce_stats_get(&f->dl, 0, &st);
+	sluice_dma_bounce_stats_get(&f->dl, 0, &st);
 	if (st.used >= target)
 		return;
 	mock_port_set_cpu(0);
 	while (n < max) {
-		size_t len = (size_t)(1 + rand_r(&seed) % 8) * DMA_IO_TLB_SIZE - 100;
+		size_t len = (size_t)(1 + rand_r(&seed) % 8) * SLUICE_DMA_IO_TLB_SIZE - 100;
 
-		if (dma_map(&f->dl, &t, buf, len, DMA_TO_DEVICE, &c->held[n]))
+		if (sluice_dma_map(&f->dl, &t, buf, len, SLUICE_DMA_TO_DEVICE, &c->held[n]))
 			break;
 		c->lens[n++] = len;
 	}
 	for (;;) {
 		unsigned int i;
 
-		dma_bounce_stats_get(&f->dl, 0, &st);
+		sluice_dma_bounce_stats_get(&f->dl, 0, &st);
 		if (st.used <= target || !n)
 			break;
 		i = (unsigned int)rand_r(&seed) % n;
-		dma_unmap(&f->dl, c->held[i], c->lens[i], DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, c->held[i], c->lens[i], SLUICE_DMA_TO_DEVICE);
 		c->held[i] = c->held[n - 1];
 		c->lens[i] = c->lens[n - 1];
 		n--;
@@ -351,8 +351,8 @@ static struct cell *cell_new(int policy, size_t size, unsigned int occ, unsigned
 		}
 		return c;
 	}
-	c->policy = (enum dma_bounce_policy)policy;
-	c->f = fx_new(c->policy, threads, cfg.pool, DMA_SCRUB_ZERO);
+	c->policy = (enum sluice_dma_bounce_policy)policy;
+	c->f = fx_new(c->policy, threads, cfg.pool, SLUICE_DMA_SCRUB_ZERO);
 	if (!c->f) {
 		fprintf(stderr, "bench: pool setup failed\n");
 		exit(1);
@@ -389,11 +389,12 @@ static struct figure cell_free(struct cell *c, unsigned int threads, unsigned lo
 	if (c->f) {
 		while (c->nheld) {
 			c->nheld--;
-			dma_unmap(&c->f->dl, c->held[c->nheld], c->lens[c->nheld], DMA_TO_DEVICE);
+			sluice_dma_unmap(&c->f->dl, c->held[c->nheld], c->lens[c->nheld],
+					 SLUICE_DMA_TO_DEVICE);
 		}
 		if (fx_free(c->f))
 			fprintf(stderr, "bench: layer self-check failed after a %s cell\n",
-				dma_bounce_policy_name(c->policy));
+				sluice_dma_bounce_policy_name(c->policy));
 	}
 	free(c->held);
 	free(c->lens);
@@ -409,14 +410,14 @@ static struct figure cell_free(struct cell *c, unsigned int threads, unsigned lo
 static void run_group(size_t size, unsigned int occ, unsigned int threads, bool copy,
 		      struct figure *out, struct figure *ref, bool (*wanted)(int))
 {
-	unsigned char *fillbuf = fx_aligned(4096, 8 * DMA_IO_TLB_SIZE);
+	unsigned char *fillbuf = fx_aligned(4096, 8 * SLUICE_DMA_IO_TLB_SIZE);
 	struct group g = { .threads = threads, .pairs = pairs_for(size, copy) };
 	struct worker w[BENCH_MAX_THREADS];
 	pthread_t th[BENCH_MAX_THREADS];
-	int pol[DMA_POLICY_COUNT + 1];
+	int pol[SLUICE_DMA_POLICY_COUNT + 1];
 
-	memset(fillbuf, 1, 8 * DMA_IO_TLB_SIZE);
-	for (int p = 0; p < DMA_POLICY_COUNT; p++) {
+	memset(fillbuf, 1, 8 * SLUICE_DMA_IO_TLB_SIZE);
+	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 		if (!wanted(p))
 			continue;
 		pol[g.n] = p;
@@ -438,7 +439,7 @@ static void run_group(size_t size, unsigned int occ, unsigned int threads, bool 
 	 * Paired ratio: rounds of linux and of a policy ran back to back, so
 	 * their ratio round by round cancels most slow drifts of the machine.
 	 */
-	if (g.n && pol[0] == DMA_POLICY_LINUX) {
+	if (g.n && pol[0] == SLUICE_DMA_POLICY_LINUX) {
 		for (unsigned int j = 0; j < g.n; j++) {
 			double v[BENCH_MAX_ROUNDS];
 
@@ -472,7 +473,7 @@ static void run_group(size_t size, unsigned int occ, unsigned int threads, bool 
 /* ------------------------------------------------------------ arena cells */
 
 struct arena_cell {
-	struct dma_arena arena;
+	struct sluice_dma_arena arena;
 	size_t size;
 	unsigned long pairs;
 	pthread_barrier_t bar;
@@ -507,8 +508,8 @@ static void *arena_worker(void *arg)
 		for (unsigned long i = 0; i < c->pairs; i++, k++) {
 			void **x = &q[k % BENCH_DEPTH];
 
-			dma_arena_free(&c->arena, *x);
-			*x = dma_arena_alloc(&c->arena, c->size);
+			sluice_dma_arena_free(&c->arena, *x);
+			*x = sluice_dma_arena_alloc(&c->arena, c->size);
 			nomem += !*x;
 		}
 		c1 = rdtsc();
@@ -547,13 +548,13 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	size_t region = 16ul << 20;
 	struct mock_port mp;
 	struct arena_cell *c = fx_aligned(64, sizeof(*c));
-	void *base = fx_aligned(DMA_ARENA_CHUNK_SIZE, region);
-	size_t meta_len = dma_arena_meta_size(region, threads);
+	void *base = fx_aligned(SLUICE_DMA_ARENA_CHUNK_SIZE, region);
+	size_t meta_len = sluice_dma_arena_meta_size(region, threads);
 	void *meta = malloc(meta_len);
-	struct dma_arena_config ac = {
+	struct sluice_dma_arena_config ac = {
 		.base = base, .len = region, .ncpus = threads, .meta = meta, .meta_len = meta_len,
 	};
-	struct dma_arena_stats s0, s1;
+	struct sluice_dma_arena_stats s0, s1;
 	struct arena_worker w[BENCH_MAX_THREADS];
 	pthread_t th[BENCH_MAX_THREADS];
 	struct figure f;
@@ -562,21 +563,21 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	mock_port_init(&mp, threads);
 	if (cfg.nolock)
 		mp.ops.lock_init = mp.ops.lock = mp.ops.unlock = NULL;
-	if (!base || !meta || dma_arena_init(&c->arena, &mp.ops, &ac)) {
+	if (!base || !meta || sluice_dma_arena_init(&c->arena, &mp.ops, &ac)) {
 		fprintf(stderr, "bench: arena setup failed\n");
 		exit(1);
 	}
 	c->size = size;
 	c->pairs = pairs_for(size, true);
-	c->block = size < DMA_ARENA_MIN_BLOCK ? DMA_ARENA_MIN_BLOCK : size;
+	c->block = size < SLUICE_DMA_ARENA_MIN_BLOCK ? SLUICE_DMA_ARENA_MIN_BLOCK : size;
 	for (unsigned int i = 0; i < threads; i++) {
 		c->zero[i] = fx_aligned(4096, c->block * BENCH_DEPTH);
 		memset(c->zero[i], 1, c->block * BENCH_DEPTH);
 		mock_port_set_cpu(i);
 		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
-			c->q[i][j] = dma_arena_alloc(&c->arena, size);
+			c->q[i][j] = sluice_dma_arena_alloc(&c->arena, size);
 	}
-	dma_arena_get_stats(&c->arena, &s0);
+	sluice_dma_arena_get_stats(&c->arena, &s0);
 	pthread_barrier_init(&c->bar, NULL, threads);
 	for (unsigned int i = 0; i < threads; i++) {
 		w[i] = (struct arena_worker){ .c = c, .cpu = i };
@@ -584,7 +585,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	}
 	for (unsigned int i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	dma_arena_get_stats(&c->arena, &s1);
+	sluice_dma_arena_get_stats(&c->arena, &s1);
 	f = reduce(&c->t, threads, c->pairs);
 	*scrub = reduce(&c->tz, threads, c->pairs);
 	for (unsigned int i = 0; i < threads; i++) {
@@ -597,10 +598,10 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	for (unsigned int i = 0; i < threads; i++) {
 		mock_port_set_cpu(i);
 		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
-			dma_arena_free(&c->arena, c->q[i][j]);
+			sluice_dma_arena_free(&c->arena, c->q[i][j]);
 	}
 	mock_port_set_cpu(0);
-	if (dma_arena_check(&c->arena, 0) || dma_arena_fini(&c->arena))
+	if (sluice_dma_arena_check(&c->arena, 0) || sluice_dma_arena_fini(&c->arena))
 		fprintf(stderr, "bench: arena self-check or fini failed\n");
 	pthread_barrier_destroy(&c->bar);
 	free(meta);
@@ -616,16 +617,16 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
  * policy sluice, an empty pool: map (zero: memset of the slot; copy: memcpy of
  * the private buffer into it, what Linux does since CVE-2022-0854), the device's
  * write (a memset of the slot, the same in both), then the copy back of what it
- * wrote (dma_unmap_written() of the whole length: a block read; the copy mode's
+ * wrote (sluice_dma_unmap_written() of the whole length: a block read; the copy mode's
  * cost is the same either way). Figures: median ns per map+write+unmap over the
  * rounds. What the zero mode buys is that no private byte reaches the slot; what
  * it costs, or saves, is this difference.
  */
-static struct figure scrub_cell(size_t size, enum dma_scrub scrub)
+static struct figure scrub_cell(size_t size, enum sluice_dma_scrub scrub)
 {
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned long pairs = pairs_for(size, true);
-	struct fx *f = fx_new(DMA_POLICY_SLUICE, 1, cfg.pool, scrub);
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, cfg.pool, scrub);
 	unsigned char *buf = fx_aligned(4096, size);
 	struct timing tm;
 	struct figure fig;
@@ -642,12 +643,12 @@ static struct figure scrub_cell(size_t size, enum dma_scrub scrub)
 		for (unsigned long i = 0; i < pairs; i++) {
 			uint64_t d;
 
-			if (dma_map(&f->dl, &t, buf, size, DMA_FROM_DEVICE, &d)) {
+			if (sluice_dma_map(&f->dl, &t, buf, size, SLUICE_DMA_FROM_DEVICE, &d)) {
 				nomem++;
 				continue;
 			}
 			memset(fx_dev(d), (int)(i & 0xff), size); /* the device writes */
-			dma_unmap_written(&f->dl, d, size, DMA_FROM_DEVICE, size);
+			sluice_dma_unmap_written(&f->dl, d, size, SLUICE_DMA_FROM_DEVICE, size);
 		}
 		tm.ns[r][0] = (double)(now_ns() - t0);
 		tm.cyc[r][0] = (double)(rdtsc() - c0);
@@ -709,8 +710,8 @@ static void set_threads(unsigned int max)
 
 static int policy_by_name(const char *name)
 {
-	for (int p = 0; p < DMA_POLICY_COUNT; p++)
-		if (!strcmp(name, dma_bounce_policy_name(fx_policies[p])))
+	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
+		if (!strcmp(name, sluice_dma_bounce_policy_name(fx_policies[p])))
 			return p;
 	return -2;
 }
@@ -726,7 +727,7 @@ static bool policy_wanted(int p)
 }
 
 /* Indices: policy, size, occupancy, thread-count index, copy. */
-static struct figure res[DMA_POLICY_COUNT][NSIZES][NOCC][BENCH_NTHR_MAX][2];
+static struct figure res[SLUICE_DMA_POLICY_COUNT][NSIZES][NOCC][BENCH_NTHR_MAX][2];
 /* memcpy reference, measured with each copy group */
 static struct figure ref[NSIZES][NOCC][BENCH_NTHR_MAX];
 static struct figure arena[NSIZES][BENCH_NTHR_MAX];
@@ -755,13 +756,13 @@ static double faster(const struct figure *a, const struct figure *b)
 static double sluice_vs_seeds(unsigned int si, unsigned int oi, unsigned int ti, unsigned int cp,
 			      int *worst)
 {
-	const struct figure *s = &res[DMA_POLICY_SLUICE][si][oi][ti][cp];
+	const struct figure *s = &res[SLUICE_DMA_POLICY_SLUICE][si][oi][ti][cp];
 	double x = 0;
 
 	*worst = -1;
 	if (!s->valid)
 		return 0;
-	for (unsigned int p = 0; p < DMA_POLICY_SLUICE; p++) {
+	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_SLUICE; p++) {
 		const struct figure *v = &res[p][si][oi][ti][cp];
 		double y;
 
@@ -790,11 +791,12 @@ static void print_bounce_table(void)
 					double x;
 					int worst;
 
-					if (!l->valid && !res[DMA_POLICY_SLUICE][si][oi][ti][cp].valid)
+					if (!l->valid &&
+					    !res[SLUICE_DMA_POLICY_SLUICE][si][oi][ti][cp].valid)
 						continue;
 					printf("%-3u %-5s %7zu %3u%% | %8.1f |", cfg.threads[ti],
 					       cp ? "copy" : "alloc", bench_sizes[si], bench_occ[oi], l->ns);
-					for (unsigned int p = 1; p < DMA_POLICY_COUNT; p++) {
+					for (unsigned int p = 1; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						const struct figure *v = &res[p][si][oi][ti][cp];
 
 						if (!v->valid) {
@@ -807,18 +809,21 @@ static void print_bounce_table(void)
 					x = sluice_vs_seeds(si, oi, ti, cp, &worst);
 					if (worst >= 0)
 						printf(" | %5.2fx %s%s%s", x,
-						       x >= 1 ? "faster"
+						       x >= 1		      ? "faster"
 						       : x * BENCH_NOISE >= 1 ? "tie (noise)"
-									: "SLOWER",
+									      : "SLOWER",
 						       x < 1 ? " than " : "",
-						       x < 1 ? dma_bounce_policy_name(fx_policies[worst]) : "");
+						       x < 1 ? sluice_dma_bounce_policy_name(
+								       fx_policies[worst])
+							     : "");
 					/* Cells where many requests failed time the failure path. */
-					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
+					for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						const struct figure *v = &res[p][si][oi][ti][cp];
 
 						if (v->valid && v->nomem * 100 > v->ops)
 							printf(" %s:%lu%%failed",
-							       dma_bounce_policy_name(fx_policies[p]),
+							       sluice_dma_bounce_policy_name(
+								       fx_policies[p]),
 							       v->nomem * 100 / v->ops);
 					}
 					printf("\n");
@@ -910,7 +915,8 @@ int main(int argc, char **argv)
 				for (unsigned int oi = 0; oi < NOCC; oi++) {
 					if (cfg.only_copy >= 0 && cfg.only_copy != (int)cp)
 						continue;
-					struct figure out[DMA_POLICY_COUNT] = { 0 }, m = { 0 };
+					struct figure out[SLUICE_DMA_POLICY_COUNT] = { 0 },
+						      m = { 0 };
 
 					run_group(bench_sizes[si], bench_occ[oi], thr, cp, out,
 						  cp ? &m : NULL, policy_wanted);
@@ -919,7 +925,7 @@ int main(int argc, char **argv)
 						json_figure("direct", "memcpy", bench_sizes[si], thr,
 							    bench_occ[oi], true, &m, NULL);
 					}
-					for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
+					for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						struct figure *f = &res[p][si][oi][ti][cp];
 
 						*f = out[p];
@@ -934,9 +940,11 @@ int main(int argc, char **argv)
 							snprintf(extra + strlen(extra),
 								 sizeof(extra) - strlen(extra), "%.1f",
 								 m.ns);
-						json_figure("bounce", dma_bounce_policy_name(fx_policies[p]),
-							    bench_sizes[si], thr, bench_occ[oi], cp, f,
-							    extra);
+						json_figure("bounce",
+							    sluice_dma_bounce_policy_name(
+								    fx_policies[p]),
+							    bench_sizes[si], thr, bench_occ[oi], cp,
+							    f, extra);
 					}
 				}
 			fprintf(stderr, ".");
@@ -947,7 +955,8 @@ int main(int argc, char **argv)
 		if (!size_wanted(bench_sizes[si]))
 			continue;
 		for (unsigned int z = 0; z < 2; z++) {
-			enum dma_scrub sc = z ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY;
+			enum sluice_dma_scrub sc =
+				z ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 
 			scrub_fig[si][z] = scrub_cell(bench_sizes[si], sc);
 			snprintf(extra, sizeof(extra), ",\"direction\":\"from_device\",\"scrub\":\"%s\"",
@@ -994,9 +1003,11 @@ int main(int argc, char **argv)
 		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 			for (unsigned int si = 0; si < NSIZES; si++) {
 				const struct figure *m = &ref[si][0][ti];
-				const struct figure *s = &res[DMA_POLICY_SLUICE][si][0][ti][1];
-				const struct figure *f = &res[DMA_POLICY_LIFO][si][0][ti][1];
-				const struct figure *l = &res[DMA_POLICY_LINUX][si][0][ti][1];
+				const struct figure *s =
+					&res[SLUICE_DMA_POLICY_SLUICE][si][0][ti][1];
+				const struct figure *f = &res[SLUICE_DMA_POLICY_LIFO][si][0][ti][1];
+				const struct figure *l =
+					&res[SLUICE_DMA_POLICY_LINUX][si][0][ti][1];
 
 				if (!m->valid || !l->valid)
 					continue;
@@ -1026,26 +1037,27 @@ int main(int argc, char **argv)
 
 	/* The targets, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
 	printf("\ntargets:\n");
-	if (!cfg.no_bounce && res[DMA_POLICY_SLUICE][2][1][0][0].valid) {
-		const struct figure *l1 = &res[DMA_POLICY_LINUX][2][1][0][0];
-		const struct figure *s1 = &res[DMA_POLICY_SLUICE][2][1][0][0];
+	if (!cfg.no_bounce && res[SLUICE_DMA_POLICY_SLUICE][2][1][0][0].valid) {
+		const struct figure *l1 = &res[SLUICE_DMA_POLICY_LINUX][2][1][0][0];
+		const struct figure *s1 = &res[SLUICE_DMA_POLICY_SLUICE][2][1][0][0];
 		unsigned int slower = 0, ties = 0, cells = 0;
 
 		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, alloc: %.2fx faster "
 		       "(paired rounds %.2fx) (target >= 2x)\n", l1->ns / s1->ns, s1->paired);
 		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, copy:  %.2fx faster "
 		       "(paired rounds %.2fx)\n",
-		       res[DMA_POLICY_LINUX][2][1][0][1].ns / res[DMA_POLICY_SLUICE][2][1][0][1].ns,
-		       res[DMA_POLICY_SLUICE][2][1][0][1].paired);
-		if (cfg.nthr > 1 && res[DMA_POLICY_SLUICE][2][1][1][0].valid) {
-			const struct figure *s2 = &res[DMA_POLICY_SLUICE][2][1][1][0];
+		       res[SLUICE_DMA_POLICY_LINUX][2][1][0][1].ns /
+			       res[SLUICE_DMA_POLICY_SLUICE][2][1][0][1].ns,
+		       res[SLUICE_DMA_POLICY_SLUICE][2][1][0][1].paired);
+		if (cfg.nthr > 1 && res[SLUICE_DMA_POLICY_SLUICE][2][1][1][0].valid) {
+			const struct figure *s2 = &res[SLUICE_DMA_POLICY_SLUICE][2][1][1][0];
 
 			printf("  sluice %u-thread throughput / 1-thread, 4 KiB, 50%%, alloc: %.2fx "
 			       "(target >= 1.6x with 2)\n", cfg.threads[1],
 			       cfg.threads[1] * s1->ns / s2->ns);
 		}
 		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx (target <= 1.3x)\n",
-		       res[DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);
+		       res[SLUICE_DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);
 		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 			for (unsigned int cp = 0; cp < 2; cp++)
 				for (unsigned int si = 0; si < NSIZES; si++)

@@ -16,7 +16,7 @@ bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
 # BENCH_ARGS: see `build/bench/bench_alloc -h` (e.g. "-s 4096 -r 9").
 BENCH_ARGS ?=
 BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
-$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h tests/*.h)
+$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)

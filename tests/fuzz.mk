@@ -45,13 +45,13 @@ FUZZ_CC := clang
 # (<target>_FUZZ_SRCS) gets it. The harness, the mock ops and, in the driver
 # targets, the DMA layer underneath are support, built without it: traced, their
 # loops and self-checks would cost more than the code under test.
-FUZZ_BASE_CFLAGS := -g -O1 -std=gnu11 -I. -DSLUICE_HOST $(WARN) -fno-sanitize-recover=all
+FUZZ_BASE_CFLAGS := -g -O1 -std=gnu11 -I. -Idma/include -DSLUICE_HOST $(WARN) -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(FUZZ_BASE_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_SUPPORT_CFLAGS := $(FUZZ_CFLAGS) -fno-sanitize-coverage=trace-cmp
 # The harness notes every pool range the layer hands out (fuzz_common.c), so that
 # the next input zeroes only what this one wrote: the product's calls go through
 # its wrappers.
-FUZZ_LDFLAGS_WRAP := -Wl,--wrap=dma_map -Wl,--wrap=dma_alloc_coherent
+FUZZ_LDFLAGS_WRAP := -Wl,--wrap=sluice_dma_map -Wl,--wrap=sluice_dma_alloc_coherent
 FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_LDFLAGS_WRAP)
 FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/mock_port.c tests/fake_virtio.c $(DMA_SRCS) \
 	$(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)
@@ -75,7 +75,7 @@ fuzz_pci_setup_FUZZ_HELPERS := tests/fake_pci.c
 FUZZ_PCI_SETUP_WRAP := -Wl,--wrap=printf -Wl,--wrap=pci_enumerate
 fuzz_pci_setup_FUZZ_LDFLAGS := $(FUZZ_PCI_SETUP_WRAP)
 # The top Makefile defines ALL_HEADERS after including this file.
-FUZZ_HEADERS := $(wildcard */*.h */*/*.h)
+FUZZ_HEADERS := $(wildcard */*.h */*/*.h */*/*/*.h)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 
 # One object per source and target: build/fuzz/obj/<target>/{test,support}/.

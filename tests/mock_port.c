@@ -40,7 +40,7 @@ static int mock_set_shared_locked(void *ctx, void *vaddr, size_t len)
 	assert(len && !(start & 4095) && !(len & 4095));
 	mp->to_shared_calls++;
 	if (mock_fail_now(&mp->fail_to_shared_after))
-		return DMA_ERR_IO;
+		return SLUICE_DMA_ERR_IO;
 	/* Converting a page that is already shared is a bug in the caller. */
 	for (unsigned int i = 0; i < mp->nshared; i++)
 		assert(start + len <= mp->shared[i].start || start >= mp->shared[i].end);
@@ -59,7 +59,7 @@ static int mock_set_private_locked(void *ctx, void *vaddr, size_t len)
 	assert(len && !(start & 4095) && !(len & 4095));
 	mp->to_private_calls++;
 	if (mock_fail_now(&mp->fail_to_private_after))
-		return DMA_ERR_IO;
+		return SLUICE_DMA_ERR_IO;
 	/* The library converts back exactly the ranges it converted (or pieces of one). */
 	for (unsigned int i = 0; i < mp->nshared; i++) {
 		uintptr_t s = mp->shared[i].start, e = mp->shared[i].end;
@@ -82,7 +82,7 @@ static int mock_set_private_locked(void *ctx, void *vaddr, size_t len)
 		return 0;
 	}
 	assert(!"set_private on a range that was never made shared");
-	return DMA_ERR_INVAL;
+	return SLUICE_DMA_ERR_INVAL;
 }
 
 static int mock_set_shared(void *ctx, void *vaddr, size_t len)
@@ -157,13 +157,13 @@ static uint64_t mock_cycles(void *ctx)
 	return __builtin_ia32_rdtsc();
 }
 
-static void mock_log(void *ctx, enum dma_log_level level, const char *msg)
+static void mock_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
 {
 	struct mock_port *mp = ctx;
 
 	mp->log_lines++;
 	snprintf(mp->last_log, sizeof(mp->last_log), "%s", msg);
-	if (level == DMA_LOG_ERR || getenv("SLUICE_VERBOSE"))
+	if (level == SLUICE_DMA_LOG_ERR || getenv("SLUICE_VERBOSE"))
 		fprintf(stderr, "dma: %s\n", msg);
 }
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma_port.h"
+#include <sluice/dma_port.h>
 
 #define MOCK_PORT_MAX_RANGES 4096
 
@@ -33,7 +33,7 @@
  * @last_log: the text of the last log line.
  */
 struct mock_port {
-	struct dma_port_ops ops;
+	struct sluice_dma_port_ops ops;
 	unsigned int ncpus;
 	struct {
 		uintptr_t start, end;

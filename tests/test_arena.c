@@ -25,16 +25,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dma/arena.h"
+#include <sluice/arena.h>
 #include "tests/mock_port.h"
 
-#define CHUNK DMA_ARENA_CHUNK_SIZE
+#define CHUNK SLUICE_DMA_ARENA_CHUNK_SIZE
 #define PRIVATE_FILL 0x5a
 
 struct fx {
 	struct mock_port mp;
-	struct dma_arena arena;
-	struct dma_arena_config cfg;
+	struct sluice_dma_arena arena;
+	struct sluice_dma_arena_config cfg;
 	unsigned char *region;
 	unsigned char *meta_alloc;
 	size_t len;
@@ -53,12 +53,12 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 	if (!fx->region)
 		return -1;
 	memset(fx->region, PRIVATE_FILL, fx->len);
-	ml = dma_arena_meta_size(fx->len, ncpus);
+	ml = sluice_dma_arena_meta_size(fx->len, ncpus);
 	/* Deliberately misaligned metadata storage: init must cope. */
 	fx->meta_alloc = malloc(ml + 8);
 	if (!fx->meta_alloc)
 		return -1;
-	fx->cfg = (struct dma_arena_config){
+	fx->cfg = (struct sluice_dma_arena_config){
 		.base = fx->region,
 		.len = fx->len,
 		.max_shared = cap,
@@ -66,7 +66,7 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 		.meta = fx->meta_alloc + 8,
 		.meta_len = ml,
 	};
-	if (dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg))
+	if (sluice_dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg))
 		return -1;
 	*state = fx;
 	return 0;
@@ -110,10 +110,10 @@ static int setup_leak(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 
-	assert_int_equal(dma_arena_check(&fx->arena, DMA_ARENA_CHECK_SCRUB), 0);
-	dma_arena_get_stats(&fx->arena, &st);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	sluice_dma_arena_get_stats(&fx->arena, &st);
 	/* The host's view and the arena's books agree (leaked chunks stay shared). */
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), (size_t)st.chunks_shared * CHUNK);
 	free(fx->meta_alloc);
@@ -122,11 +122,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct dma_arena_stats stats(struct fx *fx)
+static struct sluice_dma_arena_stats stats(struct fx *fx)
 {
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 
-	dma_arena_get_stats(&fx->arena, &st);
+	sluice_dma_arena_get_stats(&fx->arena, &st);
 	return st;
 }
 
@@ -142,7 +142,7 @@ static bool all_bytes(const void *p, size_t len, unsigned char v)
 
 static size_t round_size(size_t size)
 {
-	size_t r = DMA_ARENA_MIN_BLOCK;
+	size_t r = SLUICE_DMA_ARENA_MIN_BLOCK;
 
 	while (r < size)
 		r <<= 1;
@@ -179,32 +179,33 @@ static uint32_t rng_next(uint64_t *s)
 static void test_init_rejects_bad_config(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena a;
-	struct dma_arena_config cfg = fx->cfg;
-	struct dma_port_ops ops = fx->mp.ops;
+	struct sluice_dma_arena a;
+	struct sluice_dma_arena_config cfg = fx->cfg;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
 
 	cfg.base = fx->region + 4096;
-	assert_int_equal(dma_arena_init(&a, &fx->mp.ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	cfg = fx->cfg;
 	cfg.len = 0;
-	assert_int_equal(dma_arena_init(&a, &fx->mp.ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	cfg = fx->cfg;
 	cfg.len = CHUNK + 4096;
-	assert_int_equal(dma_arena_init(&a, &fx->mp.ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	cfg = fx->cfg;
 	cfg.ncpus = 0;
-	assert_int_equal(dma_arena_init(&a, &fx->mp.ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	cfg = fx->cfg;
 	cfg.meta_len--;
-	assert_int_equal(dma_arena_init(&a, &fx->mp.ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	cfg = fx->cfg;
 	ops.set_shared = NULL;
-	assert_int_equal(dma_arena_init(&a, &ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	ops = fx->mp.ops;
 	ops.unlock = NULL;
-	assert_int_equal(dma_arena_init(&a, &ops, &cfg), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL);
 	/* The macro and the function agree. */
-	assert_int_equal(DMA_ARENA_META_SIZE(8 * CHUNK, 4), dma_arena_meta_size(8 * CHUNK, 4));
+	assert_int_equal(SLUICE_DMA_ARENA_META_SIZE(8 * CHUNK, 4),
+			 sluice_dma_arena_meta_size(8 * CHUNK, 4));
 	/* Lazy: init converted nothing. */
 	assert_int_equal(fx->mp.to_shared_calls, 0);
 }
@@ -214,16 +215,16 @@ static void test_init_rejects_bad_config(void **state)
 static void test_split_to_4k_and_merge_to_2m(void **state)
 {
 	struct fx *fx = *state;
-	static unsigned char *p[DMA_ARENA_CHUNK_PAGES];
-	static unsigned char seen[DMA_ARENA_CHUNK_PAGES];
-	struct dma_arena_stats st;
+	static unsigned char *p[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	static unsigned char seen[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	struct sluice_dma_arena_stats st;
 	unsigned char *big;
 
 	memset(seen, 0, sizeof(seen));
-	for (unsigned int i = 0; i < DMA_ARENA_CHUNK_PAGES; i++) {
+	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_CHUNK_PAGES; i++) {
 		size_t page;
 
-		p[i] = dma_arena_alloc(&fx->arena, 4096);
+		p[i] = sluice_dma_arena_alloc(&fx->arena, 4096);
 		assert_non_null(p[i]);
 		assert_int_equal((uintptr_t)p[i] % 4096, 0);
 		assert_true(in_chunk(fx, p[i], 0));
@@ -232,25 +233,25 @@ static void test_split_to_4k_and_merge_to_2m(void **state)
 		seen[page] = 1;
 	}
 	/* 512 distinct pages of one chunk: they tile it. Cap 1: the next one fails. */
-	assert_null(dma_arena_alloc(&fx->arena, 4096));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, 4096));
 	st = stats(fx);
-	assert_int_equal(st.splits, DMA_ARENA_CHUNK_PAGES - 1);
+	assert_int_equal(st.splits, SLUICE_DMA_ARENA_CHUNK_PAGES - 1);
 	assert_int_equal(st.cap_hits, 1);
 	assert_int_equal(st.alloc_failed, 1);
 	assert_int_equal(fx->mp.to_shared_calls, 1);
-	assert_int_equal(dma_arena_check(&fx->arena, DMA_ARENA_CHECK_SCRUB), 0);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
 
-	for (unsigned int i = 0; i < DMA_ARENA_CHUNK_PAGES; i++)
-		dma_arena_free(&fx->arena, p[i]);
+	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_CHUNK_PAGES; i++)
+		sluice_dma_arena_free(&fx->arena, p[i]);
 	/* Some blocks sit in the CPU cache; a 2 MB request drains it and merges. */
-	big = dma_arena_alloc(&fx->arena, CHUNK);
+	big = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 	assert_ptr_equal(big, fx->region);
 	st = stats(fx);
-	assert_int_equal(st.merges, DMA_ARENA_CHUNK_PAGES - 1);
+	assert_int_equal(st.merges, SLUICE_DMA_ARENA_CHUNK_PAGES - 1);
 	assert_true(st.cache_drains >= 1);
 	assert_int_equal(fx->mp.to_shared_calls, 1);
 	assert_true(all_bytes(big, CHUNK, 0));
-	dma_arena_free(&fx->arena, big);
+	sluice_dma_arena_free(&fx->arena, big);
 }
 
 static void test_alignment_every_size(void **state)
@@ -266,20 +267,20 @@ static void test_alignment_every_size(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		size_t r = round_size(sizes[i]);
 
-		b[i].p = dma_arena_alloc(&fx->arena, sizes[i]);
+		b[i].p = sluice_dma_arena_alloc(&fx->arena, sizes[i]);
 		b[i].size = r;
 		assert_non_null(b[i].p);
 		assert_int_equal((uintptr_t)b[i].p % r, 0);
-		assert_int_equal(dma_arena_block_size(&fx->arena, b[i].p), r);
+		assert_int_equal(sluice_dma_arena_block_size(&fx->arena, b[i].p), r);
 		assert_true(mock_port_is_shared(&fx->mp, b[i].p, r));
 		assert_true(all_bytes(b[i].p, r, 0));
 		memset(b[i].p, 0xa5, r);
 	}
 	assert_no_overlap(b, n);
-	assert_null(dma_arena_alloc(&fx->arena, 0));
-	assert_null(dma_arena_alloc(&fx->arena, CHUNK + 1));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, 0));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, CHUNK + 1));
 	for (unsigned int i = 0; i < n; i++)
-		dma_arena_free(&fx->arena, b[i].p);
+		sluice_dma_arena_free(&fx->arena, b[i].p);
 	assert_int_equal(stats(fx).blocks_live, 0);
 }
 
@@ -300,7 +301,7 @@ static void test_random_sequence_no_overlap(void **state)
 			/* Mostly small blocks, sometimes up to 512 KiB. */
 			unsigned int order = (r >> 8) % 8 < 6 ? (r >> 12) % 3 : (r >> 12) % 8;
 			size_t size = ((size_t)4096 << order) - (r >> 16) % 4096;
-			unsigned char *p = dma_arena_alloc(&fx->arena, size);
+			unsigned char *p = sluice_dma_arena_alloc(&fx->arena, size);
 
 			if (!p) {
 				failed++;
@@ -318,23 +319,25 @@ static void test_random_sequence_no_overlap(void **state)
 		} else {
 			unsigned int i = (r >> 4) % nlive;
 
-			assert_true(dma_arena_owns(&fx->arena, live[i].p, live[i].size));
+			assert_true(sluice_dma_arena_owns(&fx->arena, live[i].p, live[i].size));
 			assert_true(live[i].p[0] == live[i].p[live[i].size - 1]);
-			dma_arena_free(&fx->arena, live[i].p);
-			assert_false(dma_arena_owns(&fx->arena, live[i].p, 1));
+			sluice_dma_arena_free(&fx->arena, live[i].p);
+			assert_false(sluice_dma_arena_owns(&fx->arena, live[i].p, 1));
 			live[i] = live[--nlive];
 			/* Keep the fill values distinct per slot after the move. */
 			if (i < nlive)
 				memset(live[i].p, (int)(i % 250 + 1), live[i].size);
 		}
 		if (step % 250 == 0)
-			assert_int_equal(dma_arena_check(&fx->arena, DMA_ARENA_CHECK_SCRUB), 0);
+			assert_int_equal(
+				sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB),
+				0);
 		if (step % 1000 == 999)
-			dma_arena_reclaim(&fx->arena, 1);
+			sluice_dma_arena_reclaim(&fx->arena, 1);
 	}
 	while (nlive)
-		dma_arena_free(&fx->arena, live[--nlive].p);
-	dma_arena_reclaim(&fx->arena, 0);
+		sluice_dma_arena_free(&fx->arena, live[--nlive].p);
+	sluice_dma_arena_reclaim(&fx->arena, 0);
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
 	assert_int_equal(stats(fx).alloc_failed, failed);
 }
@@ -344,44 +347,44 @@ static void test_random_sequence_no_overlap(void **state)
 static void test_percpu_recycle(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	void *p, *q, *r, *s, *t;
 
 	mock_port_set_cpu(0);
-	p = dma_arena_alloc(&fx->arena, 4096);
-	dma_arena_free(&fx->arena, p);
-	q = dma_arena_alloc(&fx->arena, 4096);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	sluice_dma_arena_free(&fx->arena, p);
+	q = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_ptr_equal(q, p);		/* LIFO: the hot block comes back */
 
 	mock_port_set_cpu(1);
-	dma_arena_free(&fx->arena, q);	/* freed on another CPU: lands in cpu 1's cache */
+	sluice_dma_arena_free(&fx->arena, q);	/* freed on another CPU: lands in cpu 1's cache */
 	mock_port_set_cpu(2);
-	r = dma_arena_alloc(&fx->arena, 4096);
+	r = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_ptr_not_equal(r, p);	/* cpu 2's cache is empty: a miss */
 	mock_port_set_cpu(1);
-	s = dma_arena_alloc(&fx->arena, 4096);
+	s = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_ptr_equal(s, p);
 	st = stats(fx);
 	assert_int_equal(st.cache_hits, 2);
 	assert_int_equal(st.cache_misses, 2);
-	dma_arena_free(&fx->arena, r);
-	dma_arena_free(&fx->arena, s);
+	sluice_dma_arena_free(&fx->arena, r);
+	sluice_dma_arena_free(&fx->arena, s);
 
 	/* Every cached order on every CPU recycles its own block. */
 	for (unsigned int cpu = 0; cpu < 4; cpu++) {
 		mock_port_set_cpu(cpu);
-		for (unsigned int o = 0; o < DMA_ARENA_CACHE_ORDERS; o++) {
-			t = dma_arena_alloc(&fx->arena, (size_t)4096 << o);
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
+			t = sluice_dma_arena_alloc(&fx->arena, (size_t)4096 << o);
 			assert_non_null(t);
-			dma_arena_free(&fx->arena, t);
-			assert_false(dma_arena_owns(&fx->arena, t, 1));	/* cached != live */
-			assert_ptr_equal(dma_arena_alloc(&fx->arena, (size_t)4096 << o), t);
-			dma_arena_free(&fx->arena, t);
+			sluice_dma_arena_free(&fx->arena, t);
+			assert_false(sluice_dma_arena_owns(&fx->arena, t, 1));	/* cached != live */
+			assert_ptr_equal(sluice_dma_arena_alloc(&fx->arena, (size_t)4096 << o), t);
+			sluice_dma_arena_free(&fx->arena, t);
 		}
 	}
 	st = stats(fx);
 	/* At least the second alloc of every pair (cpu 1 also still holds r and s). */
-	assert_true(st.cache_hits >= 2 + 4 * DMA_ARENA_CACHE_ORDERS);
+	assert_true(st.cache_hits >= 2 + 4 * SLUICE_DMA_ARENA_CACHE_ORDERS);
 	assert_int_equal(st.cache_hits + st.cache_misses, st.allocs);
 	mock_port_set_cpu(0);
 }
@@ -389,19 +392,19 @@ static void test_percpu_recycle(void **state)
 static void test_cache_is_bounded(void **state)
 {
 	struct fx *fx = *state;
-	void *p[3 * DMA_ARENA_CACHE_DEPTH], *big;
-	struct dma_arena_stats st;
+	void *p[3 * SLUICE_DMA_ARENA_CACHE_DEPTH], *big;
+	struct sluice_dma_arena_stats st;
 
-	for (unsigned int i = 0; i < 3 * DMA_ARENA_CACHE_DEPTH; i++)
-		p[i] = dma_arena_alloc(&fx->arena, 4096);
-	for (unsigned int i = 0; i < 3 * DMA_ARENA_CACHE_DEPTH; i++)
-		dma_arena_free(&fx->arena, p[i]);
+	for (unsigned int i = 0; i < 3 * SLUICE_DMA_ARENA_CACHE_DEPTH; i++)
+		p[i] = sluice_dma_arena_alloc(&fx->arena, 4096);
+	for (unsigned int i = 0; i < 3 * SLUICE_DMA_ARENA_CACHE_DEPTH; i++)
+		sluice_dma_arena_free(&fx->arena, p[i]);
 	st = stats(fx);
-	assert_true(st.blocks_cached <= DMA_ARENA_CACHE_DEPTH);
+	assert_true(st.blocks_cached <= SLUICE_DMA_ARENA_CACHE_DEPTH);
 	assert_true(st.cache_flushes >= 2);
 	/* Orders above the cached ones go straight back to the buddy lists. */
-	big = dma_arena_alloc(&fx->arena, (size_t)4096 << DMA_ARENA_CACHE_ORDERS);
-	dma_arena_free(&fx->arena, big);
+	big = sluice_dma_arena_alloc(&fx->arena, (size_t)4096 << SLUICE_DMA_ARENA_CACHE_ORDERS);
+	sluice_dma_arena_free(&fx->arena, big);
 	assert_int_equal(stats(fx).blocks_cached, st.blocks_cached);
 }
 
@@ -410,36 +413,36 @@ static void test_cache_is_bounded(void **state)
 static void test_scrub_no_stale_bytes(void **state)
 {
 	struct fx *fx = *state;
-	static unsigned char *p[DMA_ARENA_CHUNK_PAGES + 1];
-	struct dma_arena_stats st0, st1;
+	static unsigned char *p[SLUICE_DMA_ARENA_CHUNK_PAGES + 1];
+	struct sluice_dma_arena_stats st0, st1;
 	unsigned char *a, *b;
 	unsigned int n = 0;
 
 	/* A fresh chunk is scrubbed once: the private fill never shows. */
-	a = dma_arena_alloc(&fx->arena, 65536);
+	a = sluice_dma_arena_alloc(&fx->arena, 65536);
 	assert_non_null(a);
 	assert_true(all_bytes(a, 65536, 0));
 	st0 = stats(fx);
 	assert_int_equal(st0.bytes_scrubbed, CHUNK);
 
 	memset(a, 0xa5, 65536);
-	dma_arena_free(&fx->arena, a);
+	sluice_dma_arena_free(&fx->arena, a);
 	st1 = stats(fx);
 	assert_int_equal(st1.bytes_scrubbed - st0.bytes_scrubbed, 65536);
 
 	/* Whatever comes out of the old bytes, at any size, reads zero. */
-	b = dma_arena_alloc(&fx->arena, 4096);
+	b = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_true(all_bytes(b, 4096, 0));
 	memset(b, 0x3c, 4096);
-	dma_arena_free(&fx->arena, b);
-	dma_arena_reclaim(&fx->arena, 1000);	/* drain caches, release nothing */
-	while ((p[n] = dma_arena_alloc(&fx->arena, 4096)) != NULL) {
+	sluice_dma_arena_free(&fx->arena, b);
+	sluice_dma_arena_reclaim(&fx->arena, 1000);	/* drain caches, release nothing */
+	while ((p[n] = sluice_dma_arena_alloc(&fx->arena, 4096)) != NULL) {
 		assert_true(all_bytes(p[n], 4096, 0));
 		n++;
 	}
-	assert_int_equal(n, DMA_ARENA_CHUNK_PAGES);	/* the whole chunk, cap 1 */
+	assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES);	/* the whole chunk, cap 1 */
 	while (n)
-		dma_arena_free(&fx->arena, p[--n]);
+		sluice_dma_arena_free(&fx->arena, p[--n]);
 }
 
 /* ---- lazy release ------------------------------------------------------- */
@@ -447,38 +450,38 @@ static void test_scrub_no_stale_bytes(void **state)
 static void test_lazy_release(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	void *p, *q;
 
-	p = dma_arena_alloc(&fx->arena, 4096);
-	dma_arena_free(&fx->arena, p);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	sluice_dma_arena_free(&fx->arena, p);
 	/* Idle, but nothing converts back on the free path. */
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), CHUNK);
 	assert_int_equal(fx->mp.to_private_calls, 0);
 
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 pass */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 pass */
 	/* Using the chunk again restarts its idle count. */
-	p = dma_arena_alloc(&fx->arena, 8192);
-	dma_arena_free(&fx->arena, p);
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 */
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 2 */
+	p = sluice_dma_arena_alloc(&fx->arena, 8192);
+	sluice_dma_arena_free(&fx->arena, p);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 2 */
 	assert_int_equal(fx->mp.to_private_calls, 0);
-	assert_true(dma_arena_is_shared(&fx->arena, p, 1));
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 2), 1);	/* idle 3 > 2 */
+	assert_true(sluice_dma_arena_is_shared(&fx->arena, p, 1));
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 1);	/* idle 3 > 2 */
 	assert_int_equal(fx->mp.to_private_calls, 1);
-	assert_false(dma_arena_is_shared(&fx->arena, p, 1));
+	assert_false(sluice_dma_arena_is_shared(&fx->arena, p, 1));
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
 	assert_int_equal(fx->mp.to_private_calls, 1);
 
 	/* A chunk with a live block is never released. */
-	q = dma_arena_alloc(&fx->arena, 4096);
+	q = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_int_equal(fx->mp.to_shared_calls, 2);
 	for (unsigned int i = 0; i < 3; i++)
-		assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 0);
-	assert_true(dma_arena_owns(&fx->arena, q, 4096));
-	dma_arena_free(&fx->arena, q);
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 1);
+		assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_true(sluice_dma_arena_owns(&fx->arena, q, 4096));
+	sluice_dma_arena_free(&fx->arena, q);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
 	st = stats(fx);
 	assert_int_equal(st.to_shared, 2);
 	assert_int_equal(st.to_private, 2);
@@ -490,44 +493,44 @@ static void test_lazy_release(void **state)
 static void test_failed_release_leaks_chunk(void **state)
 {
 	struct fx *fx = *state;
-	static void *p[DMA_ARENA_CHUNK_PAGES + 1];
-	struct dma_arena_stats st;
+	static void *p[SLUICE_DMA_ARENA_CHUNK_PAGES + 1];
+	struct sluice_dma_arena_stats st;
 	unsigned char *leaked, *big;
 	unsigned int n = 0;
 
-	leaked = dma_arena_alloc(&fx->arena, 4096);
-	dma_arena_free(&fx->arena, leaked);
+	leaked = sluice_dma_arena_alloc(&fx->arena, 4096);
+	sluice_dma_arena_free(&fx->arena, leaked);
 	fx->mp.fail_to_private_after = 0;
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
 	fx->mp.fail_to_private_after = -1;
 	st = stats(fx);
 	assert_int_equal(st.chunks_leaked, 1);
 	assert_int_equal(st.to_private_failed, 1);
 	assert_int_equal(st.chunks_shared, 1);	/* still visible to the host */
 	assert_true(mock_port_is_shared(&fx->mp, leaked, CHUNK));
-	assert_false(dma_arena_owns(&fx->arena, leaked, 1));
-	assert_false(dma_arena_is_shared(&fx->arena, leaked, 1));
+	assert_false(sluice_dma_arena_owns(&fx->arena, leaked, 1));
+	assert_false(sluice_dma_arena_is_shared(&fx->arena, leaked, 1));
 
 	/* Cap 2 with one leaked: one more chunk, and nothing from the leaked one. */
-	big = dma_arena_alloc(&fx->arena, CHUNK);
+	big = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 	assert_non_null(big);
 	assert_false(in_chunk(fx, big, 0));
-	assert_null(dma_arena_alloc(&fx->arena, 4096));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, 4096));
 	assert_int_equal(stats(fx).cap_hits, 1);
-	dma_arena_free(&fx->arena, big);
-	while ((p[n] = dma_arena_alloc(&fx->arena, 4096)) != NULL) {
+	sluice_dma_arena_free(&fx->arena, big);
+	while ((p[n] = sluice_dma_arena_alloc(&fx->arena, 4096)) != NULL) {
 		assert_false(in_chunk(fx, p[n], 0));
 		n++;
 	}
-	assert_int_equal(n, DMA_ARENA_CHUNK_PAGES);
+	assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES);
 	while (n)
-		dma_arena_free(&fx->arena, p[--n]);
+		sluice_dma_arena_free(&fx->arena, p[--n]);
 
 	/* Reclaim releases the good chunk and never touches the leaked one again. */
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 1);
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
 	assert_int_equal(fx->mp.to_private_calls, 2);
-	assert_int_equal(dma_arena_fini(&fx->arena), DMA_ERR_IO);
+	assert_int_equal(sluice_dma_arena_fini(&fx->arena), SLUICE_DMA_ERR_IO);
 	assert_int_equal(fx->mp.to_private_calls, 2);
 }
 
@@ -536,14 +539,14 @@ static void test_failed_release_leaks_chunk(void **state)
 static void test_failed_conversion_to_shared(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	void *p, *q, *r;
 
-	p = dma_arena_alloc(&fx->arena, 4096);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_true(in_chunk(fx, p, 0));
 	fx->mp.fail_to_shared_after = 0;
 	/* Needs a new chunk; its conversion fails. */
-	assert_null(dma_arena_alloc(&fx->arena, CHUNK));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, CHUNK));
 	st = stats(fx);
 	assert_int_equal(st.to_shared_failed, 1);
 	assert_int_equal(st.alloc_failed, 1);
@@ -551,34 +554,34 @@ static void test_failed_conversion_to_shared(void **state)
 	assert_int_equal(fx->mp.to_shared_calls, 2);
 	assert_false(mock_port_is_shared(&fx->mp, fx->region + CHUNK, 4096));
 	/* The arena keeps using the chunk it has. */
-	q = dma_arena_alloc(&fx->arena, 65536);
+	q = sluice_dma_arena_alloc(&fx->arena, 65536);
 	assert_non_null(q);
 	assert_true(in_chunk(fx, q, 0));
 	assert_int_equal(fx->mp.to_shared_calls, 2);
 
 	/* The next conversion moves on to another chunk. */
 	fx->mp.fail_to_shared_after = -1;
-	r = dma_arena_alloc(&fx->arena, CHUNK);
+	r = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 	assert_non_null(r);
 	assert_true(in_chunk(fx, r, 2));
 	assert_int_equal(stats(fx).to_shared, 2);
-	dma_arena_free(&fx->arena, p);
-	dma_arena_free(&fx->arena, q);
-	dma_arena_free(&fx->arena, r);
+	sluice_dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, q);
+	sluice_dma_arena_free(&fx->arena, r);
 }
 
 static void test_cap_reached(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	void *a, *b, *c;
 
-	a = dma_arena_alloc(&fx->arena, CHUNK);
-	b = dma_arena_alloc(&fx->arena, CHUNK);
+	a = sluice_dma_arena_alloc(&fx->arena, CHUNK);
+	b = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_null(dma_arena_alloc(&fx->arena, CHUNK));
-	assert_null(dma_arena_alloc(&fx->arena, 4096));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, CHUNK));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, 4096));
 	st = stats(fx);
 	assert_int_equal(st.cap_hits, 2);
 	assert_int_equal(st.alloc_failed, 2);
@@ -586,22 +589,22 @@ static void test_cap_reached(void **state)
 	assert_int_equal(st.chunks_cap, 2);
 	assert_int_equal(fx->mp.to_shared_calls, 2);
 	/* An idle shared chunk is reused without a new conversion. */
-	dma_arena_free(&fx->arena, a);
-	c = dma_arena_alloc(&fx->arena, CHUNK);
+	sluice_dma_arena_free(&fx->arena, a);
+	c = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 	assert_ptr_equal(c, a);
 	assert_int_equal(fx->mp.to_shared_calls, 2);
-	dma_arena_free(&fx->arena, b);
-	dma_arena_free(&fx->arena, c);
+	sluice_dma_arena_free(&fx->arena, b);
+	sluice_dma_arena_free(&fx->arena, c);
 }
 
 static void test_one_set_shared_per_chunk(void **state)
 {
 	struct fx *fx = *state;
-	enum { N = 3 * DMA_ARENA_CHUNK_PAGES + 1 };
+	enum { N = 3 * SLUICE_DMA_ARENA_CHUNK_PAGES + 1 };
 	static void *p[N];
 
 	for (unsigned int i = 0; i < N; i++) {
-		p[i] = dma_arena_alloc(&fx->arena, 4096);
+		p[i] = sluice_dma_arena_alloc(&fx->arena, 4096);
 		assert_non_null(p[i]);
 		assert_true(mock_port_is_shared(&fx->mp, p[i], 4096));
 	}
@@ -612,8 +615,8 @@ static void test_one_set_shared_per_chunk(void **state)
 		assert_int_equal(fx->mp.shared[i].end - fx->mp.shared[i].start, CHUNK);
 	}
 	for (unsigned int i = 0; i < N; i++)
-		dma_arena_free(&fx->arena, p[i]);
-	assert_int_equal(dma_arena_reclaim(&fx->arena, 0), 4);
+		sluice_dma_arena_free(&fx->arena, p[i]);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 4);
 	assert_int_equal(fx->mp.to_private_calls, 4);
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
 }
@@ -625,40 +628,40 @@ static void test_owns_live_blocks_only(void **state)
 	struct fx *fx = *state;
 	unsigned char *p, *big;
 
-	p = dma_arena_alloc(&fx->arena, 16384);
-	big = dma_arena_alloc(&fx->arena, 262144);
-	assert_true(dma_arena_owns(&fx->arena, p, 16384));
-	assert_true(dma_arena_owns(&fx->arena, p, 0));
-	assert_true(dma_arena_owns(&fx->arena, p + 16383, 1));
-	assert_true(dma_arena_owns(&fx->arena, p + 4096, 12288));
-	assert_false(dma_arena_owns(&fx->arena, p + 4096, 12289));
-	assert_false(dma_arena_owns(&fx->arena, p, 16385));
-	assert_false(dma_arena_owns(&fx->arena, p, SIZE_MAX));
-	assert_false(dma_arena_owns(&fx->arena, p + 16384, 1));
-	assert_true(dma_arena_owns(&fx->arena, big + 100000, 1000));
-	assert_false(dma_arena_owns(&fx->arena, fx->region + 5 * CHUNK, 1));	/* private */
-	assert_false(dma_arena_owns(&fx->arena, fx->region + fx->len, 1));
-	assert_false(dma_arena_owns(&fx->arena, fx->region - 4096, 4096));
-	assert_int_equal(dma_arena_block_size(&fx->arena, p), 16384);
-	/* The mapping layer's hook signature (struct dma_inplace_region). */
+	p = sluice_dma_arena_alloc(&fx->arena, 16384);
+	big = sluice_dma_arena_alloc(&fx->arena, 262144);
+	assert_true(sluice_dma_arena_owns(&fx->arena, p, 16384));
+	assert_true(sluice_dma_arena_owns(&fx->arena, p, 0));
+	assert_true(sluice_dma_arena_owns(&fx->arena, p + 16383, 1));
+	assert_true(sluice_dma_arena_owns(&fx->arena, p + 4096, 12288));
+	assert_false(sluice_dma_arena_owns(&fx->arena, p + 4096, 12289));
+	assert_false(sluice_dma_arena_owns(&fx->arena, p, 16385));
+	assert_false(sluice_dma_arena_owns(&fx->arena, p, SIZE_MAX));
+	assert_false(sluice_dma_arena_owns(&fx->arena, p + 16384, 1));
+	assert_true(sluice_dma_arena_owns(&fx->arena, big + 100000, 1000));
+	assert_false(sluice_dma_arena_owns(&fx->arena, fx->region + 5 * CHUNK, 1)); /* private */
+	assert_false(sluice_dma_arena_owns(&fx->arena, fx->region + fx->len, 1));
+	assert_false(sluice_dma_arena_owns(&fx->arena, fx->region - 4096, 4096));
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 16384);
+	/* The mapping layer's hook signature (struct sluice_dma_inplace_region). */
 	{
-		bool (*hook)(void *, const void *, size_t) = dma_arena_inplace_owns;
+		bool (*hook)(void *, const void *, size_t) = sluice_dma_arena_inplace_owns;
 
 		assert_true(hook(&fx->arena, p + 100, 200));
 		assert_false(hook(&fx->arena, p + 100, 16384));
 	}
 	/* is_shared: any bytes of converted chunks, across blocks, live or not. */
-	assert_true(dma_arena_is_shared(&fx->arena, fx->region, CHUNK));
-	assert_true(dma_arena_is_shared(&fx->arena, p, 16385));
-	assert_false(dma_arena_is_shared(&fx->arena, fx->region + CHUNK - 1, 2));
-	assert_false(dma_arena_is_shared(&fx->arena, fx->region + fx->len - 1, 2));
-	assert_false(dma_arena_is_shared(&fx->arena, fx->region - 1, 1));
-	assert_int_equal(dma_arena_block_size(&fx->arena, p + 4096), 0);
-	dma_arena_free(&fx->arena, p);
-	dma_arena_free(&fx->arena, big);
-	assert_false(dma_arena_owns(&fx->arena, p, 1));		/* cached */
-	assert_false(dma_arena_owns(&fx->arena, big, 1));	/* back in the buddies */
-	assert_int_equal(dma_arena_block_size(&fx->arena, p), 0);
+	assert_true(sluice_dma_arena_is_shared(&fx->arena, fx->region, CHUNK));
+	assert_true(sluice_dma_arena_is_shared(&fx->arena, p, 16385));
+	assert_false(sluice_dma_arena_is_shared(&fx->arena, fx->region + CHUNK - 1, 2));
+	assert_false(sluice_dma_arena_is_shared(&fx->arena, fx->region + fx->len - 1, 2));
+	assert_false(sluice_dma_arena_is_shared(&fx->arena, fx->region - 1, 1));
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p + 4096), 0);
+	sluice_dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, big);
+	assert_false(sluice_dma_arena_owns(&fx->arena, p, 1));		/* cached */
+	assert_false(sluice_dma_arena_owns(&fx->arena, big, 1));	/* back in the buddies */
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 0);
 }
 
 #define DMA_OFFSET 0x100000000000ull
@@ -672,14 +675,15 @@ static uint64_t offset_virt_to_dma(void *ctx, const void *vaddr)
 static void test_dma_addr_uses_port(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_port_ops ops = fx->mp.ops;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
 	unsigned char *p;
 
 	ops.virt_to_dma = offset_virt_to_dma;
-	assert_int_equal(dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
-	p = dma_arena_alloc(&fx->arena, 8192);
-	assert_int_equal(dma_arena_dma_addr(&fx->arena, p + 100), (uintptr_t)p + 100 + DMA_OFFSET);
-	dma_arena_free(&fx->arena, p);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
+	p = sluice_dma_arena_alloc(&fx->arena, 8192);
+	assert_int_equal(sluice_dma_arena_dma_addr(&fx->arena, p + 100),
+			 (uintptr_t)p + 100 + DMA_OFFSET);
+	sluice_dma_arena_free(&fx->arena, p);
 }
 
 /* ---- misuse -------------------------------------------------------------- */
@@ -718,24 +722,24 @@ static void expect_trap(struct fx *fx, void (*fn)(struct fx *, void *), void *ad
 
 static void do_free(struct fx *fx, void *addr)
 {
-	dma_arena_free(&fx->arena, addr);
+	sluice_dma_arena_free(&fx->arena, addr);
 }
 
 static void do_dma_addr(struct fx *fx, void *addr)
 {
-	(void)dma_arena_dma_addr(&fx->arena, addr);
+	(void)sluice_dma_arena_dma_addr(&fx->arena, addr);
 }
 
 static void test_misuse_traps_naming_address(void **state)
 {
 	struct fx *fx = *state;
-	unsigned char *p = dma_arena_alloc(&fx->arena, 4096);
+	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, 4096);
 
 	expect_trap(fx, do_free, p + 8192);			/* never allocated */
 	expect_trap(fx, do_free, p + 16);			/* inside a block */
 	expect_trap(fx, do_free, fx->region + 6 * CHUNK);	/* never converted */
 	expect_trap(fx, do_free, (void *)(uintptr_t)0x1000);	/* outside the arena */
-	dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, p);
 	expect_trap(fx, do_free, p);				/* double free */
 	expect_trap(fx, do_dma_addr, p);			/* freed block */
 }
@@ -746,11 +750,11 @@ static void test_print_stats(void **state)
 {
 	struct fx *fx = *state;
 	unsigned long before;
-	void *p = dma_arena_alloc(&fx->arena, 4096);
+	void *p = sluice_dma_arena_alloc(&fx->arena, 4096);
 
-	dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, p);
 	before = fx->mp.log_lines;
-	dma_arena_print_stats(&fx->arena, "arena");
+	sluice_dma_arena_print_stats(&fx->arena, "arena");
 	assert_int_equal(fx->mp.log_lines - before, 5);
 	assert_non_null(strstr(fx->mp.last_log, "arena: scrubbed_bytes 2101248"));
 }
@@ -758,14 +762,14 @@ static void test_print_stats(void **state)
 static void test_fini(void **state)
 {
 	struct fx *fx = *state;
-	void *p = dma_arena_alloc(&fx->arena, 4096);
-	void *q = dma_arena_alloc(&fx->arena, CHUNK);
+	void *p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	void *q = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 
-	assert_int_equal(dma_arena_fini(&fx->arena), DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_arena_fini(&fx->arena), SLUICE_DMA_ERR_BUSY);
 	assert_int_equal(fx->mp.to_private_calls, 0);
-	dma_arena_free(&fx->arena, p);
-	dma_arena_free(&fx->arena, q);
-	assert_int_equal(dma_arena_fini(&fx->arena), 0);
+	sluice_dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, q);
+	assert_int_equal(sluice_dma_arena_fini(&fx->arena), 0);
 	assert_int_equal(fx->mp.to_private_calls, 2);
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
 }
@@ -773,7 +777,7 @@ static void test_fini(void **state)
 static void test_single_threaded_port(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_port_ops ops = fx->mp.ops;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
 	void *p;
 
 	ops.lock_init = NULL;
@@ -783,13 +787,13 @@ static void test_single_threaded_port(void **state)
 	ops.cycles = NULL;
 	ops.log = NULL;
 	fx->cfg.ncpus = 1;
-	assert_int_equal(dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
-	p = dma_arena_alloc(&fx->arena, 4096);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_non_null(p);
-	dma_arena_free(&fx->arena, p);
-	assert_ptr_equal(dma_arena_alloc(&fx->arena, 4096), p);
+	sluice_dma_arena_free(&fx->arena, p);
+	assert_ptr_equal(sluice_dma_arena_alloc(&fx->arena, 4096), p);
 	assert_int_equal(stats(fx).scrub_cycles, 0);
-	dma_arena_free(&fx->arena, p);
+	sluice_dma_arena_free(&fx->arena, p);
 }
 
 /* ---- threads ------------------------------------------------------------- */
@@ -800,7 +804,7 @@ static void test_single_threaded_port(void **state)
  * threaded test serialises them here.
  */
 static pthread_mutex_t conv_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct dma_port_ops real_ops;
+static struct sluice_dma_port_ops real_ops;
 
 static int locked_set_shared(void *ctx, void *vaddr, size_t len)
 {
@@ -836,7 +840,7 @@ struct worker {
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct dma_arena *a = &w->fx->arena;
+	struct sluice_dma_arena *a = &w->fx->arena;
 	struct blk live[WORKER_LIVE];
 	unsigned int nlive = 0;
 	uint64_t seed = 1000 + w->cpu, stamp = (uint64_t)w->cpu << 56;
@@ -848,7 +852,7 @@ static void *worker_main(void *arg)
 		if (nlive < WORKER_LIVE && (nlive == 0 || r % 2)) {
 			unsigned int order = (r >> 4) % 16 ? (r >> 8) % 3 : (r >> 8) % 9;
 			size_t size = (size_t)4096 << order;
-			uint64_t *p = dma_arena_alloc(a, size);
+			uint64_t *p = sluice_dma_arena_alloc(a, size);
 
 			if (!p) {
 				w->failed++;
@@ -856,7 +860,7 @@ static void *worker_main(void *arg)
 			}
 			w->allocs++;
 			/* Zeroed, ours alone: stamp both ends, re-checked on free. */
-			if (p[0] || p[size / 8 - 1] || !dma_arena_owns(a, p, size))
+			if (p[0] || p[size / 8 - 1] || !sluice_dma_arena_owns(a, p, size))
 				w->errors++;
 			p[0] = p[size / 8 - 1] = ++stamp;
 			live[nlive].p = (unsigned char *)p;
@@ -868,7 +872,7 @@ static void *worker_main(void *arg)
 
 			if (p[0] != p[live[i].size / 8 - 1] || (p[0] >> 56) != w->cpu)
 				w->errors++;
-			dma_arena_free(a, p);
+			sluice_dma_arena_free(a, p);
 			live[i] = live[--nlive];
 		}
 		/*
@@ -878,27 +882,27 @@ static void *worker_main(void *arg)
 		 */
 		if (step % 2000 == 1000 + 250 * w->cpu)
 			while (nlive)
-				dma_arena_free(a, live[--nlive].p);
+				sluice_dma_arena_free(a, live[--nlive].p);
 		if (w->cpu == 0 && step % 200 == 199)
-			dma_arena_reclaim(a, 0);
+			sluice_dma_arena_reclaim(a, 0);
 	}
 	while (nlive)
-		dma_arena_free(a, live[--nlive].p);
+		sluice_dma_arena_free(a, live[--nlive].p);
 	return NULL;
 }
 
 static void test_threads(void **state)
 {
 	struct fx *fx = *state;
-	struct dma_port_ops ops = fx->mp.ops;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
 	struct worker w[NTHREADS];
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 	unsigned long allocs = 0;
 
 	real_ops = fx->mp.ops;
 	ops.set_shared = locked_set_shared;
 	ops.set_private = locked_set_private;
-	assert_int_equal(dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
 	for (unsigned int i = 0; i < NTHREADS; i++) {
 		w[i] = (struct worker){ .fx = fx, .cpu = i };
 		assert_int_equal(pthread_create(&w[i].thread, NULL, worker_main, &w[i]), 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_bad_args.c - every exported function of the DMA library (dma/dma.h,
- * dma/arena.h, and the pool internals of dma/bounce.h) called with each kind of
+ * test_bad_args.c - every exported function of the DMA library (dma/include/sluice/dma.h,
+ * dma/include/sluice/arena.h, and the pool internals of dma/bounce.h) called with each kind of
  * bad argument, from one table.
  *
  * A row is one call. It either must return a given value (an error code, NULL,
@@ -12,7 +12,7 @@
  * child whose stderr is captured. A row with no text only has to trap: the
  * layer or arena it was given is NULL or was never initialised, so there is no
  * log op to print through. The rules are in the comment at the top of
- * dma/dma.h.
+ * dma/include/sluice/dma.h.
  *
  * Rows that touch the bounce pools run once per policy; arena rows run once.
  */
@@ -32,13 +32,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dma/arena.h"
+#include <sluice/arena.h>
 #include "dma/bounce.h"
 #include "tests/test_bounce_fixture.h"
 
 #define KIB 1024ul
 #define MIB (1024ul * 1024ul)
-#define CHUNK DMA_ARENA_CHUNK_SIZE
+#define CHUNK SLUICE_DMA_ARENA_CHUNK_SIZE
 #define MAP_LEN 1000u
 #define CPU_BYTE 0x11	/* the caller's buffer */
 #define DEV_BYTE 0xee	/* what the device wrote into its from-device slots */
@@ -62,8 +62,8 @@
  */
 struct bx {
 	struct fx *f;
-	struct dma_arena arena;
-	struct dma_inplace_region hook;
+	struct sluice_dma_arena arena;
+	struct sluice_dma_inplace_region hook;
 	unsigned char *region;
 	void *ameta;
 	unsigned char *buf;
@@ -72,8 +72,8 @@ struct bx {
 	uint64_t coh_dma;
 	unsigned char *blk;
 	uint64_t d_inplace;
-	struct dma_bounce_stats st;
-	struct dma_arena_stats ast;
+	struct sluice_dma_bounce_stats st;
+	struct sluice_dma_arena_stats ast;
 };
 
 enum expect { RET, TRAP };
@@ -103,12 +103,12 @@ struct row {
 #define CLOBBERED (-999)
 #define SENTINEL 0x5e5e5e5e5e5e5e5eull
 
-static const struct dma_tag deftag = DMA_TAG_DEFAULT;
+static const struct sluice_dma_tag deftag = SLUICE_DMA_TAG_DEFAULT;
 
-static struct dma_tag tag_with(uint64_t min_align, uint64_t alloc_align, uint64_t boundary,
-			       uint64_t limit, size_t max_mapping)
+static struct sluice_dma_tag tag_with(uint64_t min_align, uint64_t alloc_align, uint64_t boundary,
+				      uint64_t limit, size_t max_mapping)
 {
-	return (struct dma_tag){ .addr_limit = limit, .min_align_mask = min_align,
+	return (struct sluice_dma_tag){ .addr_limit = limit, .min_align_mask = min_align,
 				 .alloc_align_mask = alloc_align, .boundary_mask = boundary,
 				 .max_mapping = max_mapping };
 }
@@ -144,7 +144,7 @@ static uint64_t a_from_plus1(struct bx *b)
 /* A free slot well inside the pool: never mapped. */
 static uint64_t a_pool_free(struct bx *b)
 {
-	return (uint64_t)(uintptr_t)b->f->mem[0] + 200 * DMA_IO_TLB_SIZE;
+	return (uint64_t)(uintptr_t)b->f->mem[0] + 200 * SLUICE_DMA_IO_TLB_SIZE;
 }
 
 static uint64_t a_buf(struct bx *b)
@@ -189,146 +189,155 @@ static uint64_t a_arena(struct bx *b)
 
 /* ------------------------------------------------------------------ layer set-up */
 
-/* dma_layer_init() of a local layer (or NULL) with the mock's ops, one spoilt. */
-static long init_with(struct bx *b, void (*spoil)(struct dma_port_ops *o), bool null_layer,
-		      unsigned int ncpus, enum dma_scrub scrub)
+/* sluice_dma_layer_init() of a local layer (or NULL) with the mock's ops, one spoilt. */
+static long init_with(struct bx *b, void (*spoil)(struct sluice_dma_port_ops *o), bool null_layer,
+		      unsigned int ncpus, enum sluice_dma_scrub scrub)
 {
-	struct dma_port_ops ops = b->f->mp.ops;
-	struct dma_layer local;
+	struct sluice_dma_port_ops ops = b->f->mp.ops;
+	struct sluice_dma_layer local;
 
 	if (spoil)
 		spoil(&ops);
-	return dma_layer_init(null_layer ? NULL : &local, &ops, ncpus, scrub);
+	return sluice_dma_layer_init(null_layer ? NULL : &local, &ops, ncpus, scrub);
 }
 
-static void no_set_shared(struct dma_port_ops *o) { o->set_shared = NULL; }
-static void no_set_private(struct dma_port_ops *o) { o->set_private = NULL; }
-static void no_virt_to_dma(struct dma_port_ops *o) { o->virt_to_dma = NULL; }
-static void no_unlock(struct dma_port_ops *o) { o->unlock = NULL; }
-static void no_lock(struct dma_port_ops *o) { o->lock = NULL; }
+static void no_set_shared(struct sluice_dma_port_ops *o) { o->set_shared = NULL; }
+static void no_set_private(struct sluice_dma_port_ops *o) { o->set_private = NULL; }
+static void no_virt_to_dma(struct sluice_dma_port_ops *o) { o->virt_to_dma = NULL; }
+static void no_unlock(struct sluice_dma_port_ops *o) { o->unlock = NULL; }
+static void no_lock(struct sluice_dma_port_ops *o) { o->lock = NULL; }
 
-static long init_null_layer(struct bx *b) { return init_with(b, NULL, true, 1, DMA_SCRUB_COPY); }
+static long init_null_layer(struct bx *b)
+{
+	return init_with(b, NULL, true, 1, SLUICE_DMA_SCRUB_COPY);
+}
 static long init_null_ops(struct bx *b)
 {
-	struct dma_layer dl;
+	struct sluice_dma_layer dl;
 
 	(void)b;
-	return dma_layer_init(&dl, NULL, 1, DMA_SCRUB_COPY);
+	return sluice_dma_layer_init(&dl, NULL, 1, SLUICE_DMA_SCRUB_COPY);
 }
 static long init_no_set_shared(struct bx *b)
 {
-	return init_with(b, no_set_shared, false, 1, DMA_SCRUB_COPY);
+	return init_with(b, no_set_shared, false, 1, SLUICE_DMA_SCRUB_COPY);
 }
 
 static long init_no_set_private(struct bx *b)
 {
-	return init_with(b, no_set_private, false, 1, DMA_SCRUB_COPY);
+	return init_with(b, no_set_private, false, 1, SLUICE_DMA_SCRUB_COPY);
 }
 
 static long init_no_virt_to_dma(struct bx *b)
 {
-	return init_with(b, no_virt_to_dma, false, 1, DMA_SCRUB_COPY);
+	return init_with(b, no_virt_to_dma, false, 1, SLUICE_DMA_SCRUB_COPY);
 }
 
 static long init_lock_no_unlock(struct bx *b)
 {
-	return init_with(b, no_unlock, false, 1, DMA_SCRUB_COPY);
+	return init_with(b, no_unlock, false, 1, SLUICE_DMA_SCRUB_COPY);
 }
 
 static long init_unlock_no_lock(struct bx *b)
 {
-	return init_with(b, no_lock, false, 1, DMA_SCRUB_COPY);
+	return init_with(b, no_lock, false, 1, SLUICE_DMA_SCRUB_COPY);
 }
 
-static long init_zero_cpus(struct bx *b) { return init_with(b, NULL, false, 0, DMA_SCRUB_COPY); }
-static long init_bad_scrub(struct bx *b) { return init_with(b, NULL, false, 1, (enum dma_scrub)7); }
+static long init_zero_cpus(struct bx *b)
+{
+	return init_with(b, NULL, false, 0, SLUICE_DMA_SCRUB_COPY);
+}
+static long init_bad_scrub(struct bx *b)
+{
+	return init_with(b, NULL, false, 1, (enum sluice_dma_scrub)7);
+}
 
 static long inplace_null_layer(struct bx *b)
 {
-	dma_layer_set_inplace(NULL, &b->hook);
+	sluice_dma_layer_set_inplace(NULL, &b->hook);
 	return 0;
 }
 
 static long inplace_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	memset(&zl, 0, sizeof(zl));
-	dma_layer_set_inplace(&zl, &b->hook);
+	sluice_dma_layer_set_inplace(&zl, &b->hook);
 	return 0;
 }
 
 static long inplace_no_owns(struct bx *b)
 {
-	static const struct dma_inplace_region bad = { NULL, NULL };
+	static const struct sluice_dma_inplace_region bad = { NULL, NULL };
 
-	dma_layer_set_inplace(&b->f->dl, &bad);
+	sluice_dma_layer_set_inplace(&b->f->dl, &bad);
 	return 0;
 }
 
 static long profile_null_layer(struct bx *b)
 {
 	(void)b;
-	dma_layer_set_profile(NULL, true);
+	sluice_dma_layer_set_profile(NULL, true);
 	return 0;
 }
 
 static long cycles_null_layer(struct bx *b)
 {
 	(void)b;
-	return (long)dma_layer_copy_cycles(NULL);
+	return (long)sluice_dma_layer_copy_cycles(NULL);
 }
 
 static long destroy_null_layer(struct bx *b)
 {
 	(void)b;
-	return dma_layer_destroy(NULL);
+	return sluice_dma_layer_destroy(NULL);
 }
 
 static long destroy_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	(void)b;
 	memset(&zl, 0, sizeof(zl));
-	return dma_layer_destroy(&zl);
+	return sluice_dma_layer_destroy(&zl);
 }
 
 /* Live mappings: refused, and the pool is still there afterwards (checked). */
 static long destroy_live_mappings(struct bx *b)
 {
-	return dma_layer_destroy(&b->f->dl);
+	return sluice_dma_layer_destroy(&b->f->dl);
 }
 
 static long meta_bad_policy(struct bx *b)
 {
 	(void)b;
-	return (long)dma_bounce_meta_size((enum dma_bounce_policy)9, MIB, 1);
+	return (long)sluice_dma_bounce_meta_size((enum sluice_dma_bounce_policy)9, MIB, 1);
 }
 
 static long meta_zero_cpus(struct bx *b)
 {
-	return (long)dma_bounce_meta_size(b->f->policy, MIB, 0);
+	return (long)sluice_dma_bounce_meta_size(b->f->policy, MIB, 0);
 }
 
 static long meta_too_small(struct bx *b)
 {
-	return (long)dma_bounce_meta_size(b->f->policy, 128 * DMA_IO_TLB_SIZE - 1, 1);
+	return (long)sluice_dma_bounce_meta_size(b->f->policy, 128 * SLUICE_DMA_IO_TLB_SIZE - 1, 1);
 }
 
 static long meta_zero_bytes(struct bx *b)
 {
-	return (long)dma_bounce_meta_size(b->f->policy, 0, 1);
+	return (long)sluice_dma_bounce_meta_size(b->f->policy, 0, 1);
 }
 
 /*
- * dma_bounce_pool_add() with fresh memory and metadata, one argument spoilt.
+ * sluice_dma_bounce_pool_add() with fresh memory and metadata, one argument spoilt.
  * A missing check would convert and zero real memory, which the mock would
  * then find still shared at teardown: the row fails either way.
  */
 struct pool_args {
-	struct dma_layer *dl;
-	enum dma_bounce_policy policy;
+	struct sluice_dma_layer *dl;
+	enum sluice_dma_bounce_policy policy;
 	void *mem;
 	size_t bytes;
 	void *meta;
@@ -337,7 +346,7 @@ struct pool_args {
 
 static long pool_add_with(struct bx *b, void (*spoil)(struct bx *b, struct pool_args *a))
 {
-	size_t ml = dma_bounce_meta_size(b->f->policy, 256 * KIB, b->f->dl.ncpus);
+	size_t ml = sluice_dma_bounce_meta_size(b->f->policy, 256 * KIB, b->f->dl.ncpus);
 	unsigned char *mem = fx_aligned(4096, 2 * MIB), *meta = malloc(ml + 64);
 	struct pool_args a = { &b->f->dl, b->f->policy, mem, 256 * KIB, meta, ml };
 	long rc;
@@ -345,7 +354,7 @@ static long pool_add_with(struct bx *b, void (*spoil)(struct bx *b, struct pool_
 	assert_non_null(mem);
 	assert_non_null(meta);
 	spoil(b, &a);
-	rc = dma_bounce_pool_add(a.dl, a.policy, a.mem, a.bytes, a.meta, a.meta_len);
+	rc = sluice_dma_bounce_pool_add(a.dl, a.policy, a.mem, a.bytes, a.meta, a.meta_len);
 	free(meta);
 	free(mem);
 	return rc;
@@ -357,7 +366,7 @@ static void sp_null_meta(struct bx *b, struct pool_args *a) { (void)b; a->meta =
 static void sp_bad_policy(struct bx *b, struct pool_args *a)
 {
 	(void)b;
-	a->policy = DMA_POLICY_COUNT;
+	a->policy = SLUICE_DMA_POLICY_COUNT;
 }
 static void sp_mem_misaligned(struct bx *b, struct pool_args *a)
 {
@@ -435,13 +444,13 @@ static long pool_mem_on_pool_meta(struct bx *b) { return pool_add_with(b, sp_mem
 /* The layer's own storage inside the memory it is given: it would be zeroed. */
 static long pool_layer_in_mem(struct bx *b)
 {
-	size_t ml = dma_bounce_meta_size(b->f->policy, 256 * KIB, 1);
+	size_t ml = sluice_dma_bounce_meta_size(b->f->policy, 256 * KIB, 1);
 	unsigned char *mem = fx_aligned(4096, 256 * KIB), *meta = malloc(ml);
-	struct dma_layer *dl = (struct dma_layer *)(void *)(mem + 128 * KIB);
+	struct sluice_dma_layer *dl = (struct sluice_dma_layer *)(void *)(mem + 128 * KIB);
 	long rc;
 
-	assert_int_equal(dma_layer_init(dl, &b->f->mp.ops, 1, DMA_SCRUB_COPY), 0);
-	rc = dma_bounce_pool_add(dl, b->f->policy, mem, 256 * KIB, meta, ml);
+	assert_int_equal(sluice_dma_layer_init(dl, &b->f->mp.ops, 1, SLUICE_DMA_SCRUB_COPY), 0);
+	rc = sluice_dma_bounce_pool_add(dl, b->f->policy, mem, 256 * KIB, meta, ml);
 	free(meta);
 	free(mem);
 	return rc;
@@ -450,146 +459,152 @@ static long pool_layer_in_mem(struct bx *b)
 static long policy_name_bad(struct bx *b)
 {
 	(void)b;
-	return strcmp(dma_bounce_policy_name((enum dma_bounce_policy)-1), "?") ||
-	       strcmp(dma_bounce_policy_name(DMA_POLICY_COUNT), "?");
+	return strcmp(sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)-1), "?") ||
+	       strcmp(sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_COUNT), "?");
 }
 
 /* ------------------------------------------------------------------ tags */
 
-static long tag_null(struct bx *b) { (void)b; return dma_tag_check(NULL); }
+static long tag_null(struct bx *b) { (void)b; return sluice_dma_tag_check(NULL); }
 
 #define TAG_ROW_FN(id, t)                                               \
 	static long id(struct bx *b)                                    \
 	{                                                               \
-		const struct dma_tag tag = t;                           \
+		const struct sluice_dma_tag tag = t;                           \
 		(void)b;                                                \
-		return dma_tag_check(&tag);                             \
+		return sluice_dma_tag_check(&tag);                             \
 	}
 
-TAG_ROW_FN(tag_min_align_not_mask, tag_with(0x1001, 0, DMA_NO_LIMIT, DMA_NO_LIMIT, 0))
-TAG_ROW_FN(tag_alloc_align_not_mask, tag_with(0, 0x800, DMA_NO_LIMIT, DMA_NO_LIMIT, 0))
-TAG_ROW_FN(tag_boundary_not_mask, tag_with(0, 0, 0x10000, DMA_NO_LIMIT, 0))
-TAG_ROW_FN(tag_boundary_below_page, tag_with(0, 0, 0x7ff, DMA_NO_LIMIT, 0))
-TAG_ROW_FN(tag_align_above_boundary, tag_with(0, 0x1ffff, 0xffff, DMA_NO_LIMIT, 0))
-TAG_ROW_FN(tag_zero_limit, tag_with(0, 0, DMA_NO_LIMIT, 0, 0))
+TAG_ROW_FN(tag_min_align_not_mask, tag_with(0x1001, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
+TAG_ROW_FN(tag_alloc_align_not_mask,
+	   tag_with(0, 0x800, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
+TAG_ROW_FN(tag_boundary_not_mask, tag_with(0, 0, 0x10000, SLUICE_DMA_NO_LIMIT, 0))
+TAG_ROW_FN(tag_boundary_below_page, tag_with(0, 0, 0x7ff, SLUICE_DMA_NO_LIMIT, 0))
+TAG_ROW_FN(tag_align_above_boundary, tag_with(0, 0x1ffff, 0xffff, SLUICE_DMA_NO_LIMIT, 0))
+TAG_ROW_FN(tag_zero_limit, tag_with(0, 0, SLUICE_DMA_NO_LIMIT, 0, 0))
 
 static long maxmap_null_layer(struct bx *b)
 {
 	(void)b;
-	return (long)dma_max_mapping_size(NULL, &deftag);
+	return (long)sluice_dma_max_mapping_size(NULL, &deftag);
 }
 
 static long maxmap_null_tag(struct bx *b)
 {
-	return (long)dma_max_mapping_size(&b->f->dl, NULL);
+	return (long)sluice_dma_max_mapping_size(&b->f->dl, NULL);
 }
 
 static long maxmap_bad_tag(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0x1001, 0, DMA_NO_LIMIT, DMA_NO_LIMIT, 0);
+	const struct sluice_dma_tag t =
+		tag_with(0x1001, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0);
 
-	return (long)dma_max_mapping_size(&b->f->dl, &t);
+	return (long)sluice_dma_max_mapping_size(&b->f->dl, &t);
 }
 
 static long maxmap_unreachable(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, 0, DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
 
-	return (long)dma_max_mapping_size(&b->f->dl, &t);
+	return (long)sluice_dma_max_mapping_size(&b->f->dl, &t);
 }
 
-/* ------------------------------------------------------------------ dma_map */
+/* ------------------------------------------------------------------ sluice_dma_map */
 
-/* dma_map() that must leave *dma_addr alone when it fails. */
-static long map_call(struct dma_layer *dl, const struct dma_tag *t, void *buf, size_t len,
-		     enum dma_dir dir)
+/* sluice_dma_map() that must leave *dma_addr alone when it fails. */
+static long map_call(struct sluice_dma_layer *dl, const struct sluice_dma_tag *t, void *buf,
+		     size_t len, enum sluice_dma_dir dir)
 {
 	uint64_t d = SENTINEL;
-	int rc = dma_map(dl, t, buf, len, dir, &d);
+	int rc = sluice_dma_map(dl, t, buf, len, dir, &d);
 
 	if (rc && d != SENTINEL)
 		return CLOBBERED;
 	if (!rc)
-		dma_unmap(dl, d, len, dir); /* keep the fixture intact; the row fails anyway */
+		sluice_dma_unmap(dl, d, len,
+				 dir); /* keep the fixture intact; the row fails anyway */
 	return rc;
 }
 
 static long map_null_layer(struct bx *b)
 {
-	return map_call(NULL, &deftag, b->buf, 10, DMA_TO_DEVICE);
+	return map_call(NULL, &deftag, b->buf, 10, SLUICE_DMA_TO_DEVICE);
 }
 
 static long map_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	memset(&zl, 0, sizeof(zl));
-	return map_call(&zl, &deftag, b->buf, 10, DMA_TO_DEVICE);
+	return map_call(&zl, &deftag, b->buf, 10, SLUICE_DMA_TO_DEVICE);
 }
 static long map_null_tag(struct bx *b)
 {
-	return map_call(&b->f->dl, NULL, b->buf, 10, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, NULL, b->buf, 10, SLUICE_DMA_TO_DEVICE);
 }
 
 static long map_null_buf(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, NULL, 10, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, &deftag, NULL, 10, SLUICE_DMA_TO_DEVICE);
 }
 
 static long map_null_out(struct bx *b)
 {
-	return dma_map(&b->f->dl, &deftag, b->buf, 10, DMA_TO_DEVICE, NULL);
+	return sluice_dma_map(&b->f->dl, &deftag, b->buf, 10, SLUICE_DMA_TO_DEVICE, NULL);
 }
 static long map_zero_len(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, 0, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, &deftag, b->buf, 0, SLUICE_DMA_TO_DEVICE);
 }
 
 static long map_dir_zero(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum dma_dir)0);
+	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum sluice_dma_dir)0);
 }
 static long map_dir_four(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum dma_dir)4);
+	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum sluice_dma_dir)4);
 }
 static long map_dir_negative(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum dma_dir)-1);
+	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum sluice_dma_dir)-1);
 }
 static long map_buf_wraps(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, (void *)(UINTPTR_MAX - 99), 200, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, &deftag, (void *)(UINTPTR_MAX - 99), 200, SLUICE_DMA_TO_DEVICE);
 }
 
 #define MAP_TAG_ROW_FN(id, t)                                                   \
 	static long id(struct bx *b)                                            \
 	{                                                                       \
-		const struct dma_tag tag = t;                                   \
-		return map_call(&b->f->dl, &tag, b->buf, 100, DMA_TO_DEVICE);   \
+		const struct sluice_dma_tag tag = t;                                   \
+		return map_call(&b->f->dl, &tag, b->buf, 100, SLUICE_DMA_TO_DEVICE);   \
 	}
 
-MAP_TAG_ROW_FN(map_tag_min_align, tag_with(0x1001, 0, DMA_NO_LIMIT, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_alloc_align, tag_with(0, 0x800, DMA_NO_LIMIT, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_boundary, tag_with(0, 0, 0x10000, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_boundary_small, tag_with(0, 0, 0x7ff, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_align_gt_boundary, tag_with(0, 0x1ffff, 0xffff, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_zero_limit, tag_with(0, 0, DMA_NO_LIMIT, 0, 0))
-MAP_TAG_ROW_FN(map_tag_align_wraps, tag_with(0, DMA_NO_LIMIT, DMA_NO_LIMIT, DMA_NO_LIMIT, 0))
-MAP_TAG_ROW_FN(map_tag_max_mapping, tag_with(0, 0, DMA_NO_LIMIT, DMA_NO_LIMIT, 99))
+MAP_TAG_ROW_FN(map_tag_min_align, tag_with(0x1001, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_alloc_align, tag_with(0, 0x800, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_boundary, tag_with(0, 0, 0x10000, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_boundary_small, tag_with(0, 0, 0x7ff, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_align_gt_boundary, tag_with(0, 0x1ffff, 0xffff, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_zero_limit, tag_with(0, 0, SLUICE_DMA_NO_LIMIT, 0, 0))
+MAP_TAG_ROW_FN(map_tag_align_wraps,
+	       tag_with(0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
+MAP_TAG_ROW_FN(map_tag_max_mapping, tag_with(0, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 99))
 
 static long map_unreachable(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, 0, DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
 
-	return map_call(&b->f->dl, &t, b->buf, 100, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, &t, b->buf, 100, SLUICE_DMA_TO_DEVICE);
 }
 
 static long map_over_layer_max(struct bx *b)
 {
-	size_t max = dma_max_mapping_size(&b->f->dl, &deftag);
+	size_t max = sluice_dma_max_mapping_size(&b->f->dl, &deftag);
 	unsigned char *big = malloc(max + 1);
-	long rc = map_call(&b->f->dl, &deftag, big, max + 1, DMA_FROM_DEVICE);
+	long rc = map_call(&b->f->dl, &deftag, big, max + 1, SLUICE_DMA_FROM_DEVICE);
 
 	free(big);
 	return rc;
@@ -598,238 +613,254 @@ static long map_over_layer_max(struct bx *b)
 /* Longer than a slot record can hold: refused before the buffer is touched. */
 static long map_over_u32(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, (size_t)UINT32_MAX + 1, DMA_TO_DEVICE);
+	return map_call(&b->f->dl, &deftag, b->buf, (size_t)UINT32_MAX + 1, SLUICE_DMA_TO_DEVICE);
 }
 
 /* ------------------------------------------------------------------ unmap */
 
 static long unmap_null_layer(struct bx *b)
 {
-	dma_unmap(NULL, b->d_to, MAP_LEN, DMA_TO_DEVICE);
+	sluice_dma_unmap(NULL, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	memset(&zl, 0, sizeof(zl));
-	dma_unmap(&zl, b->d_to, MAP_LEN, DMA_TO_DEVICE);
+	sluice_dma_unmap(&zl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_never_in_pool(struct bx *b)
 {
-	dma_unmap(&b->f->dl, a_pool_free(b), MAP_LEN, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_private_addr(struct bx *b)
 {
-	dma_unmap(&b->f->dl, a_buf(b), MAP_LEN, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, a_buf(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_inside_mapping(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to + 1, MAP_LEN - 1, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to + 1, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_wrong_len(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN - 1, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_zero_len(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to, 0, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to, 0, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long unmap_wrong_dir(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 static long unmap_invalid_dir(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN, (enum dma_dir)7);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, (enum sluice_dma_dir)7);
 	return 0;
 }
 static long unmap_invalid_dir_inplace(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, (enum dma_dir)0);
+	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, (enum sluice_dma_dir)0);
 	return 0;
 }
 static long unmap_inplace_past_block(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_inplace, 16 * KIB, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_inplace, 16 * KIB, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 static long unmap_coherent(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->coh_dma, 4096, DMA_BIDIRECTIONAL);
+	sluice_dma_unmap(&b->f->dl, b->coh_dma, 4096, SLUICE_DMA_BIDIRECTIONAL);
 	return 0;
 }
 static long unmap_twice(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN, DMA_TO_DEVICE);
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN, DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 	return 0;
 }
 static long discard_null_layer(struct bx *b)
 {
-	dma_unmap_discard(NULL, b->d_from, MAP_LEN, DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 static long discard_never(struct bx *b)
 {
-	dma_unmap_discard(&b->f->dl, a_pool_free(b), MAP_LEN, DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 static long discard_wrong_len(struct bx *b)
 {
-	dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN + 1, DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 static long discard_wrong_dir(struct bx *b)
 {
-	dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, DMA_BIDIRECTIONAL);
+	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_BIDIRECTIONAL);
 	return 0;
 }
 static long discard_twice(struct bx *b)
 {
-	dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE);
-	dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 	return 0;
 }
 
 static long written_null_layer(struct bx *b)
 {
-	dma_unmap_written(NULL, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 1);
+	sluice_dma_unmap_written(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
 	return 0;
 }
 static long written_never(struct bx *b)
 {
-	dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, DMA_FROM_DEVICE, 1);
+	sluice_dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
 	return 0;
 }
 static long written_wrong_len(struct bx *b)
 {
-	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, DMA_FROM_DEVICE, 1);
+	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE, 1);
 	return 0;
 }
 static long written_beyond_len(struct bx *b)
 {
-	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, MAP_LEN + 1);
+	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE,
+				 MAP_LEN + 1);
 	return 0;
 }
 static long written_twice(struct bx *b)
 {
-	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 0);
-	dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE, 0);
+	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 0);
+	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 0);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ sync */
 
-static long sync_cpu(struct bx *b, uint64_t d, size_t off, size_t len, enum dma_dir dir)
+static long sync_cpu(struct bx *b, uint64_t d, size_t off, size_t len, enum sluice_dma_dir dir)
 {
-	return dma_sync_for_cpu(&b->f->dl, d, off, len, dir);
+	return sluice_dma_sync_for_cpu(&b->f->dl, d, off, len, dir);
 }
 
-static long sync_dev(struct bx *b, uint64_t d, size_t off, size_t len, enum dma_dir dir)
+static long sync_dev(struct bx *b, uint64_t d, size_t off, size_t len, enum sluice_dma_dir dir)
 {
-	return dma_sync_for_device(&b->f->dl, d, off, len, dir);
+	return sluice_dma_sync_for_device(&b->f->dl, d, off, len, dir);
 }
 
 static long sync_null_layer(struct bx *b)
 {
-	return dma_sync_for_cpu(NULL, b->d_from, 0, 1, DMA_FROM_DEVICE);
+	return sluice_dma_sync_for_cpu(NULL, b->d_from, 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
 static long sync_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	memset(&zl, 0, sizeof(zl));
-	return dma_sync_for_device(&zl, b->d_to, 0, 1, DMA_TO_DEVICE);
+	return sluice_dma_sync_for_device(&zl, b->d_to, 0, 1, SLUICE_DMA_TO_DEVICE);
 }
-static long sync_zero_len(struct bx *b) { return sync_cpu(b, b->d_from, 0, 0, DMA_FROM_DEVICE); }
-static long sync_dir_zero(struct bx *b) { return sync_cpu(b, b->d_from, 0, 1, (enum dma_dir)0); }
-static long sync_dir_five(struct bx *b) { return sync_dev(b, b->d_to, 0, 1, (enum dma_dir)5); }
+static long sync_zero_len(struct bx *b)
+{
+	return sync_cpu(b, b->d_from, 0, 0, SLUICE_DMA_FROM_DEVICE);
+}
+static long sync_dir_zero(struct bx *b)
+{
+	return sync_cpu(b, b->d_from, 0, 1, (enum sluice_dma_dir)0);
+}
+static long sync_dir_five(struct bx *b)
+{
+	return sync_dev(b, b->d_to, 0, 1, (enum sluice_dma_dir)5);
+}
 /* The direction given is not the mapping's. */
 static long sync_cpu_on_to_device(struct bx *b)
 {
-	return sync_cpu(b, b->d_to, 0, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_to, 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long sync_cpu_bidi_as_from(struct bx *b)
 {
-	return sync_cpu(b, b->d_bidi, 0, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_bidi, 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long sync_dev_on_from_device(struct bx *b)
 {
-	return sync_dev(b, b->d_from, 0, 1, DMA_TO_DEVICE);
+	return sync_dev(b, b->d_from, 0, 1, SLUICE_DMA_TO_DEVICE);
 }
 
 static long sync_dev_from_as_bidi(struct bx *b)
 {
-	return sync_dev(b, b->d_from, 0, 1, DMA_BIDIRECTIONAL);
+	return sync_dev(b, b->d_from, 0, 1, SLUICE_DMA_BIDIRECTIONAL);
 }
 
 static long sync_off_at_end(struct bx *b)
 {
-	return sync_cpu(b, b->d_from, MAP_LEN, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_from, MAP_LEN, 1, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long sync_len_past_end(struct bx *b)
 {
-	return sync_cpu(b, b->d_from, MAP_LEN - 1, 2, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_from, MAP_LEN - 1, 2, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long sync_off_huge(struct bx *b)
 {
-	return sync_cpu(b, b->d_from, SIZE_MAX, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_from, SIZE_MAX, 1, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long sync_len_huge(struct bx *b)
 {
-	return sync_dev(b, b->d_bidi, 1, SIZE_MAX, DMA_BIDIRECTIONAL);
+	return sync_dev(b, b->d_bidi, 1, SIZE_MAX, SLUICE_DMA_BIDIRECTIONAL);
 }
 
 static long sync_inplace_past_block(struct bx *b)
 {
-	return sync_cpu(b, b->d_inplace, 8 * KIB, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_inplace, 8 * KIB, 1, SLUICE_DMA_FROM_DEVICE);
 }
 static long sync_inplace_len_past_block(struct bx *b)
 {
-	return sync_dev(b, b->d_inplace, 4 * KIB, 8 * KIB, DMA_FROM_DEVICE);
+	return sync_dev(b, b->d_inplace, 4 * KIB, 8 * KIB, SLUICE_DMA_FROM_DEVICE);
 }
 static long sync_inplace_off_wraps(struct bx *b)
 {
-	return sync_cpu(b, b->d_inplace, SIZE_MAX, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_inplace, SIZE_MAX, 1, SLUICE_DMA_FROM_DEVICE);
 }
 static long sync_never_in_pool(struct bx *b)
 {
-	return sync_cpu(b, a_pool_free(b), 0, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, a_pool_free(b), 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
-static long sync_private_addr(struct bx *b) { return sync_dev(b, a_buf(b), 0, 1, DMA_TO_DEVICE); }
+static long sync_private_addr(struct bx *b)
+{
+	return sync_dev(b, a_buf(b), 0, 1, SLUICE_DMA_TO_DEVICE);
+}
 static long sync_inside_mapping(struct bx *b)
 {
-	return sync_cpu(b, b->d_from + 1, 0, 1, DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_from + 1, 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
-static long sync_coherent(struct bx *b) { return sync_cpu(b, b->coh_dma, 0, 1, DMA_BIDIRECTIONAL); }
+static long sync_coherent(struct bx *b)
+{
+	return sync_cpu(b, b->coh_dma, 0, 1, SLUICE_DMA_BIDIRECTIONAL);
+}
 static long sync_after_unmap(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE);
-	return sync_cpu(b, b->d_from, 0, 1, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
+	return sync_cpu(b, b->d_from, 0, 1, SLUICE_DMA_FROM_DEVICE);
 }
 
 /* ------------------------------------------------------------------ coherent */
 
-static long coh_call(struct dma_layer *dl, const struct dma_tag *t, size_t size)
+static long coh_call(struct sluice_dma_layer *dl, const struct sluice_dma_tag *t, size_t size)
 {
 	uint64_t d = SENTINEL;
-	void *p = dma_alloc_coherent(dl, t, size, &d);
+	void *p = sluice_dma_alloc_coherent(dl, t, size, &d);
 
 	if (p) {
-		dma_free_coherent(dl, p, size);
+		sluice_dma_free_coherent(dl, p, size);
 		return 1;
 	}
 	return d == SENTINEL ? 0 : CLOBBERED;
@@ -838,7 +869,7 @@ static long coh_call(struct dma_layer *dl, const struct dma_tag *t, size_t size)
 static long coh_null_layer(struct bx *b) { (void)b; return coh_call(NULL, &deftag, 64); }
 static long coh_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	(void)b;
 	memset(&zl, 0, sizeof(zl));
@@ -847,18 +878,20 @@ static long coh_uninit_layer(struct bx *b)
 static long coh_null_tag(struct bx *b) { return coh_call(&b->f->dl, NULL, 64); }
 static long coh_null_out(struct bx *b)
 {
-	return dma_alloc_coherent(&b->f->dl, &deftag, 64, NULL) != NULL;
+	return sluice_dma_alloc_coherent(&b->f->dl, &deftag, 64, NULL) != NULL;
 }
 static long coh_zero_size(struct bx *b) { return coh_call(&b->f->dl, &deftag, 0); }
 static long coh_bad_tag(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, 0x800, DMA_NO_LIMIT, DMA_NO_LIMIT, 0);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0x800, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0);
 
 	return coh_call(&b->f->dl, &t, 64);
 }
 static long coh_over_max_mapping(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, 0, DMA_NO_LIMIT, DMA_NO_LIMIT, 4096);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 4096);
 
 	return coh_call(&b->f->dl, &t, 4097);
 }
@@ -870,119 +903,130 @@ static long coh_over_u32(struct bx *b)
 static long coh_over_pool(struct bx *b) { return coh_call(&b->f->dl, &deftag, 2 * MIB); }
 static long coh_unreachable(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, 0, DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
 
 	return coh_call(&b->f->dl, &t, 64);
 }
 
 static long free_null_layer(struct bx *b)
 {
-	dma_free_coherent(NULL, b->coh, 4096);
+	sluice_dma_free_coherent(NULL, b->coh, 4096);
 	return 0;
 }
 static long free_null_vaddr(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, NULL, 4096);
+	sluice_dma_free_coherent(&b->f->dl, NULL, 4096);
 	return 0;
 }
 static long free_never_in_pool(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, (void *)(uintptr_t)a_pool_free(b), 4096);
+	sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)a_pool_free(b), 4096);
 	return 0;
 }
 static long free_private(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, b->buf, 4096);
+	sluice_dma_free_coherent(&b->f->dl, b->buf, 4096);
 	return 0;
 }
 static long free_wrong_size(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, b->coh, 4095);
+	sluice_dma_free_coherent(&b->f->dl, b->coh, 4095);
 	return 0;
 }
 static long free_streaming(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, (void *)(uintptr_t)b->d_to, MAP_LEN);
+	sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)b->d_to, MAP_LEN);
 	return 0;
 }
 static long free_inside(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, (unsigned char *)b->coh + 16, 4096 - 16);
+	sluice_dma_free_coherent(&b->f->dl, (unsigned char *)b->coh + 16, 4096 - 16);
 	return 0;
 }
 static long free_twice(struct bx *b)
 {
-	dma_free_coherent(&b->f->dl, b->coh, 4096);
-	dma_free_coherent(&b->f->dl, b->coh, 4096);
+	sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
+	sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ queries, stats */
 
-static long shared_null_layer(struct bx *b) { return dma_addr_is_shared(NULL, b->d_to, 1); }
-static long shared_wraps(struct bx *b) { return dma_addr_is_shared(&b->f->dl, b->d_to, SIZE_MAX); }
-static long shared_private(struct bx *b) { return dma_addr_is_shared(&b->f->dl, a_buf(b), 1); }
+static long shared_null_layer(struct bx *b) { return sluice_dma_addr_is_shared(NULL, b->d_to, 1); }
+static long shared_wraps(struct bx *b)
+{
+	return sluice_dma_addr_is_shared(&b->f->dl, b->d_to, SIZE_MAX);
+}
+static long shared_private(struct bx *b)
+{
+	return sluice_dma_addr_is_shared(&b->f->dl, a_buf(b), 1);
+}
 static long shared_past_pool(struct bx *b)
 {
-	return dma_addr_is_shared(&b->f->dl, (uintptr_t)b->f->mem[0], b->f->bytes[0] + 1);
+	return sluice_dma_addr_is_shared(&b->f->dl, (uintptr_t)b->f->mem[0], b->f->bytes[0] + 1);
 }
-static long count_null_layer(struct bx *b) { (void)b; return dma_bounce_pool_count(NULL); }
+static long count_null_layer(struct bx *b) { (void)b; return sluice_dma_bounce_pool_count(NULL); }
 static long stats_null_layer(struct bx *b)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
 	(void)b;
-	return dma_bounce_stats_get(NULL, -1, &st);
+	return sluice_dma_bounce_stats_get(NULL, -1, &st);
 }
-static long stats_null_out(struct bx *b) { return dma_bounce_stats_get(&b->f->dl, -1, NULL); }
+static long stats_null_out(struct bx *b)
+{
+	return sluice_dma_bounce_stats_get(&b->f->dl, -1, NULL);
+}
 static long stats_pool_minus2(struct bx *b)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
-	return dma_bounce_stats_get(&b->f->dl, -2, &st);
+	return sluice_dma_bounce_stats_get(&b->f->dl, -2, &st);
 }
 static long stats_no_such_pool(struct bx *b)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
-	return dma_bounce_stats_get(&b->f->dl, 1, &st);
+	return sluice_dma_bounce_stats_get(&b->f->dl, 1, &st);
 }
 static long print_null_layer(struct bx *b)
 {
 	(void)b;
-	dma_stats_print(NULL);
+	sluice_dma_stats_print(NULL);
 	return 0;
 }
-static long check_null_layer(struct bx *b) { (void)b; return dma_layer_check(NULL); }
+static long check_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_check(NULL); }
 static long check_uninit_layer(struct bx *b)
 {
-	struct dma_layer zl;
+	struct sluice_dma_layer zl;
 
 	(void)b;
 	memset(&zl, 0, sizeof(zl));
-	return dma_layer_check(&zl);
+	return sluice_dma_layer_check(&zl);
 }
 
 /* ------------------------------------------------------------------ bounce.h internals */
 
-static struct dma_bounce_pool *pool0(struct bx *b)
+static struct sluice_dma_bounce_pool *pool0(struct bx *b)
 {
-	return dma_bounce_pool_of(&b->f->dl, (uintptr_t)b->f->mem[0]);
+	return sluice_dma_priv_bounce_pool_of(&b->f->dl, (uintptr_t)b->f->mem[0]);
 }
 
 static long ops_of_bad(struct bx *b)
 {
 	(void)b;
-	return dma_bounce_ops_of(DMA_POLICY_COUNT) != NULL ||
-	       dma_bounce_ops_of((enum dma_bounce_policy)-1) != NULL;
+	return sluice_dma_priv_bounce_ops_of(SLUICE_DMA_POLICY_COUNT) != NULL ||
+	       sluice_dma_priv_bounce_ops_of((enum sluice_dma_bounce_policy)-1) != NULL;
 }
 
-static long req_call(const struct dma_tag *t, size_t len, bool null_req, bool null_off)
+static long req_call(const struct sluice_dma_tag *t, size_t len, bool null_req, bool null_off)
 {
 	struct dma_bounce_req r;
 	uint64_t off;
 
-	return dma_bounce_req_init(null_req ? NULL : &r, t, 0x1234, len, null_off ? NULL : &off);
+	return sluice_dma_priv_bounce_req_init(null_req ? NULL : &r, t, 0x1234, len,
+					       null_off ? NULL : &off);
 }
 
 static long req_null_req(struct bx *b) { (void)b; return req_call(&deftag, 10, true, false); }
@@ -996,28 +1040,36 @@ static long req_over_u32(struct bx *b)
 }
 static long req_align_wraps(struct bx *b)
 {
-	const struct dma_tag t = tag_with(0, DMA_NO_LIMIT, DMA_NO_LIMIT, DMA_NO_LIMIT, 0);
+	const struct sluice_dma_tag t =
+		tag_with(0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0);
 
 	(void)b;
 	return req_call(&t, 10, false, false);
 }
-static long pool_of_null(struct bx *b) { return dma_bounce_pool_of(NULL, b->d_to) != NULL; }
+static long pool_of_null(struct bx *b)
+{
+	return sluice_dma_priv_bounce_pool_of(NULL, b->d_to) != NULL;
+}
 static long pool_of_outside(struct bx *b)
 {
-	return dma_bounce_pool_of(&b->f->dl, a_buf(b)) != NULL;
+	return sluice_dma_priv_bounce_pool_of(&b->f->dl, a_buf(b)) != NULL;
 }
 
-static long max_slots_null(struct bx *b) { (void)b; return (long)dma_bounce_pool_max_slots(NULL); }
+static long max_slots_null(struct bx *b)
+{
+	(void)b;
+	return (long)sluice_dma_priv_bounce_pool_max_slots(NULL);
+}
 
 static long balloc_with(struct bx *b, unsigned int cpu, bool zero_slots)
 {
 	struct dma_bounce_req r;
 	uint64_t off;
 
-	assert_int_equal(dma_bounce_req_init(&r, &deftag, 0, 2048, &off), 0);
+	assert_int_equal(sluice_dma_priv_bounce_req_init(&r, &deftag, 0, 2048, &off), 0);
 	if (zero_slots)
 		r.nslots = 0;
-	return dma_bounce_alloc(pool0(b), &r, cpu);
+	return sluice_dma_priv_bounce_alloc(pool0(b), &r, cpu);
 }
 static long balloc_bad_cpu(struct bx *b) { return balloc_with(b, 2, false); }
 static long balloc_zero_slots(struct bx *b) { return balloc_with(b, 0, true); }
@@ -1027,79 +1079,85 @@ static long balloc_null_pool(struct bx *b)
 	uint64_t off;
 
 	(void)b;
-	assert_int_equal(dma_bounce_req_init(&r, &deftag, 0, 2048, &off), 0);
-	return dma_bounce_alloc(NULL, &r, 0);
+	assert_int_equal(sluice_dma_priv_bounce_req_init(&r, &deftag, 0, 2048, &off), 0);
+	return sluice_dma_priv_bounce_alloc(NULL, &r, 0);
 }
 static long bfree_past_end(struct bx *b)
 {
-	dma_bounce_free(pool0(b), pool0(b)->nslabs, 1, 0);
+	sluice_dma_priv_bounce_free(pool0(b), pool0(b)->nslabs, 1, 0);
 	return 0;
 }
 static long bfree_run_past_end(struct bx *b)
 {
-	dma_bounce_free(pool0(b), pool0(b)->nslabs - 1, 2, 0);
+	sluice_dma_priv_bounce_free(pool0(b), pool0(b)->nslabs - 1, 2, 0);
 	return 0;
 }
 static long bfree_zero_slots(struct bx *b)
 {
-	dma_bounce_free(pool0(b), 10, 0, 0);
+	sluice_dma_priv_bounce_free(pool0(b), 10, 0, 0);
 	return 0;
 }
 static long bfree_bad_cpu(struct bx *b)
 {
-	dma_bounce_free(pool0(b), 10, 1, 2);
+	sluice_dma_priv_bounce_free(pool0(b), 10, 1, 2);
 	return 0;
 }
 static long logf_null_layer(struct bx *b)
 {
 	(void)b;
-	dma_logf(NULL, DMA_LOG_ERR, "nothing %d", 1);
+	sluice_dma_priv_logf(NULL, SLUICE_DMA_LOG_ERR, "nothing %d", 1);
 	return 0;
 }
 static long fail_names_argument(struct bx *b)
 {
-	dma_fail(&b->f->dl, "here.c", 7, "bad argument %s at %p", "widget", (void *)0x1234);
+	sluice_dma_priv_fail(&b->f->dl, "here.c", 7, "bad argument %s at %p", "widget",
+			     (void *)0x1234);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ arena */
 
-static long ameta_zero_len(struct bx *b) { (void)b; return (long)dma_arena_meta_size(0, 1); }
+static long ameta_zero_len(struct bx *b) { (void)b; return (long)sluice_dma_arena_meta_size(0, 1); }
 static long ameta_not_chunks(struct bx *b)
 {
 	(void)b;
-	return (long)dma_arena_meta_size(CHUNK + 4096, 1);
+	return (long)sluice_dma_arena_meta_size(CHUNK + 4096, 1);
 }
 
-static long ameta_zero_cpus(struct bx *b) { (void)b; return (long)dma_arena_meta_size(CHUNK, 0); }
+static long ameta_zero_cpus(struct bx *b)
+{
+	(void)b;
+	return (long)sluice_dma_arena_meta_size(CHUNK, 0);
+}
 static long ameta_many_cpus(struct bx *b)
 {
 	(void)b;
-	return (long)dma_arena_meta_size(CHUNK, DMA_ARENA_MAX_CPUS + 1);
+	return (long)sluice_dma_arena_meta_size(CHUNK, SLUICE_DMA_ARENA_MAX_CPUS + 1);
 }
 static long ameta_many_chunks(struct bx *b)
 {
 	(void)b;
-	return (long)dma_arena_meta_size((size_t)(DMA_ARENA_MAX_CHUNKS + 1) * CHUNK, 1);
+	return (long)sluice_dma_arena_meta_size((size_t)(SLUICE_DMA_ARENA_MAX_CHUNKS + 1) * CHUNK,
+						1);
 }
 
 /*
- * dma_arena_init() on a local arena, one argument spoilt. The region is a
+ * sluice_dma_arena_init() on a local arena, one argument spoilt. The region is a
  * 2 MB-aligned address that init never dereferences (it converts nothing);
  * the metadata is real, since a missing check would clear it.
  */
 struct arena_args {
-	struct dma_arena *arena;
-	struct dma_port_ops ops;
+	struct sluice_dma_arena *arena;
+	struct sluice_dma_port_ops ops;
 	bool null_ops;
-	struct dma_arena_config cfg;
+	struct sluice_dma_arena_config cfg;
 	bool null_cfg;
 };
 
 static long ainit_with(struct bx *b, void (*spoil)(struct bx *b, struct arena_args *a))
 {
-	struct dma_arena local;
-	size_t ml = dma_arena_meta_size(2 * CHUNK, 2);
+	struct sluice_dma_arena local;
+	size_t ml = sluice_dma_arena_meta_size(2 * CHUNK, 2);
 	void *meta = malloc(ml);
 	struct arena_args a = {
 		.arena = &local,
@@ -1111,7 +1169,7 @@ static long ainit_with(struct bx *b, void (*spoil)(struct bx *b, struct arena_ar
 
 	assert_non_null(meta);
 	spoil(b, &a);
-	rc = dma_arena_init(a.arena, a.null_ops ? NULL : &a.ops, a.null_cfg ? NULL : &a.cfg);
+	rc = sluice_dma_arena_init(a.arena, a.null_ops ? NULL : &a.ops, a.null_cfg ? NULL : &a.cfg);
 	free(meta);
 	return rc;
 }
@@ -1149,7 +1207,7 @@ static void as_len_not_chunks(struct bx *b, struct arena_args *a) { (void)b; a->
 static void as_many_chunks(struct bx *b, struct arena_args *a)
 {
 	(void)b;
-	a->cfg.len = (size_t)(DMA_ARENA_MAX_CHUNKS + 1) * CHUNK;
+	a->cfg.len = (size_t)(SLUICE_DMA_ARENA_MAX_CHUNKS + 1) * CHUNK;
 }
 static void as_region_wraps(struct bx *b, struct arena_args *a)
 {
@@ -1160,7 +1218,7 @@ static void as_zero_cpus(struct bx *b, struct arena_args *a) { (void)b; a->cfg.n
 static void as_many_cpus(struct bx *b, struct arena_args *a)
 {
 	(void)b;
-	a->cfg.ncpus = DMA_ARENA_MAX_CPUS + 1;
+	a->cfg.ncpus = SLUICE_DMA_ARENA_MAX_CPUS + 1;
 }
 static void as_null_meta(struct bx *b, struct arena_args *a) { (void)b; a->cfg.meta = NULL; }
 static void as_meta_short(struct bx *b, struct arena_args *a) { (void)b; a->cfg.meta_len--; }
@@ -1203,145 +1261,169 @@ static long ainit_meta_wraps(struct bx *b) { return ainit_with(b, as_meta_wraps)
 static long ainit_meta_in_region(struct bx *b) { return ainit_with(b, as_meta_in_region); }
 static long ainit_arena_in_region(struct bx *b) { return ainit_with(b, as_arena_in_region); }
 
-static struct dma_arena *zeroed_arena(void)
+static struct sluice_dma_arena *zeroed_arena(void)
 {
-	static struct dma_arena za;
+	static struct sluice_dma_arena za;
 
 	memset(&za, 0, sizeof(za));
 	return &za;
 }
 
-static long aalloc_null_arena(struct bx *b) { (void)b; return dma_arena_alloc(NULL, 4096) != NULL; }
+static long aalloc_null_arena(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_alloc(NULL, 4096) != NULL;
+}
 static long aalloc_uninit(struct bx *b)
 {
 	(void)b;
-	return dma_arena_alloc(zeroed_arena(), 4096) != NULL;
+	return sluice_dma_arena_alloc(zeroed_arena(), 4096) != NULL;
 }
 
-static long aalloc_zero(struct bx *b) { return dma_arena_alloc(&b->arena, 0) != NULL; }
+static long aalloc_zero(struct bx *b) { return sluice_dma_arena_alloc(&b->arena, 0) != NULL; }
 static long aalloc_over_chunk(struct bx *b)
 {
-	return dma_arena_alloc(&b->arena, CHUNK + 1) != NULL;
+	return sluice_dma_arena_alloc(&b->arena, CHUNK + 1) != NULL;
 }
 
-static long aalloc_huge(struct bx *b) { return dma_arena_alloc(&b->arena, SIZE_MAX) != NULL; }
+static long aalloc_huge(struct bx *b)
+{
+	return sluice_dma_arena_alloc(&b->arena, SIZE_MAX) != NULL;
+}
 
 static long afree_null_arena(struct bx *b)
 {
-	dma_arena_free(NULL, b->blk);
+	sluice_dma_arena_free(NULL, b->blk);
 	return 0;
 }
 static long afree_uninit(struct bx *b)
 {
-	dma_arena_free(zeroed_arena(), b->blk);
+	sluice_dma_arena_free(zeroed_arena(), b->blk);
 	return 0;
 }
 static long afree_never(struct bx *b)
 {
-	dma_arena_free(&b->arena, b->blk + 8 * KIB);
+	sluice_dma_arena_free(&b->arena, b->blk + 8 * KIB);
 	return 0;
 }
 static long afree_inside(struct bx *b)
 {
-	dma_arena_free(&b->arena, b->blk + 16);
+	sluice_dma_arena_free(&b->arena, b->blk + 16);
 	return 0;
 }
 static long afree_unconverted(struct bx *b)
 {
-	dma_arena_free(&b->arena, b->region + CHUNK);
+	sluice_dma_arena_free(&b->arena, b->region + CHUNK);
 	return 0;
 }
 static long afree_outside(struct bx *b)
 {
-	dma_arena_free(&b->arena, &b->arena);
+	sluice_dma_arena_free(&b->arena, &b->arena);
 	return 0;
 }
 static long afree_twice(struct bx *b)
 {
-	dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, DMA_FROM_DEVICE);
-	dma_arena_free(&b->arena, b->blk);
-	dma_arena_free(&b->arena, b->blk);
+	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
+	sluice_dma_arena_free(&b->arena, b->blk);
+	sluice_dma_arena_free(&b->arena, b->blk);
 	return 0;
 }
-static long aowns_null(struct bx *b) { return dma_arena_owns(NULL, b->blk, 1); }
+static long aowns_null(struct bx *b) { return sluice_dma_arena_owns(NULL, b->blk, 1); }
 static long aowns_free_block(struct bx *b)
 {
-	return dma_arena_owns(&b->arena, b->blk + 8 * KIB, 1);
+	return sluice_dma_arena_owns(&b->arena, b->blk + 8 * KIB, 1);
 }
 
 static long aowns_past_block(struct bx *b)
 {
-	return dma_arena_owns(&b->arena, b->blk + 4 * KIB, 4 * KIB + 1);
+	return sluice_dma_arena_owns(&b->arena, b->blk + 4 * KIB, 4 * KIB + 1);
 }
 
-static long aowns_huge(struct bx *b) { return dma_arena_owns(&b->arena, b->blk, SIZE_MAX); }
-static long ainplace_null_ctx(struct bx *b) { return dma_arena_inplace_owns(NULL, b->blk, 1); }
-static long ashared_null(struct bx *b) { return dma_arena_is_shared(NULL, b->blk, 1); }
+static long aowns_huge(struct bx *b) { return sluice_dma_arena_owns(&b->arena, b->blk, SIZE_MAX); }
+static long ainplace_null_ctx(struct bx *b)
+{
+	return sluice_dma_arena_inplace_owns(NULL, b->blk, 1);
+}
+static long ashared_null(struct bx *b) { return sluice_dma_arena_is_shared(NULL, b->blk, 1); }
 static long ashared_unconverted(struct bx *b)
 {
-	return dma_arena_is_shared(&b->arena, b->region + CHUNK, 1);
+	return sluice_dma_arena_is_shared(&b->arena, b->region + CHUNK, 1);
 }
 
 static long ashared_past_region(struct bx *b)
 {
-	return dma_arena_is_shared(&b->arena, b->region, 2 * CHUNK + 1);
+	return sluice_dma_arena_is_shared(&b->arena, b->region, 2 * CHUNK + 1);
 }
-static long ashared_huge(struct bx *b) { return dma_arena_is_shared(&b->arena, b->blk, SIZE_MAX); }
-static long ashared_below(struct bx *b) { return dma_arena_is_shared(&b->arena, b->region - 1, 2); }
-static long asize_null(struct bx *b) { return (long)dma_arena_block_size(NULL, b->blk); }
+static long ashared_huge(struct bx *b)
+{
+	return sluice_dma_arena_is_shared(&b->arena, b->blk, SIZE_MAX);
+}
+static long ashared_below(struct bx *b)
+{
+	return sluice_dma_arena_is_shared(&b->arena, b->region - 1, 2);
+}
+static long asize_null(struct bx *b) { return (long)sluice_dma_arena_block_size(NULL, b->blk); }
 static long asize_inside(struct bx *b)
 {
-	return (long)dma_arena_block_size(&b->arena, b->blk + 16);
+	return (long)sluice_dma_arena_block_size(&b->arena, b->blk + 16);
 }
 
 static long asize_free(struct bx *b)
 {
-	return (long)dma_arena_block_size(&b->arena, b->blk + 8 * KIB);
+	return (long)sluice_dma_arena_block_size(&b->arena, b->blk + 8 * KIB);
 }
 
 static long adma_null(struct bx *b)
 {
-	(void)dma_arena_dma_addr(NULL, b->blk);
+	(void)sluice_dma_arena_dma_addr(NULL, b->blk);
 	return 0;
 }
 static long adma_outside(struct bx *b)
 {
-	(void)dma_arena_dma_addr(&b->arena, &b->arena);
+	(void)sluice_dma_arena_dma_addr(&b->arena, &b->arena);
 	return 0;
 }
 static long adma_free_block(struct bx *b)
 {
-	(void)dma_arena_dma_addr(&b->arena, b->blk + 8 * KIB);
+	(void)sluice_dma_arena_dma_addr(&b->arena, b->blk + 8 * KIB);
 	return 0;
 }
-static long areclaim_null(struct bx *b) { (void)b; return dma_arena_reclaim(NULL, 0); }
-static long areclaim_uninit(struct bx *b) { (void)b; return dma_arena_reclaim(zeroed_arena(), 0); }
-static long afini_null(struct bx *b) { (void)b; return dma_arena_fini(NULL); }
-static long afini_uninit(struct bx *b) { (void)b; return dma_arena_fini(zeroed_arena()); }
+static long areclaim_null(struct bx *b) { (void)b; return sluice_dma_arena_reclaim(NULL, 0); }
+static long areclaim_uninit(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_reclaim(zeroed_arena(), 0);
+}
+static long afini_null(struct bx *b) { (void)b; return sluice_dma_arena_fini(NULL); }
+static long afini_uninit(struct bx *b) { (void)b; return sluice_dma_arena_fini(zeroed_arena()); }
 /* A live block: refused, and nothing is released (checked after the row). */
-static long afini_live(struct bx *b) { return dma_arena_fini(&b->arena); }
+static long afini_live(struct bx *b) { return sluice_dma_arena_fini(&b->arena); }
 static long astats_null_arena(struct bx *b)
 {
-	struct dma_arena_stats st;
+	struct sluice_dma_arena_stats st;
 
 	(void)b;
-	dma_arena_get_stats(NULL, &st);
+	sluice_dma_arena_get_stats(NULL, &st);
 	return 0;
 }
 static long astats_null_out(struct bx *b)
 {
-	dma_arena_get_stats(&b->arena, NULL);
+	sluice_dma_arena_get_stats(&b->arena, NULL);
 	return 0;
 }
 static long aprint_null(struct bx *b)
 {
 	(void)b;
-	dma_arena_print_stats(NULL, "x");
+	sluice_dma_arena_print_stats(NULL, "x");
 	return 0;
 }
-static long acheck_null(struct bx *b) { (void)b; return dma_arena_check(NULL, 0); }
-static long acheck_uninit(struct bx *b) { (void)b; return dma_arena_check(zeroed_arena(), 0); }
-static long acheck_bad_flag(struct bx *b) { return dma_arena_check(&b->arena, 0x80); }
+static long acheck_null(struct bx *b) { (void)b; return sluice_dma_arena_check(NULL, 0); }
+static long acheck_uninit(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_check(zeroed_arena(), 0);
+}
+static long acheck_bad_flag(struct bx *b) { return sluice_dma_arena_check(&b->arena, 0x80); }
 
 /* ------------------------------------------------------------------ the table */
 
@@ -1349,82 +1431,83 @@ static long acheck_bad_flag(struct bx *b) { return dma_arena_check(&b->arena, 0x
 #define T(fn, text, addr) #fn, fn, TRAP, 0, text, addr
 
 static const struct row rows[] = {
-	/* dma_layer_init(), set_inplace(), set_profile(), copy_cycles(), destroy() */
-	{ R(init_null_layer, DMA_ERR_INVAL), false },
-	{ R(init_null_ops, DMA_ERR_INVAL), false },
-	{ R(init_no_set_shared, DMA_ERR_INVAL), false },
-	{ R(init_no_set_private, DMA_ERR_INVAL), false },
-	{ R(init_no_virt_to_dma, DMA_ERR_INVAL), false },
-	{ R(init_lock_no_unlock, DMA_ERR_INVAL), false },
-	{ R(init_unlock_no_lock, DMA_ERR_INVAL), false },
-	{ R(init_zero_cpus, DMA_ERR_INVAL), false },
-	{ R(init_bad_scrub, DMA_ERR_INVAL), false },
+	/* sluice_dma_layer_init(), set_inplace(), set_profile(), copy_cycles(), destroy() */
+	{ R(init_null_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_null_ops, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_no_set_shared, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_no_set_private, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_unlock_no_lock, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_zero_cpus, SLUICE_DMA_ERR_INVAL), false },
+	{ R(init_bad_scrub, SLUICE_DMA_ERR_INVAL), false },
 	{ T(inplace_null_layer, NULL, NULL), false },
 	{ T(inplace_uninit_layer, NULL, NULL), false },
 	{ T(inplace_no_owns, "no owns callback", NULL), false },
 	{ T(profile_null_layer, NULL, NULL), false },
 	{ R(cycles_null_layer, 0), false },
-	{ R(destroy_null_layer, DMA_ERR_INVAL), false },
-	{ R(destroy_uninit_layer, DMA_ERR_INVAL), false },
-	{ R(destroy_live_mappings, DMA_ERR_BUSY), true },
-	/* dma_bounce_meta_size(), dma_bounce_pool_add(), dma_bounce_policy_name() */
+	{ R(destroy_null_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(destroy_uninit_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(destroy_live_mappings, SLUICE_DMA_ERR_BUSY), true },
+	/* sluice_dma_bounce_meta_size(), sluice_dma_bounce_pool_add(),
+	   sluice_dma_bounce_policy_name() */
 	{ R(meta_bad_policy, 0), false },
 	{ R(meta_zero_cpus, 0), true },
 	{ R(meta_too_small, 0), true },
 	{ R(meta_zero_bytes, 0), true },
-	{ R(pool_null_layer, DMA_ERR_INVAL), true },
-	{ R(pool_null_mem, DMA_ERR_INVAL), true },
-	{ R(pool_null_meta, DMA_ERR_INVAL), true },
-	{ R(pool_bad_policy, DMA_ERR_INVAL), true },
-	{ R(pool_mem_misaligned, DMA_ERR_INVAL), true },
-	{ R(pool_bytes_not_pages, DMA_ERR_INVAL), true },
-	{ R(pool_too_small, DMA_ERR_INVAL), true },
-	{ R(pool_meta_short, DMA_ERR_NOMEM), true },
-	{ R(pool_mem_wraps, DMA_ERR_INVAL), true },
-	{ R(pool_meta_wraps, DMA_ERR_INVAL), true },
-	{ R(pool_meta_in_mem, DMA_ERR_INVAL), true },
-	{ R(pool_layer_in_mem, DMA_ERR_INVAL), true },
-	{ R(pool_same_mem_twice, DMA_ERR_INVAL), true },
-	{ R(pool_mem_overlaps_pool, DMA_ERR_INVAL), true },
-	{ R(pool_meta_in_pool, DMA_ERR_INVAL), true },
-	{ R(pool_meta_on_pool_meta, DMA_ERR_INVAL), true },
-	{ R(pool_mem_on_pool_meta, DMA_ERR_INVAL), true },
+	{ R(pool_null_layer, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_null_mem, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_null_meta, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_bad_policy, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_mem_misaligned, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_bytes_not_pages, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_too_small, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_meta_short, SLUICE_DMA_ERR_NOMEM), true },
+	{ R(pool_mem_wraps, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_meta_wraps, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_meta_in_mem, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_layer_in_mem, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_same_mem_twice, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_mem_overlaps_pool, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_meta_in_pool, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_meta_on_pool_meta, SLUICE_DMA_ERR_INVAL), true },
+	{ R(pool_mem_on_pool_meta, SLUICE_DMA_ERR_INVAL), true },
 	{ R(policy_name_bad, 0), false },
-	/* dma_tag_check(), dma_max_mapping_size() */
-	{ R(tag_null, DMA_ERR_INVAL), false },
-	{ R(tag_min_align_not_mask, DMA_ERR_INVAL), false },
-	{ R(tag_alloc_align_not_mask, DMA_ERR_INVAL), false },
-	{ R(tag_boundary_not_mask, DMA_ERR_INVAL), false },
-	{ R(tag_boundary_below_page, DMA_ERR_INVAL), false },
-	{ R(tag_align_above_boundary, DMA_ERR_INVAL), false },
-	{ R(tag_zero_limit, DMA_ERR_INVAL), false },
+	/* sluice_dma_tag_check(), sluice_dma_max_mapping_size() */
+	{ R(tag_null, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_min_align_not_mask, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_alloc_align_not_mask, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_boundary_not_mask, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_boundary_below_page, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_align_above_boundary, SLUICE_DMA_ERR_INVAL), false },
+	{ R(tag_zero_limit, SLUICE_DMA_ERR_INVAL), false },
 	{ R(maxmap_null_layer, 0), false },
 	{ R(maxmap_null_tag, 0), true },
 	{ R(maxmap_bad_tag, 0), true },
 	{ R(maxmap_unreachable, 0), true },
-	/* dma_map() */
-	{ R(map_null_layer, DMA_ERR_INVAL), true },
-	{ R(map_uninit_layer, DMA_ERR_INVAL), true },
-	{ R(map_null_tag, DMA_ERR_INVAL), true },
-	{ R(map_null_buf, DMA_ERR_INVAL), true },
-	{ R(map_null_out, DMA_ERR_INVAL), true },
-	{ R(map_zero_len, DMA_ERR_INVAL), true },
-	{ R(map_dir_zero, DMA_ERR_INVAL), true },
-	{ R(map_dir_four, DMA_ERR_INVAL), true },
-	{ R(map_dir_negative, DMA_ERR_INVAL), true },
-	{ R(map_buf_wraps, DMA_ERR_INVAL), true },
-	{ R(map_tag_min_align, DMA_ERR_INVAL), true },
-	{ R(map_tag_alloc_align, DMA_ERR_INVAL), true },
-	{ R(map_tag_boundary, DMA_ERR_INVAL), true },
-	{ R(map_tag_boundary_small, DMA_ERR_INVAL), true },
-	{ R(map_tag_align_gt_boundary, DMA_ERR_INVAL), true },
-	{ R(map_tag_zero_limit, DMA_ERR_INVAL), true },
-	{ R(map_tag_align_wraps, DMA_ERR_RANGE), true },
-	{ R(map_tag_max_mapping, DMA_ERR_RANGE), true },
-	{ R(map_unreachable, DMA_ERR_RANGE), true },
-	{ R(map_over_layer_max, DMA_ERR_RANGE), true },
-	{ R(map_over_u32, DMA_ERR_RANGE), true },
-	/* dma_unmap(), dma_unmap_discard() */
+	/* sluice_dma_map() */
+	{ R(map_null_layer, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_uninit_layer, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_null_tag, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_null_buf, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_null_out, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_zero_len, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_dir_zero, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_dir_four, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_dir_negative, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_buf_wraps, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_min_align, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_alloc_align, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_boundary, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_boundary_small, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_align_gt_boundary, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_zero_limit, SLUICE_DMA_ERR_INVAL), true },
+	{ R(map_tag_align_wraps, SLUICE_DMA_ERR_RANGE), true },
+	{ R(map_tag_max_mapping, SLUICE_DMA_ERR_RANGE), true },
+	{ R(map_unreachable, SLUICE_DMA_ERR_RANGE), true },
+	{ R(map_over_layer_max, SLUICE_DMA_ERR_RANGE), true },
+	{ R(map_over_u32, SLUICE_DMA_ERR_RANGE), true },
+	/* sluice_dma_unmap(), sluice_dma_unmap_discard() */
 	{ T(unmap_null_layer, NULL, NULL), true },
 	{ T(unmap_uninit_layer, NULL, NULL), true },
 	{ T(unmap_never_in_pool, "not a live mapping", a_pool_free), true },
@@ -1448,29 +1531,29 @@ static const struct row rows[] = {
 	{ T(written_wrong_len, "length 1001, mapped 1000", a_from), true },
 	{ T(written_beyond_len, "1001 bytes written of 1000 mapped", a_from), true },
 	{ T(written_twice, "already unmapped", a_from), true },
-	/* dma_sync_for_cpu(), dma_sync_for_device() */
-	{ R(sync_null_layer, DMA_ERR_INVAL), true },
-	{ R(sync_uninit_layer, DMA_ERR_INVAL), true },
-	{ R(sync_zero_len, DMA_ERR_INVAL), true },
-	{ R(sync_dir_zero, DMA_ERR_INVAL), true },
-	{ R(sync_dir_five, DMA_ERR_INVAL), true },
-	{ R(sync_cpu_on_to_device, DMA_ERR_PERM), true },
-	{ R(sync_cpu_bidi_as_from, DMA_ERR_PERM), true },
-	{ R(sync_dev_on_from_device, DMA_ERR_PERM), true },
-	{ R(sync_dev_from_as_bidi, DMA_ERR_PERM), true },
-	{ R(sync_off_at_end, DMA_ERR_RANGE), true },
-	{ R(sync_len_past_end, DMA_ERR_RANGE), true },
-	{ R(sync_off_huge, DMA_ERR_RANGE), true },
-	{ R(sync_len_huge, DMA_ERR_RANGE), true },
-	{ R(sync_inplace_past_block, DMA_ERR_RANGE), true },
-	{ R(sync_inplace_len_past_block, DMA_ERR_RANGE), true },
-	{ R(sync_inplace_off_wraps, DMA_ERR_RANGE), true },
+	/* sluice_dma_sync_for_cpu(), sluice_dma_sync_for_device() */
+	{ R(sync_null_layer, SLUICE_DMA_ERR_INVAL), true },
+	{ R(sync_uninit_layer, SLUICE_DMA_ERR_INVAL), true },
+	{ R(sync_zero_len, SLUICE_DMA_ERR_INVAL), true },
+	{ R(sync_dir_zero, SLUICE_DMA_ERR_INVAL), true },
+	{ R(sync_dir_five, SLUICE_DMA_ERR_INVAL), true },
+	{ R(sync_cpu_on_to_device, SLUICE_DMA_ERR_PERM), true },
+	{ R(sync_cpu_bidi_as_from, SLUICE_DMA_ERR_PERM), true },
+	{ R(sync_dev_on_from_device, SLUICE_DMA_ERR_PERM), true },
+	{ R(sync_dev_from_as_bidi, SLUICE_DMA_ERR_PERM), true },
+	{ R(sync_off_at_end, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_len_past_end, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_off_huge, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_len_huge, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_inplace_past_block, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_inplace_len_past_block, SLUICE_DMA_ERR_RANGE), true },
+	{ R(sync_inplace_off_wraps, SLUICE_DMA_ERR_RANGE), true },
 	{ T(sync_never_in_pool, "not a live mapping", a_pool_free), true },
 	{ T(sync_private_addr, "not in any pool nor in-place region", a_buf), true },
 	{ T(sync_inside_mapping, "not a live mapping", a_from_plus1), true },
 	{ T(sync_coherent, "coherent memory, not a streaming mapping", a_coh), true },
 	{ T(sync_after_unmap, "already unmapped", a_from), true },
-	/* dma_alloc_coherent(), dma_free_coherent() */
+	/* sluice_dma_alloc_coherent(), sluice_dma_free_coherent() */
 	{ R(coh_null_layer, 0), false },
 	{ R(coh_uninit_layer, 0), false },
 	{ R(coh_null_tag, 0), true },
@@ -1489,27 +1572,27 @@ static const struct row rows[] = {
 	{ T(free_streaming, "a streaming mapping, not coherent memory", a_to), true },
 	{ T(free_inside, "not a live mapping", a_coh_plus16), true },
 	{ T(free_twice, "already unmapped", a_coh), true },
-	/* dma_addr_is_shared(), pool count, statistics, self-check */
+	/* sluice_dma_addr_is_shared(), pool count, statistics, self-check */
 	{ R(shared_null_layer, 0), false },
 	{ R(shared_wraps, 0), true },
 	{ R(shared_private, 0), true },
 	{ R(shared_past_pool, 0), true },
 	{ R(count_null_layer, 0), false },
-	{ R(stats_null_layer, DMA_ERR_INVAL), false },
-	{ R(stats_null_out, DMA_ERR_INVAL), true },
-	{ R(stats_pool_minus2, DMA_ERR_INVAL), true },
-	{ R(stats_no_such_pool, DMA_ERR_NOENT), true },
+	{ R(stats_null_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(stats_null_out, SLUICE_DMA_ERR_INVAL), true },
+	{ R(stats_pool_minus2, SLUICE_DMA_ERR_INVAL), true },
+	{ R(stats_no_such_pool, SLUICE_DMA_ERR_NOENT), true },
 	{ R(print_null_layer, 0), false },
-	{ R(check_null_layer, DMA_ERR_INVAL), false },
-	{ R(check_uninit_layer, DMA_ERR_INVAL), false },
+	{ R(check_null_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(check_uninit_layer, SLUICE_DMA_ERR_INVAL), false },
 	/* dma/bounce.h */
 	{ R(ops_of_bad, 0), false },
-	{ R(req_null_req, DMA_ERR_INVAL), false },
-	{ R(req_null_tag, DMA_ERR_INVAL), false },
-	{ R(req_null_off, DMA_ERR_INVAL), false },
-	{ R(req_zero_len, DMA_ERR_INVAL), false },
-	{ R(req_over_u32, DMA_ERR_RANGE), false },
-	{ R(req_align_wraps, DMA_ERR_RANGE), false },
+	{ R(req_null_req, SLUICE_DMA_ERR_INVAL), false },
+	{ R(req_null_tag, SLUICE_DMA_ERR_INVAL), false },
+	{ R(req_null_off, SLUICE_DMA_ERR_INVAL), false },
+	{ R(req_zero_len, SLUICE_DMA_ERR_INVAL), false },
+	{ R(req_over_u32, SLUICE_DMA_ERR_RANGE), false },
+	{ R(req_align_wraps, SLUICE_DMA_ERR_RANGE), false },
 	{ R(pool_of_null, 0), false },
 	{ R(pool_of_outside, 0), true },
 	{ R(max_slots_null, 0), false },
@@ -1522,32 +1605,32 @@ static const struct row rows[] = {
 	{ T(bfree_bad_cpu, "bounce free of slots 10+1 on cpu 2: outside pool", NULL), true },
 	{ R(logf_null_layer, 0), false },
 	{ T(fail_names_argument, "BUG: bad argument widget at 0x1234 (here.c:7)", NULL), false },
-	/* dma/arena.h */
+	/* dma/include/sluice/arena.h */
 	{ R(ameta_zero_len, 0), false },
 	{ R(ameta_not_chunks, 0), false },
 	{ R(ameta_zero_cpus, 0), false },
 	{ R(ameta_many_cpus, 0), false },
 	{ R(ameta_many_chunks, 0), false },
-	{ R(ainit_null_arena, DMA_ERR_INVAL), false },
-	{ R(ainit_null_ops, DMA_ERR_INVAL), false },
-	{ R(ainit_null_cfg, DMA_ERR_INVAL), false },
-	{ R(ainit_no_set_shared, DMA_ERR_INVAL), false },
-	{ R(ainit_no_set_private, DMA_ERR_INVAL), false },
-	{ R(ainit_no_virt_to_dma, DMA_ERR_INVAL), false },
-	{ R(ainit_lock_no_unlock, DMA_ERR_INVAL), false },
-	{ R(ainit_null_base, DMA_ERR_INVAL), false },
-	{ R(ainit_base_misaligned, DMA_ERR_INVAL), false },
-	{ R(ainit_zero_len, DMA_ERR_INVAL), false },
-	{ R(ainit_len_not_chunks, DMA_ERR_INVAL), false },
-	{ R(ainit_many_chunks, DMA_ERR_INVAL), false },
-	{ R(ainit_region_wraps, DMA_ERR_INVAL), false },
-	{ R(ainit_zero_cpus, DMA_ERR_INVAL), false },
-	{ R(ainit_many_cpus, DMA_ERR_INVAL), false },
-	{ R(ainit_null_meta, DMA_ERR_INVAL), false },
-	{ R(ainit_meta_short, DMA_ERR_INVAL), false },
-	{ R(ainit_meta_wraps, DMA_ERR_INVAL), false },
-	{ R(ainit_meta_in_region, DMA_ERR_INVAL), false },
-	{ R(ainit_arena_in_region, DMA_ERR_INVAL), false },
+	{ R(ainit_null_arena, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_null_ops, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_null_cfg, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_no_set_shared, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_no_set_private, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_null_base, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_base_misaligned, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_zero_len, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_len_not_chunks, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_many_chunks, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_region_wraps, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_zero_cpus, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_many_cpus, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_null_meta, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_meta_short, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_meta_wraps, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_meta_in_region, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ainit_arena_in_region, SLUICE_DMA_ERR_INVAL), false },
 	{ R(aalloc_null_arena, 0), false },
 	{ R(aalloc_uninit, 0), false },
 	{ R(aalloc_zero, 0), false },
@@ -1578,15 +1661,15 @@ static const struct row rows[] = {
 	{ T(adma_free_block, "not inside a live arena block", a_blk_plus8k), false },
 	{ R(areclaim_null, 0), false },
 	{ R(areclaim_uninit, 0), false },
-	{ R(afini_null, DMA_ERR_INVAL), false },
-	{ R(afini_uninit, DMA_ERR_INVAL), false },
-	{ R(afini_live, DMA_ERR_BUSY), false },
+	{ R(afini_null, SLUICE_DMA_ERR_INVAL), false },
+	{ R(afini_uninit, SLUICE_DMA_ERR_INVAL), false },
+	{ R(afini_live, SLUICE_DMA_ERR_BUSY), false },
 	{ T(astats_null_arena, NULL, NULL), false },
-	{ T(astats_null_out, "dma_arena_get_stats: NULL st for arena", a_arena), false },
+	{ T(astats_null_out, "sluice_dma_arena_get_stats: NULL st for arena", a_arena), false },
 	{ R(aprint_null, 0), false },
-	{ R(acheck_null, DMA_ERR_INVAL), false },
-	{ R(acheck_uninit, DMA_ERR_INVAL), false },
-	{ R(acheck_bad_flag, DMA_ERR_INVAL), false },
+	{ R(acheck_null, SLUICE_DMA_ERR_INVAL), false },
+	{ R(acheck_uninit, SLUICE_DMA_ERR_INVAL), false },
+	{ R(acheck_bad_flag, SLUICE_DMA_ERR_INVAL), false },
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -1601,7 +1684,7 @@ static const struct row rows[] = {
  */
 struct tcase {
 	const struct row *row;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 	struct bx *b;
 };
 
@@ -1617,46 +1700,55 @@ static int setup(void **state)
 {
 	struct tcase *tc = *state;
 	struct bx *b = calloc(1, sizeof(*b));
-	struct dma_arena_config cfg;
+	struct sluice_dma_arena_config cfg;
 	size_t ml;
 
 	assert_non_null(b);
 	tc->b = b;
-	b->f = fx_new(tc->policy, 2, 1 * MIB, DMA_SCRUB_COPY);
+	b->f = fx_new(tc->policy, 2, 1 * MIB, SLUICE_DMA_SCRUB_COPY);
 	assert_non_null(b->f);
 	/* The arena shares the layer's mock: one record of everything converted. */
 	b->region = fx_aligned(CHUNK, 2 * CHUNK);
-	ml = dma_arena_meta_size(2 * CHUNK, 2);
+	ml = sluice_dma_arena_meta_size(2 * CHUNK, 2);
 	b->ameta = malloc(ml);
 	assert_non_null(b->region);
 	assert_non_null(b->ameta);
-	cfg = (struct dma_arena_config){ .base = b->region, .len = 2 * CHUNK, .max_shared = 0,
-					 .ncpus = 2, .meta = b->ameta, .meta_len = ml };
-	assert_int_equal(dma_arena_init(&b->arena, &b->f->mp.ops, &cfg), 0);
-	b->hook = (struct dma_inplace_region){ dma_arena_inplace_owns, &b->arena };
-	dma_layer_set_inplace(&b->f->dl, &b->hook);
+	cfg = (struct sluice_dma_arena_config){ .base = b->region,
+						.len = 2 * CHUNK,
+						.max_shared = 0,
+						.ncpus = 2,
+						.meta = b->ameta,
+						.meta_len = ml };
+	assert_int_equal(sluice_dma_arena_init(&b->arena, &b->f->mp.ops, &cfg), 0);
+	b->hook = (struct sluice_dma_inplace_region){ sluice_dma_arena_inplace_owns, &b->arena };
+	sluice_dma_layer_set_inplace(&b->f->dl, &b->hook);
 
 	b->buf = malloc(64 * KIB);
 	assert_non_null(b->buf);
 	memset(b->buf, CPU_BYTE, 64 * KIB);
-	assert_int_equal(dma_map(&b->f->dl, &deftag, b->buf, MAP_LEN, DMA_TO_DEVICE, &b->d_to), 0);
-	assert_int_equal(dma_map(&b->f->dl, &deftag, b->buf + 4 * KIB, MAP_LEN, DMA_FROM_DEVICE,
-				 &b->d_from), 0);
-	assert_int_equal(dma_map(&b->f->dl, &deftag, b->buf + 8 * KIB, MAP_LEN, DMA_BIDIRECTIONAL,
-				 &b->d_bidi), 0);
+	assert_int_equal(
+		sluice_dma_map(&b->f->dl, &deftag, b->buf, MAP_LEN, SLUICE_DMA_TO_DEVICE, &b->d_to),
+		0);
+	assert_int_equal(sluice_dma_map(&b->f->dl, &deftag, b->buf + 4 * KIB, MAP_LEN,
+					SLUICE_DMA_FROM_DEVICE, &b->d_from),
+			 0);
+	assert_int_equal(sluice_dma_map(&b->f->dl, &deftag, b->buf + 8 * KIB, MAP_LEN,
+					SLUICE_DMA_BIDIRECTIONAL, &b->d_bidi),
+			 0);
 	/* The device answers: nothing of it may reach the buffer on a bad call. */
 	memset(fx_dev(b->d_from), DEV_BYTE, MAP_LEN);
 	memset(fx_dev(b->d_bidi), DEV_BYTE, MAP_LEN);
-	b->coh = dma_alloc_coherent(&b->f->dl, &deftag, 4096, &b->coh_dma);
+	b->coh = sluice_dma_alloc_coherent(&b->f->dl, &deftag, 4096, &b->coh_dma);
 	assert_non_null(b->coh);
-	b->blk = dma_arena_alloc(&b->arena, 8 * KIB);
+	b->blk = sluice_dma_arena_alloc(&b->arena, 8 * KIB);
 	assert_non_null(b->blk);
-	assert_int_equal(dma_map(&b->f->dl, &deftag, b->blk, 4 * KIB, DMA_FROM_DEVICE,
-				 &b->d_inplace), 0);
+	assert_int_equal(sluice_dma_map(&b->f->dl, &deftag, b->blk, 4 * KIB, SLUICE_DMA_FROM_DEVICE,
+					&b->d_inplace),
+			 0);
 	assert_int_equal(b->d_inplace, (uintptr_t)b->blk);
 
-	assert_int_equal(dma_bounce_stats_get(&b->f->dl, -1, &b->st), 0);
-	dma_arena_get_stats(&b->arena, &b->ast);
+	assert_int_equal(sluice_dma_bounce_stats_get(&b->f->dl, -1, &b->st), 0);
+	sluice_dma_arena_get_stats(&b->arena, &b->ast);
 	return 0;
 }
 
@@ -1666,16 +1758,16 @@ static int teardown(void **state)
 	struct bx *b = tc->b;
 	int err;
 
-	dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, DMA_FROM_DEVICE);
-	dma_arena_free(&b->arena, b->blk);
-	dma_free_coherent(&b->f->dl, b->coh, 4096);
-	dma_unmap(&b->f->dl, b->d_to, MAP_LEN, DMA_TO_DEVICE);
-	dma_unmap(&b->f->dl, b->d_from, MAP_LEN, DMA_FROM_DEVICE);
-	dma_unmap(&b->f->dl, b->d_bidi, MAP_LEN, DMA_BIDIRECTIONAL);
-	err = dma_arena_check(&b->arena, DMA_ARENA_CHECK_SCRUB);
+	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
+	sluice_dma_arena_free(&b->arena, b->blk);
+	sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
+	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
+	sluice_dma_unmap(&b->f->dl, b->d_bidi, MAP_LEN, SLUICE_DMA_BIDIRECTIONAL);
+	err = sluice_dma_arena_check(&b->arena, SLUICE_DMA_ARENA_CHECK_SCRUB);
 	if (!err)
-		err = dma_arena_fini(&b->arena);
-	dma_layer_set_inplace(&b->f->dl, NULL);
+		err = sluice_dma_arena_fini(&b->arena);
+	sluice_dma_layer_set_inplace(&b->f->dl, NULL);
 	if (fx_free(b->f))
 		err = -1;
 	free(b->buf);
@@ -1689,19 +1781,19 @@ static int teardown(void **state)
 /* After a refused call: every structure intact, nothing mapped, copied or freed. */
 static void check_untouched(struct bx *b)
 {
-	struct dma_bounce_stats st;
-	struct dma_arena_stats ast;
+	struct sluice_dma_bounce_stats st;
+	struct sluice_dma_arena_stats ast;
 
-	assert_int_equal(dma_layer_check(&b->f->dl), 0);
-	assert_int_equal(dma_arena_check(&b->arena, DMA_ARENA_CHECK_SCRUB), 0);
-	assert_int_equal(dma_bounce_pool_count(&b->f->dl), 1);
-	assert_int_equal(dma_bounce_stats_get(&b->f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_layer_check(&b->f->dl), 0);
+	assert_int_equal(sluice_dma_arena_check(&b->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	assert_int_equal(sluice_dma_bounce_pool_count(&b->f->dl), 1);
+	assert_int_equal(sluice_dma_bounce_stats_get(&b->f->dl, -1, &st), 0);
 	assert_int_equal(st.mappings, b->st.mappings);
 	assert_int_equal(st.unmaps, b->st.unmaps);
 	assert_int_equal(st.bytes_to_device, b->st.bytes_to_device);
 	assert_int_equal(st.bytes_from_device, b->st.bytes_from_device);
 	assert_int_equal(st.conversions, b->st.conversions);
-	dma_arena_get_stats(&b->arena, &ast);
+	sluice_dma_arena_get_stats(&b->arena, &ast);
 	assert_int_equal(ast.blocks_live, b->ast.blocks_live);
 	assert_int_equal(ast.allocs, b->ast.allocs);
 	assert_int_equal(ast.frees, b->ast.frees);
@@ -1711,7 +1803,7 @@ static void check_untouched(struct bx *b)
 	assert_true(all_bytes(fx_dev(b->d_to), MAP_LEN, CPU_BYTE));
 	assert_true(all_bytes(fx_dev(b->d_from), MAP_LEN, DEV_BYTE));
 	assert_true(all_bytes(fx_dev(b->d_bidi), MAP_LEN, DEV_BYTE));
-	assert_true(dma_addr_is_shared(&b->f->dl, b->d_inplace, 4 * KIB));
+	assert_true(sluice_dma_addr_is_shared(&b->f->dl, b->d_inplace, 4 * KIB));
 	assert_true(mock_port_is_shared(&b->f->mp, b->f->mem[0], b->f->bytes[0]));
 }
 
@@ -1775,19 +1867,19 @@ static void test_row(void **state)
 
 int main(void)
 {
-	static struct tcase cases[NROWS * DMA_POLICY_COUNT];
-	static struct CMUnitTest tests[NROWS * DMA_POLICY_COUNT];
-	static char names[NROWS * DMA_POLICY_COUNT][80];
+	static struct tcase cases[NROWS * SLUICE_DMA_POLICY_COUNT];
+	static struct CMUnitTest tests[NROWS * SLUICE_DMA_POLICY_COUNT];
+	static char names[NROWS * SLUICE_DMA_POLICY_COUNT][80];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NROWS; i++) {
-		unsigned int npol = rows[i].pools ? DMA_POLICY_COUNT : 1;
+		unsigned int npol = rows[i].pools ? SLUICE_DMA_POLICY_COUNT : 1;
 
 		for (unsigned int p = 0; p < npol; p++) {
 			cases[n] = (struct tcase){ &rows[i], fx_policies[p], NULL };
 			if (rows[i].pools)
 				snprintf(names[n], sizeof(names[n]), "%s/%s", rows[i].name,
-					 dma_bounce_policy_name(fx_policies[p]));
+					 sluice_dma_bounce_policy_name(fx_policies[p]));
 			else
 				snprintf(names[n], sizeof(names[n]), "%s", rows[i].name);
 			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = test_row,

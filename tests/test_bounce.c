@@ -26,17 +26,17 @@
 #define MIB (1024ul * 1024ul)
 
 struct tcase {
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 	struct fx *f;
 };
 
-static struct tcase cases[DMA_POLICY_COUNT];
+static struct tcase cases[SLUICE_DMA_POLICY_COUNT];
 
 static int setup(void **state)
 {
 	struct tcase *tc = *state;
 
-	tc->f = fx_new(tc->policy, 2, 4 * MIB, DMA_SCRUB_COPY);
+	tc->f = fx_new(tc->policy, 2, 4 * MIB, SLUICE_DMA_SCRUB_COPY);
 	return tc->f ? 0 : -1;
 }
 
@@ -53,7 +53,7 @@ static int teardown(void **state)
 static struct fx *reopen(struct tcase *tc, unsigned int ncpus, size_t bytes)
 {
 	assert_int_equal(fx_free(tc->f), 0);
-	tc->f = fx_new(tc->policy, ncpus, bytes, DMA_SCRUB_COPY);
+	tc->f = fx_new(tc->policy, ncpus, bytes, SLUICE_DMA_SCRUB_COPY);
 	assert_non_null(tc->f);
 	return tc->f;
 }
@@ -73,7 +73,7 @@ struct live {
 	uint64_t dma;
 	unsigned char *orig;
 	size_t len;
-	enum dma_dir dir;
+	enum sluice_dma_dir dir;
 	uint64_t head;
 	uint64_t end;
 };
@@ -82,20 +82,21 @@ struct live {
  * Check the placement rules of a returned address, computed independently of
  * the library from the tag (the Linux rules, identical for every policy).
  */
-static void check_placement(const struct dma_tag *t, const void *orig, size_t len, uint64_t dma,
-			    struct live *out)
+static void check_placement(const struct sluice_dma_tag *t, const void *orig, size_t len,
+			    uint64_t dma, struct live *out)
 {
 	uint64_t o = (uint64_t)(uintptr_t)orig;
-	uint64_t off = o & t->min_align_mask & (t->alloc_align_mask | (DMA_IO_TLB_SIZE - 1));
+	uint64_t off = o & t->min_align_mask & (t->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1));
 	uint64_t size = (len + off + t->alloc_align_mask) & ~t->alloc_align_mask;
-	uint64_t head = dma - off, nslots = (size + DMA_IO_TLB_SIZE - 1) / DMA_IO_TLB_SIZE;
-	uint64_t end = head + nslots * DMA_IO_TLB_SIZE;
+	uint64_t head = dma - off,
+		 nslots = (size + SLUICE_DMA_IO_TLB_SIZE - 1) / SLUICE_DMA_IO_TLB_SIZE;
+	uint64_t end = head + nslots * SLUICE_DMA_IO_TLB_SIZE;
 
 	assert_int_equal(dma & t->min_align_mask, o & t->min_align_mask);
-	assert_int_equal(head & (DMA_IO_TLB_SIZE - 1), 0);
+	assert_int_equal(head & (SLUICE_DMA_IO_TLB_SIZE - 1), 0);
 	assert_int_equal(head & t->alloc_align_mask, 0);
-	if (!t->alloc_align_mask && !t->min_align_mask && size >= DMA_PAGE_SIZE)
-		assert_int_equal(head & (DMA_PAGE_SIZE - 1), 0);
+	if (!t->alloc_align_mask && !t->min_align_mask && size >= SLUICE_DMA_PAGE_SIZE)
+		assert_int_equal(head & (SLUICE_DMA_PAGE_SIZE - 1), 0);
 	assert_int_equal(head & ~t->boundary_mask, (end - 1) & ~t->boundary_mask);
 	assert_true(dma + len <= end);
 	out->dma = dma;
@@ -117,9 +118,9 @@ static void check_no_overlap(const struct live *l, unsigned int n, const struct 
 
 static uint64_t used_of(const struct fx *f, int pool)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
-	assert_int_equal(dma_bounce_stats_get(&f->dl, pool, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, pool, &st), 0);
 	return st.used;
 }
 
@@ -131,15 +132,15 @@ static void fill_pattern(unsigned char *p, size_t len, unsigned int seed)
 
 /* ------------------------------------------------------------------ constraints */
 
-static const struct dma_tag tag_variants[] = {
-	{ DMA_NO_LIMIT, 0, 0, DMA_NO_LIMIT, 0 },
-	{ DMA_NO_LIMIT, 4095, 0, DMA_NO_LIMIT, 0 },	/* NVMe */
-	{ DMA_NO_LIMIT, 2047, 0, DMA_NO_LIMIT, 0 },
-	{ DMA_NO_LIMIT, 0x3fff, 0, DMA_NO_LIMIT, 0 },	/* min_align beyond a page */
-	{ DMA_NO_LIMIT, 0, 0x3fff, DMA_NO_LIMIT, 0 },	/* 16 KiB allocations */
-	{ DMA_NO_LIMIT, 0, 0, 0xffff, 0 },		/* 64 KiB boundary */
-	{ DMA_NO_LIMIT, 4095, 0xfff, 0x7fff, 0 },	/* all at once */
-	{ DMA_NO_LIMIT, 0, 0, DMA_NO_LIMIT, 8192 },	/* max mapping */
+static const struct sluice_dma_tag tag_variants[] = {
+	{ SLUICE_DMA_NO_LIMIT, 0, 0, SLUICE_DMA_NO_LIMIT, 0 },
+	{ SLUICE_DMA_NO_LIMIT, 4095, 0, SLUICE_DMA_NO_LIMIT, 0 }, /* NVMe */
+	{ SLUICE_DMA_NO_LIMIT, 2047, 0, SLUICE_DMA_NO_LIMIT, 0 },
+	{ SLUICE_DMA_NO_LIMIT, 0x3fff, 0, SLUICE_DMA_NO_LIMIT, 0 }, /* min_align beyond a page */
+	{ SLUICE_DMA_NO_LIMIT, 0, 0x3fff, SLUICE_DMA_NO_LIMIT, 0 }, /* 16 KiB allocations */
+	{ SLUICE_DMA_NO_LIMIT, 0, 0, 0xffff, 0 },		    /* 64 KiB boundary */
+	{ SLUICE_DMA_NO_LIMIT, 4095, 0xfff, 0x7fff, 0 },	    /* all at once */
+	{ SLUICE_DMA_NO_LIMIT, 0, 0, SLUICE_DMA_NO_LIMIT, 8192 },   /* max mapping */
 };
 
 static const size_t sizes[] = {
@@ -159,8 +160,8 @@ static void test_constraints(void **state)
 	assert_non_null(buf);
 	fill_pattern(buf, buf_len, 1);
 	for (size_t ti = 0; ti < sizeof(tag_variants) / sizeof(tag_variants[0]); ti++) {
-		const struct dma_tag *t = &tag_variants[ti];
-		size_t max = dma_max_mapping_size(&f->dl, t);
+		const struct sluice_dma_tag *t = &tag_variants[ti];
+		size_t max = sluice_dma_max_mapping_size(&f->dl, t);
 
 		assert_true(max > 0);
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
@@ -168,18 +169,21 @@ static void test_constraints(void **state)
 				unsigned char *orig = buf + (si * 64 * KIB) % MIB + offsets[oi];
 				size_t len = sizes[si];
 				uint64_t dma;
-				int err = dma_map(&f->dl, t, orig, len, DMA_TO_DEVICE, &dma);
+				int err = sluice_dma_map(&f->dl, t, orig, len, SLUICE_DMA_TO_DEVICE,
+							 &dma);
 				struct live x;
 
 				/* The advertised maximum is exactly the limit. */
-				assert_int_equal(err == DMA_ERR_RANGE, len > max);
-				if (err == DMA_ERR_RANGE)
+				assert_int_equal(err == SLUICE_DMA_ERR_RANGE, len > max);
+				if (err == SLUICE_DMA_ERR_RANGE)
 					continue;
-				if (err == DMA_ERR_NOMEM && n) {
+				if (err == SLUICE_DMA_ERR_NOMEM && n) {
 					/* Crowded: make room and retry once. */
 					while (n)
-						n--, dma_unmap(&f->dl, l[n].dma, l[n].len, DMA_TO_DEVICE);
-					err = dma_map(&f->dl, t, orig, len, DMA_TO_DEVICE, &dma);
+						n--, sluice_dma_unmap(&f->dl, l[n].dma, l[n].len,
+								      SLUICE_DMA_TO_DEVICE);
+					err = sluice_dma_map(&f->dl, t, orig, len,
+							     SLUICE_DMA_TO_DEVICE, &dma);
 				}
 				if (err)
 					fail_msg("tag %zu len %zu orig %p: error %d (max %zu)", ti, len,
@@ -187,7 +191,7 @@ static void test_constraints(void **state)
 				maps++;
 				check_placement(t, orig, len, dma, &x);
 				check_no_overlap(l, n, &x);
-				assert_true(dma_addr_is_shared(&f->dl, dma, len));
+				assert_true(sluice_dma_addr_is_shared(&f->dl, dma, len));
 				assert_true(mock_port_is_shared(&f->mp, fx_dev(dma), len));
 				assert_memory_equal(fx_dev(dma), orig, len);
 				l[n++] = x;
@@ -197,7 +201,8 @@ static void test_constraints(void **state)
 
 					for (unsigned int i = 0; i < n; i++) {
 						if (i & 1)
-							dma_unmap(&f->dl, l[i].dma, l[i].len, DMA_TO_DEVICE);
+							sluice_dma_unmap(&f->dl, l[i].dma, l[i].len,
+									 SLUICE_DMA_TO_DEVICE);
 						else
 							l[k++] = l[i];
 					}
@@ -205,10 +210,10 @@ static void test_constraints(void **state)
 				}
 			}
 		}
-		assert_int_equal(dma_layer_check(&f->dl), 0);
+		assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	}
 	while (n)
-		n--, dma_unmap(&f->dl, l[n].dma, l[n].len, DMA_TO_DEVICE);
+		n--, sluice_dma_unmap(&f->dl, l[n].dma, l[n].len, SLUICE_DMA_TO_DEVICE);
 	assert_int_equal(used_of(f, -1), 0);
 	assert_true(maps > 300);
 	free(l);
@@ -220,13 +225,14 @@ static void test_constraints(void **state)
 static unsigned int fill(struct fx *f, unsigned char *buf, size_t len, uint64_t *dma,
 			 unsigned int max)
 {
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned int n = 0;
 	int err = 0;
 
-	while (n < max && !(err = dma_map(&f->dl, &t, buf, len, DMA_TO_DEVICE, &dma[n])))
+	while (n < max &&
+	       !(err = sluice_dma_map(&f->dl, &t, buf, len, SLUICE_DMA_TO_DEVICE, &dma[n])))
 		n++;
-	assert_true(n == max || err == DMA_ERR_NOMEM);
+	assert_true(n == max || err == SLUICE_DMA_ERR_NOMEM);
 	return n;
 }
 
@@ -236,34 +242,34 @@ static void test_fill_drain(void **state)
 	struct fx *f = reopen(tc, 2, 1 * MIB);
 	unsigned char *buf = calloc(1, 256 * KIB);
 	uint64_t *dma = calloc(1024, sizeof(*dma));
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	unsigned int n;
 
 	n = fill(f, buf, 2048, dma, 1024);
 	assert_int_equal(n, 512);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
 	assert_int_equal(st.nslabs, 512);
 	assert_int_equal(st.used, 512);
 	assert_int_equal(st.used_hiwater, 512);
 	assert_true(st.full_events >= 1);
-	assert_int_equal(atomic_load(&f->dl.nomem_events), 1);
-	assert_int_equal(dma_layer_check(&f->dl), 0);
+	assert_int_equal(__atomic_load_n(&f->dl.nomem_events, __ATOMIC_SEQ_CST), 1);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	/* Full is a runtime condition: it repeats without harm. */
 	assert_int_equal(fill(f, buf, 100, dma + n, 1), 0);
 	for (unsigned int i = 0; i < n; i++)
-		dma_unmap(&f->dl, dma[i], 2048, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], 2048, SLUICE_DMA_TO_DEVICE);
 	assert_int_equal(used_of(f, 0), 0);
-	assert_int_equal(dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 
 	n = fill(f, buf, 4096, dma, 1024);
 	assert_int_equal(n, 256);
 	for (unsigned int i = 0; i < n; i++)
-		dma_unmap(&f->dl, dma[i], 4096, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], 4096, SLUICE_DMA_TO_DEVICE);
 
 	n = fill(f, buf, 256 * KIB, dma, 1024);
 	assert_int_equal(n, 4);
 	for (unsigned int i = 0; i < n; i++)
-		dma_unmap(&f->dl, dma[i], 256 * KIB, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], 256 * KIB, SLUICE_DMA_TO_DEVICE);
 	assert_int_equal(used_of(f, 0), 0);
 	free(dma);
 	free(buf);
@@ -273,7 +279,7 @@ static void test_fragmentation(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = reopen(tc, 2, 1 * MIB);
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 8192);
 	uint64_t *dma = calloc(1024, sizeof(*dma)), d;
 	unsigned int n, k = 0;
@@ -283,38 +289,42 @@ static void test_fragmentation(void **state)
 	/* Free every slot with an even index: no two free slots touch. */
 	for (unsigned int i = 0; i < n; i++) {
 		if (fx_slot(f, 0, dma[i]) % 2 == 0)
-			dma_unmap(&f->dl, dma[i], 2048, DMA_TO_DEVICE);
+			sluice_dma_unmap(&f->dl, dma[i], 2048, SLUICE_DMA_TO_DEVICE);
 		else
 			dma[k++] = dma[i];
 	}
 	assert_int_equal(k, 256);
 	assert_int_equal(used_of(f, 0), 256);
-	assert_int_equal(dma_layer_check(&f->dl), 0);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 2049, DMA_TO_DEVICE, &d), DMA_ERR_NOMEM);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 4096, DMA_TO_DEVICE, &d), DMA_ERR_NOMEM);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 4096, DMA_TO_DEVICE, &d), DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 2049, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_NOMEM);
 	/* Free slot 1: slots 0..1 form the only page; a failure must not be sticky. */
 	for (unsigned int i = 0; i < k; i++) {
 		if (fx_slot(f, 0, dma[i]) == 1) {
-			dma_unmap(&f->dl, dma[i], 2048, DMA_TO_DEVICE);
+			sluice_dma_unmap(&f->dl, dma[i], 2048, SLUICE_DMA_TO_DEVICE);
 			dma[i] = dma[--k];
 			break;
 		}
 	}
 	assert_int_equal(k, 255);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 4096, DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, &d), 0);
 	assert_int_equal(fx_slot(f, 0, d), 0);
-	dma_unmap(&f->dl, d, 4096, DMA_TO_DEVICE);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 2049, DMA_TO_DEVICE, &d), 0);
+	sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_TO_DEVICE);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 2049, SLUICE_DMA_TO_DEVICE, &d), 0);
 	assert_int_equal(fx_slot(f, 0, d), 0);
 	dma[k++] = d;
 	/* Both slots 0..1 now belong to one 2049-byte mapping: unmap it by that length. */
 	n = fill(f, buf, 1000, dma + k, 1024 - k);
 	assert_int_equal(n, 255);
 	for (unsigned int i = 0; i < k; i++)
-		dma_unmap(&f->dl, dma[i], fx_slot(f, 0, dma[i]) == 0 ? 2049 : 2048, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], fx_slot(f, 0, dma[i]) == 0 ? 2049 : 2048,
+				 SLUICE_DMA_TO_DEVICE);
 	for (unsigned int i = k; i < k + n; i++)
-		dma_unmap(&f->dl, dma[i], 1000, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], 1000, SLUICE_DMA_TO_DEVICE);
 	assert_int_equal(used_of(f, 0), 0);
 	free(dma);
 	free(buf);
@@ -326,51 +336,52 @@ static void test_growth(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = reopen(tc, 1, 256 * KIB);
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 4096);
 	uint64_t *dma = calloc(512, sizeof(*dma)), d;
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	size_t shared;
 	unsigned int n, m;
 
 	n = fill(f, buf, 2048, dma, 512);
 	assert_int_equal(n, 128);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 2048, DMA_TO_DEVICE, &d), DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 2048, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_NOMEM);
 
 	/* A failed conversion adds nothing and leaves nothing shared. */
 	shared = mock_port_shared_bytes(&f->mp);
 	f->mp.fail_to_shared_after = 0;
-	assert_int_equal(fx_add_pool(f, 256 * KIB), DMA_ERR_IO);
+	assert_int_equal(fx_add_pool(f, 256 * KIB), SLUICE_DMA_ERR_IO);
 	f->mp.fail_to_shared_after = -1;
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 1);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 	assert_int_equal(mock_port_shared_bytes(&f->mp), shared);
 
 	/* Grow while mappings are live: new requests land in the new pool. */
 	assert_int_equal(fx_add_pool(f, 512 * KIB), 0);
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 2);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 2);
 	assert_true(mock_port_is_shared(&f->mp, f->mem[1], 512 * KIB));
 	m = fill(f, buf, 2048, dma + n, 512 - n);
 	assert_int_equal(m, 256);
 	for (unsigned int i = n; i < n + m; i++)
 		assert_true(fx_slot(f, 1, dma[i]) >= 0);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
 	assert_int_equal(st.nslabs, 128);
 	assert_int_equal(st.used, 128);
 	assert_int_equal(st.conversions, 1);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 1, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 1, &st), 0);
 	assert_int_equal(st.nslabs, 256);
 	assert_int_equal(st.used, 256);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.nslabs, 384);
 	assert_int_equal(st.used, 384);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 2, &st), DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 2, &st), SLUICE_DMA_ERR_NOENT);
 
 	/* Space freed in the first pool is used first again. */
-	dma_unmap(&f->dl, dma[5], 2048, DMA_TO_DEVICE);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 2048, DMA_TO_DEVICE, &dma[5]), 0);
+	sluice_dma_unmap(&f->dl, dma[5], 2048, SLUICE_DMA_TO_DEVICE);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 2048, SLUICE_DMA_TO_DEVICE, &dma[5]), 0);
 	assert_true(fx_slot(f, 0, dma[5]) >= 0);
 	for (unsigned int i = 0; i < n + m; i++)
-		dma_unmap(&f->dl, dma[i], 2048, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[i], 2048, SLUICE_DMA_TO_DEVICE);
 	assert_int_equal(used_of(f, -1), 0);
 	free(dma);
 	free(buf);
@@ -382,31 +393,36 @@ static void test_large(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = reopen(tc, 1, 4 * MIB);
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(4 * MIB);
 	uint64_t d, d2;
 
 	fill_pattern(buf, 4 * MIB, 7);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 256 * KIB, DMA_BIDIRECTIONAL, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 256 * KIB, SLUICE_DMA_BIDIRECTIONAL, &d),
+			 0);
 	assert_memory_equal(fx_dev(d), buf, 256 * KIB);
-	dma_unmap(&f->dl, d, 256 * KIB, DMA_BIDIRECTIONAL);
-	if (f->policy == DMA_POLICY_SLUICE) {
+	sluice_dma_unmap(&f->dl, d, 256 * KIB, SLUICE_DMA_BIDIRECTIONAL);
+	if (f->policy == SLUICE_DMA_POLICY_SLUICE) {
 		/* Beyond swiotlb's 128-slot segments. */
-		assert_true(dma_max_mapping_size(&f->dl, &t) >= 4 * MIB);
-		assert_int_equal(dma_map(&f->dl, &t, buf, 1 * MIB, DMA_TO_DEVICE, &d), 0);
+		assert_true(sluice_dma_max_mapping_size(&f->dl, &t) >= 4 * MIB);
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 1 * MIB, SLUICE_DMA_TO_DEVICE, &d),
+				 0);
 		assert_memory_equal(fx_dev(d), buf, 1 * MIB);
 		/* More than is left: a runtime NOMEM, not a range error. */
-		assert_int_equal(dma_map(&f->dl, &t, buf, 3 * MIB + 4096, DMA_TO_DEVICE, &d2),
-				 DMA_ERR_NOMEM);
-		assert_int_equal(dma_map(&f->dl, &t, buf, 2 * MIB, DMA_TO_DEVICE, &d2), 0);
+		assert_int_equal(
+			sluice_dma_map(&f->dl, &t, buf, 3 * MIB + 4096, SLUICE_DMA_TO_DEVICE, &d2),
+			SLUICE_DMA_ERR_NOMEM);
+		assert_int_equal(
+			sluice_dma_map(&f->dl, &t, buf, 2 * MIB, SLUICE_DMA_TO_DEVICE, &d2), 0);
 		assert_memory_equal(fx_dev(d2), buf, 2 * MIB);
-		assert_int_equal(dma_layer_check(&f->dl), 0);
-		dma_unmap(&f->dl, d, 1 * MIB, DMA_TO_DEVICE);
-		dma_unmap(&f->dl, d2, 2 * MIB, DMA_TO_DEVICE);
+		assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+		sluice_dma_unmap(&f->dl, d, 1 * MIB, SLUICE_DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, d2, 2 * MIB, SLUICE_DMA_TO_DEVICE);
 	} else {
-		assert_int_equal(dma_max_mapping_size(&f->dl, &t), 256 * KIB);
-		assert_int_equal(dma_map(&f->dl, &t, buf, 256 * KIB + 1, DMA_TO_DEVICE, &d),
-				 DMA_ERR_RANGE);
+		assert_int_equal(sluice_dma_max_mapping_size(&f->dl, &t), 256 * KIB);
+		assert_int_equal(
+			sluice_dma_map(&f->dl, &t, buf, 256 * KIB + 1, SLUICE_DMA_TO_DEVICE, &d),
+			SLUICE_DMA_ERR_RANGE);
 	}
 	free(buf);
 }
@@ -426,7 +442,7 @@ static void *thread_main(void *p)
 {
 	static const size_t tsizes[] = { 512, 2048, 4096, 4096, 8192, 16384, 65536 };
 	struct thread_arg *a = p;
-	struct dma_tag t = DMA_TAG_DEFAULT;
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned int seed = 77 + a->cpu, n = 0;
 	struct live l[16];
 	bool busy[16] = { false };
@@ -438,14 +454,15 @@ static void *thread_main(void *p)
 
 		if (!busy[k]) {
 			size_t len = tsizes[rand_r(&seed) % 7];
-			enum dma_dir dir = rand_r(&seed) % 2 ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+			enum sluice_dma_dir dir =
+				rand_r(&seed) % 2 ? SLUICE_DMA_TO_DEVICE : SLUICE_DMA_BIDIRECTIONAL;
 			unsigned char *orig = buf + k * 65536;
 			uint64_t d;
 			int err;
 
 			fill_pattern(orig, len, (unsigned int)it);
-			err = dma_map(&a->f->dl, &t, orig, len, dir, &d);
-			if (err == DMA_ERR_NOMEM) {
+			err = sluice_dma_map(&a->f->dl, &t, orig, len, dir, &d);
+			if (err == SLUICE_DMA_ERR_NOMEM) {
 				a->nomem++;
 				continue;
 			}
@@ -459,14 +476,14 @@ static void *thread_main(void *p)
 		} else {
 			struct live *x = &l[k];
 
-			if (x->dir == DMA_BIDIRECTIONAL)
+			if (x->dir == SLUICE_DMA_BIDIRECTIONAL)
 				memset(fx_dev(x->dma), 0x5a, x->len);
 			/* Sometimes release on another CPU than the one that mapped. */
 			if (rand_r(&seed) % 8 == 0)
 				mock_port_set_cpu((a->cpu + 1) % NTHREADS);
-			dma_unmap(&a->f->dl, x->dma, x->len, x->dir);
+			sluice_dma_unmap(&a->f->dl, x->dma, x->len, x->dir);
 			mock_port_set_cpu(a->cpu);
-			if (x->dir == DMA_BIDIRECTIONAL &&
+			if (x->dir == SLUICE_DMA_BIDIRECTIONAL &&
 			    (x->orig[0] != 0x5a || x->orig[x->len - 1] != 0x5a))
 				atomic_fetch_add(a->errors, 1);
 			busy[k] = false;
@@ -475,7 +492,7 @@ static void *thread_main(void *p)
 	}
 	for (unsigned int k = 0; k < 16; k++)
 		if (busy[k])
-			dma_unmap(&a->f->dl, l[k].dma, l[k].len, l[k].dir);
+			sluice_dma_unmap(&a->f->dl, l[k].dma, l[k].len, l[k].dir);
 	free(buf);
 	return NULL;
 }
@@ -487,7 +504,7 @@ static void test_threads(void **state)
 	pthread_t th[NTHREADS];
 	struct thread_arg args[NTHREADS];
 	atomic_uint errors = 0;
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
 	for (unsigned int i = 0; i < NTHREADS; i++) {
 		args[i] = (struct thread_arg){ .f = f, .cpu = i, .errors = &errors };
@@ -496,8 +513,8 @@ static void test_threads(void **state)
 	for (unsigned int i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(atomic_load(&errors), 0);
-	assert_int_equal(dma_layer_check(&f->dl), 0);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.used, 0);
 	assert_true(st.mappings > 1000);
 }
@@ -519,7 +536,7 @@ struct grow_arg {
 static void *grow_mapper(void *p)
 {
 	struct grow_arg *a = p;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char buf[2048];
 	uint64_t held[160];	/* two mappers want more than the first pool's 128 slots */
 	unsigned int n = 0;
@@ -529,25 +546,26 @@ static void *grow_mapper(void *p)
 	while (!atomic_load(a->stop) || n) {
 		if (n < 160 && !atomic_load(a->stop)) {
 			uint64_t d;
-			int err = dma_map(&a->f->dl, &t, buf, sizeof(buf), DMA_TO_DEVICE, &d);
+			int err = sluice_dma_map(&a->f->dl, &t, buf, sizeof(buf),
+						 SLUICE_DMA_TO_DEVICE, &d);
 
 			if (err == 0) {
 				if (memcmp(fx_dev(d), buf, sizeof(buf)))
 					a->errors++;
-				if (!dma_addr_is_shared(&a->f->dl, d, sizeof(buf)))
+				if (!sluice_dma_addr_is_shared(&a->f->dl, d, sizeof(buf)))
 					a->errors++;
 				held[n++] = d;
 				if (fx_slot(a->f, 0, d) < 0)
 					atomic_fetch_add(&a->in_new, 1);
 				continue;
 			}
-			if (err == DMA_ERR_NOMEM)
+			if (err == SLUICE_DMA_ERR_NOMEM)
 				atomic_fetch_add(&a->nomem, 1);
 			else
 				a->errors++;
 		}
 		if (n)
-			dma_unmap(&a->f->dl, held[--n], sizeof(buf), DMA_TO_DEVICE);
+			sluice_dma_unmap(&a->f->dl, held[--n], sizeof(buf), SLUICE_DMA_TO_DEVICE);
 	}
 	return NULL;
 }
@@ -584,7 +602,7 @@ static void test_grow_concurrent(void **state)
 	assert_int_equal(a[0].errors + a[1].errors, 0);
 	assert_true(atomic_load(&a[0].nomem) + atomic_load(&a[1].nomem) > 0);
 	assert_true(atomic_load(&a[0].in_new) + atomic_load(&a[1].in_new) >= 64);
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 4);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 4);
 	assert_int_equal(used_of(f, -1), 0);
 }
 
@@ -604,42 +622,43 @@ static void test_random_model(void **state)
 	fill_pattern(buf, 4 * MIB, 3);
 	for (int step = 0; step < 6000; step++) {
 		if (n < 256 && (n == 0 || rand_r(&seed) % 100 < 55)) {
-			const struct dma_tag *t = &tag_variants[rand_r(&seed) % 7];
+			const struct sluice_dma_tag *t = &tag_variants[rand_r(&seed) % 7];
 			size_t len = rsizes[rand_r(&seed) % 9];
 			unsigned char *orig = buf + (rand_r(&seed) % 3800) * KIB + rand_r(&seed) % 4096;
-			enum dma_dir dir = (enum dma_dir)(1 + rand_r(&seed) % 3);
+			enum sluice_dma_dir dir = (enum sluice_dma_dir)(1 + rand_r(&seed) % 3);
 			uint64_t d;
 			struct live x;
-			int err = dma_map(&f->dl, t, orig, len, dir, &d);
+			int err = sluice_dma_map(&f->dl, t, orig, len, dir, &d);
 
-			if (err == DMA_ERR_NOMEM) {
+			if (err == SLUICE_DMA_ERR_NOMEM) {
 				nomem++;
 				continue;
 			}
-			assert_int_equal(err == DMA_ERR_RANGE, len > dma_max_mapping_size(&f->dl, t));
-			if (err == DMA_ERR_RANGE)
+			assert_int_equal(err == SLUICE_DMA_ERR_RANGE,
+					 len > sluice_dma_max_mapping_size(&f->dl, t));
+			if (err == SLUICE_DMA_ERR_RANGE)
 				continue;
 			assert_int_equal(err, 0);
 			check_placement(t, orig, len, d, &x);
 			check_no_overlap(l, n, &x);
 			x.dir = dir;
 			assert_memory_equal(fx_dev(d), orig, len);
-			model_used += (x.end - x.head) / DMA_IO_TLB_SIZE;
+			model_used += (x.end - x.head) / SLUICE_DMA_IO_TLB_SIZE;
 			l[n++] = x;
 		} else {
 			unsigned int i = (unsigned int)rand_r(&seed) % n;
 
-			dma_unmap(&f->dl, l[i].dma, l[i].len, l[i].dir);
-			model_used -= (l[i].end - l[i].head) / DMA_IO_TLB_SIZE;
+			sluice_dma_unmap(&f->dl, l[i].dma, l[i].len, l[i].dir);
+			model_used -= (l[i].end - l[i].head) / SLUICE_DMA_IO_TLB_SIZE;
 			l[i] = l[--n];
 		}
 		assert_int_equal(used_of(f, 0), model_used);
 		if (step % 200 == 0)
-			assert_int_equal(dma_layer_check(&f->dl), 0);
+			assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	}
 	while (n) {
 		n--;
-		dma_unmap(&f->dl, l[n].dma, l[n].len, l[n].dir);
+		sluice_dma_unmap(&f->dl, l[n].dma, l[n].len, l[n].dir);
 	}
 	assert_int_equal(used_of(f, 0), 0);
 	free(l);
@@ -654,13 +673,13 @@ struct replay_step {
 	size_t len;
 	size_t orig_off;	/* from a 64 KiB aligned buffer */
 	uint64_t min_align, alloc_align, boundary;
-	long want_slot;		/* slot of the returned address; -1: DMA_ERR_NOMEM */
+	long want_slot;		/* slot of the returned address; -1: SLUICE_DMA_ERR_NOMEM */
 	int unmap_of;
 };
 
 #define MAP(len_, off_, ma_, aa_, b_, want_) \
 	{ 0, 0, (len_), (off_), (ma_), (aa_), (b_), (want_), 0 }
-#define MAPC(cpu_, len_, want_) { 0, (cpu_), (len_), 0, 0, 0, DMA_NO_LIMIT, (want_), 0 }
+#define MAPC(cpu_, len_, want_) { 0, (cpu_), (len_), 0, 0, 0, SLUICE_DMA_NO_LIMIT, (want_), 0 }
 #define UNMAP(i_) { 1, 0, 0, 0, 0, 0, 0, 0, (i_) }
 
 static void replay(struct fx *f, const struct replay_step *steps, unsigned int n)
@@ -675,20 +694,22 @@ static void replay(struct fx *f, const struct replay_step *steps, unsigned int n
 		const struct replay_step *s = &steps[i];
 
 		if (s->op == 1) {
-			dma_unmap(&f->dl, dma[s->unmap_of], lens[s->unmap_of], DMA_TO_DEVICE);
+			sluice_dma_unmap(&f->dl, dma[s->unmap_of], lens[s->unmap_of],
+					 SLUICE_DMA_TO_DEVICE);
 			dma[s->unmap_of] = 0;
 			continue;
 		}
-		struct dma_tag t = { DMA_NO_LIMIT, s->min_align, s->alloc_align,
-				     s->boundary ? s->boundary : DMA_NO_LIMIT, 0 };
+		struct sluice_dma_tag t = { SLUICE_DMA_NO_LIMIT, s->min_align, s->alloc_align,
+				     s->boundary ? s->boundary : SLUICE_DMA_NO_LIMIT, 0 };
 		int err;
 
 		mock_port_set_cpu(s->cpu);
-		err = dma_map(&f->dl, &t, buf + s->orig_off, s->len, DMA_TO_DEVICE, &dma[i]);
+		err = sluice_dma_map(&f->dl, &t, buf + s->orig_off, s->len, SLUICE_DMA_TO_DEVICE,
+				     &dma[i]);
 		mock_port_set_cpu(0);
 		lens[i] = s->len;
 		if (s->want_slot < 0) {
-			assert_int_equal(err, DMA_ERR_NOMEM);
+			assert_int_equal(err, SLUICE_DMA_ERR_NOMEM);
 			dma[i] = 0;
 			continue;
 		}
@@ -699,10 +720,10 @@ static void replay(struct fx *f, const struct replay_step *steps, unsigned int n
 				 fx_slot(f, 0, dma[i]), s->want_slot);
 		assert_int_equal(dma[i] & s->min_align, s->orig_off & s->min_align);
 	}
-	assert_int_equal(dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	for (unsigned int i = 0; i < n; i++)
 		if (steps[i].op == 0 && dma[i])
-			dma_unmap(&f->dl, dma[i], lens[i], DMA_TO_DEVICE);
+			sluice_dma_unmap(&f->dl, dma[i], lens[i], SLUICE_DMA_TO_DEVICE);
 	free(buf);
 }
 
@@ -804,17 +825,17 @@ static void test_linux_nareas(void **state)
 	};
 	struct tcase *tc = *state;
 	struct fx *f = reopen(tc, 8, 1 * MIB);
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
 	replay(f, eight, 3);
 	f = reopen(tc, 4, 768 * KIB);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
 	assert_int_equal(st.nslabs, 384);
 	replay(f, three, 3);
 }
 
 /*
- * dma_layer_set_max_areas(1): the single-lock pool of Linux before 6.3. With 4
+ * sluice_dma_layer_set_max_areas(1): the single-lock pool of Linux before 6.3. With 4
  * CPUs and 512 slots, Linux gives 4 areas (cpu 3 starts at slot 384); limited to
  * one, every CPU allocates from slot 0 on.
  */
@@ -832,11 +853,11 @@ static void test_linux_one_area(void **state)
 	struct tcase *tc = *state;
 	struct fx *f = reopen(tc, 4, 0);
 
-	assert_int_equal(dma_layer_set_max_areas(&f->dl, 1), 0);
+	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 1), 0);
 	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
 	replay(f, one_area, 3);
 	f = reopen(tc, 4, 0);
-	assert_int_equal(dma_layer_set_max_areas(&f->dl, 2), 0);
+	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 2), 0);
 	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
 	replay(f, two_areas, 2);
 }
@@ -849,24 +870,25 @@ static void test_max_areas(void **state)
 	unsigned char *buf = fx_aligned(4096, 4 * 4096);
 	uint64_t dma[4];
 
-	assert_int_equal(dma_layer_set_max_areas(NULL, 1), DMA_ERR_INVAL);
-	assert_int_equal(dma_layer_set_max_areas(&f->dl, 3), DMA_ERR_INVAL);
-	assert_int_equal(dma_layer_set_max_areas(&f->dl, 1), 0);
+	assert_int_equal(sluice_dma_layer_set_max_areas(NULL, 1), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 3), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 1), 0);
 	assert_int_equal(fx_add_pool(f, 1 * MIB), 0);
 	/* Too late once a pool exists: it keeps the areas it was carved with. */
-	assert_int_equal(dma_layer_set_max_areas(&f->dl, 4), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 4), SLUICE_DMA_ERR_INVAL);
 	memset(buf, 7, 4 * 4096);
 	for (unsigned int cpu = 0; cpu < 4; cpu++) {
 		mock_port_set_cpu(cpu);
-		assert_int_equal(dma_map(&f->dl, &DMA_TAG_DEFAULT, buf + cpu * 4096, 4096,
-					 DMA_TO_DEVICE, &dma[cpu]), 0);
+		assert_int_equal(sluice_dma_map(&f->dl, &SLUICE_DMA_TAG_DEFAULT, buf + cpu * 4096,
+						4096, SLUICE_DMA_TO_DEVICE, &dma[cpu]),
+				 0);
 	}
 	for (unsigned int cpu = 0; cpu < 4; cpu++) {
 		mock_port_set_cpu(cpu);
-		dma_unmap(&f->dl, dma[cpu], 4096, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, dma[cpu], 4096, SLUICE_DMA_TO_DEVICE);
 	}
 	mock_port_set_cpu(0);
-	assert_int_equal(dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	free(buf);
 }
 
@@ -878,27 +900,32 @@ static void test_pool_args(void **state)
 	struct fx *f = tc->f;
 	unsigned char *mem = fx_aligned(4096, 512 * KIB);
 	unsigned char meta[64];
-	size_t need = dma_bounce_meta_size(tc->policy, 512 * KIB, f->dl.ncpus);
+	size_t need = sluice_dma_bounce_meta_size(tc->policy, 512 * KIB, f->dl.ncpus);
 
 	assert_true(need > 0);
-	assert_int_equal(dma_bounce_meta_size(tc->policy, 128 * KIB, 2), 0);
-	assert_int_equal(dma_bounce_meta_size(DMA_POLICY_COUNT, 512 * KIB, 2), 0);
-	assert_int_equal(dma_bounce_pool_add(&f->dl, tc->policy, mem + 2048, 256 * KIB, meta,
-					     sizeof(meta)), DMA_ERR_INVAL);
-	assert_int_equal(dma_bounce_pool_add(&f->dl, tc->policy, mem, 256 * KIB + 2048, meta,
-					     sizeof(meta)), DMA_ERR_INVAL);
-	assert_int_equal(dma_bounce_pool_add(&f->dl, tc->policy, mem, 128 * KIB, meta,
-					     sizeof(meta)), DMA_ERR_INVAL);
-	assert_int_equal(dma_bounce_pool_add(&f->dl, tc->policy, mem, 512 * KIB, meta,
-					     sizeof(meta)), DMA_ERR_NOMEM);
-	assert_int_equal(dma_bounce_pool_add(&f->dl, DMA_POLICY_COUNT, mem, 512 * KIB, meta,
-					     sizeof(meta)), DMA_ERR_INVAL);
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 1);
+	assert_int_equal(sluice_dma_bounce_meta_size(tc->policy, 128 * KIB, 2), 0);
+	assert_int_equal(sluice_dma_bounce_meta_size(SLUICE_DMA_POLICY_COUNT, 512 * KIB, 2), 0);
+	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem + 2048, 256 * KIB, meta,
+						    sizeof(meta)),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 256 * KIB + 2048, meta,
+						    sizeof(meta)),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(
+		sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 128 * KIB, meta, sizeof(meta)),
+		SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(
+		sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 512 * KIB, meta, sizeof(meta)),
+		SLUICE_DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, SLUICE_DMA_POLICY_COUNT, mem, 512 * KIB,
+						    meta, sizeof(meta)),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 	assert_false(mock_port_is_shared(&f->mp, mem, 4096));
 	{
 		static const char *const names[] = { "linux", "bitmap", "lifo", "sluice" };
 
-		assert_string_equal(dma_bounce_policy_name(tc->policy), names[tc->policy]);
+		assert_string_equal(sluice_dma_bounce_policy_name(tc->policy), names[tc->policy]);
 	}
 	free(mem);
 }
@@ -930,18 +957,18 @@ int main(void)
 		{ "max_areas", test_max_areas, false },
 	};
 	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	static struct CMUnitTest tests[NALL * DMA_POLICY_COUNT];
-	static char names[NALL * DMA_POLICY_COUNT][64];
+	static struct CMUnitTest tests[NALL * SLUICE_DMA_POLICY_COUNT];
+	static char names[NALL * SLUICE_DMA_POLICY_COUNT][64];
 	size_t n = 0;
 
-	for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++)
+	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
 		cases[p].policy = fx_policies[p];
-	for (unsigned int p = 0; p < DMA_POLICY_COUNT; p++) {
+	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 		for (unsigned int i = 0; i < NALL; i++) {
-			if (all[i].linux_only && fx_policies[p] != DMA_POLICY_LINUX)
+			if (all[i].linux_only && fx_policies[p] != SLUICE_DMA_POLICY_LINUX)
 				continue;
 			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name,
-				 dma_bounce_policy_name(fx_policies[p]));
+				 sluice_dma_bounce_policy_name(fx_policies[p]));
 			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
 							.setup_func = setup, .teardown_func = teardown,
 							.initial_state = &cases[p] };

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dma/dma.h"
+#include <sluice/dma.h>
 #include "tests/mock_port.h"
 
 #define FX_MAX_POOLS 8
@@ -37,8 +37,8 @@ static inline void *fx_aligned(size_t align, size_t size)
  */
 struct fx {
 	struct mock_port mp;
-	struct dma_layer dl;
-	enum dma_bounce_policy policy;
+	struct sluice_dma_layer dl;
+	enum sluice_dma_bounce_policy policy;
 	unsigned int npools;
 	void *mem[FX_MAX_POOLS];
 	size_t bytes[FX_MAX_POOLS];
@@ -48,7 +48,7 @@ struct fx {
 /* Add a pool of @bytes, aligned to @align (>= 4096). Returns the layer's code. */
 static inline int fx_add_pool_aligned(struct fx *f, size_t bytes, size_t align)
 {
-	size_t meta_len = dma_bounce_meta_size(f->policy, bytes, f->dl.ncpus);
+	size_t meta_len = sluice_dma_bounce_meta_size(f->policy, bytes, f->dl.ncpus);
 	void *mem = fx_aligned(align, bytes);
 	/* Odd offset: the layer must accept metadata of any alignment. */
 	unsigned char *meta = malloc(meta_len + 8);
@@ -57,11 +57,11 @@ static inline int fx_add_pool_aligned(struct fx *f, size_t bytes, size_t align)
 	if (!mem || !meta || f->npools >= FX_MAX_POOLS) {
 		free(mem);
 		free(meta);
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	}
 	/* Garbage the host "left" in the pages: the layer must scrub it. */
 	memset(mem, 0xA5, bytes);
-	err = dma_bounce_pool_add(&f->dl, f->policy, mem, bytes, meta + 8, meta_len);
+	err = sluice_dma_bounce_pool_add(&f->dl, f->policy, mem, bytes, meta + 8, meta_len);
 	if (err) {
 		free(mem);
 		free(meta);
@@ -80,8 +80,8 @@ static inline int fx_add_pool(struct fx *f, size_t bytes)
 }
 
 /* A layer of @ncpus CPUs with one pool of @bytes (none if @bytes is 0). */
-static inline struct fx *fx_new(enum dma_bounce_policy policy, unsigned int ncpus, size_t bytes,
-				enum dma_scrub scrub)
+static inline struct fx *fx_new(enum sluice_dma_bounce_policy policy, unsigned int ncpus,
+				size_t bytes, enum sluice_dma_scrub scrub)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
@@ -89,7 +89,7 @@ static inline struct fx *fx_new(enum dma_bounce_policy policy, unsigned int ncpu
 		return NULL;
 	mock_port_init(&f->mp, ncpus);
 	f->policy = policy;
-	if (dma_layer_init(&f->dl, &f->mp.ops, ncpus, scrub)) {
+	if (sluice_dma_layer_init(&f->dl, &f->mp.ops, ncpus, scrub)) {
 		free(f);
 		return NULL;
 	}
@@ -107,11 +107,11 @@ static inline int fx_free(struct fx *f)
 
 	if (!f)
 		return 0;
-	if (dma_layer_check(&f->dl)) {
+	if (sluice_dma_layer_check(&f->dl)) {
 		fprintf(stderr, "fx_free: self-check failed: %s\n", f->mp.last_log);
 		err = -1;
 	}
-	if (dma_layer_destroy(&f->dl)) {
+	if (sluice_dma_layer_destroy(&f->dl)) {
 		fprintf(stderr, "fx_free: destroy failed: %s\n", f->mp.last_log);
 		err = -1;
 	}
@@ -134,7 +134,7 @@ static inline long fx_slot(const struct fx *f, unsigned int i, uint64_t dma)
 
 	if (dma < start || dma >= start + f->bytes[i])
 		return -1;
-	return (long)((dma - start) >> DMA_IO_TLB_SHIFT);
+	return (long)((dma - start) >> SLUICE_DMA_IO_TLB_SHIFT);
 }
 
 /* The device's view of a bounce address (identity in the mock). */
@@ -143,8 +143,11 @@ static inline unsigned char *fx_dev(uint64_t dma)
 	return (unsigned char *)(uintptr_t)dma;
 }
 
-static const enum dma_bounce_policy fx_policies[DMA_POLICY_COUNT] = {
-	DMA_POLICY_LINUX, DMA_POLICY_BITMAP, DMA_POLICY_LIFO, DMA_POLICY_SLUICE,
+static const enum sluice_dma_bounce_policy fx_policies[SLUICE_DMA_POLICY_COUNT] = {
+	SLUICE_DMA_POLICY_LINUX,
+	SLUICE_DMA_POLICY_BITMAP,
+	SLUICE_DMA_POLICY_LIFO,
+	SLUICE_DMA_POLICY_SLUICE,
 };
 
 #endif /* SLUICE_TESTS_BOUNCE_FIXTURE_H */

@@ -43,7 +43,7 @@ static uint64_t ticks;
 /* A DMA layer with one bounce pool, and the deadline clock, for every test. */
 static int setup(void **state)
 {
-	struct fx *f = fx_new(DMA_POLICY_SLUICE, 1, 1 << 20, DMA_SCRUB_ZERO);
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, 1 << 20, SLUICE_DMA_SCRUB_ZERO);
 
 	if (!f)
 		return -1;
@@ -114,7 +114,7 @@ static void test_blk_rw_ends_at_deadline(void **state)
 	struct fake_virtio dev;
 	struct virtio_blk blk;
 	struct virtio_blk_stats st;
-	struct dma_bounce_stats bs0, bs1;
+	struct sluice_dma_bounce_stats bs0, bs1;
 	char why[160];
 	uint8_t *buf = calloc(1, 4096);
 	unsigned int resets;
@@ -122,7 +122,7 @@ static void test_blk_rw_ends_at_deadline(void **state)
 	blk_device(&dev, 0, 1);
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), 0);
 	resets = dev.resets;
-	dma_bounce_stats_get(&f->dl, -1, &bs0);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs0);
 	ticks = 0;
 	assert_int_equal(virtio_blk_rw(&blk, VIRTIO_BLK_OP_READ, 0, buf, 4096), -110);
 	/* Ended at the budget, not long after. */
@@ -134,7 +134,7 @@ static void test_blk_rw_ends_at_deadline(void **state)
 	virtio_blk_get_stats(&blk, &st);
 	assert_int_equal(st.abandoned, 1);
 	/* The request's bounce slot came back: only rings and slots stay mapped. */
-	dma_bounce_stats_get(&f->dl, -1, &bs1);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
 	assert_int_equal(bs1.mappings - bs1.unmaps, bs0.mappings - bs0.unmaps);
 	assert_int_equal(bs1.mappings, bs0.mappings + 1);
 	/* Stopped means stopped: nothing more is accepted. */
@@ -276,7 +276,7 @@ static void test_blk_reset_failure_quarantines(void **state)
 	struct virtio_blk blk;
 	struct fake_chain ch;
 	struct quarantine_totals q0, q1;
-	struct dma_bounce_stats bs0, bs1;
+	struct sluice_dma_bounce_stats bs0, bs1;
 	char why[160];
 	uint8_t *buf = calloc(1, 4096), *other = calloc(1, 4096);
 	uint64_t held, again;
@@ -290,7 +290,7 @@ static void test_blk_reset_failure_quarantines(void **state)
 	assert_int_equal(ch.n, 3);
 	held = ch.addr[1]; /* the data buffer the device was given */
 	quarantine_totals_get(&q0);
-	dma_bounce_stats_get(&f->dl, -1, &bs0);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs0);
 
 	dev.reset_fails = true;
 	assert_int_equal(virtio_blk_remove(&blk), -5);
@@ -302,15 +302,16 @@ static void test_blk_reset_failure_quarantines(void **state)
 	assert_int_equal(q1.bytes - q0.bytes, blk.quarantined_bytes);
 	assert_int_equal(q1.mappings - q0.mappings, 1);
 	/* Nothing was unmapped or freed ... */
-	dma_bounce_stats_get(&f->dl, -1, &bs1);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
 	assert_int_equal(bs1.unmaps, bs0.unmaps);
 	/* ... so a late write by the device lands in its own slot only, and the
 	 * next mapping gets another one. */
 	memset((void *)(uintptr_t)held, 0xee, 4096);
-	assert_int_equal(dma_map(&f->dl, &DMA_TAG_DEFAULT, other, 4096, DMA_FROM_DEVICE, &again),
+	assert_int_equal(sluice_dma_map(&f->dl, &SLUICE_DMA_TAG_DEFAULT, other, 4096,
+					SLUICE_DMA_FROM_DEVICE, &again),
 			 0);
 	assert_true(again != held);
-	dma_unmap(&f->dl, again, 4096, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&f->dl, again, 4096, SLUICE_DMA_FROM_DEVICE);
 	for (size_t i = 0; i < 4096; i++)
 		assert_int_equal(other[i], 0);
 	/* Removing again changes nothing and counts nothing twice. */
@@ -334,14 +335,14 @@ static void test_blk_failed_init_releases_only_after_reset(void **state)
 	struct fx *f = *state;
 	struct fake_virtio dev;
 	struct virtio_blk blk;
-	struct dma_bounce_stats bs0, bs1;
+	struct sluice_dma_bounce_stats bs0, bs1;
 	char why[160];
 
 	blk_device(&dev, 0, 1);
 	dev.driver_ok_adds = VIRTIO_STATUS_FAILED;
-	dma_bounce_stats_get(&f->dl, -1, &bs0);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs0);
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), -5);
-	dma_bounce_stats_get(&f->dl, -1, &bs1);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
 	assert_true(bs1.mappings > bs0.mappings); /* rings and slots were allocated ... */
 	assert_int_equal(bs1.mappings - bs1.unmaps, bs0.mappings - bs0.unmaps); /* ... and freed */
 	assert_false(blk.quarantined);
@@ -353,7 +354,7 @@ static void test_blk_failed_init_releases_only_after_reset(void **state)
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), -5);
 	assert_true(blk.quarantined);
 	assert_true(blk.quarantined_bytes > 0);
-	dma_bounce_stats_get(&f->dl, -1, &bs1);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
 	assert_true(bs1.mappings - bs1.unmaps > bs0.mappings - bs0.unmaps);
 	/* Let go for the fixture's leak check. */
 	dev.reset_fails = false;
@@ -472,18 +473,18 @@ static void test_net_reset_failure_quarantines(void **state)
 	struct fx *f = *state;
 	struct fake_virtio dev;
 	struct virtio_net net;
-	struct dma_bounce_stats bs0, bs1;
+	struct sluice_dma_bounce_stats bs0, bs1;
 	char why[160];
 
 	fake_virtio_init(&dev, VIRTIO_ID_NET, 0, 2);
 	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 1, why,
 					    sizeof(why)), 0);
-	dma_bounce_stats_get(&f->dl, -1, &bs0);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs0);
 	dev.reset_fails = true;
 	assert_int_equal(virtio_net_remove(&net), -5);
 	assert_true(net.quarantined);
 	assert_int_equal(net.quarantined_mappings, 8); /* the posted receive buffers */
-	dma_bounce_stats_get(&f->dl, -1, &bs1);
+	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
 	assert_int_equal(bs1.unmaps, bs0.unmaps);
 	assert_int_equal(virtio_net_remove(&net), -5);
 	/* Let go for the fixture's leak check. */

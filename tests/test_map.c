@@ -26,12 +26,12 @@
 #define MIB (1024ul * 1024ul)
 
 struct tcase {
-	enum dma_bounce_policy policy;
-	enum dma_scrub scrub;
+	enum sluice_dma_bounce_policy policy;
+	enum sluice_dma_scrub scrub;
 	struct fx *f;
 };
 
-static struct tcase cases[DMA_POLICY_COUNT * 2];
+static struct tcase cases[SLUICE_DMA_POLICY_COUNT * 2];
 
 static int setup(void **state)
 {
@@ -70,31 +70,31 @@ static void test_to_device(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(5000 + 64);
 	uint64_t d;
 
 	fill_pattern(buf, 5000 + 64, 1);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 5000, DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 5000, SLUICE_DMA_TO_DEVICE, &d), 0);
 	assert_true((void *)fx_dev(d) != (void *)buf);
 	assert_memory_equal(fx_dev(d), buf, 5000);
 	/* The CPU writes again: the device sees it only after sync_for_device. */
 	memset(buf + 100, 0x77, 200);
 	assert_false(all_bytes(fx_dev(d) + 100, 200, 0x77));
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 100, 200, DMA_TO_DEVICE), 0);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 100, 200, SLUICE_DMA_TO_DEVICE), 0);
 	assert_true(all_bytes(fx_dev(d) + 100, 200, 0x77));
 	/* Nothing the device writes comes back for a to-device mapping. */
 	memset(fx_dev(d), 0xee, 5000);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 5000, DMA_TO_DEVICE), 0);
-	dma_unmap(&f->dl, d, 5000, DMA_TO_DEVICE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 5000, SLUICE_DMA_TO_DEVICE), 0);
+	sluice_dma_unmap(&f->dl, d, 5000, SLUICE_DMA_TO_DEVICE);
 	assert_false(all_bytes(buf, 100, 0xee));
 	assert_true(all_bytes(buf + 100, 200, 0x77));
 	free(buf);
 }
 
 /*
- * The default of a confidential guest: under DMA_SCRUB_ZERO not one byte of the
- * private buffer is in the slot the device sees; dma_unmap_written() brings back
+ * The default of a confidential guest: under SLUICE_DMA_SCRUB_ZERO not one byte of the
+ * private buffer is in the slot the device sees; sluice_dma_unmap_written() brings back
  * exactly what the device reported writing and leaves the rest of the buffer as
  * it was (under COPY the rest is as it was too, but the device saw it all).
  */
@@ -102,7 +102,7 @@ static void test_unmap_written(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	enum { LEN = 6000, WROTE = 1514 };
 	unsigned char *buf = malloc(LEN), *ref = malloc(LEN);
 	const unsigned char *dev;
@@ -112,22 +112,23 @@ static void test_unmap_written(void **state)
 	/* A "private" buffer full of a secret no device may see under ZERO. */
 	memset(buf, 0x5e, LEN);
 	memcpy(ref, buf, LEN);
-	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, LEN, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	dev = fx_dev(d);
 	for (size_t i = 0; i < LEN; i++)
 		seen += dev[i] == 0x5e;
-	assert_int_equal(seen, tc->scrub == DMA_SCRUB_COPY ? LEN : 0);
+	assert_int_equal(seen, tc->scrub == SLUICE_DMA_SCRUB_COPY ? LEN : 0);
 	memset(fx_dev(d), 0x77, LEN); /* it writes everything ... */
-	dma_unmap_written(&f->dl, d, LEN, DMA_FROM_DEVICE, WROTE); /* ... but reports 1514 */
+	sluice_dma_unmap_written(&f->dl, d, LEN, SLUICE_DMA_FROM_DEVICE,
+				 WROTE); /* ... but reports 1514 */
 	assert_true(all_bytes(buf, WROTE, 0x77));
 	assert_memory_equal(buf + WROTE, ref + WROTE, LEN - WROTE);
-	/* Nothing written: the buffer is untouched; to-device: as dma_unmap(). */
-	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_FROM_DEVICE, &d), 0);
+	/* Nothing written: the buffer is untouched; to-device: as sluice_dma_unmap(). */
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, LEN, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	memset(fx_dev(d), 0x99, LEN);
-	dma_unmap_written(&f->dl, d, LEN, DMA_FROM_DEVICE, 0);
+	sluice_dma_unmap_written(&f->dl, d, LEN, SLUICE_DMA_FROM_DEVICE, 0);
 	assert_true(all_bytes(buf, WROTE, 0x77));
-	assert_int_equal(dma_map(&f->dl, &t, buf, LEN, DMA_TO_DEVICE, &d), 0);
-	dma_unmap_written(&f->dl, d, LEN, DMA_TO_DEVICE, 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, LEN, SLUICE_DMA_TO_DEVICE, &d), 0);
+	sluice_dma_unmap_written(&f->dl, d, LEN, SLUICE_DMA_TO_DEVICE, 0);
 	assert_true(all_bytes(buf, WROTE, 0x77));
 	free(ref);
 	free(buf);
@@ -137,30 +138,30 @@ static void test_from_device(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(3000 + 64), *ref = malloc(3000 + 64);
 	uint64_t d;
 
 	fill_pattern(buf, 3000 + 64, 2);
 	memcpy(ref, buf, 3000 + 64);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 3000, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 3000, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	/* What a device reading the slots finds before it writes. */
-	if (tc->scrub == DMA_SCRUB_COPY)
+	if (tc->scrub == SLUICE_DMA_SCRUB_COPY)
 		assert_memory_equal(fx_dev(d), buf, 3000);
 	else
 		assert_true(all_bytes(fx_dev(d), 3000, 0));
 	memset(fx_dev(d), 0x11, 1000);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 500, DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 500, SLUICE_DMA_FROM_DEVICE), 0);
 	assert_true(all_bytes(buf, 500, 0x11));
 	assert_memory_equal(buf + 500, ref + 500, 3000 + 64 - 500);
 	/* sync_for_device copies nothing for a from-device mapping. */
 	memset(buf, 0x22, 10);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 3000, DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 3000, SLUICE_DMA_FROM_DEVICE), 0);
 	assert_true(all_bytes(fx_dev(d), 10, 0x11));
-	dma_unmap(&f->dl, d, 3000, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&f->dl, d, 3000, SLUICE_DMA_FROM_DEVICE);
 	assert_true(all_bytes(buf, 1000, 0x11));
 	/* The unwritten tail: the original bytes (copy) or zeros (zero), never others. */
-	if (tc->scrub == DMA_SCRUB_COPY)
+	if (tc->scrub == SLUICE_DMA_SCRUB_COPY)
 		assert_memory_equal(buf + 1000, ref + 1000, 2000);
 	else
 		assert_true(all_bytes(buf + 1000, 2000, 0));
@@ -174,21 +175,21 @@ static void test_bidirectional(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(2048 + 64);
 	uint64_t d;
 
 	fill_pattern(buf, 2048 + 64, 3);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 2048, DMA_BIDIRECTIONAL, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 2048, SLUICE_DMA_BIDIRECTIONAL, &d), 0);
 	assert_memory_equal(fx_dev(d), buf, 2048);
 	fx_dev(d)[0] ^= 0xff;
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 1, DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 1, SLUICE_DMA_BIDIRECTIONAL), 0);
 	assert_int_equal(buf[0], fx_dev(d)[0]);
 	buf[5] = 0x42;
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 5, 1, DMA_BIDIRECTIONAL), 0);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 5, 1, SLUICE_DMA_BIDIRECTIONAL), 0);
 	assert_int_equal(fx_dev(d)[5], 0x42);
 	memset(fx_dev(d), 0x99, 2048);
-	dma_unmap(&f->dl, d, 2048, DMA_BIDIRECTIONAL);
+	sluice_dma_unmap(&f->dl, d, 2048, SLUICE_DMA_BIDIRECTIONAL);
 	assert_true(all_bytes(buf, 2048, 0x99));
 	assert_false(all_bytes(buf + 2048, 64, 0x99));
 	free(buf);
@@ -199,21 +200,25 @@ static void test_no_copy_beyond_length(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	struct dma_tag t = DMA_TAG_DEFAULT;
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = fx_aligned(4096, 8192);
 	uint64_t d;
 
 	t.min_align_mask = 4095;
 	memset(buf, 0x33, 8192);
-	assert_int_equal(dma_map(&f->dl, &t, buf + 0x123, 100, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf + 0x123, 100, SLUICE_DMA_FROM_DEVICE, &d),
+			 0);
 	assert_int_equal(d & 4095, (uintptr_t)(buf + 0x123) & 4095);
 	/* The device writes its whole slot, before and after the mapping. */
 	memset(fx_dev(d & ~(uint64_t)2047), 0xcc, 2048);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 50, 51, DMA_FROM_DEVICE), DMA_ERR_RANGE);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 101, 1, DMA_FROM_DEVICE), DMA_ERR_RANGE);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, SIZE_MAX, DMA_FROM_DEVICE), DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 50, 51, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 101, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, SIZE_MAX, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
 	assert_true(all_bytes(buf, 8192, 0x33));
-	dma_unmap(&f->dl, d, 100, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_FROM_DEVICE);
 	assert_true(all_bytes(buf, 0x123, 0x33));
 	assert_true(all_bytes(buf + 0x123, 100, 0xcc));
 	assert_true(all_bytes(buf + 0x123 + 100, 8192 - 0x123 - 100, 0x33));
@@ -229,7 +234,7 @@ static void test_no_stale_data(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	enum { N = 512, LEN = 2048 };
 	unsigned char *secret = malloc(LEN), *buf = malloc((size_t)N * LEN);
 	uint64_t *d = calloc(N, sizeof(*d));
@@ -237,15 +242,16 @@ static void test_no_stale_data(void **state)
 
 	memset(secret, 0xb7, LEN);
 	for (n = 0; n < N; n++)
-		if (dma_map(&f->dl, &t, secret, LEN, DMA_TO_DEVICE, &d[n]))
+		if (sluice_dma_map(&f->dl, &t, secret, LEN, SLUICE_DMA_TO_DEVICE, &d[n]))
 			break;
 	assert_int_equal(n, 512);
 	for (unsigned int i = 0; i < n; i++)
-		dma_unmap(&f->dl, d[i], LEN, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, d[i], LEN, SLUICE_DMA_TO_DEVICE);
 
 	memset(buf, 0x01, (size_t)N * LEN);
 	for (n = 0; n < N; n++)
-		if (dma_map(&f->dl, &t, buf + (size_t)n * LEN, LEN, DMA_FROM_DEVICE, &d[n]))
+		if (sluice_dma_map(&f->dl, &t, buf + (size_t)n * LEN, LEN, SLUICE_DMA_FROM_DEVICE,
+				   &d[n]))
 			break;
 	assert_int_equal(n, 512);
 	for (unsigned int i = 0; i < n; i++) {
@@ -258,12 +264,13 @@ static void test_no_stale_data(void **state)
 		memset(fx_dev(d[i]), 0x44, LEN / 4);
 	}
 	for (unsigned int i = 0; i < n; i++)
-		dma_unmap(&f->dl, d[i], LEN, DMA_FROM_DEVICE);
+		sluice_dma_unmap(&f->dl, d[i], LEN, SLUICE_DMA_FROM_DEVICE);
 	for (size_t i = 0; i < (size_t)N * LEN; i++)
 		if (buf[i] == 0xb7)
 			fail_msg("stale byte copied back at %zu", i);
 	assert_true(all_bytes(buf, LEN / 4, 0x44));
-	assert_true(all_bytes(buf + LEN / 4, LEN - LEN / 4, tc->scrub == DMA_SCRUB_COPY ? 0x01 : 0));
+	assert_true(all_bytes(buf + LEN / 4, LEN - LEN / 4,
+			      tc->scrub == SLUICE_DMA_SCRUB_COPY ? 0x01 : 0));
 	free(d);
 	free(buf);
 	free(secret);
@@ -275,45 +282,63 @@ static void test_bad_args(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	struct dma_tag t = DMA_TAG_DEFAULT, b;
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT, b;
 	unsigned char *buf = malloc(512 * KIB);
 	uint64_t d;
 
-	assert_int_equal(dma_map(&f->dl, &t, buf, 0, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 10, (enum dma_dir)0, &d), DMA_ERR_INVAL);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 10, (enum dma_dir)4, &d), DMA_ERR_INVAL);
-	assert_int_equal(dma_map(&f->dl, &t, NULL, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
-	assert_int_equal(dma_map(&f->dl, NULL, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 0, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 10, (enum sluice_dma_dir)0, &d),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 10, (enum sluice_dma_dir)4, &d),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, NULL, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, NULL, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
 	b = t, b.min_align_mask = 0x1001;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
 	b = t, b.alloc_align_mask = 0x800;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
 	b = t, b.boundary_mask = 0x7ff;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
 	b = t, b.boundary_mask = 0xffff, b.alloc_align_mask = 0x1ffff;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_INVAL);
-	b = t, b.alloc_align_mask = DMA_NO_LIMIT;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
-	assert_null(dma_alloc_coherent(&f->dl, &b, 10, &d));
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_INVAL);
+	b = t, b.alloc_align_mask = SLUICE_DMA_NO_LIMIT;
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_null(sluice_dma_alloc_coherent(&f->dl, &b, 10, &d));
 	b = t, b.max_mapping = 4096;
-	assert_int_equal(dma_map(&f->dl, &b, buf, 4097, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
-	assert_int_equal(dma_map(&f->dl, &t, buf, dma_max_mapping_size(&f->dl, &t) + 1,
-				 DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 4097, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf,
+					sluice_dma_max_mapping_size(&f->dl, &t) + 1,
+					SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_RANGE);
 	/* A device that cannot reach the pool. */
 	b = t, b.addr_limit = (uint64_t)(uintptr_t)f->mem[0];
-	assert_int_equal(dma_map(&f->dl, &b, buf, 10, DMA_TO_DEVICE, &d), DMA_ERR_RANGE);
-	assert_int_equal(dma_max_mapping_size(&f->dl, &b), 0);
-	assert_null(dma_alloc_coherent(&f->dl, &t, 0, &d));
+	assert_int_equal(sluice_dma_map(&f->dl, &b, buf, 10, SLUICE_DMA_TO_DEVICE, &d),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_max_mapping_size(&f->dl, &b), 0);
+	assert_null(sluice_dma_alloc_coherent(&f->dl, &t, 0, &d));
 
 	/* Sync: wrong direction, zero length, outside the mapping. */
-	assert_int_equal(dma_map(&f->dl, &t, buf, 1000, DMA_TO_DEVICE, &d), 0);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 10, DMA_FROM_DEVICE), DMA_ERR_PERM);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 10, DMA_BIDIRECTIONAL), DMA_ERR_PERM);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 0, DMA_TO_DEVICE), DMA_ERR_INVAL);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 999, 2, DMA_TO_DEVICE), DMA_ERR_RANGE);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 999, 1, DMA_TO_DEVICE), 0);
-	dma_unmap(&f->dl, d, 1000, DMA_TO_DEVICE);
-	assert_int_equal(dma_tag_check(NULL), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 1000, SLUICE_DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 10, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_PERM);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 10, SLUICE_DMA_BIDIRECTIONAL),
+			 SLUICE_DMA_ERR_PERM);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 0, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 999, 2, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 999, 1, SLUICE_DMA_TO_DEVICE), 0);
+	sluice_dma_unmap(&f->dl, d, 1000, SLUICE_DMA_TO_DEVICE);
+	assert_int_equal(sluice_dma_tag_check(NULL), SLUICE_DMA_ERR_INVAL);
 	free(buf);
 }
 
@@ -359,41 +384,41 @@ static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), ui
 
 static void misuse_unmap(struct fx *f, uint64_t a)
 {
-	dma_unmap(&f->dl, a, 100, DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, a, 100, SLUICE_DMA_TO_DEVICE);
 }
 
 static void misuse_unmap_len(struct fx *f, uint64_t a)
 {
-	dma_unmap(&f->dl, a, 101, DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, a, 101, SLUICE_DMA_TO_DEVICE);
 }
 
 static void misuse_unmap_dir(struct fx *f, uint64_t a)
 {
-	dma_unmap(&f->dl, a, 100, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&f->dl, a, 100, SLUICE_DMA_FROM_DEVICE);
 }
 
 static void misuse_sync(struct fx *f, uint64_t a)
 {
-	(void)dma_sync_for_cpu(&f->dl, a, 0, 1, DMA_TO_DEVICE);
+	(void)sluice_dma_sync_for_cpu(&f->dl, a, 0, 1, SLUICE_DMA_TO_DEVICE);
 }
 
 static void misuse_free_coherent(struct fx *f, uint64_t a)
 {
-	dma_free_coherent(&f->dl, (void *)(uintptr_t)a, 4096);
+	sluice_dma_free_coherent(&f->dl, (void *)(uintptr_t)a, 4096);
 }
 
 static void test_misuse_traps(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(4096);
 	char needle[64];
 	uint64_t d, c;
 	void *cv;
 
-	assert_int_equal(dma_map(&f->dl, &t, buf, 100, DMA_TO_DEVICE, &d), 0);
-	cv = dma_alloc_coherent(&f->dl, &t, 8192, &c);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 100, SLUICE_DMA_TO_DEVICE, &d), 0);
+	cv = sluice_dma_alloc_coherent(&f->dl, &t, 8192, &c);
 	assert_non_null(cv);
 
 	/* Never mapped: inside the pool, and outside everything. */
@@ -416,11 +441,11 @@ static void test_misuse_traps(void **state)
 	expect_trap(f, misuse_free_coherent, (uint64_t)(uintptr_t)cv, "free_coherent");
 
 	/* Double unmap: the second one traps. */
-	dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_TO_DEVICE);
 	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)d);
 	expect_trap(f, misuse_unmap, d, needle);
 	expect_trap(f, misuse_sync, d, needle);
-	dma_free_coherent(&f->dl, cv, 8192);
+	sluice_dma_free_coherent(&f->dl, cv, 8192);
 	free(buf);
 }
 
@@ -445,49 +470,55 @@ static void test_inplace(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	struct dma_tag t = DMA_TAG_DEFAULT;
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	/* The region is the first 64 KiB of a 128 KiB buffer. */
 	struct fake_arena arena = { fx_aligned(4096, 128 * KIB), 64 * KIB, 0 };
-	struct dma_inplace_region region = { fake_owns, &arena };
+	struct sluice_dma_inplace_region region = { fake_owns, &arena };
 	unsigned char *priv = malloc(4096);
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	uint64_t d;
 
-	dma_layer_set_inplace(&f->dl, &region);
-	assert_int_equal(dma_map(&f->dl, &t, arena.base + 4096, 8192, DMA_FROM_DEVICE, &d), 0);
+	sluice_dma_layer_set_inplace(&f->dl, &region);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &t, arena.base + 4096, 8192, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	assert_int_equal(d, (uint64_t)(uintptr_t)(arena.base + 4096));
-	assert_true(dma_addr_is_shared(&f->dl, d, 8192));
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 0, 8192, DMA_FROM_DEVICE), 0);
+	assert_true(sluice_dma_addr_is_shared(&f->dl, d, 8192));
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 8192, SLUICE_DMA_FROM_DEVICE), 0);
 	/* A sync range leaving the in-place region is an error, not a trap
 	 * (found by fuzz_dma_ops); the offset counts. */
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 56 * KIB, 8192, DMA_FROM_DEVICE),
-			 DMA_ERR_RANGE);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 60 * KIB, 1, DMA_FROM_DEVICE),
-			 DMA_ERR_RANGE);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d, 50 * KIB, 8192, DMA_FROM_DEVICE), 0);
-	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
-	assert_int_equal(atomic_load(&f->dl.inplace_maps), 1);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 56 * KIB, 8192, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 60 * KIB, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 50 * KIB, 8192, SLUICE_DMA_FROM_DEVICE),
+			 0);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_FROM_DEVICE);
+	assert_int_equal(__atomic_load_n(&f->dl.inplace_maps, __ATOMIC_SEQ_CST), 1);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.mappings, 0);
 
 	/* Partly outside the region: bounces. */
-	assert_int_equal(dma_map(&f->dl, &t, arena.base + 60 * KIB, 8192, DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &t, arena.base + 60 * KIB, 8192, SLUICE_DMA_TO_DEVICE, &d),
+		0);
 	assert_true(d != (uint64_t)(uintptr_t)(arena.base + 60 * KIB));
-	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_TO_DEVICE);
 	/* A private buffer bounces. */
-	assert_int_equal(dma_map(&f->dl, &t, priv, 100, DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, priv, 100, SLUICE_DMA_TO_DEVICE, &d), 0);
 	assert_true(fx_slot(f, 0, d) >= 0);
-	dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_TO_DEVICE);
 	/* In the region but beyond the device's reach: bounces into the pool. */
 	t.addr_limit = (uint64_t)(uintptr_t)arena.base;
 	if (t.addr_limit >= (uint64_t)(uintptr_t)f->mem[0] + f->bytes[0]) {
-		assert_int_equal(dma_map(&f->dl, &t, arena.base + 4096, 100, DMA_TO_DEVICE, &d), 0);
+		assert_int_equal(sluice_dma_map(&f->dl, &t, arena.base + 4096, 100,
+						SLUICE_DMA_TO_DEVICE, &d),
+				 0);
 		assert_true(fx_slot(f, 0, d) >= 0);
-		dma_unmap(&f->dl, d, 100, DMA_TO_DEVICE);
+		sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_TO_DEVICE);
 	}
-	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 100));
-	dma_layer_set_inplace(&f->dl, NULL);
-	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)arena.base, 1));
+	assert_false(sluice_dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 100));
+	sluice_dma_layer_set_inplace(&f->dl, NULL);
+	assert_false(sluice_dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)arena.base, 1));
 	assert_true(arena.calls > 0);
 	free(priv);
 	free(arena.base);
@@ -499,48 +530,48 @@ static void test_coherent(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	struct dma_tag t = DMA_TAG_DEFAULT;
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	uint64_t d1, d2, d3;
 	unsigned char *v1, *v2, *v3;
 
-	v1 = dma_alloc_coherent(&f->dl, &t, 4096, &d1);
+	v1 = sluice_dma_alloc_coherent(&f->dl, &t, 4096, &d1);
 	assert_non_null(v1);
 	assert_int_equal(d1 & 4095, 0);
 	assert_true(all_bytes(v1, 4096, 0));
-	assert_true(dma_addr_is_shared(&f->dl, d1, 4096));
+	assert_true(sluice_dma_addr_is_shared(&f->dl, d1, 4096));
 	assert_true(mock_port_is_shared(&f->mp, v1, 4096));
 	memset(v1, 0xab, 4096);
 	t.alloc_align_mask = 0xffff;
-	v2 = dma_alloc_coherent(&f->dl, &t, 100, &d2);
+	v2 = sluice_dma_alloc_coherent(&f->dl, &t, 100, &d2);
 	assert_non_null(v2);
 	assert_int_equal(d2 & 0xffff, 0);
-	t = DMA_TAG_DEFAULT;
+	t = SLUICE_DMA_TAG_DEFAULT;
 	t.boundary_mask = 0x3fff;
-	v3 = dma_alloc_coherent(&f->dl, &t, 16384, &d3);
+	v3 = sluice_dma_alloc_coherent(&f->dl, &t, 16384, &d3);
 	assert_non_null(v3);
 	assert_int_equal(d3 & ~(uint64_t)0x3fff, (d3 + 16383) & ~(uint64_t)0x3fff);
-	dma_free_coherent(&f->dl, v1, 4096);
+	sluice_dma_free_coherent(&f->dl, v1, 4096);
 	/* Reallocated memory is zero again. */
-	v1 = dma_alloc_coherent(&f->dl, &t, 4096, &d1);
+	v1 = sluice_dma_alloc_coherent(&f->dl, &t, 4096, &d1);
 	assert_non_null(v1);
 	assert_true(all_bytes(v1, 4096, 0));
-	dma_free_coherent(&f->dl, v1, 4096);
-	dma_free_coherent(&f->dl, v2, 100);
-	dma_free_coherent(&f->dl, v3, 16384);
+	sluice_dma_free_coherent(&f->dl, v1, 4096);
+	sluice_dma_free_coherent(&f->dl, v2, 100);
+	sluice_dma_free_coherent(&f->dl, v3, 16384);
 
 	/* A min_align_mask (NVMe-style) concerns streaming buffers only: coherent
 	 * memory of a page or more stays page aligned (found by fuzz_dma_ops). */
-	t = DMA_TAG_DEFAULT;
+	t = SLUICE_DMA_TAG_DEFAULT;
 	t.min_align_mask = 0x7ff;
-	v2 = dma_alloc_coherent(&f->dl, &t, 2048, &d2); /* misalign what follows */
+	v2 = sluice_dma_alloc_coherent(&f->dl, &t, 2048, &d2); /* misalign what follows */
 	for (int i = 0; i < 8; i++) {
-		v1 = dma_alloc_coherent(&f->dl, &t, 4096 + 512 * (unsigned int)i, &d1);
+		v1 = sluice_dma_alloc_coherent(&f->dl, &t, 4096 + 512 * (unsigned int)i, &d1);
 		assert_non_null(v1);
 		assert_int_equal(d1 & 4095, 0);
-		dma_free_coherent(&f->dl, v1, 4096 + 512 * (unsigned int)i);
+		sluice_dma_free_coherent(&f->dl, v1, 4096 + 512 * (unsigned int)i);
 	}
 	if (v2)
-		dma_free_coherent(&f->dl, v2, 2048);
+		sluice_dma_free_coherent(&f->dl, v2, 2048);
 }
 
 static void test_is_shared(void **state)
@@ -550,12 +581,12 @@ static void test_is_shared(void **state)
 	uint64_t start = (uint64_t)(uintptr_t)f->mem[0];
 	unsigned char *priv = malloc(64);
 
-	assert_true(dma_addr_is_shared(&f->dl, start, 1));
-	assert_true(dma_addr_is_shared(&f->dl, start, f->bytes[0]));
-	assert_false(dma_addr_is_shared(&f->dl, start, f->bytes[0] + 1));
-	assert_false(dma_addr_is_shared(&f->dl, start - 1, 2));
-	assert_false(dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 64));
-	assert_false(dma_addr_is_shared(&f->dl, UINT64_MAX, 2));
+	assert_true(sluice_dma_addr_is_shared(&f->dl, start, 1));
+	assert_true(sluice_dma_addr_is_shared(&f->dl, start, f->bytes[0]));
+	assert_false(sluice_dma_addr_is_shared(&f->dl, start, f->bytes[0] + 1));
+	assert_false(sluice_dma_addr_is_shared(&f->dl, start - 1, 2));
+	assert_false(sluice_dma_addr_is_shared(&f->dl, (uint64_t)(uintptr_t)priv, 64));
+	assert_false(sluice_dma_addr_is_shared(&f->dl, UINT64_MAX, 2));
 	free(priv);
 }
 
@@ -565,22 +596,22 @@ static void test_stats(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 64 * KIB);
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	uint64_t d1, d2, d3;
 	unsigned long lines;
 
-	assert_int_equal(dma_map(&f->dl, &t, buf, 1000, DMA_TO_DEVICE, &d1), 0);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 5000, DMA_FROM_DEVICE, &d2), 0);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 300, DMA_BIDIRECTIONAL, &d3), 0);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 1000, SLUICE_DMA_TO_DEVICE, &d1), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 5000, SLUICE_DMA_FROM_DEVICE, &d2), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 300, SLUICE_DMA_BIDIRECTIONAL, &d3), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
 	assert_int_equal(st.nslabs, 512);
 	assert_int_equal(st.used, 1 + 3 + 1);
 	assert_int_equal(st.mappings, 3);
 	assert_int_equal(st.unmaps, 0);
 	assert_int_equal(st.conversions, 1);
-	if (tc->scrub == DMA_SCRUB_COPY) {
+	if (tc->scrub == SLUICE_DMA_SCRUB_COPY) {
 		assert_int_equal(st.bytes_to_device, 1000 + 5000 + 300);
 		assert_int_equal(st.bytes_scrubbed, 0);
 	} else {
@@ -588,11 +619,11 @@ static void test_stats(void **state)
 		assert_int_equal(st.bytes_scrubbed, 5000);
 	}
 	assert_true(st.search_steps >= 3);
-	assert_int_equal(dma_sync_for_cpu(&f->dl, d2, 0, 10, DMA_FROM_DEVICE), 0);
-	dma_unmap(&f->dl, d1, 1000, DMA_TO_DEVICE);
-	dma_unmap(&f->dl, d2, 5000, DMA_FROM_DEVICE);
-	dma_unmap(&f->dl, d3, 300, DMA_BIDIRECTIONAL);
-	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d2, 0, 10, SLUICE_DMA_FROM_DEVICE), 0);
+	sluice_dma_unmap(&f->dl, d1, 1000, SLUICE_DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, d2, 5000, SLUICE_DMA_FROM_DEVICE);
+	sluice_dma_unmap(&f->dl, d3, 300, SLUICE_DMA_BIDIRECTIONAL);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.used, 0);
 	assert_true(st.used_hiwater >= 5);
 	assert_int_equal(st.unmaps, 3);
@@ -600,7 +631,7 @@ static void test_stats(void **state)
 	assert_int_equal(st.full_events, 0);
 	assert_int_equal(st.leaked_bytes, 0);
 	lines = f->mp.log_lines;
-	dma_stats_print(&f->dl);
+	sluice_dma_stats_print(&f->dl);
 	assert_true(f->mp.log_lines >= lines + 4);
 	assert_non_null(strstr(f->mp.last_log, "in-place"));
 	free(buf);
@@ -612,85 +643,91 @@ static void test_destroy(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char buf[64];
 	uint64_t d;
 
 	/* Busy while a mapping is live; nothing is released. */
-	assert_int_equal(dma_map(&f->dl, &t, buf, sizeof(buf), DMA_TO_DEVICE, &d), 0);
-	assert_int_equal(dma_layer_destroy(&f->dl), DMA_ERR_BUSY);
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 1);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_layer_destroy(&f->dl), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 	assert_true(mock_port_is_shared(&f->mp, f->mem[0], f->bytes[0]));
-	dma_unmap(&f->dl, d, sizeof(buf), DMA_TO_DEVICE);
+	sluice_dma_unmap(&f->dl, d, sizeof(buf), SLUICE_DMA_TO_DEVICE);
 
 	/* A failed conversion back leaks the pool, says so, and reports it. */
 	f->mp.fail_to_private_after = 0;
-	assert_int_equal(dma_layer_destroy(&f->dl), DMA_ERR_IO);
+	assert_int_equal(sluice_dma_layer_destroy(&f->dl), SLUICE_DMA_ERR_IO);
 	assert_non_null(strstr(f->mp.last_log, "leaked"));
 	assert_true(mock_port_is_shared(&f->mp, f->mem[0], f->bytes[0]));
-	assert_int_equal(dma_bounce_pool_count(&f->dl), 0);
+	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 0);
 	/* The fixture's own teardown needs a clean slate: re-create the layer. */
 	f->mp.fail_to_private_after = -1;
 	f->mp.nshared = 0;
-	assert_int_equal(dma_layer_init(&f->dl, &f->mp.ops, 2, tc->scrub), 0);
+	assert_int_equal(sluice_dma_layer_init(&f->dl, &f->mp.ops, 2, tc->scrub), 0);
 }
 
 static void test_layer_args(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	struct dma_layer dl;
-	struct dma_port_ops ops = f->mp.ops;
+	struct sluice_dma_layer dl;
+	struct sluice_dma_port_ops ops = f->mp.ops;
 
-	assert_int_equal(dma_layer_init(&dl, &ops, 0, DMA_SCRUB_COPY), DMA_ERR_INVAL);
-	assert_int_equal(dma_layer_init(&dl, &ops, 1, (enum dma_scrub)7), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 0, SLUICE_DMA_SCRUB_COPY),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, (enum sluice_dma_scrub)7),
+			 SLUICE_DMA_ERR_INVAL);
 	ops.set_shared = NULL;
-	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, SLUICE_DMA_SCRUB_COPY),
+			 SLUICE_DMA_ERR_INVAL);
 	ops = f->mp.ops;
 	ops.unlock = NULL;
-	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, SLUICE_DMA_SCRUB_COPY),
+			 SLUICE_DMA_ERR_INVAL);
 	/* Single-threaded platforms may leave out locks and cpu_id altogether. */
 	ops.lock = NULL;
 	ops.lock_init = NULL;
 	ops.cpu_id = NULL;
 	ops.cycles = NULL;
 	ops.log = NULL;
-	assert_int_equal(dma_layer_init(&dl, &ops, 1, DMA_SCRUB_COPY), 0);
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, SLUICE_DMA_SCRUB_COPY), 0);
 	{
 		void *mem = fx_aligned(4096, 256 * KIB);
-		size_t ml = dma_bounce_meta_size(tc->policy, 256 * KIB, 1);
+		size_t ml = sluice_dma_bounce_meta_size(tc->policy, 256 * KIB, 1);
 		void *meta = malloc(ml);
-		const struct dma_tag t = DMA_TAG_DEFAULT;
+		const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 		unsigned char buf[32] = { 1 };
 		uint64_t d;
 
-		assert_int_equal(dma_bounce_pool_add(&dl, tc->policy, mem, 256 * KIB, meta, ml), 0);
-		assert_int_equal(dma_map(&dl, &t, buf, sizeof(buf), DMA_BIDIRECTIONAL, &d), 0);
-		dma_unmap(&dl, d, sizeof(buf), DMA_BIDIRECTIONAL);
-		assert_int_equal(dma_layer_check(&dl), 0);
-		assert_int_equal(dma_layer_destroy(&dl), 0);
+		assert_int_equal(
+			sluice_dma_bounce_pool_add(&dl, tc->policy, mem, 256 * KIB, meta, ml), 0);
+		assert_int_equal(
+			sluice_dma_map(&dl, &t, buf, sizeof(buf), SLUICE_DMA_BIDIRECTIONAL, &d), 0);
+		sluice_dma_unmap(&dl, d, sizeof(buf), SLUICE_DMA_BIDIRECTIONAL);
+		assert_int_equal(sluice_dma_layer_check(&dl), 0);
+		assert_int_equal(sluice_dma_layer_destroy(&dl), 0);
 		free(meta);
 		free(mem);
 	}
 }
 
 /* A completion the driver found invalid: nothing the device wrote reaches the
- * buffer, and the slots are released as by dma_unmap(). */
+ * buffer, and the slots are released as by sluice_dma_unmap(). */
 static void test_unmap_discard(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(3000);
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	uint64_t d;
 
 	memset(buf, 0x5c, 3000);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 3000, DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 3000, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	memset(fx_dev(d), 0xee, 3000); /* the device's (untrusted) answer */
-	dma_unmap_discard(&f->dl, d, 3000, DMA_FROM_DEVICE);
+	sluice_dma_unmap_discard(&f->dl, d, 3000, SLUICE_DMA_FROM_DEVICE);
 	assert_true(all_bytes(buf, 3000, 0x5c));
-	assert_int_equal(dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
 	assert_int_equal(st.used, 0);
 	assert_int_equal(st.bytes_from_device, 0);
 	free(buf);
@@ -701,33 +738,33 @@ static void test_copy_profile(void **state)
 {
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(8192);
 	uint64_t d, before;
 
 	memset(buf, 1, 8192);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_FROM_DEVICE, &d), 0);
-	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
-	assert_int_equal(dma_layer_copy_cycles(&f->dl), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 8192, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_FROM_DEVICE);
+	assert_int_equal(sluice_dma_layer_copy_cycles(&f->dl), 0);
 
-	dma_layer_set_profile(&f->dl, true);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_TO_DEVICE, &d), 0);
-	before = dma_layer_copy_cycles(&f->dl);
+	sluice_dma_layer_set_profile(&f->dl, true);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 8192, SLUICE_DMA_TO_DEVICE, &d), 0);
+	before = sluice_dma_layer_copy_cycles(&f->dl);
 	assert_true(before > 0);
-	assert_int_equal(dma_sync_for_device(&f->dl, d, 0, 4096, DMA_TO_DEVICE), 0);
-	assert_true(dma_layer_copy_cycles(&f->dl) > before);
-	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
-	before = dma_layer_copy_cycles(&f->dl);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 4096, SLUICE_DMA_TO_DEVICE), 0);
+	assert_true(sluice_dma_layer_copy_cycles(&f->dl) > before);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_TO_DEVICE);
+	before = sluice_dma_layer_copy_cycles(&f->dl);
 	/* A from-device unmap copies back: it counts too. */
-	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_FROM_DEVICE, &d), 0);
-	dma_unmap(&f->dl, d, 8192, DMA_FROM_DEVICE);
-	assert_true(dma_layer_copy_cycles(&f->dl) > before);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 8192, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_FROM_DEVICE);
+	assert_true(sluice_dma_layer_copy_cycles(&f->dl) > before);
 
-	dma_layer_set_profile(&f->dl, false);
-	before = dma_layer_copy_cycles(&f->dl);
-	assert_int_equal(dma_map(&f->dl, &t, buf, 8192, DMA_TO_DEVICE, &d), 0);
-	dma_unmap(&f->dl, d, 8192, DMA_TO_DEVICE);
-	assert_int_equal(dma_layer_copy_cycles(&f->dl), before);
+	sluice_dma_layer_set_profile(&f->dl, false);
+	before = sluice_dma_layer_copy_cycles(&f->dl);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 8192, SLUICE_DMA_TO_DEVICE, &d), 0);
+	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_TO_DEVICE);
+	assert_int_equal(sluice_dma_layer_copy_cycles(&f->dl), before);
 	free(buf);
 }
 
@@ -757,17 +794,17 @@ int main(void)
 		{ "unmap_discard", test_unmap_discard },
 	};
 	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	static struct CMUnitTest tests[NALL * DMA_POLICY_COUNT * 2];
-	static char names[NALL * DMA_POLICY_COUNT * 2][64];
+	static struct CMUnitTest tests[NALL * SLUICE_DMA_POLICY_COUNT * 2];
+	static char names[NALL * SLUICE_DMA_POLICY_COUNT * 2][64];
 	size_t n = 0;
 
-	for (unsigned int c = 0; c < DMA_POLICY_COUNT * 2; c++) {
+	for (unsigned int c = 0; c < SLUICE_DMA_POLICY_COUNT * 2; c++) {
 		cases[c].policy = fx_policies[c / 2];
-		cases[c].scrub = c % 2 ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY;
+		cases[c].scrub = c % 2 ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 		for (unsigned int i = 0; i < NALL; i++) {
 			snprintf(names[n], sizeof(names[n]), "%s/%s/%s", all[i].name,
-				 dma_bounce_policy_name(cases[c].policy),
-				 cases[c].scrub == DMA_SCRUB_COPY ? "copy" : "zero");
+				 sluice_dma_bounce_policy_name(cases[c].policy),
+				 cases[c].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero");
 			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
 							.setup_func = setup, .teardown_func = teardown,
 							.initial_state = &cases[c] };

@@ -226,7 +226,7 @@ static unsigned int dev_run(struct dev *dev)
 struct tcase {
 	unsigned int num;
 	unsigned int flags;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 	struct fx *f;
 	struct virtq vq;
 	void *meta;
@@ -237,15 +237,15 @@ struct tcase {
 #define IND VIRTQ_INIT_INDIRECT
 #define EVT VIRTQ_INIT_EVENT_IDX
 static struct tcase cases[] = {
-	{ .num = 16, .flags = 0, .policy = DMA_POLICY_SLUICE },
-	{ .num = 256, .flags = CONF, .policy = DMA_POLICY_SLUICE },
-	{ .num = 256, .flags = CONF | IND, .policy = DMA_POLICY_SLUICE },
-	{ .num = 256, .flags = CONF | IND | EVT, .policy = DMA_POLICY_SLUICE },
-	{ .num = 1024, .flags = EVT, .policy = DMA_POLICY_SLUICE },
+	{ .num = 16, .flags = 0, .policy = SLUICE_DMA_POLICY_SLUICE },
+	{ .num = 256, .flags = CONF, .policy = SLUICE_DMA_POLICY_SLUICE },
+	{ .num = 256, .flags = CONF | IND, .policy = SLUICE_DMA_POLICY_SLUICE },
+	{ .num = 256, .flags = CONF | IND | EVT, .policy = SLUICE_DMA_POLICY_SLUICE },
+	{ .num = 1024, .flags = EVT, .policy = SLUICE_DMA_POLICY_SLUICE },
 	/* Upstream Linux's allocator: 256 KiB largest allocation, just enough for
 	 * 1024 indirect tables. */
-	{ .num = 1024, .flags = CONF | IND | EVT, .policy = DMA_POLICY_LINUX },
-	{ .num = 64, .flags = CONF | IND, .policy = DMA_POLICY_BITMAP },
+	{ .num = 1024, .flags = CONF | IND | EVT, .policy = SLUICE_DMA_POLICY_LINUX },
+	{ .num = 64, .flags = CONF | IND, .policy = SLUICE_DMA_POLICY_BITMAP },
 };
 enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 
@@ -253,9 +253,9 @@ static int setup(void **state)
 {
 	struct tcase *tc = *state;
 	size_t ml = virtq_meta_size(tc->num);
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 
-	tc->f = fx_new(tc->policy, 1, 4 * MIB, DMA_SCRUB_COPY);
+	tc->f = fx_new(tc->policy, 1, 4 * MIB, SLUICE_DMA_SCRUB_COPY);
 	/* Odd offset: the queue must accept metadata of any alignment. */
 	tc->meta = malloc(ml + 3);
 	if (!tc->f || !tc->meta || !ml)
@@ -311,10 +311,10 @@ static void *tok(unsigned long i)
 /* A coherent buffer of @len for requests that need no copy. */
 static uint64_t coherent(struct tcase *tc, size_t len, void **va)
 {
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	uint64_t d = 0;
 
-	*va = dma_alloc_coherent(&tc->f->dl, &t, len, &d);
+	*va = sluice_dma_alloc_coherent(&tc->f->dl, &t, len, &d);
 	assert_non_null(*va);
 	return d;
 }
@@ -333,9 +333,9 @@ static void test_rings(void **state)
 	uint64_t d, a, u;
 
 	virtq_ring_addrs(&tc->vq, &d, &a, &u);
-	assert_int_equal(d % DMA_PAGE_SIZE, 0);
-	assert_int_equal(a % DMA_PAGE_SIZE, 0);
-	assert_int_equal(u % DMA_PAGE_SIZE, 0);
+	assert_int_equal(d % SLUICE_DMA_PAGE_SIZE, 0);
+	assert_int_equal(a % SLUICE_DMA_PAGE_SIZE, 0);
+	assert_int_equal(u % SLUICE_DMA_PAGE_SIZE, 0);
 	assert_true(mock_port_is_shared(&tc->f->mp, dev_ptr(d), VIRTQ_DESC_TABLE_SIZE(tc->num)));
 	assert_true(mock_port_is_shared(&tc->f->mp, dev_ptr(a), VIRTQ_AVAIL_SIZE(tc->num)));
 	assert_true(mock_port_is_shared(&tc->f->mp, dev_ptr(u), VIRTQ_USED_SIZE(tc->num)));
@@ -348,7 +348,7 @@ static void test_rings(void **state)
 static void test_single(void **state)
 {
 	struct tcase *tc = *state;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *in = malloc(1500), *out = malloc(700);
 	struct virtq_buf b;
 	uint32_t len = 99;
@@ -356,7 +356,8 @@ static void test_single(void **state)
 
 	/* A receive buffer: device-writable only. */
 	memset(in, 0, 1500);
-	assert_int_equal(dma_map(&tc->f->dl, &t, in, 1500, DMA_FROM_DEVICE, &b.dma_addr), 0);
+	assert_int_equal(
+		sluice_dma_map(&tc->f->dl, &t, in, 1500, SLUICE_DMA_FROM_DEVICE, &b.dma_addr), 0);
 	b.len = 1500;
 	assert_int_equal(virtq_add(&tc->vq, &b, 0, 1, tok(1)), 0);
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num - 1);
@@ -371,13 +372,14 @@ static void test_single(void **state)
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(1));
 	assert_int_equal(len, 1500);
 	assert_int_equal(status, 0);
-	dma_unmap(&tc->f->dl, b.dma_addr, 1500, DMA_FROM_DEVICE);
+	sluice_dma_unmap(&tc->f->dl, b.dma_addr, 1500, SLUICE_DMA_FROM_DEVICE);
 	for (unsigned int i = 0; i < 1500; i++)
 		assert_int_equal(in[i], (unsigned char)(0xd0 + i));
 
 	/* A transmit buffer: device-readable only; the device reports 0. */
 	fill(out, 700, 4);
-	assert_int_equal(dma_map(&tc->f->dl, &t, out, 700, DMA_TO_DEVICE, &b.dma_addr), 0);
+	assert_int_equal(
+		sluice_dma_map(&tc->f->dl, &t, out, 700, SLUICE_DMA_TO_DEVICE, &b.dma_addr), 0);
 	b.len = 700;
 	assert_int_equal(virtq_add(&tc->vq, &b, 1, 0, tok(2)), 0);
 	virtq_kick(&tc->vq);
@@ -385,7 +387,7 @@ static void test_single(void **state)
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(2));
 	assert_int_equal(len, 0);
 	assert_int_equal(status, 0);
-	dma_unmap(&tc->f->dl, b.dma_addr, 700, DMA_TO_DEVICE);
+	sluice_dma_unmap(&tc->f->dl, b.dma_addr, 700, SLUICE_DMA_TO_DEVICE);
 	assert_null(virtq_get_used(&tc->vq, &len, NULL));
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
 	free(in);
@@ -396,7 +398,7 @@ static void test_single(void **state)
 static void test_chain(void **state)
 {
 	struct tcase *tc = *state;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	static const uint32_t lens[5] = { 16, 4096, 512, 3000, 1 };
 	unsigned char *buf[5];
 	struct virtq_buf b[5];
@@ -407,9 +409,11 @@ static void test_chain(void **state)
 	for (unsigned int i = 0; i < 5; i++) {
 		buf[i] = malloc(lens[i]);
 		fill(buf[i], lens[i], i + 1);
-		assert_int_equal(dma_map(&tc->f->dl, &t, buf[i], lens[i],
-					 i < 2 ? DMA_TO_DEVICE : DMA_FROM_DEVICE, &b[i].dma_addr),
-				 0);
+		assert_int_equal(
+			sluice_dma_map(&tc->f->dl, &t, buf[i], lens[i],
+				       i < 2 ? SLUICE_DMA_TO_DEVICE : SLUICE_DMA_FROM_DEVICE,
+				       &b[i].dma_addr),
+			0);
 		b[i].len = lens[i];
 	}
 	assert_int_equal(virtq_add(&tc->vq, b, 2, 3, tok(7)), 0);
@@ -431,8 +435,8 @@ static void test_chain(void **state)
 	assert_int_equal(status, 0);
 	assert_int_equal(len, 512 + 3000 + 1);
 	for (unsigned int i = 0; i < 5; i++)
-		dma_unmap(&tc->f->dl, b[i].dma_addr, lens[i],
-			  i < 2 ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		sluice_dma_unmap(&tc->f->dl, b[i].dma_addr, lens[i],
+				 i < 2 ? SLUICE_DMA_TO_DEVICE : SLUICE_DMA_FROM_DEVICE);
 	/* Writable byte k = readable byte k (over header + data) ^ 0x5a. */
 	for (unsigned int k = 0; k < 512 + 3000 + 1; k++) {
 		unsigned int o = k % (16 + 4096);
@@ -482,7 +486,7 @@ static void test_indirect_limits(void **state)
 		assert_int_equal(len, 32 * (n - 1));
 		assert_int_equal(virtq_num_free(&tc->vq), tc->num);
 	}
-	dma_free_coherent(&tc->f->dl, va, sizeof(b) / sizeof(b[0]) * 32);
+	sluice_dma_free_coherent(&tc->f->dl, va, sizeof(b) / sizeof(b[0]) * 32);
 }
 
 /* Fill the queue, get refused, complete one, go on. */
@@ -537,7 +541,7 @@ static void test_full_then_recover(void **state)
 	}
 	assert_null(virtq_get_used(&tc->vq, &len, &status));
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
-	dma_free_coherent(&tc->f->dl, va, 3 * 64);
+	sluice_dma_free_coherent(&tc->f->dl, va, 3 * 64);
 }
 
 /* More than 65536 requests: both 16-bit indices wrap, several times with a
@@ -579,7 +583,7 @@ static void test_wraparound(void **state)
 	assert_int_equal(tc->vq.avail->idx, (uint16_t)TOTAL);
 	assert_int_equal(tc->vq.used->idx, (uint16_t)TOTAL);
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
-	dma_free_coherent(&tc->f->dl, va, 64);
+	sluice_dma_free_coherent(&tc->f->dl, va, 64);
 }
 
 /* Up to num requests in flight, completed in an order unrelated to submission. */
@@ -622,7 +626,7 @@ static void test_many_in_flight(void **state)
 	}
 	assert_null(virtq_get_used(&tc->vq, &len, &status));
 	assert_int_equal(virtq_num_free(&tc->vq), num);
-	dma_free_coherent(&tc->f->dl, va, (size_t)num * 8);
+	sluice_dma_free_coherent(&tc->f->dl, va, (size_t)num * 8);
 	free(seen);
 	free(r);
 }
@@ -682,7 +686,7 @@ static void test_bad_id(void **state)
 	dev_run(&tc->dev);
 	for (unsigned int i = 1; i < 4; i++)
 		assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(i));
-	dma_free_coherent(&tc->f->dl, va, 400);
+	sluice_dma_free_coherent(&tc->f->dl, va, 400);
 }
 
 static void test_not_in_flight(void **state)
@@ -723,7 +727,7 @@ static void test_not_in_flight(void **state)
 		assert_int_equal(len, 100);
 	}
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
-	dma_free_coherent(&tc->f->dl, va, 300);
+	sluice_dma_free_coherent(&tc->f->dl, va, 300);
 }
 
 /* The id of a descriptor in the middle of a chain in flight is no head. */
@@ -760,7 +764,7 @@ static void test_non_head_id(void **state)
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(0));
 	assert_int_equal(len, 16 * (n - 1));
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
-	dma_free_coherent(&tc->f->dl, va, (size_t)n * 16);
+	sluice_dma_free_coherent(&tc->f->dl, va, (size_t)n * 16);
 	free(b);
 }
 
@@ -780,7 +784,7 @@ static void test_bad_len(void **state)
 	dev_push(&tc->dev, r0.head, 101);
 	dev_push(&tc->dev, r1.head, 0xffffffffu);
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(0));
-	assert_int_equal(status, DMA_ERR_RANGE);
+	assert_int_equal(status, SLUICE_DMA_ERR_RANGE);
 	assert_int_equal(len, 0);
 	/* Without a status the length still reads 0. */
 	len = 7;
@@ -791,7 +795,7 @@ static void test_bad_len(void **state)
 	assert_int_equal(st.completions, 2);
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
 	assert_false(virtq_is_broken(&tc->vq));
-	dma_free_coherent(&tc->f->dl, va, 200);
+	sluice_dma_free_coherent(&tc->f->dl, va, 200);
 }
 
 /* used->idx far ahead of the chains in flight: the queue is broken, nothing
@@ -814,15 +818,15 @@ static void test_idx_jump(void **state)
 	__atomic_store_n(&tc->vq.used->idx, (uint16_t)(tc->dev.used_idx + 3), __ATOMIC_RELEASE);
 	assert_false(virtq_has_used(&tc->vq));
 	assert_null(virtq_get_used(&tc->vq, &len, &status));
-	assert_int_equal(status, DMA_ERR_IO);
+	assert_int_equal(status, SLUICE_DMA_ERR_IO);
 	assert_true(virtq_is_broken(&tc->vq));
 	stats_of(tc, &st);
 	assert_int_equal(st.bad_idx, 1);
 	assert_int_equal(st.completions, 0);
-	assert_int_equal(virtq_add(&tc->vq, &b, 0, 1, tok(5)), DMA_ERR_IO);
+	assert_int_equal(virtq_add(&tc->vq, &b, 0, 1, tok(5)), SLUICE_DMA_ERR_IO);
 	assert_false(virtq_kick(&tc->vq));
-	assert_int_equal(virtq_destroy(&tc->vq), DMA_ERR_BUSY);
-	assert_int_equal(virtq_reset(&tc->vq), DMA_ERR_BUSY);
+	assert_int_equal(virtq_destroy(&tc->vq), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(virtq_reset(&tc->vq), SLUICE_DMA_ERR_BUSY);
 	/* Device reset; the driver takes its requests back. */
 	for (void *t; (t = virtq_detach_unused(&tc->vq)); detached++)
 		assert_ptr_equal(t, tok(detached));
@@ -837,7 +841,7 @@ static void test_idx_jump(void **state)
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(5));
 	assert_int_equal(status, 0);
 	assert_int_equal(len, 100);
-	dma_free_coherent(&tc->f->dl, va, 300);
+	sluice_dma_free_coherent(&tc->f->dl, va, 300);
 }
 
 /* The device rewrites next fields (and flags) of chains it holds: the free
@@ -878,7 +882,7 @@ static void test_next_rewritten(void **state)
 		}
 		assert_int_equal(virtq_num_free(&tc->vq), tc->num);
 	}
-	dma_free_coherent(&tc->f->dl, va, (size_t)n * 8);
+	sluice_dma_free_coherent(&tc->f->dl, va, (size_t)n * 8);
 	free(b);
 }
 
@@ -979,7 +983,7 @@ static void test_read_once(void **state)
 	tc->vq.read_hook = NULL;
 	dev_run(&tc->dev);
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(9));
-	dma_free_coherent(&tc->f->dl, va, 400);
+	sluice_dma_free_coherent(&tc->f->dl, va, 400);
 }
 
 /* A device publishing nothing but bad entries cannot keep get_used spinning. */
@@ -1008,7 +1012,7 @@ static void test_flood(void **state)
 	assert_int_equal(virtq_num_inflight(&tc->vq), 1);
 	dev_run(&tc->dev);
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(0));
-	dma_free_coherent(&tc->f->dl, va, 100);
+	sluice_dma_free_coherent(&tc->f->dl, va, 100);
 }
 
 /*
@@ -1068,7 +1072,7 @@ static void test_random_hostile(void **state)
 				model_inflight++;
 				serial++;
 			} else if (err != VIRTQ_ERR_NOSPC) {
-				assert_int_equal(err, DMA_ERR_IO);
+				assert_int_equal(err, SLUICE_DMA_ERR_IO);
 				assert_true(virtq_is_broken(&tc->vq));
 			}
 			if (rnd(4) == 0)
@@ -1115,7 +1119,7 @@ static void test_random_hostile(void **state)
 				returned++;
 				assert_true(len <= writable[s]);
 				if (status)
-					assert_int_equal(status, DMA_ERR_RANGE);
+					assert_int_equal(status, SLUICE_DMA_ERR_RANGE);
 				if (status)
 					assert_int_equal(len, 0);
 			}
@@ -1153,7 +1157,7 @@ static void test_random_hostile(void **state)
 		      serial, returned, resets, (unsigned long)st.bad_id,
 		      (unsigned long)st.not_in_flight, (unsigned long)st.bad_len,
 		      (unsigned long)st.bad_idx);
-	dma_free_coherent(&tc->f->dl, va, MAXN * 64);
+	sluice_dma_free_coherent(&tc->f->dl, va, MAXN * 64);
 	free(pend);
 	free(inflight);
 	free(writable);
@@ -1164,7 +1168,7 @@ static void test_random_hostile(void **state)
 static void test_confidential(void **state)
 {
 	struct tcase *tc = *state;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *priv = malloc(4096);
 	struct virtq_buf b[2];
 	struct virtq_stats st;
@@ -1173,13 +1177,14 @@ static void test_confidential(void **state)
 	int status;
 
 	/* A bounce address: accepted. */
-	assert_int_equal(dma_map(&tc->f->dl, &t, priv, 512, DMA_TO_DEVICE, &b[0].dma_addr), 0);
+	assert_int_equal(
+		sluice_dma_map(&tc->f->dl, &t, priv, 512, SLUICE_DMA_TO_DEVICE, &b[0].dma_addr), 0);
 	b[0].len = 512;
 	/* The private buffer itself, as a buggy driver might pass it. */
 	b[1].dma_addr = (uint64_t)(uintptr_t)(priv + 1024);
 	b[1].len = 1024;
 	if (conf(tc)) {
-		assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(1)), DMA_ERR_FAULT);
+		assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(1)), SLUICE_DMA_ERR_FAULT);
 		stats_of(tc, &st);
 		assert_int_equal(st.refused_addr, 1);
 		assert_int_equal(st.adds, 0);
@@ -1189,7 +1194,7 @@ static void test_confidential(void **state)
 		/* A range that starts shared and runs past the pool is refused too. */
 		b[1].dma_addr = b[0].dma_addr;
 		b[1].len = 0xfffffff0u;
-		assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(1)), DMA_ERR_FAULT);
+		assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(1)), SLUICE_DMA_ERR_FAULT);
 		stats_of(tc, &st);
 		assert_int_equal(st.refused_addr, 2);
 	}
@@ -1198,7 +1203,7 @@ static void test_confidential(void **state)
 	dev_run(&tc->dev);
 	assert_ptr_equal(virtq_get_used(&tc->vq, &len, &status), tok(2));
 	assert_int_equal(status, 0);
-	dma_unmap(&tc->f->dl, b[0].dma_addr, 512, DMA_TO_DEVICE);
+	sluice_dma_unmap(&tc->f->dl, b[0].dma_addr, 512, SLUICE_DMA_TO_DEVICE);
 	free(priv);
 }
 
@@ -1265,7 +1270,7 @@ static void test_notify(void **state)
 			assert_int_equal(*used_event, i + 1);
 		}
 	}
-	dma_free_coherent(&tc->f->dl, va, 64);
+	sluice_dma_free_coherent(&tc->f->dl, va, 64);
 }
 
 /* ------------------------------------------------------------------ arguments */
@@ -1273,20 +1278,20 @@ static void test_notify(void **state)
 static void test_bad_args(void **state)
 {
 	struct tcase *tc = *state;
-	const struct dma_tag t = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *va;
 	uint64_t d = coherent(tc, 64, (void **)&va);
 	struct virtq_buf b[2] = { { d, 32 }, { d + 32, 0 } };
 	struct virtq q;
 	char meta[64];
 
-	assert_int_equal(virtq_add(&tc->vq, b, 0, 0, tok(0)), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, b, 1, 0, NULL), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, NULL, 1, 0, tok(0)), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(0)), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, b, tc->num, 1, tok(0)), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, b, 1, UINT32_MAX, tok(0)), DMA_ERR_INVAL);
-	assert_int_equal(virtq_add(&tc->vq, b, UINT32_MAX, 2, tok(0)), DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, 0, 0, tok(0)), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, 1, 0, NULL), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, NULL, 1, 0, tok(0)), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, 1, 1, tok(0)), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, tc->num, 1, tok(0)), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, 1, UINT32_MAX, tok(0)), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(virtq_add(&tc->vq, b, UINT32_MAX, 2, tok(0)), SLUICE_DMA_ERR_INVAL);
 	assert_int_equal(virtq_num_free(&tc->vq), tc->num);
 	assert_int_equal(tc->vq.avail->idx, 0);
 
@@ -1297,12 +1302,12 @@ static void test_bad_args(void **state)
 	assert_true(virtq_meta_size(VIRTQ_MAX_SIZE) > 0);
 	assert_int_equal(virtq_init(&q, &tc->f->dl, &t, 0, 48, meta, sizeof(meta), 0, dev_notify,
 				    NULL),
-			 DMA_ERR_INVAL);
+			 SLUICE_DMA_ERR_INVAL);
 	assert_int_equal(virtq_init(&q, &tc->f->dl, &t, 0, 4, meta, sizeof(meta), 0, NULL, NULL),
-			 DMA_ERR_INVAL);
+			 SLUICE_DMA_ERR_INVAL);
 	assert_int_equal(virtq_init(&q, &tc->f->dl, &t, 0, 64, meta, sizeof(meta), 0, dev_notify,
 				    NULL),
-			 DMA_ERR_NOMEM);
+			 SLUICE_DMA_ERR_NOMEM);
 	/* A queue the pool has no room for: nothing is kept. */
 	{
 		size_t ml = virtq_meta_size(VIRTQ_MAX_SIZE);
@@ -1310,19 +1315,18 @@ static void test_bad_args(void **state)
 
 		assert_int_equal(virtq_init(&q, &tc->f->dl, &t, 0, VIRTQ_MAX_SIZE, m, ml,
 					    VIRTQ_INIT_INDIRECT, dev_notify, NULL),
-				 DMA_ERR_NOMEM);
+				 SLUICE_DMA_ERR_NOMEM);
 		free(m);
 	}
-	dma_free_coherent(&tc->f->dl, va, 64);
+	sluice_dma_free_coherent(&tc->f->dl, va, 64);
 }
 
 /* ------------------------------------------------------------------ main */
 
 static const char *case_name(const struct tcase *tc, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%u%s%s%s%s", dma_bounce_policy_name(tc->policy), tc->num,
-		 tc->flags ? "/" : "/plain",
-		 tc->flags & VIRTQ_INIT_CONFIDENTIAL ? "conf" : "",
+	snprintf(buf, len, "%s/%u%s%s%s%s", sluice_dma_bounce_policy_name(tc->policy), tc->num,
+		 tc->flags ? "/" : "/plain", tc->flags & VIRTQ_INIT_CONFIDENTIAL ? "conf" : "",
 		 tc->flags & VIRTQ_INIT_INDIRECT ? "+indirect" : "",
 		 tc->flags & VIRTQ_INIT_EVENT_IDX ? "+event_idx" : "");
 	return buf;

@@ -120,7 +120,7 @@ static void virtio_blk_notify(void *ctx, uint16_t index)
 
 static uint64_t virtio_blk_seg_limit(const struct virtio_blk *blk)
 {
-	uint64_t limit = dma_max_mapping_size(blk->dl, &blk->tag);
+	uint64_t limit = sluice_dma_max_mapping_size(blk->dl, &blk->tag);
 
 	if (blk->size_max && blk->size_max < limit)
 		limit = blk->size_max;
@@ -198,16 +198,17 @@ static int virtio_blk_setup_queue(struct virtio_blk *blk, unsigned int qi,
 	q->reqs = calloc(size, sizeof(*q->reqs));
 	q->free_ids = calloc(size, sizeof(*q->free_ids));
 	if (!q->vq_meta || !q->reqs || !q->free_ids)
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	rc = virtq_init(&q->vq, blk->dl, &blk->tag, (uint16_t)qi, size, q->vq_meta, meta_len, flags,
 			virtio_blk_notify, vdev);
 	if (rc)
 		return rc;
 	q->vq_ready = true;
 	q->size = size;
-	q->slots = dma_alloc_coherent(blk->dl, &blk->tag, size * sizeof(*q->slots), &q->slots_dma);
+	q->slots = sluice_dma_alloc_coherent(blk->dl, &blk->tag, size * sizeof(*q->slots),
+					     &q->slots_dma);
 	if (!q->slots)
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	for (unsigned int i = 0; i < size; i++)
 		q->free_ids[i] = (uint16_t)(size - 1 - i);
 	q->nfree = size;
@@ -215,9 +216,8 @@ static int virtio_blk_setup_queue(struct virtio_blk *blk, unsigned int qi,
 	return vdev->ops->queue_setup(vdev, (uint16_t)qi, (uint16_t)size, desc, driver, device);
 }
 
-int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct dma_layer *dl,
-		    unsigned int max_queues, unsigned int max_queue_size, char *why,
-		    size_t why_len)
+int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct sluice_dma_layer *dl,
+		    unsigned int max_queues, unsigned int max_queue_size, char *why, size_t why_len)
 {
 	uint64_t wanted = VIRTIO_FEATURE(VIRTIO_BLK_F_SIZE_MAX) |
 			  VIRTIO_FEATURE(VIRTIO_BLK_F_SEG_MAX) | VIRTIO_FEATURE(VIRTIO_BLK_F_RO) |
@@ -231,7 +231,7 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 	memset(blk, 0, sizeof(*blk));
 	blk->vdev = vdev;
 	blk->dl = dl;
-	blk->tag = DMA_TAG_DEFAULT;
+	blk->tag = SLUICE_DMA_TAG_DEFAULT;
 	if (vdev->device_type != VIRTIO_ID_BLOCK || !max_queues) {
 		snprintf(why, why_len, "%s: not a block device", vdev->name);
 		return ERR_INVAL;
@@ -258,7 +258,7 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct d
 	}
 	blk->queues = calloc(blk->nqueues, sizeof(*blk->queues));
 	if (!blk->queues) {
-		rc = DMA_ERR_NOMEM;
+		rc = SLUICE_DMA_ERR_NOMEM;
 		goto fail_queue;
 	}
 	for (unsigned int q = 0; q < blk->nqueues; q++) {
@@ -287,7 +287,7 @@ fail:
 /* Cycle counter for profiling, 0 when profiling is off or there is no counter. */
 static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
 {
-	const struct dma_port_ops *ops = blk->dl->ops;
+	const struct sluice_dma_port_ops *ops = blk->dl->ops;
 
 	return blk->profile && ops->cycles ? ops->cycles(ops->ctx) : 0;
 }
@@ -295,17 +295,18 @@ static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
 static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
 			     struct virtio_blk_req *r, bool copy_back)
 {
-	enum dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	enum sluice_dma_dir dir =
+		r->op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE : SLUICE_DMA_TO_DEVICE;
 	uint64_t t0 = virtio_blk_cycles(blk);
 
 	for (unsigned int i = 0; i < r->nsegs; i++) {
 		/* A validated read: the device wrote every byte of the request
 		 * (used length = data + status), so all of it comes back. */
 		if (copy_back)
-			dma_unmap_written(blk->dl, r->segs[i].dma, r->segs[i].len, dir,
-					  r->segs[i].len);
+			sluice_dma_unmap_written(blk->dl, r->segs[i].dma, r->segs[i].len, dir,
+						 r->segs[i].len);
 		else
-			dma_unmap_discard(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
+			sluice_dma_unmap_discard(blk->dl, r->segs[i].dma, r->segs[i].len, dir);
 	}
 	r->nsegs = 0;
 	if (t0)
@@ -386,7 +387,7 @@ int virtio_blk_remove(struct virtio_blk *blk)
 		if (q->vq_ready)
 			virtq_destroy(&q->vq);
 		if (q->slots)
-			dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
+			sluice_dma_free_coherent(blk->dl, q->slots, q->size * sizeof(*q->slots));
 		free(q->vq_meta);
 		free(q->reqs);
 		free(q->free_ids);
@@ -444,13 +445,14 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	t0 = virtio_blk_cycles(blk);
 	for (size_t off = 0; off < len; nsegs++) {
 		size_t seg = len - off < seg_limit ? len - off : seg_limit;
-		enum dma_dir dir = op == VIRTIO_BLK_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+		enum sluice_dma_dir dir =
+			op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE : SLUICE_DMA_TO_DEVICE;
 
-		rc = dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
-			     &r->segs[nsegs].dma);
+		rc = sluice_dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
+				    &r->segs[nsegs].dma);
 		if (rc) {
 			virtio_blk_unmap(blk, q, r, false);
-			if (rc == DMA_ERR_NOMEM) {
+			if (rc == SLUICE_DMA_ERR_NOMEM) {
 				q->stats.busy++;
 				return ERR_BUSY;
 			}

@@ -4,7 +4,7 @@
  * many requests in flight on one or several queues, completion by polling.
  *
  * Every device-visible address comes from the DMA layer: data buffers through
- * dma_map() (bounced or mapped in place, as the layer decides), request headers
+ * sluice_dma_map() (bounced or mapped in place, as the layer decides), request headers
  * and status bytes from coherent (shared) memory allocated once per queue slot.
  * The driver does not know the DMA mode; the caller chooses it by the layer and
  * the buffers it passes.
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma.h"
+#include <sluice/dma.h>
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtqueue.h"
 
@@ -114,8 +114,8 @@ struct virtio_blk_queue;
  */
 struct virtio_blk {
 	struct virtio_device *vdev;
-	struct dma_layer *dl;
-	struct dma_tag tag;
+	struct sluice_dma_layer *dl;
+	struct sluice_dma_tag tag;
 	uint64_t capacity;
 	uint32_t blk_size;
 	uint32_t size_max;
@@ -147,7 +147,7 @@ struct virtio_blk {
  * @why_len: its size.
  * Return: 0, or a negative code with the device reset.
  */
-int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct dma_layer *dl,
+int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct sluice_dma_layer *dl,
 		    unsigned int max_queues, unsigned int max_queue_size, char *why,
 		    size_t why_len);
 

@@ -104,7 +104,7 @@ static int virtio_net_setup_queue(struct virtio_net *net, struct virtq *vq, void
 		flags |= VIRTQ_INIT_EVENT_IDX;
 	*meta = malloc(meta_len);
 	if (!*meta)
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	rc = virtq_init(vq, net->dl, &net->tag, index, size, *meta, meta_len, flags,
 			virtio_net_notify, vdev);
 	if (rc)
@@ -132,7 +132,8 @@ static int virtio_net_post_rx(struct virtio_net *net, struct virtio_net_pair *p,
 	struct virtq_buf vb;
 	int rc;
 
-	rc = dma_map(net->dl, &net->tag, b->cpu, VIRTIO_NET_BUF_SIZE, DMA_FROM_DEVICE, &b->dma);
+	rc = sluice_dma_map(net->dl, &net->tag, b->cpu, VIRTIO_NET_BUF_SIZE, SLUICE_DMA_FROM_DEVICE,
+			    &b->dma);
 	if (rc)
 		return rc;
 	b->len = VIRTIO_NET_BUF_SIZE;
@@ -141,7 +142,7 @@ static int virtio_net_post_rx(struct virtio_net *net, struct virtio_net_pair *p,
 	vb.len = VIRTIO_NET_BUF_SIZE;
 	rc = virtq_add(&p->rxq, &vb, 0, 1, b);
 	if (rc) {
-		dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
+		sluice_dma_unmap_discard(net->dl, b->dma, b->len, SLUICE_DMA_FROM_DEVICE);
 		b->mapped = false;
 	}
 	return rc;
@@ -184,7 +185,7 @@ static int virtio_net_pair_setup(struct virtio_net *net, unsigned int pi, char *
 	 * full bounce pool is not fatal; the rest are posted as slots come back. */
 	for (unsigned int i = 0; i < size; i++) {
 		rc = virtio_net_post_rx(net, p, i);
-		if (rc == DMA_ERR_NOMEM) {
+		if (rc == SLUICE_DMA_ERR_NOMEM) {
 			p->rx_unposted[p->rx_nunposted++] = (uint16_t)i;
 		} else if (rc) {
 			snprintf(why, why_len, "%s: posting receive buffers failed (%d)",
@@ -195,13 +196,13 @@ static int virtio_net_pair_setup(struct virtio_net *net, unsigned int pi, char *
 	if (p->rx_nunposted == size) {
 		snprintf(why, why_len, "%s: no bounce slot for even one receive buffer",
 			 net->vdev->name);
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	}
 	return 0;
 nomem:
 	snprintf(why, why_len, "%s: no memory for the buffers of queue pair %u", net->vdev->name,
 		 pi);
-	return DMA_ERR_NOMEM;
+	return SLUICE_DMA_ERR_NOMEM;
 }
 
 /*
@@ -223,7 +224,7 @@ static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out, ch
 	if (virtio_has_feature(vdev, VIRTIO_NET_F_MQ)) {
 		if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAX_PAIRS, &max, 2)) {
 			snprintf(why, why_len, "%s: cannot read max_virtqueue_pairs", vdev->name);
-			return DMA_ERR_IO;
+			return SLUICE_DMA_ERR_IO;
 		}
 		if (max < 1 || max > VIRTIO_NET_DEVICE_MAX_PAIRS) {
 			snprintf(why, why_len, "%s: max_virtqueue_pairs %u is outside 1..%u",
@@ -261,9 +262,10 @@ static int virtio_net_ctrl_setup(struct virtio_net *net)
 		size &= size - 1;
 	if (size < 4)
 		return ERR_INVAL; /* a command takes three descriptors */
-	net->ctrl = dma_alloc_coherent(net->dl, &net->tag, sizeof(*net->ctrl), &net->ctrl_dma);
+	net->ctrl =
+		sluice_dma_alloc_coherent(net->dl, &net->tag, sizeof(*net->ctrl), &net->ctrl_dma);
 	if (!net->ctrl)
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	return virtio_net_setup_queue(net, &net->ctrlq, &net->ctrlq_meta, index, size);
 }
 
@@ -309,9 +311,10 @@ static bool virtio_net_ctrl_set_pairs(struct virtio_net *net, unsigned int pairs
 	return false;
 }
 
-int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
-		       const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
-		       unsigned int max_pairs, char *why, size_t why_len)
+int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
+		       struct sluice_dma_layer *dl, const struct virtio_net_buffers *bufs,
+		       unsigned int max_queue_size, unsigned int max_pairs, char *why,
+		       size_t why_len)
 {
 	/*
 	 * EVENT_IDX is not negotiated: with it, QEMU 7.2's transmit path (the
@@ -326,7 +329,7 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struc
 	memset(net, 0, sizeof(*net));
 	net->vdev = vdev;
 	net->dl = dl;
-	net->tag = DMA_TAG_DEFAULT;
+	net->tag = SLUICE_DMA_TAG_DEFAULT;
 	net->bufs = *bufs;
 	if (vdev->device_type != VIRTIO_ID_NET) {
 		snprintf(why, why_len, "%s: not a network device", vdev->name);
@@ -345,7 +348,7 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struc
 	if (virtio_has_feature(vdev, VIRTIO_NET_F_MAC)) {
 		if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAC, net->mac, 6)) {
 			snprintf(why, why_len, "%s: cannot read the MAC address", vdev->name);
-			rc = DMA_ERR_IO;
+			rc = SLUICE_DMA_ERR_IO;
 			goto fail;
 		}
 	} else {
@@ -387,7 +390,7 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struc
 	net->pairs = calloc(want_pairs, sizeof(*net->pairs));
 	if (!net->pairs) {
 		snprintf(why, why_len, "%s: no memory for %u queue pairs", vdev->name, want_pairs);
-		rc = DMA_ERR_NOMEM;
+		rc = SLUICE_DMA_ERR_NOMEM;
 		goto fail;
 	}
 	net->npairs = want_pairs;
@@ -424,9 +427,9 @@ fail:
 	return rc;
 }
 
-int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
-		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
-		    char *why, size_t why_len)
+int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct sluice_dma_layer *dl,
+		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size, char *why,
+		    size_t why_len)
 {
 	return virtio_net_init_mq(net, vdev, dl, bufs, max_queue_size, 1, why, why_len);
 }
@@ -447,7 +450,7 @@ static int virtio_net_tx_reclaim_locked(struct virtio_net *net, struct virtio_ne
 	while ((b = virtq_get_used(&p->txq, &len, &status)) != NULL) {
 		/* The device wrote nothing into a transmit buffer; a length it reports
 		 * is meaningless, and a bad one changes nothing here. */
-		dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
+		sluice_dma_unmap(net->dl, b->dma, b->len, SLUICE_DMA_TO_DEVICE);
 		b->mapped = false;
 		p->stats.tx_frames++;
 		p->stats.tx_bytes += b->len - VIRTIO_NET_HDR_LEN;
@@ -491,16 +494,16 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 	memset(b->cpu, 0, VIRTIO_NET_HDR_LEN);
 	memcpy(b->cpu + VIRTIO_NET_HDR_LEN, frame, len);
 	b->len = (uint32_t)(VIRTIO_NET_HDR_LEN + len);
-	rc = dma_map(net->dl, &net->tag, b->cpu, b->len, DMA_TO_DEVICE, &b->dma);
+	rc = sluice_dma_map(net->dl, &net->tag, b->cpu, b->len, SLUICE_DMA_TO_DEVICE, &b->dma);
 	if (rc) {
 		p->stats.tx_busy++;
-		return rc == DMA_ERR_NOMEM ? ERR_BUSY : rc;
+		return rc == SLUICE_DMA_ERR_NOMEM ? ERR_BUSY : rc;
 	}
 	vb.dma_addr = b->dma;
 	vb.len = b->len;
 	rc = virtq_add(&p->txq, &vb, 1, 0, b);
 	if (rc) {
-		dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
+		sluice_dma_unmap(net->dl, b->dma, b->len, SLUICE_DMA_TO_DEVICE);
 		p->stats.tx_busy++;
 		return rc == VIRTQ_ERR_NOSPC ? ERR_BUSY : rc;
 	}
@@ -540,12 +543,12 @@ static int virtio_net_recv_locked(struct virtio_net *net, struct virtio_net_pair
 		if (status || used_len < VIRTIO_NET_HDR_LEN + VIRTIO_NET_MIN_FRAME ||
 		    used_len > VIRTIO_NET_BUF_SIZE) {
 			p->stats.rx_bad_len++;
-			dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
+			sluice_dma_unmap_discard(net->dl, b->dma, b->len, SLUICE_DMA_FROM_DEVICE);
 			goto repost;
 		}
 		/* Bring exactly the bytes the device wrote to the CPU's side. */
-		dma_sync_for_cpu(net->dl, b->dma, 0, used_len, DMA_FROM_DEVICE);
-		dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
+		sluice_dma_sync_for_cpu(net->dl, b->dma, 0, used_len, SLUICE_DMA_FROM_DEVICE);
+		sluice_dma_unmap_discard(net->dl, b->dma, b->len, SLUICE_DMA_FROM_DEVICE);
 		/* One read of the header: in place (arena) the host can still write it. */
 		memcpy(&hdr, b->cpu, sizeof(hdr));
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -573,7 +576,7 @@ repost:
 		int rc = virtio_net_post_rx(net, p, p->rx_unposted[p->rx_nunposted - 1]);
 
 		if (rc) {
-			if (rc != DMA_ERR_NOMEM)
+			if (rc != SLUICE_DMA_ERR_NOMEM)
 				p->stats.rx_repost_failed++;
 			break;
 		}
@@ -655,12 +658,12 @@ static void virtio_net_pair_free(struct virtio_net *net, struct virtio_net_pair 
 
 	if (p->rxq_meta) {
 		while ((b = virtq_detach_unused(&p->rxq)) != NULL)
-			dma_unmap_discard(net->dl, b->dma, b->len, DMA_FROM_DEVICE);
+			sluice_dma_unmap_discard(net->dl, b->dma, b->len, SLUICE_DMA_FROM_DEVICE);
 		virtq_destroy(&p->rxq);
 	}
 	if (p->txq_meta) {
 		while ((b = virtq_detach_unused(&p->txq)) != NULL)
-			dma_unmap(net->dl, b->dma, b->len, DMA_TO_DEVICE);
+			sluice_dma_unmap(net->dl, b->dma, b->len, SLUICE_DMA_TO_DEVICE);
 		virtq_destroy(&p->txq);
 	}
 	for (unsigned int i = 0; i < net->queue_size; i++) {
@@ -715,12 +718,12 @@ int virtio_net_remove(struct virtio_net *net)
 	if (!net->vdev)
 		return 0;
 	if (net->quarantined)
-		return DMA_ERR_IO;
+		return SLUICE_DMA_ERR_IO;
 	/* Reset first: only then can the device no longer touch rings or buffers.
 	 * A device that does not reset keeps them all (quarantine). */
 	if (net->vdev->ops->reset(net->vdev)) {
 		virtio_net_quarantine(net);
-		return DMA_ERR_IO;
+		return SLUICE_DMA_ERR_IO;
 	}
 	/* Every pair that was allocated, also those a refused command left idle. */
 	for (unsigned int pi = 0; net->pairs && pi < net->pairs_allocated; pi++)
@@ -731,7 +734,7 @@ int virtio_net_remove(struct virtio_net *net)
 		free(net->ctrlq_meta);
 	}
 	if (net->ctrl)
-		dma_free_coherent(net->dl, net->ctrl, sizeof(*net->ctrl));
+		sluice_dma_free_coherent(net->dl, net->ctrl, sizeof(*net->ctrl));
 	free(net->pairs);
 	memset(net, 0, sizeof(*net));
 	return 0;

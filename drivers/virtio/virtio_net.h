@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/spinlock.h"
-#include "dma/dma.h"
+#include <sluice/dma.h>
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtqueue.h"
 
@@ -126,8 +126,8 @@ struct virtio_net_ctrl;
  */
 struct virtio_net {
 	struct virtio_device *vdev;
-	struct dma_layer *dl;
-	struct dma_tag tag;
+	struct sluice_dma_layer *dl;
+	struct sluice_dma_tag tag;
 	uint8_t mac[6];
 	bool has_status;
 	unsigned int queue_size;
@@ -158,9 +158,9 @@ struct virtio_net {
  * @why_len: its size.
  * Return: 0 or a negative error; on failure nothing is left allocated or mapped.
  */
-int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
-		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
-		    char *why, size_t why_len);
+int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct sluice_dma_layer *dl,
+		    const struct virtio_net_buffers *bufs, unsigned int max_queue_size, char *why,
+		    size_t why_len);
 
 /**
  * virtio_net_init_mq() - negotiate, read MAC and status, set up up to
@@ -181,9 +181,10 @@ int virtio_net_init(struct virtio_net *net, struct virtio_device *vdev, struct d
  * Return: 0 or a negative error; on failure nothing is left allocated or mapped,
  * unless the device did not reset (then it is quarantined, see virtio_net_remove()).
  */
-int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev, struct dma_layer *dl,
-		       const struct virtio_net_buffers *bufs, unsigned int max_queue_size,
-		       unsigned int max_pairs, char *why, size_t why_len);
+int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
+		       struct sluice_dma_layer *dl, const struct virtio_net_buffers *bufs,
+		       unsigned int max_queue_size, unsigned int max_pairs, char *why,
+		       size_t why_len);
 
 /**
  * virtio_net_share_pairs() - let several CPUs use one pair (fewer pairs than

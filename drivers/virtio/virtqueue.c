@@ -73,10 +73,10 @@ static void virtq_put_u64(char *buf, size_t *pos, size_t cap, uint64_t v, unsign
  * each "%u" (decimal) or "%x" (0x-hex) replaced by the next of @a, @b, @c.
  * No printf: this is freestanding.
  */
-static void virtq_log(struct virtq *vq, enum dma_log_level level, const char *fmt, uint64_t a,
-		      uint64_t b, uint64_t c)
+static void virtq_log(struct virtq *vq, enum sluice_dma_log_level level, const char *fmt,
+		      uint64_t a, uint64_t b, uint64_t c)
 {
-	const struct dma_port_ops *ops = vq->dl ? vq->dl->ops : NULL;
+	const struct sluice_dma_port_ops *ops = vq->dl ? vq->dl->ops : NULL;
 	uint64_t args[3] = { a, b, c };
 	unsigned int next_arg = 0;
 	char line[160];
@@ -102,16 +102,16 @@ static void virtq_log(struct virtq *vq, enum dma_log_level level, const char *fm
 
 /* A bad entry from the device: rate-limited, so a hostile device cannot turn
  * the serial console into a denial of service. The counters are exact. */
-static void virtq_log_bad(struct virtq *vq, enum dma_log_level level, const char *fmt, uint64_t a,
-			  uint64_t b, uint64_t c)
+static void virtq_log_bad(struct virtq *vq, enum sluice_dma_log_level level, const char *fmt,
+			  uint64_t a, uint64_t b, uint64_t c)
 {
 	if (!vq->log_budget)
 		return;
 	vq->log_budget--;
 	virtq_log(vq, level, fmt, a, b, c);
 	if (!vq->log_budget)
-		virtq_log(vq, DMA_LOG_WARN, "further bad used entries are counted, not logged", 0,
-			  0, 0);
+		virtq_log(vq, SLUICE_DMA_LOG_WARN,
+			  "further bad used entries are counted, not logged", 0, 0, 0);
 }
 
 /* ------------------------------------------------------------ shared reads */
@@ -206,24 +206,25 @@ static void virtq_init_state(struct virtq *vq)
 				 __ATOMIC_RELAXED);
 }
 
-int virtq_init(struct virtq *vq, struct dma_layer *dl, const struct dma_tag *tag, uint16_t index,
-	       unsigned int num, void *meta, size_t meta_len, unsigned int flags,
+int virtq_init(struct virtq *vq, struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+	       uint16_t index, unsigned int num, void *meta, size_t meta_len, unsigned int flags,
 	       void (*notify)(void *ctx, uint16_t queue_index), void *ctx)
 {
 	size_t ind_bytes = (size_t)num * VIRTQ_INDIRECT_MAX * sizeof(struct virtq_desc);
 	uintptr_t m;
-	int err = DMA_ERR_NOMEM;
+	int err = SLUICE_DMA_ERR_NOMEM;
 
-	if (!vq || !dl || !tag || !meta || !notify || !virtq_num_ok(num) || dma_tag_check(tag))
-		return DMA_ERR_INVAL;
+	if (!vq || !dl || !tag || !meta || !notify || !virtq_num_ok(num) ||
+	    sluice_dma_tag_check(tag))
+		return SLUICE_DMA_ERR_INVAL;
 	if (meta_len < virtq_meta_size(num))
-		return DMA_ERR_NOMEM;
+		return SLUICE_DMA_ERR_NOMEM;
 	memset(vq, 0, sizeof(*vq));
 	vq->dl = dl;
 	vq->tag = *tag;
 	/* Page alignment covers the spec's 16 / 2 / 4 and keeps each ring off
 	 * any page it would share with another allocation. */
-	vq->tag.alloc_align_mask |= DMA_PAGE_SIZE - 1;
+	vq->tag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
 	vq->index = index;
 	vq->num = num;
 	vq->flags = flags;
@@ -236,29 +237,31 @@ int virtq_init(struct virtq *vq, struct dma_layer *dl, const struct dma_tag *tag
 	vq->next = (uint16_t *)(vq->heads + num);
 	vq->mark = (uint8_t *)(vq->next + num);
 
-	vq->desc = dma_alloc_coherent(dl, &vq->tag, VIRTQ_DESC_TABLE_SIZE(num), &vq->desc_dma);
+	vq->desc =
+		sluice_dma_alloc_coherent(dl, &vq->tag, VIRTQ_DESC_TABLE_SIZE(num), &vq->desc_dma);
 	if (!vq->desc)
 		goto fail_desc;
-	vq->avail = dma_alloc_coherent(dl, &vq->tag, VIRTQ_AVAIL_SIZE(num), &vq->avail_dma);
+	vq->avail = sluice_dma_alloc_coherent(dl, &vq->tag, VIRTQ_AVAIL_SIZE(num), &vq->avail_dma);
 	if (!vq->avail)
 		goto fail_avail;
-	vq->used = dma_alloc_coherent(dl, &vq->tag, VIRTQ_USED_SIZE(num), &vq->used_dma);
+	vq->used = sluice_dma_alloc_coherent(dl, &vq->tag, VIRTQ_USED_SIZE(num), &vq->used_dma);
 	if (!vq->used)
 		goto fail_used;
 	if (flags & VIRTQ_INIT_INDIRECT) {
-		vq->indirect = dma_alloc_coherent(dl, &vq->tag, ind_bytes, &vq->indirect_dma);
+		vq->indirect =
+			sluice_dma_alloc_coherent(dl, &vq->tag, ind_bytes, &vq->indirect_dma);
 		if (!vq->indirect)
 			goto fail_indirect;
 	}
 	/* The DMA layer hands out shared memory only; in confidential mode the
 	 * invariant "every address a device sees is shared" is checked anyway. */
 	if ((flags & VIRTQ_INIT_CONFIDENTIAL) &&
-	    (!dma_addr_is_shared(dl, vq->desc_dma, VIRTQ_DESC_TABLE_SIZE(num)) ||
-	     !dma_addr_is_shared(dl, vq->avail_dma, VIRTQ_AVAIL_SIZE(num)) ||
-	     !dma_addr_is_shared(dl, vq->used_dma, VIRTQ_USED_SIZE(num)) ||
-	     (vq->indirect && !dma_addr_is_shared(dl, vq->indirect_dma, ind_bytes)))) {
-		virtq_log(vq, DMA_LOG_ERR, "rings not in shared memory", 0, 0, 0);
-		err = DMA_ERR_FAULT;
+	    (!sluice_dma_addr_is_shared(dl, vq->desc_dma, VIRTQ_DESC_TABLE_SIZE(num)) ||
+	     !sluice_dma_addr_is_shared(dl, vq->avail_dma, VIRTQ_AVAIL_SIZE(num)) ||
+	     !sluice_dma_addr_is_shared(dl, vq->used_dma, VIRTQ_USED_SIZE(num)) ||
+	     (vq->indirect && !sluice_dma_addr_is_shared(dl, vq->indirect_dma, ind_bytes)))) {
+		virtq_log(vq, SLUICE_DMA_LOG_ERR, "rings not in shared memory", 0, 0, 0);
+		err = SLUICE_DMA_ERR_FAULT;
 		goto fail_shared;
 	}
 	virtq_init_state(vq);
@@ -266,15 +269,15 @@ int virtq_init(struct virtq *vq, struct dma_layer *dl, const struct dma_tag *tag
 
 fail_shared:
 	if (vq->indirect)
-		dma_free_coherent(dl, vq->indirect, ind_bytes);
+		sluice_dma_free_coherent(dl, vq->indirect, ind_bytes);
 fail_indirect:
-	dma_free_coherent(dl, vq->used, VIRTQ_USED_SIZE(num));
+	sluice_dma_free_coherent(dl, vq->used, VIRTQ_USED_SIZE(num));
 fail_used:
-	dma_free_coherent(dl, vq->avail, VIRTQ_AVAIL_SIZE(num));
+	sluice_dma_free_coherent(dl, vq->avail, VIRTQ_AVAIL_SIZE(num));
 fail_avail:
-	dma_free_coherent(dl, vq->desc, VIRTQ_DESC_TABLE_SIZE(num));
+	sluice_dma_free_coherent(dl, vq->desc, VIRTQ_DESC_TABLE_SIZE(num));
 fail_desc:
-	virtq_log(vq, DMA_LOG_ERR, "cannot set up a queue of %u entries (error -%u)", num,
+	virtq_log(vq, SLUICE_DMA_LOG_ERR, "cannot set up a queue of %u entries (error -%u)", num,
 		  (uint64_t)-err, 0);
 	vq->dl = NULL;
 	return err;
@@ -293,13 +296,14 @@ int virtq_destroy(struct virtq *vq)
 	if (!vq->dl)
 		return 0;
 	if (vq->num_inflight)
-		return DMA_ERR_BUSY;
+		return SLUICE_DMA_ERR_BUSY;
 	if (vq->indirect)
-		dma_free_coherent(vq->dl, vq->indirect,
-				  (size_t)vq->num * VIRTQ_INDIRECT_MAX * sizeof(struct virtq_desc));
-	dma_free_coherent(vq->dl, vq->used, VIRTQ_USED_SIZE(vq->num));
-	dma_free_coherent(vq->dl, vq->avail, VIRTQ_AVAIL_SIZE(vq->num));
-	dma_free_coherent(vq->dl, vq->desc, VIRTQ_DESC_TABLE_SIZE(vq->num));
+		sluice_dma_free_coherent(vq->dl, vq->indirect,
+					 (size_t)vq->num * VIRTQ_INDIRECT_MAX *
+						 sizeof(struct virtq_desc));
+	sluice_dma_free_coherent(vq->dl, vq->used, VIRTQ_USED_SIZE(vq->num));
+	sluice_dma_free_coherent(vq->dl, vq->avail, VIRTQ_AVAIL_SIZE(vq->num));
+	sluice_dma_free_coherent(vq->dl, vq->desc, VIRTQ_DESC_TABLE_SIZE(vq->num));
 	vq->desc = NULL;
 	vq->avail = NULL;
 	vq->used = NULL;
@@ -311,7 +315,7 @@ int virtq_destroy(struct virtq *vq)
 int virtq_reset(struct virtq *vq)
 {
 	if (vq->num_inflight)
-		return DMA_ERR_BUSY;
+		return SLUICE_DMA_ERR_BUSY;
 	memset(vq->desc, 0, VIRTQ_DESC_TABLE_SIZE(vq->num));
 	memset(vq->avail, 0, VIRTQ_AVAIL_SIZE(vq->num));
 	memset(vq->used, 0, VIRTQ_USED_SIZE(vq->num));
@@ -340,16 +344,16 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out
 	bool indirect;
 
 	if (vq->broken)
-		return DMA_ERR_IO;
+		return SLUICE_DMA_ERR_IO;
 	/* Each count checked alone first: n_out + n_in could wrap. */
 	if (!bufs || !token || n_out > vq->num || n_in > vq->num)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	n = n_out + n_in;
 	if (!n || n > vq->num)
-		return DMA_ERR_INVAL;
+		return SLUICE_DMA_ERR_INVAL;
 	for (unsigned int i = 0; i < n; i++) {
 		if (!bufs[i].len)
-			return DMA_ERR_INVAL;
+			return SLUICE_DMA_ERR_INVAL;
 		if (i >= n_out)
 			writable += bufs[i].len;
 	}
@@ -357,13 +361,13 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out
 	 * the device could see. */
 	if (vq->flags & VIRTQ_INIT_CONFIDENTIAL) {
 		for (unsigned int i = 0; i < n; i++) {
-			if (dma_addr_is_shared(vq->dl, bufs[i].dma_addr, bufs[i].len))
+			if (sluice_dma_addr_is_shared(vq->dl, bufs[i].dma_addr, bufs[i].len))
 				continue;
 			vq->stats.refused_addr++;
-			virtq_log(vq, DMA_LOG_ERR,
+			virtq_log(vq, SLUICE_DMA_LOG_ERR,
 				  "refused buffer %u: address %x length %u not in shared memory", i,
 				  bufs[i].dma_addr, bufs[i].len);
-			return DMA_ERR_FAULT;
+			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	indirect = vq->indirect && n > 1 && n <= VIRTQ_INDIRECT_MAX;
@@ -492,7 +496,7 @@ static unsigned int virtq_pending(struct virtq *vq)
 	if (pending > vq->num_inflight) {
 		vq->stats.bad_idx++;
 		vq->broken = true;
-		virtq_log_bad(vq, DMA_LOG_ERR,
+		virtq_log_bad(vq, SLUICE_DMA_LOG_ERR,
 			      "used idx %u is %u entries ahead with %u in flight: broken", idx,
 			      pending, vq->num_inflight);
 		return 0;
@@ -521,7 +525,7 @@ void *virtq_get_used(struct virtq *vq, uint32_t *len, int *status)
 
 		if (!virtq_pending(vq)) {
 			if (vq->broken && status)
-				*status = DMA_ERR_IO;
+				*status = SLUICE_DMA_ERR_IO;
 			return NULL;
 		}
 		e = &vq->used->ring[vq->last_used & (vq->num - 1)];
@@ -539,25 +543,25 @@ void *virtq_get_used(struct virtq *vq, uint32_t *len, int *status)
 		}
 		if (id >= vq->num) {
 			vq->stats.bad_id++;
-			virtq_log_bad(vq, DMA_LOG_WARN, "used id %u out of range (size %u)", id,
-				      vq->num, 0);
+			virtq_log_bad(vq, SLUICE_DMA_LOG_WARN, "used id %u out of range (size %u)",
+				      id, vq->num, 0);
 			continue;
 		}
 		h = &vq->heads[id];
 		if (!(h->state & VIRTQ_HEAD_INFLIGHT)) {
 			vq->stats.not_in_flight++;
-			virtq_log_bad(vq, DMA_LOG_WARN, "used id %u not in flight (replay?)", id, 0,
-				      0);
+			virtq_log_bad(vq, SLUICE_DMA_LOG_WARN, "used id %u not in flight (replay?)",
+				      id, 0, 0);
 			continue;
 		}
 		token = h->token;
 		if (ulen > h->writable) {
 			vq->stats.bad_len++;
-			virtq_log_bad(vq, DMA_LOG_WARN,
+			virtq_log_bad(vq, SLUICE_DMA_LOG_WARN,
 				      "used id %u len %u > %u writable bytes posted", id, ulen,
 				      h->writable);
 			if (status)
-				*status = DMA_ERR_RANGE;
+				*status = SLUICE_DMA_ERR_RANGE;
 			ulen = 0;
 		}
 		virtq_free_chain(vq, (uint16_t)id);
@@ -623,17 +627,17 @@ int virtq_check(struct virtq *vq)
 	memset(vq->mark, 0, vq->num);
 	for (unsigned int i = 0; i < vq->num_free; i++) {
 		if (d >= vq->num || vq->mark[d]) {
-			virtq_log(vq, DMA_LOG_ERR, "check: free list broken at step %u (desc %u)",
-				  i, d, 0);
-			return DMA_ERR_FAULT;
+			virtq_log(vq, SLUICE_DMA_LOG_ERR,
+				  "check: free list broken at step %u (desc %u)", i, d, 0);
+			return SLUICE_DMA_ERR_FAULT;
 		}
 		vq->mark[d] = 1;
 		d = vq->next[d];
 	}
 	if (d != VIRTQ_NONE) {
-		virtq_log(vq, DMA_LOG_ERR, "check: free list longer than num_free %u",
+		virtq_log(vq, SLUICE_DMA_LOG_ERR, "check: free list longer than num_free %u",
 			  vq->num_free, 0, 0);
-		return DMA_ERR_FAULT;
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	for (unsigned int head = 0; head < vq->num; head++) {
 		const struct virtq_head *h = &vq->heads[head];
@@ -644,10 +648,10 @@ int virtq_check(struct virtq *vq)
 		d = head;
 		for (unsigned int i = 0; i < h->ndesc; i++) {
 			if (d >= vq->num || vq->mark[d]) {
-				virtq_log(vq, DMA_LOG_ERR,
+				virtq_log(vq, SLUICE_DMA_LOG_ERR,
 					  "check: chain of head %u reaches desc %u twice or free",
 					  head, d, 0);
-				return DMA_ERR_FAULT;
+				return SLUICE_DMA_ERR_FAULT;
 			}
 			vq->mark[d] = 2;
 			used_descs++;
@@ -655,9 +659,10 @@ int virtq_check(struct virtq *vq)
 		}
 	}
 	if (inflight != vq->num_inflight || used_descs + vq->num_free != vq->num) {
-		virtq_log(vq, DMA_LOG_ERR, "check: %u chains (%u counted), %u descs in flight",
-			  inflight, vq->num_inflight, used_descs);
-		return DMA_ERR_FAULT;
+		virtq_log(vq, SLUICE_DMA_LOG_ERR,
+			  "check: %u chains (%u counted), %u descs in flight", inflight,
+			  vq->num_inflight, used_descs);
+		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;
 }

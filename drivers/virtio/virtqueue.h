@@ -17,11 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma.h"
+#include <sluice/dma.h>
 #include "drivers/virtio/virtio_ring.h"
 
 /* virtq_init() flags. */
-/* Check every buffer address with dma_addr_is_shared() before the device sees it. */
+/* Check every buffer address with sluice_dma_addr_is_shared() before the device sees it. */
 #define VIRTQ_INIT_CONFIDENTIAL 0x1u
 /* VIRTIO_F_RING_INDIRECT_DESC was negotiated: put multi-buffer requests in one
  * indirect table (one ring slot per request). */
@@ -35,10 +35,10 @@
 
 /**
  * enum virtq_err - codes of the virtqueue besides the DMA_ERR_* it also returns
- *	(DMA_ERR_INVAL for bad arguments, DMA_ERR_NOMEM for a failed ring
- *	allocation or short metadata, DMA_ERR_FAULT for a refused address,
- *	DMA_ERR_RANGE for a bad used length, DMA_ERR_IO for a broken queue,
- *	DMA_ERR_BUSY for chains still in flight).
+ *	(SLUICE_DMA_ERR_INVAL for bad arguments, SLUICE_DMA_ERR_NOMEM for a failed ring
+ *	allocation or short metadata, SLUICE_DMA_ERR_FAULT for a refused address,
+ *	SLUICE_DMA_ERR_RANGE for a bad used length, SLUICE_DMA_ERR_IO for a broken queue,
+ *	SLUICE_DMA_ERR_BUSY for chains still in flight).
  * @VIRTQ_ERR_NOSPC: not enough free descriptors for the request (ENOSPC).
  *	A runtime condition: counted in &struct virtq_stats.full; retry after
  *	completions.
@@ -49,7 +49,7 @@ enum virtq_err {
 
 /**
  * struct virtq_buf - one buffer of a request, as the device will see it.
- * @dma_addr: device address from dma_map() / dma_alloc_coherent().
+ * @dma_addr: device address from sluice_dma_map() / sluice_dma_alloc_coherent().
  * @len: length in bytes, not zero.
  */
 struct virtq_buf {
@@ -71,7 +71,7 @@ struct virtq_buf {
  * @not_in_flight: used entries whose id was no chain head in flight: a
  *	replay, a non-head descriptor, a free one (skipped).
  * @bad_len: used entries whose length exceeded the writable bytes posted
- *	(completed with DMA_ERR_RANGE and length 0).
+ *	(completed with SLUICE_DMA_ERR_RANGE and length 0).
  * @bad_idx: used->idx values that ran further ahead than the chains in flight
  *	(the queue is then broken).
  * @refused_addr: buffers refused in confidential mode because their address
@@ -151,8 +151,8 @@ enum virtq_shared_read {
  * @read_hook_ctx: handed back to @read_hook.
  */
 struct virtq {
-	struct dma_layer *dl;
-	struct dma_tag tag;
+	struct sluice_dma_layer *dl;
+	struct sluice_dma_tag tag;
 	uint16_t index;
 	unsigned int num;
 	unsigned int flags;
@@ -198,7 +198,7 @@ size_t virtq_meta_size(unsigned int num);
  * virtq_init() - allocate and initialise a queue's rings.
  * @vq: caller storage.
  * @dl: the DMA layer; descriptor table, driver and device areas (and indirect
- *	tables with VIRTQ_INIT_INDIRECT) come from dma_alloc_coherent(), each page
+ *	tables with VIRTQ_INIT_INDIRECT) come from sluice_dma_alloc_coherent(), each page
  *	aligned.
  * @tag: the device's limits (copied).
  * @index: queue index (given back to @notify).
@@ -215,12 +215,12 @@ size_t virtq_meta_size(unsigned int num);
  * carries VIRTQ_AVAIL_F_NO_INTERRUPT; with it, used_event follows the entries
  * taken (the device then ignores the flag).
  *
- * Return: 0; DMA_ERR_INVAL for a bad @num, tag or a NULL argument; DMA_ERR_NOMEM
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a bad @num, tag or a NULL argument; SLUICE_DMA_ERR_NOMEM
  * if @meta_len is too small or a ring allocation failed (nothing kept);
- * DMA_ERR_FAULT in confidential mode if a ring is not in shared memory.
+ * SLUICE_DMA_ERR_FAULT in confidential mode if a ring is not in shared memory.
  */
-int virtq_init(struct virtq *vq, struct dma_layer *dl, const struct dma_tag *tag, uint16_t index,
-	       unsigned int num, void *meta, size_t meta_len, unsigned int flags,
+int virtq_init(struct virtq *vq, struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+	       uint16_t index, unsigned int num, void *meta, size_t meta_len, unsigned int flags,
 	       void (*notify)(void *ctx, uint16_t queue_index), void *ctx);
 
 /**
@@ -239,7 +239,7 @@ void virtq_ring_addrs(const struct virtq *vq, uint64_t *desc, uint64_t *driver,
  *	could still write the rings otherwise) and no chain may be in flight (see
  *	virtq_detach_unused()).
  * @vq: the queue (after a failed virtq_init() or a second destroy, a no-op).
- * Return: 0, or DMA_ERR_BUSY (nothing freed) while chains are in flight.
+ * Return: 0, or SLUICE_DMA_ERR_BUSY (nothing freed) while chains are in flight.
  */
 int virtq_destroy(struct virtq *vq);
 
@@ -247,7 +247,7 @@ int virtq_destroy(struct virtq *vq);
  * virtq_reset() - return a queue to its state after virtq_init(), rings zeroed,
  *	after a device reset; clears the broken state. Statistics are kept.
  * @vq: the queue.
- * Return: 0, or DMA_ERR_BUSY while chains are in flight.
+ * Return: 0, or SLUICE_DMA_ERR_BUSY while chains are in flight.
  */
 int virtq_reset(struct virtq *vq);
 
@@ -267,11 +267,11 @@ int virtq_reset(struct virtq *vq);
  * published after a write barrier); the device hears of it at virtq_kick().
  * In confidential mode every address is checked before anything is written.
  *
- * Return: 0; DMA_ERR_INVAL for no buffer, more than the queue size, a zero
+ * Return: 0; SLUICE_DMA_ERR_INVAL for no buffer, more than the queue size, a zero
  * length or a NULL @token; VIRTQ_ERR_NOSPC if free descriptors are short
- * (counted; retry after completions); DMA_ERR_FAULT in confidential mode if a
+ * (counted; retry after completions); SLUICE_DMA_ERR_FAULT in confidential mode if a
  * buffer is not in shared memory (counted and logged; nothing is published);
- * DMA_ERR_IO if the queue is broken.
+ * SLUICE_DMA_ERR_IO if the queue is broken.
  */
 int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out,
 	      unsigned int n_in, void *token);
@@ -290,9 +290,9 @@ bool virtq_kick(struct virtq *vq);
  * @vq: the queue.
  * @len: not NULL; set to the bytes the device wrote (at most what was posted
  *	writable), or 0 when there is no completion or its length was invalid.
- * @status: if not NULL, set to 0; DMA_ERR_RANGE when the device reported more
+ * @status: if not NULL, set to 0; SLUICE_DMA_ERR_RANGE when the device reported more
  *	bytes than were posted writable (the request must fail: its data cannot
- *	be trusted); DMA_ERR_IO when the queue is broken.
+ *	be trusted); SLUICE_DMA_ERR_IO when the queue is broken.
  *
  * used->idx is read once per refill and each entry's id and len once. An
  * entry whose id is out of range or not a chain head in flight (a replay) is
@@ -365,7 +365,7 @@ void virtq_stats(const struct virtq *vq, struct virtq_stats *out);
  *	caller holds the queue): every descriptor is either on the free list once
  *	or in exactly one chain in flight, and the counters agree.
  * @vq: the queue.
- * Return: 0, or DMA_ERR_FAULT after logging the first inconsistency.
+ * Return: 0, or SLUICE_DMA_ERR_FAULT after logging the first inconsistency.
  */
 int virtq_check(struct virtq *vq);
 

@@ -9,12 +9,12 @@
 boot_kernel conversion_failure 0 --args "modes=arena fail_private=1"
 expect "$BOOT_LOG" \
 	'^blk: mode=arena read 67108864 bytes .* 0 errors' \
-	'^dma: warning: dma_arena: set_private failed, chunk leaked: 0x[0-9a-f]+ err -5$' \
+	'^dma: warning: sluice_dma_arena: set_private failed, chunk leaked: 0x[0-9a-f]+ err -5$' \
 	'^dma: arena after the block task: 0 idle chunks released to private, 1 shared now, 1 leaked \(conversion back failed 1 times\)' \
 	'^net: mode=arena sent 1000 frames .* received 1000 in order, 0 bad, 0 lost' \
 	'^dma: arena after the network task: 0 idle chunks released to private, ([2-9]|[1-9][0-9]+) shared now, ([2-9]|[1-9][0-9]+) leaked'
 # The leaked chunk is never handed out again: the network task's chunks differ.
-leaked=$(sed -n 's/^dma: warning: dma_arena: set_private failed, chunk leaked: \(0x[0-9a-f]*\) err -5$/\1/p' "$BOOT_LOG")
+leaked=$(sed -n 's/^dma: warning: sluice_dma_arena: set_private failed, chunk leaked: \(0x[0-9a-f]*\) err -5$/\1/p' "$BOOT_LOG")
 [ "$(echo "$leaked" | sort | uniq -d)" = "" ] || e2e_fail "a chunk was leaked twice: $leaked"
 
 # Every second one fails: half the releases work (lazy release), half leak.

@@ -45,14 +45,14 @@ expect "$BOOT_LOG" '^blk: mode=arena read 67108864 bytes .* 0 errors' \
 # conversion back fails, is rolled back to shared, and the arena leaks the chunk.
 boot_kernel sim_tdx_lying_host 0 --args "cc=sim-tdx modes=arena tdx_fault=keep_accepted tdx_fault_every=1"
 expect "$BOOT_LOG" '^blk: mode=arena read 67108864 bytes .* 0 errors' \
-	'^dma: warning: dma_arena: set_private failed, chunk leaked: 0x[0-9a-f]+ err -5$' \
+	'^dma: warning: sluice_dma_arena: set_private failed, chunk leaked: 0x[0-9a-f]+ err -5$' \
 	'^net: mode=arena sent 1000 frames .* received 1000 in order, 0 bad, 0 lost' \
 	"$after.* ([1-9][0-9]*) failed \(\1 rolled back, 0 pages leaked\), .*rule violations 0$"
 
 # MapGPA failing: a chunk that cannot be made shared is refused; the task that
 # needed it fails and says so (exit 1), with no rule broken.
 boot_kernel sim_tdx_map_errors 1 --args "cc=sim-tdx modes=arena tdx_fault=map_error tdx_fault_every=2"
-expect "$BOOT_LOG" '^dma: warning: dma_arena: set_shared failed on chunk 0x[0-9a-f]+ err -5$' \
+expect "$BOOT_LOG" '^dma: warning: sluice_dma_arena: set_shared failed on chunk 0x[0-9a-f]+ err -5$' \
 	'^sluice: (block|network) task failed'
 reject "$BOOT_LOG" 'VIOLATION'
 echo "sim-tdx: data verified, faults absorbed or reported, no rule of the TD broken"

@@ -14,7 +14,7 @@
 /* Configurations cached: every policy, 1..FUZZ_MAX_CPUS CPUs, both scrub modes,
  * no second pool or a second pool of any policy. */
 #define FUZZ_MAX_CPUS 4
-#define FUZZ_POOL_SLOTS (FUZZ_POOL_BYTES / DMA_IO_TLB_SIZE)
+#define FUZZ_POOL_SLOTS (FUZZ_POOL_BYTES / SLUICE_DMA_IO_TLB_SIZE)
 #define FUZZ_DIRTY_WORDS (FUZZ_POOL_SLOTS / 64)
 /* Host garbage at each end of every slot of a pool added during an input. */
 #define FUZZ_GARBAGE_EDGE 16u
@@ -48,7 +48,7 @@ struct fuzz_dma_snap {
 	void *meta[FUZZ_MAX_POOLS];
 	size_t meta_len[FUZZ_MAX_POOLS];
 	void *meta_copy[FUZZ_MAX_POOLS];
-	struct dma_layer dl;
+	struct sluice_dma_layer dl;
 	unsigned int ncpus;
 	unsigned int nshared;
 	struct {
@@ -58,9 +58,10 @@ struct fuzz_dma_snap {
 };
 
 static struct fuzz_dma fuzz_live;
-static struct fuzz_dma_snap *fuzz_snaps[DMA_POLICY_COUNT][FUZZ_MAX_CPUS][2][DMA_POLICY_COUNT + 1];
+static struct fuzz_dma_snap
+	*fuzz_snaps[SLUICE_DMA_POLICY_COUNT][FUZZ_MAX_CPUS][2][SLUICE_DMA_POLICY_COUNT + 1];
 /* Metadata of pools added during an input, per policy and CPU count. */
-static void *fuzz_grow_meta[DMA_POLICY_COUNT][FUZZ_MAX_CPUS];
+static void *fuzz_grow_meta[SLUICE_DMA_POLICY_COUNT][FUZZ_MAX_CPUS];
 static struct fuzz_in fuzz_cur;
 
 static char fuzz_last_log[256];
@@ -170,7 +171,7 @@ const char *fuzz_dma_log_last(void)
 
 /* Errors are expected by the thousand (a hostile device is logged): keep the
  * last line for a failure report, print only with SLUICE_VERBOSE set. */
-static void fuzz_log(void *ctx, enum dma_log_level level, const char *msg)
+static void fuzz_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
 {
 	struct mock_port *mp = ctx;
 
@@ -201,8 +202,8 @@ void fuzz_dma_dirty(const void *p, size_t len)
 			continue;
 		last = len && len - 1 < base + FUZZ_POOL_BYTES - a ? a + len - 1
 								   : base + FUZZ_POOL_BYTES - 1;
-		s = (a - base) >> DMA_IO_TLB_SHIFT;
-		e = (last - base) >> DMA_IO_TLB_SHIFT;
+		s = (a - base) >> SLUICE_DMA_IO_TLB_SHIFT;
+		e = (last - base) >> SLUICE_DMA_IO_TLB_SHIFT;
 		/* Word at a time: a 1 MiB coherent allocation is one call. */
 		while (s <= e) {
 			unsigned long bit = s % 64, n = e - s + 1 < 64 - bit ? e - s + 1 : 64 - bit;
@@ -226,8 +227,8 @@ static void fuzz_pool_clean(unsigned int i)
 
 			/* The run of set bits from @lo (zeros shift in above it). */
 			n = ~rest ? (unsigned int)__builtin_ctzll(~rest) : 64;
-			memset(fuzz_pool_mem[i] + ((size_t)w * 64 + lo) * DMA_IO_TLB_SIZE, 0,
-			       (size_t)n * DMA_IO_TLB_SIZE);
+			memset(fuzz_pool_mem[i] + ((size_t)w * 64 + lo) * SLUICE_DMA_IO_TLB_SIZE, 0,
+			       (size_t)n * SLUICE_DMA_IO_TLB_SIZE);
 			bits &= n == 64 ? 0 : ~(((1ull << n) - 1) << lo);
 		}
 		fuzz_dirty[i][w] = 0;
@@ -246,8 +247,8 @@ static bool fuzz_pool_clean_is_zero(unsigned int i)
 		}
 		while (e < FUZZ_POOL_SLOTS && !(fuzz_dirty[i][e / 64] >> (e % 64) & 1))
 			e++;
-		if (!fuzz_is_zero(fuzz_pool_mem[i] + (size_t)s * DMA_IO_TLB_SIZE,
-				  (size_t)(e - s) * DMA_IO_TLB_SIZE))
+		if (!fuzz_is_zero(fuzz_pool_mem[i] + (size_t)s * SLUICE_DMA_IO_TLB_SIZE,
+				  (size_t)(e - s) * SLUICE_DMA_IO_TLB_SIZE))
 			return false;
 		s = e;
 	}
@@ -256,29 +257,32 @@ static bool fuzz_pool_clean_is_zero(unsigned int i)
 
 /* The layer's own writes to pool memory all land in ranges these two return:
  * ld --wrap sends the product's calls through here (tests/fuzz.mk). */
-int __real_dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
-		   enum dma_dir dir, uint64_t *dma_addr);
-void *__real_dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
-				uint64_t *dma_addr);
-int __wrap_dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
-		   enum dma_dir dir, uint64_t *dma_addr);
-void *__wrap_dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
-				uint64_t *dma_addr);
+int __real_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
+void *__real_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,
+				       const struct sluice_dma_tag *tag, size_t size,
+				       uint64_t *dma_addr);
+int __wrap_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
+void *__wrap_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,
+				       const struct sluice_dma_tag *tag, size_t size,
+				       uint64_t *dma_addr);
 
-int __wrap_dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
-		   enum dma_dir dir, uint64_t *dma_addr)
+int __wrap_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
 {
-	int rc = __real_dma_map(dl, tag, buf, len, dir, dma_addr);
+	int rc = __real_sluice_dma_map(dl, tag, buf, len, dir, dma_addr);
 
 	if (!rc)
 		fuzz_dma_dirty((const void *)(uintptr_t)*dma_addr, len);
 	return rc;
 }
 
-void *__wrap_dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
-				uint64_t *dma_addr)
+void *__wrap_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,
+				       const struct sluice_dma_tag *tag, size_t size,
+				       uint64_t *dma_addr)
 {
-	void *va = __real_dma_alloc_coherent(dl, tag, size, dma_addr);
+	void *va = __real_sluice_dma_alloc_coherent(dl, tag, size, dma_addr);
 
 	if (va)
 		fuzz_dma_dirty(va, size);
@@ -288,8 +292,9 @@ void *__wrap_dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag,
 /* ------------------------------------------------------------------ the layer */
 
 /* The real set-up of one configuration, on garbage, and its snapshot. */
-static struct fuzz_dma_snap *fuzz_dma_build(enum dma_bounce_policy policy, unsigned int ncpus,
-					    enum dma_scrub scrub, int second)
+static struct fuzz_dma_snap *fuzz_dma_build(enum sluice_dma_bounce_policy policy,
+					    unsigned int ncpus, enum sluice_dma_scrub scrub,
+					    int second)
 {
 	struct fuzz_dma_snap *snap = calloc(1, sizeof(*snap));
 	struct fuzz_dma *fd = &fuzz_live;
@@ -298,19 +303,21 @@ static struct fuzz_dma_snap *fuzz_dma_build(enum dma_bounce_policy policy, unsig
 	FUZZ_CHECK(snap != NULL);
 	mock_port_init(mp, ncpus);
 	mp->ops.log = fuzz_log;
-	FUZZ_CHECK(dma_layer_init(&fd->dl, &mp->ops, ncpus, scrub) == 0);
+	FUZZ_CHECK(sluice_dma_layer_init(&fd->dl, &mp->ops, ncpus, scrub) == 0);
 	snap->npools = second == FUZZ_DMA_ONE_POOL ? 1 : 2;
 	for (unsigned int i = 0; i < snap->npools; i++) {
-		enum dma_bounce_policy pol = i ? (enum dma_bounce_policy)second : policy;
+		enum sluice_dma_bounce_policy pol =
+			i ? (enum sluice_dma_bounce_policy)second : policy;
 
-		snap->meta_len[i] = dma_bounce_meta_size(pol, FUZZ_POOL_BYTES, ncpus);
+		snap->meta_len[i] = sluice_dma_bounce_meta_size(pol, FUZZ_POOL_BYTES, ncpus);
 		snap->meta[i] = malloc(snap->meta_len[i]);
 		snap->meta_copy[i] = malloc(snap->meta_len[i]);
 		FUZZ_CHECK(snap->meta[i] && snap->meta_copy[i]);
 		/* Garbage the host left in the pages: the layer must scrub it. */
 		memset(fuzz_pool_mem[i], 0xa5, FUZZ_POOL_BYTES);
-		FUZZ_CHECK(dma_bounce_pool_add(&fd->dl, pol, fuzz_pool_mem[i], FUZZ_POOL_BYTES,
-					       snap->meta[i], snap->meta_len[i]) == 0);
+		FUZZ_CHECK(sluice_dma_bounce_pool_add(&fd->dl, pol, fuzz_pool_mem[i],
+						      FUZZ_POOL_BYTES, snap->meta[i],
+						      snap->meta_len[i]) == 0);
 		FUZZ_CHECK(fuzz_is_zero(fuzz_pool_mem[i], FUZZ_POOL_BYTES));
 	}
 	/* After the last add: it links its pool into the previous one's metadata. */
@@ -327,16 +334,16 @@ static struct fuzz_dma_snap *fuzz_dma_build(enum dma_bounce_policy policy, unsig
 	return snap;
 }
 
-struct fuzz_dma *fuzz_dma_begin(const struct fuzz_in *in, enum dma_bounce_policy policy,
-				unsigned int ncpus, enum dma_scrub scrub, int second)
+struct fuzz_dma *fuzz_dma_begin(const struct fuzz_in *in, enum sluice_dma_bounce_policy policy,
+				unsigned int ncpus, enum sluice_dma_scrub scrub, int second)
 {
 	struct fuzz_dma *fd = &fuzz_live;
 	struct mock_port *mp = &fd->mp;
 	struct fuzz_dma_snap **slot, *snap;
 
-	FUZZ_CHECK(policy < DMA_POLICY_COUNT && ncpus >= 1 && ncpus <= FUZZ_MAX_CPUS &&
-		   (scrub == DMA_SCRUB_COPY || scrub == DMA_SCRUB_ZERO) &&
-		   second >= FUZZ_DMA_ONE_POOL && second < DMA_POLICY_COUNT);
+	FUZZ_CHECK(policy < SLUICE_DMA_POLICY_COUNT && ncpus >= 1 && ncpus <= FUZZ_MAX_CPUS &&
+		   (scrub == SLUICE_DMA_SCRUB_COPY || scrub == SLUICE_DMA_SCRUB_ZERO) &&
+		   second >= FUZZ_DMA_ONE_POOL && second < SLUICE_DMA_POLICY_COUNT);
 	fuzz_cur = *in;
 	fuzz_last_log[0] = '\0';
 	/* Whatever the previous input wrote goes back to the zeros the set-up left. */
@@ -366,7 +373,7 @@ struct fuzz_dma *fuzz_dma_begin(const struct fuzz_in *in, enum dma_bounce_policy
 	return fd;
 }
 
-int fuzz_dma_add_pool(struct fuzz_dma *fd, enum dma_bounce_policy policy)
+int fuzz_dma_add_pool(struct fuzz_dma *fd, enum sluice_dma_bounce_policy policy)
 {
 	unsigned int n = fd->npools, ncpus = fd->dl.ncpus;
 	size_t meta_len;
@@ -375,9 +382,9 @@ int fuzz_dma_add_pool(struct fuzz_dma *fd, enum dma_bounce_policy policy)
 	int err;
 
 	if (n >= FUZZ_MAX_POOLS)
-		return DMA_ERR_NOMEM;
-	FUZZ_CHECK(policy < DMA_POLICY_COUNT && ncpus >= 1 && ncpus <= FUZZ_MAX_CPUS);
-	meta_len = dma_bounce_meta_size(policy, FUZZ_POOL_BYTES, ncpus);
+		return SLUICE_DMA_ERR_NOMEM;
+	FUZZ_CHECK(policy < SLUICE_DMA_POLICY_COUNT && ncpus >= 1 && ncpus <= FUZZ_MAX_CPUS);
+	meta_len = sluice_dma_bounce_meta_size(policy, FUZZ_POOL_BYTES, ncpus);
 	meta = &fuzz_grow_meta[policy][ncpus - 1];
 	if (!*meta)
 		*meta = malloc(meta_len);
@@ -389,19 +396,21 @@ int fuzz_dma_add_pool(struct fuzz_dma *fd, enum dma_bounce_policy policy)
 	 * it would cost a megabyte per input): the layer must scrub it.
 	 */
 	mem = fuzz_pool_mem[n];
-	for (size_t s = 0; s < FUZZ_POOL_BYTES; s += DMA_IO_TLB_SIZE) {
+	for (size_t s = 0; s < FUZZ_POOL_BYTES; s += SLUICE_DMA_IO_TLB_SIZE) {
 		memset(mem + s, 0xa5, FUZZ_GARBAGE_EDGE);
-		memset(mem + s + DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE, 0xa5, FUZZ_GARBAGE_EDGE);
+		memset(mem + s + SLUICE_DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE, 0xa5,
+		       FUZZ_GARBAGE_EDGE);
 	}
-	err = dma_bounce_pool_add(&fd->dl, policy, mem, FUZZ_POOL_BYTES, *meta, meta_len);
-	for (size_t s = 0; s < FUZZ_POOL_BYTES; s += DMA_IO_TLB_SIZE) {
+	err = sluice_dma_bounce_pool_add(&fd->dl, policy, mem, FUZZ_POOL_BYTES, *meta, meta_len);
+	for (size_t s = 0; s < FUZZ_POOL_BYTES; s += SLUICE_DMA_IO_TLB_SIZE) {
 		/* Scrubbed by the layer; or refused, and back to zero for the next input. */
 		if (!err)
-			FUZZ_CHECK(fuzz_is_zero(mem + s, FUZZ_GARBAGE_EDGE) &&
-				   fuzz_is_zero(mem + s + DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE,
-						FUZZ_GARBAGE_EDGE));
+			FUZZ_CHECK(
+				fuzz_is_zero(mem + s, FUZZ_GARBAGE_EDGE) &&
+				fuzz_is_zero(mem + s + SLUICE_DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE,
+					     FUZZ_GARBAGE_EDGE));
 		memset(mem + s, 0, FUZZ_GARBAGE_EDGE);
-		memset(mem + s + DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE, 0, FUZZ_GARBAGE_EDGE);
+		memset(mem + s + SLUICE_DMA_IO_TLB_SIZE - FUZZ_GARBAGE_EDGE, 0, FUZZ_GARBAGE_EDGE);
 	}
 	if (err)
 		return err;
@@ -412,8 +421,8 @@ int fuzz_dma_add_pool(struct fuzz_dma *fd, enum dma_bounce_policy policy)
 void fuzz_dma_fini(struct fuzz_dma *fd)
 {
 	if (fd->deep)
-		FUZZ_CHECK(dma_layer_check(&fd->dl) == 0);
-	FUZZ_CHECK(dma_layer_destroy(&fd->dl) == 0);
+		FUZZ_CHECK(sluice_dma_layer_check(&fd->dl) == 0);
+	FUZZ_CHECK(sluice_dma_layer_destroy(&fd->dl) == 0);
 	FUZZ_CHECK(mock_port_shared_bytes(&fd->mp) == fd->shared_left);
 	if (fuzz_sampled(&fuzz_cur, 0x2e60, FUZZ_ZERO_SAMPLE))
 		for (unsigned int i = 0; i < FUZZ_MAX_POOLS; i++)
@@ -479,9 +488,9 @@ long fuzz_frees(void)
 
 void fuzz_quarantine_mark(struct fuzz_quarantine *q, const struct fuzz_dma *fd)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
-	FUZZ_CHECK(dma_bounce_stats_get(&fd->dl, -1, &st) == 0);
+	FUZZ_CHECK(sluice_dma_bounce_stats_get(&fd->dl, -1, &st) == 0);
 	q->unmaps = st.unmaps;
 	q->frees = fuzz_frees();
 	quarantine_totals_get(&q->ledger);
@@ -491,10 +500,10 @@ void fuzz_quarantine_check(const struct fuzz_quarantine *q, const struct fuzz_dm
 			   uint64_t bytes, uint64_t mappings)
 {
 	struct quarantine_totals now;
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 
 	/* Nothing the device was given went back to the pools or the heap. */
-	FUZZ_CHECK(dma_bounce_stats_get(&fd->dl, -1, &st) == 0);
+	FUZZ_CHECK(sluice_dma_bounce_stats_get(&fd->dl, -1, &st) == 0);
 	FUZZ_CHECK(st.unmaps == q->unmaps);
 	FUZZ_CHECK(fuzz_frees() == q->frees);
 	/* Counted once, with what the driver says it kept. */
@@ -536,7 +545,7 @@ static void fuzz_late_writes(const struct fuzz_range *held, unsigned int n, uint
 
 void fuzz_quarantine_reuse(struct fuzz_dma *fd, const struct fuzz_range *held, unsigned int n)
 {
-	const struct dma_tag tag = DMA_TAG_DEFAULT;
+	const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
 	uint64_t map[FUZZ_REUSE_MAPS], coh_dma[FUZZ_REUSE_MAPS];
 	void *coh[FUZZ_REUSE_MAPS];
 	unsigned int nmap = 0, ncoh = 0;
@@ -544,26 +553,27 @@ void fuzz_quarantine_reuse(struct fuzz_dma *fd, const struct fuzz_range *held, u
 	fuzz_late_writes(held, n, 0xee);
 	for (; nmap < FUZZ_REUSE_MAPS; nmap++) {
 		fuzz_fill(fuzz_reuse_buf[nmap], FUZZ_REUSE_BYTES, (uint8_t)nmap);
-		if (dma_map(&fd->dl, &tag, fuzz_reuse_buf[nmap], FUZZ_REUSE_BYTES, DMA_TO_DEVICE,
-			    &map[nmap]))
+		if (sluice_dma_map(&fd->dl, &tag, fuzz_reuse_buf[nmap], FUZZ_REUSE_BYTES,
+				   SLUICE_DMA_TO_DEVICE, &map[nmap]))
 			break;
 		FUZZ_CHECK(!fuzz_overlaps(map[nmap], FUZZ_REUSE_BYTES, held, n));
 	}
 	for (; ncoh < FUZZ_REUSE_MAPS; ncoh++) {
-		coh[ncoh] = dma_alloc_coherent(&fd->dl, &tag, DMA_PAGE_SIZE, &coh_dma[ncoh]);
+		coh[ncoh] = sluice_dma_alloc_coherent(&fd->dl, &tag, SLUICE_DMA_PAGE_SIZE,
+						      &coh_dma[ncoh]);
 		if (!coh[ncoh])
 			break;
-		FUZZ_CHECK(!fuzz_overlaps(coh_dma[ncoh], DMA_PAGE_SIZE, held, n));
+		FUZZ_CHECK(!fuzz_overlaps(coh_dma[ncoh], SLUICE_DMA_PAGE_SIZE, held, n));
 	}
 	/* The device writes what it holds again: nothing new changes. */
 	fuzz_late_writes(held, n, 0x11);
 	for (unsigned int i = 0; i < nmap; i++) {
 		FUZZ_CHECK(fuzz_fill_matches((const void *)(uintptr_t)map[i], FUZZ_REUSE_BYTES,
 					     (uint8_t)i));
-		dma_unmap(&fd->dl, map[i], FUZZ_REUSE_BYTES, DMA_TO_DEVICE);
+		sluice_dma_unmap(&fd->dl, map[i], FUZZ_REUSE_BYTES, SLUICE_DMA_TO_DEVICE);
 	}
 	for (unsigned int i = 0; i < ncoh; i++) {
-		FUZZ_CHECK(fuzz_is_zero(coh[i], DMA_PAGE_SIZE));
-		dma_free_coherent(&fd->dl, coh[i], DMA_PAGE_SIZE);
+		FUZZ_CHECK(fuzz_is_zero(coh[i], SLUICE_DMA_PAGE_SIZE));
+		sluice_dma_free_coherent(&fd->dl, coh[i], SLUICE_DMA_PAGE_SIZE);
 	}
 }

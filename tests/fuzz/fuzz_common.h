@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma.h"
+#include <sluice/dma.h>
 #include "drivers/quarantine.h"
 #include "tests/mock_port.h"
 
@@ -187,7 +187,7 @@ bool fuzz_ignored(const char *what);
  * @npools: pools added.
  * @shared_left: bytes the target knows stay shared after teardown (memory
  *	leaked on purpose after a failed conversion back); 0 normally.
- * @deep: this input runs the layer's full self-check, dma_layer_check(), where
+ * @deep: this input runs the layer's full self-check, sluice_dma_layer_check(), where
  *	the target would (FUZZ_DEEP_SAMPLE).
  *
  * There is one, at a fixed address, for the whole process: a target gets it
@@ -195,27 +195,27 @@ bool fuzz_ignored(const char *what);
  */
 struct fuzz_dma {
 	struct mock_port mp;
-	struct dma_layer dl;
+	struct sluice_dma_layer dl;
 	unsigned int npools;
 	size_t shared_left;
 	bool deep;
 };
 
 /*
- * One input in this many runs dma_layer_check(). It walks every slot of every
+ * One input in this many runs sluice_dma_layer_check(). It walks every slot of every
  * pool through the policy (a few hundred instrumented calls), more than a short
  * input costs otherwise. What it finds - slots neither free nor mapped, counters
  * that disagree, overlapping records - stays in the layer until the input ends,
  * and the inputs that reach a bug are many (the fuzzer mutates around each one
  * it keeps), so a sampled check meets them within a few times this many runs.
- * Every input still ends with dma_layer_destroy(), which refuses a layer with
+ * Every input still ends with sluice_dma_layer_destroy(), which refuses a layer with
  * any slot in use, and with the mock's count of shared bytes.
  */
 #define FUZZ_DEEP_SAMPLE 8u
 
 /**
- * fuzz_dma_begin() - a layer in exactly the state dma_layer_init() and
- *	dma_bounce_pool_add() leave it in, for this input.
+ * fuzz_dma_begin() - a layer in exactly the state sluice_dma_layer_init() and
+ *	sluice_dma_bounce_pool_add() leave it in, for this input.
  * @in: the input (its hash decides the sampled checks of fuzz_dma_fini()).
  * @policy: the first pool's policy.
  * @ncpus: CPUs the layer sees.
@@ -232,19 +232,19 @@ struct fuzz_dma {
  * run: a crash replays from its file alone.
  * Return: the layer (never NULL: a failed set-up traps).
  */
-struct fuzz_dma *fuzz_dma_begin(const struct fuzz_in *in, enum dma_bounce_policy policy,
-				unsigned int ncpus, enum dma_scrub scrub, int second);
+struct fuzz_dma *fuzz_dma_begin(const struct fuzz_in *in, enum sluice_dma_bounce_policy policy,
+				unsigned int ncpus, enum sluice_dma_scrub scrub, int second);
 
 /**
  * fuzz_dma_add_pool() - grow the layer by one more pool of FUZZ_POOL_BYTES, now.
  * @fd: the layer.
  * @policy: the new pool's policy.
  *
- * The real dma_bounce_pool_add(), on memory with host garbage in every slot's
+ * The real sluice_dma_bounce_pool_add(), on memory with host garbage in every slot's
  * first and last bytes (checked scrubbed when the add succeeds).
- * Return: 0, DMA_ERR_NOMEM when FUZZ_MAX_POOLS are in use, or the layer's code.
+ * Return: 0, SLUICE_DMA_ERR_NOMEM when FUZZ_MAX_POOLS are in use, or the layer's code.
  */
-int fuzz_dma_add_pool(struct fuzz_dma *fd, enum dma_bounce_policy policy);
+int fuzz_dma_add_pool(struct fuzz_dma *fd, enum sluice_dma_bounce_policy policy);
 
 /**
  * fuzz_dma_pool_mem() - the memory behind pool @i.
@@ -259,7 +259,7 @@ unsigned char *fuzz_dma_pool_mem(unsigned int i);
  * @len: bytes written.
  *
  * The layer's own writes (mappings, coherent memory) are noted by wrappers of
- * dma_map() and dma_alloc_coherent() (ld --wrap); a target calls this only for
+ * sluice_dma_map() and sluice_dma_alloc_coherent() (ld --wrap); a target calls this only for
  * host writes outside any mapping (scribbles over free slots).
  */
 void fuzz_dma_dirty(const void *p, size_t len);

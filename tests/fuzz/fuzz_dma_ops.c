@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_dma_ops.c - the DMA API (dma/dma.h) and the shared arena (dma/arena.h)
- * driven by random operation sequences and checked against a reference model.
+ * fuzz_dma_ops.c - the DMA API (dma/include/sluice/dma.h) and the shared arena
+ * (dma/include/sluice/arena.h) driven by random operation sequences and checked against a reference
+ * model.
  *
  * The adversary controls the caller's side within the API's contract: which
  * buffers are mapped (private memory, which bounces, or arena blocks, which map
@@ -21,12 +22,12 @@
  * hook owns the buffer and the tag allows it, else it lies in a pool, in
  * shared memory, inside the tag's limits (address limit, boundary,
  * min_align bits, alloc alignment) and overlaps no other live mapping; the
- * device sees the caller's bytes (or zeros under DMA_SCRUB_ZERO for
+ * device sees the caller's bytes (or zeros under SLUICE_DMA_SCRUB_ZERO for
  * from-device), never another mapping's; syncs and unmaps copy exactly what
  * the direction says and nothing on discard; coherent memory and arena blocks
  * come zeroed and aligned, and a freed block reads zero right after the free;
  * an empty layer never reports "full" for a small request; pool and arena
- * statistics equal the model's counts; dma_layer_check() and dma_arena_check()
+ * statistics equal the model's counts; sluice_dma_layer_check() and sluice_dma_arena_check()
  * pass (after steps 3, 7, 15, 31, then every 32nd on a sampled input,
  * FUZZ_DEEP_SAMPLE, and at the end
  * of one input in DOF_END_SAMPLE; the scrub of every idle arena block on one in
@@ -35,7 +36,7 @@
  *
  * Found and fixed (replayed from tests/fuzz/regressions/): coherent memory not
  * page aligned for a tag with a min_align_mask; an in-place sync past the arena
- * block trapped instead of returning DMA_ERR_RANGE; the sluice policy rounded
+ * block trapped instead of returning SLUICE_DMA_ERR_RANGE; the sluice policy rounded
  * candidates to a stride that is no power of two (min_align_mask bits above the
  * alloc alignment) and returned misaligned slots.
  */
@@ -44,10 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dma/arena.h"
+#include <sluice/arena.h>
 
 #define DOF_PRIV_BYTES (256u * 1024u)
-#define DOF_ARENA_BYTES (2 * DMA_ARENA_CHUNK_SIZE)
+#define DOF_ARENA_BYTES (2 * SLUICE_DMA_ARENA_CHUNK_SIZE)
 #define DOF_MAX_MAPS 48u
 #define DOF_MAX_BLOCKS 16u
 #define DOF_MAX_OPS 600u
@@ -55,7 +56,7 @@
 /* The longest mapping or coherent allocation a step asks for. */
 #define DOF_MAX_DEV (512u * 1024u)
 /* One input in this many checks at the end that every idle arena block reads
- * zero (dma_arena_check() with DMA_ARENA_CHECK_SCRUB: megabytes of reads);
+ * zero (sluice_dma_arena_check() with SLUICE_DMA_ARENA_CHECK_SCRUB: megabytes of reads);
  * every input checks each block it frees right after the free. */
 #define DOF_SCRUB_SAMPLE 64u
 /* One input in this many (besides the FUZZ_DEEP_SAMPLE ones, checked all along)
@@ -65,7 +66,7 @@
 /**
  * struct dof_map - the model of one live mapping or coherent allocation.
  * @live: in use.
- * @coherent: from dma_alloc_coherent() (@buf is its CPU address).
+ * @coherent: from sluice_dma_alloc_coherent() (@buf is its CPU address).
  * @inplace: mapped in place (the device address is the buffer).
  * @block: arena block the buffer lies in, or -1.
  * @buf: the caller's buffer.
@@ -83,7 +84,7 @@ struct dof_map {
 	unsigned char *buf;
 	uint64_t dma;
 	size_t len;
-	enum dma_dir dir;
+	enum sluice_dma_dir dir;
 	unsigned char *dev;
 };
 
@@ -131,13 +132,13 @@ struct dof_expect {
 struct dof {
 	struct fuzz_in *in;
 	struct fuzz_dma *fd;
-	enum dma_scrub scrub;
+	enum sluice_dma_scrub scrub;
 	unsigned int ncpus;
 	bool use_arena;
-	struct dma_arena arena;
+	struct sluice_dma_arena arena;
 	void *arena_meta;
-	struct dma_inplace_region hook;
-	struct dma_tag tags[DOF_NTAGS];
+	struct sluice_dma_inplace_region hook;
+	struct sluice_dma_tag tags[DOF_NTAGS];
 	struct dof_map maps[DOF_MAX_MAPS];
 	struct dof_block blocks[DOF_MAX_BLOCKS];
 	struct dof_expect exp;
@@ -147,7 +148,8 @@ struct dof {
 static struct dof dof;
 /* The caller's private memory (bounces) and the arena's region. */
 static unsigned char dof_priv[DOF_PRIV_BYTES] __attribute__((aligned(4096)));
-static unsigned char dof_arena_mem[DOF_ARENA_BYTES] __attribute__((aligned(DMA_ARENA_CHUNK_SIZE)));
+static unsigned char dof_arena_mem[DOF_ARENA_BYTES]
+	__attribute__((aligned(SLUICE_DMA_ARENA_CHUNK_SIZE)));
 /*
  * The model's memory, static so that no input pays for a fresh allocation of
  * up to 2 MiB (an mmap and its page faults): what the private buffer must
@@ -199,11 +201,12 @@ static void dof_check_cpu_range(struct dof *s, const unsigned char *p, size_t le
 
 static bool dof_dir_valid(int dir)
 {
-	return dir == DMA_TO_DEVICE || dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
+	return dir == SLUICE_DMA_TO_DEVICE || dir == SLUICE_DMA_FROM_DEVICE ||
+	       dir == SLUICE_DMA_BIDIRECTIONAL;
 }
 
-/* The documented rules of a valid tag (dma_tag_check()). */
-static bool dof_tag_valid(const struct dma_tag *t)
+/* The documented rules of a valid tag (sluice_dma_tag_check()). */
+static bool dof_tag_valid(const struct sluice_dma_tag *t)
 {
 	return !(t->min_align_mask & (t->min_align_mask + 1)) &&
 	       !(t->alloc_align_mask & (t->alloc_align_mask + 1)) &&
@@ -212,7 +215,7 @@ static bool dof_tag_valid(const struct dma_tag *t)
 }
 
 /* [a, a + len) satisfies the tag's address limit and boundary. */
-static bool dof_in_limits(const struct dma_tag *t, uint64_t a, size_t len)
+static bool dof_in_limits(const struct sluice_dma_tag *t, uint64_t a, size_t len)
 {
 	uint64_t last = a + len - 1;
 
@@ -322,11 +325,11 @@ static size_t dof_len(struct fuzz_in *in, size_t max)
 
 /* ------------------------------------------------------------------ tags */
 
-static void dof_random_tag(struct fuzz_in *in, struct dma_tag *t)
+static void dof_random_tag(struct fuzz_in *in, struct sluice_dma_tag *t)
 {
 	uint8_t how = fuzz_u8(in);
 
-	*t = DMA_TAG_DEFAULT;
+	*t = SLUICE_DMA_TAG_DEFAULT;
 	if (how & 0x80) {
 		/* Raw values: mostly invalid masks, which must be refused. */
 		t->min_align_mask = fuzz_u64(in);
@@ -351,17 +354,17 @@ static void dof_random_tag(struct fuzz_in *in, struct dma_tag *t)
 
 static void dof_setup_tags(struct dof *s)
 {
-	struct dma_tag *t = s->tags;
+	struct sluice_dma_tag *t = s->tags;
 
-	t[0] = DMA_TAG_DEFAULT;
-	t[1] = DMA_TAG_DEFAULT;
+	t[0] = SLUICE_DMA_TAG_DEFAULT;
+	t[1] = SLUICE_DMA_TAG_DEFAULT;
 	t[1].min_align_mask = 4095; /* NVMe */
-	t[2] = DMA_TAG_DEFAULT;
+	t[2] = SLUICE_DMA_TAG_DEFAULT;
 	t[2].alloc_align_mask = 4095;
-	t[3] = DMA_TAG_DEFAULT;
+	t[3] = SLUICE_DMA_TAG_DEFAULT;
 	t[3].boundary_mask = 65535;
 	t[3].max_mapping = 16384;
-	t[4] = DMA_TAG_DEFAULT;
+	t[4] = SLUICE_DMA_TAG_DEFAULT;
 	t[4].addr_limit = 0xffffffffu; /* a 32-bit device: the pool is above it */
 	for (unsigned int i = 5; i < DOF_NTAGS; i++)
 		dof_random_tag(s->in, &t[i]);
@@ -372,7 +375,7 @@ static void dof_setup_tags(struct dof *s)
 static void dof_map(struct dof *s)
 {
 	struct fuzz_in *in = s->in;
-	const struct dma_tag *tag = &s->tags[fuzz_below(in, DOF_NTAGS)];
+	const struct sluice_dma_tag *tag = &s->tags[fuzz_below(in, DOF_NTAGS)];
 	uint8_t d = fuzz_u8(in);
 	int dir = d < 8 ? d % 5 : 1 + d % 3;
 	int bi = fuzz_u8(in) & 1 ? dof_pick_block(s) : -1;
@@ -399,14 +402,14 @@ static void dof_map(struct dof *s)
 	len = dof_len(in, room);
 	owned = bi >= 0 && len;
 	empty = dof_layer_empty(s);
-	rc = dma_map(&s->fd->dl, tag, buf, len, (enum dma_dir)dir, &dma);
+	rc = sluice_dma_map(&s->fd->dl, tag, buf, len, (enum sluice_dma_dir)dir, &dma);
 
 	if (!len || !dof_dir_valid(dir) || !dof_tag_valid(tag)) {
-		FUZZ_CHECK(rc == DMA_ERR_INVAL);
+		FUZZ_CHECK(rc == SLUICE_DMA_ERR_INVAL);
 		return;
 	}
 	if (tag->max_mapping && len > tag->max_mapping) {
-		FUZZ_CHECK(rc == DMA_ERR_RANGE);
+		FUZZ_CHECK(rc == SLUICE_DMA_ERR_RANGE);
 		return;
 	}
 	/* In place exactly when the hook owns the buffer and the tag allows it. */
@@ -415,17 +418,17 @@ static void dof_map(struct dof *s)
 		FUZZ_CHECK(rc == 0 && dma == (uint64_t)(uintptr_t)buf);
 		s->maps[slot] = (struct dof_map){ .live = true, .inplace = true, .block = bi,
 						  .buf = buf, .dma = dma, .len = len,
-						  .dir = (enum dma_dir)dir };
+						  .dir = (enum sluice_dma_dir)dir };
 		return;
 	}
 	if (rc) {
-		size_t max = dma_max_mapping_size(&s->fd->dl, tag);
+		size_t max = sluice_dma_max_mapping_size(&s->fd->dl, tag);
 
-		FUZZ_CHECK(rc == DMA_ERR_RANGE || rc == DMA_ERR_NOMEM);
+		FUZZ_CHECK(rc == SLUICE_DMA_ERR_RANGE || rc == SLUICE_DMA_ERR_NOMEM);
 		if (len > max)
-			FUZZ_CHECK(rc == DMA_ERR_RANGE);
+			FUZZ_CHECK(rc == SLUICE_DMA_ERR_RANGE);
 		/* Shorter than the limit: only alloc alignment may push it over. */
-		if (rc == DMA_ERR_RANGE && len <= max)
+		if (rc == SLUICE_DMA_ERR_RANGE && len <= max)
 			FUZZ_CHECK(tag->alloc_align_mask);
 		/* A small plain request never finds an empty layer full. */
 		if (empty && tag == &s->tags[0] && len <= 65536)
@@ -435,25 +438,25 @@ static void dof_map(struct dof *s)
 	/* A bounce mapping: in a pool, shared, in limits, disjoint from the rest. */
 	{
 		uint64_t off = (uint64_t)(uintptr_t)buf & tag->min_align_mask &
-			       (tag->alloc_align_mask | (DMA_IO_TLB_SIZE - 1));
+			       (tag->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1));
 		unsigned char *view = (unsigned char *)(uintptr_t)dma;
 		struct dof_map *m = &s->maps[slot];
 
 		FUZZ_CHECK(dma != (uint64_t)(uintptr_t)buf);
 		FUZZ_CHECK(dof_pool_of(s, dma, len) >= 0);
 		FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, view, len));
-		FUZZ_CHECK(dma_addr_is_shared(&s->fd->dl, dma, len));
+		FUZZ_CHECK(sluice_dma_addr_is_shared(&s->fd->dl, dma, len));
 		FUZZ_CHECK(dof_in_limits(tag, dma, len));
 		FUZZ_CHECK((dma & tag->min_align_mask) ==
 			   ((uint64_t)(uintptr_t)buf & tag->min_align_mask));
 		FUZZ_CHECK(((dma - off) & tag->alloc_align_mask) == 0);
 		FUZZ_CHECK(!dof_overlaps_live(s, dma, len, -1));
 		*m = (struct dof_map){ .live = true, .block = bi, .buf = buf, .dma = dma,
-				       .len = len, .dir = (enum dma_dir)dir };
+				       .len = len, .dir = (enum sluice_dma_dir)dir };
 		m->dev = dof_dev[slot];
 		/* What the device sees: the caller's bytes, or zeros - never
 		 * anything an earlier mapping or the host left there. */
-		if ((dir & DMA_TO_DEVICE) || s->scrub == DMA_SCRUB_COPY) {
+		if ((dir & SLUICE_DMA_TO_DEVICE) || s->scrub == SLUICE_DMA_SCRUB_COPY) {
 			memcpy(m->dev, dof_shadow_of(s, buf), len);
 			s->exp.to_dev += len;
 		} else {
@@ -477,7 +480,7 @@ static void dof_unmap(struct dof *s, int i, bool discard)
 	if (!m->inplace) {
 		/* The device's bytes are still where the model says. */
 		FUZZ_CHECK(!memcmp((void *)(uintptr_t)m->dma, m->dev, m->len));
-		if ((m->dir & DMA_FROM_DEVICE) && !discard) {
+		if ((m->dir & SLUICE_DMA_FROM_DEVICE) && !discard) {
 			dof_cpu_dirty(m->buf, m->len);
 			memcpy(dof_shadow_of(s, m->buf), m->dev, m->len);
 			s->exp.from_dev += m->len;
@@ -485,9 +488,9 @@ static void dof_unmap(struct dof *s, int i, bool discard)
 		s->exp.unmaps++;
 	}
 	if (discard)
-		dma_unmap_discard(&s->fd->dl, m->dma, m->len, m->dir);
+		sluice_dma_unmap_discard(&s->fd->dl, m->dma, m->len, m->dir);
 	else
-		dma_unmap(&s->fd->dl, m->dma, m->len, m->dir);
+		sluice_dma_unmap(&s->fd->dl, m->dma, m->len, m->dir);
 	dof_check_cpu_range(s, m->buf, m->len);
 	dof_release(m);
 }
@@ -507,34 +510,37 @@ static void dof_sync(struct dof *s, bool for_cpu)
 	len = fuzz_u8(in) & 1 ? fuzz_below(in, (uint32_t)m->len + 2) : m->len - (off < m->len ? off : 0);
 	dir = fuzz_u8(in) & 3 ? (int)m->dir : (int)fuzz_below(in, 5);
 	if (!len || !dof_dir_valid(dir)) {
-		expect = DMA_ERR_INVAL;
+		expect = SLUICE_DMA_ERR_INVAL;
 	} else if (m->inplace) {
 		/* The layer keeps no length for an in-place mapping: it can only
-		 * refuse a range that leaves the arena block (DMA_ERR_RANGE), and
+		 * refuse a range that leaves the arena block (SLUICE_DMA_ERR_RANGE), and
 		 * has no direction to compare. */
 		const struct dof_block *b = &s->blocks[m->block];
 		size_t from = (size_t)(m->buf - b->ptr);
 
-		expect = off > b->size - from || len > b->size - from - off ? DMA_ERR_RANGE : 0;
+		expect = off > b->size - from || len > b->size - from - off ? SLUICE_DMA_ERR_RANGE
+									    : 0;
 	} else if (dir != (int)m->dir) {
-		expect = DMA_ERR_PERM;
+		expect = SLUICE_DMA_ERR_PERM;
 	} else if (off > m->len || len > m->len - off) {
-		expect = DMA_ERR_RANGE;
+		expect = SLUICE_DMA_ERR_RANGE;
 	} else {
 		expect = 0;
 	}
 	if (for_cpu)
-		rc = dma_sync_for_cpu(&s->fd->dl, m->dma, off, len, (enum dma_dir)dir);
+		rc = sluice_dma_sync_for_cpu(&s->fd->dl, m->dma, off, len,
+					     (enum sluice_dma_dir)dir);
 	else
-		rc = dma_sync_for_device(&s->fd->dl, m->dma, off, len, (enum dma_dir)dir);
+		rc = sluice_dma_sync_for_device(&s->fd->dl, m->dma, off, len,
+						(enum sluice_dma_dir)dir);
 	FUZZ_CHECK(rc == expect);
 	if (rc || m->inplace)
 		return;
-	if (for_cpu && (m->dir & DMA_FROM_DEVICE)) {
+	if (for_cpu && (m->dir & SLUICE_DMA_FROM_DEVICE)) {
 		dof_cpu_dirty(m->buf + off, len);
 		memcpy(dof_shadow_of(s, m->buf + off), m->dev + off, len);
 		s->exp.from_dev += len;
-	} else if (!for_cpu && (m->dir & DMA_TO_DEVICE)) {
+	} else if (!for_cpu && (m->dir & SLUICE_DMA_TO_DEVICE)) {
 		memcpy(m->dev + off, dof_shadow_of(s, m->buf + off), len);
 		s->exp.to_dev += len;
 	}
@@ -640,7 +646,7 @@ static void dof_cpu_write(struct dof *s)
 static void dof_coherent_alloc(struct dof *s)
 {
 	struct fuzz_in *in = s->in;
-	const struct dma_tag *tag = &s->tags[fuzz_below(in, DOF_NTAGS)];
+	const struct sluice_dma_tag *tag = &s->tags[fuzz_below(in, DOF_NTAGS)];
 	size_t size = dof_len(in, 512u * 1024u);
 	int slot = dof_free_map_slot(s);
 	bool empty = dof_layer_empty(s);
@@ -649,7 +655,7 @@ static void dof_coherent_alloc(struct dof *s)
 
 	if (slot < 0)
 		return;
-	va = dma_alloc_coherent(&s->fd->dl, tag, size, &dma);
+	va = sluice_dma_alloc_coherent(&s->fd->dl, tag, size, &dma);
 	if (!size || !dof_tag_valid(tag) || (tag->max_mapping && size > tag->max_mapping)) {
 		FUZZ_CHECK(va == NULL);
 		return;
@@ -663,11 +669,16 @@ static void dof_coherent_alloc(struct dof *s)
 	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, va, size));
 	FUZZ_CHECK(dof_in_limits(tag, dma, size));
 	FUZZ_CHECK(!(dma & tag->alloc_align_mask));
-	FUZZ_CHECK(size < DMA_PAGE_SIZE || !(dma & (DMA_PAGE_SIZE - 1)));
+	FUZZ_CHECK(size < SLUICE_DMA_PAGE_SIZE || !(dma & (SLUICE_DMA_PAGE_SIZE - 1)));
 	FUZZ_CHECK(!dof_overlaps_live(s, dma, size, -1));
 	FUZZ_CHECK(fuzz_is_zero(va, size));
-	s->maps[slot] = (struct dof_map){ .live = true, .coherent = true, .block = -1, .buf = va,
-					  .dma = dma, .len = size, .dir = DMA_BIDIRECTIONAL };
+	s->maps[slot] = (struct dof_map){ .live = true,
+					  .coherent = true,
+					  .block = -1,
+					  .buf = va,
+					  .dma = dma,
+					  .len = size,
+					  .dir = SLUICE_DMA_BIDIRECTIONAL };
 	s->maps[slot].dev = dof_dev[slot];
 	memset(s->maps[slot].dev, 0, size);
 	s->exp.mappings++;
@@ -679,7 +690,7 @@ static void dof_coherent_free(struct dof *s, int i)
 	struct dof_map *m = &s->maps[i];
 
 	FUZZ_CHECK(!memcmp(m->buf, m->dev, m->len));
-	dma_free_coherent(&s->fd->dl, m->buf, m->len);
+	sluice_dma_free_coherent(&s->fd->dl, m->buf, m->len);
 	s->exp.unmaps++;
 	dof_release(m);
 }
@@ -698,30 +709,32 @@ static void dof_arena_alloc(struct dof *s)
 	if (slot < 0)
 		return;
 	if (how < 8) {
-		size = how == 0 ? 0 : DMA_ARENA_MAX_BLOCK + fuzz_u8(in);
+		size = how == 0 ? 0 : SLUICE_DMA_ARENA_MAX_BLOCK + fuzz_u8(in);
 	} else if (how < 32) {
 		/* Any order up to a whole chunk, each as likely: a 2 MiB block
 		 * (scrubbed, shadowed and compared whole) is one draw in ten. */
-		size_t top = DMA_ARENA_MIN_BLOCK << fuzz_below(in, DMA_ARENA_NR_ORDERS);
+		size_t top = SLUICE_DMA_ARENA_MIN_BLOCK
+			     << fuzz_below(in, SLUICE_DMA_ARENA_NR_ORDERS);
 
 		size = 1 + fuzz_u32(in) % top;
 	} else {
 		size = 1 + fuzz_u32(in) % (64u * 1024u);
 	}
-	p = dma_arena_alloc(&s->arena, size);
-	if (!size || size > DMA_ARENA_MAX_BLOCK) {
+	p = sluice_dma_arena_alloc(&s->arena, size);
+	if (!size || size > SLUICE_DMA_ARENA_MAX_BLOCK) {
 		FUZZ_CHECK(p == NULL);
 		return;
 	}
 	if (!p)
 		return; /* cap, exhaustion or an injected conversion failure */
-	for (want = DMA_ARENA_MIN_BLOCK; want < size; want <<= 1)
+	for (want = SLUICE_DMA_ARENA_MIN_BLOCK; want < size; want <<= 1)
 		;
 	FUZZ_CHECK(p >= dof_arena_mem && p + want <= dof_arena_mem + DOF_ARENA_BYTES);
 	FUZZ_CHECK(!((uintptr_t)p & (want - 1)));
-	FUZZ_CHECK(dma_arena_block_size(&s->arena, p) == want);
-	FUZZ_CHECK(dma_arena_owns(&s->arena, p, want) && !dma_arena_owns(&s->arena, p, want + 1));
-	FUZZ_CHECK(dma_arena_is_shared(&s->arena, p, want));
+	FUZZ_CHECK(sluice_dma_arena_block_size(&s->arena, p) == want);
+	FUZZ_CHECK(sluice_dma_arena_owns(&s->arena, p, want) &&
+		   !sluice_dma_arena_owns(&s->arena, p, want + 1));
+	FUZZ_CHECK(sluice_dma_arena_is_shared(&s->arena, p, want));
 	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, p, want));
 	for (unsigned int i = 0; i < DOF_MAX_BLOCKS; i++)
 		if (s->blocks[i].ptr)
@@ -744,8 +757,8 @@ static void dof_arena_free(struct dof *s, int bi)
 		if (s->maps[i].live && s->maps[i].block == bi)
 			return;
 	FUZZ_CHECK(!memcmp(b->ptr, b->shadow, b->size));
-	dma_arena_free(&s->arena, b->ptr);
-	FUZZ_CHECK(!dma_arena_owns(&s->arena, b->ptr, 1));
+	sluice_dma_arena_free(&s->arena, b->ptr);
+	FUZZ_CHECK(!sluice_dma_arena_owns(&s->arena, b->ptr, 1));
 	/* Scrubbed on free: nothing of its user reaches the next one, or the host. */
 	FUZZ_CHECK(fuzz_is_zero(b->ptr, b->size));
 	memset(b, 0, sizeof(*b));
@@ -775,12 +788,12 @@ static bool dof_deep_step(unsigned int ops)
 
 static void dof_check(struct dof *s, bool deep)
 {
-	struct dma_bounce_stats st;
+	struct sluice_dma_bounce_stats st;
 	uint64_t live = 0;
 
 	if (deep)
-		FUZZ_CHECK(dma_layer_check(&s->fd->dl) == 0);
-	FUZZ_CHECK(dma_bounce_stats_get(&s->fd->dl, -1, &st) == 0);
+		FUZZ_CHECK(sluice_dma_layer_check(&s->fd->dl) == 0);
+	FUZZ_CHECK(sluice_dma_bounce_stats_get(&s->fd->dl, -1, &st) == 0);
 	FUZZ_CHECK(st.mappings == s->exp.mappings && st.unmaps == s->exp.unmaps);
 	FUZZ_CHECK(st.bytes_to_device == s->exp.to_dev);
 	FUZZ_CHECK(st.bytes_from_device == s->exp.from_dev);
@@ -789,13 +802,14 @@ static void dof_check(struct dof *s, bool deep)
 		live += s->maps[i].live && !s->maps[i].inplace;
 	FUZZ_CHECK(st.used >= live && st.used <= st.nslabs);
 	FUZZ_CHECK(st.used_hiwater >= st.used || s->fd->dl.ncpus > 1);
-	FUZZ_CHECK(dma_bounce_stats_get(&s->fd->dl, (int)s->fd->npools, &st) == DMA_ERR_NOENT);
+	FUZZ_CHECK(sluice_dma_bounce_stats_get(&s->fd->dl, (int)s->fd->npools, &st) ==
+		   SLUICE_DMA_ERR_NOENT);
 	if (s->use_arena) {
-		struct dma_arena_stats as;
+		struct sluice_dma_arena_stats as;
 
 		if (deep)
-			FUZZ_CHECK(dma_arena_check(&s->arena, 0) == 0);
-		dma_arena_get_stats(&s->arena, &as);
+			FUZZ_CHECK(sluice_dma_arena_check(&s->arena, 0) == 0);
+		sluice_dma_arena_get_stats(&s->arena, &as);
 		FUZZ_CHECK(as.allocs == s->arena_allocs && as.frees == s->arena_frees);
 		FUZZ_CHECK(as.blocks_live == s->arena_allocs - s->arena_frees);
 	}
@@ -805,22 +819,22 @@ static void dof_check(struct dof *s, bool deep)
 
 static void dof_setup_arena(struct dof *s, uint8_t cap)
 {
-	struct dma_arena_config cfg = {
+	struct sluice_dma_arena_config cfg = {
 		.base = dof_arena_mem,
 		.len = DOF_ARENA_BYTES,
 		.max_shared = cap % 3,
 		.ncpus = s->ncpus,
 	};
 
-	cfg.meta_len = dma_arena_meta_size(cfg.len, cfg.ncpus);
+	cfg.meta_len = sluice_dma_arena_meta_size(cfg.len, cfg.ncpus);
 	/* Any alignment: offset the storage by one byte. */
 	s->arena_meta = malloc(cfg.meta_len + 1);
 	FUZZ_CHECK(s->arena_meta != NULL);
 	cfg.meta = (char *)s->arena_meta + 1;
-	FUZZ_CHECK(dma_arena_init(&s->arena, &s->fd->mp.ops, &cfg) == 0);
-	s->hook.owns = dma_arena_inplace_owns;
+	FUZZ_CHECK(sluice_dma_arena_init(&s->arena, &s->fd->mp.ops, &cfg) == 0);
+	s->hook.owns = sluice_dma_arena_inplace_owns;
 	s->hook.ctx = &s->arena;
-	dma_layer_set_inplace(&s->fd->dl, &s->hook);
+	sluice_dma_layer_set_inplace(&s->fd->dl, &s->hook);
 }
 
 static void dof_teardown(struct dof *s)
@@ -838,7 +852,7 @@ static void dof_teardown(struct dof *s)
 	FUZZ_CHECK(!memcmp(dof_priv, dof_priv_shadow, DOF_PRIV_BYTES));
 	dof_check(s, s->fd->deep || fuzz_sampled(s->in, 0xe4d, DOF_END_SAMPLE));
 	if (s->use_arena) {
-		struct dma_arena_stats as;
+		struct sluice_dma_arena_stats as;
 		int rc;
 
 		for (unsigned int i = 0; i < DOF_MAX_BLOCKS; i++)
@@ -846,15 +860,16 @@ static void dof_teardown(struct dof *s)
 				dof_arena_free(s, (int)i);
 		/* Each block was checked zero as it was freed; all idle memory is,
 		 * here, on a sample (every idle block of every shared chunk). */
-		FUZZ_CHECK(dma_arena_check(&s->arena,
-					   fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE) ?
-					   DMA_ARENA_CHECK_SCRUB : 0) == 0);
-		dma_arena_get_stats(&s->arena, &as);
-		rc = dma_arena_fini(&s->arena);
-		FUZZ_CHECK(rc == (as.chunks_leaked ? DMA_ERR_IO : 0));
+		FUZZ_CHECK(sluice_dma_arena_check(&s->arena,
+						  fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE)
+							  ? SLUICE_DMA_ARENA_CHECK_SCRUB
+							  : 0) == 0);
+		sluice_dma_arena_get_stats(&s->arena, &as);
+		rc = sluice_dma_arena_fini(&s->arena);
+		FUZZ_CHECK(rc == (as.chunks_leaked ? SLUICE_DMA_ERR_IO : 0));
 		/* Leaked chunks stay shared, on purpose: the host may still see them. */
-		s->fd->shared_left = (size_t)as.chunks_leaked * DMA_ARENA_CHUNK_SIZE;
-		dma_layer_set_inplace(&s->fd->dl, NULL);
+		s->fd->shared_left = (size_t)as.chunks_leaked * SLUICE_DMA_ARENA_CHUNK_SIZE;
+		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		free(s->arena_meta);
 	}
 	fuzz_dma_fini(s->fd);
@@ -865,7 +880,7 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 	struct fuzz_in in = fuzz_in_start(data, size);
 	struct dof *s = &dof;
 	uint8_t mode, cap;
-	enum dma_bounce_policy policy;
+	enum sluice_dma_bounce_policy policy;
 
 	/* The caller's memory starts with known contents: the pattern, copied back
 	 * over the pages the previous input wrote (a byte loop, or even a copy of
@@ -885,8 +900,8 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 	s->in = &in;
 	mode = fuzz_u8(&in);
 	cap = fuzz_u8(&in);
-	policy = (enum dma_bounce_policy)(mode & 3);
-	s->scrub = (mode & 4) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY;
+	policy = (enum sluice_dma_bounce_policy)(mode & 3);
+	s->scrub = (mode & 4) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 	s->ncpus = 1 + ((mode >> 3) & 3);
 	s->use_arena = !(mode & 0x20);
 	s->fd = fuzz_dma_begin(&in, policy, s->ncpus, s->scrub,
@@ -949,7 +964,7 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 			break;
 		case 13:
 			if (s->use_arena)
-				(void)dma_arena_reclaim(&s->arena, fuzz_below(&in, 3));
+				(void)sluice_dma_arena_reclaim(&s->arena, fuzz_below(&in, 3));
 			break;
 		case 14:
 			mock_port_set_cpu(fuzz_below(&in, s->ncpus));
@@ -957,10 +972,12 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 		default:
 			switch (fuzz_u8(&in) & 3) {
 			case 0: {
-				int rc = fuzz_dma_add_pool(s->fd, (enum dma_bounce_policy)
-							   fuzz_below(&in, DMA_POLICY_COUNT));
+				int rc = fuzz_dma_add_pool(
+					s->fd, (enum sluice_dma_bounce_policy)fuzz_below(
+						       &in, SLUICE_DMA_POLICY_COUNT));
 
-				FUZZ_CHECK(rc == 0 || rc == DMA_ERR_NOMEM || rc == DMA_ERR_IO);
+				FUZZ_CHECK(rc == 0 || rc == SLUICE_DMA_ERR_NOMEM ||
+					   rc == SLUICE_DMA_ERR_IO);
 				break;
 			}
 			case 1:

@@ -39,7 +39,7 @@ static bool fnet_owns(void *ctx, const void *vaddr, size_t len)
 	       off + (len ? len : 1) <= VIRTIO_NET_BUF_SIZE;
 }
 
-static const struct dma_inplace_region fnet_hook_region = { fnet_owns, NULL };
+static const struct sluice_dma_inplace_region fnet_hook_region = { fnet_owns, NULL };
 
 /* Whether a device may be given [addr, addr + len): pool memory or the region. */
 static bool fnet_shared(struct fnet *s, uint64_t addr, uint32_t len)
@@ -477,7 +477,7 @@ void fnet_check(struct fnet *s, bool deep)
 	}
 	FUZZ_CHECK(s->nlive == 2 * n->queue_size * n->pairs_allocated);
 	if (deep)
-		FUZZ_CHECK(dma_layer_check(&s->fd->dl) == 0);
+		FUZZ_CHECK(sluice_dma_layer_check(&s->fd->dl) == 0);
 }
 
 /* ------------------------------------------------------------------ set-up, removal */
@@ -565,10 +565,10 @@ void fnet_begin(struct fnet *s, struct fuzz_in *in, uint8_t mode, int second)
 	s->mutate = mode & 0x20;
 	s->usable = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM) |
 		    VIRTIO_FEATURE(FNET_F_MAC) | VIRTIO_FEATURE(FNET_F_STATUS);
-	s->fd = fuzz_dma_begin(in, (enum dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY, second);
+	s->fd = fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
+			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
 	if (s->inplace)
-		dma_layer_set_inplace(&s->fd->dl, &fnet_hook_region);
+		sluice_dma_layer_set_inplace(&s->fd->dl, &fnet_hook_region);
 }
 
 void fnet_attach(struct fnet *s)
@@ -646,6 +646,6 @@ void fnet_end(struct fnet *s)
 	FUZZ_CHECK(s->net.quarantined == (s->dev.failed_resets > failed));
 	fnet_quarantine_check(s, &mark, rc, failed);
 	FUZZ_CHECK(s->nlive == 0 && s->dev.status == 0);
-	dma_layer_set_inplace(&s->fd->dl, NULL);
+	sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 	fuzz_dma_fini(s->fd);
 }

@@ -295,7 +295,7 @@ static uint32_t vbf_writable(const struct vbf_req *r)
 /* Segments the driver will cut @len into, as virtio_blk_submit() does. */
 static uint64_t vbf_seg_limit(struct vbf *s)
 {
-	uint64_t limit = dma_max_mapping_size(&s->fd->dl, &s->blk.tag);
+	uint64_t limit = sluice_dma_max_mapping_size(&s->fd->dl, &s->blk.tag);
 
 	if (s->blk.size_max && s->blk.size_max < limit)
 		limit = s->blk.size_max;
@@ -535,7 +535,7 @@ static void vbf_check(struct vbf *s, bool deep)
 
 	virtio_blk_get_stats(&s->blk, &now);
 	if (deep)
-		FUZZ_CHECK(dma_layer_check(&s->fd->dl) == 0);
+		FUZZ_CHECK(sluice_dma_layer_check(&s->fd->dl) == 0);
 	FUZZ_CHECK(st->submitted == s->expect.submitted && st->completed == s->expect.completed);
 	FUZZ_CHECK(st->errors == s->expect.errors && st->bad_len == s->expect.bad_len &&
 		   st->bad_status == s->expect.bad_status);
@@ -679,8 +679,9 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 	s->dev.read_num_queues = vbf_num_queues;
 	s->dev.on_setup = vbf_setup;
 	s->dev.on_notify = vbf_notify;
-	s->fd = fuzz_dma_begin(&in, (enum dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY, FUZZ_DMA_ONE_POOL);
+	s->fd = fuzz_dma_begin(&in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
+			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY,
+			       FUZZ_DMA_ONE_POOL);
 	plausible = vbf_configure(s, mode);
 	fuzz_quarantine_mark(&mark, s->fd);
 	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 1 + ((mode >> 4) & 1), 0, why,

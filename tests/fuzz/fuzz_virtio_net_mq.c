@@ -421,7 +421,7 @@ int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
 		FUZZ_CHECK(why[0] && memchr(why, '\0', sizeof(why)) != NULL);
 		fnet_quarantine_check(s, &mark, s->net.quarantined ? -5 : 0, 0);
 		FUZZ_CHECK(s->nlive == 0);
-		dma_layer_set_inplace(&s->fd->dl, NULL);
+		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		fuzz_dma_fini(s->fd);
 		return 0;
 	}

@@ -149,7 +149,7 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 		 * if the device did not reset; then nothing is left. */
 		fnet_quarantine_check(s, &mark, s->net.quarantined ? -5 : 0, 0);
 		FUZZ_CHECK(s->nlive == 0);
-		dma_layer_set_inplace(&s->fd->dl, NULL);
+		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		fuzz_dma_fini(s->fd);
 		return 0;
 	}

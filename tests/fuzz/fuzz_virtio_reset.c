@@ -346,8 +346,9 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 		s->dev.reset_script |= 2;
 		break;
 	}
-	s->fd = fuzz_dma_begin(in, (enum dma_bounce_policy)((mode >> 2) & 3), 1,
-			       (mode & 0x10) ? DMA_SCRUB_ZERO : DMA_SCRUB_COPY, FUZZ_DMA_ONE_POOL);
+	s->fd = fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 2) & 3), 1,
+			       (mode & 0x10) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY,
+			       FUZZ_DMA_ONE_POOL);
 	fuzz_clock_start(VRS_BUDGET, NULL, NULL);
 	fuzz_quarantine_mark(&mark, s->fd);
 	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 2, 0, why, sizeof(why));
@@ -443,7 +444,7 @@ static void vrn_run(struct fuzz_in *in, uint8_t mode)
 	if (point == VRS_NEGOTIATION) {
 		FUZZ_CHECK(rc == -5 && !s->net.quarantined && s->dev.failed_resets == 1);
 		fuzz_quarantine_none(&mark);
-		dma_layer_set_inplace(&s->fd->dl, NULL);
+		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		fuzz_dma_fini(s->fd);
 		return;
 	}
@@ -453,7 +454,7 @@ static void vrn_run(struct fuzz_in *in, uint8_t mode)
 		FUZZ_CHECK(rc != 0 && s->net.quarantined);
 		fnet_quarantine_check(s, &mark, -5, 0);
 		FUZZ_CHECK(s->nlive == 0);
-		dma_layer_set_inplace(&s->fd->dl, NULL);
+		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		fuzz_dma_fini(s->fd);
 		return;
 	}

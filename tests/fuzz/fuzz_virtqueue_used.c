@@ -16,9 +16,9 @@
  *
  * Checked after every step against a model of the requests in flight: a token
  * comes back only if it is in flight, and only for the id the queue read; the
- * length is exactly the one read, or 0 with DMA_ERR_RANGE when it exceeds the
+ * length is exactly the one read, or 0 with SLUICE_DMA_ERR_RANGE when it exceeds the
  * writable bytes posted; add and get_used return the codes the model predicts
- * (DMA_ERR_IO once broken); free and in-flight counts and statistics agree
+ * (SLUICE_DMA_ERR_IO once broken); free and in-flight counts and statistics agree
  * with the model; virtq_check() passes (after every step on one input in
  * VQF_DEEP_SAMPLE, before every reset and at the end on all); in confidential
  * mode every address the device is given lies in shared memory; at the end
@@ -265,11 +265,11 @@ static void vqf_add(struct vqf *s, uint64_t buf_dma)
 	FUZZ_CHECK(k < VQF_MAX_NUM);
 	need = (s->flags & VIRTQ_INIT_INDIRECT) && n > 1 && n <= VIRTQ_INDIRECT_MAX ? 1 : n;
 	if (virtq_is_broken(&s->vq))
-		expect = DMA_ERR_IO;
+		expect = SLUICE_DMA_ERR_IO;
 	else if (n > s->num || zero)
-		expect = DMA_ERR_INVAL;
+		expect = SLUICE_DMA_ERR_INVAL;
 	else if (private && (s->flags & VIRTQ_INIT_CONFIDENTIAL))
-		expect = DMA_ERR_FAULT;
+		expect = SLUICE_DMA_ERR_FAULT;
 	else if (need > s->model_free)
 		expect = VIRTQ_ERR_NOSPC;
 	else
@@ -283,7 +283,7 @@ static void vqf_add(struct vqf *s, uint64_t buf_dma)
 		if (rc)
 			FUZZ_CHECK(s->vq.avail->idx == avail_before);
 	}
-	if (rc == DMA_ERR_FAULT)
+	if (rc == SLUICE_DMA_ERR_FAULT)
 		s->refused++;
 	if (rc)
 		return;
@@ -385,7 +385,7 @@ static void vqf_get_used(struct vqf *s)
 	if (!t) {
 		FUZZ_CHECK(len == 0);
 		if (want_status)
-			FUZZ_CHECK(status == (virtq_is_broken(&s->vq) ? DMA_ERR_IO : 0));
+			FUZZ_CHECK(status == (virtq_is_broken(&s->vq) ? SLUICE_DMA_ERR_IO : 0));
 		return;
 	}
 	{
@@ -397,7 +397,7 @@ static void vqf_get_used(struct vqf *s)
 		if (s->last_len > r->writable) {
 			FUZZ_CHECK(len == 0);
 			if (want_status)
-				FUZZ_CHECK(status == DMA_ERR_RANGE);
+				FUZZ_CHECK(status == SLUICE_DMA_ERR_RANGE);
 		} else {
 			FUZZ_CHECK(len == s->last_len);
 			if (want_status)
@@ -453,8 +453,8 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = fuzz_in_start(data, size);
 	struct vqf *s = &vqf;
-	const struct dma_tag tag = DMA_TAG_DEFAULT;
-	enum dma_bounce_policy policy;
+	const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
+	enum sluice_dma_bounce_policy policy;
 	unsigned char *meta;
 	size_t meta_len;
 	unsigned int meta_off;
@@ -466,11 +466,11 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size)
 	s->deep = fuzz_sampled(&in, 0x7671, VQF_DEEP_SAMPLE);
 	s->num = 1u << fuzz_below(&in, 9);
 	s->flags = fuzz_u8(&in) & 7;
-	policy = (enum dma_bounce_policy)fuzz_below(&in, DMA_POLICY_COUNT);
+	policy = (enum sluice_dma_bounce_policy)fuzz_below(&in, SLUICE_DMA_POLICY_COUNT);
 	meta_off = fuzz_below(&in, 8);
 	for (unsigned int h = 0; h < VQF_MAX_NUM; h++)
 		s->head_req[h] = -1;
-	s->fd = fuzz_dma_begin(&in, policy, 1, DMA_SCRUB_COPY, FUZZ_DMA_ONE_POOL);
+	s->fd = fuzz_dma_begin(&in, policy, 1, SLUICE_DMA_SCRUB_COPY, FUZZ_DMA_ONE_POOL);
 	meta_len = virtq_meta_size(s->num);
 	meta = malloc(meta_len + meta_off);
 	FUZZ_CHECK(meta != NULL && meta_len);
@@ -479,7 +479,7 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size)
 	s->vq.read_hook = vqf_hook;
 	s->vq.read_hook_ctx = s;
 	s->model_free = s->num;
-	buf = dma_alloc_coherent(&s->fd->dl, &tag, VQF_BUF_BYTES, &buf_dma);
+	buf = sluice_dma_alloc_coherent(&s->fd->dl, &tag, VQF_BUF_BYTES, &buf_dma);
 	FUZZ_CHECK(buf != NULL);
 
 	for (unsigned int ops = 0; fuzz_more(&in) && ops < VQF_MAX_OPS; ops++) {
@@ -538,7 +538,7 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size)
 	vqf_reset(s);
 	vqf_check_state(s, true);
 	FUZZ_CHECK(virtq_destroy(&s->vq) == 0);
-	dma_free_coherent(&s->fd->dl, buf, VQF_BUF_BYTES);
+	sluice_dma_free_coherent(&s->fd->dl, buf, VQF_BUF_BYTES);
 	fuzz_dma_fini(s->fd);
 	free(meta);
 	return 0;

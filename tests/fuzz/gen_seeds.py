@@ -732,7 +732,7 @@ def dma_len(s, ln):
     return s.u8(7).u32(ln - 1)
 
 
-def dma_map(s, tag, d, off, ln, block=None, boff=0, bsize=4096):
+def sluice_dma_map(s, tag, d, off, ln, block=None, boff=0, bsize=4096):
     s.u8(0).below(8, tag).u8(d)
     if block is None:
         s.u8(0).below(256 * 1024, off)
@@ -747,15 +747,15 @@ def gen_dma():
 
     # linux policy, copy scrub, one CPU, arena: maps, device writes, syncs.
     s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)      # mode, cap, three default tags
-    dma_map(s, 0, TO, 0, 4096)
-    dma_map(s, 0, FROM, 8192, 3000)
+    sluice_dma_map(s, 0, TO, 0, 4096)
+    sluice_dma_map(s, 0, FROM, 8192, 3000)
     s.u8(7).u8(1).u8(1).below(3000, 10).below(2990, 100).u8(0x77)  # device writes
     s.u8(5).u8(1).u8(0).below(3002, 0).u8(1).below(3002, 50).u8(1)  # sync for cpu
     s.u8(3).u8(1)                                    # unmap the from-device one
     s.u8(10).u8(0)
     dma_len(s, 8192)                                 # coherent 8 KiB
     s.u8(11).u8(40).u32(16383)                       # arena block of 16 KiB
-    dma_map(s, 0, BIDI, 0, 1000, block=0, boff=100, bsize=16384)
+    sluice_dma_map(s, 0, BIDI, 0, 1000, block=0, boff=100, bsize=16384)
     s.u8(9).u8(1).u8(0).u8(0x42).below(16384, 0).below(8192, 99)  # cpu writes the block
     s.u8(3).u8(0)
     write('corpus', t, 'linux_basics', s)
@@ -764,8 +764,8 @@ def gen_dma():
     s = Seed().u8(0x03 | 0x04 | 0x18 | 0x40).u8(0xc1).u8(0).u8(0).u8(0)
     for cpu in range(4):
         s.u8(14).u8(cpu)
-        dma_map(s, 0, FROM, cpu * 20000, 5000)
-        dma_map(s, 0, TO, cpu * 20000 + 10000, 2048)
+        sluice_dma_map(s, 0, FROM, cpu * 20000, 5000)
+        sluice_dma_map(s, 0, TO, cpu * 20000 + 10000, 2048)
     s.u8(8).u8(0).u32(12345).u32(4000).u8(0xee)     # host scribbles free slots
     s.u8(15).u8(1).u8(1)                             # next set_shared fails
     s.u8(11).u8(200).u32(4095)
@@ -784,8 +784,8 @@ def gen_dma():
         s.u8(0x80).u64(0x123).u64(7).u64(0xfff).u64(~0).u32(0)  # tag 6: invalid
         s.u8(0x10).u32(300)                          # tag 7: max_mapping 300
         for tag in range(8):
-            dma_map(s, tag, BIDI, 777 + tag * 9000, 1500 + tag * 1000)
-        dma_map(s, 0, FROM, 0, 200 * 1024)
+            sluice_dma_map(s, tag, BIDI, 777 + tag * 9000, 1500 + tag * 1000)
+        sluice_dma_map(s, 0, FROM, 0, 200 * 1024)
         s.u8(5).u8(2).u8(0).u8(0).u8(0)              # sync with the wrong direction
         write('corpus', t, name, s)
 
@@ -801,21 +801,21 @@ def gen_dma():
 
     # Fixed bug (regression): a sync two bytes long on an in-place mapping of one
     # byte at the end of its arena block trapped ("not in any pool nor in-place
-    # region") where a bounce mapping returns DMA_ERR_RANGE.
+    # region") where a bounce mapping returns SLUICE_DMA_ERR_RANGE.
     s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)
     s.u8(11).u8(40).u32(4095)                        # arena block of 4 KiB
-    dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
+    sluice_dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
     s.u8(5).u8(0).u8(0).u8(1).below(3, 2).u8(1)     # sync_for_cpu(0, 2)
     write('regressions', t, 'inplace_sync_past_block', s)
 
     # Fixed bug (regression): the same sync at offset 2 went into the next arena
     # block, live too, and was accepted (0) where it leaves its mapping's block
-    # (DMA_ERR_RANGE): the layer checked the synced range alone, not from the
+    # (SLUICE_DMA_ERR_RANGE): the layer checked the synced range alone, not from the
     # mapping's start.
     s = Seed().u8(0x00).u8(0).u8(0).u8(0).u8(0)
     s.u8(11).u8(40).u32(4095)                        # arena block of 4 KiB
     s.u8(11).u8(40).u32(4095)                        # and the next one
-    dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
+    sluice_dma_map(s, 0, FROM, 0, 1, block=0, boff=4095, bsize=4096)
     s.u8(5).u8(0).u8(1).below(3, 2).u8(1).below(3, 2).u8(1)  # sync_for_cpu(2, 2)
     write('regressions', t, 'inplace_sync_into_next_block', s)
 

@@ -2,7 +2,7 @@
 /*
  * dma_port.h - porting interface of the Sluice DMA layer.
  *
- * FOR IMPLEMENTERS ONLY. Code that maps buffers includes "dma/dma.h"; this header
+ * FOR IMPLEMENTERS ONLY. Code that maps buffers includes "dma/include/sluice/dma.h"; this header
  * is for whoever embeds the library on a new platform (the Sluice kernel, a host
  * test harness, TEE firmware). The library reaches the platform through exactly
  * these callbacks and nothing else; it allocates no memory of its own and calls
@@ -15,22 +15,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma_errors.h"
+#include <sluice/dma_errors.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /**
- * enum dma_log_level - severity passed to &struct dma_port_ops.log.
- * @DMA_LOG_ERR: something failed and the caller gets an error.
- * @DMA_LOG_WARN: something unexpected that the library recovered from.
- * @DMA_LOG_INFO: configuration and statistics reports.
+ * enum sluice_dma_log_level - severity passed to &struct sluice_dma_port_ops.log.
+ * @SLUICE_DMA_LOG_ERR: something failed and the caller gets an error.
+ * @SLUICE_DMA_LOG_WARN: something unexpected that the library recovered from.
+ * @SLUICE_DMA_LOG_INFO: configuration and statistics reports.
  */
-enum dma_log_level {
-	DMA_LOG_ERR = 0,
-	DMA_LOG_WARN = 1,
-	DMA_LOG_INFO = 2,
+enum sluice_dma_log_level {
+	SLUICE_DMA_LOG_ERR = 0,
+	SLUICE_DMA_LOG_WARN = 1,
+	SLUICE_DMA_LOG_INFO = 2,
 };
 
 /**
- * struct dma_port_ops - what the platform provides to the DMA layer.
+ * struct sluice_dma_port_ops - what the platform provides to the DMA layer.
  * @ctx: opaque pointer handed back as the first argument of every callback.
  * @set_shared: make [@vaddr, @vaddr + @len) shared with the host (decrypted,
  *	reachable by devices). @vaddr and @len are multiples of 4096. Called with
@@ -46,7 +50,7 @@ enum dma_log_level {
  *	out; may be NULL if the mapping is the identity.
  * @cpu_id: index of the calling CPU, 0 <= id < the ncpus given at init. Must be
  *	cheap: it is called on every map.
- * @lock_init: prepare the lock storage @lock (DMA_PORT_LOCK_SIZE bytes,
+ * @lock_init: prepare the lock storage @lock (SLUICE_DMA_PORT_LOCK_SIZE bytes,
  *	8-byte aligned, inside a library object). May be NULL when @lock and
  *	@unlock need no initialisation beyond zeroed memory.
  * @lock: acquire the lock at @lock. Must not sleep if called from an I/O path.
@@ -56,7 +60,7 @@ enum dma_log_level {
  *	statistics only; may be NULL (then cycle figures read zero).
  * @log: print one message line (no trailing newline) at @level; may be NULL.
  */
-struct dma_port_ops {
+struct sluice_dma_port_ops {
 	void *ctx;
 	int (*set_shared)(void *ctx, void *vaddr, size_t len);
 	int (*set_private)(void *ctx, void *vaddr, size_t len);
@@ -67,18 +71,32 @@ struct dma_port_ops {
 	void (*lock)(void *ctx, void *lock);
 	void (*unlock)(void *ctx, void *lock);
 	uint64_t (*cycles)(void *ctx);
-	void (*log)(void *ctx, enum dma_log_level level, const char *msg);
+	void (*log)(void *ctx, enum sluice_dma_log_level level, const char *msg);
 };
+
+/*
+ * SLUICE_DMA_ALIGNAS() - alignment of a struct member in C11 and C++11 alike
+ * (the keywords differ: _Alignas in C, alignas in C++).
+ */
+#ifdef __cplusplus
+#define SLUICE_DMA_ALIGNAS(n) alignas(n)
+#else
+#define SLUICE_DMA_ALIGNAS(n) _Alignas(n)
+#endif
 
 /* Bytes of lock storage the library reserves inside each object it locks. */
-#define DMA_PORT_LOCK_SIZE 8
+#define SLUICE_DMA_PORT_LOCK_SIZE 8
 
 /**
- * struct dma_port_lock - opaque, aligned storage for one platform lock.
+ * struct sluice_dma_port_lock - opaque, aligned storage for one platform lock.
  * @word: the storage; the platform interprets it.
  */
-struct dma_port_lock {
-	_Alignas(8) unsigned char word[DMA_PORT_LOCK_SIZE];
+struct sluice_dma_port_lock {
+	SLUICE_DMA_ALIGNAS(8) unsigned char word[SLUICE_DMA_PORT_LOCK_SIZE];
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_PORT_H */

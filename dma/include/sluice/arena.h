@@ -8,7 +8,7 @@
  * time, when a chunk is first needed, with one set_shared call per chunk, and
  * splits chunks into power-of-two blocks of 4 KiB .. 2 MB. A block is shared
  * memory the device can reach directly: mapping it is a range check
- * (dma_arena_owns()), with no copy and no conversion.
+ * (sluice_dma_arena_owns()), with no copy and no conversion.
  *
  * Arena blocks are shared memory: the host can read and write them at any time,
  * before, during and after the device's access. Data a device wrote into a
@@ -19,67 +19,77 @@
  *
  * This is not a general allocator: it never hands out private memory, never
  * allocates its own metadata, and never converts memory on the free path.
- * Idle chunks go back to private only when the caller asks (dma_arena_reclaim()).
+ * Idle chunks go back to private only when the caller asks (sluice_dma_arena_reclaim()).
  *
  * The structs below are in the header only so that a caller can embed or size
- * them; their fields are private to dma/arena.c.
+ * them; their fields are private to dma/arena.c. Fields that CPUs read without
+ * a lock (block tags, chunk states, cache counts) are plain integers that
+ * arena.c accesses only through the compiler's __atomic builtins rather than
+ * C11 _Atomic: C++ has no _Atomic (before C++23), and a plain uint8_t or
+ * uint16_t has the size and alignment of its atomic twin, so the layout, and
+ * SLUICE_DMA_ARENA_META_SIZE(), are the same for C and C++ callers.
  *
- * Bad arguments follow the rules of dma/dma.h: an error code, NULL, or 0 /
+ * Bad arguments follow the rules of dma/include/sluice/dma.h: an error code, NULL, or 0 /
  * false from a query; a void function (and a free of anything but a live
  * block) traps after a log line naming the address, with no line when the
  * arena itself is NULL (it holds the log op). Zeroed storage that never went
- * through dma_arena_init() counts as "no arena" for every function.
+ * through sluice_dma_arena_init() counts as "no arena" for every function.
  */
 #ifndef SLUICE_DMA_ARENA_H
 #define SLUICE_DMA_ARENA_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma_errors.h"
-#include "dma/dma_port.h"
+#include <sluice/dma_errors.h>
+#include <sluice/dma_port.h>
+#include <sluice/dma_version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A chunk is one conversion unit: 2 MB, the x86-64 large-page size. */
-#define DMA_ARENA_CHUNK_SHIFT 21
-#define DMA_ARENA_CHUNK_SIZE ((size_t)1 << DMA_ARENA_CHUNK_SHIFT)
+#define SLUICE_DMA_ARENA_CHUNK_SHIFT 21
+#define SLUICE_DMA_ARENA_CHUNK_SIZE ((size_t)1 << SLUICE_DMA_ARENA_CHUNK_SHIFT)
 /* The smallest block is one 4 KiB page, the unit of a private/shared conversion. */
-#define DMA_ARENA_PAGE_SHIFT 12
-#define DMA_ARENA_MIN_BLOCK ((size_t)1 << DMA_ARENA_PAGE_SHIFT)
-#define DMA_ARENA_MAX_BLOCK DMA_ARENA_CHUNK_SIZE
-#define DMA_ARENA_CHUNK_PAGES (1u << (DMA_ARENA_CHUNK_SHIFT - DMA_ARENA_PAGE_SHIFT))
+#define SLUICE_DMA_ARENA_PAGE_SHIFT 12
+#define SLUICE_DMA_ARENA_MIN_BLOCK ((size_t)1 << SLUICE_DMA_ARENA_PAGE_SHIFT)
+#define SLUICE_DMA_ARENA_MAX_BLOCK SLUICE_DMA_ARENA_CHUNK_SIZE
+#define SLUICE_DMA_ARENA_CHUNK_PAGES \
+	(1u << (SLUICE_DMA_ARENA_CHUNK_SHIFT - SLUICE_DMA_ARENA_PAGE_SHIFT))
 /* Block orders 0 (4 KiB) .. 9 (2 MB). */
-#define DMA_ARENA_NR_ORDERS (DMA_ARENA_CHUNK_SHIFT - DMA_ARENA_PAGE_SHIFT + 1)
+#define SLUICE_DMA_ARENA_NR_ORDERS (SLUICE_DMA_ARENA_CHUNK_SHIFT - SLUICE_DMA_ARENA_PAGE_SHIFT + 1)
 /*
  * Orders 0..4 (4 KiB .. 64 KiB) are recycled through the per-CPU caches. Larger
  * blocks are rare and their scrub costs far more than the global lock, so they
  * go straight to the buddy lists instead of sitting idle in a CPU's cache.
  */
-#define DMA_ARENA_CACHE_ORDERS 5
+#define SLUICE_DMA_ARENA_CACHE_ORDERS 5
 /* Blocks a CPU keeps per cached order: at most 8 * (4+8+16+32+64) KiB per CPU. */
-#define DMA_ARENA_CACHE_DEPTH 8
+#define SLUICE_DMA_ARENA_CACHE_DEPTH 8
 /* Chunk indices are stored in 16 bits: at most 65535 chunks (128 GB). */
-#define DMA_ARENA_MAX_CHUNKS 65535u
-#define DMA_ARENA_MAX_CPUS 1024u
+#define SLUICE_DMA_ARENA_MAX_CHUNKS 65535u
+#define SLUICE_DMA_ARENA_MAX_CPUS 1024u
 
-/* dma_arena_check() flag: also verify that every idle block reads all zero. */
-#define DMA_ARENA_CHECK_SCRUB 0x1u
+/* sluice_dma_arena_check() flag: also verify that every idle block reads all zero. */
+#define SLUICE_DMA_ARENA_CHECK_SCRUB 0x1u
 
 /**
- * struct dma_arena_config - what dma_arena_init() needs.
+ * struct sluice_dma_arena_config - what sluice_dma_arena_init() needs.
  * @base: start of the region; 2 MB aligned, private memory, owned by the arena
- *	until dma_arena_fini() succeeds.
+ *	until sluice_dma_arena_fini() succeeds.
  * @len: length of the region in bytes; a non-zero multiple of 2 MB.
  * @max_shared: cap on chunks shared at once (including leaked ones, since the
  *	host can still see those); 0 means no cap beyond the region size.
  * @ncpus: number of CPU indices the cpu_id op may return (one cache each).
- * @meta: metadata storage, at least dma_arena_meta_size(@len, @ncpus) bytes,
+ * @meta: metadata storage, at least sluice_dma_arena_meta_size(@len, @ncpus) bytes,
  *	any alignment. Must be private memory: the free lists live there, out of
  *	the host's reach.
  * @meta_len: size of @meta in bytes.
  */
-struct dma_arena_config {
+struct sluice_dma_arena_config {
 	void *base;
 	size_t len;
 	unsigned int max_shared;
@@ -89,7 +99,7 @@ struct dma_arena_config {
 };
 
 /**
- * struct dma_arena_stats - a snapshot of the arena's counters.
+ * struct sluice_dma_arena_stats - a snapshot of the arena's counters.
  * @region_bytes: size of the region given at init.
  * @nchunks: 2 MB chunks in the region.
  * @ncpus: per-CPU caches.
@@ -103,12 +113,12 @@ struct dma_arena_config {
  * @to_private: successful set_private calls.
  * @to_private_cycles: cycles spent in them.
  * @to_private_failed: failed set_private calls (each leaks a chunk).
- * @allocs: successful dma_arena_alloc() calls.
+ * @allocs: successful sluice_dma_arena_alloc() calls.
  * @alloc_failed: failed ones (bad size, cap reached, region exhausted,
  *	conversion failure).
  * @cap_hits: allocations that failed because a new chunk was needed and the
  *	cap was reached.
- * @frees: dma_arena_free() calls.
+ * @frees: sluice_dma_arena_free() calls.
  * @blocks_live: blocks handed out and not yet freed.
  * @bytes_live: their total size.
  * @blocks_cached: blocks sitting in the per-CPU caches.
@@ -124,9 +134,9 @@ struct dma_arena_config {
  * @search_steps: chunks examined by the global search.
  * @splits: block splits.
  * @merges: buddy merges.
- * @reclaim_passes: dma_arena_reclaim() calls.
+ * @reclaim_passes: sluice_dma_arena_reclaim() calls.
  */
-struct dma_arena_stats {
+struct sluice_dma_arena_stats {
 	uint64_t region_bytes;
 	unsigned int nchunks;
 	unsigned int ncpus;
@@ -161,9 +171,9 @@ struct dma_arena_stats {
 
 /*
  * Private. Counters kept both per CPU (under that CPU's cache lock) and
- * globally (under the arena lock), summed by dma_arena_get_stats().
+ * globally (under the arena lock), summed by sluice_dma_arena_get_stats().
  */
-struct _dma_arena_counters {
+struct sluice_dma_priv_arena_counters {
 	uint64_t allocs;
 	uint64_t frees;
 	uint64_t bytes_allocated;
@@ -181,12 +191,12 @@ struct _dma_arena_counters {
  * so the most recently freed (cache-hot) block is handed out first. Aligned to
  * a cache line so that CPUs do not share lines.
  */
-struct _dma_arena_cpu {
-	_Alignas(64) struct dma_port_lock lock;
+struct sluice_dma_priv_arena_cpu {
+	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
 	/* Written under @lock; read without it by the "worth draining?" estimate. */
-	_Atomic uint16_t count[DMA_ARENA_CACHE_ORDERS];
-	void *stack[DMA_ARENA_CACHE_ORDERS][DMA_ARENA_CACHE_DEPTH];
-	struct _dma_arena_counters ctr;
+	uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
+	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
+	struct sluice_dma_priv_arena_counters ctr;
 };
 
 /*
@@ -194,38 +204,38 @@ struct _dma_arena_cpu {
  * caller's (private) metadata area, never inside the shared chunk itself: the
  * host can write shared memory, so free-list links kept there could be forged.
  */
-struct _dma_arena_chunk {
+struct sluice_dma_priv_arena_chunk {
 	/* Free-list links of free block heads (page indices, 0xffff = none). */
-	uint16_t next[DMA_ARENA_CHUNK_PAGES];
-	uint16_t prev[DMA_ARENA_CHUNK_PAGES];
+	uint16_t next[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	uint16_t prev[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	/* Per page: 0 inside a block, else head bit | block state | order. */
-	_Atomic uint8_t tag[DMA_ARENA_CHUNK_PAGES];
-	uint16_t head[DMA_ARENA_NR_ORDERS];
+	uint8_t tag[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	uint16_t head[SLUICE_DMA_ARENA_NR_ORDERS];
 	/* Bit o set iff the order-o free list is non-empty. */
 	uint16_t avail;
-	/* Pages in free blocks; DMA_ARENA_CHUNK_PAGES means the chunk is idle. */
+	/* Pages in free blocks; SLUICE_DMA_ARENA_CHUNK_PAGES means the chunk is idle. */
 	uint16_t free_pages;
 	/* Link of the reclaim pass's release list. */
 	uint16_t next_release;
-	_Atomic uint8_t state;
+	uint8_t state;
 	uint8_t pad;
 	/* Reclaim passes that found the chunk idle since it was last used. */
 	uint32_t idle_passes;
 };
 
 /**
- * struct dma_arena - a 2 MB shared arena. Embed it or allocate it statically;
- * initialise with dma_arena_init(). All fields are private.
+ * struct sluice_dma_arena - a 2 MB shared arena. Embed it or allocate it statically;
+ * initialise with sluice_dma_arena_init(). All fields are private.
  */
-struct dma_arena {
-	struct dma_port_ops ops;
+struct sluice_dma_arena {
+	struct sluice_dma_port_ops ops;
 	uintptr_t base;
 	size_t len;
 	unsigned int nchunks;
 	unsigned int ncpus;
 	unsigned int cap;
-	struct _dma_arena_cpu *cpus;
-	struct _dma_arena_chunk *chunks;
+	struct sluice_dma_priv_arena_cpu *cpus;
+	struct sluice_dma_priv_arena_chunk *chunks;
 	/* Indices of the chunks in state shared (the only ones searched). */
 	uint16_t *active;
 	/*
@@ -233,14 +243,14 @@ struct dma_arena {
 	 * @lock; a new cache line keeps those writes away from the read-mostly
 	 * fields above, which every CPU's fast path reads.
 	 */
-	_Alignas(64) struct dma_port_lock lock;
+	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
 	unsigned int nactive;
 	unsigned int nshared;
 	unsigned int nconverting;
 	unsigned int hiwater;
 	unsigned int nleaked;
 	unsigned int cursor;
-	struct _dma_arena_counters ctr;
+	struct sluice_dma_priv_arena_counters ctr;
 	uint64_t alloc_failed;
 	uint64_t cap_hits;
 	uint64_t to_shared;
@@ -256,30 +266,30 @@ struct dma_arena {
 };
 
 /**
- * DMA_ARENA_META_SIZE() - metadata bytes for a region, as a constant expression.
+ * SLUICE_DMA_ARENA_META_SIZE() - metadata bytes for a region, as a constant expression.
  * @len: region length in bytes (a multiple of 2 MB).
  * @ncpus: number of CPUs.
  *
- * The 64 spare bytes let dma_arena_init() align the per-CPU caches to a cache
+ * The 64 spare bytes let sluice_dma_arena_init() align the per-CPU caches to a cache
  * line whatever the alignment of the storage.
  */
-#define DMA_ARENA_META_SIZE(len, ncpus)                                           \
-	(64 + (size_t)(ncpus) * sizeof(struct _dma_arena_cpu) +                   \
-	 ((size_t)(len) >> DMA_ARENA_CHUNK_SHIFT) *                               \
-		 (sizeof(struct _dma_arena_chunk) + sizeof(uint16_t)))
+#define SLUICE_DMA_ARENA_META_SIZE(len, ncpus)                             \
+	(64 + (size_t)(ncpus) * sizeof(struct sluice_dma_priv_arena_cpu) + \
+	 ((size_t)(len) >> SLUICE_DMA_ARENA_CHUNK_SHIFT) *                 \
+		 (sizeof(struct sluice_dma_priv_arena_chunk) + sizeof(uint16_t)))
 
 /**
- * dma_arena_meta_size() - metadata bytes dma_arena_init() needs.
+ * sluice_dma_arena_meta_size() - metadata bytes sluice_dma_arena_init() needs.
  * @len: region length in bytes (a multiple of 2 MB).
  * @ncpus: number of CPUs.
- * Return: the size, the same as DMA_ARENA_META_SIZE(@len, @ncpus); 0 for a
- * @len or @ncpus that dma_arena_init() refuses (0, not a multiple of 2 MB,
- * more than DMA_ARENA_MAX_CHUNKS chunks or DMA_ARENA_MAX_CPUS CPUs).
+ * Return: the size, the same as SLUICE_DMA_ARENA_META_SIZE(@len, @ncpus); 0 for a
+ * @len or @ncpus that sluice_dma_arena_init() refuses (0, not a multiple of 2 MB,
+ * more than SLUICE_DMA_ARENA_MAX_CHUNKS chunks or SLUICE_DMA_ARENA_MAX_CPUS CPUs).
  */
-size_t dma_arena_meta_size(size_t len, unsigned int ncpus);
+size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus);
 
 /**
- * dma_arena_init() - set up an arena on caller-provided memory.
+ * sluice_dma_arena_init() - set up an arena on caller-provided memory.
  * @arena: the arena to initialise.
  * @ops: porting ops; copied, so the table need not outlive the call. set_shared,
  *	set_private and virt_to_dma are required; lock and unlock both or neither.
@@ -287,16 +297,16 @@ size_t dma_arena_meta_size(size_t len, unsigned int ncpus);
  *
  * Converts nothing: chunks become shared on first use.
  *
- * Return: 0, or DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
+ * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
  * wrapping region, too many chunks or CPUs, missing ops, metadata storage
  * that is too small, or metadata or @arena itself inside the region (it
  * becomes shared: the host could forge free lists and function pointers).
  */
-int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
-		   const struct dma_arena_config *cfg);
+int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
+			  const struct sluice_dma_arena_config *cfg);
 
 /**
- * dma_arena_alloc() - allocate a zeroed block of shared memory.
+ * sluice_dma_arena_alloc() - allocate a zeroed block of shared memory.
  * @arena: the arena.
  * @size: bytes wanted, 1 .. 2 MB; rounded up to a power of two >= 4 KiB.
  *
@@ -310,22 +320,22 @@ int dma_arena_init(struct dma_arena *arena, const struct dma_port_ops *ops,
  * is exhausted, or converting a new chunk failed; NULL, uncounted, for a NULL
  * or uninitialised @arena.
  */
-void *dma_arena_alloc(struct dma_arena *arena, size_t size);
+void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
 
 /**
- * dma_arena_free() - return a block to the arena.
+ * sluice_dma_arena_free() - return a block to the arena.
  * @arena: the arena.
- * @ptr: a block from dma_arena_alloc(), or NULL (ignored).
+ * @ptr: a block from sluice_dma_arena_alloc(), or NULL (ignored).
  *
  * Zeroes the block (outside any lock), then puts it in the calling CPU's cache
  * or back in its chunk's buddy lists. Never converts memory. Freeing an address
  * that is not the start of a live block logs the address and traps; so does
  * a NULL @arena.
  */
-void dma_arena_free(struct dma_arena *arena, void *ptr);
+void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr);
 
 /**
- * dma_arena_owns() - whether a range lies inside one live block.
+ * sluice_dma_arena_owns() - whether a range lies inside one live block.
  * @arena: the arena.
  * @vaddr: start of the range.
  * @len: its length; 0 is treated as 1.
@@ -336,57 +346,58 @@ void dma_arena_free(struct dma_arena *arena, void *ptr);
  * Return: true iff [@vaddr, @vaddr + @len) is inside a single allocated block;
  * false for a NULL @arena.
  */
-bool dma_arena_owns(const struct dma_arena *arena, const void *vaddr, size_t len);
+bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vaddr, size_t len);
 
 /**
- * dma_arena_inplace_owns() - dma_arena_owns() with an opaque context.
- * @ctx: the struct dma_arena.
+ * sluice_dma_arena_inplace_owns() - sluice_dma_arena_owns() with an opaque context.
+ * @ctx: the struct sluice_dma_arena.
  * @vaddr: start of the range.
  * @len: its length.
  *
  * Has the signature of the mapping layer's in-place hook (struct
- * dma_inplace_region in dma/dma.h): { .owns = dma_arena_inplace_owns,
+ * sluice_dma_inplace_region in dma/include/sluice/dma.h): { .owns = sluice_dma_arena_inplace_owns,
  * .ctx = arena }.
  *
- * Return: dma_arena_owns(@ctx, @vaddr, @len).
+ * Return: sluice_dma_arena_owns(@ctx, @vaddr, @len).
  */
-bool dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len);
+bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len);
 
 /**
- * dma_arena_is_shared() - whether a range lies in chunks the arena converted.
+ * sluice_dma_arena_is_shared() - whether a range lies in chunks the arena converted.
  * @arena: the arena.
  * @vaddr: start of the range.
  * @len: its length; 0 is treated as 1.
  *
- * Weaker than dma_arena_owns(): the range may span blocks, free or live. This
+ * Weaker than sluice_dma_arena_owns(): the range may span blocks, free or live. This
  * is the check behind "every address a device sees is in converted memory".
  * Leaked chunks do not count (no device may be given them). Takes no lock.
  *
  * Return: true iff every byte of the range is in a chunk in use and shared;
  * false for a NULL @arena.
  */
-bool dma_arena_is_shared(const struct dma_arena *arena, const void *vaddr, size_t len);
+bool sluice_dma_arena_is_shared(const struct sluice_dma_arena *arena, const void *vaddr,
+				size_t len);
 
 /**
- * dma_arena_block_size() - size of the live block starting at @ptr.
+ * sluice_dma_arena_block_size() - size of the live block starting at @ptr.
  * @arena: the arena.
  * @ptr: a CPU address.
  * Return: the block size in bytes, or 0 if @ptr is not the start of a live block
  * (or @arena is NULL).
  */
-size_t dma_arena_block_size(const struct dma_arena *arena, const void *ptr);
+size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const void *ptr);
 
 /**
- * dma_arena_dma_addr() - device address of a byte inside a live block.
+ * sluice_dma_arena_dma_addr() - device address of a byte inside a live block.
  * @arena: the arena.
  * @vaddr: CPU address inside a live block (checked; a miss, or a NULL @arena,
  *	logs and traps).
  * Return: the address the device uses, from the virt_to_dma op.
  */
-uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr);
+uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr);
 
 /**
- * dma_arena_reclaim() - convert idle chunks back to private.
+ * sluice_dma_arena_reclaim() - convert idle chunks back to private.
  * @arena: the arena.
  * @min_idle: earlier reclaim passes that must already have found a chunk idle;
  *	0 releases every chunk that is idle now.
@@ -401,38 +412,38 @@ uint64_t dma_arena_dma_addr(const struct dma_arena *arena, const void *vaddr);
  * Return: the number of chunks converted back; 0 for a NULL or uninitialised
  * @arena.
  */
-unsigned int dma_arena_reclaim(struct dma_arena *arena, unsigned int min_idle);
+unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned int min_idle);
 
 /**
- * dma_arena_fini() - convert every chunk back and stop using the region.
+ * sluice_dma_arena_fini() - convert every chunk back and stop using the region.
  * @arena: the arena.
- * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised @arena; DMA_ERR_BUSY
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @arena; SLUICE_DMA_ERR_BUSY
  * if blocks are still live (nothing is released);
- * DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
+ * SLUICE_DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
  * private memory).
  */
-int dma_arena_fini(struct dma_arena *arena);
+int sluice_dma_arena_fini(struct sluice_dma_arena *arena);
 
 /**
- * dma_arena_get_stats() - read the counters.
+ * sluice_dma_arena_get_stats() - read the counters.
  * @arena: the arena.
  * @st: filled with a snapshot (taking each lock briefly).
  *
  * A NULL @arena or @st traps (there is no error to return).
  */
-void dma_arena_get_stats(struct dma_arena *arena, struct dma_arena_stats *st);
+void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st);
 
 /**
- * dma_arena_print_stats() - print the counters through the log op.
+ * sluice_dma_arena_print_stats() - print the counters through the log op.
  * @arena: the arena (NULL: there is no log op to print with; nothing happens).
  * @prefix: text starting every line (e.g. "arena"), or NULL.
  */
-void dma_arena_print_stats(struct dma_arena *arena, const char *prefix);
+void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix);
 
 /**
- * dma_arena_check() - self-check of the whole arena.
+ * sluice_dma_arena_check() - self-check of the whole arena.
  * @arena: the arena; no other thread may use it during the check.
- * @flags: 0, or DMA_ARENA_CHECK_SCRUB to also verify that every idle block
+ * @flags: 0, or SLUICE_DMA_ARENA_CHECK_SCRUB to also verify that every idle block
  *	reads zero (this reads all idle shared memory).
  *
  * Walks every chunk: blocks tile it, free lists match the tags, no two free
@@ -440,9 +451,13 @@ void dma_arena_print_stats(struct dma_arena *arena, const char *prefix);
  * exactly the shared chunks, and the counters add up (allocs - frees = live
  * blocks, conversions to shared - to private = chunks shared, leaks match).
  *
- * Return: 0 if consistent; DMA_ERR_INVAL for a NULL or uninitialised @arena
- * or an unknown flag; else DMA_ERR_FAULT after logging the first problem.
+ * Return: 0 if consistent; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @arena
+ * or an unknown flag; else SLUICE_DMA_ERR_FAULT after logging the first problem.
  */
-int dma_arena_check(struct dma_arena *arena, unsigned int flags);
+int sluice_dma_arena_check(struct sluice_dma_arena *arena, unsigned int flags);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_ARENA_H */

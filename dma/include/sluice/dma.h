@@ -20,70 +20,74 @@
 #ifndef SLUICE_DMA_H
 #define SLUICE_DMA_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dma/dma_errors.h"
-#include "dma/dma_port.h"
+#include <sluice/dma_errors.h>
+#include <sluice/dma_port.h>
+#include <sluice/dma_version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Slot geometry, as in Linux swiotlb: 2 KiB slots, 128-slot segments. */
-#define DMA_IO_TLB_SHIFT 11
-#define DMA_IO_TLB_SIZE (1u << DMA_IO_TLB_SHIFT)
-#define DMA_IO_TLB_SEGSIZE 128
+#define SLUICE_DMA_IO_TLB_SHIFT 11
+#define SLUICE_DMA_IO_TLB_SIZE (1u << SLUICE_DMA_IO_TLB_SHIFT)
+#define SLUICE_DMA_IO_TLB_SEGSIZE 128
 /* Conversion granule and the page alignment rule for >= 4 KiB mappings. */
-#define DMA_PAGE_SIZE 4096u
-/* No limit, for &struct dma_tag fields that are masks or limits. */
-#define DMA_NO_LIMIT (~(uint64_t)0)
+#define SLUICE_DMA_PAGE_SIZE 4096u
+/* No limit, for &struct sluice_dma_tag fields that are masks or limits. */
+#define SLUICE_DMA_NO_LIMIT (~(uint64_t)0)
 
 /**
- * enum dma_dir - direction of a streaming mapping.
- * @DMA_TO_DEVICE: the device reads the buffer (copied in at map and
+ * enum sluice_dma_dir - direction of a streaming mapping.
+ * @SLUICE_DMA_TO_DEVICE: the device reads the buffer (copied in at map and
  *	sync_for_device).
- * @DMA_FROM_DEVICE: the device writes the buffer (copied out at sync_for_cpu
+ * @SLUICE_DMA_FROM_DEVICE: the device writes the buffer (copied out at sync_for_cpu
  *	and unmap).
- * @DMA_BIDIRECTIONAL: both.
+ * @SLUICE_DMA_BIDIRECTIONAL: both.
  */
-enum dma_dir {
-	DMA_TO_DEVICE = 1,
-	DMA_FROM_DEVICE = 2,
-	DMA_BIDIRECTIONAL = 3,
+enum sluice_dma_dir {
+	SLUICE_DMA_TO_DEVICE = 1,
+	SLUICE_DMA_FROM_DEVICE = 2,
+	SLUICE_DMA_BIDIRECTIONAL = 3,
 };
 
 /**
- * enum dma_bounce_policy - how a bounce pool finds free slots.
- * @DMA_POLICY_LINUX: upstream Linux swiotlb: per-slot free counters in 128-slot
+ * enum sluice_dma_bounce_policy - how a bounce pool finds free slots.
+ * @SLUICE_DMA_POLICY_LINUX: upstream Linux swiotlb: per-slot free counters in 128-slot
  *	segments, next-fit index per area, per-area locks.
- * @DMA_POLICY_BITMAP: as patch 1 of Chao Gao's swiotlb RFC v2 (LKML, 2022, "swiotlb:
+ * @SLUICE_DMA_POLICY_BITMAP: as patch 1 of Chao Gao's swiotlb RFC v2 (LKML, 2022, "swiotlb:
  *	use bitmap to track free slots"): one bit per slot, same search order.
- * @DMA_POLICY_LIFO: as patches 1 and 2 of that series ("swiotlb: Allocate memory in
+ * @SLUICE_DMA_POLICY_LIFO: as patches 1 and 2 of that series ("swiotlb: Allocate memory in
  *	a cache-friendly way"): bitmap plus a per-area LIFO free list.
- * @DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs and of a few
+ * @SLUICE_DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs and of a few
  *	recently freed longer runs, in front of per-area bitmaps scanned a word
  *	at a time; mappings up to an area.
- * @DMA_POLICY_COUNT: number of policies.
+ * @SLUICE_DMA_POLICY_COUNT: number of policies.
  */
-enum dma_bounce_policy {
-	DMA_POLICY_LINUX = 0,
-	DMA_POLICY_BITMAP = 1,
-	DMA_POLICY_LIFO = 2,
-	DMA_POLICY_SLUICE = 3,
-	DMA_POLICY_COUNT = 4,
+enum sluice_dma_bounce_policy {
+	SLUICE_DMA_POLICY_LINUX = 0,
+	SLUICE_DMA_POLICY_BITMAP = 1,
+	SLUICE_DMA_POLICY_LIFO = 2,
+	SLUICE_DMA_POLICY_SLUICE = 3,
+	SLUICE_DMA_POLICY_COUNT = 4,
 };
 
 /**
- * enum dma_scrub - how a from-device bounce keeps stale bytes from the device.
- * @DMA_SCRUB_COPY: as Linux since CVE-2022-0854: copy the original buffer into
+ * enum sluice_dma_scrub - how a from-device bounce keeps stale bytes from the device.
+ * @SLUICE_DMA_SCRUB_COPY: as Linux since CVE-2022-0854: copy the original buffer into
  *	the slots at map time, whatever the direction. A partial device write
  *	leaves the original's bytes, as without bouncing. In a confidential guest
  *	this shows the host whatever the private buffer held before the device
  *	writes: a disclosure. For comparison with Linux only.
- * @DMA_SCRUB_ZERO: the choice for a confidential guest: zero the mapped bytes at
+ * @SLUICE_DMA_SCRUB_ZERO: the choice for a confidential guest: zero the mapped bytes at
  *	map time for from-device mappings, so no private byte reaches shared
  *	memory. A driver that knows how many bytes the device wrote ends the
- *	mapping with dma_unmap_written(), which copies back exactly those and
- *	leaves the rest of the caller's buffer untouched; dma_unmap() copies back
+ *	mapping with sluice_dma_unmap_written(), which copies back exactly those and
+ *	leaves the rest of the caller's buffer untouched; sluice_dma_unmap() copies back
  *	the whole mapping (zeros where the device wrote nothing).
  *
  * Both give the guarantee Linux's fix gives: the mapped range never shows a
@@ -92,25 +96,25 @@ enum dma_bounce_policy {
  * padding) is not cleared, as in Linux: it only ever held bytes that were
  * already in shared memory.
  */
-enum dma_scrub {
-	DMA_SCRUB_COPY = 0,
-	DMA_SCRUB_ZERO = 1,
+enum sluice_dma_scrub {
+	SLUICE_DMA_SCRUB_COPY = 0,
+	SLUICE_DMA_SCRUB_ZERO = 1,
 };
 
 /**
- * struct dma_tag - limits of one device (FreeBSD busdma tag, Linux dma_parms).
+ * struct sluice_dma_tag - limits of one device (FreeBSD busdma tag, Linux dma_parms).
  * @addr_limit: highest device address the device can reach (inclusive);
- *	DMA_NO_LIMIT for 64-bit devices.
+ *	SLUICE_DMA_NO_LIMIT for 64-bit devices.
  * @min_align_mask: low address bits that must be the same in the bounce
  *	address as in the original buffer (NVMe: 4095); 0 for none. Must be
  *	2^k - 1.
  * @alloc_align_mask: required alignment - 1 of the bounce allocation; 0 for
  *	none. Must be 2^k - 1.
- * @boundary_mask: segment boundary - 1 that no mapping may cross; DMA_NO_LIMIT
- *	for none. Must be 2^k - 1 and at least DMA_PAGE_SIZE - 1.
+ * @boundary_mask: segment boundary - 1 that no mapping may cross; SLUICE_DMA_NO_LIMIT
+ *	for none. Must be 2^k - 1 and at least SLUICE_DMA_PAGE_SIZE - 1.
  * @max_mapping: largest mapping in bytes; 0 for the layer's own limit.
  */
-struct dma_tag {
+struct sluice_dma_tag {
 	uint64_t addr_limit;
 	uint64_t min_align_mask;
 	uint64_t alloc_align_mask;
@@ -119,28 +123,30 @@ struct dma_tag {
 };
 
 /**
- * DMA_TAG_DEFAULT - a tag with no constraints (64-bit device, no alignment).
+ * SLUICE_DMA_TAG_DEFAULT - a tag with no constraints (64-bit device, no alignment).
  */
-#define DMA_TAG_DEFAULT                                                      \
-	((struct dma_tag){ .addr_limit = DMA_NO_LIMIT, .min_align_mask = 0,   \
-			   .alloc_align_mask = 0, .boundary_mask = DMA_NO_LIMIT, \
-			   .max_mapping = 0 })
+#define SLUICE_DMA_TAG_DEFAULT                                          \
+	((struct sluice_dma_tag){ .addr_limit = SLUICE_DMA_NO_LIMIT,    \
+				  .min_align_mask = 0,                  \
+				  .alloc_align_mask = 0,                \
+				  .boundary_mask = SLUICE_DMA_NO_LIMIT, \
+				  .max_mapping = 0 })
 
 /**
- * struct dma_inplace_region - hook through which shared memory the layer did not
+ * struct sluice_dma_inplace_region - hook through which shared memory the layer did not
  *	carve into slots (the arena) is recognised and mapped in place.
  * @owns: return true when every byte of [@vaddr, @vaddr + @len) lies in shared
  *	memory the region controls. Called on every map; must be cheap and
  *	thread-safe.
  * @ctx: handed back to @owns.
  */
-struct dma_inplace_region {
+struct sluice_dma_inplace_region {
 	bool (*owns)(void *ctx, const void *vaddr, size_t len);
 	void *ctx;
 };
 
 /**
- * struct dma_bounce_stats - statistics of one bounce pool (or all of them).
+ * struct sluice_dma_bounce_stats - statistics of one bounce pool (or all of them).
  * @nslabs: usable slots (Linux debugfs io_tlb_nslabs).
  * @nareas: areas (each with its own lock) of the pool; over several pools, the
  *	most any of them has.
@@ -161,7 +167,7 @@ struct dma_inplace_region {
  * @cache_hits: allocations served from a per-CPU cache (sluice policy).
  * @leaked_bytes: pool bytes that could not be made private again.
  */
-struct dma_bounce_stats {
+struct sluice_dma_bounce_stats {
 	uint64_t nslabs;
 	uint64_t nareas;
 	uint64_t used;
@@ -179,16 +185,16 @@ struct dma_bounce_stats {
 	uint64_t leaked_bytes;
 };
 
-struct dma_bounce_pool;
+struct sluice_dma_bounce_pool;
 
 /**
- * struct dma_layer - one instance of the DMA layer. Storage is the caller's;
+ * struct sluice_dma_layer - one instance of the DMA layer. Storage is the caller's;
  *	the fields are private to the library (use the functions below).
  * @ops: porting ops, kept by pointer (must outlive the layer).
  * @ncpus: CPU indices the ops' cpu_id may return.
  * @scrub: stale-data strategy for from-device bounces.
  * @max_areas: most areas a bounce pool is split into (0: CPUs rounded up to a
- *	power of two, as Linux since 6.3); see dma_layer_set_max_areas().
+ *	power of two, as Linux since 6.3); see sluice_dma_layer_set_max_areas().
  * @pools: first bounce pool; later pools (growth) follow through their next
  *	pointers and are only ever appended.
  * @inplace: optional in-place region checker (the arena).
@@ -196,100 +202,110 @@ struct dma_bounce_pool;
  * @inplace_maps: mappings served in place.
  * @nomem_events: mappings that failed because every pool was full.
  * @profile: time every bounce copy and scrub with the ops' cycles counter
- *	(see dma_layer_set_profile()); off by default.
+ *	(see sluice_dma_layer_set_profile()); off by default.
  * @copy_cycles: with @profile, cycles spent in bounce copies and scrubs.
+ *
+ * @pools, @inplace and the three counters are shared between CPUs without a
+ * lock. They are plain fields that the library reads and writes only through
+ * the compiler's __atomic builtins, not C11 _Atomic objects: <stdatomic.h> and
+ * _Atomic do not exist in C++ (before C++23) and change nothing in the layout
+ * here (a pointer or unsigned long is as large and aligned as its atomic
+ * twin on every target the library builds for), so the header compiles in C
+ * and C++ alike and the struct has one layout in both.
  */
-struct dma_layer {
-	const struct dma_port_ops *ops;
+struct sluice_dma_layer {
+	const struct sluice_dma_port_ops *ops;
 	unsigned int ncpus;
-	enum dma_scrub scrub;
+	enum sluice_dma_scrub scrub;
 	unsigned int max_areas;
-	struct dma_bounce_pool *_Atomic pools;
-	const struct dma_inplace_region *_Atomic inplace;
-	struct dma_port_lock grow_lock;
-	atomic_ulong inplace_maps;
-	atomic_ulong nomem_events;
+	struct sluice_dma_bounce_pool *pools;
+	const struct sluice_dma_inplace_region *inplace;
+	struct sluice_dma_port_lock grow_lock;
+	unsigned long inplace_maps;
+	unsigned long nomem_events;
 	bool profile;
-	atomic_ulong copy_cycles;
+	unsigned long copy_cycles;
 };
 
 /**
- * dma_layer_init() - prepare a layer with no pools yet.
+ * sluice_dma_layer_init() - prepare a layer with no pools yet.
  * @dl: caller storage.
  * @ops: porting ops; needs at least set_shared, set_private and virt_to_dma.
  * @ncpus: number of CPU indices @ops->cpu_id may return (>= 1).
  * @scrub: stale-data strategy for from-device bounces.
- * Return: 0, or DMA_ERR_INVAL for missing ops or a zero @ncpus.
+ * Return: 0, or SLUICE_DMA_ERR_INVAL for missing ops or a zero @ncpus.
  */
-int dma_layer_init(struct dma_layer *dl, const struct dma_port_ops *ops,
-		   unsigned int ncpus, enum dma_scrub scrub);
+int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_port_ops *ops,
+			  unsigned int ncpus, enum sluice_dma_scrub scrub);
 
 /**
- * dma_layer_set_inplace() - register (or with NULL, remove) the in-place hook.
+ * sluice_dma_layer_set_inplace() - register (or with NULL, remove) the in-place hook.
  * @dl: the layer.
  * @region: the hook; its storage must outlive its registration.
  *
  * A NULL or uninitialised @dl, or a @region without an owns callback, traps.
  */
-void dma_layer_set_inplace(struct dma_layer *dl, const struct dma_inplace_region *region);
+void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
+				  const struct sluice_dma_inplace_region *region);
 
 /**
- * dma_layer_set_max_areas() - split the layer's bounce pools into at most
+ * sluice_dma_layer_set_max_areas() - split the layer's bounce pools into at most
  *	@max_areas areas (each with its own lock and search start).
  * @dl: an initialised layer with no pool yet.
  * @max_areas: a power of two, or 0 for the default (CPUs rounded up to a power
  *	of two). 1 reproduces the single-lock pool of Linux before 6.3, where the
  *	seeds measured their multi-job results.
  *
- * Metadata sized by dma_bounce_meta_size() for the layer's CPU count is always
+ * Metadata sized by sluice_dma_bounce_meta_size() for the layer's CPU count is always
  * enough. CPUs share areas as cpu & (areas - 1).
- * Return: 0, or DMA_ERR_INVAL (NULL or uninitialised layer, @max_areas not a
+ * Return: 0, or SLUICE_DMA_ERR_INVAL (NULL or uninitialised layer, @max_areas not a
  * power of two, or a pool already added).
  */
-int dma_layer_set_max_areas(struct dma_layer *dl, unsigned int max_areas);
+int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max_areas);
 
 /**
- * dma_layer_set_profile() - time the bounce copies (for benchmarks: it costs two
+ * sluice_dma_layer_set_profile() - time the bounce copies (for benchmarks: it costs two
  *	reads of the cycle counter per copy).
  * @dl: the layer (NULL or uninitialised traps).
  * @on: whether to time them.
  */
-void dma_layer_set_profile(struct dma_layer *dl, bool on);
+void sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on);
 
 /**
- * dma_layer_copy_cycles() - cycles spent in bounce copies and scrubs while
+ * sluice_dma_layer_copy_cycles() - cycles spent in bounce copies and scrubs while
  *	profiling was on (0 without a cycles op).
  * @dl: the layer.
  * Return: the running total; 0 for a NULL @dl.
  */
-uint64_t dma_layer_copy_cycles(const struct dma_layer *dl);
+uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl);
 
 /**
- * dma_layer_destroy() - release every pool: convert its memory back to private.
+ * sluice_dma_layer_destroy() - release every pool: convert its memory back to private.
  * @dl: the layer; no mapping may be live.
- * Return: 0; DMA_ERR_BUSY (nothing released) while mappings are live;
- * DMA_ERR_IO when a conversion back failed (that memory is leaked, counted in
+ * Return: 0; SLUICE_DMA_ERR_BUSY (nothing released) while mappings are live;
+ * SLUICE_DMA_ERR_IO when a conversion back failed (that memory is leaked, counted in
  * leaked_bytes and never reused).
  */
-int dma_layer_destroy(struct dma_layer *dl);
+int sluice_dma_layer_destroy(struct sluice_dma_layer *dl);
 
 /**
- * dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
+ * sluice_dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
  * @policy: the pool's policy.
  * @bytes: pool size in bytes.
  * @ncpus: the layer's CPU count.
- * Return: bytes of metadata storage to pass to dma_bounce_pool_add(); 0 when
+ * Return: bytes of metadata storage to pass to sluice_dma_bounce_pool_add(); 0 when
  * @bytes is too small for a pool (less than 128 slots = 256 KiB).
  */
-size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigned int ncpus);
+size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
+				   unsigned int ncpus);
 
 /**
- * dma_bounce_pool_add() - convert @mem to shared and add it as a bounce pool.
+ * sluice_dma_bounce_pool_add() - convert @mem to shared and add it as a bounce pool.
  * @dl: the layer.
  * @policy: the allocator this pool uses.
  * @mem: pool memory, 4 KiB aligned, private; the layer owns it from now on.
  * @bytes: its size, a multiple of 4 KiB, at least 256 KiB.
- * @meta: metadata storage of dma_bounce_meta_size() bytes (any alignment).
+ * @meta: metadata storage of sluice_dma_bounce_meta_size() bytes (any alignment).
  * @meta_len: its size.
  *
  * The first call creates the layer's first pool; later calls grow the layer
@@ -299,47 +315,48 @@ size_t dma_bounce_meta_size(enum dma_bounce_policy policy, size_t bytes, unsigne
  * to a power of two, fewer if an area would have less than 128 slots, each
  * area a whole number of 128-slot segments (a remainder is left unused).
  *
- * Return: 0; DMA_ERR_INVAL for a NULL argument, bad alignment, size or policy,
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL argument, bad alignment, size or policy,
  * @mem or @meta wrapping the address space, @meta or @dl inside @mem (it is
  * zeroed and shared), or @mem or @meta overlapping an existing pool's memory
- * or metadata; DMA_ERR_NOMEM if @meta_len is too small; DMA_ERR_IO if the
+ * or metadata; SLUICE_DMA_ERR_NOMEM if @meta_len is too small; SLUICE_DMA_ERR_IO if the
  * conversion failed (nothing added, @mem stays private).
  */
-int dma_bounce_pool_add(struct dma_layer *dl, enum dma_bounce_policy policy, void *mem,
-			size_t bytes, void *meta, size_t meta_len);
+int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
+			       void *mem, size_t bytes, void *meta, size_t meta_len);
 
 /**
- * dma_bounce_policy_name() - short name of a policy ("linux", "bitmap", ...).
+ * sluice_dma_bounce_policy_name() - short name of a policy ("linux", "bitmap", ...).
  * @policy: the policy.
  * Return: a static string, "?" for an unknown value.
  */
-const char *dma_bounce_policy_name(enum dma_bounce_policy policy);
+const char *sluice_dma_bounce_policy_name(enum sluice_dma_bounce_policy policy);
 
 /**
- * dma_tag_check() - validate a tag.
+ * sluice_dma_tag_check() - validate a tag.
  * @tag: the tag.
- * Return: 0, or DMA_ERR_INVAL for a mask that is not 2^k - 1 or a boundary
+ * Return: 0, or SLUICE_DMA_ERR_INVAL for a mask that is not 2^k - 1 or a boundary
  * below one page.
  */
-int dma_tag_check(const struct dma_tag *tag);
+int sluice_dma_tag_check(const struct sluice_dma_tag *tag);
 
 /**
- * dma_max_mapping_size() - largest bounce mapping the layer can make for @tag.
+ * sluice_dma_max_mapping_size() - largest bounce mapping the layer can make for @tag.
  * @dl: the layer.
  * @tag: the device.
  *
  * As Linux swiotlb_max_mapping_size(): the policy's largest run (128 slots =
  * 256 KiB for linux/bitmap/lifo, one area for sluice), capped by the boundary,
- * minus the room min_align_mask may need. dma_map() refuses longer buffers
- * with DMA_ERR_RANGE, and shorter ones only when alloc_align_mask rounds the
+ * minus the room min_align_mask may need. sluice_dma_map() refuses longer buffers
+ * with SLUICE_DMA_ERR_RANGE, and shorter ones only when alloc_align_mask rounds the
  * allocation beyond the policy's largest run.
  *
  * Return: bytes (the tag's max_mapping if smaller); 0 without reachable pools.
  */
-size_t dma_max_mapping_size(const struct dma_layer *dl, const struct dma_tag *tag);
+size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
+				   const struct sluice_dma_tag *tag);
 
 /**
- * dma_map() - make a buffer reachable by a device.
+ * sluice_dma_map() - make a buffer reachable by a device.
  * @dl: the layer.
  * @tag: the device's limits.
  * @buf: CPU address of the buffer.
@@ -353,95 +370,97 @@ size_t dma_max_mapping_size(const struct dma_layer *dl, const struct dma_tag *ta
  * (taken from the CPU address, which equals the physical address in an
  * identity-mapped kernel), starts on alloc_align_mask and crosses no
  * boundary; to-device (and bidirectional) data is copied in; from-device
- * slots are filled with the original bytes or zeros (see &enum dma_scrub).
+ * slots are filled with the original bytes or zeros (see &enum sluice_dma_scrub).
  * Pools are tried in the order they were added.
  *
- * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised argument, a zero length,
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised argument, a zero length,
  * a buffer that wraps the address space, a bad direction or tag;
- * DMA_ERR_RANGE when @len exceeds the tag's or the layer's largest mapping
- * (dma_max_mapping_size()) or no pool lies within the tag's addressing limit;
- * DMA_ERR_NOMEM when every pool is full (counted, never fatal).
+ * SLUICE_DMA_ERR_RANGE when @len exceeds the tag's or the layer's largest mapping
+ * (sluice_dma_max_mapping_size()) or no pool lies within the tag's addressing limit;
+ * SLUICE_DMA_ERR_NOMEM when every pool is full (counted, never fatal).
  */
-int dma_map(struct dma_layer *dl, const struct dma_tag *tag, void *buf, size_t len,
-	    enum dma_dir dir, uint64_t *dma_addr);
+int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+		   size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
 
 /**
- * dma_unmap() - end a mapping; from-device data is copied back first.
+ * sluice_dma_unmap() - end a mapping; from-device data is copied back first.
  * @dl: the layer.
- * @dma_addr: the address dma_map() returned.
- * @len: the length given to dma_map().
- * @dir: the direction given to dma_map().
+ * @dma_addr: the address sluice_dma_map() returned.
+ * @len: the length given to sluice_dma_map().
+ * @dir: the direction given to sluice_dma_map().
  *
  * Unmapping an address that is not a live bounce mapping, or with another
  * length or direction, is a programmer error: the layer logs the address and
  * traps. An invalid @dir traps even for an in-place mapping, which needs no
  * other work.
  */
-void dma_unmap(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
+void sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+		      enum sluice_dma_dir dir);
 
 /**
- * dma_unmap_written() - end a mapping, copying back only the first @written
+ * sluice_dma_unmap_written() - end a mapping, copying back only the first @written
  *	bytes of a from-device bounce: what the device reported it wrote (virtio's
  *	used length; a block request's size). The rest of the original buffer keeps
  *	its previous contents, and none of the slot's other bytes reach it.
  * @dl: the layer.
- * @dma_addr: the address dma_map() returned.
- * @len: the length given to dma_map().
- * @dir: the direction given to dma_map().
+ * @dma_addr: the address sluice_dma_map() returned.
+ * @len: the length given to sluice_dma_map().
+ * @dir: the direction given to sluice_dma_map().
  * @written: bytes to copy back, at most @len (more traps: the driver must have
  *	bounded the device's claim by what it mapped).
  *
- * Same checks as dma_unmap(); for to-device and in-place mappings it is
- * dma_unmap().
+ * Same checks as sluice_dma_unmap(); for to-device and in-place mappings it is
+ * sluice_dma_unmap().
  */
-void dma_unmap_written(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir,
-		       size_t written);
+void sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			      enum sluice_dma_dir dir, size_t written);
 
 /**
- * dma_unmap_discard() - end a mapping without copying anything back: for a
+ * sluice_dma_unmap_discard() - end a mapping without copying anything back: for a
  *	from-device mapping whose data the driver found invalid (a device that
  *	lied about a length or a status), so that none of it reaches the buffer.
  * @dl: the layer.
- * @dma_addr: the address dma_map() returned.
- * @len: the length given to dma_map().
- * @dir: the direction given to dma_map().
+ * @dma_addr: the address sluice_dma_map() returned.
+ * @len: the length given to sluice_dma_map().
+ * @dir: the direction given to sluice_dma_map().
  *
- * Same checks as dma_unmap(); the original buffer keeps its previous contents.
+ * Same checks as sluice_dma_unmap(); the original buffer keeps its previous contents.
  */
-void dma_unmap_discard(struct dma_layer *dl, uint64_t dma_addr, size_t len, enum dma_dir dir);
+void sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			      enum sluice_dma_dir dir);
 
 /**
- * dma_sync_for_cpu() - give the CPU ownership of part of a mapping: copy what
+ * sluice_dma_sync_for_cpu() - give the CPU ownership of part of a mapping: copy what
  *	the device wrote back into the original buffer.
  * @dl: the layer.
  * @dma_addr: the mapping's address.
  * @offset: first byte to sync, relative to @dma_addr.
  * @len: bytes to sync.
  * @dir: the mapping's direction.
- * Return: 0 (a to-device mapping needs no copy); DMA_ERR_PERM if @dir is not
- * the mapping's direction; DMA_ERR_RANGE if the range leaves the mapping;
- * DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or uninitialised
- * @dl. A @dma_addr that is no live mapping traps (as dma_unmap() does: a sync
+ * Return: 0 (a to-device mapping needs no copy); SLUICE_DMA_ERR_PERM if @dir is not
+ * the mapping's direction; SLUICE_DMA_ERR_RANGE if the range leaves the mapping;
+ * SLUICE_DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or uninitialised
+ * @dl. A @dma_addr that is no live mapping traps (as sluice_dma_unmap() does: a sync
  * of memory the caller does not own is the same programmer error).
  */
-int dma_sync_for_cpu(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
-		     enum dma_dir dir);
+int sluice_dma_sync_for_cpu(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
+			    size_t len, enum sluice_dma_dir dir);
 
 /**
- * dma_sync_for_device() - give the device ownership again: copy what the CPU
+ * sluice_dma_sync_for_device() - give the device ownership again: copy what the CPU
  *	wrote into the slots.
  * @dl: the layer.
  * @dma_addr: the mapping's address.
  * @offset: first byte to sync, relative to @dma_addr.
  * @len: bytes to sync.
  * @dir: the mapping's direction.
- * Return: as dma_sync_for_cpu() (a from-device mapping needs no copy).
+ * Return: as sluice_dma_sync_for_cpu() (a from-device mapping needs no copy).
  */
-int dma_sync_for_device(struct dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
-			enum dma_dir dir);
+int sluice_dma_sync_for_device(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
+			       size_t len, enum sluice_dma_dir dir);
 
 /**
- * dma_alloc_coherent() - allocate zeroed shared memory for rings and headers.
+ * sluice_dma_alloc_coherent() - allocate zeroed shared memory for rings and headers.
  * @dl: the layer.
  * @tag: the device's limits (alloc_align_mask and boundary are honoured; the
  *	memory is at least page aligned when @size >= 4 KiB).
@@ -450,21 +469,21 @@ int dma_sync_for_device(struct dma_layer *dl, uint64_t dma_addr, size_t offset, 
  * Return: the CPU address, or NULL (NULL or uninitialised argument, zero
  * @size, bad tag, @size above the tag's max_mapping, or no room).
  */
-void *dma_alloc_coherent(struct dma_layer *dl, const struct dma_tag *tag, size_t size,
-			 uint64_t *dma_addr);
+void *sluice_dma_alloc_coherent(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				size_t size, uint64_t *dma_addr);
 
 /**
- * dma_free_coherent() - release memory from dma_alloc_coherent().
+ * sluice_dma_free_coherent() - release memory from sluice_dma_alloc_coherent().
  * @dl: the layer.
  * @vaddr: the CPU address returned.
  * @size: the size requested. Any other @vaddr or @size (never allocated,
  *	freed already, a streaming mapping, another size) traps, naming the
  *	address.
  */
-void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size);
+void sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t size);
 
 /**
- * dma_addr_is_shared() - whether a device address range lies entirely in
+ * sluice_dma_addr_is_shared() - whether a device address range lies entirely in
  *	shared memory the layer converted (a pool) or the in-place hook owns.
  * @dl: the layer.
  * @dma_addr: start of the range.
@@ -472,41 +491,46 @@ void dma_free_coherent(struct dma_layer *dl, void *vaddr, size_t size);
  * Return: true when a device may be given this range; false for a NULL @dl
  * or a range that wraps.
  */
-bool dma_addr_is_shared(const struct dma_layer *dl, uint64_t dma_addr, size_t len);
+bool sluice_dma_addr_is_shared(const struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len);
 
 /**
- * dma_bounce_pool_count() - number of pools added so far.
+ * sluice_dma_bounce_pool_count() - number of pools added so far.
  * @dl: the layer.
  * Return: the count; 0 for a NULL @dl.
  */
-unsigned int dma_bounce_pool_count(const struct dma_layer *dl);
+unsigned int sluice_dma_bounce_pool_count(const struct sluice_dma_layer *dl);
 
 /**
- * dma_bounce_stats_get() - read the statistics of one pool or of all pools.
+ * sluice_dma_bounce_stats_get() - read the statistics of one pool or of all pools.
  * @dl: the layer.
  * @pool: pool index in order of addition, or -1 for the sum of all pools.
  * @out: filled in. Counters are read without stopping mappers: each is exact,
  *	their combination is a snapshot only when the layer is idle.
- * Return: 0; DMA_ERR_INVAL for a NULL argument or @pool below -1;
- * DMA_ERR_NOENT for no such pool.
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL argument or @pool below -1;
+ * SLUICE_DMA_ERR_NOENT for no such pool.
  */
-int dma_bounce_stats_get(const struct dma_layer *dl, int pool, struct dma_bounce_stats *out);
+int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
+				struct sluice_dma_bounce_stats *out);
 
 /**
- * dma_stats_print() - print every pool's statistics through the ops' log.
+ * sluice_dma_stats_print() - print every pool's statistics through the ops' log.
  * @dl: the layer (NULL: there is nothing to print with; nothing happens).
  */
-void dma_stats_print(const struct dma_layer *dl);
+void sluice_dma_stats_print(const struct sluice_dma_layer *dl);
 
 /**
- * dma_layer_check() - self-check of every pool (for tests; the layer must be
+ * sluice_dma_layer_check() - self-check of every pool (for tests; the layer must be
  *	idle): live mappings do not overlap, every slot is either free in the
  *	policy's structures or inside exactly one live mapping, the policy's
  *	counters agree with a recount, the pool memory is where it was.
  * @dl: the layer.
- * Return: 0; DMA_ERR_INVAL for a NULL or uninitialised @dl; DMA_ERR_FAULT
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl; SLUICE_DMA_ERR_FAULT
  * after logging the first inconsistency.
  */
-int dma_layer_check(const struct dma_layer *dl);
+int sluice_dma_layer_check(const struct sluice_dma_layer *dl);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SLUICE_DMA_H */

@@ -83,6 +83,8 @@ struct boot_region {
  * @options_source: where the options came from ("sluice.cfg" or "defaults").
  * @cc_at_boot: the confidential-computing mode (enum cc_mode) CPUID showed before
  *	ExitBootServices, while the firmware still handled a TD's #VE.
+ * @c_bit_at_boot: the C-bit position CPUID 0x8000001F gave then (SEV guests).
+ * @sev_status_at_boot: SEV_STATUS read then (SEV guests), else 0.
  * @unaccepted_bytes: memory the firmware left unaccepted (EfiUnacceptedMemoryType,
  *	UEFI 2.9): the kernel never uses it (mapped as reserved) and reports it.
  * @unaccepted_ranges: the number of such ranges.
@@ -106,6 +108,8 @@ struct boot_info {
 	char options_text[OPTIONS_MAX_TEXT];
 	const char *options_source;
 	int cc_at_boot;
+	unsigned int c_bit_at_boot;
+	uint64_t sev_status_at_boot;
 	uint64_t unaccepted_bytes;
 	unsigned int unaccepted_ranges;
 };

@@ -7,8 +7,13 @@
  *    started first thing in kernel_main (cc_setup_early()), before any port
  *    I/O, CPUID or MSR access, since the firmware's #VE handler is gone; its
  *    page tables carry the shared bit (cc_setup_encoding());
+ *  - a real SEV-SNP guest (SEV_STATUS said so before ExitBootServices): checked
+ *    and ended through the GHCB MSR protocol in cc_setup_early(), since its
+ *    GHCB cannot exist yet before the first port I/O (cc_setup.c says what a
+ *    real SNP boot still needs);
  *  - cc=sim-tdx: the simulated TD, started once the kernel's page tables are
  *    loaded (cc_setup());
+ *  - cc=sim-snp: the simulated SEV-SNP guest, likewise;
  *  - otherwise the emulated model: a software PTE bit plus a trapping port write.
  */
 #ifndef SLUICE_BOOT_CC_SETUP_H
@@ -37,7 +42,8 @@ const struct mmu_encoding *cc_setup_encoding(void);
 
 /**
  * cc_setup() - after mmu_init(): report the firmware's unaccepted memory, start
- *	the simulated TD for cc=sim-tdx, and report the platform. Exits (code 4)
+ *	the simulated TD for cc=sim-tdx or the simulated SNP guest for cc=sim-snp,
+ *	and report the platform. Exits (code 4)
  *	if the platform cannot be brought up.
  * @bi: the boot hand-off.
  * @cpu: what CPUID says (a TD found only now is refused).
@@ -45,8 +51,9 @@ const struct mmu_encoding *cc_setup_encoding(void);
 void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu);
 
 /**
- * cc_setup_arm_faults() - start the injected faults of tdx_fault= (after the DMA
- *	self-test, so that they hit the tasks). Nothing outside cc=sim-tdx.
+ * cc_setup_arm_faults() - start the injected faults of tdx_fault= or snp_fault=
+ *	(after the DMA self-test, so that they hit the tasks). Nothing outside
+ *	cc=sim-tdx and cc=sim-snp.
  */
 void cc_setup_arm_faults(void);
 
@@ -59,7 +66,7 @@ void cc_setup_report(const char *when);
 
 /**
  * cc_setup_name() - the platform for reports and the benchmark JSON: "tdx",
- *	"sim-tdx" or "emulated".
+ *	"sim-tdx", "sim-snp" or "emulated".
  */
 const char *cc_setup_name(void);
 

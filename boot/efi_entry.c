@@ -283,12 +283,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 	boot_reserve_trampoline(&bi->trampoline);
 	acpi_madt_cpus(bi->acpi_rsdp, &bi->cpus);
 	/* Before ExitBootServices: in a TD the firmware still handles the #VE a CPUID
-	 * leaf may raise; after it, nothing would. */
+	 * leaf may raise, in an SEV-SNP guest the #VC of CPUID and of the SEV_STATUS
+	 * read; after it, nothing would. The C-bit position and SEV_STATUS are kept
+	 * for the page tables and the SNP guest's checks (cc_setup.c). */
 	{
 		struct cpu_info early;
 
 		cpu_detect(&early);
 		bi->cc_at_boot = early.cc;
+		bi->c_bit_at_boot = early.c_bit;
+		bi->sev_status_at_boot = early.sev_status;
 	}
 
 	boot_exit_firmware(image, bi);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/cc_sim_snp.h"
 #include "arch/x86_64/cc_sim_tdx.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
@@ -566,6 +567,11 @@ static void fault_trigger(const struct fault_request *req)
 		/* Vector 20 by software: the path a #VE takes, IST2 and guard included. */
 		__asm__ volatile("int $20");
 		break;
+	case FAULT_VC:
+		/* The simulated hardware's #VC for an I/O instruction (exit code
+		 * 0x7b): vector 29 with its error code, on IST3 (cc_sim_snp.c). */
+		cc_sim_snp_raise_vc(0x7b);
+		break;
 	}
 	(void)sink;
 }
@@ -608,6 +614,14 @@ static void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsig
 			cc_sim_tdx_stage_ve(30, (UINT64_C(0x3f8) << 16), 0);
 		printf("fault: raising #VE (vector 20)%s\n",
 		       sim ? "; the simulated TD reports an I/O instruction" : "");
+	} else if (fault == FAULT_VC) {
+		/* Only the simulated SNP guest can deliver one: INT 29 pushes no
+		 * error code, and a #VC without its exit code is not a #VC. */
+		if (strcmp(cc_setup_name(), "sim-snp")) {
+			printf("fault: fault=vc needs cc=sim-snp\n");
+			exit(SLUICE_EXIT_FAIL);
+		}
+		printf("fault: raising #VC (vector 29) for an I/O instruction (exit code 0x7b)\n");
 	} else if (fault == FAULT_EXEC_DATA) {
 		printf("fault: image data 0x%" PRIx64 " holds a ret; calling it\n",
 		       (uint64_t)(uintptr_t)fault_ret_in_data);

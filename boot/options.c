@@ -33,7 +33,7 @@ struct option_def {
 };
 
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", "write_text",
-					      "exec_shared", "exec_data", "exec_stack", "ve", NULL };
+					      "exec_shared", "exec_data", "exec_stack", "ve", "vc", NULL };
 const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
@@ -43,10 +43,12 @@ const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq
 					     NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
-const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", NULL };
+const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", "sim-snp", NULL };
 const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad_resume",
 						 "map_error", "keep_accepted", "busy",
 						 "accept_error", "4k", "ap_silent", NULL };
+const char *const options_snp_fault_names[] = { "none", "early_return", "psc_error",
+						 "size_mismatch", "cf", "ap_silent", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -55,7 +57,7 @@ static const struct option_def option_table[] = {
 	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 128M" },
 	{ "fault", OPT_CHOICE, offsetof(struct kernel_options, fault), 0, 0, 0, fault_choices,
 	  "deliberate fault after the boot report: none|pf|gp|ud|div, or a W^X violation: "
-	  "write_text|exec_shared|exec_data|exec_stack, or a #VE: ve; default none" },
+	  "write_text|exec_shared|exec_data|exec_stack, a #VE: ve, or a #VC: vc; default none" },
 	{ "pool", OPT_SIZE, offsetof(struct kernel_options, pool_bytes), 256 * 1024, 508 * MIB,
 	  4096, NULL, "each bounce pool (one per policy) taken from the DMA region; default 16M" },
 	{ "policies", OPT_LIST, offsetof(struct kernel_options, policies), 0, 0, 0,
@@ -107,13 +109,20 @@ static const struct option_def option_table[] = {
 	{ "cc", OPT_CHOICE, offsetof(struct kernel_options, cc), 0, 0, 0, options_cc_names,
 	  "confidential-computing platform: auto (the TDX protocol in a real TD, else emulated), emulated (a PTE "
 	  "bit and a trapping write), sim-tdx (the TDX protocol against a model of the TDX "
-	  "module); default auto" },
+	  "module), sim-snp (the SEV-SNP protocol against a model of the RMP and the "
+	  "hypervisor); default auto" },
 	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,
 	  options_tdx_fault_names,
 	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
 	  "4k,ap_silent; default none" },
 	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1,
 	  1000000, 1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
+	{ "snp_fault", OPT_LIST, offsetof(struct kernel_options, snp_fault), 0, 0, 0,
+	  options_snp_fault_names,
+	  "sim-snp faults: early_return,psc_error,size_mismatch,cf,ap_silent; default none" },
+	{ "snp_fault_every", OPT_UINT, offsetof(struct kernel_options, snp_fault_every), 1,
+	  1000000, 1, NULL, "every Nth call of a faulted kind fails (sim-snp), 1..1000000; "
+	  "default 5" },
 	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,
 	  "the host's accelerator, a label on the report and every result: unknown|tcg|kvm; "
 	  "run-qemu.sh sets it; default unknown" },
@@ -143,6 +152,8 @@ void options_defaults(struct kernel_options *opts)
 	opts->device_timeout_ms = 10000;
 	opts->tdx_fault = 1; /* none */
 	opts->tdx_fault_every = 5;
+	opts->snp_fault = 1; /* none */
+	opts->snp_fault_every = 5;
 }
 
 const char *options_fault_name(enum fault_kind fault)
@@ -155,7 +166,7 @@ const char *options_fault_name(enum fault_kind fault)
 const char *options_usage(void)
 {
 	/* Every option's line must fit: the test checks that the last one is there. */
-	static char usage[4096];
+	static char usage[8192];
 
 	if (!usage[0]) {
 		size_t used = 0;

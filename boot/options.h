@@ -27,6 +27,10 @@
  * @FAULT_VE: a #VE (vector 20), as a TD raises one; with cc=sim-tdx the model
  *	first stages what TDG.VP.VEINFO.GET reports (an I/O instruction on the
  *	serial port), so the #VE guard's whole path runs.
+ * @FAULT_VC: a #VC (vector 29, error code = the exit code of an I/O
+ *	instruction), as an SEV-SNP guest raises one; with cc=sim-snp the
+ *	simulated hardware delivers it on the #VC stack, so the guard's whole
+ *	path runs.
  */
 enum fault_kind {
 	FAULT_NONE,
@@ -39,6 +43,7 @@ enum fault_kind {
 	FAULT_EXEC_DATA,
 	FAULT_EXEC_STACK,
 	FAULT_VE,
+	FAULT_VC,
 };
 
 /**
@@ -74,12 +79,16 @@ enum fault_kind {
  * @device_timeout_ms: the deadline of every wait on a device, in milliseconds
  *	(device_timeout_ms=N): a reset, a control command, a request, a frame.
  * @cc: the confidential-computing platform, index into options_cc_names
- *	(cc=auto|emulated|sim-tdx): auto is the emulated model unless the CPU is a
- *	real TD; sim-tdx runs every conversion through the TDX protocol against a
- *	model of the TDX module.
+ *	(cc=auto|emulated|sim-tdx|sim-snp): auto is the emulated model unless the
+ *	CPU is a real TD (or SNP guest); sim-tdx runs every conversion through the
+ *	TDX protocol against a model of the TDX module, sim-snp through the SEV-SNP
+ *	protocol against a model of the RMP and the hypervisor.
  * @tdx_fault: faults the simulated TD injects, a bit per index of
  *	options_tdx_fault_names (tdx_fault=LIST).
  * @tdx_fault_every: every Nth call of a faulted kind fails (tdx_fault_every=N).
+ * @snp_fault: faults the simulated SNP guest injects, a bit per index of
+ *	options_snp_fault_names (snp_fault=LIST).
+ * @snp_fault_every: every Nth call of a faulted kind fails (snp_fault_every=N).
  * @accel: the accelerator the host ran us under, index into options_accel_names
  *	(accel=unknown|tcg|kvm; scripts/run-qemu.sh sets it). A label only: it
  *	changes nothing but the report and every benchmark line, so that figures of
@@ -111,6 +120,8 @@ struct kernel_options {
 	int cc;
 	uint64_t tdx_fault;
 	uint64_t tdx_fault_every;
+	uint64_t snp_fault;
+	uint64_t snp_fault_every;
 	int accel;
 };
 
@@ -119,8 +130,16 @@ extern const char *const options_cc_names[];
 #define CC_OPT_AUTO 0
 #define CC_OPT_EMULATED 1
 #define CC_OPT_SIM_TDX 2
+#define CC_OPT_SIM_SNP 3
 /* Values of tdx_fault=. */
 extern const char *const options_tdx_fault_names[];
+/* Values of snp_fault=. */
+extern const char *const options_snp_fault_names[];
+#define SNP_FAULT_EARLY_RETURN 1
+#define SNP_FAULT_PSC_ERROR 2
+#define SNP_FAULT_SIZE_MISMATCH 3
+#define SNP_FAULT_CF 4
+#define SNP_FAULT_AP_SILENT 5
 /* Values of accel=. */
 extern const char *const options_accel_names[];
 /* Values of bench=. */

@@ -13,7 +13,7 @@ appears outside the functions allowed to hold it:
 
 Allowed: the native paravirtual I/O backend (arch/x86_64/pvio_native.c), the
 TEE-instruction door (arch/x86_64/tee_insn.c: TDCALL, VMGEXIT, PVALIDATE, the
-GHCB MSR) and the assembly entry stubs that run before C code can (the
+GHCB MSR, RMPADJUST) and the assembly entry stubs that run before C code can (the
 application processors' trampoline and entry). In a TD every other occurrence
 would be a #VE, in an SEV-SNP guest a #VC, that this kernel does not handle
 (arch/x86_64/pvio.h); PVALIDATE, RMPADJUST and VMGEXIT elsewhere would bypass the
@@ -44,7 +44,7 @@ ALLOWED = {
     # cache flush of a conversion.
     "tee_tdcall_native", "tee_tdcall_sti_native", "tee_flush_cache_native",
     "tee_vmgexit_native", "tee_pvalidate_native",
-    "tee_rd_ghcb_msr_native", "tee_wr_ghcb_msr_native",
+    "tee_rd_ghcb_msr_native", "tee_wr_ghcb_msr_native", "tee_rmpadjust_native",
     # arch/x86_64/ap_trampoline.S: real and protected mode, before any C code.
     "ap_trampoline_protected", "ap_trampoline", "ap_trampoline_long", "ap_entry",
     # the same trampoline's 64-bit entry for an AP woken through the ACPI wakeup mailbox.

@@ -79,6 +79,7 @@ static void test_fault_choices(void **state)
 		{ "fault=exec_data", FAULT_EXEC_DATA },
 		{ "fault=exec_stack", FAULT_EXEC_STACK },
 		{ "fault=ve", FAULT_VE },
+		{ "fault=vc", FAULT_VC },
 	};
 	struct kernel_options o;
 	char err[512];
@@ -101,7 +102,8 @@ static void test_unknown_key_lists_valid_ones(void **state)
 	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
 				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
 				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
-				 "device_timeout_ms, cc, tdx_fault, tdx_fault_every, accel");
+				 "device_timeout_ms, cc, tdx_fault, tdx_fault_every, snp_fault, snp_fault_every, "
+				 "accel");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -118,6 +120,8 @@ static void test_bad_values_name_the_word(void **state)
 		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
 		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
 		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=", "device_timeout_ms=5", "device_timeout_ms=600001",
+		"cc=sim-sev", "cc=snp", "snp_fault=lie", "snp_fault=cf,", "snp_fault_every=0",
+		"snp_fault_every=1000001",
 	};
 	struct kernel_options o;
 	char err[512];
@@ -210,6 +214,46 @@ static void test_io_options(void **state)
 	assert_non_null(strstr(err, "iotlb_ways=5 must divide iotlb_entries=32"));
 }
 
+/* The platform and the faults of the simulated guests: cc=, tdx_fault=,
+ * snp_fault= and their every= counts. */
+static void test_cc_options(void **state)
+{
+	struct kernel_options o;
+	char err[512];
+
+	(void)state;
+	options_defaults(&o);
+	assert_int_equal(o.cc, CC_OPT_AUTO);
+	assert_int_equal(o.snp_fault, 1); /* none */
+	assert_int_equal(o.snp_fault_every, 5);
+	assert_int_equal(options_parse("cc=sim-snp", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cc, CC_OPT_SIM_SNP);
+	assert_string_equal(options_cc_names[o.cc], "sim-snp");
+	assert_int_equal(options_parse("cc=sim-tdx", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cc, CC_OPT_SIM_TDX);
+	assert_int_equal(options_parse("cc=sim-snp snp_fault=early_return,size_mismatch "
+				       "snp_fault_every=3",
+				       &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(o.snp_fault, (UINT64_C(1) << SNP_FAULT_EARLY_RETURN) |
+					      (UINT64_C(1) << SNP_FAULT_SIZE_MISMATCH));
+	assert_int_equal(o.snp_fault_every, 3);
+	assert_int_equal(options_parse("snp_fault=psc_error", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.snp_fault, UINT64_C(1) << SNP_FAULT_PSC_ERROR);
+	assert_int_equal(options_parse("snp_fault=cf,ap_silent", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.snp_fault,
+			 (UINT64_C(1) << SNP_FAULT_CF) | (UINT64_C(1) << SNP_FAULT_AP_SILENT));
+	assert_string_equal(options_snp_fault_names[SNP_FAULT_AP_SILENT], "ap_silent");
+	assert_int_equal(options_parse("snp_fault_every=1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.snp_fault_every, 1);
+	assert_int_equal(options_parse("tdx_fault=busy tdx_fault_every=2", &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(o.tdx_fault, UINT64_C(1) << 6);
+	assert_int_equal(o.tdx_fault_every, 2);
+	assert_int_equal(options_parse("snp_fault=busy", &o, err, sizeof(err)), -22);
+	assert_non_null(strstr(err, "snp_fault=busy"));
+}
+
 static void test_small_error_buffer_is_safe(void **state)
 {
 	struct kernel_options o;
@@ -250,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_name_the_word),
 		cmocka_unit_test(test_dma_split_options),
 		cmocka_unit_test(test_io_options),
+		cmocka_unit_test(test_cc_options),
 		cmocka_unit_test(test_small_error_buffer_is_safe),
 		cmocka_unit_test(test_usage_lists_every_option),
 	};

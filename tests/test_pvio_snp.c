@@ -176,9 +176,74 @@ static void test_failing_hypervisor_reads_all_ones(void **state)
 	assert_int_equal(e->p.errors, 3);
 	/* No GHCB at all: the same, without an exit. */
 	e->m.faults.exit_error = false;
-	e->s.ghcb = NULL;
+	e->s.slot.ghcb = NULL;
 	assert_int_equal(o->io_in(o->ctx, 0x3fd, 2), 0xffff);
 	assert_int_equal(e->p.errors, 4);
+}
+
+/* The simulated guest's hypervisor hook: answers for every non-PSC exit. */
+static unsigned int vmm_calls;
+
+static void test_vmm(void *ctx, struct ghcb *g)
+{
+	bool in = g->sw_exit_info_1 & 1;
+
+	(void)ctx;
+	vmm_calls++;
+	g->sw_exit_info_1 = GHCB_RESULT_OK;
+	if (g->sw_exit_code == SVM_EXIT_IOIO && in)
+		GHCB_SET(g, rax, 0x5a);
+}
+
+static struct snp_ghcb_slot slots[2];
+static unsigned int cur_cpu;
+
+static struct snp_ghcb_slot *cpu_slot(void *ctx)
+{
+	(void)ctx;
+	return &slots[cur_cpu];
+}
+
+static unsigned int model_cpu(void *ctx)
+{
+	(void)ctx;
+	return cur_cpu;
+}
+
+/* Each exit goes through the calling CPU's GHCB; a CPU without one gets the
+ * all-ones answer and an error, never another CPU's page. An interrupt
+ * handler's exchange nested in a HLT leaves the HLT's page as it was. */
+static void test_per_cpu_ghcb_and_vmm_hook(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+
+	memset(slots, 0, sizeof(slots));
+	slots[0] = e->s.slot;
+	e->s.cpu_slot = cpu_slot;
+	e->m.cpu = model_cpu;
+	e->m.vmm = test_vmm;
+	vmm_calls = 0;
+	cur_cpu = 0;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x5a);
+	assert_int_equal(vmm_calls, 1);
+	cur_cpu = 1;
+	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0xff);
+	assert_int_equal(e->p.errors, 1);
+	assert_int_equal(vmm_calls, 1);
+	/* CPU 1 registers its own page (a shared one of the window). */
+	{
+		struct ghcb *g1 = aligned_alloc(4096, sizeof(struct ghcb));
+
+		assert_int_equal(snp_ghcb_setup(&e->s, g1, GHCB_GPA + 4096), 0);
+		assert_ptr_equal(slots[1].ghcb, g1);
+		assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x5a);
+		assert_int_equal(vmm_calls, 2);
+		assert_true(e->m.ghcb_msr[1] == GHCB_GPA + 4096);
+		assert_true(e->m.ghcb_msr[0] == GHCB_GPA);
+		free(g1);
+	}
+	assert_int_equal(e->m.violations, 0);
 }
 
 int main(void)
@@ -191,6 +256,7 @@ int main(void)
 		T(test_cpuid_from_the_page),
 		T(test_halt),
 		T(test_failing_hypervisor_reads_all_ones),
+		T(test_per_cpu_ghcb_and_vmm_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

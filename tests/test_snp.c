@@ -183,11 +183,11 @@ static void test_ghcb_setup(void **state)
 	/* Rescinded, made shared through the MSR protocol, C-bit cleared,
 	 * registered. */
 	assert_range(e, GHCB_GPA, K4, 0);
-	assert_true(e->m.ghcb_gpa == GHCB_GPA);
+	assert_true(e->m.ghcb_gpa[0] == GHCB_GPA);
 	assert_int_equal(e->m.n_psc_msr, 1);
 	assert_int_equal(e->s.stats.psc_msr, 1);
 	assert_int_equal(e->s.stats.pages_rescinded, 1);
-	assert_ptr_equal(e->s.ghcb, e->ghcb);
+	assert_ptr_equal(e->s.slot.ghcb, e->ghcb);
 	assert_int_equal(e->m.violations, 0);
 }
 
@@ -198,7 +198,7 @@ static void test_ghcb_registration_refused(void **state)
 	(void)state;
 	e->m.faults.reg_refuse = true;
 	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), SNP_ERR_IO);
-	assert_null(e->s.ghcb);
+	assert_null(e->s.slot.ghcb);
 	/* The page is private and validated again. */
 	assert_range(e, GHCB_GPA, K4, A | V | C);
 	assert_int_equal(e->m.violations, 0);
@@ -588,6 +588,198 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	env_free(e);
 }
 
+/* ------------------------------------------------------------ per-CPU GHCBs */
+
+static unsigned int cur_cpu;
+static struct snp_ghcb_slot test_slots[2];
+
+static struct snp_ghcb_slot *test_cpu_slot(void *ctx)
+{
+	(void)ctx;
+	return &test_slots[cur_cpu];
+}
+
+static unsigned int test_cpu(void *ctx)
+{
+	(void)ctx;
+	return cur_cpu;
+}
+
+/* Each CPU registers its own GHCB and uses it; the model keeps the GHCB MSR and
+ * the registration per vCPU, and an exit through another CPU's page breaks R6. */
+static void test_ghcb_per_cpu(void **state)
+{
+	struct env *e = env_new(false);
+	struct ghcb *g1 = aligned_alloc(4096, sizeof(struct ghcb));
+	const uint64_t gpa1 = GHCB_GPA - K4;
+
+	(void)state;
+	memset(test_slots, 0, sizeof(test_slots));
+	e->s.cpu_slot = test_cpu_slot;
+	e->m.cpu = test_cpu;
+	cur_cpu = 0;
+	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
+	assert_ptr_equal(test_slots[0].ghcb, e->ghcb);
+	assert_null(e->s.slot.ghcb);
+	cur_cpu = 1;
+	/* CPU 1 has none yet: its PSCs go through the MSR protocol. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, 2 * K4), 0);
+	assert_int_equal(e->s.stats.psc_batches, 0);
+	assert_int_equal(snp_ghcb_setup(&e->s, g1, gpa1), 0);
+	assert_true(e->m.ghcb_gpa[0] == GHCB_GPA);
+	assert_true(e->m.ghcb_gpa[1] == gpa1);
+	/* Now batched, through CPU 1's page. */
+	assert_int_equal(snp_to_private(&e->s, BASE, 2 * K4), 0);
+	assert_int_equal(e->s.stats.psc_batches, 1);
+	cur_cpu = 0;
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, M2), 0);
+	assert_int_equal(e->s.stats.psc_batches, 2);
+	assert_int_equal(e->m.violations, 0);
+	/* CPU 0 exiting through CPU 1's page: not its registered GHCB. */
+	ghcb_invalidate(g1);
+	assert_int_equal(ghcb_call(&e->insn, g1, gpa1, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R6"));
+	free(g1);
+	env_free(e);
+}
+
+/* A handler's exchange in the middle of another on the same CPU: the page is
+ * saved and put back, so the interrupted exchange finds its inputs. */
+static void test_nested_exchange_restores_the_page(void **state)
+{
+	struct env *e = *state;
+	struct ghcb *backup = aligned_alloc(4096, sizeof(struct ghcb));
+	uint64_t gpa = 0;
+	struct ghcb *outer, *inner;
+
+	outer = snp_ghcb_get(&e->s, &gpa);
+	assert_ptr_equal(outer, e->ghcb);
+	assert_true(gpa == GHCB_GPA);
+	GHCB_SET(outer, rax, 0x1234);
+	memcpy(outer->shared_buffer, "outer", 6);
+	/* Nested, without a backup page: counted, not saved. */
+	inner = snp_ghcb_get(&e->s, &gpa);
+	assert_ptr_equal(inner, outer);
+	assert_false(ghcb_is_valid(inner, GHCB_OFF(rax))); /* invalidated for it */
+	snp_ghcb_put(&e->s);
+	assert_int_equal(e->s.slot.nested, 1);
+	assert_false(ghcb_is_valid(outer, GHCB_OFF(rax)));
+	/* With one: the outer request survives the inner exit. */
+	GHCB_SET(outer, rax, 0x1234);
+	e->s.slot.backup = backup;
+	inner = snp_ghcb_get(&e->s, &gpa);
+	memcpy(inner->shared_buffer, "inner", 6);
+	assert_int_equal(ghcb_call(&e->insn, inner, gpa, SVM_EXIT_HLT, 0, 0), 0);
+	snp_ghcb_put(&e->s);
+	assert_int_equal(e->s.slot.nested, 2);
+	assert_true(ghcb_is_valid(outer, GHCB_OFF(rax)));
+	assert_true(outer->rax == 0x1234);
+	assert_string_equal((const char *)outer->shared_buffer, "outer");
+	snp_ghcb_put(&e->s);
+	assert_int_equal(e->s.slot.depth, 0);
+	/* A CPU without a GHCB: nothing begun. */
+	e->s.slot.ghcb = NULL;
+	assert_null(snp_ghcb_get(&e->s, &gpa));
+	assert_int_equal(e->s.slot.depth, 0);
+	free(backup);
+}
+
+/* ------------------------------------------------------------ AP creation */
+
+static struct {
+	unsigned int calls;
+	uint32_t apic_id;
+	unsigned int op;
+	uint64_t vmsa, features;
+	int answer;
+} hv_ap;
+
+static int test_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
+			  uint64_t sev_features)
+{
+	(void)ctx;
+	hv_ap.calls++;
+	hv_ap.apic_id = apic_id;
+	hv_ap.op = op;
+	hv_ap.vmsa = vmsa_gpa;
+	hv_ap.features = sev_features;
+	return hv_ap.answer;
+}
+
+static void test_rule_r7_ap_create_needs_vmsa(void **state)
+{
+	struct env *e = *state;
+	const uint64_t vmsa = BASE + 3 * M2 + K4;
+
+	memset(&hv_ap, 0, sizeof(hv_ap));
+	e->m.ap_create = test_ap_create;
+	/* A private, validated page that RMPADJUST never made a VMSA. */
+	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R7"));
+	assert_int_equal(hv_ap.calls, 0);
+	/* Done right: the hypervisor is asked, with the request's fields. */
+	e->m.violations = 0;
+	assert_int_equal(snp_vmsa_mark(&e->s, vmsa, true), 0);
+	assert_true(snp_model_page(&e->m, vmsa) & SNP_PG_VMSA);
+	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), 0);
+	assert_int_equal(hv_ap.calls, 1);
+	assert_int_equal(hv_ap.apic_id, 3);
+	assert_int_equal(hv_ap.op, SNP_AP_CREATE);
+	assert_true(hv_ap.vmsa == vmsa && hv_ap.features == 1);
+	/* The hypervisor refusing, and the destroy request. */
+	hv_ap.answer = -1;
+	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+	hv_ap.answer = 0;
+	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_DESTROY, vmsa, 0), 0);
+	assert_int_equal(hv_ap.op, SNP_AP_DESTROY);
+	assert_int_equal(snp_vmsa_mark(&e->s, vmsa, false), 0);
+	assert_false(snp_model_page(&e->m, vmsa) & SNP_PG_VMSA);
+	assert_int_equal(e->m.violations, 0);
+	/* RMPADJUST of a shared page breaks R7; a 2 MiB-aligned VMSA is refused
+	 * before any instruction. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
+	assert_int_equal(snp_vmsa_mark(&e->s, BASE + K4, true), SNP_ERR_IO);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R7"));
+	assert_int_equal(snp_vmsa_mark(&e->s, BASE + 2 * M2, true), SNP_ERR_INVAL);
+	/* Without a GHCB, no AP-creation request. */
+	e->s.slot.ghcb = NULL;
+	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+}
+
+/* The kernel's snp_fault= kinds: every Nth PSC fails, every Nth 2 MiB
+ * PVALIDATE is a size mismatch. */
+static void test_faults_every_nth(void **state)
+{
+	struct env *e = *state;
+
+	/* The PSC to private makes one 2 MiB RMP entry; the hypervisor splits it
+	 * at the PVALIDATE: 4 KiB pages. */
+	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
+	assert_int_equal(e->s.stats.size_fallbacks, 1); /* the firmware's 4 KiB entries */
+	e->m.faults.pval_mismatch_every = 1;
+	assert_int_equal(snp_to_private(&e->s, BASE, M2), 0);
+	assert_int_equal(e->s.stats.size_fallbacks, 2);
+	assert_int_equal(e->s.stats.pvalidate_2m, 0);
+	assert_int_equal(e->s.stats.pages_validated, 512);
+	assert_false(snp_model_page(&e->m, BASE) & SNP_PG_RMP_2M);
+	/* Without the fault, the same round trip validates one 2 MiB page. */
+	e->m.faults.pval_mismatch_every = 0;
+	assert_int_equal(snp_to_shared(&e->s, BASE + 4 * M2, M2), 0);
+	assert_int_equal(snp_to_private(&e->s, BASE + 4 * M2, M2), 0);
+	assert_int_equal(e->s.stats.pvalidate_2m, 1);
+	e->m.faults.pval_mismatch_every = 0;
+	e->m.faults.psc_error_every = 2;
+	e->m.n_psc = 0;
+	assert_int_equal(snp_to_shared(&e->s, BASE + M2, K4), 0);       /* PSC 1 */
+	assert_int_equal(snp_to_shared(&e->s, BASE + 2 * M2, K4), SNP_ERR_IO); /* PSC 2 */
+	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_range(e, BASE + 2 * M2, K4, A | V | C);
+	assert_int_equal(e->m.violations, 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -617,6 +809,10 @@ int main(void)
 		T(test_rule_r4_2m_only_when_aligned),
 		T(test_rule_r5_cbit_matches_at_flush),
 		cmocka_unit_test(test_rule_r6_ghcb_registered_and_shared),
+		cmocka_unit_test(test_ghcb_per_cpu),
+		T(test_nested_exchange_restores_the_page),
+		T(test_rule_r7_ap_create_needs_vmsa),
+		T(test_faults_every_nth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

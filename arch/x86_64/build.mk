@@ -1,11 +1,14 @@
 # x86_64 architecture code built into the kernel.
 KERNEL_SRCS += \
 	arch/x86_64/acpi.c \
+	arch/x86_64/cc_sim_snp.c \
 	arch/x86_64/cc_sim_tdx.c \
+	arch/x86_64/cc_snp.c \
 	arch/x86_64/cc_tdx.c \
 	arch/x86_64/ap_trampoline.S \
 	arch/x86_64/cpu.c \
 	arch/x86_64/gdt.c \
+	arch/x86_64/ghcb.c \
 	arch/x86_64/idt.c \
 	arch/x86_64/ipi_entry.S \
 	arch/x86_64/kmap.c \
@@ -14,10 +17,13 @@ KERNEL_SRCS += \
 	arch/x86_64/paging.c \
 	arch/x86_64/pvio.c \
 	arch/x86_64/pvio_native.c \
+	arch/x86_64/pvio_snp.c \
 	arch/x86_64/pvio_tdx.c \
 	arch/x86_64/qemu_exit.c \
 	arch/x86_64/serial.c \
 	arch/x86_64/smp.c \
+	arch/x86_64/snp.c \
+	arch/x86_64/snp_model.c \
 	arch/x86_64/stack_switch.S \
 	arch/x86_64/tdx.c \
 	arch/x86_64/tdx_model.c \

@@ -44,6 +44,7 @@ static enum cc_mode cpu_detect_cc(const struct cpu_probe *p, struct cpu_info *in
 			uint64_t status = p->rdmsr(p->ctx, MSR_AMD64_SEV);
 
 			info->c_bit = r[1] & 0x3f;
+			info->sev_status = status;
 			if (status & (1u << 2))
 				return CC_SEV_SNP;
 			if (status & (1u << 1))

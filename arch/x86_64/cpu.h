@@ -102,6 +102,7 @@ enum cc_mode {
  * @phys_addr_bits: physical address width.
  * @cc: detected confidential-computing mode.
  * @c_bit: SEV's encryption bit position (CC_SEV*), else 0.
+ * @sev_status: SEV_STATUS (MSR 0xC0010131) when CPUID says SEV exists, else 0.
  */
 struct cpu_info {
 	char vendor[13];
@@ -115,6 +116,7 @@ struct cpu_info {
 	unsigned int phys_addr_bits;
 	enum cc_mode cc;
 	unsigned int c_bit;
+	uint64_t sev_status;
 };
 
 /**

@@ -97,4 +97,22 @@ __attribute__((noreturn)) void trap_handler(struct trap_frame *frame);
  */
 void trap_set_ve_reporter(void (*fn)(uint64_t rip));
 
+/**
+ * trap_set_vc_reporter() - the #VC guard (vector 29, an SEV-SNP guest): what
+ *	a #VC does first, with the exit code the hardware put in the error code
+ *	and the trapped RIP (reported through the paravirtual I/O layer, which
+ *	needs no #VC). After the exception report the guest ends through
+ *	pvio_fatal(): in an SNP guest the GHCB MSR protocol's termination
+ *	request. Nothing is emulated.
+ * @fn: called with the RIP and the error code; NULL for none.
+ */
+void trap_set_vc_reporter(void (*fn)(uint64_t rip, uint64_t exit_code));
+
+/**
+ * gdt_vc_stack_top() - the top of @cpu's #VC stack (IST3): where the hardware
+ *	switches to for vector 29 (the simulated SNP guest raises a #VC there).
+ * @cpu: the CPU index.
+ */
+uint64_t gdt_vc_stack_top(unsigned int cpu);
+
 #endif /* SLUICE_ARCH_DESCRIPTORS_H */

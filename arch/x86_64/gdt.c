@@ -40,6 +40,14 @@ static struct cpu_descriptors cpu_descriptors[SMP_MAX_CPUS];
  * handlers). */
 #define VE_STACK_SIZE 8192
 static _Alignas(16) uint8_t ve_stacks[SMP_MAX_CPUS][VE_STACK_SIZE];
+/* #VC (29) runs on IST3, likewise its own: in an SEV-SNP guest it can arrive on
+ * any instruction that is intercepted (Linux gives it an IST stack too). */
+static _Alignas(16) uint8_t vc_stacks[SMP_MAX_CPUS][VE_STACK_SIZE];
+
+uint64_t gdt_vc_stack_top(unsigned int cpu)
+{
+	return (uint64_t)(vc_stacks[cpu % SMP_MAX_CPUS] + VE_STACK_SIZE);
+}
 
 /* The bootstrap CPU's IST stack; the others' come from smp.c. */
 static _Alignas(16) uint8_t ist1_stack[IST_STACK_SIZE];
@@ -60,6 +68,7 @@ void gdt_init_cpu(unsigned int cpu, uint64_t ist_top)
 	memset(&d->tss, 0, sizeof(d->tss));
 	d->tss.ist[0] = ist_top;
 	d->tss.ist[1] = (uint64_t)(ve_stacks[cpu] + VE_STACK_SIZE);
+	d->tss.ist[2] = gdt_vc_stack_top(cpu);
 	/* No I/O permission bitmap: point past the TSS limit. */
 	d->tss.iomap_base = sizeof(d->tss);
 
@@ -73,7 +82,12 @@ void gdt_init_cpu(unsigned int cpu, uint64_t ist_top)
 
 	ptr.limit = sizeof(d->gdt) - 1;
 	ptr.base = (uint64_t)gdt;
-	/* Reload CS with a far return, then the data segments and the task register. */
+	/* Reload CS with a far return, then the data segments and the task register.
+	 * FS and GS are left alone: in 64-bit mode only their bases matter, and
+	 * loading a null selector clears the base on some processors (and in
+	 * QEMU), while an AP created by SEV-SNP comes up with its GS base already
+	 * pointing at its per-CPU data (the VMSA's GS), which it needs before
+	 * its first paravirtual MSR write can set it (smp.c). */
 	__asm__ volatile("lgdt %0\n\t"
 			 "pushq %1\n\t"
 			 "leaq 1f(%%rip), %%rax\n\t"
@@ -84,9 +98,6 @@ void gdt_init_cpu(unsigned int cpu, uint64_t ist_top)
 			 "movw %%ax, %%ds\n\t"
 			 "movw %%ax, %%es\n\t"
 			 "movw %%ax, %%ss\n\t"
-			 "xorl %%eax, %%eax\n\t"
-			 "movw %%ax, %%fs\n\t"
-			 "movw %%ax, %%gs\n\t"
 			 "movw %w3, %%ax\n\t"
 			 "ltr %%ax\n\t"
 			 :

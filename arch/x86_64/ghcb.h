@@ -207,6 +207,11 @@ _Static_assert(sizeof(struct ghcb) == 4096, "the GHCB is one page");
 #define SVM_VMGEXIT_MMIO_READ UINT64_C(0x80000001)
 #define SVM_VMGEXIT_MMIO_WRITE UINT64_C(0x80000002)
 #define SVM_VMGEXIT_PSC UINT64_C(0x80000010)
+#define SVM_VMGEXIT_AP_CREATION UINT64_C(0x80000013)
+/* AP Creation: SW_EXITINFO1[15:0] (GHCB spec; Linux SVM_VMGEXIT_AP_CREATE). */
+#define SNP_AP_CREATE_ON_INIT 0
+#define SNP_AP_CREATE 1
+#define SNP_AP_DESTROY 2
 
 /* SW_EXITINFO1[31:0] on return. */
 #define GHCB_RESULT_OK 0

@@ -29,21 +29,21 @@ static uint64_t size_mask(unsigned int size)
 	return size >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * size)) - 1;
 }
 
-/* The GHCB, invalidated for a new request, or NULL (counted) if there is none. */
-static struct ghcb *snp_ghcb(struct pvio_snp *p)
+/* The calling CPU's GHCB, invalidated for a new request, or NULL (counted) if
+ * it has none; every non-NULL one is given back with snp_ghcb_put(). */
+static struct ghcb *snp_ghcb(struct pvio_snp *p, uint64_t *gpa)
 {
-	if (!p->snp->ghcb) {
+	struct ghcb *g = snp_ghcb_get(p->snp, gpa);
+
+	if (!g)
 		p->errors++;
-		return NULL;
-	}
-	ghcb_invalidate(p->snp->ghcb);
-	return p->snp->ghcb;
+	return g;
 }
 
-static bool snp_exit(struct pvio_snp *p, struct ghcb *g, uint64_t code, uint64_t info1,
-		     uint64_t info2)
+static bool snp_exit(struct pvio_snp *p, struct ghcb *g, uint64_t gpa, uint64_t code,
+		     uint64_t info1, uint64_t info2)
 {
-	if (ghcb_call(p->snp->insn, g, p->snp->ghcb_gpa, code, info1, info2) != GHCB_RESULT_OK) {
+	if (ghcb_call(p->snp->insn, g, gpa, code, info1, info2) != GHCB_RESULT_OK) {
 		p->errors++;
 		return false;
 	}
@@ -58,57 +58,67 @@ static uint64_t ioio_info(uint16_t port, unsigned int size, bool in)
 
 static uint32_t snp_io_in(void *ctx, uint16_t port, unsigned int size)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	uint32_t v = (uint32_t)size_mask(size);
 
 	if (!g)
-		return (uint32_t)size_mask(size);
+		return v;
 	GHCB_SET(g, rax, 0);
-	if (!snp_exit(ps(ctx), g, SVM_EXIT_IOIO, ioio_info(port, size, true), 0))
-		return (uint32_t)size_mask(size);
-	/* The answer counts only if the hypervisor marked it valid. */
-	if (!ghcb_is_valid(g, GHCB_OFF(rax))) {
-		ps(ctx)->errors++;
-		return (uint32_t)size_mask(size);
+	if (snp_exit(ps(ctx), g, gpa, SVM_EXIT_IOIO, ioio_info(port, size, true), 0)) {
+		/* The answer counts only if the hypervisor marked it valid. */
+		if (!ghcb_is_valid(g, GHCB_OFF(rax)))
+			ps(ctx)->errors++;
+		else
+			v = (uint32_t)(g->rax & size_mask(size));
 	}
-	return (uint32_t)(g->rax & size_mask(size));
+	snp_ghcb_put(ps(ctx)->snp);
+	return v;
 }
 
 static void snp_io_out(void *ctx, uint16_t port, unsigned int size, uint32_t v)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 
 	if (!g)
 		return;
 	GHCB_SET(g, rax, v & size_mask(size));
-	snp_exit(ps(ctx), g, SVM_EXIT_IOIO, ioio_info(port, size, false), 0);
+	snp_exit(ps(ctx), g, gpa, SVM_EXIT_IOIO, ioio_info(port, size, false), 0);
+	snp_ghcb_put(ps(ctx)->snp);
 }
 
 /* MMIO: SW_EXITINFO1 = the GPA (MMIO is shared: no C-bit), SW_EXITINFO2 = the
  * size, SW_SCRATCH = the data's GPA, here the GHCB's shared buffer. */
 static uint64_t snp_mmio_read(void *ctx, uint64_t pa, unsigned int size)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 	uint64_t v = 0;
 
 	if (!g)
 		return size_mask(size);
 	memset(g->shared_buffer, 0, 8);
-	GHCB_SET(g, sw_scratch, ps(ctx)->snp->ghcb_gpa + GHCB_OFF(shared_buffer));
-	if (!snp_exit(ps(ctx), g, SVM_VMGEXIT_MMIO_READ, pa, size))
-		return size_mask(size);
-	memcpy(&v, g->shared_buffer, size > 8 ? 8 : size);
+	GHCB_SET(g, sw_scratch, gpa + GHCB_OFF(shared_buffer));
+	if (snp_exit(ps(ctx), g, gpa, SVM_VMGEXIT_MMIO_READ, pa, size))
+		memcpy(&v, g->shared_buffer, size > 8 ? 8 : size);
+	else
+		v = ~UINT64_C(0);
+	snp_ghcb_put(ps(ctx)->snp);
 	return v & size_mask(size);
 }
 
 static void snp_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 
 	if (!g)
 		return;
 	memcpy(g->shared_buffer, &v, size > 8 ? 8 : size);
-	GHCB_SET(g, sw_scratch, ps(ctx)->snp->ghcb_gpa + GHCB_OFF(shared_buffer));
-	snp_exit(ps(ctx), g, SVM_VMGEXIT_MMIO_WRITE, pa, size);
+	GHCB_SET(g, sw_scratch, gpa + GHCB_OFF(shared_buffer));
+	snp_exit(ps(ctx), g, gpa, SVM_VMGEXIT_MMIO_WRITE, pa, size);
+	snp_ghcb_put(ps(ctx)->snp);
 }
 
 /* Leaves whose ECX selects a sub-leaf (Intel SDM / AMD APM CPUID; the set
@@ -153,30 +163,34 @@ static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 
 static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa, v = 0;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 
 	if (!g)
 		return 0;
 	GHCB_SET(g, rcx, msr);
-	if (!snp_exit(ps(ctx), g, SVM_EXIT_MSR, 0, 0))
-		return 0;
-	if (!ghcb_is_valid(g, GHCB_OFF(rax)) || !ghcb_is_valid(g, GHCB_OFF(rdx))) {
-		ps(ctx)->errors++;
-		return 0;
+	if (snp_exit(ps(ctx), g, gpa, SVM_EXIT_MSR, 0, 0)) {
+		if (!ghcb_is_valid(g, GHCB_OFF(rax)) || !ghcb_is_valid(g, GHCB_OFF(rdx)))
+			ps(ctx)->errors++;
+		else
+			v = (g->rdx << 32) | (g->rax & 0xffffffffu);
 	}
-	return (g->rdx << 32) | (g->rax & 0xffffffffu);
+	snp_ghcb_put(ps(ctx)->snp);
+	return v;
 }
 
 static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 
 	if (!g)
 		return;
 	GHCB_SET(g, rcx, msr);
 	GHCB_SET(g, rax, v & 0xffffffffu);
 	GHCB_SET(g, rdx, v >> 32);
-	snp_exit(ps(ctx), g, SVM_EXIT_MSR, 1, 0);
+	snp_exit(ps(ctx), g, gpa, SVM_EXIT_MSR, 1, 0);
+	snp_ghcb_put(ps(ctx)->snp);
 }
 
 /* The interrupt flag around the idle exit; host tests run in user mode, where
@@ -195,14 +209,29 @@ static void irq_disable(void)
 #endif
 }
 
+/*
+ * HLT: the exchange runs with interrupts off, as a #VC handler would run it;
+ * the hypervisor's HLT wakes on a pending interrupt whatever the guest's IF
+ * (it cannot see it), and the interrupt is taken in the window opened after
+ * the exchange (STI's shadow covers the NOP). A handler that does I/O while
+ * the exchange is in flight (the simulated hypervisor's native HLT takes the
+ * interrupt itself) nests on the same page: snp_ghcb_get() saves it.
+ */
 static void snp_halt(void *ctx, bool irqs)
 {
-	struct ghcb *g = snp_ghcb(ps(ctx));
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
 
-	if (irqs)
+	if (g) {
+		snp_exit(ps(ctx), g, gpa, SVM_EXIT_HLT, 0, 0);
+		snp_ghcb_put(ps(ctx)->snp);
+	}
+	if (irqs) {
 		irq_enable();
-	if (g)
-		snp_exit(ps(ctx), g, SVM_EXIT_HLT, 0, 0);
+#ifndef SLUICE_HOST
+		__asm__ volatile("nop" ::: "memory");
+#endif
+	}
 	irq_disable();
 }
 

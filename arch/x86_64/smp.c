@@ -68,6 +68,9 @@ struct cpu_local {
 	uint64_t start_ns;
 	uint64_t ist_top;
 	volatile uint32_t parked; /* in the simulated TD's firmware, waiting on the mailbox */
+	uint64_t stack_top;
+	volatile int start_error; /* the platform's ap_start hook failed on this AP */
+	unsigned int park;        /* its slot in sim_parks (simulated AP creation) */
 } __attribute__((aligned(64))); /* one cache line each: no false sharing */
 
 _Static_assert(__builtin_offsetof(struct cpu_local, index) == 8, "smp_cpu_id reads %gs:8");
@@ -176,14 +179,35 @@ __attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
 static bool sim_firmware;
 __attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl);
 
+static const struct smp_ap_ops *ap_ops;
+
+void smp_set_ap_ops(const struct smp_ap_ops *ops)
+{
+	ap_ops = ops;
+}
+
 __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 {
 	/* In the simulated TD the first arrival is the firmware's INIT-SIPI start:
-	 * park in the simulated firmware until the mailbox wakes this AP. */
+	 * park in the simulated firmware until the mailbox wakes this AP (in the
+	 * simulated SNP guest, until the simulated hypervisor starts it from its
+	 * VMSA). */
 	if (sim_firmware && !__atomic_load_n(&cl->parked, __ATOMIC_ACQUIRE))
 		sim_firmware_ap(cl);
 	gdt_init_cpu(cl->index, cl->ist_top);
 	idt_load();
+	/* An AP the platform created (SNP) came up with its GS base from the VMSA
+	 * (gdt_init_cpu() keeps it): the hook finds this CPU's data through it,
+	 * and registers what the paravirtual I/O of smp_set_gs() needs. */
+	if (ap_ops && ap_ops->ap_start) {
+		int rc = ap_ops->ap_start(ap_ops->ctx, cl->index);
+
+		if (rc) {
+			__atomic_store_n(&cl->start_error, rc, __ATOMIC_RELEASE);
+			for (;;)
+				cpu_relax();
+		}
+	}
 	smp_set_gs(cl);
 	/* INIT left x87 in its reset state; SSE is enabled by CR4 copied from the BSP. */
 	__asm__ volatile("fninit");
@@ -301,11 +325,84 @@ static bool sim_firmware_silent; /* its APs never take a command (a fault to inj
  * jumps to the wakeup vector in 64-bit mode with interrupts off. What follows
  * (ap_mailbox_entry onwards) is the code a real TD's AP runs.
  */
+/*
+ * Simulated AP creation (cc=sim-snp): parked APs, one slot per start attempt
+ * (a skipped AP stays parked in its slot while its struct cpu_local serves the
+ * next one), released by the simulated hypervisor into a VMSA's state.
+ */
+#define SIM_PARKS 64
+#define PARK_FREE 0
+#define PARK_WAITING 1
+#define PARK_GO 2
+#define PARK_DEAD 3
+static struct sim_park {
+	volatile uint32_t state;
+	uint32_t apic_id;
+	uint64_t rip, rsp, rdi, gs_base;
+} sim_parks[SIM_PARKS];
+static unsigned int sim_parks_used;
+static bool sim_vmsa_parking;
+
+void smp_simulate_parking(void)
+{
+	sim_firmware = true;
+	sim_vmsa_parking = true;
+}
+
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi,
+		    uint64_t gs_base)
+{
+	for (unsigned int i = 0; i < SIM_PARKS; i++) {
+		struct sim_park *k = &sim_parks[i];
+
+		if (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_WAITING ||
+		    k->apic_id != apic_id)
+			continue;
+		k->rip = rip;
+		k->rsp = rsp;
+		k->rdi = rdi;
+		k->gs_base = gs_base;
+		__atomic_store_n(&k->state, PARK_GO, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -1;
+}
+
+void smp_sim_destroy(uint32_t apic_id)
+{
+	for (unsigned int i = 0; i < SIM_PARKS; i++)
+		if (sim_parks[i].apic_id == apic_id &&
+		    __atomic_load_n(&sim_parks[i].state, __ATOMIC_ACQUIRE) == PARK_WAITING)
+			__atomic_store_n(&sim_parks[i].state, PARK_DEAD, __ATOMIC_RELEASE);
+}
+
+/* A parked AP: wait to be released, then become what the VMSA says (the GS
+ * base through the native instruction, as the hardware loads it from the VMSA;
+ * RSP, RDI, RIP) and never come back. */
+__attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
+{
+	struct sim_park *k = &sim_parks[cl->park];
+
+	k->apic_id = cl->apic_id;
+	__atomic_store_n(&k->state, PARK_WAITING, __ATOMIC_RELEASE);
+	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_GO)
+		cpu_relax();
+	pvio_native.wrmsr(pvio_native.ctx, MSR_GS_BASE, k->gs_base);
+	__asm__ volatile("cli\n\tmov %0, %%rsp\n\tjmp *%2"
+			 :
+			 : "r"(k->rsp), "D"(k->rdi), "r"(k->rip)
+			 : "memory");
+	__builtin_unreachable();
+}
+
 __attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
 {
 	struct acpi_wakeup_mailbox *mb = wakeup_mailbox;
 	uint64_t vector;
 
+	if (sim_vmsa_parking)
+		sim_parked_ap(cl);
 	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		if (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE) == ACPI_MAILBOX_WAKEUP &&
@@ -326,10 +423,63 @@ void smp_simulate_td_firmware(bool silent)
 	wakeup_mailbox = (struct acpi_wakeup_mailbox *)sim_mailbox_page;
 }
 
+/*
+ * Start @cl through the platform (SNP: the AP-create request with its VMSA;
+ * INIT-SIPI is not used, except by the simulation to park the AP first). An AP
+ * that does not report in by the deadline, or whose start-up hook failed, is
+ * destroyed through the platform, reported and skipped.
+ */
+static int smp_create_ap(struct cpu_local *cl, uint64_t page)
+{
+	uint64_t t0, deadline;
+	int rc, err;
+
+	if (sim_firmware) {
+		if (sim_parks_used >= SIM_PARKS) {
+			printf("smp: cpu %u (APIC %u): no parking slot left; skipped\n", cl->index,
+			       cl->apic_id);
+			return -1;
+		}
+		cl->park = sim_parks_used++;
+		if (smp_sipi_and_wait(cl, page, &cl->parked))
+			return -1;
+	}
+	t0 = now_ns();
+	deadline = t0 + AP_START_TIMEOUT_NS;
+	rc = ap_ops->create(ap_ops->ctx, cl->index, cl->apic_id, (uint64_t)(uintptr_t)ap_entry,
+			    cl->stack_top - 8, (uint64_t)(uintptr_t)cl);
+	if (rc) {
+		printf("smp: cpu %u (APIC %u): %s refused (%d); skipped\n", cl->index, cl->apic_id,
+		       ap_ops->name, rc);
+		return -1;
+	}
+	while (!__atomic_load_n(&cl->online, __ATOMIC_ACQUIRE)) {
+		err = __atomic_load_n(&cl->start_error, __ATOMIC_ACQUIRE);
+		if (err || now_ns() > deadline) {
+			if (ap_ops->destroy)
+				ap_ops->destroy(ap_ops->ctx, cl->index, cl->apic_id);
+			if (err)
+				printf("smp: cpu %u (APIC %u) failed to start (%d); destroyed, "
+				       "skipped\n", cl->index, cl->apic_id, err);
+			else
+				printf("smp: cpu %u (APIC %u) did not report in within %" PRIu64
+				       " ms of %s; destroyed, skipped\n",
+				       cl->index, cl->apic_id, AP_START_TIMEOUT_NS / 1000000,
+				       ap_ops->name);
+			return -1;
+		}
+		cpu_relax();
+	}
+	cl->start_ns = now_ns() - t0;
+	return 0;
+}
+
 /* Start @cl the way the platform starts APs: the mailbox in a TD, INIT-SIPI
  * otherwise; in the simulated TD, INIT-SIPI into the simulated firmware first. */
 static int smp_wake_ap(struct cpu_local *cl, uint64_t page, struct ap_trampoline_params *p)
 {
+	if (ap_ops)
+		return smp_create_ap(cl, page);
 	if (!wakeup_mailbox)
 		return smp_sipi_and_wait(cl, page, &cl->online);
 	/* The start-up page is read-only now (W^X): the AP's first arrival in
@@ -354,6 +504,7 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 		return -1;
 	}
 	cl->ist_top = (uint64_t)(ist + AP_IST_BYTES);
+	cl->stack_top = (uint64_t)(stack + AP_STACK_BYTES);
 	trap_set_cpu_stack_bounds(cl->index, (uint64_t)stack, (uint64_t)(stack + AP_STACK_BYTES));
 
 	p->gdt_base = (uint32_t)(page + (uint64_t)(ap_trampoline_gdt - ap_trampoline_start));
@@ -425,7 +576,11 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
 		return 1;
 	if (!wakeup_mailbox && mc->wakeup_mailbox)
 		wakeup_mailbox = (struct acpi_wakeup_mailbox *)(uintptr_t)mc->wakeup_mailbox;
-	if (wakeup_mailbox)
+	if (ap_ops)
+		printf("smp: application processors start through %s, not INIT-SIPI%s\n",
+		       ap_ops->name,
+		       sim_firmware ? " (the simulated hypervisor releases APs it parked)" : "");
+	else if (wakeup_mailbox)
 		printf("smp: application processors start through the ACPI wakeup mailbox at "
 		       "0x%" PRIx64 "%s, not INIT-SIPI\n",
 		       (uint64_t)(uintptr_t)wakeup_mailbox,

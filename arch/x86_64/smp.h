@@ -61,6 +61,63 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus);
 void smp_simulate_td_firmware(bool silent);
 
 /**
+ * struct smp_ap_ops - a platform that starts APs itself rather than by
+ *	INIT-SIPI or the ACPI mailbox (an SEV-SNP guest: the AP-create request
+ *	with a VMSA per AP).
+ * @name: the mechanism, for the report ("SNP AP creation").
+ * @create: ask the platform to start the AP @apic_id (dense index @cpu) in
+ *	64-bit mode at @entry with RSP @rsp, RDI and the GS base @arg, on this
+ *	kernel's page tables and descriptor tables. Return 0 or a negative code
+ *	(the platform refused: the AP never runs).
+ * @destroy: the AP did not report in: ask the platform to stop it for good.
+ * @ap_start: the first thing the AP does on its own descriptors, before any
+ *	paravirtual I/O (an SNP AP registers its GHCB here). Return 0, or a
+ *	negative code: the AP stops and the BSP reports it.
+ * @ctx: handed to each.
+ */
+struct smp_ap_ops {
+	const char *name;
+	int (*create)(void *ctx, unsigned int cpu, uint32_t apic_id, uint64_t entry, uint64_t rsp,
+		      uint64_t arg);
+	void (*destroy)(void *ctx, unsigned int cpu, uint32_t apic_id);
+	int (*ap_start)(void *ctx, unsigned int cpu);
+	void *ctx;
+};
+
+/**
+ * smp_set_ap_ops() - start every AP through @ops from now on (before
+ *	smp_init()); NULL: INIT-SIPI or the mailbox.
+ * @ops: kept by pointer.
+ */
+void smp_set_ap_ops(const struct smp_ap_ops *ops);
+
+/**
+ * smp_simulate_parking() - the simulated SNP guest (cc=sim-snp) plays the
+ *	hypervisor's part of AP creation: each AP is first started by INIT-SIPI
+ *	into a loop where it waits, parked, until smp_sim_release() names it
+ *	(the simulated hypervisor honouring an AP-create request). Call before
+ *	smp_init(), with smp_set_ap_ops().
+ */
+void smp_simulate_parking(void);
+
+/**
+ * smp_sim_release() - start a parked AP from a VMSA's state: the simulated
+ *	hypervisor's VMRUN. Called on any CPU; the AP loads @gs_base into its GS
+ *	base, @rsp, @rdi, and jumps to @rip with interrupts off.
+ * @apic_id: the AP.
+ * Return: 0, or -1 if no AP with that APIC ID is parked.
+ */
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi,
+		    uint64_t gs_base);
+
+/**
+ * smp_sim_destroy() - the simulated hypervisor's AP destroy: a parked AP with
+ *	@apic_id is never released.
+ * @apic_id: the AP.
+ */
+void smp_sim_destroy(uint32_t apic_id);
+
+/**
  * smp_cpu_count() - CPUs online (1 before smp_init()).
  */
 unsigned int smp_cpu_count(void);

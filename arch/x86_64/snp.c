@@ -216,11 +216,44 @@ static unsigned int snp_psc_fill(struct snp_psc_desc *d, uint64_t gpa, uint64_t 
 	return n;
 }
 
+/* ------------------------------------------------------------ GHCB slots */
+
+struct snp_ghcb_slot *snp_ghcb_slot(struct snp *s)
+{
+	return s->cpu_slot ? s->cpu_slot(s->cpu_slot_ctx) : &s->slot;
+}
+
+struct ghcb *snp_ghcb_get(struct snp *s, uint64_t *gpa)
+{
+	struct snp_ghcb_slot *sl = snp_ghcb_slot(s);
+
+	if (!sl || !sl->ghcb)
+		return NULL;
+	/* The interrupted exchange's page is saved once; deeper nesting (an
+	 * exception inside the handler) is not, and only ends the guest. */
+	if (sl->depth++ == 1) {
+		sl->nested++;
+		if (sl->backup)
+			memcpy(sl->backup, sl->ghcb, sizeof(*sl->ghcb));
+	}
+	*gpa = sl->gpa;
+	ghcb_invalidate(sl->ghcb);
+	return sl->ghcb;
+}
+
+void snp_ghcb_put(struct snp *s)
+{
+	struct snp_ghcb_slot *sl = snp_ghcb_slot(s);
+
+	if (--sl->depth == 1 && sl->backup)
+		memcpy(sl->ghcb, sl->backup, sizeof(*sl->ghcb));
+}
+
 /* One descriptor of [gpa, end) (already cut to fit), until the hypervisor has
  * processed every entry. */
-static int snp_psc_batch(struct snp *s, uint64_t gpa, uint64_t end, unsigned int op)
+static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint64_t gpa,
+			 uint64_t end, unsigned int op)
 {
-	struct ghcb *g = s->ghcb;
 	struct snp_psc_desc *d = (struct snp_psc_desc *)g->shared_buffer;
 	unsigned int cur = 0, stalls = 0, n = 0;
 	uint64_t next;
@@ -236,9 +269,9 @@ static int snp_psc_batch(struct snp *s, uint64_t gpa, uint64_t end, unsigned int
 		d->hdr.cur_entry = (uint16_t)cur;
 		d->hdr.end_entry = (uint16_t)(n - 1);
 		d->hdr.reserved = 0;
-		GHCB_SET(g, sw_scratch, s->ghcb_gpa + GHCB_OFF(shared_buffer));
+		GHCB_SET(g, sw_scratch, ghcb_gpa + GHCB_OFF(shared_buffer));
 		s->stats.psc_requests++;
-		res = ghcb_call(s->insn, g, s->ghcb_gpa, SVM_VMGEXIT_PSC, 0, 0);
+		res = ghcb_call(s->insn, g, ghcb_gpa, SVM_VMGEXIT_PSC, 0, 0);
 		/* Read what the hypervisor wrote once: it can change it at will. */
 		info2 = *(volatile uint64_t *)&g->sw_exit_info_2;
 		memcpy(&h, (const void *)(volatile void *)&d->hdr, sizeof(h));
@@ -271,25 +304,30 @@ static int snp_psc_batch(struct snp *s, uint64_t gpa, uint64_t end, unsigned int
  * the MSR protocol when no GHCB is registered yet. */
 static int snp_psc(struct snp *s, uint64_t gpa, uint64_t len, unsigned int op)
 {
-	uint64_t end = gpa + len;
+	uint64_t end = gpa + len, ghcb_gpa;
+	struct ghcb *g = snp_ghcb_get(s, &ghcb_gpa);
+	int rc = 0;
 
-	if (!s->ghcb) {
+	if (!g) {
 		for (; gpa < end; gpa += SNP_PAGE_4K)
 			if (snp_psc_msr(s, gpa, op))
 				return SNP_ERR_IO;
 		return 0;
 	}
 	while (gpa < end) {
-		struct snp_psc_desc *d = (struct snp_psc_desc *)s->ghcb->shared_buffer;
+		struct snp_psc_desc *d = (struct snp_psc_desc *)g->shared_buffer;
 		uint64_t next;
 
 		/* Where this batch ends: the same cut snp_psc_batch() makes. */
 		snp_psc_fill(d, gpa, end, op, s->psc_max_entries, &next);
-		if (snp_psc_batch(s, gpa, next, op))
-			return SNP_ERR_IO;
+		if (snp_psc_batch(s, g, ghcb_gpa, gpa, next, op)) {
+			rc = SNP_ERR_IO;
+			break;
+		}
 		gpa = next;
 	}
-	return 0;
+	snp_ghcb_put(s);
+	return rc;
 }
 
 /* ------------------------------------------------------------ conversions */
@@ -380,12 +418,15 @@ int snp_to_private(struct snp *s, uint64_t gpa, uint64_t len)
 
 int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa)
 {
+	struct snp_ghcb_slot *sl;
 	int rc;
 
 	if (gpa & (SNP_PAGE_4K - 1))
 		return SNP_ERR_INVAL;
 	/* Without a GHCB, snp_psc() uses the MSR protocol for this page. */
-	s->ghcb = NULL;
+	sl = snp_ghcb_slot(s);
+	sl->ghcb = NULL;
+	sl->depth = 0;
 	rc = snp_to_shared(s, gpa, SNP_PAGE_4K);
 	if (rc)
 		return rc;
@@ -395,7 +436,32 @@ int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa)
 		rc = snp_to_private(s, gpa, SNP_PAGE_4K);
 		return rc == SNP_ERR_LEAKED ? rc : SNP_ERR_IO;
 	}
-	s->ghcb = g;
-	s->ghcb_gpa = gpa;
+	sl->gpa = gpa;
+	sl->ghcb = g;
 	return 0;
+}
+
+int snp_vmsa_mark(struct snp *s, uint64_t gpa, bool vmsa)
+{
+	uint64_t attrs = 1 | (vmsa ? RMPADJUST_VMSA_PAGE : 0); /* VMPL1 */
+
+	if ((gpa & (SNP_PAGE_4K - 1)) || !(gpa & (SNP_PAGE_2M - 1)) || !s->insn->rmpadjust)
+		return SNP_ERR_INVAL;
+	return s->insn->rmpadjust(s->insn->ctx, gpa, false, attrs) ? SNP_ERR_IO : 0;
+}
+
+int snp_ap_create(struct snp *s, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
+		  uint64_t sev_features)
+{
+	uint64_t ghcb_gpa;
+	struct ghcb *g = snp_ghcb_get(s, &ghcb_gpa);
+	uint32_t res;
+
+	if (!g)
+		return SNP_ERR_IO;
+	GHCB_SET(g, rax, sev_features);
+	res = ghcb_call(s->insn, g, ghcb_gpa, SVM_VMGEXIT_AP_CREATION,
+			((uint64_t)apic_id << 32) | (op & 0xffff), vmsa_gpa);
+	snp_ghcb_put(s);
+	return res == GHCB_RESULT_OK ? 0 : SNP_ERR_IO;
 }

@@ -120,15 +120,39 @@ struct snp_stats {
 };
 
 /**
+ * struct snp_ghcb_slot - one CPU's GHCB.
+ * @ghcb: the page, shared and registered by this CPU, or NULL: none yet.
+ * @gpa: its GPA.
+ * @depth: exchanges through it in progress on this CPU. More than one means a
+ *	handler (an interrupt taken while the hypervisor emulated HLT, the
+ *	exception report) uses the page while the code it interrupted is half way
+ *	through filling or reading it.
+ * @backup: where the nested exchange saves the page and restores it after (as
+ *	Linux's backup GHCB, __sev_get_ghcb()/__sev_put_ghcb()); NULL: not saved.
+ * @nested: nested exchanges so far.
+ */
+struct snp_ghcb_slot {
+	struct ghcb *ghcb;
+	uint64_t gpa;
+	unsigned int depth;
+	struct ghcb *backup;
+	unsigned long nested;
+};
+
+/**
  * struct snp - one SNP guest's protocol state.
  * @insn: the TEE instructions.
  * @pt: the guest's page-table side.
  * @sev_status: SEV_STATUS as read at boot.
  * @cbit_pos: the C-bit's position.
  * @cbit: 1 << @cbit_pos: set in a PTE (and CR3) for private memory.
- * @ghcb: the registered GHCB page (shared), or NULL: then every PSC goes
- *	through the MSR protocol, one 4 KiB page at a time.
- * @ghcb_gpa: its GPA.
+ * @slot: the GHCB when there is one for the whole guest (the host tests, and
+ *	every guest before it has per-CPU GHCBs): @slot.ghcb NULL means none is
+ *	registered yet, and every PSC goes through the MSR protocol, one 4 KiB
+ *	page at a time.
+ * @cpu_slot: when each CPU has its own GHCB (the kernel: the GHCB MSR and the
+ *	registration are per vCPU), the calling CPU's slot; NULL: @slot.
+ * @cpu_slot_ctx: handed to @cpu_slot.
  * @psc_max_entries: entries per PSC descriptor (SNP_PSC_MAX_ENTRIES; a test
  *	may lower it).
  * @last_psc_error: SW_EXITINFO2 (or the MSR response's error) of the last
@@ -141,8 +165,9 @@ struct snp {
 	uint64_t sev_status;
 	unsigned int cbit_pos;
 	uint64_t cbit;
-	struct ghcb *ghcb;
-	uint64_t ghcb_gpa;
+	struct snp_ghcb_slot slot;
+	struct snp_ghcb_slot *(*cpu_slot)(void *ctx);
+	void *cpu_slot_ctx;
 	unsigned int psc_max_entries;
 	uint64_t last_psc_error;
 	struct snp_stats stats;
@@ -183,10 +208,36 @@ int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt
 	     uint64_t sev_status, const uint32_t cpuid_8000001f[4], char *why, size_t why_len);
 
 /**
+ * snp_ghcb_slot() - the calling CPU's GHCB slot (@s->cpu_slot, or @s->slot).
+ * @s: the guest.
+ */
+struct snp_ghcb_slot *snp_ghcb_slot(struct snp *s);
+
+/**
+ * snp_ghcb_get() - begin an exchange through the calling CPU's GHCB: the page,
+ *	invalidated for a new request, or NULL (nothing begun) if this CPU has
+ *	none. A nested exchange (see struct snp_ghcb_slot) saves the page first.
+ * @s: the guest.
+ * @gpa: receives the page's GPA.
+ * Return: the page or NULL. Every non-NULL return is paired with
+ *	snp_ghcb_put().
+ */
+struct ghcb *snp_ghcb_get(struct snp *s, uint64_t *gpa);
+
+/**
+ * snp_ghcb_put() - end the exchange snp_ghcb_get() began (a nested one puts
+ *	back what the interrupted exchange had in the page).
+ * @s: the guest.
+ */
+void snp_ghcb_put(struct snp *s);
+
+/**
  * snp_ghcb_setup() - make the page at @gpa this CPU's GHCB: convert it to
  *	shared (rescind, PSC through the MSR protocol, C-bit clear, TLB flush),
- *	clear it, register it (GHCB MSR protocol 0x012). From then on conversions
- *	use it for batched PSCs.
+ *	clear it, register it (GHCB MSR protocol 0x012) and put it in this CPU's
+ *	slot (snp_ghcb_slot()). From then on conversions on this CPU use it for
+ *	batched PSCs. Interrupts must be off: an MSR-protocol exchange is one
+ *	write, one VMGEXIT, one read of an MSR a handler would overwrite.
  * @s: the guest.
  * @g: the page, mapped at @gpa (identity).
  * @gpa: its GPA, 4 KiB aligned.
@@ -248,6 +299,106 @@ int snp_to_shared(struct snp *s, uint64_t gpa, uint64_t len);
  * SNP_ERR_LEAKED.
  */
 int snp_to_private(struct snp *s, uint64_t gpa, uint64_t len);
+
+/* ------------------------------------------------------------ AP creation */
+
+/**
+ * struct vmcb_seg - a segment register in the VMSA (APM vol. 2, "VMCB
+ *	State Save Area"): selector, attributes (the descriptor's bits 8-15 and
+ *	52-55 packed into 12 bits), limit, base.
+ */
+struct vmcb_seg {
+	uint16_t selector;
+	uint16_t attrib;
+	uint32_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+/**
+ * struct snp_vmsa - the fields of the VM Save Area an AP starts from that
+ *	this kernel fills (AMD APM vol. 2, table B-4 "VMSA Layout, State Save
+ *	Area for SEV-ES"; Linux struct sev_es_save_area in
+ *	arch/x86/include/asm/svm.h): a 64-bit entry with its stack, page tables
+ *	and argument. Everything else stays zero. The page is private, validated
+ *	and turned into a VMSA by RMPADJUST before the AP-create request.
+ */
+struct snp_vmsa {
+	struct vmcb_seg es, cs, ss, ds, fs, gs, gdtr, ldtr, idtr, tr; /* 0x000 */
+	uint8_t rsvd_0a0[0x0ca - 0x0a0];
+	uint8_t vmpl;   /* 0x0CA */
+	uint8_t cpl;    /* 0x0CB */
+	uint8_t rsvd_0cc[4];
+	uint64_t efer;  /* 0x0D0 */
+	uint8_t rsvd_0d8[0x148 - 0x0d8];
+	uint64_t cr4;   /* 0x148 */
+	uint64_t cr3;   /* 0x150 */
+	uint64_t cr0;   /* 0x158 */
+	uint64_t dr7;   /* 0x160 */
+	uint64_t dr6;   /* 0x168 */
+	uint64_t rflags; /* 0x170 */
+	uint64_t rip;   /* 0x178 */
+	uint8_t rsvd_180[0x1d8 - 0x180];
+	uint64_t rsp;   /* 0x1D8 */
+	uint8_t rsvd_1e0[0x268 - 0x1e0];
+	uint64_t g_pat; /* 0x268 */
+	uint8_t rsvd_270[0x338 - 0x270];
+	uint64_t rdi;   /* 0x338 */
+	uint8_t rsvd_340[0x3b0 - 0x340];
+	uint64_t sev_features; /* 0x3B0 */
+	uint8_t rsvd_3b8[0x3e8 - 0x3b8];
+	uint64_t xcr0;  /* 0x3E8 */
+	uint8_t rsvd_3f0[4096 - 0x3f0];
+} __attribute__((packed, aligned(4096)));
+
+_Static_assert(offsetof(struct snp_vmsa, cs) == 0x010, "VMSA CS");
+_Static_assert(offsetof(struct snp_vmsa, gs) == 0x050, "VMSA GS");
+_Static_assert(offsetof(struct snp_vmsa, gdtr) == 0x060, "VMSA GDTR");
+_Static_assert(offsetof(struct snp_vmsa, idtr) == 0x080, "VMSA IDTR");
+_Static_assert(offsetof(struct snp_vmsa, tr) == 0x090, "VMSA TR");
+_Static_assert(offsetof(struct snp_vmsa, vmpl) == 0x0ca, "VMSA VMPL");
+_Static_assert(offsetof(struct snp_vmsa, efer) == 0x0d0, "VMSA EFER");
+_Static_assert(offsetof(struct snp_vmsa, cr4) == 0x148, "VMSA CR4");
+_Static_assert(offsetof(struct snp_vmsa, cr3) == 0x150, "VMSA CR3");
+_Static_assert(offsetof(struct snp_vmsa, cr0) == 0x158, "VMSA CR0");
+_Static_assert(offsetof(struct snp_vmsa, rflags) == 0x170, "VMSA RFLAGS");
+_Static_assert(offsetof(struct snp_vmsa, rip) == 0x178, "VMSA RIP");
+_Static_assert(offsetof(struct snp_vmsa, rsp) == 0x1d8, "VMSA RSP");
+_Static_assert(offsetof(struct snp_vmsa, g_pat) == 0x268, "VMSA G_PAT");
+_Static_assert(offsetof(struct snp_vmsa, rdi) == 0x338, "VMSA RDI");
+_Static_assert(offsetof(struct snp_vmsa, sev_features) == 0x3b0, "VMSA SEV_FEATURES");
+_Static_assert(offsetof(struct snp_vmsa, xcr0) == 0x3e8, "VMSA XCR0");
+_Static_assert(sizeof(struct snp_vmsa) == 4096, "the VMSA is one page");
+
+/* RMPADJUST attributes (APM vol. 3 RMPADJUST; Linux RMPADJUST_VMSA_PAGE_BIT):
+ * [7:0] the target VMPL, bit 16 the VMSA bit. */
+#define RMPADJUST_VMSA_PAGE (UINT64_C(1) << 16)
+
+/**
+ * snp_vmsa_mark() - make the private page at @gpa a VMSA (or a plain page
+ *	again): RMPADJUST with the VMSA bit for VMPL1, as Linux snp_set_vmsa()
+ *	(a guest at VMPL0 may only adjust a less privileged VMPL's permissions;
+ *	the VMSA bit is the page's, whatever the VMPL).
+ * @s: the guest.
+ * @gpa: the page (private, validated), 4 KiB aligned and not 2 MiB aligned
+ *	(Linux snp_alloc_vmsa_page(): an erratum of some parts).
+ * @vmsa: set or clear the VMSA bit.
+ * Return: 0, SNP_ERR_INVAL, or SNP_ERR_IO (RMPADJUST failed).
+ */
+int snp_vmsa_mark(struct snp *s, uint64_t gpa, bool vmsa);
+
+/**
+ * snp_ap_create() - the AP Creation NAE event (0x80000013; GHCB spec "SNP
+ *	AP Creation"): SW_EXITINFO1 = APIC ID << 32 | VMPL << 16 | @op,
+ *	SW_EXITINFO2 = the VMSA's GPA, RAX = the SEV features of the VMSA.
+ * @s: the guest (this CPU's GHCB).
+ * @apic_id: the AP.
+ * @op: SNP_AP_CREATE (start it from the VMSA now) or SNP_AP_DESTROY.
+ * @vmsa_gpa: the VMSA page.
+ * @sev_features: what the VMSA's SEV_FEATURES says.
+ * Return: 0, or SNP_ERR_IO (no GHCB, or the hypervisor refused).
+ */
+int snp_ap_create(struct snp *s, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
+		  uint64_t sev_features);
 
 /**
  * snp_terminate() - ask the hypervisor to end the guest (MSR protocol 0x100).

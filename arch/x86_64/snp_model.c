@@ -46,6 +46,14 @@ static void broken(struct snp_model *m, const char *rule, uint64_t gpa)
 		m->violation(m->violation_ctx, rule, gpa);
 }
 
+/* The calling vCPU, for its GHCB MSR and registration. */
+static unsigned int vcpu(const struct snp_model *m)
+{
+	unsigned int c = m->cpu ? m->cpu(m->cpu_ctx) : 0;
+
+	return c < SNP_MODEL_MAX_CPUS ? c : 0;
+}
+
 static bool nth(unsigned long n, unsigned long every)
 {
 	return every && n % every == 0;
@@ -169,7 +177,7 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 
 	m->n_psc++;
 	if (!ghcb_is_valid(g, GHCB_OFF(sw_scratch)) ||
-	    g->sw_scratch != m->ghcb_gpa + GHCB_OFF(shared_buffer)) {
+	    g->sw_scratch != m->ghcb_gpa[vcpu(m)] + GHCB_OFF(shared_buffer)) {
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_INVALID_SCRATCH_AREA;
 		return;
@@ -180,7 +188,7 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 		g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_HEADER;
 		return;
 	}
-	if (m->n_psc == m->faults.psc_error_at) {
+	if (m->n_psc == m->faults.psc_error_at || nth(m->n_psc, m->faults.psc_error_every)) {
 		g->sw_exit_info_2 = MODEL_PSC_ERR_INJECTED;
 		return;
 	}
@@ -211,6 +219,37 @@ static uint64_t size_mask(unsigned int size)
 	return size >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * size)) - 1;
 }
 
+/* AP Creation (GHCB spec "SNP AP Creation"): R7, then the hypervisor. */
+static void model_ap_creation(struct snp_model *m, struct ghcb *g)
+{
+	unsigned int op = (unsigned int)(g->sw_exit_info_1 & 0xffff);
+	uint32_t apic_id = (uint32_t)(g->sw_exit_info_1 >> 32);
+	uint64_t vmsa = g->sw_exit_info_2;
+	int64_t i = page_index(m, vmsa);
+	bool ok = true;
+
+	m->n_ap_create++;
+	g->sw_exit_info_1 = GHCB_RESULT_OK;
+	g->sw_exit_info_2 = 0;
+	if (op == SNP_AP_CREATE) {
+		const uint8_t want = SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_VMSA;
+
+		if ((vmsa & (PAGE - 1)) || i < 0 || (m->page[i] & want) != want ||
+		    !ghcb_is_valid(g, GHCB_OFF(rax))) {
+			broken(m, "R7: an AP created from a page that is not a validated VMSA", vmsa);
+			ok = false;
+		}
+	} else if (op != SNP_AP_DESTROY) {
+		ok = false;
+	}
+	if (ok && m->ap_create && m->ap_create(m->hv_ctx, apic_id, op, vmsa, g->rax))
+		ok = false;
+	if (!ok) {
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = GHCB_ERR_INVALID_INPUT;
+	}
+}
+
 /* Every other NAE event: recorded and answered from the model's values. */
 static void model_exit(struct snp_model *m, struct ghcb *g)
 {
@@ -228,6 +267,14 @@ static void model_exit(struct snp_model *m, struct ghcb *g)
 		g->sw_exit_info_2 = GHCB_ERR_INVALID_INPUT;
 		return;
 	}
+	if (code == SVM_VMGEXIT_AP_CREATION) {
+		model_ap_creation(m, g);
+		return;
+	}
+	if (m->vmm) {
+		m->vmm(m->hv_ctx, g);
+		return;
+	}
 	g->sw_exit_info_1 = GHCB_RESULT_OK;
 	if (code == SVM_EXIT_IOIO) {
 		if (info1 & 1) { /* IN: the size is one of bits 4-6 */
@@ -236,7 +283,7 @@ static void model_exit(struct snp_model *m, struct ghcb *g)
 			GHCB_SET(g, rax, m->io_value & size_mask(size));
 		}
 	} else if (code == SVM_VMGEXIT_MMIO_READ || code == SVM_VMGEXIT_MMIO_WRITE) {
-		uint64_t off = g->sw_scratch - m->ghcb_gpa, len = g->sw_exit_info_2;
+		uint64_t off = g->sw_scratch - m->ghcb_gpa[vcpu(m)], len = g->sw_exit_info_2;
 
 		if (!ghcb_is_valid(g, GHCB_OFF(sw_scratch)) || off < GHCB_OFF(shared_buffer) ||
 		    len > 8 || off + len > GHCB_OFF(shared_buffer) + GHCB_SHARED_BUF_SIZE) {
@@ -276,14 +323,16 @@ static bool ghcb_page_shared(struct snp_model *m, uint64_t gpa)
 /* The MSR protocol: GHCBInfo in GHCBData[11:0]. */
 static void model_msr_protocol(struct snp_model *m)
 {
-	uint64_t v = m->ghcb_msr, gfn;
+	unsigned int c = vcpu(m);
+	uint64_t v = m->ghcb_msr[c], gfn;
 
 	switch (GHCB_MSR_INFO(v)) {
 	case GHCB_MSR_REG_GPA_REQ:
 		gfn = v >> 12;
 		ghcb_page_shared(m, gfn << 12);
-		m->ghcb_gpa = m->faults.reg_refuse ? 0 : gfn << 12;
-		m->ghcb_msr = ((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) | GHCB_MSR_REG_GPA_RESP;
+		m->ghcb_gpa[c] = m->faults.reg_refuse ? 0 : gfn << 12;
+		m->ghcb_msr[c] =
+			((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) | GHCB_MSR_REG_GPA_RESP;
 		break;
 	case GHCB_MSR_PSC_REQ: {
 		unsigned int op = (unsigned int)((v >> 52) & 0xf);
@@ -292,20 +341,22 @@ static void model_msr_protocol(struct snp_model *m)
 		gfn = (v >> 12) & GHCB_GFN_MASK;
 		if (m->n_psc_msr == m->faults.psc_msr_error_at ||
 		    (op != SNP_PSC_OP_PRIVATE && op != SNP_PSC_OP_SHARED)) {
-			m->ghcb_msr = (UINT64_C(1) << 32) | GHCB_MSR_PSC_RESP;
+			m->ghcb_msr[c] = (UINT64_C(1) << 32) | GHCB_MSR_PSC_RESP;
 			break;
 		}
 		psc_page(m, gfn << 12, op, false);
-		m->ghcb_msr = GHCB_MSR_PSC_RESP;
+		m->ghcb_msr[c] = GHCB_MSR_PSC_RESP;
 		break;
 	}
 	case GHCB_MSR_TERM_REQ:
 		m->terminated++;
 		m->term_set = (unsigned int)((v >> 12) & 0xf);
 		m->term_code = (unsigned int)((v >> 16) & 0xff);
+		if (m->on_terminate)
+			m->on_terminate(m->hv_ctx, m->term_set, m->term_code);
 		break;
 	default:
-		m->ghcb_msr = 0;
+		m->ghcb_msr[c] = 0;
 		break;
 	}
 }
@@ -314,21 +365,22 @@ static void model_vmgexit(void *ctx, void *page)
 {
 	struct snp_model *m = ctx;
 	struct ghcb *g = page;
+	unsigned int c = vcpu(m);
 
-	if (GHCB_MSR_INFO(m->ghcb_msr)) {
+	if (GHCB_MSR_INFO(m->ghcb_msr[c])) {
 		model_msr_protocol(m);
 		return;
 	}
-	if (!g || !m->ghcb_gpa || m->ghcb_msr != m->ghcb_gpa) {
-		broken(m, "R6: a GHCB exit through a page that is not the registered GHCB",
-		       m->ghcb_msr);
+	if (!g || !m->ghcb_gpa[c] || m->ghcb_msr[c] != m->ghcb_gpa[c]) {
+		broken(m, "R6: a GHCB exit through a page that is not this CPU's registered GHCB",
+		       m->ghcb_msr[c]);
 		if (g) {
 			g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 			g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
 		}
 		return;
 	}
-	if (!ghcb_page_shared(m, m->ghcb_gpa)) {
+	if (!ghcb_page_shared(m, m->ghcb_gpa[c])) {
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
 		return;
@@ -353,6 +405,13 @@ static uint32_t model_pvalidate(void *ctx, uint64_t va, bool size_2m, bool valid
 		return PVALIDATE_FAIL_INPUT;
 	if (m->n_pval == m->faults.pval_mismatch_at)
 		return PVALIDATE_FAIL_SIZEMISMATCH;
+	if (size_2m && nth(++m->n_pval_2m, m->faults.pval_mismatch_every)) {
+		/* The hypervisor split the 2 MiB RMP entry (PSMASH) behind the
+		 * guest's back: 4 KiB PVALIDATEs of its pages work. */
+		if (i >= 0 && !(va & ((UINT64_C(1) << 21) - 1)) && (uint64_t)i + n <= m->npages)
+			smash(m, i);
+		return PVALIDATE_FAIL_SIZEMISMATCH;
+	}
 	if (m->n_pval == m->faults.pval_cf_at || nth(m->n_pval, m->faults.pval_cf_every)) {
 		*cf = true;
 		return PVALIDATE_OK;
@@ -392,12 +451,38 @@ static uint32_t model_pvalidate(void *ctx, uint64_t va, bool size_2m, bool valid
 
 static uint64_t model_rd_msr(void *ctx)
 {
-	return ((struct snp_model *)ctx)->ghcb_msr;
+	struct snp_model *m = ctx;
+
+	return m->ghcb_msr[vcpu(m)];
 }
 
 static void model_wr_msr(void *ctx, uint64_t v)
 {
-	((struct snp_model *)ctx)->ghcb_msr = v;
+	struct snp_model *m = ctx;
+
+	m->ghcb_msr[vcpu(m)] = v;
+}
+
+/* RMPADJUST at VMPL0: only a less privileged VMPL's attributes, of a page that
+ * is the guest's and validated; the VMSA bit is kept per page (R7). */
+static uint32_t model_rmpadjust(void *ctx, uint64_t va, bool size_2m, uint64_t attrs)
+{
+	struct snp_model *m = ctx;
+	int64_t i = page_index(m, va);
+	const uint8_t want = SNP_PG_ASSIGNED | SNP_PG_VALIDATED;
+
+	m->n_rmpadjust++;
+	if (size_2m || (va & (PAGE - 1)) || i < 0 || (attrs & 0xff) == 0 || (attrs & 0xff) > 3)
+		return PVALIDATE_FAIL_INPUT;
+	if ((m->page[i] & want) != want) {
+		broken(m, "R7: RMPADJUST of a page that is not private and validated", va);
+		return PVALIDATE_FAIL_INPUT;
+	}
+	if (attrs & (UINT64_C(1) << 16))
+		m->page[i] |= SNP_PG_VMSA;
+	else
+		m->page[i] &= (uint8_t)~SNP_PG_VMSA;
+	return PVALIDATE_OK;
 }
 
 void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)
@@ -408,4 +493,5 @@ void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)
 	ops->pvalidate = model_pvalidate;
 	ops->rd_ghcb_msr = model_rd_msr;
 	ops->wr_ghcb_msr = model_wr_msr;
+	ops->rmpadjust = model_rmpadjust;
 }

@@ -43,7 +43,14 @@
  *     whose GHCB MSR is not the registered GPA, or whose page is private or
  *     mapped with the C-bit, is a violation, as is registering a private page
  *     (GHCB spec "GHCB GPA Registration": SNP guests must register; the GHCB
- *     must be shared memory). Test: test_rule_r6_ghcb_registered_and_shared.
+ *     must be shared memory). Registration and the GHCB MSR are per vCPU
+ *     (@cpu): a CPU exiting through another CPU's GHCB breaks R6 too. Tests:
+ *     test_rule_r6_ghcb_registered_and_shared, test_ghcb_per_cpu.
+ *  R7 An AP is created only from a VMSA page: the AP-creation request's page
+ *     must be assigned, validated and turned into a VMSA by RMPADJUST (APM
+ *     vol. 2 "VMSA"; GHCB spec "SNP AP Creation"; Linux wakeup_cpu_via_vmgexit()
+ *     and snp_set_vmsa()); RMPADJUST of a page that is not private and
+ *     validated fails. Test: test_rule_r7_ap_create_needs_vmsa.
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -65,6 +72,9 @@
 #define SNP_PG_VALIDATED 0x02u /* RMP: Validated */
 #define SNP_PG_RMP_2M 0x04u    /* RMP: part of a 2 MiB entry */
 #define SNP_PG_PTE_C 0x08u     /* the guest maps it with the C-bit */
+#define SNP_PG_VMSA 0x10u      /* RMP: a VMSA page (RMPADJUST) */
+
+#define SNP_MODEL_MAX_CPUS 16
 
 /**
  * struct snp_model_faults - what the hypervisor does wrong, on purpose. A
@@ -75,11 +85,14 @@
  * @psc_early_every: the same for every Nth.
  * @psc_stall_every: the PSC returns with nothing processed.
  * @psc_error_at: that PSC fails (SW_EXITINFO2 non-zero) processing nothing.
+ * @psc_error_every: the same for every Nth.
  * @psc_backwards_at: that PSC moves cur_entry backwards (a lie).
  * @psc_msr_error_at: that MSR-protocol PSC is refused.
  * @rmp_4k_only: the hypervisor backs everything with 4 KiB RMP entries: every
  *	2 MiB PVALIDATE is a size mismatch.
  * @pval_mismatch_at: that PVALIDATE answers FAIL_SIZEMISMATCH.
+ * @pval_mismatch_every: every Nth 2 MiB PVALIDATE does (the hypervisor backed
+ *	that 2 MiB page with 4 KiB RMP entries behind the guest's back).
  * @pval_fail_at: that PVALIDATE answers FAIL_INPUT.
  * @pval_cf_at: that PVALIDATE succeeds with CF = 1 and changes nothing.
  * @pval_cf_every: the same for every Nth.
@@ -88,9 +101,10 @@
  */
 struct snp_model_faults {
 	unsigned long psc_early_at, psc_early_every, psc_stall_every, psc_error_at;
-	unsigned long psc_backwards_at, psc_msr_error_at;
+	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at;
 	bool rmp_4k_only;
-	unsigned long pval_mismatch_at, pval_fail_at, pval_cf_at, pval_cf_every;
+	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
+		pval_cf_every;
 	bool reg_refuse, exit_error;
 };
 
@@ -99,13 +113,25 @@ struct snp_model_faults {
  * @base: GPA of the first modelled page (2 MiB aligned for 2 MiB tests).
  * @npages: pages modelled.
  * @page: per page, SNP_PG_* flags (caller storage, @npages bytes).
- * @ghcb_msr: the GHCB MSR.
- * @ghcb_gpa: the registered GHCB GPA (0: none).
+ * @ghcb_msr: the GHCB MSR, per vCPU.
+ * @ghcb_gpa: the registered GHCB GPA (0: none), per vCPU.
+ * @cpu: the calling vCPU (below SNP_MODEL_MAX_CPUS); NULL: always 0.
+ * @cpu_ctx: handed to @cpu.
+ * @vmm: when set, the hypervisor's answer to every GHCB exit other than PSC
+ *	and AP creation (the simulated guest's VMM, which carries them out
+ *	natively); it sets SW_EXITINFO1/2 and the outputs. NULL: the model answers
+ *	from @io_value, @mmio_value, @msr_value.
+ * @ap_create: when set, the hypervisor's side of an AP-creation request that
+ *	passed R7 (@op SNP_AP_CREATE or SNP_AP_DESTROY); returns 0 or refuses.
+ * @on_terminate: when set, called for a termination request.
+ * @hv_ctx: handed to @vmm, @ap_create and @on_terminate.
+ * @n_ap_create: AP-creation requests; @n_rmpadjust: RMPADJUSTs.
  * @faults: faults to inject.
  * @violation: called for a broken rule: @rule names it, @gpa the page.
  * @violation_ctx: handed to @violation.
  * @violations: rules broken so far; @last_rule the last one.
- * @n_psc: GHCB PSC exits; @n_psc_msr: MSR-protocol PSCs; @n_pval: PVALIDATEs;
+ * @n_psc: GHCB PSC exits; @n_psc_msr: MSR-protocol PSCs; @n_pval: PVALIDATEs
+ *	(@n_pval_2m: of 2 MiB);
  *	@n_exit: other GHCB exits (faults count on these).
  * @terminated: termination requests; @term_set, @term_code: the last one's.
  * @last_exit_code, @last_info1, @last_info2, @last_rax, @last_rcx, @last_rdx:
@@ -118,14 +144,22 @@ struct snp_model {
 	uint64_t base;
 	uint64_t npages;
 	uint8_t *page;
-	uint64_t ghcb_msr;
-	uint64_t ghcb_gpa;
+	uint64_t ghcb_msr[SNP_MODEL_MAX_CPUS];
+	uint64_t ghcb_gpa[SNP_MODEL_MAX_CPUS];
+	unsigned int (*cpu)(void *ctx);
+	void *cpu_ctx;
+	void (*vmm)(void *ctx, struct ghcb *g);
+	int (*ap_create)(void *ctx, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
+			 uint64_t sev_features);
+	void (*on_terminate)(void *ctx, unsigned int set, unsigned int code);
+	void *hv_ctx;
+	unsigned long n_ap_create, n_rmpadjust;
 	struct snp_model_faults faults;
 	void (*violation)(void *ctx, const char *rule, uint64_t gpa);
 	void *violation_ctx;
 	unsigned long violations;
 	const char *last_rule;
-	unsigned long n_psc, n_psc_msr, n_pval, n_exit;
+	unsigned long n_psc, n_psc_msr, n_pval, n_pval_2m, n_exit;
 	unsigned long terminated;
 	unsigned int term_set, term_code;
 	uint64_t last_exit_code, last_info1, last_info2, last_rax, last_rcx, last_rdx;
@@ -145,8 +179,8 @@ struct snp_model {
 void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t *page);
 
 /**
- * snp_model_insn() - the ops that route VMGEXIT, PVALIDATE and the GHCB MSR to @m
- *	(TDCALL is left NULL).
+ * snp_model_insn() - the ops that route VMGEXIT, PVALIDATE, RMPADJUST and the
+ *	GHCB MSR to @m (TDCALL is left NULL).
  * @m: the model.
  * @ops: filled in.
  */

@@ -138,6 +138,21 @@ static void tee_wr_ghcb_msr_native(void *ctx, uint64_t v)
 			 : "memory");
 }
 
+/* RMPADJUST (F3 0F 01 FE): RAX = virtual address, RCX = page size, RDX =
+ * attributes; EAX = result (AMD APM vol. 3; Linux rmpadjust() in
+ * arch/x86/include/asm/sev.h). */
+static uint32_t tee_rmpadjust_native(void *ctx, uint64_t va, bool size_2m, uint64_t attrs)
+{
+	uint64_t rax = va;
+
+	(void)ctx;
+	__asm__ volatile(".byte 0xf3, 0x0f, 0x01, 0xfe"
+			 : "+a"(rax)
+			 : "c"((uint64_t)size_2m), "d"(attrs)
+			 : "memory", "cc");
+	return (uint32_t)rax;
+}
+
 const struct tee_insn_ops tee_insn_native = {
 	.tdcall = tee_tdcall_native,
 	.tdcall_sti = tee_tdcall_sti_native,
@@ -146,4 +161,5 @@ const struct tee_insn_ops tee_insn_native = {
 	.pvalidate = tee_pvalidate_native,
 	.rd_ghcb_msr = tee_rd_ghcb_msr_native,
 	.wr_ghcb_msr = tee_wr_ghcb_msr_native,
+	.rmpadjust = tee_rmpadjust_native,
 };

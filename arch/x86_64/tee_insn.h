@@ -67,6 +67,10 @@ struct tdcall_regs {
  *	intercepts this MSR in an SEV-ES/SNP guest (GHCB spec, "GHCB MSR"), so
  *	it cannot raise #VC: it is how a guest talks to the hypervisor at all.
  * @wr_ghcb_msr: WRMSR of the same MSR.
+ * @rmpadjust: execute RMPADJUST (F3 0F 01 FE; AMD APM vol. 3): RAX = @va,
+ *	RCX = page size (0: 4 KiB, 1: 2 MiB), RDX = @attrs (target VMPL in
+ *	[7:0], its permissions in [15:8], the VMSA bit 16). Return: EAX (0
+ *	success, PVALIDATE_FAIL_INPUT 1, 2 FAIL_PERMISSION, 6 size mismatch).
  *
  * The SEV-SNP ops sit at the end so that zero-initialised tables of one
  * platform (the TDX model's) leave the other's NULL; new ops go after them.
@@ -80,6 +84,7 @@ struct tee_insn_ops {
 	uint32_t (*pvalidate)(void *ctx, uint64_t va, bool size_2m, bool validate, bool *cf);
 	uint64_t (*rd_ghcb_msr)(void *ctx);
 	void (*wr_ghcb_msr)(void *ctx, uint64_t v);
+	uint32_t (*rmpadjust)(void *ctx, uint64_t va, bool size_2m, uint64_t attrs);
 };
 
 /* The real instructions; TDCALL only means something in a TD, the others in

@@ -159,6 +159,13 @@ void trap_set_ve_reporter(void (*fn)(uint64_t rip))
 	ve_reporter = fn;
 }
 
+static void (*vc_reporter)(uint64_t rip, uint64_t exit_code);
+
+void trap_set_vc_reporter(void (*fn)(uint64_t rip, uint64_t exit_code))
+{
+	vc_reporter = fn;
+}
+
 void trap_handler(struct trap_frame *f)
 {
 	unsigned int cpu = smp_cpu_id() % SMP_MAX_CPUS;
@@ -167,6 +174,9 @@ void trap_handler(struct trap_frame *f)
 	/* #VE: the TDX module's account of it comes first (TDG.VP.VEINFO.GET). */
 	if (f->vector == 20 && ve_reporter)
 		ve_reporter(f->rip);
+	/* #VC: the exit code is the error code; said before anything else. */
+	if (f->vector == 29 && vc_reporter)
+		vc_reporter(f->rip, f->error_code);
 
 	if (in_trap[cpu]++) {
 		serial_puts("\nEXCEPTION inside the exception handler, vector ");
@@ -237,5 +247,9 @@ void trap_handler(struct trap_frame *f)
 	serial_puts(" (faulting instruction)\n");
 	trap_print_stack(cpu, f->rbp);
 	serial_puts("sluice: exiting with status 3 (exception)\n");
+	/* An SNP guest's #VC ends through the backend: the exit port, then the
+	 * GHCB MSR protocol's termination request where there is no such port. */
+	if (f->vector == 29 && vc_reporter)
+		pvio_fatal(SLUICE_EXIT_EXCEPTION, "#VC");
 	qemu_exit(SLUICE_EXIT_EXCEPTION);
 }

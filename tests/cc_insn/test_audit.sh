@@ -25,7 +25,7 @@ no_image=0
 gcc -O2 -fpic -ffreestanding -mno-red-zone -I"$top" -c "$top/arch/x86_64/tee_insn.c" \
 	-o "$tmp/tee_insn.o" || fail "cannot compile tee_insn.c"
 python3 "$audit" "$tmp/tee_insn.o" --list >"$tmp/tee.out" 2>&1 || { cat "$tmp/tee.out"; fail "tee_insn.c does not pass the audit"; }
-for insn in tdcall vmgexit pvalidate rdmsr wrmsr; do
+for insn in tdcall vmgexit pvalidate rmpadjust rdmsr wrmsr; do
 	grep -q "^ok  tee_[a-z_]*_native: $insn " "$tmp/tee.out" ||
 		{ cat "$tmp/tee.out"; fail "the audit did not see $insn in tee_insn.c"; }
 done

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cc_snp.c - this kernel as an SEV-SNP guest (see cc_snp.h).
+ */
+#include "arch/x86_64/cc_snp.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/descriptors.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/spinlock.h"
+
+static struct snp snp;
+static struct pvio_snp pv;
+static const struct cc_snp_observer *observer;
+static const char *platform;
+static char encoding_name[64];
+static char backend_name[32];
+static bool active;
+/* The protocol's counters, the RMP model behind it and the MSR-protocol
+ * exchanges of a GHCB set-up are one state: one conversion at a time. */
+static struct spinlock convert_lock;
+
+/* One GHCB per CPU, shared with the hypervisor; a backup of each for a nested
+ * exchange (snp.h, struct snp_ghcb_slot); one VMSA per AP, private. The VMSA
+ * array has a spare page: a VMSA must not be 2 MiB aligned (snp_vmsa_mark()). */
+static struct ghcb ghcb_pages[SMP_MAX_CPUS];
+static struct ghcb ghcb_backups[SMP_MAX_CPUS];
+static struct snp_ghcb_slot slots[SMP_MAX_CPUS];
+static struct snp_vmsa vmsa_pages[SMP_MAX_CPUS + 1];
+static struct snp_vmsa *vmsa_of[SMP_MAX_CPUS];
+static unsigned long aps_created, aps_destroyed, ghcbs_registered;
+
+static struct snp_ghcb_slot *cpu_slot(void *ctx)
+{
+	(void)ctx;
+	return &slots[smp_cpu_id() % SMP_MAX_CPUS];
+}
+
+/* The page-table half of a conversion: this CPU's entries (and its TLB, page by
+ * page), then the model if there is one. */
+static int kernel_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+{
+	int rc = mmu_pte_set_shared(gpa, len, !private_);
+
+	(void)ctx;
+	if (!rc && observer && observer->ptes)
+		observer->ptes(observer->ctx, gpa, len, private_);
+	return rc;
+}
+
+/* Every other CPU drops its translations before it next reaches converted
+ * memory (mmu_tlb_shootdown()). */
+static void kernel_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	mmu_tlb_shootdown(gpa, len);
+	if (observer && observer->flush)
+		observer->flush(observer->ctx, gpa, len);
+}
+
+/* The same page read with the other key would see stale lines: CLFLUSH the
+ * range (Linux flushes unless the CPU has SME_COHERENT). */
+static void kernel_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	if (snp.insn->flush_cache)
+		snp.insn->flush_cache(snp.insn->ctx, gpa, len);
+}
+
+static int snp_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
+{
+	int rc;
+
+	(void)ctx;
+	spin_lock(&convert_lock);
+	rc = shared ? snp_to_shared(&snp, va, len) : snp_to_private(&snp, va, len);
+	spin_unlock(&convert_lock);
+	return rc;
+}
+
+static struct mmu_cc_backend backend = { NULL, snp_convert, NULL };
+
+/* This CPU's GHCB: shared through the MSR protocol, registered by this CPU. */
+static int ghcb_setup_this_cpu(unsigned int cpu)
+{
+	int rc;
+
+	slots[cpu].backup = &ghcb_backups[cpu];
+	spin_lock(&convert_lock);
+	rc = snp_ghcb_setup(&snp, &ghcb_pages[cpu], (uint64_t)(uintptr_t)&ghcb_pages[cpu]);
+	if (!rc)
+		ghcbs_registered++;
+	spin_unlock(&convert_lock);
+	return rc;
+}
+
+/* The #VC exit codes this kernel could meet (SVM exit codes; GHCB spec). */
+static const char *vc_name(uint64_t code)
+{
+	switch (code) {
+	case 0x6f:
+		return "RDTSCP";
+	case 0x6e:
+		return "RDTSC";
+	case 0x72:
+		return "CPUID";
+	case 0x78:
+		return "HLT";
+	case 0x7b:
+		return "IOIO";
+	case 0x7c:
+		return "MSR";
+	case 0x81:
+		return "VMMCALL";
+	case 0x89:
+		return "WBINVD";
+	case 0x400:
+		return "NPF: MMIO or a C-bit mismatch";
+	case 0x404:
+		return "a private access to an unvalidated page";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * The #VC guard: the hardware's account (the exit code is the error code),
+ * printed through the paravirtual I/O layer, which raises no #VC; the exception
+ * report and the end through the MSR protocol follow (trap.c). Nothing is
+ * emulated: every operation an SNP guest traps on already goes through pvio,
+ * so a #VC is a bug, or the hypervisor misbehaving.
+ */
+static void vc_report(uint64_t rip, uint64_t code)
+{
+	printf("#VC: exit code 0x%" PRIx64 " (%s), rip 0x%" PRIx64 "\n", code, vc_name(code),
+	       rip);
+}
+
+/* ------------------------------------------------------------ APs */
+
+static inline void sgdt_sidt(struct vmcb_seg *gdtr, struct vmcb_seg *idtr)
+{
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint64_t base;
+	} g, i;
+
+	__asm__ volatile("sgdt %0\n\tsidt %1" : "=m"(g), "=m"(i));
+	gdtr->limit = g.limit;
+	gdtr->base = g.base;
+	idtr->limit = i.limit;
+	idtr->base = i.base;
+}
+
+static inline uint64_t read_cr4_(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+#define MSR_EFER 0xC0000080u
+#define EFER_SVME (UINT64_C(1) << 12)
+#define EFER_LMA (UINT64_C(1) << 10)
+
+/*
+ * The AP's VMSA: 64-bit mode at @entry on this kernel's page tables, GDT and
+ * IDT, RSP and RDI given, the GS base at its per-CPU data (smp.c), the SEV
+ * features of this guest (Linux: SEV_STATUS >> 2). Segment attributes in the
+ * VMCB's packed form (APM vol. 2 "VMCB Layout, State Save Area").
+ */
+static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t arg)
+{
+	const struct vmcb_seg data = { GDT_KERNEL_DATA, 0x0c93, 0xffffffff, 0 };
+
+	memset(v, 0, sizeof(*v));
+	v->cs = (struct vmcb_seg){ GDT_KERNEL_CODE, 0x029b, 0xffffffff, 0 };
+	v->ds = v->es = v->ss = data;
+	v->fs = (struct vmcb_seg){ 0, 0, 0xffffffff, 0 };
+	v->gs = (struct vmcb_seg){ 0, 0, 0xffffffff, arg };
+	v->tr = (struct vmcb_seg){ 0, 0x008b, 0xffff, 0 };
+	sgdt_sidt(&v->gdtr, &v->idtr);
+	v->efer = rdmsr(MSR_EFER) | EFER_LMA | EFER_SVME;
+	v->cr0 = read_cr0();
+	v->cr3 = read_cr3();
+	v->cr4 = read_cr4_();
+	v->dr6 = 0xffff0ff0;
+	v->dr7 = 0x400;
+	v->rflags = 0x2;
+	v->rip = entry;
+	v->rsp = rsp;
+	v->rdi = arg;
+	v->g_pat = UINT64_C(0x0007040600070406); /* the power-on PAT */
+	v->xcr0 = 1;
+	v->sev_features = snp.sev_status >> 2;
+	v->vmpl = 0;
+	v->cpl = 0;
+}
+
+static int ap_create(void *ctx, unsigned int cpu, uint32_t apic_id, uint64_t entry, uint64_t rsp,
+		     uint64_t arg)
+{
+	struct snp_vmsa *v = vmsa_of[cpu % SMP_MAX_CPUS];
+	uint64_t gpa = (uint64_t)(uintptr_t)v;
+	int rc;
+
+	(void)ctx;
+	/* A page that was a VMSA before (an earlier attempt) is made a plain
+	 * page again first: the guest cannot write a VMSA page. */
+	snp_vmsa_mark(&snp, gpa, false);
+	vmsa_fill(v, entry, rsp, arg);
+	rc = snp_vmsa_mark(&snp, gpa, true);
+	if (rc)
+		return rc;
+	rc = snp_ap_create(&snp, apic_id, SNP_AP_CREATE, gpa, v->sev_features);
+	if (rc) {
+		snp_vmsa_mark(&snp, gpa, false);
+		return rc;
+	}
+	aps_created++;
+	return 0;
+}
+
+static void ap_destroy(void *ctx, unsigned int cpu, uint32_t apic_id)
+{
+	struct snp_vmsa *v = vmsa_of[cpu % SMP_MAX_CPUS];
+
+	(void)ctx;
+	if (!snp_ap_create(&snp, apic_id, SNP_AP_DESTROY, (uint64_t)(uintptr_t)v, 0))
+		aps_destroyed++;
+	/* Its VMSA page stays a VMSA: the AP may still run from it if the
+	 * hypervisor ignored the request; never written again. */
+	vmsa_of[cpu % SMP_MAX_CPUS] = NULL;
+}
+
+/* On the AP, before its first paravirtual I/O (smp.c ap_entry()). */
+static int ap_start(void *ctx, unsigned int cpu)
+{
+	(void)ctx;
+	return ghcb_setup_this_cpu(cpu % SMP_MAX_CPUS);
+}
+
+static const struct smp_ap_ops ap_ops = { "SNP AP creation (a VMSA per AP)", ap_create,
+					  ap_destroy, ap_start, NULL };
+
+static void vmsa_pages_assign(void)
+{
+	unsigned int k = 0;
+
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++, k++) {
+		if (!((uint64_t)(uintptr_t)&vmsa_pages[k] & (SNP_PAGE_2M - 1)))
+			k++;
+		vmsa_of[cpu] = k <= SMP_MAX_CPUS ? &vmsa_pages[k] : NULL;
+	}
+}
+
+int cc_snp_start(const struct tee_insn_ops *insn, const struct cc_snp_observer *obs,
+		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
+		 char *why, size_t why_len)
+{
+	const struct snp_pt_ops pt = { kernel_set_pte, kernel_flush_tlb, kernel_flush_cache,
+				       NULL };
+	uint32_t leaf[4];
+	int rc;
+
+	pvio_snp_cpuid_lookup(cpuid, 0x8000001Fu, 0, leaf);
+	rc = snp_init(&snp, insn, &pt, sev_status, leaf, why, why_len);
+	if (rc)
+		return rc;
+	observer = obs;
+	snp.cpu_slot = cpu_slot;
+	rc = ghcb_setup_this_cpu(smp_cpu_id() % SMP_MAX_CPUS);
+	if (rc) {
+		snprintf(why, why_len, "snp: the bootstrap CPU's GHCB could not be set up (%d)", rc);
+		return rc;
+	}
+	platform = name;
+	pvio_snp_init(&pv, &snp, cpuid);
+	pvio_select(&pv.ops);
+	snprintf(backend_name, sizeof(backend_name), "SNP (%s)", name);
+	backend.name = backend_name;
+	mmu_set_cc_backend(&backend);
+	trap_set_vc_reporter(vc_report);
+	vmsa_pages_assign();
+	smp_set_ap_ops(&ap_ops);
+	active = true;
+	return 0;
+}
+
+bool cc_snp_active(void)
+{
+	return active;
+}
+
+void cc_snp_encoding(unsigned int cbit_pos, struct mmu_encoding *enc)
+{
+	snprintf(encoding_name, sizeof(encoding_name), "the C-bit 1<<%u (clear = shared)",
+		 cbit_pos);
+	*enc = (struct mmu_encoding){ .shared_set_mask = 0,
+				      .shared_clear_mask = UINT64_C(1) << cbit_pos,
+				      .name = encoding_name };
+}
+
+const struct snp *cc_snp_guest(void)
+{
+	return &snp;
+}
+
+void cc_snp_stats(struct snp_stats *out)
+{
+	spin_lock(&convert_lock);
+	*out = snp.stats;
+	spin_unlock(&convert_lock);
+}
+
+void cc_snp_report(const char *when, const char *extra)
+{
+	struct snp_stats s;
+	unsigned long nested = 0;
+
+	cc_snp_stats(&s);
+	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++)
+		nested += slots[i].nested;
+	printf("cc: %s %s: SEV_STATUS 0x%" PRIx64 ", C-bit %u, %lu GHCB%s registered (one per "
+	       "CPU), paravirtual I/O %s (%lu hypervisor errors, %lu CPUID misses, %lu nested), "
+	       "APs created %lu (%lu destroyed); PSC %" PRIu64 " requests (%" PRIu64 " MSR, %" PRIu64
+	       " batches, %" PRIu64 " early returns), pages validated %" PRIu64 ", rescinded %" PRIu64
+	       " (%" PRIu64 " x 2M, %" PRIu64 " 2M->4K), conversions %" PRIu64 " to shared, %" PRIu64
+	       " to private, %" PRIu64 " failed (%" PRIu64 " rolled back, %" PRIu64
+	       " pages leaked)%s%s\n",
+	       platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
+	       ghcbs_registered == 1 ? "" : "s", pvio->name, pv.errors, pv.cpuid_misses, nested,
+	       aps_created, aps_destroyed, s.psc_requests, s.psc_msr, s.psc_batches,
+	       s.psc_early_returns, s.pages_validated, s.pages_rescinded, s.pvalidate_2m,
+	       s.size_fallbacks, s.to_shared, s.to_private, s.failed, s.rolled_back,
+	       s.leaked_pages, extra ? ", " : "", extra ? extra : "");
+}

@@ -13,7 +13,7 @@ expect "$BOOT_LOG" \
 	'^dma: selftest passed'
 
 boot_kernel options_unknown 2 --args "heap=32M bogus=1"
-expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault, pool, policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, device_timeout_ms, cc, tdx_fault, tdx_fault_every, accel" \
+expect "$BOOT_LOG" "^sluice: unknown option 'bogus=1'; valid options: heap, dma, fault, pool, policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, device_timeout_ms, cc, tdx_fault, tdx_fault_every, snp_fault, snp_fault_every, accel" \
 	'^  heap=SIZE ' '^  fault=VALUE '
 reject "$BOOT_LOG" '^Sluice [0-9]'
 

@@ -205,10 +205,12 @@ install: lib
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
-# undefined but mem*), its public headers alone in C11 and C++, and an
-# out-of-tree program built from `make install` with pkg-config flags only.
+# undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
+# program built from `make install` with pkg-config flags only, and the example
+# port of dma/PORTING.md built the same way (freestanding) and run.
 LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
-	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh
+	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh \
+	examples/port/run.sh
 check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 

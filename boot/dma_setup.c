@@ -129,7 +129,7 @@ static bool kd_identity_owns(void *ctx, const void *vaddr, size_t len)
 	return true;
 }
 
-static const struct sluice_dma_inplace_region identity_region = { kd_identity_owns, NULL };
+static const struct sluice_dma_inplace_region identity_region = { .owns = kd_identity_owns };
 
 const char *kernel_dma_mode_name(enum kernel_dma_mode mode)
 {
@@ -150,6 +150,9 @@ static int kd_layer_init(struct kernel_dma *kd, struct sluice_dma_layer *dl,
 	rc = sluice_dma_layer_init(dl, &kd->ops, kd->ncpus, scrub);
 	if (!rc)
 		rc = sluice_dma_layer_set_max_areas(dl, kd->max_areas);
+	/* A driver that unmaps or frees a bad handle is a kernel bug: stop there. */
+	if (!rc)
+		rc = sluice_dma_layer_set_strict(dl, true);
 	if (rc)
 		return rc;
 	meta_len = sluice_dma_bounce_meta_size(policy, bytes, kd->ncpus);
@@ -239,8 +242,12 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	rc = sluice_dma_arena_init(&kd->arena, &kd->ops, &acfg);
 	if (rc)
 		goto fail_arena;
-	arena_region.owns = sluice_dma_arena_inplace_owns;
-	arena_region.ctx = &kd->arena;
+	/*
+	 * The full hook: blocks mapped in place are counted, so a block freed
+	 * while mapped is refused (kernel_dma_buf_free()), and coherent memory
+	 * beyond the small pool's runs comes from the arena.
+	 */
+	sluice_dma_arena_region(&arena_region, &kd->arena);
 	sluice_dma_layer_set_inplace(&kd->arena_layer, &arena_region);
 	return kd;
 
@@ -323,10 +330,19 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 {
 	if (!buf)
 		return;
-	if (mode == KDMA_ARENA)
-		sluice_dma_arena_free(&kd->arena, buf);
-	else
+	if (mode == KDMA_ARENA) {
+		int rc = sluice_dma_arena_free(&kd->arena, buf);
+
+		/*
+		 * A block still mapped in place (BUSY) is left allocated, which is
+		 * safe (the arena logged it); anything else is a bad pointer, a
+		 * kernel bug that used to trap in the arena and still does here.
+		 */
+		if (rc && rc != SLUICE_DMA_ERR_BUSY)
+			__builtin_trap();
+	} else {
 		free(buf);
+	}
 }
 
 void kernel_dma_report(struct kernel_dma *kd)

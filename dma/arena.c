@@ -45,6 +45,7 @@
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
 #include <sluice/arena.h>
+#include <sluice/dma.h>
 
 #include <stdalign.h>
 
@@ -236,13 +237,35 @@ static _Noreturn void arena_bug(const struct sluice_dma_arena *a, const char *wh
 	__builtin_trap();
 }
 
+/*
+ * The one cpu_id rule of the library (dma_port.h): an index >= ncpus is
+ * folded, here as in the layer (dma_cpu() in bounce.h). Every per-CPU cache
+ * is locked, so two CPUs that share an index stay correct.
+ */
 static unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
 {
 	unsigned int id = a->ops.cpu_id ? a->ops.cpu_id(a->ops.ctx) : 0;
 
-	if (id >= a->ncpus)
-		arena_bug(a, "cpu_id op returned an index >= ncpus; cpu", (void *)(uintptr_t)id);
-	return id;
+	return id < a->ncpus ? id : id % a->ncpus;
+}
+
+/*
+ * A refused release: log the address, then trap on a strict arena or return
+ * @err. Nothing has been changed when this is called.
+ */
+static int arena_refuse(const struct sluice_dma_arena *a, int err, const char *what,
+			const void *addr)
+{
+	struct fmt f = { .n = 0 };
+
+	if (a && (a->flags & SLUICE_DMA_ARENA_STRICT))
+		arena_bug(a, what, addr);
+	fmt_str(&f, "sluice_dma_arena: ");
+	fmt_str(&f, what);
+	fmt_str(&f, " ");
+	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
+	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
+	return err;
 }
 
 /* ---- buddy lists of one chunk (arena lock held) ------------------------- */
@@ -277,8 +300,10 @@ static void list_remove(struct sluice_dma_priv_arena_chunk *c, unsigned int orde
 
 static void chunk_reset(struct sluice_dma_priv_arena_chunk *c)
 {
-	for (unsigned int i = 0; i < CHUNK_PAGES; i++)
+	for (unsigned int i = 0; i < CHUNK_PAGES; i++) {
 		tag_set(c, i, 0);
+		__atomic_store_n(&c->maps[i], 0, __ATOMIC_RELAXED);
+	}
 	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++)
 		c->head[o] = NO_PAGE;
 	c->avail = 0;
@@ -573,6 +598,8 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->lock != !ops->unlock)
 		return SLUICE_DMA_ERR_INVAL;
+	if (cfg->flags & ~SLUICE_DMA_ARENA_STRICT)
+		return SLUICE_DMA_ERR_INVAL;
 	base = (uintptr_t)cfg->base;
 	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
 	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) ||
@@ -596,6 +623,7 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	arena->len = cfg->len;
 	arena->nchunks = (unsigned int)nchunks;
 	arena->ncpus = cfg->ncpus;
+	arena->flags = cfg->flags;
 	arena->cap = cfg->max_shared && cfg->max_shared < nchunks ? cfg->max_shared
 								   : (unsigned int)nchunks;
 
@@ -715,6 +743,84 @@ bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
 	return sluice_dma_arena_owns(ctx, vaddr, len);
 }
 
+/*
+ * The in-place hook's get: count one mapping in the block holding the range.
+ * Counted first, checked second (sequentially consistent, against the claim
+ * in sluice_dma_arena_free()): a free racing with this get either sees the
+ * count and refuses, or has claimed the block and this get backs out.
+ */
+static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
+{
+	struct sluice_dma_arena *a = ctx;
+	const struct sluice_dma_priv_arena_chunk *cc;
+	struct sluice_dma_priv_arena_chunk *c;
+	unsigned int head;
+	uint8_t tag;
+
+	if (!sluice_dma_arena_owns(a, vaddr, len) || !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
+		return false;
+	c = &a->chunks[cc - a->chunks];
+	/* 65535 live mappings of one block: refuse the next rather than wrap. */
+	if (__atomic_add_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST) == 0 ||
+	    tag_state(__atomic_load_n(&c->tag[head], __ATOMIC_SEQ_CST)) != BLK_LIVE) {
+		__atomic_sub_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST);
+		return false;
+	}
+	return true;
+}
+
+static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
+{
+	struct sluice_dma_arena *a = ctx;
+	const struct sluice_dma_priv_arena_chunk *cc;
+	struct sluice_dma_priv_arena_chunk *c;
+	unsigned int head;
+	uint8_t tag;
+	uint16_t n;
+
+	if (!sluice_dma_arena_owns(a, vaddr, len) || !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
+		return false;
+	c = &a->chunks[cc - a->chunks];
+	n = __atomic_load_n(&c->maps[head], __ATOMIC_RELAXED);
+	do {
+		if (!n)
+			return false;
+	} while (!__atomic_compare_exchange_n(&c->maps[head], &n, (uint16_t)(n - 1), true,
+					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	return true;
+}
+
+static void *arena_region_alloc(void *ctx, size_t size)
+{
+	return sluice_dma_arena_alloc(ctx, size);
+}
+
+/* Only a block of exactly the size an allocation of @size gets. */
+static int arena_region_free(void *ctx, void *vaddr, size_t size)
+{
+	struct sluice_dma_arena *a = ctx;
+	size_t bs = sluice_dma_arena_block_size(a, vaddr);
+
+	if (!bs)
+		return SLUICE_DMA_ERR_NOENT;
+	if (!size || size > bs || (bs > SLUICE_DMA_ARENA_MIN_BLOCK && size <= bs / 2))
+		return SLUICE_DMA_ERR_INVAL;
+	return sluice_dma_arena_free(a, vaddr);
+}
+
+void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
+			     struct sluice_dma_arena *arena)
+{
+	if (!region)
+		arena_bug(arena, "sluice_dma_arena_region: NULL region for arena", arena);
+	region->owns = sluice_dma_arena_inplace_owns;
+	region->ctx = arena;
+	region->get = arena_region_get;
+	region->put = arena_region_put;
+	region->alloc = arena_region_alloc;
+	region->free = arena_region_free;
+}
+
 bool sluice_dma_arena_is_shared(const struct sluice_dma_arena *arena, const void *vaddr, size_t len)
 {
 	uintptr_t p = (uintptr_t)vaddr, off, last;
@@ -754,7 +860,7 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
-void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
+int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 {
 	struct sluice_dma_priv_arena_chunk *c;
 	struct sluice_dma_priv_arena_cpu *cpu;
@@ -764,22 +870,41 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	uint64_t t0, t1;
 	size_t size;
 
-	if (!arena)
-		arena_bug(arena, "sluice_dma_arena_free: NULL arena; block", ptr);
+	if (!arena || !arena->ncpus)
+		return arena_refuse(arena, SLUICE_DMA_ERR_INVAL,
+				    "sluice_dma_arena_free: no arena; block", ptr);
 	off = p - arena->base;
 	if (!ptr)
-		return;
+		return 0;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
-		arena_bug(arena, "sluice_dma_arena_free: not a block start in the arena:", ptr);
+		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a block start in the arena:", ptr);
 	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
-		arena_bug(arena, "sluice_dma_arena_free: not a live block (double free?):", ptr);
-	/* Claim the block: of two racing frees of it, exactly one gets past here. */
+		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a live block (double free?):", ptr);
+	/*
+	 * Claim the block: of two racing frees of it, exactly one gets past
+	 * here. Sequentially consistent, as the in-place get: a get that
+	 * counts a mapping after this claim sees FREEING and backs out, and
+	 * this free sees any mapping counted before it (Dekker's pattern).
+	 */
 	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
-					 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		arena_bug(arena, "sluice_dma_arena_free: concurrent free of", ptr);
+					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: concurrent free of", ptr);
+	/*
+	 * A block a device may still be using (mapped in place and not
+	 * unmapped) must not be scrubbed and handed to someone else: refuse
+	 * here, where the caller's bug is, not at the later unmap.
+	 */
+	if (__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST)) {
+		tag_set(c, page, tag);
+		return arena_refuse(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block still mapped in place:", ptr);
+	}
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 
@@ -795,7 +920,7 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		arena->ctr.bytes_scrubbed += size;
 		arena->ctr.scrub_cycles += t1 - t0;
 		arena_unlock(arena, &arena->lock);
-		return;
+		return 0;
 	}
 
 	cpu = &arena->cpus[arena_this_cpu(arena)];
@@ -834,6 +959,7 @@ void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	cpu->ctr.bytes_scrubbed += size;
 	cpu->ctr.scrub_cycles += t1 - t0;
 	arena_unlock(arena, &cpu->lock);
+	return 0;
 }
 
 unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned int min_idle)

@@ -133,6 +133,22 @@ void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, const char *file, i
 	__builtin_trap();
 }
 
+int sluice_dma_priv_refuse(const struct sluice_dma_layer *dl, int err, const char *file,
+			   int line, const char *fmt, ...)
+{
+	char msg[200];
+	__builtin_va_list ap;
+
+	__builtin_va_start(ap, fmt);
+	dma_vfmt(msg, sizeof(msg), fmt, ap);
+	__builtin_va_end(ap);
+	if (dl && dl->strict)
+		sluice_dma_priv_fail(dl, file, line, "%s", msg);
+	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR, "refused: %s (%s)", msg,
+			     sluice_dma_strerror(err));
+	return err;
+}
+
 /* ------------------------------------------------------------------ bit runs */
 
 /* Set or clear bits [start, start + n), a word at a time. */
@@ -326,6 +342,17 @@ static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, unsigned int m
 	return true;
 }
 
+/*
+ * SLUICE_DMA_BOUNCE_META_FIXED covers the leading slack, the pool header, and
+ * the cache-line rounding of the slot array and of the policy's (at most
+ * four) arrays; the policies' own bounds are checked in their files.
+ */
+_Static_assert(DMA_CACHELINE + sizeof(struct sluice_dma_bounce_pool) + DMA_CACHELINE +
+			       DMA_CACHELINE /* policy header */ + 4 * DMA_CACHELINE +
+			       sizeof(uint64_t) /* bitmap word rounding */ <=
+		       SLUICE_DMA_BOUNCE_META_FIXED,
+	       "fixed metadata bound");
+
 size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
 				   unsigned int ncpus)
 {
@@ -374,11 +401,43 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
 	return 0;
 }
 
-void sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
+int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 {
 	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_profile: layer %p not initialised",
 		   (void *)dl);
-	dl->profile = on && dl->ops->cycles;
+	if (on && !dl->ops->cycles) {
+		dl->profile = false;
+		return SLUICE_DMA_ERR_NOSYS;
+	}
+	dl->profile = on;
+	return 0;
+}
+
+int sluice_dma_layer_set_strict(struct sluice_dma_layer *dl, bool on)
+{
+	if (!dl || !dl->ops)
+		return SLUICE_DMA_ERR_INVAL;
+	dl->strict = on;
+	return 0;
+}
+
+unsigned int sluice_dma_layer_caps(const struct sluice_dma_layer *dl)
+{
+	const struct sluice_dma_inplace_region *r;
+	unsigned int caps = 0;
+
+	if (!dl || !dl->ops)
+		return 0;
+	r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	if (dl->ops->set_access)
+		caps |= SLUICE_DMA_CAP_ACCESS;
+	if (dl->ops->cache_maint)
+		caps |= SLUICE_DMA_CAP_CACHE_MAINT;
+	if (dl->ops->cycles)
+		caps |= SLUICE_DMA_CAP_PROFILE;
+	if (r && r->alloc)
+		caps |= SLUICE_DMA_CAP_LARGE_COHERENT;
+	return caps;
 }
 
 uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
@@ -396,6 +455,11 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 	/* Every map would call through a NULL owns: refuse it here, by name. */
 	DMA_ASSERT(dl, !region || region->owns,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
+		   (const void *)region);
+	/* Half a pair would count mappings it never uncounts, or the reverse. */
+	DMA_ASSERT(dl, !region || (!region->get == !region->put && !region->alloc == !region->free),
+		   "sluice_dma_layer_set_inplace: region %p has get without put or alloc "
+		   "without free",
 		   (const void *)region);
 	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }
@@ -467,6 +531,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	}
 	/* Whatever the host left in these pages must not reach a device or a CPU. */
 	memset(mem, 0, bytes);
+	dma_cache(dl, mem, bytes, SLUICE_DMA_CACHE_CLEAN);
 
 	cur = (unsigned char *)dma_align_up((uintptr_t)meta, DMA_CACHELINE);
 	p = dma_carve(&cur, sizeof(*p));
@@ -580,11 +645,48 @@ void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long
 	p->pops->free(p, head, nslots, cpu);
 }
 
+/* Log (the first few) and count what is still live in @p. */
+static void dma_destroy_count_live(const struct sluice_dma_layer *dl,
+				   const struct sluice_dma_bounce_pool *p,
+				   struct sluice_dma_destroy_report *rep)
+{
+	for (unsigned long s = 0; s < p->nslabs; s++) {
+		const struct dma_bounce_slot *rec = &p->slots[s];
+		unsigned long n = rep->live_mappings + rep->live_coherent;
+
+		if (!(rec->flags & DMA_SLOT_LIVE))
+			continue;
+		if (n < 16)
+			sluice_dma_priv_logf(
+				dl, SLUICE_DMA_LOG_ERR,
+				"layer destroy: pool %u: %s of %u bytes at dma 0x%llx still live",
+				p->index, rec->flags & DMA_SLOT_COHERENT ? "coherent memory" : "mapping",
+				rec->len,
+				(unsigned long long)(p->dma_start +
+						     ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) +
+						     rec->off));
+		if (rec->flags & DMA_SLOT_COHERENT)
+			rep->live_coherent++;
+		else
+			rep->live_mappings++;
+		rep->live_bytes += rec->len;
+	}
+}
+
 int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 {
+	return sluice_dma_layer_destroy_report(dl, NULL);
+}
+
+int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
+				    struct sluice_dma_destroy_report *report)
+{
+	struct sluice_dma_destroy_report local, *rep = report ? report : &local;
 	struct sluice_dma_bounce_pool *p;
+	unsigned long used = 0;
 	int ret = 0;
 
+	memset(rep, 0, sizeof(*rep));
 	if (!dl || !dl->ops)
 		return SLUICE_DMA_ERR_INVAL;
 	dma_lock(dl, &dl->grow_lock);
@@ -593,13 +695,22 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if (q->pops->flush)
 			q->pops->flush(q);
-		if (q->pops->used(q)) {
-			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
-					     "layer destroy: pool %u still has %lu slots mapped",
-					     q->index, q->pops->used(q));
-			dma_unlock(dl, &dl->grow_lock);
-			return SLUICE_DMA_ERR_BUSY;
-		}
+		used += q->pops->used(q);
+		dma_destroy_count_live(dl, q, rep);
+	}
+	rep->live_inplace = __atomic_load_n(&dl->inplace_live, __ATOMIC_RELAXED);
+	rep->live_region_coherent = __atomic_load_n(&dl->region_coherent_live, __ATOMIC_RELAXED);
+	if (used || rep->live_mappings || rep->live_coherent || rep->live_inplace ||
+	    rep->live_region_coherent) {
+		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+				     "layer destroy: %lu mappings, %lu coherent allocations (%llu "
+				     "bytes, %lu slots), %lu in-place mappings, %lu region "
+				     "allocations still live",
+				     rep->live_mappings, rep->live_coherent,
+				     (unsigned long long)rep->live_bytes, used, rep->live_inplace,
+				     rep->live_region_coherent);
+		dma_unlock(dl, &dl->grow_lock);
+		return SLUICE_DMA_ERR_BUSY;
 	}
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
@@ -608,6 +719,7 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 
 		p->conversions++;
 		p->conversion_cycles += dma_cycles(dl) - t0;
+		rep->pools_released++;
 		if (err) {
 			/*
 			 * The host may still see these pages: leak them rather than
@@ -620,6 +732,12 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 				p->index, p->bytes, (void *)p->vaddr, err);
 			ret = SLUICE_DMA_ERR_IO;
 		}
+		/*
+		 * The pool's metadata goes back to the caller with it: keep its
+		 * leak in the layer, where the statistics still find it.
+		 */
+		rep->leaked_bytes += p->leaked_bytes;
+		dl->retired_leaked_bytes += p->leaked_bytes;
 	}
 	dma_unlock(dl, &dl->grow_lock);
 	return ret;

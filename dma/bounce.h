@@ -53,8 +53,20 @@ SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, con
 	__attribute__((format(printf, 4, 5), noreturn, cold));
 
 /*
- * DMA_ASSERT() - check a condition whose failure is a programmer error (an
- * address never mapped, a double unmap). The message must name the address.
+ * A refused call with a bad handle (an address never mapped, a double unmap,
+ * another length): log the message, naming the address, and return @err; a
+ * strict layer (sluice_dma_layer_set_strict()) traps after the log line
+ * instead. Called before anything is changed, so a refusal changes nothing.
+ */
+SLUICE_DMA_PRIV int sluice_dma_priv_refuse(const struct sluice_dma_layer *dl, int err,
+					   const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6), cold));
+#define DMA_REFUSE(dl, err, ...) sluice_dma_priv_refuse((dl), (err), __FILE__, __LINE__, __VA_ARGS__)
+
+/*
+ * DMA_ASSERT() - check a condition whose failure is a programmer error that
+ * cannot be refused safely (an internal inconsistency, or a void setter
+ * given no layer). The message must name the address.
  */
 #define DMA_ASSERT(dl, cond, ...)                                         \
 	do {                                                              \
@@ -65,6 +77,8 @@ SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, con
 /* Slot record flags. */
 #define DMA_SLOT_LIVE 0x1	/* this slot holds a mapping's device address */
 #define DMA_SLOT_COHERENT 0x2	/* ... of a coherent allocation */
+#define DMA_SLOT_PAGES 0x4	/* ... that owns whole 4 KiB pages (OWN_PAGES, READONLY) */
+#define DMA_SLOT_ACCESS 0x8	/* ... whose device access was narrowed (restore it) */
 
 /**
  * struct dma_bounce_slot - record of a mapping, kept in the slot that holds the
@@ -205,6 +219,20 @@ struct sluice_dma_bounce_pool {
 	uint64_t conversion_cycles;
 	uint64_t leaked_bytes;
 };
+
+/*
+ * What SLUICE_DMA_BOUNCE_META_SIZE() (dma.h) assumes of the policies: an area
+ * structure of at most DMA_META_AREA_MAX bytes (two areas per CPU at most),
+ * the sluice policy's per-CPU magazines of at most DMA_META_SLUICE_CPU_MAX,
+ * per-slot state of at most 8 bytes and a bit, and a policy header of at most
+ * a cache line. Each policy file checks its structures against these.
+ */
+#define DMA_META_AREA_MAX 192u
+#define DMA_META_SLUICE_CPU_MAX 576u
+_Static_assert(DMA_CACHELINE + 2 * DMA_META_AREA_MAX + DMA_META_SLUICE_CPU_MAX <=
+		       SLUICE_DMA_BOUNCE_META_PER_CPU,
+	       "per-CPU metadata bound");
+_Static_assert(24 + 8 + 1 <= SLUICE_DMA_BOUNCE_META_PER_SLOT, "per-slot metadata bound");
 
 SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops;
 SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops;
@@ -357,6 +385,17 @@ static inline unsigned int dma_cpu(const struct sluice_dma_layer *dl)
 	unsigned int cpu = dl->ops->cpu_id ? dl->ops->cpu_id(dl->ops->ctx) : 0;
 
 	return cpu < dl->ncpus ? cpu : cpu % dl->ncpus;
+}
+
+/*
+ * Cache maintenance for a non-coherent platform; nothing when the port has
+ * no cache_maint op (a coherent platform says so by leaving it out).
+ */
+static inline void dma_cache(const struct sluice_dma_layer *dl, void *vaddr, size_t len,
+			     enum sluice_dma_cache_op op)
+{
+	if (dl->ops->cache_maint && len)
+		dl->ops->cache_maint(dl->ops->ctx, vaddr, len, op);
 }
 
 static inline uint64_t dma_cycles(const struct sluice_dma_layer *dl)

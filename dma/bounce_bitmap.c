@@ -30,6 +30,10 @@ struct dma_bitmap_meta {
 	uint64_t *map;
 };
 
+_Static_assert(sizeof(struct dma_bitmap_area) <= DMA_META_AREA_MAX &&
+		       sizeof(struct dma_bitmap_meta) <= DMA_CACHELINE,
+	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+
 static struct dma_bitmap_meta *dma_bitmap_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;

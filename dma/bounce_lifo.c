@@ -36,6 +36,10 @@ struct dma_lifo_meta {
 	uint32_t *prev;
 };
 
+_Static_assert(sizeof(struct dma_lifo_area) <= DMA_META_AREA_MAX &&
+		       sizeof(struct dma_lifo_meta) <= DMA_CACHELINE,
+	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+
 static struct dma_lifo_meta *dma_lifo_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;

@@ -37,6 +37,10 @@ struct dma_linux_meta {
 	unsigned int *list;
 };
 
+_Static_assert(sizeof(struct dma_linux_area) <= DMA_META_AREA_MAX &&
+		       sizeof(struct dma_linux_meta) <= DMA_CACHELINE,
+	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+
 static struct dma_linux_meta *dma_linux_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;

@@ -107,6 +107,12 @@ struct dma_sluice_meta {
 
 _Static_assert(SLUICE_DMA_IO_TLB_SEGSIZE % 64 == 0, "areas start on bitmap word boundaries");
 
+_Static_assert(sizeof(struct dma_sluice_area) <= DMA_META_AREA_MAX &&
+		       sizeof(struct dma_sluice_meta) <= DMA_CACHELINE,
+	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+_Static_assert(sizeof(struct dma_sluice_cpu) <= DMA_META_SLUICE_CPU_MAX,
+	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+
 static struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;

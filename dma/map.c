@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * map.c - the mapping API: streaming map / unmap / sync, coherent allocations
- * and the "is this address shared?" query.
+ * map.c - the mapping API: streaming map / unmap / sync (single buffers and
+ * scatter-gather lists), coherent allocations, device access rights, the
+ * walk over live mappings and the teardown that ends them all, and the "is
+ * this address shared?" query.
  *
  * Every bounce copy happens here and is bounded by the length recorded at map
  * time. Slot allocation is the pools' business (bounce.c and the policies).
+ *
+ * Every release (unmap, sync, free_coherent, set_access) validates its handle
+ * completely before it changes anything, so that a bad handle can be refused
+ * with an error (DMA_REFUSE) rather than trapping: EDK2's IoMmu answers a bad
+ * Mapping with EFI_INVALID_PARAMETER, and a firmware embedder expects the
+ * same of us. Cache maintenance (the port's optional cache_maint) brackets
+ * every access the device and the CPU make to the same bytes: CLEAN after
+ * the CPU wrote slots and before the device may read them, INVALIDATE after
+ * the device wrote them and before the CPU reads them.
  */
 #include "dma/bounce.h"
 
@@ -31,6 +42,12 @@ static void *dma_slot_vaddr(const struct sluice_dma_bounce_pool *p, unsigned lon
 			    unsigned int off)
 {
 	return p->vaddr + ((size_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
+}
+
+static uint64_t dma_slot_addr(const struct sluice_dma_bounce_pool *p, unsigned long s,
+			      unsigned int off)
+{
+	return p->dma_start + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
 }
 
 /* The pool is usable for @tag only if the device reaches all of it. */
@@ -135,49 +152,136 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 	return SLUICE_DMA_ERR_NOMEM;
 }
 
-int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
-		   size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
+/* Device address and length of the whole pages a DMA_SLOT_PAGES mapping owns. */
+static void dma_rec_pages(const struct sluice_dma_bounce_pool *p, unsigned long s,
+			  const struct dma_bounce_slot *rec, uint64_t *addr, size_t *len)
+{
+	*addr = dma_slot_addr(p, s - rec->pad, 0);
+	*len = (size_t)rec->nslots << SLUICE_DMA_IO_TLB_SHIFT;
+}
+
+static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
+			unsigned long s, struct dma_bounce_slot *rec, unsigned int cpu)
+{
+	unsigned long head = s - rec->pad, nslots = rec->nslots;
+
+	/*
+	 * Slots go back with full device access, the state every other mapping
+	 * expects of them. The port's contract is that restoring cannot fail;
+	 * if it does, say so: a later from-device mapping of these slots would
+	 * see its device writes fault.
+	 */
+	if (rec->flags & DMA_SLOT_ACCESS) {
+		uint64_t a;
+		size_t n;
+		int err;
+
+		dma_rec_pages(p, s, rec, &a, &n);
+		err = dl->ops->set_access(dl->ops->ctx, a, n,
+					  SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
+		if (err)
+			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+					     "dma 0x%llx: restoring device access failed (%d)",
+					     (unsigned long long)a, err);
+	}
+	rec->flags = 0;
+	rec->orig = NULL;
+	rec->len = 0;
+	dma_pcpu_add(&p->pcpu[cpu].unmaps, 1);
+	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
+}
+
+/* What the tag lets a buffer at device address @a of @len bytes do in place. */
+static bool dma_inplace_fits(const struct sluice_dma_tag *tag, uint64_t a, size_t len)
+{
+	uint64_t last = a + len - 1;
+
+	return last >= a && last <= tag->addr_limit &&
+	       (a & ~tag->boundary_mask) == (last & ~tag->boundary_mask) &&
+	       !(a & tag->alloc_align_mask);
+}
+
+/*
+ * Map one buffer (validated by the caller, except the tag and the length
+ * limits). *@slots is set to the slots the mapping holds (0 in place).
+ */
+static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+		       size_t *lenp, enum sluice_dma_dir dir, unsigned int attrs,
+		       uint64_t *dma_addr, unsigned long *slots)
 {
 	const struct sluice_dma_inplace_region *inplace;
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
+	struct sluice_dma_tag ctag;
+	size_t len = *lenp;
 	unsigned long s;
 	unsigned char *tlb;
 	unsigned int cpu;
+	uint8_t flags = 0;
 	uint64_t t0;
 	int err;
 
-	if (!dl || !dl->ops || !buf || !dma_addr || !len || !dma_dir_valid(dir))
-		return SLUICE_DMA_ERR_INVAL;
-	/* A buffer that wraps the address space is no buffer: the copy would fault. */
-	if ((uintptr_t)buf + len - 1 < (uintptr_t)buf)
-		return SLUICE_DMA_ERR_INVAL;
 	err = sluice_dma_tag_check(tag);
 	if (err)
 		return err;
-	if ((tag->max_mapping && len > tag->max_mapping) || len > UINT32_MAX)
-		return SLUICE_DMA_ERR_RANGE;
 
 	inplace = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	if (inplace && inplace->owns(inplace->ctx, buf, len)) {
-		uint64_t a = dl->ops->virt_to_dma(dl->ops->ctx, buf), last = a + len - 1;
+	if (inplace && len <= UINT32_MAX && (!tag->max_mapping || len <= tag->max_mapping) &&
+	    inplace->owns(inplace->ctx, buf, len)) {
+		uint64_t a = dl->ops->virt_to_dma(dl->ops->ctx, buf);
 
 		/*
 		 * Shared already: the device gets the buffer itself if it can reach
 		 * it; otherwise it bounces, as Linux dma-direct does for a buffer
-		 * that is not dma_capable().
+		 * that is not dma_capable(). A region that counts mappings (get)
+		 * may refuse a block being freed: that buffer bounces too.
+		 * READONLY is advisory here: the block is not the layer's to protect.
 		 */
-		if (last >= a && last <= tag->addr_limit &&
-		    (a & ~tag->boundary_mask) == (last & ~tag->boundary_mask) &&
-		    !(a & tag->alloc_align_mask)) {
+		if (dma_inplace_fits(tag, a, len) &&
+		    (!inplace->get || inplace->get(inplace->ctx, buf, len))) {
 			__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&dl->inplace_live, 1, __ATOMIC_RELAXED);
+			dma_cache(dl, buf, len, SLUICE_DMA_CACHE_CLEAN);
 			*dma_addr = a;
+			*slots = 0;
 			return 0;
 		}
 	}
 
+	ctag = *tag;
+	if (attrs & (SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)) {
+		/*
+		 * Whole pages of its own: the allocation starts on a page and its
+		 * size rounds up to pages (the alignment mask rounds both), so
+		 * an access change on them touches no other mapping.
+		 */
+		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
+		flags |= DMA_SLOT_PAGES;
+	}
+	if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
+		size_t max = sluice_dma_max_mapping_size(dl, &ctag);
+
+		if (max && len > max)
+			len = max;
+	}
+	if ((ctag.max_mapping && len > ctag.max_mapping) || len > UINT32_MAX)
+		return SLUICE_DMA_ERR_RANGE;
+
 	cpu = dma_cpu(dl);
-	err = dma_bounce_take(dl, tag, buf, len, dir, 0, cpu, &p, &s);
+	err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+	/*
+	 * A partial map whose alignment rounding overflows the longest run
+	 * shortens by one alignment unit at a time; the rounding adds less
+	 * than one unit plus the min_align offset, so this ends in a few steps.
+	 */
+	while (err == SLUICE_DMA_ERR_RANGE && (attrs & SLUICE_DMA_ATTR_PARTIAL)) {
+		size_t step = (size_t)(ctag.alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1)) + 1;
+
+		if (len <= step)
+			break;
+		len -= step;
+		err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+	}
 	if (err)
 		return err;
 	rec = &p->slots[s];
@@ -196,40 +300,126 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
 	}
 	dma_copy_end(dl, t0);
-	*dma_addr = p->dma_start + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) + rec->off;
+	/*
+	 * Whatever the direction: the bytes just written (data or zeros) must
+	 * be in memory before the device reads, and no dirty line may be
+	 * evicted later over what the device writes.
+	 */
+	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dl->ops->set_access) {
+		uint64_t a;
+		size_t n;
+
+		dma_rec_pages(p, s, rec, &a, &n);
+		err = dl->ops->set_access(dl->ops->ctx, a, n, SLUICE_DMA_ACCESS_READ);
+		if (err) {
+			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+					     "read-only map at dma 0x%llx: set_access failed (%d)",
+					     (unsigned long long)a, err);
+			/* The access may be half changed: restore it on release. */
+			rec->flags |= DMA_SLOT_ACCESS;
+			dma_release(dl, p, s, rec, cpu);
+			return SLUICE_DMA_ERR_IO;
+		}
+		rec->flags |= DMA_SLOT_ACCESS;
+	}
+	*dma_addr = dma_slot_addr(p, s, rec->off);
+	*lenp = len;
+	*slots = rec->nslots;
 	return 0;
 }
 
+#define DMA_ATTRS_ALL (SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)
+
+/* The checks of a buffer that every map entry point makes first. */
+static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
+			enum sluice_dma_dir dir, unsigned int attrs)
+{
+	if (!dl || !dl->ops || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
+		return SLUICE_DMA_ERR_INVAL;
+	/* The device writes a read-only mapping: a contradiction, not a hint. */
+	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dir != SLUICE_DMA_TO_DEVICE)
+		return SLUICE_DMA_ERR_INVAL;
+	/* A buffer that wraps the address space is no buffer: the copy would fault. */
+	if ((uintptr_t)buf + len - 1 < (uintptr_t)buf)
+		return SLUICE_DMA_ERR_INVAL;
+	return 0;
+}
+
+int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			 void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+			 uint64_t *dma_addr)
+{
+	unsigned long slots;
+	int err;
+
+	if (!len || !dma_addr)
+		return SLUICE_DMA_ERR_INVAL;
+	err = dma_map_args(dl, buf, *len, dir, attrs);
+	if (!err)
+		err = dma_map_one(dl, tag, buf, len, dir, attrs, dma_addr, &slots);
+	if (err)
+		*len = 0;
+	return err;
+}
+
+int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+		   size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
+{
+	unsigned long slots;
+	int err;
+
+	if (!dma_addr)
+		return SLUICE_DMA_ERR_INVAL;
+	err = dma_map_args(dl, buf, len, dir, 0);
+	return err ? err : dma_map_one(dl, tag, buf, &len, dir, 0, dma_addr, &slots);
+}
+
 /*
- * The live record for @dma_addr, or NULL when the address lies outside every
- * pool. An address inside a pool that is not a live mapping's start traps.
+ * The live record for @dma_addr: 0 with *@rec_out set; 0 with *@rec_out NULL
+ * when the address lies outside every pool; or the refusal's error for an
+ * address inside a pool that is no live mapping's start, or a mapping of the
+ * other kind (@kind: 0 streaming, 1 coherent, -1 either).
  */
-static struct dma_bounce_slot *dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr,
-					  bool coherent, struct sluice_dma_bounce_pool **pool_out,
-					  unsigned long *slot_out, const char *what)
+static int dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
+		      struct sluice_dma_bounce_pool **pool_out, unsigned long *slot_out,
+		      struct dma_bounce_slot **rec_out, const char *what)
 {
 	struct sluice_dma_bounce_pool *p = sluice_dma_priv_bounce_pool_of(dl, dma_addr);
 	struct dma_bounce_slot *rec;
 	unsigned long s;
 
+	*rec_out = NULL;
 	if (!p)
-		return NULL;
+		return 0;
 	s = (unsigned long)((dma_addr - p->dma_start) >> SLUICE_DMA_IO_TLB_SHIFT);
-	DMA_ASSERT(dl, s < p->nslabs, "%s of dma 0x%llx: outside the pool's slots", what,
-		   (unsigned long long)dma_addr);
+	if (s >= p->nslabs)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: outside the pool's slots", what,
+				  (unsigned long long)dma_addr);
 	rec = &p->slots[s];
-	DMA_ASSERT(dl,
-		   (rec->flags & DMA_SLOT_LIVE) &&
-			   rec->off == ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1)),
-		   "%s of dma 0x%llx: not a live mapping (never mapped or already unmapped)", what,
-		   (unsigned long long)dma_addr);
-	DMA_ASSERT(dl, !(rec->flags & DMA_SLOT_COHERENT) == !coherent,
-		   "%s of dma 0x%llx: %s", what, (unsigned long long)dma_addr,
-		   coherent ? "a streaming mapping, not coherent memory"
-			    : "coherent memory, not a streaming mapping");
+	if (!(rec->flags & DMA_SLOT_LIVE) ||
+	    rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1)))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: not a live mapping (never mapped or already "
+				  "unmapped)",
+				  what, (unsigned long long)dma_addr);
+	if (kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
+				  (unsigned long long)dma_addr,
+				  kind ? "a streaming mapping, not coherent memory"
+				       : "coherent memory, not a streaming mapping");
 	*pool_out = p;
 	*slot_out = s;
-	return rec;
+	*rec_out = rec;
+	return 0;
+}
+
+/* CPU address of device address @dma_addr outside the pools (in place). */
+static void *dma_inplace_va(const struct sluice_dma_layer *dl, uint64_t dma_addr)
+{
+	return dl->ops->dma_to_virt ? dl->ops->dma_to_virt(dl->ops->ctx, dma_addr)
+				    : (void *)(uintptr_t)dma_addr;
 }
 
 /* Whether the in-place hook owns the memory behind device address @dma_addr. */
@@ -237,99 +427,211 @@ static bool dma_inplace_owns(const struct sluice_dma_layer *dl, uint64_t dma_add
 {
 	const struct sluice_dma_inplace_region *inplace =
 		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	void *va;
 
 	if (!inplace)
 		return false;
-	va = dl->ops->dma_to_virt ? dl->ops->dma_to_virt(dl->ops->ctx, dma_addr)
-				  : (void *)(uintptr_t)dma_addr;
-	return inplace->owns(inplace->ctx, va, len ? len : 1);
+	return inplace->owns(inplace->ctx, dma_inplace_va(dl, dma_addr), len ? len : 1);
 }
 
-static void dma_release(struct sluice_dma_bounce_pool *p, unsigned long s,
-			struct dma_bounce_slot *rec, unsigned int cpu)
+/* Ends an in-place mapping: refused if the hook does not own (or count) it. */
+static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum sluice_dma_dir dir)
 {
-	unsigned long head = s - rec->pad, nslots = rec->nslots;
+	const struct sluice_dma_inplace_region *inplace =
+		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	void *va;
 
-	rec->flags = 0;
-	rec->orig = NULL;
-	rec->len = 0;
-	dma_pcpu_add(&p->pcpu[cpu].unmaps, 1);
-	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
+	if (!len || !dma_inplace_owns(dl, dma_addr, len))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "unmap of dma 0x%llx: not in any pool nor in-place region",
+				  (unsigned long long)dma_addr);
+	va = dma_inplace_va(dl, dma_addr);
+	if (inplace->put && !inplace->put(inplace->ctx, va, len))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "unmap of dma 0x%llx: in-place block holds no mapping",
+				  (unsigned long long)dma_addr);
+	if (dir & SLUICE_DMA_FROM_DEVICE)
+		dma_cache(dl, va, len, SLUICE_DMA_CACHE_INVALIDATE);
+	__atomic_fetch_sub(&dl->inplace_live, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
-/* Ends a mapping; a from-device bounce first copies back its first @written
- * bytes (len: all of them, 0: none). */
-static void dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			     enum sluice_dma_dir dir, size_t written)
+/* Ends a validated bounce mapping; a from-device bounce first copies back its
+ * first @written bytes (len: all of them, 0: none). */
+static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
+			  unsigned long s, struct dma_bounce_slot *rec, size_t written)
 {
-	struct sluice_dma_bounce_pool *p;
-	struct dma_bounce_slot *rec;
-	unsigned long s;
-	unsigned int cpu;
+	unsigned int cpu = dma_cpu(dl);
 
-	DMA_ASSERT(dl, dl && dl->ops, "unmap of dma 0x%llx: layer %p not initialised",
-		   (unsigned long long)dma_addr, (void *)dl);
-	/* Checked here too: an in-place mapping has no record to compare with. */
-	DMA_ASSERT(dl, dma_dir_valid(dir), "unmap of dma 0x%llx: invalid direction %d",
-		   (unsigned long long)dma_addr, (int)dir);
-	rec = dma_lookup(dl, dma_addr, false, &p, &s, "unmap");
-	if (!rec) {
-		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, len),
-			   "unmap of dma 0x%llx: not in any pool nor in-place region",
-			   (unsigned long long)dma_addr);
-		return;
-	}
-	DMA_ASSERT(dl, rec->len == len, "unmap of dma 0x%llx: length %zu, mapped %u",
-		   (unsigned long long)dma_addr, len, rec->len);
-	DMA_ASSERT(dl, rec->dir == dir, "unmap of dma 0x%llx: direction %d, mapped %d",
-		   (unsigned long long)dma_addr, (int)dir, rec->dir);
-	DMA_ASSERT(dl, written <= len, "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
-		   (unsigned long long)dma_addr, written, len);
-	cpu = dma_cpu(dl);
-	if ((dir & SLUICE_DMA_FROM_DEVICE) && written) {
-		uint64_t t0 = dma_copy_start(dl);
+	if ((rec->dir & SLUICE_DMA_FROM_DEVICE) && written) {
+		void *tlb = dma_slot_vaddr(p, s, rec->off);
+		uint64_t t0;
 
-		memcpy(rec->orig, dma_slot_vaddr(p, s, rec->off), written);
+		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
+		t0 = dma_copy_start(dl);
+		memcpy(rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
 	}
-	dma_release(p, s, rec, cpu);
+	dma_release(dl, p, s, rec, cpu);
 }
 
-void sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-		      enum sluice_dma_dir dir)
+/* Ends a mapping; a from-device bounce first copies back its first @written
+ * bytes (len: all of them, 0: none). Validates everything first. */
+static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			    enum sluice_dma_dir dir, size_t written)
 {
-	dma_unmap_common(dl, dma_addr, len, dir, len);
+	struct sluice_dma_bounce_pool *p = NULL;
+	struct dma_bounce_slot *rec;
+	unsigned long s = 0;
+	int err;
+
+	/* No layer: no log op, no strictness to consult; the one silent refusal. */
+	if (!dl || !dl->ops)
+		return SLUICE_DMA_ERR_INVAL;
+	/* Checked here too: an in-place mapping has no record to compare with. */
+	if (!dma_dir_valid(dir))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: invalid direction %d",
+				  (unsigned long long)dma_addr, (int)dir);
+	if (written > len)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
+				  (unsigned long long)dma_addr, written, len);
+	err = dma_lookup(dl, dma_addr, 0, &p, &s, &rec, "unmap");
+	if (err)
+		return err;
+	if (!rec)
+		return dma_unmap_inplace(dl, dma_addr, len, dir);
+	if (rec->len != len)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: length %zu, mapped %u",
+				  (unsigned long long)dma_addr, len, rec->len);
+	if (rec->dir != dir)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: direction %d, mapped %d",
+				  (unsigned long long)dma_addr, (int)dir, rec->dir);
+	dma_unmap_rec(dl, p, s, rec, written);
+	return 0;
 }
 
-void sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			      enum sluice_dma_dir dir, size_t written)
+int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+		     enum sluice_dma_dir dir)
 {
-	dma_unmap_common(dl, dma_addr, len, dir, written);
+	return dma_unmap_common(dl, dma_addr, len, dir, len);
 }
 
-void sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			      enum sluice_dma_dir dir)
+int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum sluice_dma_dir dir, size_t written)
 {
-	dma_unmap_common(dl, dma_addr, len, dir, 0);
+	return dma_unmap_common(dl, dma_addr, len, dir, written);
 }
+
+int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum sluice_dma_dir dir)
+{
+	return dma_unmap_common(dl, dma_addr, len, dir, 0);
+}
+
+/* ------------------------------------------------------------------ scatter-gather */
+
+int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+		      struct sluice_dma_sg *sg, unsigned int nents, enum sluice_dma_dir dir,
+		      const struct sluice_dma_sg_limits *limits)
+{
+	static const struct sluice_dma_sg_limits none;
+	const struct sluice_dma_sg_limits *lim = limits ? limits : &none;
+	unsigned long slots_held = 0;
+	size_t total = 0;
+	unsigned int i;
+	int err = 0;
+
+	if (!dl || !dl->ops || !sg || !nents || !dma_dir_valid(dir))
+		return SLUICE_DMA_ERR_INVAL;
+	err = sluice_dma_tag_check(tag);
+	if (err)
+		return err;
+	/* Every limit the list can break is checked before anything is mapped. */
+	if (lim->max_segments && nents > lim->max_segments)
+		return SLUICE_DMA_ERR_RANGE;
+	for (i = 0; i < nents; i++) {
+		err = dma_map_args(dl, sg[i].buf, sg[i].len, dir, 0);
+		if (err)
+			return err;
+		if (lim->max_segment_size && sg[i].len > lim->max_segment_size)
+			return SLUICE_DMA_ERR_RANGE;
+		if (sg[i].len > SIZE_MAX - total)
+			return SLUICE_DMA_ERR_RANGE;
+		total += sg[i].len;
+	}
+	if (lim->max_total && total > lim->max_total)
+		return SLUICE_DMA_ERR_RANGE;
+
+	for (i = 0; i < nents; i++) {
+		size_t len = sg[i].len;
+		unsigned long slots;
+
+		err = dma_map_one(dl, tag, sg[i].buf, &len, dir, 0, &sg[i].dma_addr, &slots);
+		if (err)
+			break;
+		slots_held += slots;
+		if (lim->max_bounce_slots && slots_held > lim->max_bounce_slots) {
+			/* Over the list's budget: this segment goes with the others. */
+			i++;
+			err = SLUICE_DMA_ERR_NOMEM;
+			break;
+		}
+	}
+	if (!err)
+		return 0;
+	/* All or nothing: what was mapped goes, and no device byte reaches a buffer. */
+	while (i-- > 0) {
+		int e = dma_unmap_common(dl, sg[i].dma_addr, sg[i].len, dir, 0);
+
+		DMA_ASSERT(dl, !e, "map_sg rollback of dma 0x%llx failed (%d)",
+			   (unsigned long long)sg[i].dma_addr, e);
+	}
+	return err;
+}
+
+int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg,
+			unsigned int nents, enum sluice_dma_dir dir)
+{
+	int first = 0;
+
+	if (!dl || !dl->ops || !sg || !nents)
+		return SLUICE_DMA_ERR_INVAL;
+	for (unsigned int i = 0; i < nents; i++) {
+		int err = sluice_dma_unmap(dl, sg[i].dma_addr, sg[i].len, dir);
+
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* ------------------------------------------------------------------ sync */
 
 static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
 		    enum sluice_dma_dir dir, bool for_cpu)
 {
-	struct sluice_dma_bounce_pool *p;
+	const char *what = for_cpu ? "sync_for_cpu" : "sync_for_device";
+	struct sluice_dma_bounce_pool *p = NULL;
 	struct dma_bounce_slot *rec;
 	unsigned char *tlb, *orig;
-	unsigned long s;
+	unsigned long s = 0;
+	int err;
 
 	if (!dl || !dl->ops || !len || !dma_dir_valid(dir))
 		return SLUICE_DMA_ERR_INVAL;
-	rec = dma_lookup(dl, dma_addr, false, &p, &s, for_cpu ? "sync_for_cpu" : "sync_for_device");
+	err = dma_lookup(dl, dma_addr, 0, &p, &s, &rec, what);
+	if (err)
+		return err;
 	if (!rec) {
-		DMA_ASSERT(dl, dma_inplace_owns(dl, dma_addr, 1),
-			   "sync of dma 0x%llx: not in any pool nor in-place region",
-			   (unsigned long long)dma_addr);
+		if (!dma_inplace_owns(dl, dma_addr, 1))
+			return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+					  "%s of dma 0x%llx: not in any pool nor in-place region",
+					  what, (unsigned long long)dma_addr);
 		/*
 		 * In place there is nothing to copy, but a range that leaves the
 		 * in-place block is the caller's error, reported like a bounce
@@ -341,6 +643,12 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 		if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr ||
 		    !dma_inplace_owns(dl, dma_addr, offset + len))
 			return SLUICE_DMA_ERR_RANGE;
+		if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE))
+			dma_cache(dl, (unsigned char *)dma_inplace_va(dl, dma_addr) + offset, len,
+				  SLUICE_DMA_CACHE_INVALIDATE);
+		else if (!for_cpu)
+			dma_cache(dl, (unsigned char *)dma_inplace_va(dl, dma_addr) + offset, len,
+				  SLUICE_DMA_CACHE_CLEAN);
 		return 0;
 	}
 	if (rec->dir != dir)
@@ -350,8 +658,10 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 	tlb = dma_slot_vaddr(p, s, rec->off) + offset;
 	orig = (unsigned char *)rec->orig + offset;
 	if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE)) {
-		uint64_t t0 = dma_copy_start(dl);
+		uint64_t t0;
 
+		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_INVALIDATE);
+		t0 = dma_copy_start(dl);
 		memcpy(orig, tlb, len);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
@@ -360,6 +670,7 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 
 		memcpy(tlb, orig, len);
 		dma_copy_end(dl, t0);
+		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
 	}
 	return 0;
@@ -377,49 +688,165 @@ int sluice_dma_sync_for_device(struct sluice_dma_layer *dl, uint64_t dma_addr, s
 	return dma_sync(dl, dma_addr, offset, len, dir, false);
 }
 
-void *sluice_dma_alloc_coherent(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-				size_t size, uint64_t *dma_addr)
+/* ------------------------------------------------------------------ access */
+
+int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsigned int access)
+{
+	struct sluice_dma_bounce_pool *p = NULL;
+	struct dma_bounce_slot *rec;
+	unsigned long s = 0;
+	uint64_t a;
+	size_t n;
+	int err;
+
+	if (!dl || !dl->ops || (access & ~(SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE)))
+		return SLUICE_DMA_ERR_INVAL;
+	if (!dl->ops->set_access)
+		return SLUICE_DMA_ERR_NOSYS;
+	err = dma_lookup(dl, dma_addr, -1, &p, &s, &rec, "set_access");
+	if (err)
+		return err;
+	if (!rec) {
+		if (dma_inplace_owns(dl, dma_addr, 1))
+			return SLUICE_DMA_ERR_PERM;
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "set_access of dma 0x%llx: not in any pool nor in-place region",
+				  (unsigned long long)dma_addr);
+	}
+	/* Pages another mapping shares cannot change for this one alone. */
+	if (!(rec->flags & DMA_SLOT_PAGES))
+		return SLUICE_DMA_ERR_PERM;
+	dma_rec_pages(p, s, rec, &a, &n);
+	err = dl->ops->set_access(dl->ops->ctx, a, n, access);
+	/* Even a failed change may have changed something: restore on release. */
+	rec->flags |= DMA_SLOT_ACCESS;
+	return err;
+}
+
+/* ------------------------------------------------------------------ coherent */
+
+static size_t dma_roundup_pow2_size(size_t v)
+{
+	size_t p = SLUICE_DMA_PAGE_SIZE;
+
+	while (p < v && p <= SIZE_MAX / 2)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Coherent memory from the in-place region (the arena): for sizes beyond the
+ * pools' longest run, or when the pools are full. A block aligned to its own
+ * power-of-two size satisfies alignment masks and boundaries up to that size;
+ * the device address is checked anyway (virt_to_dma need not preserve more
+ * than page alignment).
+ */
+static int dma_region_alloc(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			    size_t size, void **vaddr, uint64_t *dma_addr)
+{
+	const struct sluice_dma_inplace_region *r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	size_t need = size, block;
+	uint64_t a;
+	void *va;
+
+	if (!r || !r->alloc)
+		return SLUICE_DMA_ERR_NOSYS;
+	if (tag->alloc_align_mask >= need)
+		need = (size_t)tag->alloc_align_mask + 1;
+	block = dma_roundup_pow2_size(need);
+	if (tag->boundary_mask != SLUICE_DMA_NO_LIMIT && block - 1 > tag->boundary_mask)
+		return SLUICE_DMA_ERR_RANGE;
+	va = r->alloc(r->ctx, block);
+	if (!va)
+		return SLUICE_DMA_ERR_NOMEM;
+	a = dl->ops->virt_to_dma(dl->ops->ctx, va);
+	if (!dma_inplace_fits(tag, a, size)) {
+		int err = r->free(r->ctx, va, block);
+
+		DMA_ASSERT(dl, !err, "coherent block %p: the region refused its own block (%d)", va,
+			   err);
+		return SLUICE_DMA_ERR_RANGE;
+	}
+	/* A fresh block reads zero (the region's promise); make that what memory holds. */
+	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
+	__atomic_fetch_add(&dl->region_coherent_live, 1, __ATOMIC_RELAXED);
+	*vaddr = va;
+	*dma_addr = a;
+	return 0;
+}
+
+int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			   size_t size, unsigned int attrs, void **vaddr, uint64_t *dma_addr)
 {
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
 	struct sluice_dma_tag ctag;
 	unsigned long s;
+	uint8_t flags = DMA_SLOT_COHERENT;
 	void *va;
+	int err, rerr;
 
-	if (!dl || !dl->ops || !size || !dma_addr || sluice_dma_tag_check(tag) ||
-	    size > UINT32_MAX || (tag->max_mapping && size > tag->max_mapping))
-		return NULL;
+	if (!dl || !dl->ops || !size || !vaddr || !dma_addr || attrs)
+		return SLUICE_DMA_ERR_INVAL;
+	err = sluice_dma_tag_check(tag);
+	if (err)
+		return err;
+	if (size > UINT32_MAX || (tag->max_mapping && size > tag->max_mapping))
+		return SLUICE_DMA_ERR_RANGE;
 	/*
 	 * Coherent memory of a page or more is page aligned whatever the tag says:
 	 * the streaming rule (sluice_dma_priv_bounce_req_init(), as upstream) drops page
 	 * alignment when the tag has a min_align_mask, and rings must not inherit
-	 * that. There is no original buffer whose low bits to keep.
+	 * that. There is no original buffer whose low bits to keep. Rounded to
+	 * whole pages, it owns its pages (sluice_dma_set_access() may change them).
 	 */
 	ctag = *tag;
 	ctag.min_align_mask = 0;
-	if (size >= SLUICE_DMA_PAGE_SIZE)
+	if (size >= SLUICE_DMA_PAGE_SIZE) {
 		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
-	if (dma_bounce_take(dl, &ctag, NULL, size, SLUICE_DMA_BIDIRECTIONAL, DMA_SLOT_COHERENT,
-			    dma_cpu(dl), &p, &s))
-		return NULL;
+		flags |= DMA_SLOT_PAGES;
+	}
+	err = dma_bounce_take(dl, &ctag, NULL, size, SLUICE_DMA_BIDIRECTIONAL, flags, dma_cpu(dl),
+			      &p, &s);
+	if (err == SLUICE_DMA_ERR_RANGE || err == SLUICE_DMA_ERR_NOMEM) {
+		/* Too long for any pool's run, or the pools are full: the region. */
+		rerr = dma_region_alloc(dl, &ctag, size, vaddr, dma_addr);
+		if (rerr != SLUICE_DMA_ERR_NOSYS && (rerr != SLUICE_DMA_ERR_RANGE || !err))
+			return rerr;
+		return err;
+	}
+	if (err)
+		return err;
 	rec = &p->slots[s];
 	va = dma_slot_vaddr(p, s, rec->off);
 	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
 	memset(va, 0, size);
+	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
 	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
-	*dma_addr = p->dma_start + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) + rec->off;
-	return va;
+	*vaddr = va;
+	*dma_addr = dma_slot_addr(p, s, rec->off);
+	return 0;
 }
 
-void sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t size)
+void *sluice_dma_alloc_coherent(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				size_t size, uint64_t *dma_addr)
 {
+	void *va = NULL;
+
+	return sluice_dma_alloc_attrs(dl, tag, size, 0, &va, dma_addr) ? NULL : va;
+}
+
+int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t size)
+{
+	const struct sluice_dma_inplace_region *r;
 	struct sluice_dma_bounce_pool *p = NULL;
 	struct dma_bounce_slot *rec;
-	unsigned long s;
+	unsigned long s = 0;
 	uint64_t dma_addr = 0;
+	int err;
 
-	DMA_ASSERT(dl, dl && dl->ops, "free_coherent of %p: layer %p not initialised", vaddr,
-		   (void *)dl);
+	if (!dl || !dl->ops)
+		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
 	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
 		if ((unsigned char *)vaddr >= q->vaddr && (unsigned char *)vaddr < q->vaddr + q->bytes) {
@@ -428,11 +855,110 @@ void sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t s
 			break;
 		}
 	}
-	DMA_ASSERT(dl, p, "free_coherent of %p: not in any pool (never allocated)", vaddr);
-	rec = dma_lookup(dl, dma_addr, true, &p, &s, "free_coherent");
-	DMA_ASSERT(dl, rec && rec->len == size, "free_coherent of %p: size %zu, allocated %u",
-		   vaddr, size, rec ? rec->len : 0);
-	dma_release(p, s, rec, dma_cpu(dl));
+	if (!p) {
+		r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+		/*
+		 * Memory from the region: it knows its blocks. The live count
+		 * keeps a block the region handed out to someone else (directly,
+		 * not through us) from being freed here when we hold none.
+		 */
+		if (r && r->free && vaddr &&
+		    __atomic_load_n(&dl->region_coherent_live, __ATOMIC_RELAXED)) {
+			err = r->free(r->ctx, vaddr, size);
+			if (err)
+				return DMA_REFUSE(dl, err,
+						  "free_coherent of %p: the in-place region refused "
+						  "it (%d)",
+						  vaddr, err);
+			__atomic_fetch_sub(&dl->region_coherent_live, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "free_coherent of %p: not in any pool (never allocated)", vaddr);
+	}
+	err = dma_lookup(dl, dma_addr, 1, &p, &s, &rec, "free_coherent");
+	if (err)
+		return err;
+	if (rec->len != size)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "free_coherent of %p: size %zu, allocated %u", vaddr, size,
+				  rec->len);
+	dma_release(dl, p, s, rec, dma_cpu(dl));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ teardown */
+
+int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
+			       int (*fn)(void *arg, const struct sluice_dma_mapping_info *m),
+			       void *arg)
+{
+	if (!dl || !dl->ops || !fn)
+		return SLUICE_DMA_ERR_INVAL;
+	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		for (unsigned long s = 0; s < p->nslabs; s++) {
+			const struct dma_bounce_slot *rec = &p->slots[s];
+			struct sluice_dma_mapping_info m;
+			int ret;
+
+			if (!(rec->flags & DMA_SLOT_LIVE))
+				continue;
+			m.dma_addr = dma_slot_addr(p, s, rec->off);
+			m.len = rec->len;
+			m.orig = rec->orig;
+			m.vaddr = dma_slot_vaddr(p, s, rec->off);
+			m.dir = (enum sluice_dma_dir)rec->dir;
+			m.coherent = rec->flags & DMA_SLOT_COHERENT;
+			m.pool = p->index;
+			/* A copy: @fn may end this mapping, which clears the record. */
+			ret = fn(arg, &m);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct dma_unmap_all_ctx {
+	struct sluice_dma_layer *dl;
+	unsigned int flags;
+	unsigned long count;
+};
+
+static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
+{
+	struct dma_unmap_all_ctx *c = arg;
+	struct sluice_dma_bounce_pool *p = NULL;
+	struct dma_bounce_slot *rec;
+	unsigned long s = 0;
+	int err;
+
+	if (m->coherent && !(c->flags & SLUICE_DMA_UNMAP_ALL_COHERENT))
+		return 0;
+	err = dma_lookup(c->dl, m->dma_addr, m->coherent, &p, &s, &rec, "unmap_all");
+	DMA_ASSERT(c->dl, !err && rec, "unmap_all: the record of dma 0x%llx vanished",
+		   (unsigned long long)m->dma_addr);
+	dma_unmap_rec(c->dl, p, s, rec,
+		      m->coherent || (c->flags & SLUICE_DMA_UNMAP_ALL_DISCARD) ? 0 : m->len);
+	c->count++;
+	return 0;
+}
+
+int sluice_dma_unmap_all(struct sluice_dma_layer *dl, unsigned int flags, unsigned long *count)
+{
+	struct dma_unmap_all_ctx c = { dl, flags, 0 };
+	int err;
+
+	if (count)
+		*count = 0;
+	if (!dl || !dl->ops ||
+	    (flags & ~(SLUICE_DMA_UNMAP_ALL_DISCARD | SLUICE_DMA_UNMAP_ALL_COHERENT)))
+		return SLUICE_DMA_ERR_INVAL;
+	err = sluice_dma_mapping_foreach(dl, dma_unmap_all_one, &c);
+	if (count)
+		*count = c.count;
+	return err;
 }
 
 bool sluice_dma_addr_is_shared(const struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len)

@@ -51,6 +51,9 @@ int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
 			found = 1;
 		}
 	}
+	/* Pools released by sluice_dma_layer_destroy() leave their leak behind. */
+	if (pool < 0)
+		out->leaked_bytes += dl->retired_leaked_bytes;
 	return found || pool < 0 ? 0 : SLUICE_DMA_ERR_NOENT;
 }
 
@@ -88,7 +91,10 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 			(unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
 	}
 	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
-			     "dma layer: %lu in-place mappings, %lu failed for want of slots",
+			     "dma layer: %lu in-place mappings (%lu live), %lu failed for want of "
+			     "slots, %llu bytes leaked by released pools",
 			     (unsigned long)__atomic_load_n(&dl->inplace_maps, __ATOMIC_RELAXED),
-			     (unsigned long)__atomic_load_n(&dl->nomem_events, __ATOMIC_RELAXED));
+			     (unsigned long)__atomic_load_n(&dl->inplace_live, __ATOMIC_RELAXED),
+			     (unsigned long)__atomic_load_n(&dl->nomem_events, __ATOMIC_RELAXED),
+			     (unsigned long long)dl->retired_leaked_bytes);
 }

@@ -5,6 +5,10 @@ test_map_SRCS := tests/test_map.c tests/mock_port.c $(DMA_SRCS)
 # Every exported function of dma/ with each kind of bad argument, from one table.
 HOST_TESTS += test_bad_args
 test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
+# What firmware stacks expect: scatter-gather, partial and read-only maps, cache
+# maintenance, large coherent memory, teardown, the error model (issue 15).
+HOST_TESTS += test_features
+test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
 

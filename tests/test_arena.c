@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <sluice/arena.h>
+#include <sluice/dma.h>
 #include "tests/mock_port.h"
 
 #define CHUNK SLUICE_DMA_ARENA_CHUNK_SIZE
@@ -735,6 +736,8 @@ static void test_misuse_traps_naming_address(void **state)
 	struct fx *fx = *state;
 	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, 4096);
 
+	/* A strict arena (the Sluice kernel's choice) traps on a bad free. */
+	fx->arena.flags |= SLUICE_DMA_ARENA_STRICT;
 	expect_trap(fx, do_free, p + 8192);			/* never allocated */
 	expect_trap(fx, do_free, p + 16);			/* inside a block */
 	expect_trap(fx, do_free, fx->region + 6 * CHUNK);	/* never converted */
@@ -742,6 +745,75 @@ static void test_misuse_traps_naming_address(void **state)
 	sluice_dma_arena_free(&fx->arena, p);
 	expect_trap(fx, do_free, p);				/* double free */
 	expect_trap(fx, do_dma_addr, p);			/* freed block */
+	fx->arena.flags &= ~SLUICE_DMA_ARENA_STRICT;
+}
+
+/* The default arena refuses the same frees with an error and a log line. */
+static void test_bad_free_refused(void **state)
+{
+	struct fx *fx = *state;
+	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	char want[32];
+
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p + 8192), SLUICE_DMA_ERR_NOENT);
+	snprintf(want, sizeof(want), "%#lx", (unsigned long)(uintptr_t)(p + 8192));
+	assert_non_null(strstr(fx->mp.last_log, want));
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p + 16), SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, (void *)(uintptr_t)0x1000),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_arena_free(NULL, p), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_NOENT);
+}
+
+/*
+ * A block mapped in place through the region hook cannot be freed until
+ * every mapping of it is gone: refused at free time, where the caller's bug
+ * is, instead of trapping at the later unmap.
+ */
+static void test_free_mapped_block_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct sluice_dma_inplace_region r;
+	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, 8192);
+
+	sluice_dma_arena_region(&r, &fx->arena);
+	assert_non_null(p);
+	assert_true(r.get(r.ctx, p, 4096));
+	assert_true(r.get(r.ctx, p + 4096, 4096));
+	assert_false(r.get(r.ctx, p + 4096, 8192));	/* past the block */
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
+	assert_non_null(strstr(fx->mp.last_log, "still mapped"));
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 8192);
+	assert_true(r.put(r.ctx, p, 4096));
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
+	assert_true(r.put(r.ctx, p + 4096, 1));
+	assert_false(r.put(r.ctx, p, 1));		/* no mapping left */
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_false(r.get(r.ctx, p, 1));		/* freed: no new mapping */
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+}
+
+/* An out-of-range cpu_id is folded, as in the layer, not trapped. */
+static unsigned int cpu_too_big(void *ctx)
+{
+	(void)ctx;
+	return 1000;
+}
+
+static void test_cpu_id_folded(void **state)
+{
+	struct fx *fx = *state;
+	unsigned int (*saved)(void *) = fx->arena.ops.cpu_id;
+	void *p;
+
+	fx->arena.ops.cpu_id = cpu_too_big;
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_non_null(p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	fx->arena.ops.cpu_id = saved;
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, 0), 0);
 }
 
 /* ---- misc API ----------------------------------------------------------- */
@@ -954,6 +1026,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dma_addr_uses_port, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_misuse_traps_naming_address, setup_default,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_free_refused, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_free_mapped_block_refused, setup_default,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_id_folded, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_print_stats, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_fini, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_single_threaded_port, setup_default,

@@ -76,18 +76,22 @@ struct bx {
 	struct sluice_dma_arena_stats ast;
 };
 
-enum expect { RET, TRAP };
+enum expect { RET, TRAP, REFUSE };
 
 /**
  * struct row - one bad call.
  * @name: what is called with what.
  * @run: the call; returns the function's result as a long (pointers: 1 for
  *	non-NULL, 0 for NULL; bools: 0 / 1).
- * @expect: RET or TRAP.
- * @ret: with RET, the value @run must return.
- * @text: with TRAP, text the log line must contain (NULL: none required).
- * @addr: with TRAP, an address the log line must name as 0x<hex> (or NULL).
+ * @expect: RET, TRAP or REFUSE (a bad handle: the call returns @ret and logs
+ *	@text and @addr, and on a strict layer or arena it traps after the same
+ *	line).
+ * @ret: with RET and REFUSE, the value @run must return.
+ * @text: with TRAP and REFUSE, text the log line must contain (NULL: none required).
+ * @addr: with TRAP and REFUSE, an address the log line must name as 0x<hex> (or NULL).
  * @pools: whether the row runs once per bounce policy.
+ * @mutates: a REFUSE row whose first call succeeds (a double unmap): it runs
+ *	only in children, so the parent's state stays as set up.
  */
 struct row {
 	const char *name;
@@ -97,6 +101,7 @@ struct row {
 	const char *text;
 	uint64_t (*addr)(struct bx *b);
 	bool pools;
+	bool mutates;
 };
 
 /* A value no function returns: an output argument written on failure. */
@@ -269,7 +274,7 @@ static long inplace_uninit_layer(struct bx *b)
 
 static long inplace_no_owns(struct bx *b)
 {
-	static const struct sluice_dma_inplace_region bad = { NULL, NULL };
+	static const struct sluice_dma_inplace_region bad = { .owns = NULL };
 
 	sluice_dma_layer_set_inplace(&b->f->dl, &bad);
 	return 0;
@@ -620,126 +625,103 @@ static long map_over_u32(struct bx *b)
 
 static long unmap_null_layer(struct bx *b)
 {
-	sluice_dma_unmap(NULL, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(NULL, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_uninit_layer(struct bx *b)
 {
 	struct sluice_dma_layer zl;
 
 	memset(&zl, 0, sizeof(zl));
-	sluice_dma_unmap(&zl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&zl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_never_in_pool(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_private_addr(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, a_buf(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, a_buf(b), MAP_LEN, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_inside_mapping(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_to + 1, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to + 1, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_wrong_len(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN - 1, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_zero_len(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_to, 0, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to, 0, SLUICE_DMA_TO_DEVICE);
 }
 static long unmap_wrong_dir(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 }
 static long unmap_invalid_dir(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, (enum sluice_dma_dir)7);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, (enum sluice_dma_dir)7);
 }
 static long unmap_invalid_dir_inplace(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, (enum sluice_dma_dir)0);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, (enum sluice_dma_dir)0);
 }
 static long unmap_inplace_past_block(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->d_inplace, 16 * KIB, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 16 * KIB, SLUICE_DMA_FROM_DEVICE);
 }
 static long unmap_coherent(struct bx *b)
 {
-	sluice_dma_unmap(&b->f->dl, b->coh_dma, 4096, SLUICE_DMA_BIDIRECTIONAL);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->coh_dma, 4096, SLUICE_DMA_BIDIRECTIONAL);
 }
 static long unmap_twice(struct bx *b)
 {
 	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
-	return 0;
+	return sluice_dma_unmap(&b->f->dl, b->d_to, MAP_LEN, SLUICE_DMA_TO_DEVICE);
 }
 static long discard_null_layer(struct bx *b)
 {
-	sluice_dma_unmap_discard(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap_discard(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 }
 static long discard_never(struct bx *b)
 {
-	sluice_dma_unmap_discard(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap_discard(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 }
 static long discard_wrong_len(struct bx *b)
 {
-	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE);
 }
 static long discard_wrong_dir(struct bx *b)
 {
-	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_BIDIRECTIONAL);
-	return 0;
+	return sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_BIDIRECTIONAL);
 }
 static long discard_twice(struct bx *b)
 {
 	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
-	sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
-	return 0;
+	return sluice_dma_unmap_discard(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE);
 }
 
 static long written_null_layer(struct bx *b)
 {
-	sluice_dma_unmap_written(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
-	return 0;
+	return sluice_dma_unmap_written(NULL, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
 }
 static long written_never(struct bx *b)
 {
-	sluice_dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
-	return 0;
+	return sluice_dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
 }
 static long written_wrong_len(struct bx *b)
 {
-	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE, 1);
-	return 0;
+	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE, 1);
 }
 static long written_beyond_len(struct bx *b)
 {
-	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE,
+	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE,
 				 MAP_LEN + 1);
-	return 0;
 }
 static long written_twice(struct bx *b)
 {
 	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 0);
-	sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 0);
-	return 0;
+	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE, 0);
 }
 
 /* ------------------------------------------------------------------ sync */
@@ -900,55 +882,53 @@ static long coh_over_u32(struct bx *b)
 	return coh_call(&b->f->dl, &deftag, (size_t)UINT32_MAX + 1);
 }
 
-static long coh_over_pool(struct bx *b) { return coh_call(&b->f->dl, &deftag, 2 * MIB); }
+/* Beyond the pools' runs and the arena's largest block (2 MB). */
+static long coh_over_pool(struct bx *b) { return coh_call(&b->f->dl, &deftag, 4 * MIB); }
+/* Pools out of the device's reach, and no region to fall back on. */
 static long coh_unreachable(struct bx *b)
 {
 	const struct sluice_dma_tag t =
 		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, (uintptr_t)b->f->mem[0], 0);
+	long ret;
 
-	return coh_call(&b->f->dl, &t, 64);
+	sluice_dma_layer_set_inplace(&b->f->dl, NULL);
+	ret = coh_call(&b->f->dl, &t, 64);
+	sluice_dma_layer_set_inplace(&b->f->dl, &b->hook);
+	return ret;
 }
 
 static long free_null_layer(struct bx *b)
 {
-	sluice_dma_free_coherent(NULL, b->coh, 4096);
-	return 0;
+	return sluice_dma_free_coherent(NULL, b->coh, 4096);
 }
 static long free_null_vaddr(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, NULL, 4096);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, NULL, 4096);
 }
 static long free_never_in_pool(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)a_pool_free(b), 4096);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)a_pool_free(b), 4096);
 }
 static long free_private(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, b->buf, 4096);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, b->buf, 4096);
 }
 static long free_wrong_size(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, b->coh, 4095);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, b->coh, 4095);
 }
 static long free_streaming(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)b->d_to, MAP_LEN);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, (void *)(uintptr_t)b->d_to, MAP_LEN);
 }
 static long free_inside(struct bx *b)
 {
-	sluice_dma_free_coherent(&b->f->dl, (unsigned char *)b->coh + 16, 4096 - 16);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, (unsigned char *)b->coh + 16, 4096 - 16);
 }
 static long free_twice(struct bx *b)
 {
 	sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
-	sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
-	return 0;
+	return sluice_dma_free_coherent(&b->f->dl, b->coh, 4096);
 }
 
 /* ------------------------------------------------------------------ queries, stats */
@@ -1293,40 +1273,33 @@ static long aalloc_huge(struct bx *b)
 
 static long afree_null_arena(struct bx *b)
 {
-	sluice_dma_arena_free(NULL, b->blk);
-	return 0;
+	return sluice_dma_arena_free(NULL, b->blk);
 }
 static long afree_uninit(struct bx *b)
 {
-	sluice_dma_arena_free(zeroed_arena(), b->blk);
-	return 0;
+	return sluice_dma_arena_free(zeroed_arena(), b->blk);
 }
 static long afree_never(struct bx *b)
 {
-	sluice_dma_arena_free(&b->arena, b->blk + 8 * KIB);
-	return 0;
+	return sluice_dma_arena_free(&b->arena, b->blk + 8 * KIB);
 }
 static long afree_inside(struct bx *b)
 {
-	sluice_dma_arena_free(&b->arena, b->blk + 16);
-	return 0;
+	return sluice_dma_arena_free(&b->arena, b->blk + 16);
 }
 static long afree_unconverted(struct bx *b)
 {
-	sluice_dma_arena_free(&b->arena, b->region + CHUNK);
-	return 0;
+	return sluice_dma_arena_free(&b->arena, b->region + CHUNK);
 }
 static long afree_outside(struct bx *b)
 {
-	sluice_dma_arena_free(&b->arena, &b->arena);
-	return 0;
+	return sluice_dma_arena_free(&b->arena, &b->arena);
 }
 static long afree_twice(struct bx *b)
 {
 	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
 	sluice_dma_arena_free(&b->arena, b->blk);
-	sluice_dma_arena_free(&b->arena, b->blk);
-	return 0;
+	return sluice_dma_arena_free(&b->arena, b->blk);
 }
 static long aowns_null(struct bx *b) { return sluice_dma_arena_owns(NULL, b->blk, 1); }
 static long aowns_free_block(struct bx *b)
@@ -1425,251 +1398,449 @@ static long acheck_uninit(struct bx *b)
 }
 static long acheck_bad_flag(struct bx *b) { return sluice_dma_arena_check(&b->arena, 0x80); }
 
+/* ------------------------------------------------------------------ API 0.2 */
+
+static long afree_mapped(struct bx *b) { return sluice_dma_arena_free(&b->arena, b->blk); }
+static long unmap_inplace_unmapped(struct bx *b)
+{
+	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
+}
+static long attrs_call(struct bx *b, size_t len, enum sluice_dma_dir dir, unsigned int attrs)
+{
+	uint64_t d = SENTINEL;
+	long ret = sluice_dma_map_attrs(&b->f->dl, &deftag, b->buf, &len, dir, attrs, &d);
+
+	if (!ret) {
+		sluice_dma_unmap(&b->f->dl, d, len, dir);
+		return 1;
+	}
+	/* A refused map reports 0 bytes mapped and leaves the address alone. */
+	return d == SENTINEL && len == 0 ? ret : CLOBBERED;
+}
+static long attrs_unknown(struct bx *b) { return attrs_call(b, 64, SLUICE_DMA_TO_DEVICE, 0x100); }
+static long attrs_readonly_from(struct bx *b)
+{
+	return attrs_call(b, 64, SLUICE_DMA_FROM_DEVICE, SLUICE_DMA_ATTR_READONLY);
+}
+static long attrs_readonly_bidi(struct bx *b)
+{
+	return attrs_call(b, 64, SLUICE_DMA_BIDIRECTIONAL, SLUICE_DMA_ATTR_READONLY);
+}
+static long attrs_null_len(struct bx *b)
+{
+	uint64_t d;
+
+	return sluice_dma_map_attrs(&b->f->dl, &deftag, b->buf, NULL, SLUICE_DMA_TO_DEVICE, 0, &d);
+}
+static long sg_call(struct bx *b, struct sluice_dma_sg *sg, unsigned int n,
+		    const struct sluice_dma_sg_limits *lim)
+{
+	long ret = sluice_dma_map_sg(&b->f->dl, &deftag, sg, n, SLUICE_DMA_TO_DEVICE, lim);
+
+	if (!ret) {
+		sluice_dma_unmap_sg(&b->f->dl, sg, n, SLUICE_DMA_TO_DEVICE);
+		return 1;
+	}
+	return ret;
+}
+static long sg_null_layer(struct bx *b)
+{
+	struct sluice_dma_sg sg[1] = { { b->buf, 64, 0 } };
+
+	return sluice_dma_map_sg(NULL, &deftag, sg, 1, SLUICE_DMA_TO_DEVICE, NULL);
+}
+static long sg_zero_nents(struct bx *b)
+{
+	struct sluice_dma_sg sg[1] = { { b->buf, 64, 0 } };
+
+	return sg_call(b, sg, 0, NULL);
+}
+static long sg_null_segment(struct bx *b)
+{
+	struct sluice_dma_sg sg[2] = { { b->buf, 64, 0 }, { NULL, 64, 0 } };
+
+	return sg_call(b, sg, 2, NULL);
+}
+static long sg_empty_segment(struct bx *b)
+{
+	struct sluice_dma_sg sg[2] = { { b->buf, 64, 0 }, { b->buf + 64, 0, 0 } };
+
+	return sg_call(b, sg, 2, NULL);
+}
+static long sg_over_segments(struct bx *b)
+{
+	struct sluice_dma_sg sg[3] = { { b->buf, 64, 0 }, { b->buf + 64, 64, 0 },
+				       { b->buf + 128, 64, 0 } };
+	struct sluice_dma_sg_limits lim = { .max_segments = 2 };
+
+	return sg_call(b, sg, 3, &lim);
+}
+static long sg_over_segment_size(struct bx *b)
+{
+	struct sluice_dma_sg sg[2] = { { b->buf, 64, 0 }, { b->buf + 64, 4096, 0 } };
+	struct sluice_dma_sg_limits lim = { .max_segment_size = 4095 };
+
+	return sg_call(b, sg, 2, &lim);
+}
+static long sg_over_total(struct bx *b)
+{
+	struct sluice_dma_sg sg[2] = { { b->buf, 4096, 0 }, { b->buf + 4096, 4096, 0 } };
+	struct sluice_dma_sg_limits lim = { .max_total = 8191 };
+
+	return sg_call(b, sg, 2, &lim);
+}
+static long sg_bad_tag(struct bx *b)
+{
+	struct sluice_dma_sg sg[1] = { { b->buf, 64, 0 } };
+
+	return sluice_dma_map_sg(&b->f->dl, NULL, sg, 1, SLUICE_DMA_TO_DEVICE, NULL);
+}
+static long unmap_sg_null(struct bx *b)
+{
+	struct sluice_dma_sg sg[1] = { { b->buf, MAP_LEN, b->d_to } };
+
+	return sluice_dma_unmap_sg(NULL, sg, 1, SLUICE_DMA_TO_DEVICE);
+}
+static long access_no_op(struct bx *b)
+{
+	return sluice_dma_set_access(&b->f->dl, b->coh_dma, SLUICE_DMA_ACCESS_READ);
+}
+static long access_bad_bits(struct bx *b) { return sluice_dma_set_access(&b->f->dl, b->coh_dma, 4); }
+static long access_null_layer(struct bx *b)
+{
+	return sluice_dma_set_access(NULL, b->coh_dma, SLUICE_DMA_ACCESS_READ);
+}
+static long strict_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_set_strict(NULL, true); }
+static long caps_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_caps(NULL); }
+static long aattrs_bad_attrs(struct bx *b)
+{
+	void *va = NULL;
+	uint64_t d;
+
+	return sluice_dma_alloc_attrs(&b->f->dl, &deftag, 64, 1, &va, &d);
+}
+static long aattrs_null_vaddr(struct bx *b)
+{
+	uint64_t d;
+
+	return sluice_dma_alloc_attrs(&b->f->dl, &deftag, 64, 0, NULL, &d);
+}
+static long aattrs_over_max_mapping(struct bx *b)
+{
+	const struct sluice_dma_tag t = tag_with(0, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 100);
+	void *va = NULL;
+	uint64_t d;
+
+	return sluice_dma_alloc_attrs(&b->f->dl, &t, 101, 0, &va, &d);
+}
+static long unmap_all_null(struct bx *b) { (void)b; return sluice_dma_unmap_all(NULL, 0, NULL); }
+static long unmap_all_bad_flags(struct bx *b) { return sluice_dma_unmap_all(&b->f->dl, 0x10, NULL); }
+static long foreach_null_fn(struct bx *b) { return sluice_dma_mapping_foreach(&b->f->dl, NULL, NULL); }
+static long destroy_report_live(struct bx *b)
+{
+	struct sluice_dma_destroy_report rep;
+	long ret = sluice_dma_layer_destroy_report(&b->f->dl, &rep);
+
+	/* Three mappings, one coherent block, one in-place mapping, as set up. */
+	if (rep.live_mappings != 3 || rep.live_coherent != 1 || rep.live_inplace != 1 ||
+	    rep.live_bytes != 3 * MAP_LEN + 4096 || rep.pools_released)
+		return CLOBBERED;
+	return ret;
+}
+static long inplace_get_no_put(struct bx *b)
+{
+	static struct sluice_dma_inplace_region half;
+
+	half = b->hook;
+	half.put = NULL;
+	sluice_dma_layer_set_inplace(&b->f->dl, &half);
+	return 0;
+}
+static long region_null(struct bx *b)
+{
+	sluice_dma_arena_region(NULL, &b->arena);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ the table */
 
 #define R(fn, want) #fn, fn, RET, want, NULL, NULL
 #define T(fn, text, addr) #fn, fn, TRAP, 0, text, addr
+#define E(fn, err, text, addr) #fn, fn, REFUSE, err, text, addr
 
 static const struct row rows[] = {
 	/* sluice_dma_layer_init(), set_inplace(), set_profile(), copy_cycles(), destroy() */
-	{ R(init_null_layer, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_null_ops, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_no_set_shared, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_no_set_private, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_unlock_no_lock, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_zero_cpus, SLUICE_DMA_ERR_INVAL), false },
-	{ R(init_bad_scrub, SLUICE_DMA_ERR_INVAL), false },
-	{ T(inplace_null_layer, NULL, NULL), false },
-	{ T(inplace_uninit_layer, NULL, NULL), false },
-	{ T(inplace_no_owns, "no owns callback", NULL), false },
-	{ T(profile_null_layer, NULL, NULL), false },
-	{ R(cycles_null_layer, 0), false },
-	{ R(destroy_null_layer, SLUICE_DMA_ERR_INVAL), false },
-	{ R(destroy_uninit_layer, SLUICE_DMA_ERR_INVAL), false },
-	{ R(destroy_live_mappings, SLUICE_DMA_ERR_BUSY), true },
+	{ R(init_null_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_null_ops, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_no_set_shared, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_no_set_private, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_unlock_no_lock, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_zero_cpus, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(init_bad_scrub, SLUICE_DMA_ERR_INVAL), false, false },
+	{ T(inplace_null_layer, NULL, NULL), false, false },
+	{ T(inplace_uninit_layer, NULL, NULL), false, false },
+	{ T(inplace_no_owns, "no owns callback", NULL), false, false },
+	{ T(profile_null_layer, NULL, NULL), false, false },
+	{ R(cycles_null_layer, 0), false, false },
+	{ R(destroy_null_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(destroy_uninit_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(destroy_live_mappings, SLUICE_DMA_ERR_BUSY), true, false },
 	/* sluice_dma_bounce_meta_size(), sluice_dma_bounce_pool_add(),
 	   sluice_dma_bounce_policy_name() */
-	{ R(meta_bad_policy, 0), false },
-	{ R(meta_zero_cpus, 0), true },
-	{ R(meta_too_small, 0), true },
-	{ R(meta_zero_bytes, 0), true },
-	{ R(pool_null_layer, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_null_mem, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_null_meta, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_bad_policy, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_mem_misaligned, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_bytes_not_pages, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_too_small, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_meta_short, SLUICE_DMA_ERR_NOMEM), true },
-	{ R(pool_mem_wraps, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_meta_wraps, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_meta_in_mem, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_layer_in_mem, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_same_mem_twice, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_mem_overlaps_pool, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_meta_in_pool, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_meta_on_pool_meta, SLUICE_DMA_ERR_INVAL), true },
-	{ R(pool_mem_on_pool_meta, SLUICE_DMA_ERR_INVAL), true },
-	{ R(policy_name_bad, 0), false },
+	{ R(meta_bad_policy, 0), false, false },
+	{ R(meta_zero_cpus, 0), true, false },
+	{ R(meta_too_small, 0), true, false },
+	{ R(meta_zero_bytes, 0), true, false },
+	{ R(pool_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_null_mem, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_null_meta, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_bad_policy, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_mem_misaligned, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_bytes_not_pages, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_too_small, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_meta_short, SLUICE_DMA_ERR_NOMEM), true, false },
+	{ R(pool_mem_wraps, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_meta_wraps, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_meta_in_mem, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_layer_in_mem, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_same_mem_twice, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_mem_overlaps_pool, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_meta_in_pool, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_meta_on_pool_meta, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(pool_mem_on_pool_meta, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(policy_name_bad, 0), false, false },
 	/* sluice_dma_tag_check(), sluice_dma_max_mapping_size() */
-	{ R(tag_null, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_min_align_not_mask, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_alloc_align_not_mask, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_boundary_not_mask, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_boundary_below_page, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_align_above_boundary, SLUICE_DMA_ERR_INVAL), false },
-	{ R(tag_zero_limit, SLUICE_DMA_ERR_INVAL), false },
-	{ R(maxmap_null_layer, 0), false },
-	{ R(maxmap_null_tag, 0), true },
-	{ R(maxmap_bad_tag, 0), true },
-	{ R(maxmap_unreachable, 0), true },
+	{ R(tag_null, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_min_align_not_mask, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_alloc_align_not_mask, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_boundary_not_mask, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_boundary_below_page, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_align_above_boundary, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(tag_zero_limit, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(maxmap_null_layer, 0), false, false },
+	{ R(maxmap_null_tag, 0), true, false },
+	{ R(maxmap_bad_tag, 0), true, false },
+	{ R(maxmap_unreachable, 0), true, false },
 	/* sluice_dma_map() */
-	{ R(map_null_layer, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_uninit_layer, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_null_tag, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_null_buf, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_null_out, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_zero_len, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_dir_zero, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_dir_four, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_dir_negative, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_buf_wraps, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_min_align, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_alloc_align, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_boundary, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_boundary_small, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_align_gt_boundary, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_zero_limit, SLUICE_DMA_ERR_INVAL), true },
-	{ R(map_tag_align_wraps, SLUICE_DMA_ERR_RANGE), true },
-	{ R(map_tag_max_mapping, SLUICE_DMA_ERR_RANGE), true },
-	{ R(map_unreachable, SLUICE_DMA_ERR_RANGE), true },
-	{ R(map_over_layer_max, SLUICE_DMA_ERR_RANGE), true },
-	{ R(map_over_u32, SLUICE_DMA_ERR_RANGE), true },
+	{ R(map_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_uninit_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_null_tag, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_null_buf, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_null_out, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_zero_len, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_dir_zero, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_dir_four, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_dir_negative, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_buf_wraps, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_min_align, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_alloc_align, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_boundary, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_boundary_small, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_align_gt_boundary, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_zero_limit, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(map_tag_align_wraps, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(map_tag_max_mapping, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(map_unreachable, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(map_over_layer_max, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(map_over_u32, SLUICE_DMA_ERR_RANGE), true, false },
 	/* sluice_dma_unmap(), sluice_dma_unmap_discard() */
-	{ T(unmap_null_layer, NULL, NULL), true },
-	{ T(unmap_uninit_layer, NULL, NULL), true },
-	{ T(unmap_never_in_pool, "not a live mapping", a_pool_free), true },
-	{ T(unmap_private_addr, "not in any pool nor in-place region", a_buf), true },
-	{ T(unmap_inside_mapping, "not a live mapping", a_to_plus1), true },
-	{ T(unmap_wrong_len, "length 999, mapped 1000", a_to), true },
-	{ T(unmap_zero_len, "length 0, mapped 1000", a_to), true },
-	{ T(unmap_wrong_dir, "direction 2, mapped 1", a_to), true },
-	{ T(unmap_invalid_dir, "invalid direction 7", a_to), true },
-	{ T(unmap_invalid_dir_inplace, "invalid direction 0", a_inplace), true },
-	{ T(unmap_inplace_past_block, "not in any pool nor in-place region", a_inplace), true },
-	{ T(unmap_coherent, "coherent memory, not a streaming mapping", a_coh), true },
-	{ T(unmap_twice, "already unmapped", a_to), true },
-	{ T(discard_null_layer, NULL, NULL), true },
-	{ T(discard_never, "not a live mapping", a_pool_free), true },
-	{ T(discard_wrong_len, "length 1001, mapped 1000", a_from), true },
-	{ T(discard_wrong_dir, "direction 3, mapped 2", a_from), true },
-	{ T(discard_twice, "already unmapped", a_from), true },
-	{ T(written_null_layer, NULL, NULL), true },
-	{ T(written_never, "not a live mapping", a_pool_free), true },
-	{ T(written_wrong_len, "length 1001, mapped 1000", a_from), true },
-	{ T(written_beyond_len, "1001 bytes written of 1000 mapped", a_from), true },
-	{ T(written_twice, "already unmapped", a_from), true },
+	{ R(unmap_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(unmap_uninit_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ E(unmap_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(unmap_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf), true, false },
+	{ E(unmap_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_to_plus1), true, false },
+	{ E(unmap_wrong_len, SLUICE_DMA_ERR_INVAL, "length 999, mapped 1000", a_to), true, false },
+	{ E(unmap_zero_len, SLUICE_DMA_ERR_INVAL, "length 0, mapped 1000", a_to), true, false },
+	{ E(unmap_wrong_dir, SLUICE_DMA_ERR_INVAL, "direction 2, mapped 1", a_to), true, false },
+	{ E(unmap_invalid_dir, SLUICE_DMA_ERR_INVAL, "invalid direction 7", a_to), true, false },
+	{ E(unmap_invalid_dir_inplace, SLUICE_DMA_ERR_INVAL, "invalid direction 0", a_inplace), true, false },
+	{ E(unmap_inplace_past_block, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_inplace), true, false },
+	{ E(unmap_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping", a_coh), true, false },
+	{ E(unmap_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_to), true, true },
+	{ R(discard_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ E(discard_never, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(discard_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true, false },
+	{ E(discard_wrong_dir, SLUICE_DMA_ERR_INVAL, "direction 3, mapped 2", a_from), true, false },
+	{ E(discard_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
+	{ R(written_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ E(written_never, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(written_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true, false },
+	{ E(written_beyond_len, SLUICE_DMA_ERR_INVAL, "1001 bytes written of 1000 mapped", a_from), true, false },
+	{ E(written_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
 	/* sluice_dma_sync_for_cpu(), sluice_dma_sync_for_device() */
-	{ R(sync_null_layer, SLUICE_DMA_ERR_INVAL), true },
-	{ R(sync_uninit_layer, SLUICE_DMA_ERR_INVAL), true },
-	{ R(sync_zero_len, SLUICE_DMA_ERR_INVAL), true },
-	{ R(sync_dir_zero, SLUICE_DMA_ERR_INVAL), true },
-	{ R(sync_dir_five, SLUICE_DMA_ERR_INVAL), true },
-	{ R(sync_cpu_on_to_device, SLUICE_DMA_ERR_PERM), true },
-	{ R(sync_cpu_bidi_as_from, SLUICE_DMA_ERR_PERM), true },
-	{ R(sync_dev_on_from_device, SLUICE_DMA_ERR_PERM), true },
-	{ R(sync_dev_from_as_bidi, SLUICE_DMA_ERR_PERM), true },
-	{ R(sync_off_at_end, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_len_past_end, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_off_huge, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_len_huge, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_inplace_past_block, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_inplace_len_past_block, SLUICE_DMA_ERR_RANGE), true },
-	{ R(sync_inplace_off_wraps, SLUICE_DMA_ERR_RANGE), true },
-	{ T(sync_never_in_pool, "not a live mapping", a_pool_free), true },
-	{ T(sync_private_addr, "not in any pool nor in-place region", a_buf), true },
-	{ T(sync_inside_mapping, "not a live mapping", a_from_plus1), true },
-	{ T(sync_coherent, "coherent memory, not a streaming mapping", a_coh), true },
-	{ T(sync_after_unmap, "already unmapped", a_from), true },
+	{ R(sync_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sync_uninit_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sync_zero_len, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sync_dir_zero, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sync_dir_five, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sync_cpu_on_to_device, SLUICE_DMA_ERR_PERM), true, false },
+	{ R(sync_cpu_bidi_as_from, SLUICE_DMA_ERR_PERM), true, false },
+	{ R(sync_dev_on_from_device, SLUICE_DMA_ERR_PERM), true, false },
+	{ R(sync_dev_from_as_bidi, SLUICE_DMA_ERR_PERM), true, false },
+	{ R(sync_off_at_end, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_len_past_end, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_off_huge, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_len_huge, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_inplace_past_block, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_inplace_len_past_block, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sync_inplace_off_wraps, SLUICE_DMA_ERR_RANGE), true, false },
+	{ E(sync_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(sync_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf), true, false },
+	{ E(sync_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_from_plus1), true, false },
+	{ E(sync_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping", a_coh), true, false },
+	{ E(sync_after_unmap, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
 	/* sluice_dma_alloc_coherent(), sluice_dma_free_coherent() */
-	{ R(coh_null_layer, 0), false },
-	{ R(coh_uninit_layer, 0), false },
-	{ R(coh_null_tag, 0), true },
-	{ R(coh_null_out, 0), true },
-	{ R(coh_zero_size, 0), true },
-	{ R(coh_bad_tag, 0), true },
-	{ R(coh_over_max_mapping, 0), true },
-	{ R(coh_over_u32, 0), true },
-	{ R(coh_over_pool, 0), true },
-	{ R(coh_unreachable, 0), true },
-	{ T(free_null_layer, NULL, NULL), true },
-	{ T(free_null_vaddr, "not in any pool", a_null), true },
-	{ T(free_never_in_pool, "not a live mapping", a_pool_free), true },
-	{ T(free_private, "not in any pool", a_buf), true },
-	{ T(free_wrong_size, "size 4095, allocated 4096", a_coh), true },
-	{ T(free_streaming, "a streaming mapping, not coherent memory", a_to), true },
-	{ T(free_inside, "not a live mapping", a_coh_plus16), true },
-	{ T(free_twice, "already unmapped", a_coh), true },
+	{ R(coh_null_layer, 0), false, false },
+	{ R(coh_uninit_layer, 0), false, false },
+	{ R(coh_null_tag, 0), true, false },
+	{ R(coh_null_out, 0), true, false },
+	{ R(coh_zero_size, 0), true, false },
+	{ R(coh_bad_tag, 0), true, false },
+	{ R(coh_over_max_mapping, 0), true, false },
+	{ R(coh_over_u32, 0), true, false },
+	{ R(coh_over_pool, 0), true, false },
+	{ R(coh_unreachable, 0), true, false },
+	{ R(free_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ E(free_null_vaddr, SLUICE_DMA_ERR_NOENT, "not in any pool", a_null), true, false },
+	{ E(free_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(free_private, SLUICE_DMA_ERR_NOENT, "not in any pool", a_buf), true, false },
+	{ E(free_wrong_size, SLUICE_DMA_ERR_INVAL, "size 4095, allocated 4096", a_coh), true, false },
+	{ E(free_streaming, SLUICE_DMA_ERR_NOENT, "a streaming mapping, not coherent memory", a_to), true, false },
+	{ E(free_inside, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_coh_plus16), true, false },
+	{ E(free_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_coh), true, true },
 	/* sluice_dma_addr_is_shared(), pool count, statistics, self-check */
-	{ R(shared_null_layer, 0), false },
-	{ R(shared_wraps, 0), true },
-	{ R(shared_private, 0), true },
-	{ R(shared_past_pool, 0), true },
-	{ R(count_null_layer, 0), false },
-	{ R(stats_null_layer, SLUICE_DMA_ERR_INVAL), false },
-	{ R(stats_null_out, SLUICE_DMA_ERR_INVAL), true },
-	{ R(stats_pool_minus2, SLUICE_DMA_ERR_INVAL), true },
-	{ R(stats_no_such_pool, SLUICE_DMA_ERR_NOENT), true },
-	{ R(print_null_layer, 0), false },
-	{ R(check_null_layer, SLUICE_DMA_ERR_INVAL), false },
-	{ R(check_uninit_layer, SLUICE_DMA_ERR_INVAL), false },
+	{ R(shared_null_layer, 0), false, false },
+	{ R(shared_wraps, 0), true, false },
+	{ R(shared_private, 0), true, false },
+	{ R(shared_past_pool, 0), true, false },
+	{ R(count_null_layer, 0), false, false },
+	{ R(stats_null_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(stats_null_out, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(stats_pool_minus2, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(stats_no_such_pool, SLUICE_DMA_ERR_NOENT), true, false },
+	{ R(print_null_layer, 0), false, false },
+	{ R(check_null_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(check_uninit_layer, SLUICE_DMA_ERR_INVAL), false, false },
 	/* dma/bounce.h */
-	{ R(ops_of_bad, 0), false },
-	{ R(req_null_req, SLUICE_DMA_ERR_INVAL), false },
-	{ R(req_null_tag, SLUICE_DMA_ERR_INVAL), false },
-	{ R(req_null_off, SLUICE_DMA_ERR_INVAL), false },
-	{ R(req_zero_len, SLUICE_DMA_ERR_INVAL), false },
-	{ R(req_over_u32, SLUICE_DMA_ERR_RANGE), false },
-	{ R(req_align_wraps, SLUICE_DMA_ERR_RANGE), false },
-	{ R(pool_of_null, 0), false },
-	{ R(pool_of_outside, 0), true },
-	{ R(max_slots_null, 0), false },
-	{ T(balloc_bad_cpu, "cpu 2, 1 slots: invalid", NULL), true },
-	{ T(balloc_zero_slots, "cpu 0, 0 slots: invalid", NULL), true },
-	{ T(balloc_null_pool, NULL, NULL), false },
-	{ T(bfree_past_end, "bounce free of slots 512+1 on cpu 0: outside pool", NULL), true },
-	{ T(bfree_run_past_end, "bounce free of slots 511+2 on cpu 0: outside pool", NULL), true },
-	{ T(bfree_zero_slots, "bounce free of slots 10+0 on cpu 0: outside pool", NULL), true },
-	{ T(bfree_bad_cpu, "bounce free of slots 10+1 on cpu 2: outside pool", NULL), true },
-	{ R(logf_null_layer, 0), false },
-	{ T(fail_names_argument, "BUG: bad argument widget at 0x1234 (here.c:7)", NULL), false },
+	{ R(ops_of_bad, 0), false, false },
+	{ R(req_null_req, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_null_tag, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_null_off, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_over_u32, SLUICE_DMA_ERR_RANGE), false, false },
+	{ R(req_align_wraps, SLUICE_DMA_ERR_RANGE), false, false },
+	{ R(pool_of_null, 0), false, false },
+	{ R(pool_of_outside, 0), true, false },
+	{ R(max_slots_null, 0), false, false },
+	{ T(balloc_bad_cpu, "cpu 2, 1 slots: invalid", NULL), true, false },
+	{ T(balloc_zero_slots, "cpu 0, 0 slots: invalid", NULL), true, false },
+	{ T(balloc_null_pool, NULL, NULL), false, false },
+	{ T(bfree_past_end, "bounce free of slots 512+1 on cpu 0: outside pool", NULL), true, false },
+	{ T(bfree_run_past_end, "bounce free of slots 511+2 on cpu 0: outside pool", NULL), true, false },
+	{ T(bfree_zero_slots, "bounce free of slots 10+0 on cpu 0: outside pool", NULL), true, false },
+	{ T(bfree_bad_cpu, "bounce free of slots 10+1 on cpu 2: outside pool", NULL), true, false },
+	{ R(logf_null_layer, 0), false, false },
+	{ T(fail_names_argument, "BUG: bad argument widget at 0x1234 (here.c:7)", NULL), false, false },
 	/* dma/include/sluice/arena.h */
-	{ R(ameta_zero_len, 0), false },
-	{ R(ameta_not_chunks, 0), false },
-	{ R(ameta_zero_cpus, 0), false },
-	{ R(ameta_many_cpus, 0), false },
-	{ R(ameta_many_chunks, 0), false },
-	{ R(ainit_null_arena, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_null_ops, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_null_cfg, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_no_set_shared, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_no_set_private, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_null_base, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_base_misaligned, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_zero_len, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_len_not_chunks, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_many_chunks, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_region_wraps, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_zero_cpus, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_many_cpus, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_null_meta, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_meta_short, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_meta_wraps, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_meta_in_region, SLUICE_DMA_ERR_INVAL), false },
-	{ R(ainit_arena_in_region, SLUICE_DMA_ERR_INVAL), false },
-	{ R(aalloc_null_arena, 0), false },
-	{ R(aalloc_uninit, 0), false },
-	{ R(aalloc_zero, 0), false },
-	{ R(aalloc_over_chunk, 0), false },
-	{ R(aalloc_huge, 0), false },
-	{ T(afree_null_arena, NULL, NULL), false },
-	{ T(afree_uninit, NULL, NULL), false },
-	{ T(afree_never, "not a live block", a_blk_plus8k), false },
-	{ T(afree_inside, "not a block start", a_blk_plus16), false },
-	{ T(afree_unconverted, "not a live block", a_chunk1), false },
-	{ T(afree_outside, "not a block start in the arena", a_arena), false },
-	{ T(afree_twice, "not a live block (double free?)", a_inplace), false },
-	{ R(aowns_null, 0), false },
-	{ R(aowns_free_block, 0), false },
-	{ R(aowns_past_block, 0), false },
-	{ R(aowns_huge, 0), false },
-	{ R(ainplace_null_ctx, 0), false },
-	{ R(ashared_null, 0), false },
-	{ R(ashared_unconverted, 0), false },
-	{ R(ashared_past_region, 0), false },
-	{ R(ashared_huge, 0), false },
-	{ R(ashared_below, 0), false },
-	{ R(asize_null, 0), false },
-	{ R(asize_inside, 0), false },
-	{ R(asize_free, 0), false },
-	{ T(adma_null, NULL, NULL), false },
-	{ T(adma_outside, "not inside a live arena block", a_arena), false },
-	{ T(adma_free_block, "not inside a live arena block", a_blk_plus8k), false },
-	{ R(areclaim_null, 0), false },
-	{ R(areclaim_uninit, 0), false },
-	{ R(afini_null, SLUICE_DMA_ERR_INVAL), false },
-	{ R(afini_uninit, SLUICE_DMA_ERR_INVAL), false },
-	{ R(afini_live, SLUICE_DMA_ERR_BUSY), false },
-	{ T(astats_null_arena, NULL, NULL), false },
-	{ T(astats_null_out, "sluice_dma_arena_get_stats: NULL st for arena", a_arena), false },
-	{ R(aprint_null, 0), false },
-	{ R(acheck_null, SLUICE_DMA_ERR_INVAL), false },
-	{ R(acheck_uninit, SLUICE_DMA_ERR_INVAL), false },
-	{ R(acheck_bad_flag, SLUICE_DMA_ERR_INVAL), false },
+	{ R(ameta_zero_len, 0), false, false },
+	{ R(ameta_not_chunks, 0), false, false },
+	{ R(ameta_zero_cpus, 0), false, false },
+	{ R(ameta_many_cpus, 0), false, false },
+	{ R(ameta_many_chunks, 0), false, false },
+	{ R(ainit_null_arena, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_null_ops, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_null_cfg, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_no_set_shared, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_no_set_private, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_no_virt_to_dma, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_lock_no_unlock, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_null_base, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_base_misaligned, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_len_not_chunks, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_many_chunks, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_region_wraps, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_zero_cpus, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_many_cpus, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_null_meta, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_meta_short, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_meta_wraps, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_meta_in_region, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(ainit_arena_in_region, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(aalloc_null_arena, 0), false, false },
+	{ R(aalloc_uninit, 0), false, false },
+	{ R(aalloc_zero, 0), false, false },
+	{ R(aalloc_over_chunk, 0), false, false },
+	{ R(aalloc_huge, 0), false, false },
+	{ R(afree_null_arena, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(afree_uninit, SLUICE_DMA_ERR_INVAL), false, false },
+	{ E(afree_never, SLUICE_DMA_ERR_NOENT, "not a live block", a_blk_plus8k), false, false },
+	{ E(afree_inside, SLUICE_DMA_ERR_NOENT, "not a block start", a_blk_plus16), false, false },
+	{ E(afree_unconverted, SLUICE_DMA_ERR_NOENT, "not a live block", a_chunk1), false, false },
+	{ E(afree_outside, SLUICE_DMA_ERR_NOENT, "not a block start in the arena", a_arena), false, false },
+	{ E(afree_twice, SLUICE_DMA_ERR_NOENT, "not a live block (double free?)", a_inplace), false, true },
+	{ R(aowns_null, 0), false, false },
+	{ R(aowns_free_block, 0), false, false },
+	{ R(aowns_past_block, 0), false, false },
+	{ R(aowns_huge, 0), false, false },
+	{ R(ainplace_null_ctx, 0), false, false },
+	{ R(ashared_null, 0), false, false },
+	{ R(ashared_unconverted, 0), false, false },
+	{ R(ashared_past_region, 0), false, false },
+	{ R(ashared_huge, 0), false, false },
+	{ R(ashared_below, 0), false, false },
+	{ R(asize_null, 0), false, false },
+	{ R(asize_inside, 0), false, false },
+	{ R(asize_free, 0), false, false },
+	{ T(adma_null, NULL, NULL), false, false },
+	{ T(adma_outside, "not inside a live arena block", a_arena), false, false },
+	{ T(adma_free_block, "not inside a live arena block", a_blk_plus8k), false, false },
+	{ R(areclaim_null, 0), false, false },
+	{ R(areclaim_uninit, 0), false, false },
+	{ R(afini_null, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(afini_uninit, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(afini_live, SLUICE_DMA_ERR_BUSY), false, false },
+	{ T(astats_null_arena, NULL, NULL), false, false },
+	{ T(astats_null_out, "sluice_dma_arena_get_stats: NULL st for arena", a_arena), false, false },
+	{ R(aprint_null, 0), false, false },
+	{ R(acheck_null, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(acheck_uninit, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(acheck_bad_flag, SLUICE_DMA_ERR_INVAL), false, false },
+	/* API 0.2: bad handles of the arena hook, attributes, scatter-gather, access,
+	   coherent reasons, teardown */
+	{ E(afree_mapped, SLUICE_DMA_ERR_BUSY, "still mapped in place", a_inplace), false, false },
+	{ E(unmap_inplace_unmapped, SLUICE_DMA_ERR_NOENT, "in-place block holds no mapping",
+	    a_inplace), true, true },
+	{ R(attrs_unknown, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(attrs_readonly_from, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(attrs_readonly_bidi, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(attrs_null_len, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sg_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sg_zero_nents, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sg_null_segment, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sg_empty_segment, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(sg_over_segments, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sg_over_segment_size, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sg_over_total, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(sg_bad_tag, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(unmap_sg_null, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(access_no_op, SLUICE_DMA_ERR_NOSYS), true, false },
+	{ R(access_bad_bits, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(access_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(strict_null_layer, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(caps_null_layer, 0), false, false },
+	{ R(aattrs_bad_attrs, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(aattrs_null_vaddr, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(aattrs_over_max_mapping, SLUICE_DMA_ERR_RANGE), true, false },
+	{ R(unmap_all_null, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(unmap_all_bad_flags, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(foreach_null_fn, SLUICE_DMA_ERR_INVAL), true, false },
+	{ R(destroy_report_live, SLUICE_DMA_ERR_BUSY), true, false },
+	{ T(inplace_get_no_put, "get without put", NULL), false, false },
+	{ T(region_null, "NULL region", NULL), false, false },
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -1720,7 +1891,7 @@ static int setup(void **state)
 						.meta = b->ameta,
 						.meta_len = ml };
 	assert_int_equal(sluice_dma_arena_init(&b->arena, &b->f->mp.ops, &cfg), 0);
-	b->hook = (struct sluice_dma_inplace_region){ sluice_dma_arena_inplace_owns, &b->arena };
+	sluice_dma_arena_region(&b->hook, &b->arena);
 	sluice_dma_layer_set_inplace(&b->f->dl, &b->hook);
 
 	b->buf = malloc(64 * KIB);
@@ -1808,12 +1979,11 @@ static void check_untouched(struct bx *b)
 }
 
 /*
- * Run the row in a child: it must die of the trap (SIGILL from ud2), not of a
- * fault, after logging a line with the row's text and address.
+ * Run the row in a child, its stderr captured in @out; a strict child has its
+ * layer and arena set to trap on a bad handle. Returns the wait status.
  */
-static void expect_trap(const struct row *r, struct bx *b)
+static int run_child(const struct row *r, struct bx *b, bool strict, char *out, size_t outlen)
 {
-	char out[4096], want[32];
 	int fds[2], status;
 	ssize_t got, total = 0;
 	pid_t pid;
@@ -1823,22 +1993,35 @@ static void expect_trap(const struct row *r, struct bx *b)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		long ret;
+
 		/* CMocka catches SIGILL to report a crash; the child must really die. */
 		signal(SIGILL, SIG_DFL);
 		dup2(fds[1], 2);
 		close(fds[0]);
-		r->run(b);
-		_exit(0);
+		if (strict) {
+			sluice_dma_layer_set_strict(&b->f->dl, true);
+			b->arena.flags |= SLUICE_DMA_ARENA_STRICT;
+		}
+		ret = r->run(b);
+		/* An error code as the exit status: 0 .. 255 holds -ret. */
+		_exit((int)(-ret & 0xff));
 	}
 	close(fds[1]);
-	while (total < (ssize_t)sizeof(out) - 1 &&
-	       (got = read(fds[0], out + total, sizeof(out) - 1 - (size_t)total)) > 0)
+	while (total < (ssize_t)outlen - 1 &&
+	       (got = read(fds[0], out + total, outlen - 1 - (size_t)total)) > 0)
 		total += got;
 	out[total] = '\0';
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGILL)
-		fail_msg("%s: no trap (status 0x%x), output: %s", r->name, status, out);
+	return status;
+}
+
+/* The log line names the row's text and address. */
+static void expect_text(const struct row *r, struct bx *b, const char *out)
+{
+	char want[32];
+
 	if (r->text && !strstr(out, r->text))
 		fail_msg("%s: the message lacks \"%s\": %s", r->name, r->text, out);
 	if (r->addr) {
@@ -1848,13 +2031,55 @@ static void expect_trap(const struct row *r, struct bx *b)
 	}
 }
 
+/*
+ * Run the row in a child: it must die of the trap (SIGILL from ud2), not of a
+ * fault, after logging a line with the row's text and address.
+ */
+static void expect_trap(const struct row *r, struct bx *b, bool strict)
+{
+	char out[4096];
+	int status = run_child(r, b, strict, out, sizeof(out));
+
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGILL)
+		fail_msg("%s: no trap (status 0x%x), output: %s", r->name, status, out);
+	expect_text(r, b, out);
+}
+
+/*
+ * A bad handle: refused with the row's code and a log line naming it, then
+ * (in a child) the same call on a strict layer traps after the same line. A
+ * row that does not mutate also runs in this process, so that
+ * check_untouched() proves the refusal changed nothing.
+ */
+static void expect_refusal(const struct row *r, struct bx *b)
+{
+	char out[4096];
+	int status;
+
+	expect_trap(r, b, true);
+	status = run_child(r, b, false, out, sizeof(out));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != (int)(-r->ret & 0xff))
+		fail_msg("%s: status 0x%x, expected exit %ld, output: %s", r->name, status, -r->ret,
+			 out);
+	expect_text(r, b, out);
+	if (!r->mutates) {
+		long got = r->run(b);
+
+		if (got != r->ret)
+			fail_msg("%s: returned %ld, expected %ld", r->name, got, r->ret);
+		expect_text(r, b, b->f->mp.last_log);
+	}
+}
+
 static void test_row(void **state)
 {
 	struct tcase *tc = *state;
 	const struct row *r = tc->row;
 
 	if (r->expect == TRAP) {
-		expect_trap(r, tc->b);
+		expect_trap(r, tc->b, false);
+	} else if (r->expect == REFUSE) {
+		expect_refusal(r, tc->b);
 	} else {
 		long got = r->run(tc->b);
 

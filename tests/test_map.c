@@ -417,6 +417,8 @@ static void test_misuse_traps(void **state)
 	uint64_t d, c;
 	void *cv;
 
+	/* The Sluice kernel's setting: a bad handle stops the machine. */
+	assert_int_equal(sluice_dma_layer_set_strict(&f->dl, true), 0);
 	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 100, SLUICE_DMA_TO_DEVICE, &d), 0);
 	cv = sluice_dma_alloc_coherent(&f->dl, &t, 8192, &c);
 	assert_non_null(cv);
@@ -446,6 +448,78 @@ static void test_misuse_traps(void **state)
 	expect_trap(f, misuse_unmap, d, needle);
 	expect_trap(f, misuse_sync, d, needle);
 	sluice_dma_free_coherent(&f->dl, cv, 8192);
+	assert_int_equal(sluice_dma_layer_set_strict(&f->dl, false), 0);
+	free(buf);
+}
+
+/* The last log line names @addr (as 0x<hex>). */
+static void assert_logged(struct fx *f, uint64_t addr)
+{
+	char needle[64];
+
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)addr);
+	if (!strstr(f->mp.last_log, needle))
+		fail_msg("the refusal does not name %s: %s", needle, f->mp.last_log);
+}
+
+/*
+ * The same misuse on a default (not strict) layer: refused with an error,
+ * logged, nothing changed (EDK2's IoMmu answers EFI_INVALID_PARAMETER).
+ */
+static void test_misuse_refused(void **state)
+{
+	struct tcase *tc = *state;
+	struct fx *f = tc->f;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(4096);
+	struct sluice_dma_bounce_stats before, after;
+	uint64_t d, c;
+	void *cv;
+
+	memset(buf, 0x42, 4096);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 100, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	cv = sluice_dma_alloc_coherent(&f->dl, &t, 8192, &c);
+	assert_non_null(cv);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &before), 0);
+
+	assert_int_equal(sluice_dma_unmap(&f->dl, d + 64 * 2048, 100, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_logged(f, d + 64 * 2048);
+	assert_int_equal(sluice_dma_unmap(&f->dl, (uintptr_t)buf, 100, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_logged(f, (uintptr_t)buf);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d + 1, 99, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 101, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_logged(f, d);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap_written(&f->dl, d, 100, SLUICE_DMA_FROM_DEVICE, 101),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap(&f->dl, c, 8192, SLUICE_DMA_BIDIRECTIONAL),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, (uintptr_t)buf, 0, 1,
+						 SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, cv, 4096), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, buf, 4096), SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, (void *)(uintptr_t)d, 100),
+			 SLUICE_DMA_ERR_NOENT);
+	/* Nothing moved: no copy, no release, the self-check is clean. */
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &after), 0);
+	assert_int_equal(after.unmaps, before.unmaps);
+	assert_int_equal(after.bytes_from_device, before.bytes_from_device);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	for (int i = 0; i < 4096; i++)
+		assert_int_equal(buf[i], 0x42);
+
+	/* The real release still works; a second one is refused. */
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, cv, 8192), 0);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, cv, 8192), SLUICE_DMA_ERR_NOENT);
 	free(buf);
 }
 
@@ -473,7 +547,7 @@ static void test_inplace(void **state)
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	/* The region is the first 64 KiB of a 128 KiB buffer. */
 	struct fake_arena arena = { fx_aligned(4096, 128 * KIB), 64 * KIB, 0 };
-	struct sluice_dma_inplace_region region = { fake_owns, &arena };
+	struct sluice_dma_inplace_region region = { .owns = fake_owns, .ctx = &arena };
 	unsigned char *priv = malloc(4096);
 	struct sluice_dma_bounce_stats st;
 	uint64_t d;
@@ -784,6 +858,7 @@ int main(void)
 		{ "no_stale_data", test_no_stale_data },
 		{ "bad_args", test_bad_args },
 		{ "misuse_traps", test_misuse_traps },
+		{ "misuse_refused", test_misuse_refused },
 		{ "inplace", test_inplace },
 		{ "coherent", test_coherent },
 		{ "is_shared", test_is_shared },

@@ -304,6 +304,8 @@ static struct fuzz_dma_snap *fuzz_dma_build(enum sluice_dma_bounce_policy policy
 	mock_port_init(mp, ncpus);
 	mp->ops.log = fuzz_log;
 	FUZZ_CHECK(sluice_dma_layer_init(&fd->dl, &mp->ops, ncpus, scrub) == 0);
+	/* As the kernel runs: a driver's bad unmap or free is a crash, a finding. */
+	FUZZ_CHECK(sluice_dma_layer_set_strict(&fd->dl, true) == 0);
 	snap->npools = second == FUZZ_DMA_ONE_POOL ? 1 : 2;
 	for (unsigned int i = 0; i < snap->npools; i++) {
 		enum sluice_dma_bounce_policy pol =

@@ -39,7 +39,7 @@ static bool fnet_owns(void *ctx, const void *vaddr, size_t len)
 	       off + (len ? len : 1) <= VIRTIO_NET_BUF_SIZE;
 }
 
-static const struct sluice_dma_inplace_region fnet_hook_region = { fnet_owns, NULL };
+static const struct sluice_dma_inplace_region fnet_hook_region = { .owns = fnet_owns };
 
 /* Whether a device may be given [addr, addr + len): pool memory or the region. */
 static bool fnet_shared(struct fnet *s, uint64_t addr, uint32_t len)

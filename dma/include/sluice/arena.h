@@ -29,9 +29,11 @@
  * uint16_t has the size and alignment of its atomic twin, so the layout, and
  * SLUICE_DMA_ARENA_META_SIZE(), are the same for C and C++ callers.
  *
- * Bad arguments follow the rules of dma/include/sluice/dma.h: an error code, NULL, or 0 /
- * false from a query; a void function (and a free of anything but a live
- * block) traps after a log line naming the address, with no line when the
+ * Bad arguments follow the rules of <sluice/dma.h>: an error code, NULL, or 0 /
+ * false from a query. A free of anything but a live block, or of a block
+ * still mapped in place, is refused with an error and a log line naming the
+ * address (the arena's config can ask for a trap instead, as a strict layer
+ * does). A void function given a bad arena traps, with no log line when the
  * arena itself is NULL (it holds the log op). Zeroed storage that never went
  * through sluice_dma_arena_init() counts as "no arena" for every function.
  */
@@ -73,6 +75,10 @@ extern "C" {
 #define SLUICE_DMA_ARENA_MAX_CHUNKS 65535u
 #define SLUICE_DMA_ARENA_MAX_CPUS 1024u
 
+/* sluice_dma_arena_config flag: a bad free traps after its log line instead of
+ * returning an error (the Sluice kernel's choice). */
+#define SLUICE_DMA_ARENA_STRICT 0x1u
+
 /* sluice_dma_arena_check() flag: also verify that every idle block reads all zero. */
 #define SLUICE_DMA_ARENA_CHECK_SCRUB 0x1u
 
@@ -88,6 +94,8 @@ extern "C" {
  *	any alignment. Must be private memory: the free lists live there, out of
  *	the host's reach.
  * @meta_len: size of @meta in bytes.
+ * @flags: 0 or SLUICE_DMA_ARENA_STRICT (added in API 0.2: a 0.1 initialiser
+ *	leaves it 0).
  */
 struct sluice_dma_arena_config {
 	void *base;
@@ -96,6 +104,7 @@ struct sluice_dma_arena_config {
 	unsigned int ncpus;
 	void *meta;
 	size_t meta_len;
+	unsigned int flags;
 };
 
 /**
@@ -210,6 +219,9 @@ struct sluice_dma_priv_arena_chunk {
 	uint16_t prev[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	/* Per page: 0 inside a block, else head bit | block state | order. */
 	uint8_t tag[SLUICE_DMA_ARENA_CHUNK_PAGES];
+	/* Per block head page: live in-place mappings of the block (free refuses
+	 * a block whose count is not 0). */
+	uint16_t maps[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	uint16_t head[SLUICE_DMA_ARENA_NR_ORDERS];
 	/* Bit o set iff the order-o free list is non-empty. */
 	uint16_t avail;
@@ -234,6 +246,7 @@ struct sluice_dma_arena {
 	unsigned int nchunks;
 	unsigned int ncpus;
 	unsigned int cap;
+	unsigned int flags;
 	struct sluice_dma_priv_arena_cpu *cpus;
 	struct sluice_dma_priv_arena_chunk *chunks;
 	/* Indices of the chunks in state shared (the only ones searched). */
@@ -293,13 +306,13 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus);
  * @arena: the arena to initialise.
  * @ops: porting ops; copied, so the table need not outlive the call. set_shared,
  *	set_private and virt_to_dma are required; lock and unlock both or neither.
- * @cfg: region, cap, CPU count and metadata storage.
+ * @cfg: region, cap, CPU count, metadata storage and flags.
  *
  * Converts nothing: chunks become shared on first use.
  *
  * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
  * wrapping region, too many chunks or CPUs, missing ops, metadata storage
- * that is too small, or metadata or @arena itself inside the region (it
+ * that is too small, an unknown flag, or metadata or @arena itself inside the region (it
  * becomes shared: the host could forge free lists and function pointers).
  */
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
@@ -328,11 +341,17 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
  * @ptr: a block from sluice_dma_arena_alloc(), or NULL (ignored).
  *
  * Zeroes the block (outside any lock), then puts it in the calling CPU's cache
- * or back in its chunk's buddy lists. Never converts memory. Freeing an address
- * that is not the start of a live block logs the address and traps; so does
- * a NULL @arena.
+ * or back in its chunk's buddy lists. Never converts memory.
+ *
+ * Return: 0; SLUICE_DMA_ERR_BUSY for a block still mapped in place through a
+ * layer (sluice_dma_arena_region()'s get: the device may still use it;
+ * unmap first); SLUICE_DMA_ERR_NOENT for an address that is not the start of
+ * a live block (never allocated, inside a block, freed already, or freed by
+ * another CPU at the same time); SLUICE_DMA_ERR_INVAL for a NULL or
+ * uninitialised @arena. A refused free changes nothing and logs the address;
+ * an arena configured with SLUICE_DMA_ARENA_STRICT traps instead.
  */
-void sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr);
+int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr);
 
 /**
  * sluice_dma_arena_owns() - whether a range lies inside one live block.
@@ -361,6 +380,22 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
  * Return: sluice_dma_arena_owns(@ctx, @vaddr, @len).
  */
 bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len);
+
+struct sluice_dma_inplace_region;
+
+/**
+ * sluice_dma_arena_region() - fill a layer's in-place hook for @arena.
+ * @region: the hook to fill (every callback of &struct sluice_dma_inplace_region).
+ * @arena: the arena; it must outlive the hook's registration.
+ *
+ * With this hook a layer maps live blocks in place and counts each mapping
+ * in the block (sluice_dma_arena_free() refuses a mapped block, an unmap of
+ * a block never mapped is refused), and serves coherent allocations longer
+ * than its bounce pools' longest run from the arena (up to 2 MB).
+ * Register it with sluice_dma_layer_set_inplace().
+ */
+void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
+			     struct sluice_dma_arena *arena);
 
 /**
  * sluice_dma_arena_is_shared() - whether a range lies in chunks the arena converted.

@@ -10,12 +10,25 @@
  * not the porting interface (see dma_port.h) and not the arena (see arena.h).
  *
  * Bad arguments are refused, never acted on: a function returning int returns
- * a DMA_ERR_* code, one returning a pointer returns NULL, a query (size, count,
- * bool) answers 0 / false, which keeps a device away. A void function, and a
- * release of something the layer never handed out (unmap, free_coherent),
- * traps after logging a line that names the argument or address; when the
- * layer itself is NULL there is no log op to print through, and it only traps.
+ * a SLUICE_DMA_ERR_* code, one returning a pointer returns NULL, a query (size,
+ * count, bool) answers 0 / false, which keeps a device away. A release of
+ * something the layer never handed out (an unmap, sync or free_coherent of a
+ * bad handle, another length or direction) is refused the same way, changes
+ * nothing, and logs a line naming the address: SLUICE_DMA_ERR_NOENT for an
+ * address that is no live mapping, SLUICE_DMA_ERR_INVAL for a live one given
+ * with another length, direction or kind. This is what EDK2's IoMmu expects
+ * (EFI_INVALID_PARAMETER). A layer set strict (sluice_dma_layer_set_strict(),
+ * what the Sluice kernel does) traps instead after the log line: a driver
+ * bug stops the machine before it does harm. The few void functions (setters
+ * given a NULL or uninitialised layer) trap; with a NULL layer there is no
+ * log op to print through, and it only traps.
  * tests/test_bad_args.c walks every function with each kind of bad argument.
+ *
+ * Contexts: every function may be called from any thread and, if the port's
+ * lock op may be taken there, from interrupt or raised-TPL context; nothing
+ * sleeps unless a port op does. The calls that convert memory (pool add,
+ * destroy) call set_shared / set_private and are as slow as those.
+ * dma/PORTING.md has the details.
  */
 #ifndef SLUICE_DMA_H
 #define SLUICE_DMA_H
@@ -40,6 +53,73 @@ extern "C" {
 #define SLUICE_DMA_PAGE_SIZE 4096u
 /* No limit, for &struct sluice_dma_tag fields that are masks or limits. */
 #define SLUICE_DMA_NO_LIMIT (~(uint64_t)0)
+
+/*
+ * Metadata of a bounce pool, as a constant expression, for firmware that
+ * sizes its static storage at compile time (the arena's twin is
+ * SLUICE_DMA_ARENA_META_SIZE()). An upper bound over every policy: the
+ * per-slot record (24 bytes) plus the largest policy's per-slot state (lifo:
+ * a bit and two 32-bit links), the per-CPU statistics line and the sluice
+ * policy's per-CPU magazines, two areas per CPU (areas are CPUs rounded up to
+ * a power of two), and the headers with their cache-line alignment slack.
+ * dma/bounce.c checks the real structures against these at compile time, and
+ * tests/test_bounce.c checks the bound against sluice_dma_bounce_meta_size().
+ */
+#define SLUICE_DMA_BOUNCE_META_PER_SLOT 33u
+#define SLUICE_DMA_BOUNCE_META_PER_CPU 1024u
+#define SLUICE_DMA_BOUNCE_META_FIXED 1024u
+
+/**
+ * SLUICE_DMA_BOUNCE_META_SIZE() - metadata bytes enough for a pool of @bytes
+ *	for a layer of @ncpus CPUs, whatever its policy.
+ * @bytes: pool size in bytes.
+ * @ncpus: the layer's CPU count.
+ *
+ * At least sluice_dma_bounce_meta_size() for every policy, which is exact: the
+ * bound spends 33 bytes per 2 KiB slot where the linux policy needs 28 and
+ * the bitmap and sluice policies about 24 (under 2% of the pool either way).
+ */
+#define SLUICE_DMA_BOUNCE_META_SIZE(bytes, ncpus)                                      \
+	((size_t)SLUICE_DMA_BOUNCE_META_FIXED +                                        \
+	 ((size_t)(bytes) >> SLUICE_DMA_IO_TLB_SHIFT) * SLUICE_DMA_BOUNCE_META_PER_SLOT + \
+	 (size_t)(ncpus) * SLUICE_DMA_BOUNCE_META_PER_CPU)
+
+/*
+ * Attributes of a streaming mapping (sluice_dma_map_attrs()), Linux's
+ * DMA_ATTR_* in spirit.
+ * SLUICE_DMA_ATTR_PARTIAL: map as much of the buffer as one mapping can hold
+ *	(sluice_dma_max_mapping_size() for the tag and buffer) and report the
+ *	length mapped, instead of failing with SLUICE_DMA_ERR_RANGE: EDK2's Map()
+ *	NumberOfBytes, "on output the number of bytes that were mapped".
+ * SLUICE_DMA_ATTR_OWN_PAGES: a bounce mapping gets whole 4 KiB pages that no
+ *	other mapping shares, so that the device's access to it can be changed
+ *	(sluice_dma_set_access()); costs up to a page of slots.
+ * SLUICE_DMA_ATTR_READONLY: a to-device mapping the device may only read:
+ *	implies OWN_PAGES, and the port's set_access op makes the pages
+ *	read-only for the device until unmap. Without that op (or for a buffer
+ *	mapped in place, which the layer does not own) it is advisory: the
+ *	mapping succeeds and the device can still write the slots; see
+ *	sluice_dma_layer_caps(). Refused for other directions.
+ */
+#define SLUICE_DMA_ATTR_PARTIAL 0x1u
+#define SLUICE_DMA_ATTR_OWN_PAGES 0x2u
+#define SLUICE_DMA_ATTR_READONLY 0x4u
+
+/*
+ * Capabilities of a layer on its port (sluice_dma_layer_caps()).
+ * SLUICE_DMA_CAP_ACCESS: the port can restrict a device's access (set_access):
+ *	read-only mappings are enforced, sluice_dma_set_access() works.
+ * SLUICE_DMA_CAP_CACHE_MAINT: the port does cache maintenance (a non-coherent
+ *	platform).
+ * SLUICE_DMA_CAP_PROFILE: the port has a cycle counter.
+ * SLUICE_DMA_CAP_LARGE_COHERENT: an in-place region with an allocator is
+ *	registered: coherent allocations beyond the bounce pools' longest run
+ *	come from it.
+ */
+#define SLUICE_DMA_CAP_ACCESS 0x1u
+#define SLUICE_DMA_CAP_CACHE_MAINT 0x2u
+#define SLUICE_DMA_CAP_PROFILE 0x4u
+#define SLUICE_DMA_CAP_LARGE_COHERENT 0x8u
 
 /**
  * enum sluice_dma_dir - direction of a streaming mapping.
@@ -138,11 +218,31 @@ struct sluice_dma_tag {
  * @owns: return true when every byte of [@vaddr, @vaddr + @len) lies in shared
  *	memory the region controls. Called on every map; must be cheap and
  *	thread-safe.
- * @ctx: handed back to @owns.
+ * @ctx: handed back to every callback.
+ * @get: optional. Count one more in-place mapping of the block that holds
+ *	[@vaddr, @vaddr + @len) and return true, or return false (no such live
+ *	block; nothing counted). With it the region can refuse to free a block
+ *	that is still mapped (the arena does), and an unmap of a block never
+ *	mapped is caught. Needs @put.
+ * @put: undo one @get of the same range; false if the block holds no mapping
+ *	(the unmap is then refused as a bad handle).
+ * @alloc: optional. A zeroed block of at least @size bytes, aligned to @size
+ *	rounded up to a power of two (at least 4 KiB), shared, reachable
+ *	through the ops' virt_to_dma; NULL when there is none. Used for coherent
+ *	allocations longer than the bounce pools' longest run.
+ * @free: release a block from @alloc: 0, or a negative code (not a block
+ *	from @alloc, another size, still mapped) and nothing freed. Needs @alloc.
+ *
+ * The callbacks after @ctx were added in API 0.2 and may be left NULL.
+ * sluice_dma_arena_region() (<sluice/arena.h>) fills all of them for an arena.
  */
 struct sluice_dma_inplace_region {
 	bool (*owns)(void *ctx, const void *vaddr, size_t len);
 	void *ctx;
+	bool (*get)(void *ctx, const void *vaddr, size_t len);
+	bool (*put)(void *ctx, const void *vaddr, size_t len);
+	void *(*alloc)(void *ctx, size_t size);
+	int (*free)(void *ctx, void *vaddr, size_t size);
 };
 
 /**
@@ -204,8 +304,13 @@ struct sluice_dma_bounce_pool;
  * @profile: time every bounce copy and scrub with the ops' cycles counter
  *	(see sluice_dma_layer_set_profile()); off by default.
  * @copy_cycles: with @profile, cycles spent in bounce copies and scrubs.
+ * @strict: trap (after logging) on a bad handle instead of returning an error.
+ * @inplace_live: in-place mappings not yet unmapped.
+ * @region_coherent_live: coherent allocations served by the in-place region.
+ * @retired_leaked_bytes: leaked_bytes of pools that sluice_dma_layer_destroy()
+ *	released (so the statistics still show the leak after the pools are gone).
  *
- * @pools, @inplace and the three counters are shared between CPUs without a
+ * @pools, @inplace and the counters are shared between CPUs without a
  * lock. They are plain fields that the library reads and writes only through
  * the compiler's __atomic builtins, not C11 _Atomic objects: <stdatomic.h> and
  * _Atomic do not exist in C++ (before C++23) and change nothing in the layout
@@ -225,6 +330,10 @@ struct sluice_dma_layer {
 	unsigned long nomem_events;
 	bool profile;
 	unsigned long copy_cycles;
+	bool strict;
+	unsigned long inplace_live;
+	unsigned long region_coherent_live;
+	uint64_t retired_leaked_bytes;
 };
 
 /**
@@ -268,8 +377,29 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
  *	reads of the cycle counter per copy).
  * @dl: the layer (NULL or uninitialised traps).
  * @on: whether to time them.
+ * Return: 0; SLUICE_DMA_ERR_NOSYS when @on and the port has no cycles op
+ * (profiling stays off).
  */
-void sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on);
+int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on);
+
+/**
+ * sluice_dma_layer_set_strict() - trap on a bad handle instead of returning an error.
+ * @dl: an initialised layer.
+ * @on: true: an unmap, sync or free_coherent of an address that is no live
+ *	mapping of that kind, length and direction logs and traps (the Sluice
+ *	kernel's choice: a driver bug stops the machine). false (the default):
+ *	it logs and returns SLUICE_DMA_ERR_NOENT or SLUICE_DMA_ERR_INVAL (what
+ *	EDK2's IoMmu and most firmware expect).
+ * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl.
+ */
+int sluice_dma_layer_set_strict(struct sluice_dma_layer *dl, bool on);
+
+/**
+ * sluice_dma_layer_caps() - what the port lets this layer do (SLUICE_DMA_CAP_* bits).
+ * @dl: the layer.
+ * Return: the bits; 0 for a NULL or uninitialised @dl.
+ */
+unsigned int sluice_dma_layer_caps(const struct sluice_dma_layer *dl);
 
 /**
  * sluice_dma_layer_copy_cycles() - cycles spent in bounce copies and scrubs while
@@ -280,13 +410,54 @@ void sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on);
 uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl);
 
 /**
+ * struct sluice_dma_destroy_report - what sluice_dma_layer_destroy_report() found.
+ * @live_mappings: streaming bounce mappings still live.
+ * @live_coherent: coherent allocations from the pools still live.
+ * @live_bytes: bytes of those mappings and allocations.
+ * @live_inplace: in-place mappings not unmapped (counted, not enumerable).
+ * @live_region_coherent: coherent allocations from the in-place region.
+ * @pools_released: pools converted back (or leaked) and forgotten.
+ * @leaked_bytes: pool bytes whose conversion back to private failed.
+ */
+struct sluice_dma_destroy_report {
+	unsigned long live_mappings;
+	unsigned long live_coherent;
+	uint64_t live_bytes;
+	unsigned long live_inplace;
+	unsigned long live_region_coherent;
+	unsigned int pools_released;
+	uint64_t leaked_bytes;
+};
+
+/**
  * sluice_dma_layer_destroy() - release every pool: convert its memory back to private.
  * @dl: the layer; no mapping may be live.
- * Return: 0; SLUICE_DMA_ERR_BUSY (nothing released) while mappings are live;
- * SLUICE_DMA_ERR_IO when a conversion back failed (that memory is leaked, counted in
- * leaked_bytes and never reused).
+ * Return: as sluice_dma_layer_destroy_report() with no report.
  */
 int sluice_dma_layer_destroy(struct sluice_dma_layer *dl);
+
+/**
+ * sluice_dma_layer_destroy_report() - sluice_dma_layer_destroy(), saying what it found.
+ * @dl: the layer; the caller must have stopped every device and mapper.
+ * @report: filled in (may be NULL).
+ *
+ * While anything is live (bounce mappings, coherent memory, in-place
+ * mappings, coherent memory from the region) nothing is released: each live
+ * bounce mapping is logged (the first 16) and counted in @report, and the
+ * call returns SLUICE_DMA_ERR_BUSY; end them (sluice_dma_unmap_all() at
+ * ExitBootServices) and call again. Otherwise every pool is converted back
+ * to private and forgotten; a pool whose conversion fails is leaked: its
+ * bytes are counted in @report->leaked_bytes and stay in the layer's
+ * statistics (sluice_dma_bounce_stats_get() with pool -1 reports them as
+ * leaked_bytes after the pools are gone), and its memory must never be
+ * reused as private memory.
+ *
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl;
+ * SLUICE_DMA_ERR_BUSY (nothing released) while anything is live;
+ * SLUICE_DMA_ERR_IO when a conversion back failed.
+ */
+int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
+				    struct sluice_dma_destroy_report *report);
 
 /**
  * sluice_dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
@@ -383,19 +554,44 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 		   size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
 
 /**
+ * sluice_dma_map_attrs() - sluice_dma_map() with attributes (SLUICE_DMA_ATTR_*).
+ * @dl: the layer.
+ * @tag: the device's limits.
+ * @buf: CPU address of the buffer.
+ * @len: in: bytes to map; out: bytes mapped (all of them unless
+ *	SLUICE_DMA_ATTR_PARTIAL; 0 on failure, as EDK2's Map() leaves it).
+ * @dir: transfer direction.
+ * @attrs: SLUICE_DMA_ATTR_* bits.
+ * @dma_addr: set to the device address on success.
+ *
+ * End the mapping with any unmap function and the length mapped.
+ *
+ * Return: as sluice_dma_map(); SLUICE_DMA_ERR_INVAL also for unknown @attrs or
+ * SLUICE_DMA_ATTR_READONLY on a mapping the device writes; SLUICE_DMA_ERR_IO
+ * when the port's set_access op failed to make a read-only mapping read-only
+ * (nothing mapped).
+ */
+int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			 void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+			 uint64_t *dma_addr);
+
+/**
  * sluice_dma_unmap() - end a mapping; from-device data is copied back first.
  * @dl: the layer.
  * @dma_addr: the address sluice_dma_map() returned.
  * @len: the length given to sluice_dma_map().
  * @dir: the direction given to sluice_dma_map().
  *
- * Unmapping an address that is not a live bounce mapping, or with another
- * length or direction, is a programmer error: the layer logs the address and
- * traps. An invalid @dir traps even for an in-place mapping, which needs no
- * other work.
+ * Return: 0; SLUICE_DMA_ERR_NOENT for an address that is not a live mapping
+ * (never mapped, already unmapped, inside a mapping, coherent memory);
+ * SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl, an invalid @dir
+ * (even for an in-place mapping, which needs no other work), or a live
+ * mapping given with another length or direction. Refused calls change
+ * nothing and log the address; a strict layer traps instead
+ * (sluice_dma_layer_set_strict()).
  */
-void sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-		      enum sluice_dma_dir dir);
+int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+		     enum sluice_dma_dir dir);
 
 /**
  * sluice_dma_unmap_written() - end a mapping, copying back only the first @written
@@ -406,14 +602,16 @@ void sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len
  * @dma_addr: the address sluice_dma_map() returned.
  * @len: the length given to sluice_dma_map().
  * @dir: the direction given to sluice_dma_map().
- * @written: bytes to copy back, at most @len (more traps: the driver must have
- *	bounded the device's claim by what it mapped).
+ * @written: bytes to copy back, at most @len (more is refused with
+ *	SLUICE_DMA_ERR_INVAL: the driver must have bounded the device's claim by
+ *	what it mapped).
  *
  * Same checks as sluice_dma_unmap(); for to-device and in-place mappings it is
  * sluice_dma_unmap().
+ * Return: as sluice_dma_unmap().
  */
-void sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			      enum sluice_dma_dir dir, size_t written);
+int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum sluice_dma_dir dir, size_t written);
 
 /**
  * sluice_dma_unmap_discard() - end a mapping without copying anything back: for a
@@ -425,9 +623,78 @@ void sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, si
  * @dir: the direction given to sluice_dma_map().
  *
  * Same checks as sluice_dma_unmap(); the original buffer keeps its previous contents.
+ * Return: as sluice_dma_unmap().
  */
-void sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			      enum sluice_dma_dir dir);
+int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			     enum sluice_dma_dir dir);
+
+/**
+ * struct sluice_dma_sg - one segment of a scatter-gather list.
+ * @buf: CPU address of the segment (the caller's).
+ * @len: its length in bytes (the caller's).
+ * @dma_addr: set by sluice_dma_map_sg() to the segment's device address.
+ */
+struct sluice_dma_sg {
+	void *buf;
+	size_t len;
+	uint64_t dma_addr;
+};
+
+/**
+ * struct sluice_dma_sg_limits - limits of one scatter-gather mapping (FreeBSD's
+ *	bus_dma_tag nsegments / maxsegsz / maxsize, plus a bounce budget). 0 in
+ *	any field: no limit beyond the tag's.
+ * @max_segments: most segments in the list.
+ * @max_segment_size: longest segment.
+ * @max_total: most bytes in the whole list.
+ * @max_bounce_slots: most 2 KiB bounce slots the list may hold at once, so
+ *	that one long list cannot drain a pool that other devices share.
+ */
+struct sluice_dma_sg_limits {
+	unsigned int max_segments;
+	size_t max_segment_size;
+	size_t max_total;
+	unsigned int max_bounce_slots;
+};
+
+/**
+ * sluice_dma_map_sg() - map every segment of a list, or none.
+ * @dl: the layer.
+ * @tag: the device's limits (applied to each segment).
+ * @sg: the segments; each one's @dma_addr is set.
+ * @nents: number of segments (>= 1).
+ * @dir: direction of every segment.
+ * @limits: the list's limits, or NULL for none.
+ *
+ * Each segment is mapped as sluice_dma_map() would (in place or bounced;
+ * segments are not merged). All or nothing: when a segment fails, the
+ * segments already mapped are unmapped without copying anything back, and
+ * the list is as before the call.
+ *
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a bad argument or a segment
+ * sluice_dma_map() would refuse as invalid; SLUICE_DMA_ERR_RANGE when the list
+ * exceeds @limits' segment count, segment size or total (checked before
+ * anything is mapped), or a segment exceeds the tag's limits;
+ * SLUICE_DMA_ERR_NOMEM when the pools are full or the list would hold more
+ * than @limits->max_bounce_slots slots.
+ */
+int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+		      struct sluice_dma_sg *sg, unsigned int nents, enum sluice_dma_dir dir,
+		      const struct sluice_dma_sg_limits *limits);
+
+/**
+ * sluice_dma_unmap_sg() - end every mapping of a list sluice_dma_map_sg() mapped.
+ * @dl: the layer.
+ * @sg: the list, as mapped.
+ * @nents: the count given to sluice_dma_map_sg().
+ * @dir: the direction given to sluice_dma_map_sg().
+ *
+ * From-device data is copied back segment by segment. Every segment is
+ * attempted even after one is refused.
+ * Return: 0, or the first error sluice_dma_unmap() returned for a segment.
+ */
+int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg,
+			unsigned int nents, enum sluice_dma_dir dir);
 
 /**
  * sluice_dma_sync_for_cpu() - give the CPU ownership of part of a mapping: copy what
@@ -440,8 +707,9 @@ void sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, si
  * Return: 0 (a to-device mapping needs no copy); SLUICE_DMA_ERR_PERM if @dir is not
  * the mapping's direction; SLUICE_DMA_ERR_RANGE if the range leaves the mapping;
  * SLUICE_DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or uninitialised
- * @dl. A @dma_addr that is no live mapping traps (as sluice_dma_unmap() does: a sync
- * of memory the caller does not own is the same programmer error).
+ * @dl; SLUICE_DMA_ERR_NOENT for a @dma_addr that is no live mapping (logged; a
+ * strict layer traps, as for an unmap: a sync of memory the caller does not
+ * own is the same programmer error).
  */
 int sluice_dma_sync_for_cpu(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
 			    size_t len, enum sluice_dma_dir dir);
@@ -460,27 +728,139 @@ int sluice_dma_sync_for_device(struct sluice_dma_layer *dl, uint64_t dma_addr, s
 			       size_t len, enum sluice_dma_dir dir);
 
 /**
+ * sluice_dma_set_access() - change what the device may do with a live mapping
+ *	(EDK2's SetAttribute): through the port's set_access op.
+ * @dl: the layer.
+ * @dma_addr: a live bounce mapping made with SLUICE_DMA_ATTR_OWN_PAGES (or
+ *	READONLY), or coherent memory of at least a page.
+ * @access: SLUICE_DMA_ACCESS_* bits, 0 for none.
+ *
+ * The access holds until it is changed again or the mapping ends (which
+ * restores read and write).
+ * Return: 0; SLUICE_DMA_ERR_NOSYS when the port has no set_access op;
+ * SLUICE_DMA_ERR_INVAL for unknown @access bits or a NULL or uninitialised
+ * @dl; SLUICE_DMA_ERR_NOENT for an address that is no live mapping (a
+ * strict layer traps); SLUICE_DMA_ERR_PERM for a mapping that shares its
+ * pages (made without OWN_PAGES, coherent memory below a page, or in place);
+ * the op's error (the access is then unknown: restore it or unmap).
+ */
+int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsigned int access);
+
+/**
  * sluice_dma_alloc_coherent() - allocate zeroed shared memory for rings and headers.
  * @dl: the layer.
  * @tag: the device's limits (alloc_align_mask and boundary are honoured; the
  *	memory is at least page aligned when @size >= 4 KiB).
  * @size: bytes.
  * @dma_addr: set to the device address.
- * Return: the CPU address, or NULL (NULL or uninitialised argument, zero
- * @size, bad tag, @size above the tag's max_mapping, or no room).
+ * Return: the CPU address, or NULL; sluice_dma_alloc_attrs() says why.
  */
 void *sluice_dma_alloc_coherent(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
 				size_t size, uint64_t *dma_addr);
 
 /**
+ * sluice_dma_alloc_attrs() - sluice_dma_alloc_coherent() with a reason for failure.
+ * @dl: the layer.
+ * @tag: the device's limits.
+ * @size: bytes.
+ * @attrs: 0 (reserved for attributes; any bit is refused).
+ * @vaddr: set to the CPU address.
+ * @dma_addr: set to the device address.
+ *
+ * Memory up to the bounce pools' longest run (sluice_dma_max_mapping_size()
+ * with no min_align_mask: 256 KiB with the linux, bitmap and lifo policies,
+ * an area with sluice) comes from the pools. Longer memory comes from the
+ * in-place region's allocator when one is registered (the arena: up to
+ * 2 MB, aligned to its power-of-two size): coherent memory needs no
+ * bounce slots, only shared pages, which is what Linux's dma-direct does
+ * too. If the pools are full a request they could hold also tries the
+ * region.
+ *
+ * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised argument, a
+ * zero @size, a bad tag or @attrs; SLUICE_DMA_ERR_RANGE for a @size above the
+ * tag's max_mapping or beyond what the pools and the region can ever hold
+ * for the tag; SLUICE_DMA_ERR_NOMEM when there is no room now.
+ */
+int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			   size_t size, unsigned int attrs, void **vaddr, uint64_t *dma_addr);
+
+/**
  * sluice_dma_free_coherent() - release memory from sluice_dma_alloc_coherent().
  * @dl: the layer.
  * @vaddr: the CPU address returned.
- * @size: the size requested. Any other @vaddr or @size (never allocated,
- *	freed already, a streaming mapping, another size) traps, naming the
- *	address.
+ * @size: the size requested.
+ * Return: 0; SLUICE_DMA_ERR_NOENT for a @vaddr that is no live coherent
+ * allocation (never allocated, freed already, a streaming mapping, inside
+ * one); SLUICE_DMA_ERR_INVAL for another @size or a NULL or uninitialised
+ * @dl; for memory from the region, its free's error (SLUICE_DMA_ERR_BUSY:
+ * still mapped). Refused calls change nothing and log the address; a
+ * strict layer traps instead.
  */
-void sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t size);
+int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t size);
+
+/**
+ * struct sluice_dma_mapping_info - one live mapping, as sluice_dma_mapping_foreach()
+ *	reports it.
+ * @dma_addr: its device address (what unmap or free_coherent takes, via
+ *	@vaddr for coherent memory).
+ * @len: its length.
+ * @orig: the caller's buffer (NULL for coherent memory).
+ * @vaddr: CPU address of its slots.
+ * @dir: its direction (BIDIRECTIONAL for coherent memory).
+ * @coherent: whether it is coherent memory rather than a streaming mapping.
+ * @pool: index of its pool.
+ */
+struct sluice_dma_mapping_info {
+	uint64_t dma_addr;
+	size_t len;
+	void *orig;
+	void *vaddr;
+	enum sluice_dma_dir dir;
+	bool coherent;
+	unsigned int pool;
+};
+
+/**
+ * sluice_dma_mapping_foreach() - call @fn for every live bounce mapping and
+ *	coherent allocation of the pools, in pool and address order.
+ * @dl: the layer; the caller must keep mappers away (the walk takes no lock).
+ * @fn: the callback; a non-zero return stops the walk and is returned. It may
+ *	end the mapping it is given (unmap or free_coherent) and no other.
+ * @arg: handed to @fn.
+ *
+ * In-place mappings and coherent memory from the region have no record in
+ * the layer and are not reported; the destroy report counts them.
+ * Return: 0 after a full walk, @fn's non-zero value, or SLUICE_DMA_ERR_INVAL
+ * for a NULL or uninitialised @dl or a NULL @fn.
+ */
+int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
+			       int (*fn)(void *arg, const struct sluice_dma_mapping_info *m),
+			       void *arg);
+
+/* sluice_dma_unmap_all() flags. */
+#define SLUICE_DMA_UNMAP_ALL_DISCARD 0x1u  /* copy nothing back to the CPU buffers */
+#define SLUICE_DMA_UNMAP_ALL_COHERENT 0x2u /* also free the pools' coherent memory */
+
+/**
+ * sluice_dma_unmap_all() - end every live streaming bounce mapping at once: the
+ *	teardown at ExitBootServices, when every driver has stopped its device
+ *	(OVMF's IoMmuDxe unmaps all its mappings then; OvmfPkg/IoMmuDxe/CcIoMmu.c
+ *	in tianocore/edk2, IoMmuUnmapAllMappings()).
+ * @dl: the layer; no other thread may use it during the call.
+ * @flags: SLUICE_DMA_UNMAP_ALL_* bits. Without DISCARD, from-device data is
+ *	copied back as sluice_dma_unmap() does (as OVMF's Unmap does for
+ *	BusMasterWrite); with COHERENT, coherent allocations are freed too (the
+ *	CPU addresses their owners hold become invalid).
+ * @count: set to the number of mappings (and allocations) ended; may be NULL.
+ *
+ * Touches no memory outside the layer's pools and the mapped buffers, and
+ * converts nothing (the memory map may be locked); in-place mappings are not
+ * ended (the layer keeps no record of them). sluice_dma_layer_destroy() can
+ * follow.
+ * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl or an
+ * unknown flag.
+ */
+int sluice_dma_unmap_all(struct sluice_dma_layer *dl, unsigned int flags, unsigned long *count);
 
 /**
  * sluice_dma_addr_is_shared() - whether a device address range lies entirely in

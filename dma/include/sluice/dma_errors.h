@@ -25,7 +25,14 @@ extern "C" {
  * @SLUICE_DMA_ERR_BUSY: the object is still in use.
  * @SLUICE_DMA_ERR_INVAL: an argument is invalid (zero length, bad mask, ...).
  * @SLUICE_DMA_ERR_RANGE: a length or address exceeds the tag's limits.
- * @SLUICE_DMA_ERR_NOSYS: the operation is not supported by this configuration.
+ * @SLUICE_DMA_ERR_NOSYS: the operation needs an optional port op the platform did
+ *	not provide (set_access for sluice_dma_set_access(), cycles for
+ *	profiling), or an optional in-place region callback (alloc for large
+ *	coherent memory).
+ *
+ * Every function that returns an int returns 0 or one of these; the README's
+ * "Error model" and dma/PORTING.md say which are run-time conditions (NOMEM,
+ * IO) and which are the caller's mistakes (INVAL, NOENT, PERM, RANGE).
  */
 enum sluice_dma_err {
 	SLUICE_DMA_OK = 0,
@@ -39,6 +46,18 @@ enum sluice_dma_err {
 	SLUICE_DMA_ERR_RANGE = -34,
 	SLUICE_DMA_ERR_NOSYS = -38,
 };
+
+/**
+ * sluice_dma_strerror() - a short English description of an error code.
+ * @err: 0 or a SLUICE_DMA_ERR_* value (either sign is accepted: firmware that
+ *	negates errno-style codes gets the same text).
+ *
+ * For log lines; the text is not part of the API and may change. Callable
+ * from any context (it touches no state).
+ *
+ * Return: a static string; "unknown error" for a value that is no code.
+ */
+const char *sluice_dma_strerror(int err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 /*
  * dma_port.h - porting interface of the Sluice DMA layer.
  *
- * FOR IMPLEMENTERS ONLY. Code that maps buffers includes "dma/include/sluice/dma.h"; this header
+ * FOR IMPLEMENTERS ONLY. Code that maps buffers includes <sluice/dma.h>; this header
  * is for whoever embeds the library on a new platform (the Sluice kernel, a host
  * test harness, TEE firmware). The library reaches the platform through exactly
  * these callbacks and nothing else; it allocates no memory of its own and calls
@@ -33,23 +33,48 @@ enum sluice_dma_log_level {
 	SLUICE_DMA_LOG_INFO = 2,
 };
 
+/* Device access rights for &struct sluice_dma_port_ops.set_access (EDK2's values). */
+#define SLUICE_DMA_ACCESS_READ 0x1u  /* the device may read the range */
+#define SLUICE_DMA_ACCESS_WRITE 0x2u /* the device may write the range */
+
+/**
+ * enum sluice_dma_cache_op - cache maintenance asked of
+ *	&struct sluice_dma_port_ops.cache_maint (Linux's arch_sync_dma_for_device()
+ *	and arch_sync_dma_for_cpu() split the same way).
+ * @SLUICE_DMA_CACHE_CLEAN: write dirty lines of the range back to memory,
+ *	before the device accesses it (the CPU filled or zeroed it).
+ * @SLUICE_DMA_CACHE_INVALIDATE: discard the range's lines, after the device
+ *	wrote it and before the CPU reads it (stale lines would hide the data).
+ */
+enum sluice_dma_cache_op {
+	SLUICE_DMA_CACHE_CLEAN = 1,
+	SLUICE_DMA_CACHE_INVALIDATE = 2,
+};
+
 /**
  * struct sluice_dma_port_ops - what the platform provides to the DMA layer.
+ *	dma/PORTING.md is the full contract of each op (when it is called,
+ *	from which context, what it may not do, what a failure means).
  * @ctx: opaque pointer handed back as the first argument of every callback.
  * @set_shared: make [@vaddr, @vaddr + @len) shared with the host (decrypted,
  *	reachable by devices). @vaddr and @len are multiples of 4096. Called with
  *	no library lock held; may be slow (hypercalls, TLB shootdown). Return 0 on
- *	success or a negative DMA_ERR_* code; on failure no page of the range may
- *	be left shared.
+ *	success or a negative SLUICE_DMA_ERR_* code; on failure no page of the
+ *	range may be left shared.
  * @set_private: make the range private again. Same preconditions. On failure
  *	the library treats the range as still shared: it leaks it, counts it and
  *	never hands it out again (the host may still be able to see it).
  * @virt_to_dma: the device (bus) address of CPU address @vaddr, which lies in
- *	memory the library was given. Must not fail.
+ *	memory the library was given. Must not fail. A pool's memory must be
+ *	contiguous in bus space: the library computes slot addresses as the
+ *	pool's bus address plus an offset.
  * @dma_to_virt: the inverse of @virt_to_dma for addresses the library handed
  *	out; may be NULL if the mapping is the identity.
  * @cpu_id: index of the calling CPU, 0 <= id < the ncpus given at init. Must be
- *	cheap: it is called on every map.
+ *	cheap: it is called on every map. An index >= ncpus is folded to
+ *	id % ncpus by the layer and the arena alike (correct, as per-CPU state
+ *	is locked, but the CPUs then share a cache and its counters).
+ *	May be NULL: every caller is CPU 0.
  * @lock_init: prepare the lock storage @lock (SLUICE_DMA_PORT_LOCK_SIZE bytes,
  *	8-byte aligned, inside a library object). May be NULL when @lock and
  *	@unlock need no initialisation beyond zeroed memory.
@@ -57,8 +82,29 @@ enum sluice_dma_log_level {
  *	May be NULL on single-threaded platforms (then @unlock must be NULL too).
  * @unlock: release the lock at @lock.
  * @cycles: a monotonic cycle counter (TSC or equivalent), used for the
- *	statistics only; may be NULL (then cycle figures read zero).
+ *	statistics only; may be NULL (then cycle figures read zero and
+ *	profiling is refused with SLUICE_DMA_ERR_NOSYS).
  * @log: print one message line (no trailing newline) at @level; may be NULL.
+ * @set_access: optional (NULL: the platform cannot restrict a device's
+ *	access, and read-only mappings are advisory). Restrict or restore the
+ *	device's access to [@dma_addr, @dma_addr + @len), whole 4 KiB pages the
+ *	mapping owns alone, to @access (SLUICE_DMA_ACCESS_* bits; 0 = none).
+ *	Called outside every library lock, at map (to narrow) and at unmap or
+ *	free (to restore READ | WRITE, the state the library hands pages out
+ *	in). Return 0 or a negative code; a failure to narrow fails the map; a
+ *	failure to restore is logged and the pages are handed out again as
+ *	they are (the port's contract is that restoring never fails).
+ * @cache_maint: optional (NULL: DMA is cache coherent, as on x86). Clean or
+ *	invalidate the CPU caches for [@vaddr, @vaddr + @len), memory a device
+ *	reads or writes (bounce slots, or an in-place buffer). Called outside
+ *	every library lock: CLEAN after the CPU wrote a range and before the
+ *	device may read it (map, sync_for_device, coherent allocation, pool
+ *	add), INVALIDATE after the device wrote it and before the CPU reads it
+ *	(sync_for_cpu, unmap). Must not fail. The library never assumes
+ *	coherence when the op is set, and never calls it when it is not.
+ *
+ * Fields after @log were added in API 0.2; a table written for 0.1 with
+ * designated initialisers leaves them NULL, which keeps 0.1's behaviour.
  */
 struct sluice_dma_port_ops {
 	void *ctx;
@@ -72,6 +118,8 @@ struct sluice_dma_port_ops {
 	void (*unlock)(void *ctx, void *lock);
 	uint64_t (*cycles)(void *ctx);
 	void (*log)(void *ctx, enum sluice_dma_log_level level, const char *msg);
+	int (*set_access)(void *ctx, uint64_t dma_addr, size_t len, unsigned int access);
+	void (*cache_maint)(void *ctx, void *vaddr, size_t len, enum sluice_dma_cache_op op);
 };
 
 /*

@@ -118,7 +118,7 @@ static void report_cpu(const struct cpu_info *cpu)
 		printf("cc: none detected; private/shared conversions are emulated in the page "
 		       "tables\n");
 	else
-		printf("cc: %s detected (C-bit %u); this build still emulates conversions\n",
+		printf("cc: %s detected (C-bit %u); the platform's own lines follow\n",
 		       cc_mode_name(cpu->cc), cpu->c_bit);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/snp_cc_blob.h"
 #include "boot/options.h"
 
 /**
@@ -88,6 +89,16 @@ struct boot_region {
  * @unaccepted_bytes: memory the firmware left unaccepted (EfiUnacceptedMemoryType,
  *	UEFI 2.9): the kernel never uses it (mapped as reserved) and reports it.
  * @unaccepted_ranges: the number of such ranges.
+ * @cc_blob_found: the EFI configuration table held the SEV-SNP CC blob (looked
+ *	for in an SEV-SNP guest and under cc=sim-snp only).
+ * @cc_blob_addr: where it was.
+ * @cc_blob: a copy of it, taken before ExitBootServices.
+ * @cc_cpuid_copied: bytes of the CPUID page it names copied into @cc_cpuid
+ *	(0 when its header failed snp_cc_blob_header_ok(): nothing was read).
+ * @cc_cpuid: the copy of the SNP CPUID page, in the kernel's own memory.
+ * @sim_snp_fw_ghcb: cc=sim-snp only: the page the simulated firmware set aside
+ *	as the bootstrap CPU's GHCB (the model registers it before kernel_main
+ *	reads the GHCB MSR); 0 otherwise.
  */
 struct boot_info {
 	uint64_t image_base;
@@ -112,6 +123,12 @@ struct boot_info {
 	uint64_t sev_status_at_boot;
 	uint64_t unaccepted_bytes;
 	unsigned int unaccepted_ranges;
+	bool cc_blob_found;
+	uint64_t cc_blob_addr;
+	struct snp_cc_blob cc_blob;
+	uint32_t cc_cpuid_copied;
+	uint8_t cc_cpuid[SNP_CPUID_PAGE_BYTES];
+	uint64_t sim_snp_fw_ghcb;
 };
 
 /**

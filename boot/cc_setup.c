@@ -14,7 +14,9 @@
 #include "arch/x86_64/cc_snp.h"
 #include "arch/x86_64/cc_tdx.h"
 #include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
 #include "arch/x86_64/smp.h"
+#include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/tee_insn.h"
 #include "boot/options.h"
 
@@ -39,62 +41,152 @@ static __attribute__((noreturn)) void td_fatal(const char *msg)
 }
 
 /*
- * A real SEV-SNP guest (SEV_STATUS said so before ExitBootServices). What runs
- * here: the refusal checks of snp_init() on the SEV_STATUS and C-bit read
- * then, and the termination request through the GHCB MSR protocol, which needs
- * no GHCB, no page table change and no #VC handler.
+ * An SEV-SNP guest, real (SEV_STATUS said so before ExitBootServices) or
+ * simulated (cc=sim-snp), starts here at kernel entry, the same code for both;
+ * only the instructions differ (tee_insn_native, or the model of
+ * cc_sim_snp.c, which also plays the firmware's and the hypervisor's part).
  *
- * What does not run yet, and why the guest is ended here with a reason code
- * instead: this kernel's first port write (the serial console, in kernel_main
- * right after this) and its first CPUID would raise a #VC, and the firmware's
- * #VC handler left with its IDT. cc_snp_start() needs this kernel's page tables
- * to make its GHCB shared (mmu_init() comes later, and prints). A real SNP
- * boot still needs, in this order: (1) the GHCB before the first I/O: either
- * keep the firmware's (the GHCB MSR still holds its GPA, registered and mapped
- * shared in the firmware's tables) until mmu_init() maps our own, or clear the
- * C-bit of a page in the firmware's page tables ourselves; (2) the SNP CPUID
- * page from the CC blob of the EFI configuration table (EFI_CC_BLOB_GUID),
- * located before ExitBootServices, for cc_snp_start(); (3) the C-bit encoding
- * for mmu_init() (cc_snp_encoding() builds it from bi->c_bit_at_boot;
- * cc_setup_encoding() is to return it once (1) is done: the switch to our CR3
- * keeps the image readable because every private leaf and CR3 carry the
- * C-bit); (4) the memory the firmware left unvalidated or unaccepted left
- * alone (it is: cc_setup() reports it). None of this can be tested under QEMU
- * TCG; the simulated guest (cc=sim-snp) runs everything after (1).
+ * The window, precisely:
+ *  1. kernel entry to cc_snp_early()'s pvio_select(): no port I/O, no MSR
+ *     other than the GHCB MSR, no CPUID. The firmware's IDT (and #VC
+ *     handler) is still loaded but nothing here may trap. Checked in order:
+ *     the CC blob and the CPUID page copied before ExitBootServices
+ *     (snp_cc_blob_check()), SEV_STATUS and the C-bit of the CPUID page
+ *     (snp_init()), VMPL0 (RMPADJUST), the GHCB MSR (a GHCB GPA, in memory
+ *     the map reports as the firmware's). A failure here ends the guest with
+ *     a termination request (the MSR protocol needs no GHCB) and prints
+ *     nothing: there is no way to.
+ *  2. from there to mmu_init()'s CR3 write: every #VC-raising operation goes
+ *     through the SNP paravirtual I/O backend on the GHCB the firmware
+ *     registered for this CPU, mapped shared (C-bit clear) by the firmware's
+ *     page tables, which stay loaded. Our own per-CPU GHCB pages are rescinded
+ *     and made shared in the RMP (MSR-protocol PSC) before this window opens;
+ *     nothing touches them in it (they are mapped private still).
+ *  3. mmu_init()'s CR3 write to the end of cc_snp_after_mmu(): our tables map
+ *     every page private except MMIO; no GHCB-protocol exit may happen (nothing
+ *     prints, mmu_init() does no I/O after the CR3 write). cc_snp_after_mmu()
+ *     clears the C-bit of the firmware's GHCB and of ours, then registers the
+ *     bootstrap CPU's own (MSR protocol).
+ *  4. from there on: per-CPU GHCBs of ours; the firmware's page is never used
+ *     again (left shared, reserved memory).
  */
-static __attribute__((noreturn)) void snp_fatal(unsigned int set, unsigned int code)
+static struct mmu_encoding snp_encoding;
+static bool real_snp;
+static char snp_why[200];
+
+/* The end of an SNP guest at boot: the reason through the console when it
+ * works, then the termination request (GHCB MSR protocol), for good. */
+static __attribute__((noreturn)) void snp_fatal(const struct tee_insn_ops *insn, unsigned int set,
+						unsigned int code, const char *why)
 {
 	struct snp s;
 
+	if (why && cc_snp_console_up()) {
+		serial_puts("sluice: ");
+		serial_puts(why);
+		serial_puts("\n");
+	} else if (why && insn != &tee_insn_native) {
+		/* The simulated guest cannot print either; its host's log says. */
+		cc_sim_snp_hv_puts("sim-snp: the guest's reason (a real guest cannot print it "
+				   "here): ");
+		cc_sim_snp_hv_puts(why);
+		cc_sim_snp_hv_puts("\n");
+	}
 	memset(&s, 0, sizeof(s));
-	s.insn = &tee_insn_native;
+	s.insn = insn;
 	for (;;)
 		snp_terminate(&s, set, code);
 }
 
-/* Sluice's reason codes (set GHCB_TERM_SET_SLUICE) of an early end. */
-#define GHCB_TERM_SLUICE_OPTION 4 /* cc=emulated, sim-tdx or sim-snp in an SNP guest */
-#define GHCB_TERM_SLUICE_NO_EARLY_GHCB 5 /* see above: the real SNP path stops here */
+static void snp_boot(const struct boot_info *bi, const struct tee_insn_ops *insn,
+		     const struct cc_snp_observer *obs, const char *name, uint64_t sev_status)
+{
+	unsigned int set = GHCB_TERM_SET_SLUICE, code;
+
+	if (snp_cc_blob_check(bi->cc_blob_found, &bi->cc_blob, bi->cc_cpuid, bi->cc_cpuid_copied,
+			      &code, snp_why, sizeof(snp_why)))
+		snp_fatal(insn, set, code, snp_why);
+	if (cc_snp_early(insn, obs, name, sev_status,
+			 (const struct snp_cpuid_page *)(const void *)bi->cc_cpuid, bi->ranges,
+			 bi->nranges, &set, &code, snp_why, sizeof(snp_why)))
+		snp_fatal(insn, set, code, snp_why);
+	/* From here on the serial console works, through the firmware's GHCB. */
+}
 
 static void snp_setup_early(const struct boot_info *bi)
 {
-	const uint32_t leaf[4] = { 1u << 4, bi->c_bit_at_boot, 0, 0 };
-	struct snp s;
-	char why[160];
-
 	if (bi->options.cc != CC_OPT_AUTO)
-		snp_fatal(GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_OPTION);
-	if (snp_init(&s, &tee_insn_native, NULL, bi->sev_status_at_boot, leaf, why, sizeof(why)))
-		snp_fatal(GHCB_TERM_SET_GENERAL, GHCB_TERM_SNP_UNSUPPORTED);
-	snp_fatal(GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_NO_EARLY_GHCB);
+		snp_fatal(&tee_insn_native, GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_OPTION, NULL);
+	snp_boot(bi, &tee_insn_native, NULL, "snp", bi->sev_status_at_boot);
+	cc_snp_encoding(cc_snp_guest()->cbit_pos, &snp_encoding);
+	real_snp = true;
+}
+
+/* The sim-snp faults of snp_fault=, every Nth call of each kind. */
+static void sim_snp_faults(const struct kernel_options *o, struct snp_model_faults *f)
+{
+	unsigned long n = (unsigned long)o->snp_fault_every;
+
+	memset(f, 0, sizeof(*f));
+#define SNP_FAULT(bit) (o->snp_fault & (UINT64_C(1) << (bit)) ? n : 0)
+	f->psc_early_every = SNP_FAULT(SNP_FAULT_EARLY_RETURN);
+	f->psc_error_every = SNP_FAULT(SNP_FAULT_PSC_ERROR);
+	f->pval_mismatch_every = SNP_FAULT(SNP_FAULT_SIZE_MISMATCH);
+	f->pval_cf_every = SNP_FAULT(SNP_FAULT_CF);
+#undef SNP_FAULT
+}
+
+static uint64_t ram_top_of(const struct boot_info *bi)
+{
+	uint64_t ram_top = 0;
+
+	for (unsigned int i = 0; i < bi->nranges; i++) {
+		const struct mem_range *m = &bi->ranges[i];
+
+		if (m->kind != MEM_MMIO && m->cacheable && m->base + m->size > ram_top)
+			ram_top = m->base + m->size;
+	}
+	return (ram_top + 4095) & ~UINT64_C(4095);
+}
+
+/*
+ * cc=sim-snp at kernel entry: the model of the RMP over all RAM the firmware
+ * reported (its page array from the heap), with the firmware's GHCB
+ * registered, then the real guest's boot (snp_boot()).
+ */
+static void sim_snp_setup_early(const struct boot_info *bi)
+{
+	const struct kernel_options *o = &bi->options;
+	struct snp_model_faults faults;
+	uint64_t ram_top = ram_top_of(bi);
+	uint8_t *page = malloc(ram_top / 4096);
+
+	if (!page) {
+		printf("cc: sim-snp: no memory for the model\n");
+		exit(SLUICE_EXIT_BOOT);
+	}
+	sim_snp_faults(o, &faults);
+	cc_sim_snp_firmware(ram_top, page, &faults,
+			    o->snp_fault & (UINT64_C(1) << SNP_FAULT_AP_SILENT),
+			    o->snp_fault & (UINT64_C(1) << SNP_FAULT_VMPL1) ? 1 : 0,
+			    bi->sim_snp_fw_ghcb);
+	snp_boot(bi, cc_sim_snp_insn(), cc_sim_snp_observer(), "sim-snp",
+		 CC_SIM_SNP_SEV_STATUS);
+	sim_snp = true;
 }
 
 void cc_setup_early(const struct boot_info *bi)
 {
 	char why[160];
 
-	if (bi->cc_at_boot == CC_SEV_SNP)
+	if (bi->cc_at_boot == CC_SEV_SNP) {
 		snp_setup_early(bi);
+		return;
+	}
+	if (bi->cc_at_boot == CC_NONE && bi->options.cc == CC_OPT_SIM_SNP) {
+		sim_snp_setup_early(bi);
+		return;
+	}
 	if (bi->cc_at_boot != CC_TDX)
 		return;
 	if (bi->options.cc != CC_OPT_AUTO)
@@ -108,7 +200,16 @@ void cc_setup_early(const struct boot_info *bi)
 
 const struct mmu_encoding *cc_setup_encoding(void)
 {
-	return real_td ? &td_encoding : NULL;
+	return real_td ? &td_encoding : real_snp ? &snp_encoding : NULL;
+}
+
+void cc_setup_after_mmu(void)
+{
+	if (!real_snp && !sim_snp)
+		return;
+	if (cc_snp_after_mmu(snp_why, sizeof(snp_why)))
+		snp_fatal(cc_snp_guest()->insn, GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_GHCB_SETUP,
+			  snp_why);
 }
 
 /* The sim-tdx faults of tdx_fault=, every Nth call of each kind. */
@@ -157,52 +258,6 @@ static void sim_tdx_start(const struct boot_info *bi)
 	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9));
 }
 
-/* The sim-snp faults of snp_fault=, every Nth call of each kind. */
-static void sim_snp_faults(const struct kernel_options *o, struct snp_model_faults *f)
-{
-	unsigned long n = (unsigned long)o->snp_fault_every;
-
-	memset(f, 0, sizeof(*f));
-#define SNP_FAULT(bit) (o->snp_fault & (UINT64_C(1) << (bit)) ? n : 0)
-	f->psc_early_every = SNP_FAULT(SNP_FAULT_EARLY_RETURN);
-	f->psc_error_every = SNP_FAULT(SNP_FAULT_PSC_ERROR);
-	f->pval_mismatch_every = SNP_FAULT(SNP_FAULT_SIZE_MISMATCH);
-	f->pval_cf_every = SNP_FAULT(SNP_FAULT_CF);
-#undef SNP_FAULT
-}
-
-static uint64_t ram_top_of(const struct boot_info *bi)
-{
-	uint64_t ram_top = 0;
-
-	for (unsigned int i = 0; i < bi->nranges; i++) {
-		const struct mem_range *m = &bi->ranges[i];
-
-		if (m->kind != MEM_MMIO && m->cacheable && m->base + m->size > ram_top)
-			ram_top = m->base + m->size;
-	}
-	return (ram_top + 4095) & ~UINT64_C(4095);
-}
-
-/* The RMP model covers all RAM the firmware reported. */
-static void sim_snp_start(const struct boot_info *bi)
-{
-	struct snp_model_faults faults;
-	uint64_t ram_top = ram_top_of(bi);
-	uint8_t *page = malloc(ram_top / 4096);
-	char why[160];
-
-	sim_snp_faults(&bi->options, &faults);
-	if (!page || cc_sim_snp_init(ram_top, page, &faults,
-				     bi->options.snp_fault & (UINT64_C(1) << SNP_FAULT_AP_SILENT),
-				     why, sizeof(why))) {
-		printf("cc: sim-snp: %s\n", page ? why : "no memory for the model");
-		exit(SLUICE_EXIT_BOOT);
-	}
-	sim_snp = true;
-	cc_sim_snp_report("at boot");
-}
-
 void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 {
 	if (bi->unaccepted_bytes)
@@ -214,6 +269,16 @@ void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 		printf("memory: no unaccepted memory in the firmware's map\n");
 	if (real_td) {
 		cc_tdx_report("at boot", NULL);
+		return;
+	}
+	if (real_snp || sim_snp) {
+		cc_snp_finish();
+		if (sim_snp) {
+			smp_simulate_parking();
+			cc_sim_snp_report("at boot");
+		} else {
+			cc_snp_report("at boot", NULL);
+		}
 		return;
 	}
 	/* CPUID found a TD that the check before ExitBootServices did not: the
@@ -230,8 +295,6 @@ void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 	}
 	if (bi->options.cc == CC_OPT_SIM_TDX)
 		sim_tdx_start(bi);
-	else if (bi->options.cc == CC_OPT_SIM_SNP)
-		sim_snp_start(bi);
 }
 
 void cc_setup_arm_faults(void)
@@ -250,9 +313,12 @@ void cc_setup_report(const char *when)
 		cc_sim_snp_report(when);
 	else if (real_td)
 		cc_tdx_report(when, NULL);
+	else if (real_snp)
+		cc_snp_report(when, NULL);
 }
 
 const char *cc_setup_name(void)
 {
-	return real_td ? "tdx" : sim_td ? "sim-tdx" : sim_snp ? "sim-snp" : "emulated";
+	return real_td ? "tdx" : real_snp ? "snp" : sim_td ? "sim-tdx" : sim_snp ? "sim-snp" :
+								 "emulated";
 }

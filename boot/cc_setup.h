@@ -7,13 +7,15 @@
  *    started first thing in kernel_main (cc_setup_early()), before any port
  *    I/O, CPUID or MSR access, since the firmware's #VE handler is gone; its
  *    page tables carry the shared bit (cc_setup_encoding());
- *  - a real SEV-SNP guest (SEV_STATUS said so before ExitBootServices): checked
- *    and ended through the GHCB MSR protocol in cc_setup_early(), since its
- *    GHCB cannot exist yet before the first port I/O (cc_setup.c says what a
- *    real SNP boot still needs);
+ *  - an SEV-SNP guest, real (SEV_STATUS said so before ExitBootServices) or
+ *    simulated (cc=sim-snp, the model playing firmware, hardware and
+ *    hypervisor): started first thing in kernel_main (cc_setup_early()) on the
+ *    GHCB the firmware registered, its own GHCBs made shared and registered
+ *    right after mmu_init() (cc_setup_after_mmu()), the rest in cc_setup();
+ *    a real guest's page tables carry the C-bit (cc_setup_encoding());
+ *    cc_setup.c describes the window between the firmware's GHCB and ours;
  *  - cc=sim-tdx: the simulated TD, started once the kernel's page tables are
  *    loaded (cc_setup());
- *  - cc=sim-snp: the simulated SEV-SNP guest, likewise;
  *  - otherwise the emulated model: a software PTE bit plus a trapping port write.
  */
 #ifndef SLUICE_BOOT_CC_SETUP_H
@@ -25,25 +27,40 @@
 
 /**
  * cc_setup_early() - in a real TD, start the TD (cc_tdx_start() on the real
- *	TDX module). Anything else waits for cc_setup(). A TD that cannot be
- *	started, or an option that cannot run in a TD (cc=emulated, cc=sim-tdx),
- *	ends the TD through TDG.VP.VMCALL<ReportFatalError>: the serial console
- *	cannot be reached without it.
+ *	TDX module); in an SEV-SNP guest, real or cc=sim-snp, start the guest on
+ *	the firmware's GHCB (cc_snp_early()). Anything else waits for cc_setup().
+ *	A TD that cannot be started, or an option that cannot run in a TD
+ *	(cc=emulated, cc=sim-tdx), ends the TD through
+ *	TDG.VP.VMCALL<ReportFatalError>; an SNP guest that cannot run (no or a bad
+ *	CC blob, below VMPL0, no usable firmware GHCB, unknown SEV_STATUS
+ *	features, a cc= option other than auto) ends with a termination request
+ *	of the GHCB MSR protocol and a GHCB_TERM_SLUICE_* reason
+ *	(arch/x86_64/snp_boot.h). Before any port I/O, CPUID or MSR access; the
+ *	heap must be set (cc=sim-snp allocates its model).
  * @bi: the boot hand-off (cc_at_boot, options).
  */
 void cc_setup_early(const struct boot_info *bi);
 
 /**
  * cc_setup_encoding() - the page-table encoding of "shared" for mmu_init().
- * Return: the TD's shared bit in a real TD, NULL (the emulated software bit)
+ * Return: the TD's shared bit in a real TD,
+ * the C-bit in a real SEV-SNP guest, NULL (the emulated software bit)
  * otherwise.
  */
 const struct mmu_encoding *cc_setup_encoding(void);
 
 /**
+ * cc_setup_after_mmu() - right after mmu_init() returned 0, before anything
+ *	prints: in an SNP guest (real or simulated), map the GHCB pages shared in
+ *	the new tables and register this CPU's own (cc_snp_after_mmu()); a
+ *	failure ends the guest. Nothing elsewhere.
+ */
+void cc_setup_after_mmu(void);
+
+/**
  * cc_setup() - after mmu_init(): report the firmware's unaccepted memory, start
- *	the simulated TD for cc=sim-tdx or the simulated SNP guest for cc=sim-snp,
- *	and report the platform. Exits (code 4)
+ *	the simulated TD for cc=sim-tdx, finish an SNP guest's start
+ *	(cc_snp_finish()), and report the platform. Exits (code 4)
  *	if the platform cannot be brought up.
  * @bi: the boot hand-off.
  * @cpu: what CPUID says (a TD found only now is refused).
@@ -66,7 +83,7 @@ void cc_setup_report(const char *when);
 
 /**
  * cc_setup_name() - the platform for reports and the benchmark JSON: "tdx",
- *	"sim-tdx", "sim-snp" or "emulated".
+ *	"snp", "sim-tdx", "sim-snp" or "emulated".
  */
 const char *cc_setup_name(void);
 

@@ -6,6 +6,9 @@
  * 2. find the ACPI RSDP in the configuration table;
  * 3. reserve the heap, the DMA region, the page-table pool, the kernel stack and a
  *    page below 1 MiB for starting the other processors; list them from the MADT;
+ *    in an SEV-SNP guest (and under cc=sim-snp, whose simulated firmware installs
+ *    one first), copy the CC blob of the configuration table and the CPUID page
+ *    it names;
  * 4. get the memory map (with headroom) and call ExitBootServices, retrying as the
  *    spec requires when the map changed under us;
  * 5. switch to the kernel stack and enter kernel_main(). The firmware is never
@@ -16,7 +19,9 @@
 #include <efilib.h>
 #include <string.h>
 
+#include "arch/x86_64/cc_sim_snp.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
 #include "boot/boot_info.h"
@@ -123,6 +128,83 @@ static uint64_t boot_find_rsdp(void)
 			rsdp10 = (uint64_t)t->VendorTable;
 	}
 	return rsdp10;
+}
+
+/*
+ * The SEV-SNP confidential-computing blob (snp_cc_blob.h): copied, and the
+ * CPUID page it names copied too if the blob's header passes (an address the
+ * header check refused is never read). In OVMF the blob is EfiACPIReclaimMemory
+ * and the CPUID page reserved memory, so both would outlast ExitBootServices;
+ * the copies in boot_info are the kernel's own memory all the same, private
+ * and validated like the rest of the image. Every check that decides whether
+ * the guest runs is the kernel's (snp_cc_blob_check(), boot/cc_setup.c).
+ */
+static void boot_find_cc_blob(struct boot_info *bi)
+{
+	EFI_GUID guid = SNP_CC_BLOB_GUID_INIT;
+
+	for (UINTN i = 0; i < efi_st->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &efi_st->ConfigurationTable[i];
+		uint32_t n;
+
+		if (memcmp(&t->VendorGuid, &guid, sizeof(guid)) || !t->VendorTable)
+			continue;
+		bi->cc_blob_found = true;
+		bi->cc_blob_addr = (uint64_t)t->VendorTable;
+		memcpy(&bi->cc_blob, t->VendorTable, sizeof(bi->cc_blob));
+		if (!snp_cc_blob_header_ok(&bi->cc_blob, NULL, 0))
+			return;
+		n = bi->cc_blob.cpuid_len < sizeof(bi->cc_cpuid) ? bi->cc_blob.cpuid_len
+								  : sizeof(bi->cc_cpuid);
+		memcpy(bi->cc_cpuid, (const void *)bi->cc_blob.cpuid_phys, n);
+		bi->cc_cpuid_copied = n;
+		return;
+	}
+}
+
+/*
+ * cc=sim-snp: this stage plays the part of the guest's firmware (EDK2
+ * OvmfPkg/PlatformPei/AmdSev.c and OvmfPkg/AmdSevDxe/AmdSevDxe.c) before the
+ * kernel looks: a reserved page for the bootstrap CPU's GHCB (the model makes it
+ * shared and registers it at kernel entry, cc_sim_snp_firmware()), a reserved
+ * CPUID page and secrets page, and the CC blob naming them in
+ * EfiACPIReclaimMemory, installed in the configuration table under its GUID.
+ * snp_fault=no_cc_blob installs none, snp_fault=bad_cc_blob one whose CPUID
+ * count overflows the page. Only where no real confidential guest was found.
+ */
+static void boot_sim_snp_firmware(struct boot_info *bi)
+{
+	EFI_GUID guid = SNP_CC_BLOB_GUID_INIT;
+	EFI_PHYSICAL_ADDRESS pages = LOW_4G;
+	struct snp_cc_blob *blob = NULL;
+	struct snp_cpuid_page *cpuid;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress, EfiReservedMemoryType,
+			       3, &pages);
+	if (EFI_ERROR(st))
+		boot_fail("sim-snp: the firmware's pages", st);
+	memset((void *)pages, 0, 3 * EFI_PAGE);
+	bi->sim_snp_fw_ghcb = pages;
+	cpuid = (struct snp_cpuid_page *)(pages + EFI_PAGE);
+	cc_sim_snp_build_cpuid_page(cpuid);
+	if (bi->options.snp_fault & (UINT64_C(1) << SNP_FAULT_BAD_CC_BLOB))
+		cpuid->count = SNP_CPUID_COUNT_MAX + 1;
+	if (bi->options.snp_fault & (UINT64_C(1) << SNP_FAULT_NO_CC_BLOB))
+		return;
+	st = uefi_call_wrapper(efi_bs->AllocatePool, 3, EfiACPIReclaimMemory, sizeof(*blob),
+			       (void **)&blob);
+	if (EFI_ERROR(st))
+		boot_fail("sim-snp: the CC blob", st);
+	*blob = (struct snp_cc_blob){ .magic = SNP_CC_BLOB_MAGIC,
+				      .version = SNP_CC_BLOB_VERSION,
+				      .secrets_phys = pages + 2 * EFI_PAGE,
+				      .secrets_len = EFI_PAGE,
+				      .cpuid_phys = pages + EFI_PAGE,
+				      .cpuid_len = EFI_PAGE };
+	st = uefi_call_wrapper(efi_bs->InstallConfigurationTable, 2, &guid, blob);
+	if (EFI_ERROR(st))
+		boot_fail("sim-snp: installing the CC blob", st);
 }
 
 /* Pages of EfiLoaderData below 4 GiB (for devices with 32-bit DMA), aligned to @align. */
@@ -294,6 +376,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 		bi->c_bit_at_boot = early.c_bit;
 		bi->sev_status_at_boot = early.sev_status;
 	}
+	if (bi->options.cc == CC_OPT_SIM_SNP && bi->cc_at_boot == CC_NONE)
+		boot_sim_snp_firmware(bi);
+	if (bi->cc_at_boot == CC_SEV_SNP || bi->options.cc == CC_OPT_SIM_SNP)
+		boot_find_cc_blob(bi);
 
 	boot_exit_firmware(image, bi);
 	arch_call_on_stack(kernel_main, bi, bi->stack.base + bi->stack.size);

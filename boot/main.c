@@ -118,7 +118,7 @@ static void report_cpu(const struct cpu_info *cpu)
 		printf("cc: none detected; private/shared conversions are emulated in the page "
 		       "tables\n");
 	else
-		printf("cc: %s detected (C-bit %u); this build still emulates conversions\n",
+		printf("cc: %s detected (C-bit %u); the platform's own lines follow\n",
 		       cc_mode_name(cpu->cc), cpu->c_bit);
 }
 
@@ -645,14 +645,16 @@ void kernel_main(struct boot_info *bi)
 	uint64_t tsc_main = rdtsc();
 	int rc;
 
-	/* In a real TD, before anything that would raise a #VE (cc_setup.h). */
+	/* No I/O: the heap is plain memory (cc=sim-snp allocates its model). */
+	syscalls_set_heap((void *)bi->heap.base, bi->heap.size);
+	/* In a real TD or SNP guest, before anything that would raise a #VE or
+	 * #VC (cc_setup.h). */
 	cc_setup_early(bi);
 	gdt_init();
 	smp_init_bsp();
 	idt_init();
 	trap_set_image_base(bi->image_base);
 	trap_set_stack_bounds(bi->stack.base, bi->stack.base + bi->stack.size);
-	syscalls_set_heap((void *)bi->heap.base, bi->heap.size);
 	/* Unbuffered: each printf is one write, so output interleaves correctly with
 	 * the exception reporter, which writes to the UART directly. */
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -693,6 +695,8 @@ void kernel_main(struct boot_info *bi)
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
 		exit(SLUICE_EXIT_BOOT);
 	}
+	/* Nothing in between: an SNP guest has no usable GHCB until this. */
+	cc_setup_after_mmu();
 	cc_setup(bi, &cpu);
 	bench_json_set_cc(cc_setup_name());
 	mmu_report();

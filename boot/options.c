@@ -48,7 +48,8 @@ const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad
 						 "map_error", "keep_accepted", "busy",
 						 "accept_error", "4k", "ap_silent", NULL };
 const char *const options_snp_fault_names[] = { "none", "early_return", "psc_error",
-						 "size_mismatch", "cf", "ap_silent", NULL };
+						 "size_mismatch", "cf", "ap_silent", "vmpl1",
+						 "no_cc_blob", "bad_cc_blob", NULL };
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
@@ -119,7 +120,8 @@ static const struct option_def option_table[] = {
 	  1000000, 1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
 	{ "snp_fault", OPT_LIST, offsetof(struct kernel_options, snp_fault), 0, 0, 0,
 	  options_snp_fault_names,
-	  "sim-snp faults: early_return,psc_error,size_mismatch,cf,ap_silent; default none" },
+	  "sim-snp faults: early_return,psc_error,size_mismatch,cf,ap_silent,vmpl1,no_cc_blob,"
+	  "bad_cc_blob; default none" },
 	{ "snp_fault_every", OPT_UINT, offsetof(struct kernel_options, snp_fault_every), 1,
 	  1000000, 1, NULL, "every Nth call of a faulted kind fails (sim-snp), 1..1000000; "
 	  "default 5" },

@@ -9,3 +9,8 @@ test_snp_SRCS := tests/test_snp.c $(SNP_HOST_SRCS)
 HOST_TESTS += test_pvio_snp
 test_pvio_snp_SRCS := tests/test_pvio_snp.c arch/x86_64/pvio_snp.c $(SNP_HOST_SRCS) \
 	$(PVIO_HOST_SRCS)
+# What the guest checks at kernel entry: the CC blob, the firmware's GHCB, VMPL0,
+# and the GHCB set-up in the boot's steps.
+HOST_TESTS += test_snp_boot
+test_snp_boot_SRCS := tests/test_snp_boot.c arch/x86_64/snp_boot.c arch/x86_64/pvio_snp.c \
+	boot/memmap.c $(SNP_HOST_SRCS) $(PVIO_HOST_SRCS)

@@ -23,6 +23,7 @@ KERNEL_SRCS += \
 	arch/x86_64/serial.c \
 	arch/x86_64/smp.c \
 	arch/x86_64/snp.c \
+	arch/x86_64/snp_boot.c \
 	arch/x86_64/snp_model.c \
 	arch/x86_64/stack_switch.S \
 	arch/x86_64/tdx.c \

@@ -18,7 +18,6 @@ static struct snp_model model;
 static struct tee_insn_ops model_insn;
 static struct snp_model_faults armed_faults;
 static bool sim_ap_silent;
-static struct snp_cpuid_page cpuid_page;
 static unsigned long vmgexits; /* NAE events the simulated hypervisor carried out */
 
 static void sim_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool private_)
@@ -212,15 +211,15 @@ static int sim_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t 
 
 /* ------------------------------------------------------------ the CPUID page */
 
-static bool cpuid_add(uint32_t leaf, uint32_t sub)
+static bool cpuid_add(struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub)
 {
 	struct snp_cpuid_fn *f;
 	uint32_t r[4];
 
-	if (cpuid_page.count >= SNP_CPUID_COUNT_MAX)
+	if (page->count >= SNP_CPUID_COUNT_MAX)
 		return false;
 	pvio_native.cpuid(pvio_native.ctx, leaf, sub, r);
-	f = &cpuid_page.fn[cpuid_page.count++];
+	f = &page->fn[page->count++];
 	memset(f, 0, sizeof(*f));
 	f->eax_in = leaf;
 	f->ecx_in = sub;
@@ -246,43 +245,42 @@ static bool cpuid_add(uint32_t leaf, uint32_t sub)
  * against the hardware), sub-leaves 0 and 1 of the indexed ones, at most 64
  * entries (SNP_CPUID_COUNT_MAX, as the real page).
  */
-static void cpuid_page_build(void)
+void cc_sim_snp_build_cpuid_page(struct snp_cpuid_page *page)
 {
 	static const uint32_t indexed[] = { 0x4, 0x7, 0xb, 0xd, 0xf, 0x10, 0x14, 0x17, 0x18, 0x1f };
 	uint32_t r[4], max, ext;
 
-	memset(&cpuid_page, 0, sizeof(cpuid_page));
+	memset(page, 0, sizeof(*page));
 	pvio_native.cpuid(pvio_native.ctx, 0, 0, r);
 	max = r[0] < 0x1f ? r[0] : 0x1f;
 	pvio_native.cpuid(pvio_native.ctx, 0x80000000u, 0, r);
 	ext = r[0] < 0x80000008u ? r[0] : 0x80000008u;
 	for (uint32_t l = 0x80000000u; l <= ext; l++)
-		cpuid_add(l, 0);
-	cpuid_add(0x8000001Fu, 0);
-	cpuid_add(0x40000000u, 0);
-	cpuid_add(0x40000001u, 0);
+		cpuid_add(page, l, 0);
+	cpuid_add(page, 0x8000001Fu, 0);
+	cpuid_add(page, 0x40000000u, 0);
+	cpuid_add(page, 0x40000001u, 0);
 	for (uint32_t l = 0; l <= max; l++) {
 		bool idx = false;
 
 		for (unsigned int i = 0; i < sizeof(indexed) / sizeof(indexed[0]); i++)
 			idx = idx || indexed[i] == l;
-		cpuid_add(l, 0);
+		cpuid_add(page, l, 0);
 		if (idx)
-			cpuid_add(l, 1);
+			cpuid_add(page, l, 1);
 	}
 }
 
-int cc_sim_snp_init(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
-		    bool ap_silent, char *why, size_t why_len)
+void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
+			 bool ap_silent, unsigned int vmpl, uint64_t fw_ghcb_gpa)
 {
-	int rc;
-
 	snp_model_init(&model, 0, ram_top / 4096, page);
 	model.violation = sim_violation;
 	model.cpu = sim_cpu;
 	model.vmm = sim_vmm;
 	model.ap_create = sim_ap_create;
 	model.on_terminate = sim_terminate;
+	model.vmpl = vmpl;
 	snp_model_insn(&model, &model_insn);
 	/* The model keeps no cache; the flush of a conversion is the real one. */
 	model_insn.flush_cache = tee_insn_native.flush_cache;
@@ -296,12 +294,25 @@ int cc_sim_snp_init(uint64_t ram_top, uint8_t *page, const struct snp_model_faul
 	model.faults.psc_early_every = armed_faults.psc_early_every;
 	model.faults.pval_mismatch_every = armed_faults.pval_mismatch_every;
 	sim_ap_silent = ap_silent;
-	cpuid_page_build();
-	rc = cc_snp_start(&model_insn, &sim_observer, "sim-snp", CC_SIM_SNP_SEV_STATUS,
-			  &cpuid_page, why, why_len);
-	if (!rc)
-		smp_simulate_parking();
-	return rc;
+	/* What OVMF did before the OS ran: the bootstrap CPU's GHCB shared and
+	 * registered, the GHCB MSR left holding its GPA. */
+	if (fw_ghcb_gpa)
+		snp_model_firmware_ghcb(&model, 0, fw_ghcb_gpa);
+}
+
+const struct tee_insn_ops *cc_sim_snp_insn(void)
+{
+	return &model_insn;
+}
+
+const struct cc_snp_observer *cc_sim_snp_observer(void)
+{
+	return &sim_observer;
+}
+
+void cc_sim_snp_hv_puts(const char *s)
+{
+	hv_puts(s);
 }
 
 /* The model's counters before arming (the faults count from zero there). */

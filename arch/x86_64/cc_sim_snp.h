@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86_64/cc_snp.h"
+#include "arch/x86_64/pvio_snp.h"
 #include "arch/x86_64/snp_model.h"
 
 /* The simulated guest's SEV_STATUS (SEV, SEV-ES, SNP) and C-bit. */
@@ -33,9 +35,21 @@
 #define CC_SIM_SNP_CBIT 51
 
 /**
- * cc_sim_snp_init() - build the model over [0, @ram_top) and start the guest on
- *	it (cc_snp_start()): GHCB, conversions, paravirtual I/O, the #VC guard,
- *	AP creation (with smp_simulate_parking()).
+ * cc_sim_snp_build_cpuid_page() - the simulated firmware's SNP CPUID page:
+ *	the leaves this kernel reads, from the native CPUID (as the AMD secure
+ *	processor checks the hypervisor's values against the hardware), leaf
+ *	0x8000001F saying SEV-SNP with the C-bit at CC_SIM_SNP_CBIT. The UEFI
+ *	stage builds it, playing the firmware, before ExitBootServices.
+ * @page: filled in.
+ */
+void cc_sim_snp_build_cpuid_page(struct snp_cpuid_page *page);
+
+/**
+ * cc_sim_snp_firmware() - the simulated platform at kernel entry: the model
+ *	over [0, @ram_top) (hardware and hypervisor), and what the firmware did
+ *	before the kernel ran: the page at @fw_ghcb_gpa made shared and
+ *	registered as the bootstrap CPU's GHCB. The kernel then starts as a real
+ *	SNP guest does (cc_snp_early() through cc_sim_snp_insn()).
  * @ram_top: end of the guest's RAM, 4 KiB aligned.
  * @page: @ram_top / 4096 bytes for the model's RMP.
  * @faults: faults the model injects (copied), or NULL: early returns and size
@@ -43,12 +57,28 @@
  *	called.
  * @ap_silent: the simulated hypervisor accepts AP-creation requests but never
  *	runs the AP (it must be reported and skipped).
- * @why: on failure, the reason.
- * @why_len: its size.
- * Return: 0, or a negative code with @why set (nothing routed).
+ * @vmpl: the VMPL the guest runs at (snp_fault=vmpl1: 1, refused).
+ * @fw_ghcb_gpa: the simulated firmware's GHCB page, or 0: none registered.
  */
-int cc_sim_snp_init(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
-		    bool ap_silent, char *why, size_t why_len);
+void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
+			 bool ap_silent, unsigned int vmpl, uint64_t fw_ghcb_gpa);
+
+/**
+ * cc_sim_snp_insn() - the model's TEE instructions.
+ */
+const struct tee_insn_ops *cc_sim_snp_insn(void);
+
+/**
+ * cc_sim_snp_observer() - the model's view of the kernel's page-table steps.
+ */
+const struct cc_snp_observer *cc_sim_snp_observer(void);
+
+/**
+ * cc_sim_snp_hv_puts() - a line on the simulated hypervisor's console (native
+ *	port I/O, not the guest's): what a real host's log would show.
+ * @s: the text.
+ */
+void cc_sim_snp_hv_puts(const char *s);
 
 /**
  * cc_sim_snp_arm_faults() - start injecting the faults given at init (after the

@@ -11,6 +11,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/smp.h"
+#include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/spinlock.h"
 
 static struct snp snp;
@@ -33,6 +34,12 @@ static struct snp_ghcb_slot slots[SMP_MAX_CPUS];
 static struct snp_vmsa vmsa_pages[SMP_MAX_CPUS + 1];
 static struct snp_vmsa *vmsa_of[SMP_MAX_CPUS];
 static unsigned long aps_created, aps_destroyed, ghcbs_registered;
+/* The boot: the firmware's GHCB (kernel entry to mmu_init), our pages made
+ * shared before it, the console up. */
+static uint64_t fw_ghcb_gpa;
+static unsigned int ghcbs_prepared;
+static bool console_up;
+static const struct snp_cpuid_page *cpuid_page;
 
 static struct snp_ghcb_slot *cpu_slot(void *ctx)
 {
@@ -84,14 +91,21 @@ static int snp_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
 
 static struct mmu_cc_backend backend = { NULL, snp_convert, NULL };
 
-/* This CPU's GHCB: shared through the MSR protocol, registered by this CPU. */
+static uint64_t ghcb_gpa_of(unsigned int cpu)
+{
+	return (uint64_t)(uintptr_t)&ghcb_pages[cpu];
+}
+
+/* This CPU's GHCB, made shared at boot (cc_snp_early(), cc_snp_after_mmu()):
+ * registered by this CPU. */
 static int ghcb_setup_this_cpu(unsigned int cpu)
 {
 	int rc;
 
 	slots[cpu].backup = &ghcb_backups[cpu];
 	spin_lock(&convert_lock);
-	rc = snp_ghcb_setup(&snp, &ghcb_pages[cpu], (uint64_t)(uintptr_t)&ghcb_pages[cpu]);
+	rc = cpu < ghcbs_prepared ? snp_ghcb_register(&snp, &ghcb_pages[cpu], ghcb_gpa_of(cpu))
+				  : SNP_ERR_INVAL;
 	if (!rc)
 		ghcbs_registered++;
 	spin_unlock(&convert_lock);
@@ -259,37 +273,121 @@ static void vmsa_pages_assign(void)
 	}
 }
 
-int cc_snp_start(const struct tee_insn_ops *insn, const struct cc_snp_observer *obs,
+static int early_fail(unsigned int *term_set, unsigned int *term_code, unsigned int set,
+		      unsigned int code, int rc)
+{
+	*term_set = set;
+	*term_code = code;
+	return rc ? rc : SNP_ERR_REFUSED;
+}
+
+int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_snp_observer *obs,
 		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
-		 char *why, size_t why_len)
+		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
+		 unsigned int *term_code, char *why, size_t why_len)
 {
 	const struct snp_pt_ops pt = { kernel_set_pte, kernel_flush_tlb, kernel_flush_cache,
 				       NULL };
 	uint32_t leaf[4];
+	uint64_t gpa;
 	int rc;
 
 	pvio_snp_cpuid_lookup(cpuid, 0x8000001Fu, 0, leaf);
 	rc = snp_init(&snp, insn, &pt, sev_status, leaf, why, why_len);
 	if (rc)
-		return rc;
+		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL,
+				  GHCB_TERM_SNP_UNSUPPORTED, rc);
 	observer = obs;
-	snp.cpu_slot = cpu_slot;
-	rc = ghcb_setup_this_cpu(smp_cpu_id() % SMP_MAX_CPUS);
-	if (rc) {
-		snprintf(why, why_len, "snp: the bootstrap CPU's GHCB could not be set up (%d)", rc);
-		return rc;
-	}
 	platform = name;
+	cpuid_page = cpuid;
+	/* Below VMPL0 nothing else here is meaningful: checked first, on a page
+	 * of ours that is still private and validated (the first GHCB page, as
+	 * Linux uses its boot GHCB page before making it shared). */
+	rc = snp_check_vmpl0(&snp, ghcb_gpa_of(0));
+	if (rc) {
+		snprintf(why, why_len,
+			 "snp: RMPADJUST for VMPL1 failed: this guest runs below VMPL0 (an SVSM "
+			 "or another VMPL0 owns the platform), which this kernel does not "
+			 "support");
+		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
+				  GHCB_TERM_SLUICE_NOT_VMPL0, rc);
+	}
+	/* The GHCB MSR is never intercepted: reading it raises no #VC. */
+	if (snp_fw_ghcb_check(insn->rd_ghcb_msr(insn->ctx), ranges, nranges, snp.cbit_pos, &gpa,
+			      why, why_len))
+		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
+				  GHCB_TERM_SLUICE_FW_GHCB, 0);
+	/* From here every port, MMIO and MSR access and every CPUID of this
+	 * CPU goes through the firmware's GHCB (mapped shared by the firmware's
+	 * page tables, which stay loaded until mmu_init()). */
+	snp.cpu_slot = NULL;
+	snp_ghcb_adopt(&snp, (struct ghcb *)(uintptr_t)gpa, gpa);
+	fw_ghcb_gpa = gpa;
 	pvio_snp_init(&pv, &snp, cpuid);
 	pvio_select(&pv.ops);
-	snprintf(backend_name, sizeof(backend_name), "SNP (%s)", name);
+	console_up = true;
+	/* Our own GHCB pages, the RMP half (rescind, PSC through the MSR
+	 * protocol): from here until cc_snp_after_mmu() nothing touches them. */
+	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++) {
+		rc = snp_ghcb_prepare(&snp, ghcb_gpa_of(cpu));
+		if (rc) {
+			snprintf(why, why_len,
+				 "snp: GHCB page %u (0x%llx) could not be made shared (%d, PSC "
+				 "error 0x%llx)",
+				 cpu, (unsigned long long)ghcb_gpa_of(cpu), rc,
+				 (unsigned long long)snp.last_psc_error);
+			return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
+					  GHCB_TERM_SLUICE_GHCB_SETUP, rc);
+		}
+		ghcbs_prepared++;
+	}
+	return 0;
+}
+
+bool cc_snp_console_up(void)
+{
+	return console_up;
+}
+
+int cc_snp_after_mmu(char *why, size_t why_len)
+{
+	int rc = 0;
+
+	/* No output until the end: the firmware's GHCB is mapped private by
+	 * our tables until the first step below, ours is not mapped shared yet. */
+	console_up = false;
+	rc = kernel_set_pte(NULL, fw_ghcb_gpa, SNP_PAGE_4K, false);
+	if (!rc)
+		kernel_flush_tlb(NULL, fw_ghcb_gpa, SNP_PAGE_4K);
+	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
+		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
+	if (!rc) {
+		snp.cpu_slot = cpu_slot;
+		rc = ghcb_setup_this_cpu(smp_cpu_id() % SMP_MAX_CPUS);
+	}
+	if (rc) {
+		snprintf(why, why_len, "snp: the bootstrap CPU's GHCB could not be set up (%d)",
+			 rc);
+		return rc;
+	}
+	console_up = true;
+	return 0;
+}
+
+void cc_snp_finish(void)
+{
+	snprintf(backend_name, sizeof(backend_name), "SNP (%s)", platform);
 	backend.name = backend_name;
 	mmu_set_cc_backend(&backend);
 	trap_set_vc_reporter(vc_report);
 	vmsa_pages_assign();
 	smp_set_ap_ops(&ap_ops);
 	active = true;
-	return 0;
+	printf("cc: %s boot: VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
+	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
+	       "kernel entry to mmu_init; %u GHCB pages of ours made shared before it (MSR "
+	       "protocol), mapped shared and the bootstrap CPU's registered right after it\n",
+	       platform, cpuid_page ? cpuid_page->count : 0, fw_ghcb_gpa, ghcbs_prepared);
 }
 
 bool cc_snp_active(void)

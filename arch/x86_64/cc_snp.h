@@ -4,12 +4,16 @@
  * ghcb.c, pvio_snp.c) wired into the kernel, the same way in a real SNP guest
  * and in the simulated one (cc_sim_snp.c), as cc_tdx.h does for a TD.
  *
- * Once started, the guest owns four things of the kernel:
+ * It starts in three steps (cc_snp_early() at kernel entry, cc_snp_after_mmu()
+ * right after mmu_init(), cc_snp_finish() in cc_setup()); then the guest owns
+ * these things of the kernel:
  *  - one GHCB page per CPU (a static, page-aligned array), made shared
- *    (PVALIDATE rescind, Page State Change through the MSR protocol, C-bit
- *    cleared in our page tables) and registered (GHCB MSR protocol 0x012) by
- *    the CPU that uses it: the bootstrap CPU in cc_snp_start(), every AP in the
- *    start-up hook smp.c calls before its first paravirtual I/O;
+ *    (PVALIDATE rescind and Page State Change through the MSR protocol at
+ *    kernel entry, C-bit cleared in our page tables right after mmu_init())
+ *    and registered (GHCB MSR protocol 0x012) by the CPU that uses it: the
+ *    bootstrap CPU in cc_snp_after_mmu(), every AP in the start-up hook smp.c
+ *    calls before its first paravirtual I/O; until then the bootstrap CPU
+ *    uses the GHCB the firmware registered;
  *  - paravirtual I/O: the SNP backend (pvio_snp.c) on the calling CPU's GHCB:
  *    port I/O, MMIO, MSRs and HLT are NAE events, CPUID comes from the SNP
  *    CPUID page;
@@ -36,6 +40,7 @@
 #include "arch/x86_64/pvio_snp.h"
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/tee_insn.h"
+#include "boot/boot_info.h"
 
 /**
  * struct cc_snp_observer - told about each page-table step of a conversion,
@@ -51,28 +56,69 @@ struct cc_snp_observer {
 };
 
 /**
- * cc_snp_start() - become an SNP guest through @insn, on the bootstrap CPU,
- *	after mmu_init() (the GHCB's C-bit is cleared in our page tables).
+ * cc_snp_early() - become an SNP guest through @insn, on the bootstrap CPU, at
+ *	kernel entry: before any port I/O, MSR access or CPUID (each would raise
+ *	a #VC, and this kernel's IDT replaces the firmware's #VC handler next).
  * @insn: the hardware (&tee_insn_native) or the simulated guest's model.
  * @observer: NULL in a real guest.
  * @name: the platform, for reports and the benchmark JSON ("snp", "sim-snp").
  * @sev_status: SEV_STATUS as read before ExitBootServices (or the model's).
- * @cpuid: the SNP CPUID page (kept by pointer): leaf 0x8000001F gives the
- *	C-bit, and every later CPUID is answered from it.
+ * @cpuid: the SNP CPUID page, checked (snp_cc_blob_check()) and kept by
+ *	pointer: leaf 0x8000001F gives the C-bit, every later CPUID is answered
+ *	from it.
+ * @ranges: the memory map, for the check of the firmware's GHCB.
+ * @nranges: its entries.
+ * @term_set: on failure, the GHCB_TERM_SET_* of the termination request.
+ * @term_code: on failure, its reason code.
  * @why: on failure, the reason.
  * @why_len: its size.
  *
- * snp_init() (refuses unknown SEV_STATUS features and a bad C-bit), this CPU's
- * GHCB (shared, registered), the SNP paravirtual I/O backend, conversions
- * through the protocol, the #VC guard, AP creation. Before smp_init().
- * Return: 0, or a negative SNP_ERR_* code with @why set (nothing routed).
+ * In order: snp_init() (refuses unknown SEV_STATUS features and a bad C-bit);
+ * snp_check_vmpl0(); the GHCB MSR read and checked (snp_fw_ghcb_check()); the
+ * firmware's GHCB adopted for this CPU and the SNP paravirtual I/O backend
+ * selected (the console works from here); every per-CPU GHCB page of ours
+ * rescinded and made shared in the RMP through the MSR protocol, still mapped
+ * private by the firmware's tables and never touched until
+ * cc_snp_after_mmu().
+ * Return: 0, or a negative SNP_ERR_* code with @term_set, @term_code and @why
+ *	set (the caller terminates the guest).
  */
-int cc_snp_start(const struct tee_insn_ops *insn, const struct cc_snp_observer *observer,
+int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_snp_observer *observer,
 		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
-		 char *why, size_t why_len);
+		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
+		 unsigned int *term_code, char *why, size_t why_len);
 
 /**
- * cc_snp_active() - whether cc_snp_start() succeeded.
+ * cc_snp_console_up() - whether output through the SNP backend works now:
+ *	after cc_snp_early() adopted the firmware's GHCB and outside the window
+ *	cc_snp_after_mmu() closes.
+ */
+bool cc_snp_console_up(void);
+
+/**
+ * cc_snp_after_mmu() - right after mmu_init() switched to this kernel's page
+ *	tables, before anything prints: clear the C-bit of the firmware's GHCB
+ *	page and of every GHCB page of ours in the new tables (TLB flushed),
+ *	then register the bootstrap CPU's own GHCB (MSR protocol) and use
+ *	per-CPU GHCBs from then on. Between mmu_init()'s CR3 write and the end of
+ *	this call no GHCB-protocol exit may happen: the firmware's page is mapped
+ *	with the C-bit until the first step, ours is not registered until the
+ *	last; only MSR-protocol exits (which need no GHCB) run here.
+ * @why: on failure, the reason.
+ * @why_len: its size.
+ * Return: 0, or a negative code (terminate with GHCB_TERM_SLUICE_GHCB_SETUP).
+ */
+int cc_snp_after_mmu(char *why, size_t why_len);
+
+/**
+ * cc_snp_finish() - the rest, in cc_setup(): conversions through the protocol
+ *	(mmu_set_cc_backend()), the #VC guard, AP creation; prints what the boot
+ *	did. Before smp_init().
+ */
+void cc_snp_finish(void);
+
+/**
+ * cc_snp_active() - whether cc_snp_finish() ran.
  */
 bool cc_snp_active(void);
 

@@ -161,11 +161,34 @@ static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 }
 
 
+/*
+ * MSRs an SEV-ES/SNP guest reads and writes itself: they never raise #VC, and
+ * asking the hypervisor would be wrong (it cannot see or change the state the
+ * hardware keeps in the encrypted VMSA). The segment bases are in SVM's
+ * never-intercepted set; EFER's reads are not intercepted for an SEV-ES guest
+ * and its writes are a trap (an automatic exit, not a #VC): Linux KVM
+ * sev_es_init_vmcb() clears the EFER intercept, Linux guests use plain
+ * RDMSR/WRMSR for them. The TD backend keeps the same four native.
+ */
+#define MSR_EFER 0xC0000080u
+#define MSR_FS_BASE 0xC0000100u
+#define MSR_GS_BASE 0xC0000101u
+#define MSR_KERNEL_GS_BASE 0xC0000102u
+
+static bool msr_is_guest_state(uint32_t msr)
+{
+	return msr == MSR_EFER || msr == MSR_FS_BASE || msr == MSR_GS_BASE ||
+	       msr == MSR_KERNEL_GS_BASE;
+}
+
 static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 {
 	uint64_t gpa, v = 0;
-	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	struct ghcb *g;
 
+	if (msr_is_guest_state(msr))
+		return pvio_native.rdmsr(pvio_native.ctx, msr);
+	g = snp_ghcb(ps(ctx), &gpa);
 	if (!g)
 		return 0;
 	GHCB_SET(g, rcx, msr);
@@ -182,8 +205,13 @@ static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 {
 	uint64_t gpa;
-	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	struct ghcb *g;
 
+	if (msr_is_guest_state(msr)) {
+		pvio_native.wrmsr(pvio_native.ctx, msr, v);
+		return;
+	}
+	g = snp_ghcb(ps(ctx), &gpa);
 	if (!g)
 		return;
 	GHCB_SET(g, rcx, msr);

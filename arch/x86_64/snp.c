@@ -416,6 +416,71 @@ int snp_to_private(struct snp *s, uint64_t gpa, uint64_t len)
 	return snp_failed(s, len, true);
 }
 
+/*
+ * The GHCB page's conversion, in the steps a guest's boot takes apart (see
+ * snp.h): the RMP half first (rescind, PSC to shared through the MSR protocol,
+ * which needs no GHCB), the mapping later, then the registration. Between the
+ * first and the second nothing may touch the page (rule R3 of the model).
+ */
+int snp_ghcb_prepare(struct snp *s, uint64_t gpa)
+{
+	uint64_t upto = gpa;
+
+	if (!snp_range_ok(s, gpa, SNP_PAGE_4K))
+		return SNP_ERR_INVAL;
+	snp_flush_cache(s, gpa, SNP_PAGE_4K);
+	if (snp_pvalidate(s, gpa, SNP_PAGE_4K, false, true, &upto)) {
+		if (upto > gpa && snp_pvalidate(s, gpa, upto - gpa, true, false, NULL))
+			return snp_failed(s, SNP_PAGE_4K, false);
+		return snp_failed(s, SNP_PAGE_4K, true);
+	}
+	if (!snp_psc_msr(s, gpa, SNP_PSC_OP_SHARED))
+		return 0;
+	/* Still mapped with the C-bit: back to private, validated. */
+	if (snp_psc_msr(s, gpa, SNP_PSC_OP_PRIVATE) ||
+	    snp_pvalidate(s, gpa, SNP_PAGE_4K, true, false, NULL))
+		return snp_failed(s, SNP_PAGE_4K, false);
+	return snp_failed(s, SNP_PAGE_4K, true);
+}
+
+int snp_ghcb_map(struct snp *s, uint64_t gpa)
+{
+	if (!snp_range_ok(s, gpa, SNP_PAGE_4K))
+		return SNP_ERR_INVAL;
+	if (snp_set_ptes(s, gpa, SNP_PAGE_4K, false))
+		return SNP_ERR_IO;
+	s->stats.to_shared++;
+	return 0;
+}
+
+int snp_ghcb_register(struct snp *s, struct ghcb *g, uint64_t gpa)
+{
+	struct snp_ghcb_slot *sl = snp_ghcb_slot(s);
+
+	if (gpa & (SNP_PAGE_4K - 1))
+		return SNP_ERR_INVAL;
+	/* Shared and mapped without the C-bit: now it may be touched. */
+	memset(g, 0, sizeof(*g));
+	if (ghcb_register(s->insn, gpa))
+		return SNP_ERR_IO;
+	sl->gpa = gpa;
+	sl->ghcb = g;
+	sl->depth = 0;
+	return 0;
+}
+
+int snp_ghcb_adopt(struct snp *s, struct ghcb *g, uint64_t gpa)
+{
+	struct snp_ghcb_slot *sl = snp_ghcb_slot(s);
+
+	if (gpa & (SNP_PAGE_4K - 1))
+		return SNP_ERR_INVAL;
+	sl->gpa = gpa;
+	sl->ghcb = g;
+	sl->depth = 0;
+	return 0;
+}
+
 int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa)
 {
 	struct snp_ghcb_slot *sl;
@@ -430,15 +495,28 @@ int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa)
 	rc = snp_to_shared(s, gpa, SNP_PAGE_4K);
 	if (rc)
 		return rc;
-	/* Shared and mapped without the C-bit: now it may be touched. */
-	memset(g, 0, sizeof(*g));
-	if (ghcb_register(s->insn, gpa)) {
+	if (snp_ghcb_register(s, g, gpa)) {
+		sl->ghcb = NULL;
 		rc = snp_to_private(s, gpa, SNP_PAGE_4K);
 		return rc == SNP_ERR_LEAKED ? rc : SNP_ERR_IO;
 	}
-	sl->gpa = gpa;
-	sl->ghcb = g;
 	return 0;
+}
+
+int snp_check_vmpl0(struct snp *s, uint64_t gpa)
+{
+	uint32_t rc;
+
+	if ((gpa & (SNP_PAGE_4K - 1)) || !s->insn->rmpadjust)
+		return SNP_ERR_INVAL;
+	/* VMPL1, no permissions, not a VMSA: allowed only from VMPL0. A page
+	 * the firmware validated as part of a 2 MiB RMP entry answers a size
+	 * mismatch to a 4 KiB RMPADJUST: then the whole 2 MiB page, which is as
+	 * much ours (VMPL1 runs nothing here, its permissions do not matter). */
+	rc = s->insn->rmpadjust(s->insn->ctx, gpa, false, 1);
+	if (rc == PVALIDATE_FAIL_SIZEMISMATCH)
+		rc = s->insn->rmpadjust(s->insn->ctx, gpa & ~(SNP_PAGE_2M - 1), true, 1);
+	return rc ? SNP_ERR_REFUSED : 0;
 }
 
 int snp_vmsa_mark(struct snp *s, uint64_t gpa, bool vmsa)

@@ -247,6 +247,64 @@ void snp_ghcb_put(struct snp *s);
 int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa);
 
 /**
+ * snp_ghcb_prepare() - the RMP half of making the page at @gpa a GHCB, as a
+ *	guest does before its own page tables exist: flush its cache lines,
+ *	PVALIDATE-rescind it (CF = 1: an error), Page State Change to shared
+ *	through the MSR protocol (no GHCB needed). The mapping still carries the
+ *	C-bit: nothing may touch the page until snp_ghcb_map(). On failure the
+ *	page is brought back to private and validated (or leaked, counted).
+ * @s: the guest.
+ * @gpa: the page, 4 KiB aligned.
+ * Return: 0; SNP_ERR_INVAL; SNP_ERR_IO (rolled back); SNP_ERR_LEAKED.
+ */
+int snp_ghcb_prepare(struct snp *s, uint64_t gpa);
+
+/**
+ * snp_ghcb_map() - the page-table half: clear the C-bit of the page's
+ *	mappings and flush the TLBs (@s->pt). Counts a conversion to shared.
+ * @s: the guest.
+ * @gpa: a page snp_ghcb_prepare() made shared.
+ * Return: 0, SNP_ERR_INVAL or SNP_ERR_IO (the page-table side failed).
+ */
+int snp_ghcb_map(struct snp *s, uint64_t gpa);
+
+/**
+ * snp_ghcb_register() - clear the shared page @g at @gpa, register it (GHCB
+ *	MSR protocol 0x012) and put it in this CPU's slot. Interrupts off.
+ * @s: the guest.
+ * @g: the page, mapped shared at @gpa (identity).
+ * @gpa: its GPA.
+ * Return: 0, SNP_ERR_INVAL, or SNP_ERR_IO (the hypervisor answered another
+ *	GFN: the slot is unchanged).
+ */
+int snp_ghcb_register(struct snp *s, struct ghcb *g, uint64_t gpa);
+
+/**
+ * snp_ghcb_adopt() - use the GHCB the firmware registered for this CPU (the
+ *	GHCB MSR holds @gpa; the firmware's page tables map it shared): put it
+ *	in this CPU's slot without converting or registering anything.
+ * @s: the guest.
+ * @g: the page as mapped now.
+ * @gpa: its GPA.
+ * Return: 0 or SNP_ERR_INVAL.
+ */
+int snp_ghcb_adopt(struct snp *s, struct ghcb *g, uint64_t gpa);
+
+/**
+ * snp_check_vmpl0() - refuse to run below VMPL0, as Linux enforce_vmpl0()
+ *	(arch/x86/boot/compressed/sev.c): RMPADJUST of a private, validated page
+ *	of ours with target VMPL1 and no permissions changes the permissions of
+ *	a less privileged VMPL, which only VMPL0 may do; below VMPL0 it fails
+ *	(APM vol. 3 RMPADJUST: the target VMPL must be numerically above the
+ *	current one). Nothing else runs at VMPL1 in this guest, so clearing its
+ *	permissions costs nothing.
+ * @s: the guest.
+ * @gpa: a private, validated page of ours, 4 KiB aligned.
+ * Return: 0 (VMPL0), SNP_ERR_REFUSED (below VMPL0), SNP_ERR_INVAL.
+ */
+int snp_check_vmpl0(struct snp *s, uint64_t gpa);
+
+/**
  * snp_psc_msr() - one Page State Change of one 4 KiB page through the MSR
  *	protocol (0x014/0x015): no GHCB needed. The caller owns the order
  *	(rescind before, validate after).

@@ -474,6 +474,9 @@ static uint32_t model_rmpadjust(void *ctx, uint64_t va, bool size_2m, uint64_t a
 	m->n_rmpadjust++;
 	if (size_2m || (va & (PAGE - 1)) || i < 0 || (attrs & 0xff) == 0 || (attrs & 0xff) > 3)
 		return PVALIDATE_FAIL_INPUT;
+	/* R8: only a less privileged (numerically higher) VMPL's attributes. */
+	if ((attrs & 0xff) <= m->vmpl)
+		return RMPADJUST_FAIL_PERMISSION;
 	if ((m->page[i] & want) != want) {
 		broken(m, "R7: RMPADJUST of a page that is not private and validated", va);
 		return PVALIDATE_FAIL_INPUT;
@@ -483,6 +486,16 @@ static uint32_t model_rmpadjust(void *ctx, uint64_t va, bool size_2m, uint64_t a
 	else
 		m->page[i] &= (uint8_t)~SNP_PG_VMSA;
 	return PVALIDATE_OK;
+}
+
+void snp_model_firmware_ghcb(struct snp_model *m, unsigned int cpu, uint64_t gpa)
+{
+	int64_t i = page_index(m, gpa);
+
+	if (i >= 0)
+		m->page[i] &= (uint8_t)~(SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
+	m->ghcb_msr[cpu % SNP_MODEL_MAX_CPUS] = gpa;
+	m->ghcb_gpa[cpu % SNP_MODEL_MAX_CPUS] = gpa;
 }
 
 void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)

@@ -137,6 +137,7 @@ struct snp_model_faults {
  * @last_exit_code, @last_info1, @last_info2, @last_rax, @last_rcx, @last_rdx:
  *	the last non-PSC GHCB exit as the hypervisor saw it.
  * @last_mmio: the bytes of the last MMIO write.
+ * @vmpl: the VMPL the guest runs at (0 unless a test or snp_fault=vmpl1 says).
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -165,6 +166,7 @@ struct snp_model {
 	uint64_t last_exit_code, last_info1, last_info2, last_rax, last_rcx, last_rdx;
 	uint64_t last_mmio;
 	uint64_t io_value, mmio_value, msr_value;
+	unsigned int vmpl;
 };
 
 /**
@@ -177,6 +179,17 @@ struct snp_model {
  * @page: @npages bytes.
  */
 void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t *page);
+
+/**
+ * snp_model_firmware_ghcb() - what the firmware did before the guest's OS
+ *	ran: made the page at @gpa shared (PVALIDATE rescind, PSC, mapped
+ *	without the C-bit) and registered it as @cpu's GHCB, the GHCB MSR left
+ *	holding its GPA (EDK2 OvmfPkg/PlatformPei/AmdSev.c).
+ * @m: the model.
+ * @cpu: the vCPU.
+ * @gpa: the page, inside the window.
+ */
+void snp_model_firmware_ghcb(struct snp_model *m, unsigned int cpu, uint64_t gpa);
 
 /**
  * snp_model_insn() - the ops that route VMGEXIT, PVALIDATE, RMPADJUST and the

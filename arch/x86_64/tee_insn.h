@@ -32,6 +32,8 @@ struct tdcall_regs {
 #define PVALIDATE_OK 0
 #define PVALIDATE_FAIL_INPUT 1
 #define PVALIDATE_FAIL_SIZEMISMATCH 6
+/* RMPADJUST: the target VMPL is not less privileged than the current one. */
+#define RMPADJUST_FAIL_PERMISSION 2
 
 /**
  * struct tee_insn_ops - how the TEE instructions are executed.

@@ -30,7 +30,8 @@ for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; d
 		"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
 done
 expect "$BOOT_LOG" \
-	"^cc: sim-snp at boot: ${params}1 GHCB registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, 0 nested\), APs created 0 .*PSC 1 requests \(1 MSR, 0 batches" \
+	'^cc: sim-snp boot: VMPL0 \(RMPADJUST for VMPL1 allowed\); CPUID page from the CC blob \([1-9][0-9]* leaves\); the firmware.s GHCB 0x[0-9a-f]+ carried this CPU.s I/O from kernel entry to mmu_init; 16 GHCB pages of ours made shared before it \(MSR protocol\), mapped shared and the bootstrap CPU.s registered right after it$' \
+	"^cc: sim-snp at boot: ${params}1 GHCB registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, 0 nested\), APs created 0 .*PSC 16 requests \(16 MSR, 0 batches.*, rescinded 16 .*conversions 16 to shared, .*rule violations 0$" \
 	'^mmu: shared attribute = software bit 9; a conversion = the SNP \(sim-snp\) protocol' \
 	'^smp: application processors start through SNP AP creation \(a VMSA per AP\), not INIT-SIPI \(the simulated hypervisor releases APs it parked\)$' \
 	'^smp: cpu 1 \(APIC 1\) online in [0-9.]+ ms$' '^smp: 2 CPUs online$' \
@@ -63,6 +64,20 @@ expect "$BOOT_LOG" '^dma: warning: sluice_dma_arena: set_shared failed on chunk 
 	'^sluice: (block|network) task failed'
 reject "$BOOT_LOG" 'VIOLATION'
 echo "sim-snp: faults absorbed, the lying host caught, PSC failures reported; no rule broken"
+
+# What the guest refuses at kernel entry, before any I/O, with a termination
+# request of the GHCB MSR protocol (set 1 = Sluice, arch/x86_64/snp_boot.h): a
+# guest below VMPL0 (code 8), no CC blob in the EFI configuration table (code 6), a
+# CPUID page whose count overflows it (code 7). The simulated hypervisor ends the
+# guest (exit 4); nothing of the kernel's boot report was printed.
+for f in vmpl1:8:'below VMPL0' no_cc_blob:6:'no CC blob' bad_cc_blob:7:'CPUID page count 65'; do
+	IFS=: read -r fault code why <<<"$f"
+	boot_kernel "sim_snp_$fault" 4 --args "cc=sim-snp snp_fault=$fault"
+	expect "$BOOT_LOG" "^sim-snp: the guest's reason \(a real guest cannot print it here\): snp: .*$why" \
+		"^sim-snp: the guest asked to be terminated \(reason set 1, code $code\)$"
+	reject "$BOOT_LOG" '^Sluice ' 'VIOLATION'
+done
+echo "sim-snp: below VMPL0, no CC blob and a bad CPUID page refused at kernel entry"
 
 # The #VC guard: vector 29 on its own stack, the exit code from the error code and
 # the RIP reported through pvio, then the exception report and the end (exit 3).

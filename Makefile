@@ -74,7 +74,7 @@ include $(sort $(wildcard tests/*.mk))
 KERNEL_SRCS += $(DMA_SRCS)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 
-.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke clean help
+.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke e2e-cc clean help
 all: image
 
 help:
@@ -257,6 +257,13 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
+
+# The same QEMU tests with every boot on a simulated confidential platform (a
+# test that names its own cc= keeps it): make e2e-cc [CC_PLATFORM=sim-tdx|sim-snp].
+# Not part of `make test` (it doubles the QEMU time per platform).
+CC_PLATFORM ?= sim-tdx
+e2e-cc: image
+	@SLUICE_CC=$(CC_PLATFORM) scripts/run-tests.sh e2e $(E2E_TESTS)
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib \

@@ -22,6 +22,10 @@
 # (VERSION_1 and ACCESS_PLATFORM included), with iommu_platform=on and no legacy
 # interface, like the default virtio-blk-pci.
 #
+# SLUICE_CC=PLATFORM (environment): the kernel option cc=PLATFORM for every boot
+# whose --args does not name one (`make e2e-cc` runs the e2e suite so, e.g. on the
+# simulated TD).
+#
 # Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
 # QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
 # (arch/x86_64/qemu_exit.h). 124: killed at the timeout. 125: QEMU ended without the
@@ -104,7 +108,9 @@ mkdir -p "$esp/EFI/BOOT"
 cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
 # accel= goes first, so that an accel= in --args (a test's) wins; the kernel names
 # it in its report and in every benchmark JSON line (TCG and KVM figures never mix).
-printf '%s\n' "accel=$accel_name${args:+ $args}" >"$esp/sluice.cfg"
+# SLUICE_CC goes first for the same reason: a test that names its platform keeps it.
+cc_default=${SLUICE_CC:+cc=$SLUICE_CC }
+printf '%s\n' "accel=$accel_name ${cc_default}${args}" >"$esp/sluice.cfg"
 vars="$build/OVMF_VARS_4M.fd"
 [ -f "$vars" ] || cp "$vars_template" "$vars"
 if [ -z "$vhost_user_blk" ] && [ ! -f "$disk" ]; then

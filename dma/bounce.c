@@ -27,11 +27,11 @@ static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned in
 {
 	char tmp[24];
 	int n = 0;
+	uint64_t u64 = v;
 
 	do {
-		tmp[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
+		tmp[n++] = "0123456789abcdef"[dma_divmod_small(&u64, base)];
+	} while (u64);
 	if (neg)
 		dma_fmt_putc(b, '-');
 	while (n)
@@ -172,7 +172,7 @@ static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, uns
 		uint64_t w = (map[start >> 6] ^ invert) >> (start & 63);
 
 		if (w) {
-			start += (unsigned long)__builtin_ctzll(w);
+			start += dma_ctz64(w);
 			return start < end ? start : end;
 		}
 		start = (start | 63) + 1;

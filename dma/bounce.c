@@ -54,7 +54,9 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list 
 		}
 		fmt++;
 		while (*fmt == 'l' || *fmt == 'z') {
-			longs += *fmt == 'z' ? 2 : 1;
+			/* %z: size_t is an int on ILP32 targets (i386), a long on LP64. */
+			longs += *fmt != 'z' ? 1 : sizeof(size_t) == sizeof(int) ? 0
+				: sizeof(size_t) == sizeof(long) ? 1 : 2;
 			fmt++;
 		}
 		switch (*fmt) {

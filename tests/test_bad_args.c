@@ -610,9 +610,20 @@ static long map_over_layer_max(struct bx *b)
 	return rc;
 }
 
+/*
+ * Lengths above 4 GiB - 1 do not exist where size_t has 32 bits (i386, built by
+ * tests/portable.mk): (size_t)UINT32_MAX + 1 would be 0 there.
+ */
+#define SKIP_IF_32BIT_SIZE()              \
+	do {                              \
+		if (SIZE_MAX <= UINT32_MAX) \
+			skip();           \
+	} while (0)
+
 /* Longer than a slot record can hold: refused before the buffer is touched. */
 static long map_over_u32(struct bx *b)
 {
+	SKIP_IF_32BIT_SIZE();
 	return map_call(&b->f->dl, &deftag, b->buf, (size_t)UINT32_MAX + 1, SLUICE_DMA_TO_DEVICE);
 }
 
@@ -897,6 +908,7 @@ static long coh_over_max_mapping(struct bx *b)
 }
 static long coh_over_u32(struct bx *b)
 {
+	SKIP_IF_32BIT_SIZE();
 	return coh_call(&b->f->dl, &deftag, (size_t)UINT32_MAX + 1);
 }
 
@@ -1035,6 +1047,7 @@ static long req_null_off(struct bx *b) { (void)b; return req_call(&deftag, 10, f
 static long req_zero_len(struct bx *b) { (void)b; return req_call(&deftag, 0, false, false); }
 static long req_over_u32(struct bx *b)
 {
+	SKIP_IF_32BIT_SIZE();
 	(void)b;
 	return req_call(&deftag, (size_t)UINT32_MAX + 1, false, false);
 }
@@ -1823,8 +1836,8 @@ static void expect_trap(const struct row *r, struct bx *b)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* CMocka catches SIGILL to report a crash; the child must really die. */
-		signal(SIGILL, SIG_DFL);
+		/* CMocka catches SIGILL (x86's trap) to report a crash; the child must really die. */
+		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
 		dup2(fds[1], 2);
 		close(fds[0]);
 		r->run(b);
@@ -1837,7 +1850,7 @@ static void expect_trap(const struct row *r, struct bx *b)
 	out[total] = '\0';
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGILL)
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != MOCK_TRAP_SIGNAL)
 		fail_msg("%s: no trap (status 0x%x), output: %s", r->name, status, out);
 	if (r->text && !strstr(out, r->text))
 		fail_msg("%s: the message lacks \"%s\": %s", r->name, r->text, out);

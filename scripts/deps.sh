@@ -43,6 +43,7 @@ test|portable) need+=("clang:/usr/bin/clang"
 	"lib32gcc-12-dev:/usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a"
 	"libcmocka-dev:i386:/usr/lib/i386-linux-gnu/libcmocka.so"
 	"gcc-aarch64-linux-gnu:/usr/bin/aarch64-linux-gnu-gcc"
+	"libc6-dev-arm64-cross:/usr/aarch64-linux-gnu/include/stdio.h"
 	"libcmocka-dev:arm64:/usr/lib/aarch64-linux-gnu/libcmocka.so"
 	"qemu-user:/usr/bin/qemu-aarch64") ;;
 esac

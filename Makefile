@@ -9,6 +9,10 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
 #   make check-lib                      its symbol, header and install/pkg-config checks
+#   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
+#                                       and clang, -mgeneral-regs-only; host tests on
+#                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
+#   make portable-size                  text+data of each of those builds
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
@@ -78,7 +82,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,19p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -248,10 +252,11 @@ VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 -r 1 -s 4096 -t 2 \
 	-P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
 
-test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
+test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib \
+		$(PORTABLE_TARGETS)
 	@mkdir -p $(BUILD)/test
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		$(LIB_CHECKS) "$(VALGRIND_BENCH)" \
+		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 		tests/cc_insn/test_audit.sh $(E2E_TESTS)
 
@@ -266,7 +271,7 @@ e2e-cc: image
 	@SLUICE_CC=$(CC_PLATFORM) scripts/run-tests.sh e2e $(E2E_TESTS)
 
 clean:
-	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib \
+	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
 		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz
 distclean:
 	rm -rf $(BUILD)

@@ -47,6 +47,8 @@
 #include <sluice/arena.h>
 #include <sluice/dma.h>
 
+#include "dma/arith.h"
+
 #include <stdalign.h>
 
 #define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
@@ -191,8 +193,7 @@ static void fmt_u64(struct fmt *f, uint64_t v)
 	int i = 0;
 
 	do {
-		tmp[i++] = (char)('0' + v % 10);
-		v /= 10;
+		tmp[i++] = (char)('0' + dma_divmod_small(&v, 10));
 	} while (v);
 	while (i > 0 && f->n + 1 < sizeof(f->buf))
 		f->buf[f->n++] = tmp[--i];
@@ -932,7 +933,7 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 * reads this CPU's free count without its lock; a stale value only
 	 * moves the sample.
 	 */
-	if (!(__atomic_load_n(&cpu->ctr.frees, __ATOMIC_RELAXED) & (ARENA_SCRUB_SAMPLE - 1))) {
+	if (!(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1))) {
 		t0 = arena_cycles(arena);
 		__builtin_memset(ptr, 0, size);
 		t1 = t0 + (arena_cycles(arena) - t0) * ARENA_SCRUB_SAMPLE;

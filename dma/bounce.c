@@ -27,11 +27,11 @@ static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned in
 {
 	char tmp[24];
 	int n = 0;
+	uint64_t u64 = v;
 
 	do {
-		tmp[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
+		tmp[n++] = "0123456789abcdef"[dma_divmod_small(&u64, base)];
+	} while (u64);
 	if (neg)
 		dma_fmt_putc(b, '-');
 	while (n)
@@ -54,7 +54,9 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list 
 		}
 		fmt++;
 		while (*fmt == 'l' || *fmt == 'z') {
-			longs += *fmt == 'z' ? 2 : 1;
+			/* %z: size_t is an int on ILP32 targets (i386), a long on LP64. */
+			longs += *fmt != 'z' ? 1 : sizeof(size_t) == sizeof(int) ? 0
+				: sizeof(size_t) == sizeof(long) ? 1 : 2;
 			fmt++;
 		}
 		switch (*fmt) {
@@ -188,7 +190,7 @@ static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, uns
 		uint64_t w = (map[start >> 6] ^ invert) >> (start & 63);
 
 		if (w) {
-			start += (unsigned long)__builtin_ctzll(w);
+			start += dma_ctz64(w);
 			return start < end ? start : end;
 		}
 		start = (start | 63) + 1;

@@ -32,6 +32,8 @@
 
 #include <sluice/dma.h>
 
+#include "dma/arith.h"
+
 #define DMA_CACHELINE 64
 
 /* Declares a symbol shared between the library's files but not part of its API. */

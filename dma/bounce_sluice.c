@@ -194,7 +194,7 @@ static unsigned int dma_sluice_area_take(struct sluice_dma_bounce_pool *p,
 		pairs = w & (w >> 1) & DMA_SLUICE_EVEN;
 		if (k == 1) {
 			while (pairs && got < want) {
-				unsigned int b = (unsigned int)__builtin_ctzll(pairs);
+				unsigned int b = dma_ctz64(pairs);
 
 				pairs &= pairs - 1;
 				w &= ~(3ull << b);
@@ -205,7 +205,7 @@ static unsigned int dma_sluice_area_take(struct sluice_dma_bounce_pool *p,
 			lonely = w & ~(pairs | (pairs << 1));
 			while (w && got < want) {
 				uint64_t pick = lonely ? lonely : w;
-				unsigned int b = (unsigned int)__builtin_ctzll(pick);
+				unsigned int b = dma_ctz64(pick);
 
 				w &= ~(1ull << b);
 				lonely &= ~(1ull << b);

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# deps.sh [build|test|bench|fuzz] - make sure the Debian packages Sluice needs are
-# installed. As root it installs what is missing with apt-get; otherwise it prints
-# the exact command to run and fails.
+# deps.sh [build|test|bench|fuzz|portable] - make sure the Debian packages Sluice
+# needs are installed. As root it installs what is missing with apt-get; otherwise
+# it prints the exact command to run and fails. A package of another architecture
+# (name:arch, e.g. libcmocka-dev:arm64) first enables that architecture in dpkg.
 set -euo pipefail
 
 what=${1:-build}
 
-# package:file-that-proves-it-is-installed
+# package:file-that-proves-it-is-installed (the package may be name:arch; the
+# file is what follows the last colon)
 need=(
 	"gnu-efi:/usr/lib/libgnuefi.a"
 	"ovmf:/usr/share/OVMF/OVMF_CODE_4M.fd"
@@ -31,14 +33,30 @@ test) need+=("valgrind:/usr/bin/valgrind"
 	"pkgconf:/usr/bin/pkg-config") ;;
 bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac
+# The portable builds of the DMA library (tests/portable.mk): clang and gcc for
+# x86_64 and i386, Debian's aarch64 cross gcc, and the host tests for i386 (native)
+# and aarch64 (qemu-user) against Debian's own CMocka of those architectures.
+# gcc-multilib conflicts with the cross gcc, so i386 takes its parts instead.
+case "$what" in
+test|portable) need+=("clang:/usr/bin/clang"
+	"libc6-dev-i386:/usr/include/x86_64-linux-gnu/gnu/stubs-32.h"
+	"lib32gcc-12-dev:/usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a"
+	"libcmocka-dev:i386:/usr/lib/i386-linux-gnu/libcmocka.so"
+	"gcc-aarch64-linux-gnu:/usr/bin/aarch64-linux-gnu-gcc"
+	"libc6-dev-arm64-cross:/usr/aarch64-linux-gnu/include/stdio.h"
+	"libcmocka-dev:arm64:/usr/lib/aarch64-linux-gnu/libcmocka.so"
+	"qemu-user:/usr/bin/qemu-aarch64") ;;
+esac
 
 missing=()
 for entry in "${need[@]}"; do
-	pkg=${entry%%:*}
-	file=${entry#*:}
+	pkg=${entry%:*}
+	file=${entry##*:}
 	[ -e "$file" ] || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+# One package may be listed by two groups.
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++')
 
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -48,8 +66,28 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+: >/tmp/sluice-deps.log
+# Foreign architectures the missing packages need; a new one has no package
+# lists yet, so the lists are refreshed before the first try.
+refresh=0
+for pkg in "${missing[@]}"; do
+	case $pkg in
+	*:*)
+		arch=${pkg#*:}
+		if [ "$arch" != "$(dpkg --print-architecture)" ] &&
+			! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+			echo "deps: enabling architecture $arch"
+			dpkg --add-architecture "$arch"
+			refresh=1
+		fi
+		;;
+	esac
+done
+if [ $refresh -eq 1 ]; then
+	apt-get update >/tmp/sluice-deps.log 2>&1 || true
+fi
 # A fresh machine has no package lists yet; refresh them once, then install.
-if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/sluice-deps.log 2>&1; then
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/sluice-deps.log 2>&1; then
 	apt-get update >>/tmp/sluice-deps.log 2>&1 || true
 	if ! apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/sluice-deps.log 2>&1; then
 		echo "deps: '$cmd' failed; see /tmp/sluice-deps.log" >&2

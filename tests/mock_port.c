@@ -131,6 +131,17 @@ static void mock_lock_init(void *ctx, void *lock)
 	atomic_init((atomic_int *)lock, 0);
 }
 
+/* The spin-wait hint and the cycle counter of the architecture the tests run on
+ * (x86_64, i386, or aarch64 under qemu-user: tests/portable.mk). */
+static inline void mock_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 static void mock_lock(void *ctx, void *lock)
 {
 	atomic_int *word = lock;
@@ -141,7 +152,7 @@ static void mock_lock(void *ctx, void *lock)
 						      memory_order_relaxed)) {
 		expected = 0;
 		while (atomic_load_explicit(word, memory_order_relaxed))
-			__builtin_ia32_pause();
+			mock_cpu_relax();
 	}
 }
 
@@ -154,7 +165,14 @@ static void mock_unlock(void *ctx, void *lock)
 static uint64_t mock_cycles(void *ctx)
 {
 	(void)ctx;
+#if defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
 }
 
 static void mock_log(void *ctx, enum sluice_dma_log_level level, const char *msg)

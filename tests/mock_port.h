@@ -76,4 +76,14 @@ bool mock_port_is_shared(const struct mock_port *mp, const void *addr, size_t le
  */
 size_t mock_port_shared_bytes(const struct mock_port *mp);
 
+/*
+ * The signal the library's trap (__builtin_trap()) raises: SIGILL from ud2 on
+ * x86, SIGTRAP from brk on aarch64 (tests/portable.mk runs the tests there).
+ */
+#if defined(__aarch64__)
+#define MOCK_TRAP_SIGNAL SIGTRAP
+#else
+#define MOCK_TRAP_SIGNAL SIGILL
+#endif
+
 #endif /* SLUICE_TESTS_MOCK_PORT_H */

@@ -702,8 +702,8 @@ static void expect_trap(struct fx *fx, void (*fn)(struct fx *, void *), void *ad
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* CMocka catches SIGILL to report a failure; the child must die of it. */
-		signal(SIGILL, SIG_DFL);
+		/* CMocka catches SIGILL (x86's trap) to report a failure; the child must die of it. */
+		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
 		dup2(fds[1], 2);
 		fn(fx, addr);
 		_exit(0);	/* not reached if the arena traps */
@@ -716,7 +716,7 @@ static void expect_trap(struct fx *fx, void (*fn)(struct fx *, void *), void *ad
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGILL);
+	assert_int_equal(WTERMSIG(status), MOCK_TRAP_SIGNAL);
 	snprintf(want, sizeof(want), "%#lx", (unsigned long)(uintptr_t)addr);
 	assert_non_null(strstr(got, want));
 }

@@ -362,8 +362,8 @@ static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), ui
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		/* CMocka catches SIGILL to report a crash; the child must really die. */
-		signal(SIGILL, SIG_DFL);
+		/* CMocka catches SIGILL (x86's trap) to report a crash; the child must really die. */
+		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
 		dup2(fds[1], 2);
 		close(fds[0]);
 		fn(f, arg);
@@ -376,7 +376,7 @@ static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), ui
 	out[total] = '\0';
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGILL)
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != MOCK_TRAP_SIGNAL)
 		fail_msg("misuse did not trap (status 0x%x), output: %s", status, out);
 	if (!strstr(out, needle))
 		fail_msg("trap message does not name %s: %s", needle, out);

@@ -1,0 +1,121 @@
+# tests/portable.mk - the DMA library built the ways firmware builds it (issue 15,
+# "Portable builds"; README.md, "Portable builds of the library").
+#
+#   make check-portable   every build below and its checks, then the library's host
+#                         tests against three of the archives; part of `make test`
+#   make portable-size    text+data of each build's archive, per object
+#
+# Library builds: build/portable/<cfg>/libsluice-dma.a, from dma/*.c with the
+# flags of `make lib` (-Werror with the project's WARN) and the compiler and
+# target flags of <cfg>:
+#   x86_64-gcc, x86_64-clang     -m64 -mno-red-zone
+#   x86_64-gcc-gro               the same with -mgeneral-regs-only (no SSE/x87)
+#   i386-gcc, i386-clang         -m32
+#   aarch64-gcc, aarch64-clang   Debian's cross gcc / clang --target, with
+#                                -mno-outline-atomics (see below)
+#   aarch64-gcc-gro              the cross gcc with -mgeneral-regs-only (no FP/SIMD)
+# Every archive passes scripts/check-lib-symbols.sh (nothing undefined but mem*,
+# nothing global outside sluice_dma_*), the -gro ones scripts/check-general-regs.sh
+# (no FP/SIMD register in the disassembly). -mno-outline-atomics: by default
+# gcc 10+ turns aarch64 atomics into calls to libgcc's __aarch64_cas8_relax & co.,
+# which a firmware link does not have; inline LL/SC works on every ARMv8.
+#
+# Host tests (PORT_TESTS, the library's own: bounce pools, mapping, bad
+# arguments, arena) are compiled from their test sources only and linked against
+# an archive above instead of compiling dma/*.c again:
+#   build/portable/test-x86_64-gro/   x86_64-gcc-gro's archive
+#   build/portable/test-i386/         i386-gcc's archive, gcc -m32, Debian's i386 CMocka
+#   build/portable/test-aarch64/      aarch64-gcc-gro's archive, the cross gcc,
+#                                     Debian's arm64 CMocka, run under qemu-aarch64
+# qemu-aarch64 runs with the cross toolchain's loader (-L /usr/aarch64-linux-gnu)
+# and its libc first on the library path: without LD_LIBRARY_PATH the loader of
+# libc6-arm64-cross would pick the libc of libc6:arm64 (a different build, pulled
+# in by libcmocka0:arm64) from ld.so.cache, and the first pthread_create hangs.
+
+PORT_DIR := $(BUILD)/portable
+PORT_LIB_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
+	-fpic -I. -I$(DMA_INC)
+AARCH64 := aarch64-linux-gnu
+
+PORT_CONFIGS := x86_64-gcc x86_64-clang x86_64-gcc-gro i386-gcc i386-clang aarch64-gcc \
+	aarch64-clang aarch64-gcc-gro
+PORT_CC_x86_64-gcc      := gcc -m64 -mno-red-zone
+PORT_CC_x86_64-clang    := clang -m64 -mno-red-zone
+PORT_CC_x86_64-gcc-gro  := gcc -m64 -mno-red-zone -mgeneral-regs-only
+PORT_CC_i386-gcc        := gcc -m32
+PORT_CC_i386-clang      := clang -m32
+PORT_CC_aarch64-gcc     := $(AARCH64)-gcc -mno-outline-atomics
+PORT_CC_aarch64-clang   := clang --target=$(AARCH64) -mno-outline-atomics
+PORT_CC_aarch64-gcc-gro := $(AARCH64)-gcc -mno-outline-atomics -mgeneral-regs-only
+# binutils of each build's target (host binutils know no aarch64 objects)
+PORT_BIN_x86_64 :=
+PORT_BIN_i386 :=
+PORT_BIN_aarch64 := $(AARCH64)-
+port_arch = $(firstword $(subst -, ,$(1)))
+port_bin = $(PORT_BIN_$(call port_arch,$(1)))
+port_lib = $(PORT_DIR)/$(1)/libsluice-dma.a
+
+# deps.sh is cheap when everything is there; the order-only prerequisite runs it
+# once per make, before the first compiler call.
+.PHONY: deps-portable
+deps-portable:
+	@scripts/deps.sh portable
+
+define port_lib_rules
+$(PORT_DIR)/$(1)/%.c.o: %.c | deps-portable
+	@mkdir -p $$(dir $$@)
+	@echo "  CC [$(1)] $$<"
+	$$(Q)$$(PORT_CC_$(1)) $$(PORT_LIB_CFLAGS) -MMD -MP -c $$< -o $$@
+$(call port_lib,$(1)): $(patsubst %,$(PORT_DIR)/$(1)/%.o,$(DMA_SRCS))
+	@rm -f $$@
+	@echo "  AR      $$@"
+	$$(Q)$(call port_bin,$(1))ar rcs $$@ $$^
+endef
+$(foreach c,$(PORT_CONFIGS),$(eval $(call port_lib_rules,$(c))))
+PORT_LIBS := $(foreach c,$(PORT_CONFIGS),$(call port_lib,$(c)))
+
+# ---------------------------------------------------------------- host tests
+PORT_TESTS := test_bounce test_map test_bad_args test_arena
+# name, compiler, archive's configuration
+PORT_TEST_CC_x86_64-gro := $(CC)
+PORT_TEST_LIB_x86_64-gro := x86_64-gcc-gro
+PORT_TEST_CC_i386 := gcc -m32
+PORT_TEST_LIB_i386 := i386-gcc
+PORT_TEST_CC_aarch64 := $(AARCH64)-gcc
+PORT_TEST_LIB_aarch64 := aarch64-gcc-gro
+PORT_TEST_SETS := x86_64-gro i386 aarch64
+PORT_RUN_x86_64-gro :=
+PORT_RUN_i386 :=
+PORT_RUN_aarch64 := qemu-aarch64 -L /usr/$(AARCH64) \
+	-E LD_LIBRARY_PATH=/usr/$(AARCH64)/lib:/usr/lib/$(AARCH64)
+
+define port_test_rules
+$(PORT_DIR)/test-$(1)/$(2): $(filter-out dma/%,$($(2)_SRCS)) \
+		$(call port_lib,$(PORT_TEST_LIB_$(1))) $(ALL_HEADERS) | deps-portable
+	@mkdir -p $$(dir $$@)
+	@echo "  HOSTCC  $$@"
+	$$(Q)$$(PORT_TEST_CC_$(1)) $$(HOST_CFLAGS) -o $$@ $(filter-out dma/%,$($(2)_SRCS)) \
+		$(call port_lib,$(PORT_TEST_LIB_$(1))) $$(HOST_LIBS) $$($(2)_LDFLAGS)
+endef
+$(foreach s,$(PORT_TEST_SETS),$(foreach t,$(PORT_TESTS),$(eval $(call port_test_rules,$(s),$(t)))))
+PORT_TEST_BINS := $(foreach s,$(PORT_TEST_SETS),$(patsubst %,$(PORT_DIR)/test-$(s)/%,$(PORT_TESTS)))
+
+# ---------------------------------------------------------------- the checks
+# Commands for scripts/run-tests.sh, as LIB_CHECKS: each archive's symbols, the
+# -gro archives' registers, then the tests (the aarch64 ones through qemu-user).
+PORTABLE_TARGETS := $(PORT_LIBS) $(PORT_TEST_BINS)
+PORTABLE_CHECKS := \
+	$(foreach c,$(PORT_CONFIGS),"$(if $(call port_bin,$(c)),NM=$(call port_bin,$(c))nm )$\
+		scripts/check-lib-symbols.sh $(call port_lib,$(c))") \
+	$(foreach c,$(filter %-gro,$(PORT_CONFIGS)),"$(if $(call port_bin,$(c)),$\
+		OBJDUMP=$(call port_bin,$(c))objdump )scripts/check-general-regs.sh $\
+		$(call port_arch,$(c)) $(call port_lib,$(c))") \
+	$(foreach s,$(PORT_TEST_SETS),$(foreach t,$(PORT_TESTS),\
+		"$(strip $(PORT_RUN_$(s)) $(PORT_DIR)/test-$(s)/$(t))"))
+
+.PHONY: check-portable portable-size
+check-portable: deps-portable $(PORTABLE_TARGETS)
+	@scripts/run-tests.sh portable $(PORTABLE_CHECKS)
+
+portable-size: $(PORT_LIBS)
+	@scripts/lib-size.sh $(foreach c,$(PORT_CONFIGS),$(c)=$(call port_lib,$(c)))

@@ -49,6 +49,9 @@
 
 #include <stdalign.h>
 
+#include "dma/log.h"
+#include "dma/port.h"
+
 #define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
 #define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
 #define NO_PAGE 0xffffu
@@ -131,21 +134,31 @@ static inline void chunk_state_set(struct sluice_dma_priv_arena_chunk *c, unsign
 	__atomic_store_n(&c->state, (uint8_t)state, __ATOMIC_RELEASE);
 }
 
+/* The arena's calls into the port go through port.h, as the layer's do. */
+static inline const struct sluice_dma_port_ops *arena_ops(const struct sluice_dma_arena *a)
+{
+	return a ? &a->ops : NULL;
+}
+
 static inline uint64_t arena_cycles(const struct sluice_dma_arena *a)
 {
-	return a->ops.cycles ? a->ops.cycles(a->ops.ctx) : 0;
+	return dma_port_cycles(&a->ops);
 }
 
 static inline void arena_lock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
 {
-	if (a->ops.lock)
-		a->ops.lock(a->ops.ctx, l);
+	dma_port_lock(&a->ops, l);
 }
 
 static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
 {
-	if (a->ops.unlock)
-		a->ops.unlock(a->ops.ctx, l);
+	dma_port_unlock(&a->ops, l);
+}
+
+/* The CPU cache to use: the one cpu_id rule of port.h (fold, never trap). */
+static inline unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
+{
+	return dma_port_cpu(&a->ops, a->ncpus);
 }
 
 static inline uintptr_t chunk_base(const struct sluice_dma_arena *a,
@@ -171,102 +184,18 @@ static inline unsigned int size_to_order(size_t size)
 	       (unsigned int)__builtin_clzl((unsigned long)(pages - 1));
 }
 
-/* ---- log formatting (no printf in a freestanding build) ----------------- */
-
-struct fmt {
-	char buf[200];
-	size_t n;
-};
-
-static void fmt_str(struct fmt *f, const char *s)
-{
-	while (s && *s && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = *s++;
-	f->buf[f->n] = '\0';
-}
-
-static void fmt_u64(struct fmt *f, uint64_t v)
-{
-	char tmp[24];
-	int i = 0;
-
-	do {
-		tmp[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (i > 0 && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = tmp[--i];
-	f->buf[f->n] = '\0';
-}
-
-static void fmt_hex(struct fmt *f, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int i = 0;
-
-	fmt_str(f, "0x");
-	do {
-		tmp[i++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (i > 0 && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = tmp[--i];
-	f->buf[f->n] = '\0';
-}
-
-static void arena_log(const struct sluice_dma_arena *a, enum sluice_dma_log_level level,
-		      const struct fmt *f)
-{
-	/* A NULL arena has no log op to report through: the trap still stops it. */
-	if (a && a->ops.log)
-		a->ops.log(a->ops.ctx, level, f->buf);
-}
+/* ---- logging: the library's one path (log.h), every line prefixed -------- */
 
 /* A programmer error: name the address, then stop before memory is corrupted. */
-static _Noreturn void arena_bug(const struct sluice_dma_arena *a, const char *what,
-				const void *addr)
-{
-	struct fmt f = { .n = 0 };
-
-	fmt_str(&f, "sluice_dma_arena: BUG: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
-	__builtin_trap();
-}
-
-/*
- * The one cpu_id rule of the library (dma_port.h): an index >= ncpus is
- * folded, here as in the layer (dma_cpu() in bounce.h). Every per-CPU cache
- * is locked, so two CPUs that share an index stay correct.
- */
-static unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
-{
-	unsigned int id = a->ops.cpu_id ? a->ops.cpu_id(a->ops.ctx) : 0;
-
-	return id < a->ncpus ? id : id % a->ncpus;
-}
+#define ARENA_BUG(a, fmt, ...) DMA_FAIL(arena_ops(a), "sluice_dma_arena: " fmt, __VA_ARGS__)
 
 /*
  * A refused release: log the address, then trap on a strict arena or return
  * @err. Nothing has been changed when this is called.
  */
-static int arena_refuse(const struct sluice_dma_arena *a, int err, const char *what,
-			const void *addr)
-{
-	struct fmt f = { .n = 0 };
-
-	if (a && (a->flags & SLUICE_DMA_ARENA_STRICT))
-		arena_bug(a, what, addr);
-	fmt_str(&f, "sluice_dma_arena: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
-	return err;
-}
+#define ARENA_REFUSE(a, err, fmt, ...)                                                     \
+	sluice_dma_priv_refuse(arena_ops(a), (a) && ((a)->flags & SLUICE_DMA_ARENA_STRICT), \
+			       (err), __FILE__, __LINE__, "sluice_dma_arena: " fmt, __VA_ARGS__)
 
 /* ---- buddy lists of one chunk (arena lock held) ------------------------- */
 
@@ -499,16 +428,11 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	arena_lock(a, &a->lock);
 	a->nconverting--;
 	if (rc) {
-		struct fmt f = { .n = 0 };
-
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
 		a->to_shared_failed++;
-		fmt_str(&f, "sluice_dma_arena: set_shared failed on chunk ");
-		fmt_hex(&f, (uint64_t)(uintptr_t)base);
-		fmt_str(&f, " err -");
-		fmt_u64(&f, (uint64_t)-(int64_t)rc);
-		arena_log(a, SLUICE_DMA_LOG_WARN, &f);
+		sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_WARN,
+				     "sluice_dma_arena: set_shared failed on chunk %p err %d", base, rc);
 		return NULL;
 	}
 	a->to_shared++;
@@ -635,11 +559,9 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	arena->active = (uint16_t *)meta;
 
 	/* Zeroed memory is CHUNK_PRIVATE with empty caches; only locks need more. */
-	if (ops->lock_init) {
-		ops->lock_init(ops->ctx, &arena->lock);
-		for (unsigned int i = 0; i < cfg->ncpus; i++)
-			ops->lock_init(ops->ctx, &arena->cpus[i].lock);
-	}
+	dma_port_lock_init(&arena->ops, &arena->lock);
+	for (unsigned int i = 0; i < cfg->ncpus; i++)
+		dma_port_lock_init(&arena->ops, &arena->cpus[i].lock);
 	return 0;
 }
 
@@ -812,7 +734,7 @@ void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
 			     struct sluice_dma_arena *arena)
 {
 	if (!region)
-		arena_bug(arena, "sluice_dma_arena_region: NULL region for arena", arena);
+		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p", (void *)arena);
 	region->owns = sluice_dma_arena_inplace_owns;
 	region->ctx = arena;
 	region->get = arena_region_get;
@@ -855,8 +777,8 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr)
 {
 	if (!sluice_dma_arena_owns(arena, vaddr, 1))
-		arena_bug(arena,
-			  "sluice_dma_arena_dma_addr: not inside a live arena block:", vaddr);
+		ARENA_BUG(arena, "sluice_dma_arena_dma_addr: not inside a live arena block: %p",
+			  vaddr);
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
@@ -871,20 +793,20 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	size_t size;
 
 	if (!arena || !arena->ncpus)
-		return arena_refuse(arena, SLUICE_DMA_ERR_INVAL,
-				    "sluice_dma_arena_free: no arena; block", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
+				    "sluice_dma_arena_free: no arena; block %p", ptr);
 	off = p - arena->base;
 	if (!ptr)
 		return 0;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a block start in the arena:", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a block start in the arena: %p", ptr);
 	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a live block (double free?):", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a live block (double free?): %p", ptr);
 	/*
 	 * Claim the block: of two racing frees of it, exactly one gets past
 	 * here. Sequentially consistent, as the in-place get: a get that
@@ -893,8 +815,8 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 */
 	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: concurrent free of", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: concurrent free of %p", ptr);
 	/*
 	 * A block a device may still be using (mapped in place and not
 	 * unmapped) must not be scrubbed and handed to someone else: refuse
@@ -902,8 +824,8 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 */
 	if (__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST)) {
 		tag_set(c, page, tag);
-		return arena_refuse(arena, SLUICE_DMA_ERR_BUSY,
-				    "sluice_dma_arena_free: block still mapped in place:", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
 	}
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
@@ -1007,8 +929,6 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			arena->to_private_cycles += t1 - t0;
 			released++;
 		} else {
-			struct fmt f = { .n = 0 };
-
 			/*
 			 * Leak it. We cannot tell which of its pages are still
 			 * shared (a conversion may stop half way), so it can be
@@ -1020,11 +940,10 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			chunk_state_set(c, CHUNK_LEAKED);
 			arena->nleaked++;
 			arena->to_private_failed++;
-			fmt_str(&f, "sluice_dma_arena: set_private failed, chunk leaked: ");
-			fmt_hex(&f, (uint64_t)(uintptr_t)base);
-			fmt_str(&f, " err -");
-			fmt_u64(&f, (uint64_t)-(int64_t)rc);
-			arena_log(arena, SLUICE_DMA_LOG_WARN, &f);
+			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_WARN,
+					     "sluice_dma_arena: set_private failed, chunk leaked: %p "
+					     "err %d",
+					     base, rc);
 		}
 		arena_unlock(arena, &arena->lock);
 	}
@@ -1052,9 +971,9 @@ void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dm
 	uint64_t cached = 0;
 
 	if (!arena)
-		arena_bug(arena, "sluice_dma_arena_get_stats: NULL arena", NULL);
+		ARENA_BUG(arena, "sluice_dma_arena_get_stats: NULL arena %p", (void *)arena);
 	if (!st)
-		arena_bug(arena, "sluice_dma_arena_get_stats: NULL st for arena", arena);
+		ARENA_BUG(arena, "sluice_dma_arena_get_stats: NULL st for arena %p", (void *)arena);
 	for (unsigned int i = 0; i < arena->ncpus; i++) {
 		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 
@@ -1116,19 +1035,10 @@ int sluice_dma_arena_fini(struct sluice_dma_arena *arena)
 	return arena->nleaked ? SLUICE_DMA_ERR_IO : 0;
 }
 
-/* One "name value" pair of a stats line. */
-static void fmt_kv(struct fmt *f, const char *name, uint64_t v)
-{
-	fmt_str(f, " ");
-	fmt_str(f, name);
-	fmt_str(f, " ");
-	fmt_u64(f, v);
-}
-
 void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix)
 {
+	const struct sluice_dma_port_ops *ops = arena_ops(arena);
 	struct sluice_dma_arena_stats st;
-	struct fmt f;
 
 	/* Nothing to print with, as sluice_dma_stats_print() for a NULL layer. */
 	if (!arena)
@@ -1136,74 +1046,47 @@ void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *pr
 	sluice_dma_arena_get_stats(arena, &st);
 	if (!prefix)
 		prefix = "arena";
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "region_bytes", st.region_bytes);
-	fmt_kv(&f, "chunks", st.nchunks);
-	fmt_kv(&f, "cap", st.chunks_cap);
-	fmt_kv(&f, "cpus", st.ncpus);
-	fmt_kv(&f, "shared", st.chunks_shared);
-	fmt_kv(&f, "hiwater", st.chunks_hiwater);
-	fmt_kv(&f, "leaked", st.chunks_leaked);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "to_shared", st.to_shared);
-	fmt_kv(&f, "cycles", st.to_shared_cycles);
-	fmt_kv(&f, "failed", st.to_shared_failed);
-	fmt_kv(&f, "to_private", st.to_private);
-	fmt_kv(&f, "cycles", st.to_private_cycles);
-	fmt_kv(&f, "failed", st.to_private_failed);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "allocs", st.allocs);
-	fmt_kv(&f, "failed", st.alloc_failed);
-	fmt_kv(&f, "cap_hits", st.cap_hits);
-	fmt_kv(&f, "frees", st.frees);
-	fmt_kv(&f, "live", st.blocks_live);
-	fmt_kv(&f, "live_bytes", st.bytes_live);
-	fmt_kv(&f, "cached", st.blocks_cached);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "hits", st.cache_hits);
-	fmt_kv(&f, "misses", st.cache_misses);
-	fmt_kv(&f, "flushes", st.cache_flushes);
-	fmt_kv(&f, "drains", st.cache_drains);
-	fmt_kv(&f, "search_steps", st.search_steps);
-	fmt_kv(&f, "splits", st.splits);
-	fmt_kv(&f, "merges", st.merges);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "scrubbed_bytes", st.bytes_scrubbed);
-	fmt_kv(&f, "scrub_cycles", st.scrub_cycles);
-	fmt_kv(&f, "reclaim_passes", st.reclaim_passes);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
+			     "%s: region_bytes %llu chunks %u cap %u cpus %u shared %u hiwater %u "
+			     "leaked %u",
+			     prefix, (unsigned long long)st.region_bytes, st.nchunks, st.chunks_cap,
+			     st.ncpus, st.chunks_shared, st.chunks_hiwater, st.chunks_leaked);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
+			     "%s: to_shared %llu cycles %llu failed %llu to_private %llu cycles %llu "
+			     "failed %llu",
+			     prefix, (unsigned long long)st.to_shared,
+			     (unsigned long long)st.to_shared_cycles,
+			     (unsigned long long)st.to_shared_failed, (unsigned long long)st.to_private,
+			     (unsigned long long)st.to_private_cycles,
+			     (unsigned long long)st.to_private_failed);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
+			     "%s: allocs %llu failed %llu cap_hits %llu frees %llu live %llu "
+			     "live_bytes %llu cached %llu",
+			     prefix, (unsigned long long)st.allocs, (unsigned long long)st.alloc_failed,
+			     (unsigned long long)st.cap_hits, (unsigned long long)st.frees,
+			     (unsigned long long)st.blocks_live, (unsigned long long)st.bytes_live,
+			     (unsigned long long)st.blocks_cached);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
+			     "%s: hits %llu misses %llu flushes %llu drains %llu search_steps %llu "
+			     "splits %llu merges %llu",
+			     prefix, (unsigned long long)st.cache_hits,
+			     (unsigned long long)st.cache_misses, (unsigned long long)st.cache_flushes,
+			     (unsigned long long)st.cache_drains, (unsigned long long)st.search_steps,
+			     (unsigned long long)st.splits, (unsigned long long)st.merges);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
+			     "%s: scrubbed_bytes %llu scrub_cycles %llu reclaim_passes %llu", prefix,
+			     (unsigned long long)st.bytes_scrubbed, (unsigned long long)st.scrub_cycles,
+			     (unsigned long long)st.reclaim_passes);
 }
 
 /* ---- self-check ---------------------------------------------------------- */
 
+/* Log the first inconsistency found, with the address or count it concerns. */
 static int check_fail(const struct sluice_dma_arena *a, const char *what, uint64_t value)
 {
-	struct fmt f = { .n = 0 };
-
-	fmt_str(&f, "sluice_dma_arena: check failed: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, value);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
+	sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_ERR,
+			     "sluice_dma_arena: check failed: %s 0x%llx", what,
+			     (unsigned long long)value);
 	return SLUICE_DMA_ERR_FAULT;
 }
 

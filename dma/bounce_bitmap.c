@@ -162,14 +162,14 @@ static int dma_bitmap_check(const struct sluice_dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++)
 			taken += !dma_bit_test(m->map, s);
 		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: bitmap area %u used %lu, counted %lu",
 					     a, m->areas[a].used, taken);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_bitmap_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: bitmap total_used");
+		sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR, "check failed: bitmap total_used");
 		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;

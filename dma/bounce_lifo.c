@@ -191,7 +191,7 @@ static int dma_lifo_check(const struct sluice_dma_bounce_pool *p)
 		for (uint32_t s = area->head; s != DMA_LIFO_NIL; prev = s, s = m->next[s]) {
 			if (s < base || s >= end || !dma_bit_test(m->map, s) || m->prev[s] != prev ||
 			    ++listed > p->area_nslabs) {
-				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+				sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 						     "check failed: lifo area %u list at slot %u",
 						     a, s);
 				return SLUICE_DMA_ERR_FAULT;
@@ -199,14 +199,14 @@ static int dma_lifo_check(const struct sluice_dma_bounce_pool *p)
 		}
 		if (taken != area->used || listed != p->area_nslabs - taken) {
 			sluice_dma_priv_logf(
-				p->dl, SLUICE_DMA_LOG_ERR,
+				dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 				"check failed: lifo area %u used %lu, taken %lu, listed %lu", a,
 				area->used, taken, listed);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_lifo_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: lifo total_used");
+		sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR, "check failed: lifo total_used");
 		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;

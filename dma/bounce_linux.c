@@ -187,7 +187,7 @@ static int dma_linux_check(const struct sluice_dma_bounce_pool *p)
 			if (s + 1 >= p->nslabs)
 				want = m->list[s] ? 1 : 0;
 			if (m->list[s] != want) {
-				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+				sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 						     "check failed: linux list[%lu] = %u, want %u",
 						     s, m->list[s], want);
 				return SLUICE_DMA_ERR_FAULT;
@@ -195,14 +195,14 @@ static int dma_linux_check(const struct sluice_dma_bounce_pool *p)
 			taken += !m->list[s];
 		}
 		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: linux area %u used %lu, counted %lu", a,
 					     m->areas[a].used, taken);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 	}
 	if (atomic_load(&p->total_used) != dma_linux_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: linux total_used");
+		sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR, "check failed: linux total_used");
 		return SLUICE_DMA_ERR_FAULT;
 	}
 	return 0;

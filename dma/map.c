@@ -180,7 +180,7 @@ static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_po
 		err = dl->ops->set_access(dl->ops->ctx, a, n,
 					  SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
 		if (err)
-			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 					     "dma 0x%llx: restoring device access failed (%d)",
 					     (unsigned long long)a, err);
 	}
@@ -313,7 +313,7 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		dma_rec_pages(p, s, rec, &a, &n);
 		err = dl->ops->set_access(dl->ops->ctx, a, n, SLUICE_DMA_ACCESS_READ);
 		if (err) {
-			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 					     "read-only map at dma 0x%llx: set_access failed (%d)",
 					     (unsigned long long)a, err);
 			/* The access may be half changed: restore it on release. */

@@ -1090,7 +1090,7 @@ static long logf_null_layer(struct bx *b)
 }
 static long fail_names_argument(struct bx *b)
 {
-	sluice_dma_priv_fail(&b->f->dl, "here.c", 7, "bad argument %s at %p", "widget",
+	sluice_dma_priv_fail(dma_layer_ops(&b->f->dl), "here.c", 7, "bad argument %s at %p", "widget",
 			     (void *)0x1234);
 	return 0;
 }

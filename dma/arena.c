@@ -689,14 +689,14 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 	return released;
 }
 
-int sluice_dma_arena_fini(struct sluice_dma_arena *arena)
+int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 {
 	struct sluice_dma_arena_stats st;
 
 	if (!arena || !arena->nchunks)
 		return SLUICE_DMA_ERR_INVAL;
 	cache_drain_all(arena);
-	sluice_dma_arena_get_stats(arena, &st);
+	sluice_dma_arena_stats_get(arena, &st);
 	if (st.blocks_live)
 		return SLUICE_DMA_ERR_BUSY;
 	sluice_dma_arena_reclaim(arena, 0);

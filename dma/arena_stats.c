@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arena_stats.c - the arena's counters: the snapshot
- * (sluice_dma_arena_get_stats()) and its report through the log op.
+ * (sluice_dma_arena_stats_get()) and its report through the log op.
  *
  * Counters are kept where they are cheapest to update: per CPU under that
  * CPU's cache lock (the hot alloc/free path), globally under the arena lock
@@ -24,15 +24,15 @@ void sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *s
 	sum->scrub_cycles += c->scrub_cycles;
 }
 
-void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
+void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
 {
 	struct sluice_dma_priv_arena_counters sum = { 0 };
 	uint64_t cached = 0;
 
 	if (!arena)
-		ARENA_BUG(arena, "sluice_dma_arena_get_stats: NULL arena %p", (void *)arena);
+		ARENA_BUG(arena, "sluice_dma_arena_stats_get: NULL arena %p", (void *)arena);
 	if (!st)
-		ARENA_BUG(arena, "sluice_dma_arena_get_stats: NULL st for arena %p", (void *)arena);
+		ARENA_BUG(arena, "sluice_dma_arena_stats_get: NULL st for arena %p", (void *)arena);
 	for (unsigned int i = 0; i < arena->ncpus; i++) {
 		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 
@@ -80,15 +80,15 @@ void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dm
 	st->scrub_cycles = sum.scrub_cycles;
 }
 
-void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix)
+void sluice_dma_arena_stats_print(struct sluice_dma_arena *arena, const char *prefix)
 {
 	const struct sluice_dma_port_ops *ops = arena_ops(arena);
 	struct sluice_dma_arena_stats st;
 
-	/* Nothing to print with, as sluice_dma_stats_print() for a NULL layer. */
+	/* Nothing to print with, as sluice_dma_bounce_stats_print() for a NULL layer. */
 	if (!arena)
 		return;
-	sluice_dma_arena_get_stats(arena, &st);
+	sluice_dma_arena_stats_get(arena, &st);
 	if (!prefix)
 		prefix = "arena";
 	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,

@@ -11,28 +11,67 @@
 
 /* ------------------------------------------------------------------ policies */
 
+/*
+ * The policies compiled in: all four, unless the library was built with
+ * `make lib SLUICE_DMA_POLICIES="..."` (dma/build.mk), which defines
+ * SLUICE_DMA_POLICIES_SELECTED and one SLUICE_DMA_WITH_<NAME> per policy named
+ * and leaves the other policies' files out of the archive. The kernel and the
+ * tests compile every file and define neither: they get all four.
+ */
+#ifndef SLUICE_DMA_POLICIES_SELECTED
+#define SLUICE_DMA_WITH_LINUX 1
+#define SLUICE_DMA_WITH_BITMAP 1
+#define SLUICE_DMA_WITH_LIFO 1
+#define SLUICE_DMA_WITH_SLUICE 1
+#endif
+
+/* Names of every policy, compiled in or not, so that errors can say which. */
+static const char *const dma_policy_names[SLUICE_DMA_POLICY_COUNT] = {
+	[SLUICE_DMA_POLICY_LINUX] = "linux",
+	[SLUICE_DMA_POLICY_BITMAP] = "bitmap",
+	[SLUICE_DMA_POLICY_LIFO] = "lifo",
+	[SLUICE_DMA_POLICY_SLUICE] = "sluice",
+};
+
+/* NULL for an unknown policy and for one this build left out (dma_policy_known()). */
 const struct dma_bounce_policy_ops *
 sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy)
 {
 	switch (policy) {
+#ifdef SLUICE_DMA_WITH_LINUX
 	case SLUICE_DMA_POLICY_LINUX:
 		return &sluice_dma_priv_bounce_linux_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_BITMAP
 	case SLUICE_DMA_POLICY_BITMAP:
 		return &sluice_dma_priv_bounce_bitmap_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_LIFO
 	case SLUICE_DMA_POLICY_LIFO:
 		return &sluice_dma_priv_bounce_lifo_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_SLUICE
 	case SLUICE_DMA_POLICY_SLUICE:
 		return &sluice_dma_priv_bounce_sluice_ops;
+#endif
 	default:
 		return NULL;
 	}
 }
 
+static bool dma_policy_known(enum sluice_dma_bounce_policy policy)
+{
+	return (unsigned int)policy < SLUICE_DMA_POLICY_COUNT;
+}
+
 const char *sluice_dma_bounce_policy_name(enum sluice_dma_bounce_policy policy)
 {
-	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
+	return dma_policy_known(policy) ? dma_policy_names[policy] : "?";
+}
 
-	return pops ? pops->name : "?";
+bool sluice_dma_bounce_policy_available(enum sluice_dma_bounce_policy policy)
+{
+	return sluice_dma_priv_bounce_ops_of(policy) != NULL;
 }
 
 /* ------------------------------------------------------------------ tags, requests */
@@ -179,7 +218,8 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	if (!ops->lock != !ops->unlock)
 		return SLUICE_DMA_ERR_INVAL;
 	memset(dl, 0, sizeof(*dl));
-	dl->ops = ops;
+	/* A copy: the caller's table need not outlive the call (dma_port.h). */
+	dl->ops = *ops;
 	dl->ncpus = ncpus;
 	dl->scrub = scrub;
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELAXED);
@@ -193,7 +233,7 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 
 int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max_areas)
 {
-	if (!dl || !dl->ops || (max_areas & (max_areas - 1)))
+	if (!dma_layer_ready(dl) || (max_areas & (max_areas - 1)))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Pools already carved keep their areas: refuse rather than mix. */
 	if (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE))
@@ -204,9 +244,9 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
 
 int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_profile: layer %p not initialised",
+	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_profile: layer %p not initialised",
 		   (void *)dl);
-	if (on && !dl->ops->cycles) {
+	if (on && !dl->ops.cycles) {
 		dl->profile = false;
 		return SLUICE_DMA_ERR_NOSYS;
 	}
@@ -216,7 +256,7 @@ int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 
 int sluice_dma_layer_set_strict(struct sluice_dma_layer *dl, bool on)
 {
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	dl->strict = on;
 	return 0;
@@ -227,14 +267,14 @@ unsigned int sluice_dma_layer_caps(const struct sluice_dma_layer *dl)
 	const struct sluice_dma_inplace_region *r;
 	unsigned int caps = 0;
 
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return 0;
 	r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	if (dl->ops->set_access)
+	if (dl->ops.set_access)
 		caps |= SLUICE_DMA_CAP_ACCESS;
-	if (dl->ops->cache_maint)
+	if (dl->ops.cache_maint)
 		caps |= SLUICE_DMA_CAP_CACHE_MAINT;
-	if (dl->ops->cycles)
+	if (dl->ops.cycles)
 		caps |= SLUICE_DMA_CAP_PROFILE;
 	if (r && r->alloc)
 		caps |= SLUICE_DMA_CAP_LARGE_COHERENT;
@@ -251,7 +291,7 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 				  const struct sluice_dma_inplace_region *region)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_inplace: layer %p not initialised",
+	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_inplace: layer %p not initialised",
 		   (void *)dl);
 	/* Every map would call through a NULL owns: refuse it here, by name. */
 	DMA_ASSERT(dl, !region || region->owns,
@@ -282,8 +322,16 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	unsigned int n;
 	int err;
 
-	if (!dl || !dl->ops || !pops || !mem || !meta)
+	if (!dma_layer_ready(dl) || !dma_policy_known(policy) || !mem || !meta)
 		return SLUICE_DMA_ERR_INVAL;
+	/* A known policy this build left out: say so, rather than a bare INVAL. */
+	if (!pops) {
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
+				     "bounce pool: policy %s is not compiled into this library "
+				     "(SLUICE_DMA_POLICIES)",
+				     dma_policy_names[policy]);
+		return SLUICE_DMA_ERR_NOSYS;
+	}
 	if (((uintptr_t)mem & (SLUICE_DMA_PAGE_SIZE - 1)) || (bytes & (SLUICE_DMA_PAGE_SIZE - 1)) ||
 	    (uintptr_t)mem + bytes < (uintptr_t)mem ||
 	    !dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, &g))
@@ -322,7 +370,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
-	err = dl->ops->set_shared(dl->ops->ctx, mem, bytes);
+	err = dl->ops.set_shared(dl->ops.ctx, mem, bytes);
 	t1 = dma_cycles(dl);
 	if (err) {
 		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
@@ -342,7 +390,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	p->pops = pops;
 	p->policy = policy;
 	p->vaddr = mem;
-	p->dma_start = dl->ops->virt_to_dma(dl->ops->ctx, mem);
+	p->dma_start = dl->ops.virt_to_dma(dl->ops.ctx, mem);
 	p->bytes = bytes;
 	p->nslabs = g.nslabs;
 	p->nareas = g.nareas;
@@ -488,7 +536,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 	int ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	dma_lock(dl, &dl->grow_lock);
 	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
@@ -516,7 +564,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
-		int err = dl->ops->set_private(dl->ops->ctx, p->vaddr, p->bytes);
+		int err = dl->ops.set_private(dl->ops.ctx, p->vaddr, p->bytes);
 
 		p->conversions++;
 		p->conversion_cycles += dma_cycles(dl) - t0;
@@ -556,7 +604,7 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 		  "pool %u geometry", p->index);
 	DMA_CHECK(ops, ((size_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size",
 		  p->index);
-	DMA_CHECK(ops, p->dma_start == dl->ops->virt_to_dma(dl->ops->ctx, p->vaddr),
+	DMA_CHECK(ops, p->dma_start == dl->ops.virt_to_dma(dl->ops.ctx, p->vaddr),
 		  "pool %u moved", p->index);
 
 	/*
@@ -605,7 +653,7 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 
 int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 {
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
 	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {

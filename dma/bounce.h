@@ -29,10 +29,19 @@
 #include "dma/port.h"
 #include "dma/priv.h"
 
+/*
+ * Whether @dl went through sluice_dma_layer_init(): zeroed storage (or a NULL
+ * layer) has no set_shared op, which init requires.
+ */
+static inline bool dma_layer_ready(const struct sluice_dma_layer *dl)
+{
+	return dl && dl->ops.set_shared;
+}
+
 /* The layer's ops, for the log path (NULL for no layer: nothing to log through). */
 static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluice_dma_layer *dl)
 {
-	return dl ? dl->ops : NULL;
+	return dl ? &dl->ops : NULL;
 }
 
 /*
@@ -344,33 +353,33 @@ static inline void dma_pcpu_add(atomic_ulong *c, unsigned long v)
 /* The layer's calls into the port (port.h, where the rules live). */
 static inline void dma_lock_init(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	dma_port_lock_init(dl->ops, l);
+	dma_port_lock_init(&dl->ops, l);
 }
 
 static inline void dma_lock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	dma_port_lock(dl->ops, l);
+	dma_port_lock(&dl->ops, l);
 }
 
 static inline void dma_unlock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	dma_port_unlock(dl->ops, l);
+	dma_port_unlock(&dl->ops, l);
 }
 
 static inline unsigned int dma_cpu(const struct sluice_dma_layer *dl)
 {
-	return dma_port_cpu(dl->ops, dl->ncpus);
+	return dma_port_cpu(&dl->ops, dl->ncpus);
 }
 
 static inline void dma_cache(const struct sluice_dma_layer *dl, void *vaddr, size_t len,
 			     enum sluice_dma_cache_op op)
 {
-	dma_port_cache(dl->ops, vaddr, len, op);
+	dma_port_cache(&dl->ops, vaddr, len, op);
 }
 
 static inline uint64_t dma_cycles(const struct sluice_dma_layer *dl)
 {
-	return dma_port_cycles(dl->ops);
+	return dma_port_cycles(&dl->ops);
 }
 
 /* Carve @size bytes aligned to a cache line from *@cur. */

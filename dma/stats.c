@@ -57,7 +57,7 @@ int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
 	return found || pool < 0 ? 0 : SLUICE_DMA_ERR_NOENT;
 }
 
-void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
+void sluice_dma_bounce_stats_print(const struct sluice_dma_layer *dl)
 {
 	int i = 0;
 

@@ -165,12 +165,12 @@ plot:
 	@scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/
 
 # ---------------------------------------------------------------- DMA library
-LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_SRCS))
-$(BUILD)/lib/%.c.o: %.c
+LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_LIB_SRCS))
+$(BUILD)/lib/%.c.o: %.c $(DMA_LIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC [lib] $<"
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -I$(DMA_INC) -MMD -MP -c $< -o $@
+		-mno-red-zone -fpic -I. -I$(DMA_INC) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"

@@ -311,7 +311,7 @@ void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
 	struct sluice_dma_arena_stats st;
 	unsigned int released = sluice_dma_arena_reclaim(&kd->arena, 0);
 
-	sluice_dma_arena_get_stats(&kd->arena, &st);
+	sluice_dma_arena_stats_get(&kd->arena, &st);
 	printf("dma: arena after %s: %u idle chunks released to private, %u shared now, %u "
 	       "leaked (conversion back failed %" PRIu64 " times), %" PRIu64 " conversions to "
 	       "shared so far\n",
@@ -365,7 +365,7 @@ void kernel_dma_report(struct kernel_dma *kd)
 		       kd->bounce[p].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero",
 		       sluice_dma_max_mapping_size(&kd->bounce[p], &SLUICE_DMA_TAG_DEFAULT) >> 10);
 	}
-	sluice_dma_arena_get_stats(&kd->arena, &as);
+	sluice_dma_arena_stats_get(&kd->arena, &as);
 	mmu_get_stats(&ms);
 	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
 	       KDMA_COHERENT_POOL_BYTES >> 10);

@@ -710,7 +710,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++)
 			cnt += dma_bit_test(m->map, s);
 		if (cnt != m->areas[a].nfree) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice area %u nfree %lu, counted %lu",
 					     a, m->areas[a].nfree, cnt);
 			return SLUICE_DMA_ERR_FAULT;
@@ -724,14 +724,14 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		uint32_t s;
 
 		if (c->n[0] > m->cache_max || c->n[1] > m->cache_max || c->nbig > DMA_SLUICE_BIG) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice cpu %u cache overfull", cpu);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 		for (unsigned int i = 0; i < c->nbig; i++)
 			big += c->big_len[i];
 		if (big != c->big_slots || big > m->big_cap) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice cpu %u long runs hold %lu slots",
 					     cpu, big);
 			return SLUICE_DMA_ERR_FAULT;
@@ -742,7 +742,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 			    sluice_dma_priv_bits_find_one(m->map, s, s + len) != s + len ||
 			    (s / p->area_nslabs) != (s + len - 1) / p->area_nslabs) {
 				sluice_dma_priv_logf(
-					p->dl, SLUICE_DMA_LOG_ERR,
+					dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					"check failed: sluice cpu %u caches bad slot %u", cpu, s);
 				return SLUICE_DMA_ERR_FAULT;
 			}
@@ -756,7 +756,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 				     dma_sluice_cached_run(d, j, &t, &tl); j++) {
 					if (t < s + len && s < t + tl) {
 						sluice_dma_priv_logf(
-							p->dl, SLUICE_DMA_LOG_ERR,
+							dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 							"check failed: sluice slot %u cached twice",
 							s);
 						return SLUICE_DMA_ERR_FAULT;
@@ -766,7 +766,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		}
 	}
 	if (atomic_load(&p->total_used) != p->nslabs - nfree) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+		sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 				     "check failed: sluice total_used %lu, want %lu",
 				     (unsigned long)atomic_load(&p->total_used), p->nslabs - nfree);
 		return SLUICE_DMA_ERR_FAULT;

@@ -357,9 +357,9 @@ static struct cell *cell_new(int policy, size_t size, unsigned int occ, unsigned
 		fprintf(stderr, "bench: pool setup failed\n");
 		exit(1);
 	}
-	/* The layer keeps a pointer to these ops: no lock is taken from here on. */
+	/* The layer keeps its own copy of the ops: drop the locks there. */
 	if (cfg.nolock)
-		c->f->mp.ops.lock = c->f->mp.ops.unlock = NULL;
+		c->f->dl.ops.lock = c->f->dl.ops.unlock = NULL;
 	/* The workload's mappings first: it keeps the room it holds. */
 	for (unsigned int i = 0; i < threads; i++) {
 		mock_port_set_cpu(i);
@@ -577,7 +577,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
 			c->q[i][j] = sluice_dma_arena_alloc(&c->arena, size);
 	}
-	sluice_dma_arena_get_stats(&c->arena, &s0);
+	sluice_dma_arena_stats_get(&c->arena, &s0);
 	pthread_barrier_init(&c->bar, NULL, threads);
 	for (unsigned int i = 0; i < threads; i++) {
 		w[i] = (struct arena_worker){ .c = c, .cpu = i };
@@ -585,7 +585,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	}
 	for (unsigned int i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
-	sluice_dma_arena_get_stats(&c->arena, &s1);
+	sluice_dma_arena_stats_get(&c->arena, &s1);
 	f = reduce(&c->t, threads, c->pairs);
 	*scrub = reduce(&c->tz, threads, c->pairs);
 	for (unsigned int i = 0; i < threads; i++) {
@@ -601,7 +601,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 			sluice_dma_arena_free(&c->arena, c->q[i][j]);
 	}
 	mock_port_set_cpu(0);
-	if (sluice_dma_arena_check(&c->arena, 0) || sluice_dma_arena_fini(&c->arena))
+	if (sluice_dma_arena_check(&c->arena, 0) || sluice_dma_arena_destroy(&c->arena))
 		fprintf(stderr, "bench: arena self-check or fini failed\n");
 	pthread_barrier_destroy(&c->bar);
 	free(meta);

@@ -809,7 +809,7 @@ static void dof_check(struct dof *s, bool deep)
 
 		if (deep)
 			FUZZ_CHECK(sluice_dma_arena_check(&s->arena, 0) == 0);
-		sluice_dma_arena_get_stats(&s->arena, &as);
+		sluice_dma_arena_stats_get(&s->arena, &as);
 		FUZZ_CHECK(as.allocs == s->arena_allocs && as.frees == s->arena_frees);
 		FUZZ_CHECK(as.blocks_live == s->arena_allocs - s->arena_frees);
 	}
@@ -864,8 +864,8 @@ static void dof_teardown(struct dof *s)
 						  fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE)
 							  ? SLUICE_DMA_ARENA_CHECK_SCRUB
 							  : 0) == 0);
-		sluice_dma_arena_get_stats(&s->arena, &as);
-		rc = sluice_dma_arena_fini(&s->arena);
+		sluice_dma_arena_stats_get(&s->arena, &as);
+		rc = sluice_dma_arena_destroy(&s->arena);
 		FUZZ_CHECK(rc == (as.chunks_leaked ? SLUICE_DMA_ERR_IO : 0));
 		/* Leaked chunks stay shared, on purpose: the host may still see them. */
 		s->fd->shared_left = (size_t)as.chunks_leaked * SLUICE_DMA_ARENA_CHUNK_SIZE;

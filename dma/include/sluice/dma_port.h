@@ -71,10 +71,10 @@ enum sluice_dma_cache_op {
  * @dma_to_virt: the inverse of @virt_to_dma for addresses the library handed
  *	out; may be NULL if the mapping is the identity.
  * @cpu_id: index of the calling CPU, 0 <= id < the ncpus given at init. Must be
- *	cheap: it is called on every map. An index >= ncpus is folded to
- *	id % ncpus by the layer and the arena alike (correct, as per-CPU state
- *	is locked, but the CPUs then share a cache and its counters).
- *	May be NULL: every caller is CPU 0.
+ *	cheap: it is called on every map. The one rule, for the layer and the
+ *	arena alike: an index >= ncpus is folded to id % ncpus, never refused
+ *	or trapped on (correct, as all per-CPU state is locked, but the CPUs
+ *	then share a cache and its counters). May be NULL: every caller is CPU 0.
  * @lock_init: prepare the lock storage @lock (SLUICE_DMA_PORT_LOCK_SIZE bytes,
  *	8-byte aligned, inside a library object). May be NULL when @lock and
  *	@unlock need no initialisation beyond zeroed memory.
@@ -102,6 +102,16 @@ enum sluice_dma_cache_op {
  *	add), INVALIDATE after the device wrote it and before the CPU reads it
  *	(sync_for_cpu, unmap). Must not fail. The library never assumes
  *	coherence when the op is set, and never calls it when it is not.
+ *
+ * Lifetime, the one rule for every object that takes a table (the layer,
+ * sluice_dma_layer_init(); the arena, sluice_dma_arena_init()): the object
+ * keeps its own copy of the table, so the table itself need not outlive the
+ * init call and changing it afterwards changes nothing; @ctx, and whatever it
+ * points to, must stay valid until the object is destroyed
+ * (sluice_dma_layer_destroy(), sluice_dma_arena_destroy()). A copy, not a
+ * pointer: the function pointers then live inside the object, which the
+ * library refuses to place in memory it makes shared, so the host can never
+ * rewrite them.
  *
  * Fields after @log were added in API 0.2; a table written for 0.1 with
  * designated initialisers leaves them NULL, which keeps 0.1's behaviour.

@@ -690,7 +690,13 @@ void kernel_main(struct boot_info *bi)
 	       bi->options.iodepth, bi->options.bs, bi->options.frames);
 	report_accel(&cpu, &bi->options);
 
-	rc = mmu_init(bi, &cpu, cc_setup_encoding());
+	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
+					   .image_size = bi->image_size,
+					   .pagetables = bi->pagetables,
+					   .trampoline = bi->trampoline,
+					   .ranges = bi->ranges,
+					   .nranges = bi->nranges },
+		      &cpu, cc_setup_encoding());
 	if (rc) {
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
 		exit(SLUICE_EXIT_BOOT);
@@ -702,7 +708,7 @@ void kernel_main(struct boot_info *bi)
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
-	smp_init(bi, (unsigned int)bi->options.cpus);
+	smp_init(&bi->cpus, bi->trampoline, (unsigned int)bi->options.cpus);
 	kd = kernel_dma_init(bi);
 	if (!kd)
 		exit(SLUICE_EXIT_BOOT);

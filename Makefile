@@ -261,8 +261,8 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		$(LIB_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-		tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
-		$(E2E_TESTS)
+		tests/cc_insn/test_audit.sh scripts/check-layers.py \
+		tests/layers/test_check_layers.sh $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

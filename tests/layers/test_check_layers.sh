@@ -13,7 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-python3 "$check" --root "$top" >"$tmp/tree.out" 2>&1 || { cat "$tmp/tree.out"; fail "the tree does not pass the check"; }
+python3 "$check" --root "$top" >"$tmp/tree.out" 2>&1 ||
+	{ cat "$tmp/tree.out"; fail "the tree does not pass the check"; }
 cat "$tmp/tree.out"
 
 # A fresh copy of the checked folders (and tests/, to show it is exempt).
@@ -49,7 +50,8 @@ refused() {
 passes() {
 	fresh
 	plant "$1" "$2" >/dev/null
-	python3 "$check" --root "$tmp/t" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$3: the check failed"; }
+	python3 "$check" --root "$tmp/t" >"$tmp/out" 2>&1 ||
+		{ cat "$tmp/out"; fail "$3: the check failed"; }
 	echo "passes ($3)"
 }
 

@@ -12,6 +12,9 @@
 
 #include "arch/x86_64/pvio.h"
 
+/* The most CPUs the kernel runs on: the per-CPU tables of gdt.c, trap.c and smp.c. */
+#define SMP_MAX_CPUS 16
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;

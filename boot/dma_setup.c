@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/memops.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
@@ -193,7 +194,14 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 		.unlock = kd_unlock,
 		.cycles = kd_cycles,
 		.log = kd_log,
+		/*
+		 * The kernel never preempts and maps no buffer from an interrupt
+		 * handler, and smp_cpu_id() is unique per CPU: the sluice policy's
+		 * magazines may run without locks.
+		 */
+		.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE,
 	};
+	kd->copy_name = "libc";
 	/* Layout: one bounce pool per policy, the two small coherent pools, then the
 	 * arena from the next 2 MiB boundary to the end (options guarantee at least
 	 * one chunk). */
@@ -345,6 +353,19 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 	}
 }
 
+void kernel_dma_use_cpu(struct kernel_dma *kd, const struct cpu_info *cpu)
+{
+	struct memops mo;
+
+	memops_choose(cpu, &mo);
+	/* Every layer points at kd->ops and is idle here: the ops may change. */
+	kd->ops.copy = mo.copy;
+	kd->ops.zero = mo.zero;
+	kd->copy_name = mo.name;
+	kd->erms = cpu->has_erms;
+	kd->fsrm = cpu->has_fsrm;
+}
+
 void kernel_dma_report(struct kernel_dma *kd)
 {
 	struct sluice_dma_arena_stats as;
@@ -377,6 +398,11 @@ void kernel_dma_report(struct kernel_dma *kd)
 	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
 	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
 	       ms.splits);
+	printf("dma: bounce copy %s (ERMS %s, FSRM %s); per-CPU slot caches %s\n",
+	       !strcmp(kd->copy_name, "movsb") ? "rep movsb / rep stosb" : "newlib memcpy / memset",
+	       kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
+	       (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ? "without locks (exclusive CPUs)"
+							       : "locked");
 	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
 	       kd->ncpus == 1 ? "" : "s");
 	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)

@@ -7,6 +7,7 @@
 #ifndef SLUICE_BOOT_DMA_SETUP_H
 #define SLUICE_BOOT_DMA_SETUP_H
 
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "boot/boot_info.h"
 #include <sluice/arena.h>
@@ -95,6 +96,8 @@ struct kernel_dma {
 	uint64_t private_calls;
 	unsigned int ncpus;
 	unsigned int max_areas;
+	const char *copy_name;
+	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
 
@@ -188,6 +191,14 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
  * Return: the instance, or NULL after printing why.
  */
 struct kernel_dma *kernel_dma_init(const struct boot_info *bi);
+
+/**
+ * kernel_dma_use_cpu() - install the bounce copy chosen for @cpu (memops.h) in
+ *	the layers' port ops; call right after kernel_dma_init(), before any map.
+ * @kd: the DMA set-up.
+ * @cpu: the identified boot CPU.
+ */
+void kernel_dma_use_cpu(struct kernel_dma *kd, const struct cpu_info *cpu);
 
 /**
  * kernel_dma_report() - print the layer's configuration and statistics.

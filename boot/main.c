@@ -704,6 +704,8 @@ void kernel_main(struct boot_info *bi)
 		exit(SLUICE_EXIT_FAIL);
 	smp_init(bi, (unsigned int)bi->options.cpus);
 	kd = kernel_dma_init(bi);
+	if (kd)
+		kernel_dma_use_cpu(kd, &cpu);
 	if (!kd)
 		exit(SLUICE_EXIT_BOOT);
 	kernel_dma_report(kd);

@@ -324,6 +324,44 @@ static void test_threads_cross_cpu(void **state)
 	pthread_mutex_destroy(&sh.mu);
 }
 
+/* The port's copy and clear (ops.copy / ops.zero, here rep movsb / stosb) carry every bounce. */
+static unsigned long port_copies;
+
+static void counting_copy(void *ctx, void *dst, const void *src, size_t len)
+{
+	port_copies++;
+	mock_port_copy_movsb(ctx, dst, src, len);
+}
+
+static void test_port_copy(void **state)
+{
+	struct fx *f = excl_new(1, 2 * MIB);
+	unsigned char *buf = malloc(8192);
+	uint64_t d;
+
+	(void)state;
+	assert_non_null(mock_port_set_copy(&f->mp, "movsb"));
+	f->mp.ops.copy = counting_copy;
+	for (unsigned int i = 0; i < 8192; i++)
+		buf[i] = (unsigned char)(i * 7 + 1);
+	d = map1(f, buf + 3, 5000);
+	assert_memory_equal(fx_dev(d), buf + 3, 5000);
+	unmap1(f, d, 5000);
+	assert_int_equal(port_copies, 1);
+	/* From-device under scrub=zero: the slot reads zero, the device's bytes come back. */
+	assert_int_equal(sluice_dma_map(&f->dl, &tag, buf, 4096, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	for (unsigned int i = 0; i < 4096; i++)
+		assert_int_equal(((unsigned char *)fx_dev(d))[i], 0);
+	memset(fx_dev(d), 0x3c, 100);
+	assert_int_equal(sluice_dma_unmap_written(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE, 100), 0);
+	assert_int_equal(port_copies, 2);
+	for (unsigned int i = 0; i < 100; i++)
+		assert_int_equal(buf[i], 0x3c);
+	assert_int_equal(buf[100], (unsigned char)(100 * 7 + 1));
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_drain_request),
 		cmocka_unit_test(test_destroy_drains),
 		cmocka_unit_test(test_threads_cross_cpu),
+		cmocka_unit_test(test_port_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

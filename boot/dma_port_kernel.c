@@ -130,5 +130,11 @@ struct sluice_dma_port_ops kernel_dma_port_ops(struct kernel_dma *kd)
 		.unlock = kd_unlock,
 		.cycles = kd_cycles,
 		.log = kd_log,
+		/*
+		 * The kernel never preempts and maps no buffer from an interrupt
+		 * handler, and smp_cpu_id() is unique per CPU: the sluice policy's
+		 * per-CPU slot caches may run without locks.
+		 */
+		.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE,
 	};
 }

@@ -44,6 +44,11 @@ void kernel_dma_report(struct kernel_dma *kd)
 	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
 	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
 	       ms.splits);
+	printf("dma: bounce copy %s (ERMS %s, FSRM %s); per-CPU slot caches %s\n",
+	       !strcmp(kd->copy_name, "movsb") ? "rep movsb / rep stosb" : "newlib memcpy / memset",
+	       kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
+	       (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ? "without locks (exclusive CPUs)"
+							       : "locked");
 	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
 	       kd->ncpus == 1 ? "" : "s");
 	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)

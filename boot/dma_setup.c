@@ -11,6 +11,8 @@
  */
 #include "boot/dma_setup.h"
 
+#include "arch/x86_64/memops.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <malloc.h>
@@ -66,7 +68,7 @@ static int kd_layer_init(struct kernel_dma *kd, struct sluice_dma_layer *dl,
 	return rc;
 }
 
-struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu)
 {
 	struct kernel_dma *kd = &kernel_dma;
 	enum sluice_dma_scrub scrub = (enum sluice_dma_scrub)bi->options.scrub;
@@ -75,6 +77,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	uint64_t next, direct_pool, arena_pool;
 	size_t arena_meta_len;
 	void *arena_meta;
+	struct memops mo;
 	int rc, p;
 
 	memset(kd, 0, sizeof(*kd));
@@ -83,6 +86,14 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	kd->ncpus = smp_cpu_count();
 	kd->max_areas = (unsigned int)bi->options.areas;
 	kd->ops = kernel_dma_port_ops(kd);
+	/* The bounce copy for this CPU, chosen before any layer takes its copy of
+	 * the ops (a layer copies them at init: dma_port.h). */
+	memops_choose(cpu, &mo);
+	kd->ops.copy = mo.copy;
+	kd->ops.zero = mo.zero;
+	kd->copy_name = mo.name;
+	kd->erms = cpu->has_erms;
+	kd->fsrm = cpu->has_fsrm;
 	/* Layout: one bounce pool per policy, the two small coherent pools, then the
 	 * arena from the next 2 MiB boundary to the end (options guarantee at least
 	 * one chunk). */

@@ -8,6 +8,7 @@
 #ifndef SLUICE_BOOT_DMA_SETUP_H
 #define SLUICE_BOOT_DMA_SETUP_H
 
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "boot/boot_info.h"
 #include <sluice/arena.h>
@@ -96,6 +97,8 @@ struct kernel_dma {
 	uint64_t private_calls;
 	unsigned int ncpus;
 	unsigned int max_areas;
+	const char *copy_name;
+	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
 
@@ -196,9 +199,11 @@ struct sluice_dma_port_ops kernel_dma_port_ops(struct kernel_dma *kd);
 /**
  * kernel_dma_init() - set up the layer on the DMA region and check it works.
  * @bi: the boot hand-off (region, options).
+ * @cpu: the identified boot CPU: the bounce copy and clear are chosen for it
+ *	(memops.h: rep movsb / rep stosb with ERMS, else newlib's).
  * Return: the instance, or NULL after printing why.
  */
-struct kernel_dma *kernel_dma_init(const struct boot_info *bi);
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu);
 
 /**
  * kernel_dma_report() - print the layer's configuration and statistics.

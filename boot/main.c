@@ -235,7 +235,7 @@ void kernel_main(struct boot_info *bi)
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
 	smp_init(&bi->cpus, bi->trampoline, (unsigned int)bi->options.cpus);
-	kd = kernel_dma_init(bi);
+	kd = kernel_dma_init(bi, &cpu);
 	if (!kd)
 		exit(SLUICE_EXIT_BOOT);
 	kernel_dma_report(kd);

@@ -14,7 +14,8 @@
  * through the porting ops. It also controls the device: it writes any bytes
  * into any live mapping, whatever its direction, and scribbles over every byte
  * of the bounce pools that no live mapping covers. The input also picks the
- * policy (every one of DMA_POLICY_*), the scrub mode and the CPU count.
+ * policy (every one of DMA_POLICY_*), the scrub mode, the CPU count and whether
+ * the port promises exclusive CPU indices (SLUICE_DMA_PORT_CPU_EXCLUSIVE).
  *
  * The model knows every live mapping, what the device must see in it and what
  * every byte of the caller's buffers must hold. Checked after every step:
@@ -906,6 +907,12 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 	s->use_arena = !(mode & 0x20);
 	s->fd = fuzz_dma_begin(&in, policy, s->ncpus, s->scrub,
 			       (mode & 0x40) ? (int)(cap >> 6) : FUZZ_DMA_ONE_POOL);
+	/*
+	 * One thread switches CPU indices, so the port may promise exclusive
+	 * indices: the sluice policy's magazines then run without locks and a
+	 * CPU's magazines go back only at its own next call (or at teardown).
+	 */
+	s->fd->dl.ops.flags = (mode & 0x80) ? SLUICE_DMA_PORT_CPU_EXCLUSIVE : 0;
 	if (s->use_arena)
 		dof_setup_arena(s, cap);
 	dof_setup_tags(s);

@@ -14,6 +14,7 @@
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
 #   make portable-size                  text+data of each of those builds
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
+#   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
 # adding a file is a one-line change there. Packages are installed on demand by
@@ -82,7 +83,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,20p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -165,12 +166,12 @@ plot:
 	@scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/
 
 # ---------------------------------------------------------------- DMA library
-LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_SRCS))
-$(BUILD)/lib/%.c.o: %.c
+LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_LIB_SRCS))
+$(BUILD)/lib/%.c.o: %.c $(DMA_LIB_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC [lib] $<"
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -I$(DMA_INC) -MMD -MP -c $< -o $@
+		-mno-red-zone -fpic -I. -I$(DMA_INC) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/libsluice-dma.a: $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
@@ -208,6 +209,13 @@ install: lib
 .PHONY: check-cc-insn
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
+# The floors: every #include of arch/ dma/ drivers/ boot/ bench/ points to its own
+# folder's floor or a lower one, and arch/ and dma/ never include each other
+# (docs/ARCHITECTURE.md, "Floors"). tests/layers/test_check_layers.sh proves the
+# check refuses a planted upward include.
+.PHONY: check-layers
+check-layers:
+	@scripts/check-layers.py
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
 # undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
 # program built from `make install` with pkg-config flags only, and the example
@@ -258,7 +266,8 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib 
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-		tests/cc_insn/test_audit.sh $(E2E_TESTS)
+		tests/cc_insn/test_audit.sh scripts/check-layers.py \
+		tests/layers/test_check_layers.sh $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

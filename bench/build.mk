@@ -11,3 +11,5 @@ KERNEL_SRCS += bench/blk_mq_bench.c
 KERNEL_SRCS += bench/alloc_smp_bench.c
 KERNEL_SRCS += bench/blk_smp_check.c
 KERNEL_SRCS += bench/net_smp_check.c
+# The task table the kernel's entry walks (boot/tasks.h) and the runners behind it.
+KERNEL_SRCS += bench/tasks.c bench/blk_task.c bench/net_task.c bench/faults.c

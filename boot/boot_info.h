@@ -13,52 +13,11 @@
 #include <stdint.h>
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/mem_range.h"
 #include "arch/x86_64/snp_cc_blob.h"
 #include "boot/options.h"
 
-/**
- * enum mem_kind - what the kernel may do with a range of the memory map.
- * @MEM_USABLE: free RAM (conventional, or boot-services memory after EBS).
- * @MEM_KERNEL: RAM in use by the kernel: image, stack, heap, regions below.
- * @MEM_ACPI: ACPI tables (reclaim) or NVS: keep mapped, never reuse.
- * @MEM_RESERVED: firmware, runtime services, unusable: keep mapped, never touch.
- * @MEM_MMIO: memory-mapped I/O described by the firmware.
- */
-enum mem_kind {
-	MEM_USABLE,
-	MEM_KERNEL,
-	MEM_ACPI,
-	MEM_RESERVED,
-	MEM_MMIO,
-};
-
-/**
- * struct mem_range - one entry of the kernel's copy of the memory map.
- * @base: physical start (4 KiB aligned).
- * @size: bytes.
- * @kind: see &enum mem_kind.
- * @cacheable: the firmware says the range supports write-back caching (RAM);
- *	false for device memory such as the PCIe ECAM window, which the memory map
- *	lists as "reserved".
- */
-struct mem_range {
-	uint64_t base;
-	uint64_t size;
-	enum mem_kind kind;
-	bool cacheable;
-};
-
-/**
- * struct boot_region - a region reserved at boot for one purpose.
- * @base: start (identity mapped: physical == virtual).
- * @size: bytes.
- */
-struct boot_region {
-	uint64_t base;
-	uint64_t size;
-};
-
-#define BOOT_MAX_RANGES 512
+#define BOOT_MAX_RANGES MEM_MAX_RANGES
 #define BOOT_PAGETABLE_BYTES (8u << 20)
 #define BOOT_STACK_BYTES (1u << 20)
 
@@ -107,11 +66,11 @@ struct boot_info {
 	uint64_t tsc_exit_boot_services;
 	unsigned int ebs_attempts;
 	uint64_t acpi_rsdp;
-	struct boot_region heap;
-	struct boot_region dma;
-	struct boot_region pagetables;
-	struct boot_region stack;
-	struct boot_region trampoline;
+	struct mem_region heap;
+	struct mem_region dma;
+	struct mem_region pagetables;
+	struct mem_region stack;
+	struct mem_region trampoline;
 	struct acpi_cpus cpus;
 	struct mem_range ranges[BOOT_MAX_RANGES];
 	unsigned int nranges;

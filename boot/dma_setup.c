@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dma_setup.c - the DMA layer's porting ops in the kernel, and its set-up.
+ * dma_setup.c - the kernel's DMA layers on the region reserved at boot: one
+ * bounce pool per policy, the two small coherent pools, the 2 MiB arena; the
+ * configurations the tasks run in, and their I/O buffers.
  *
- * Conversions are the emulated model of arch/x86_64/mmu.c: a page-table "shared"
- * bit, TLB invalidation and one trapping I/O write per call. Device addresses are
- * the identity (the kernel identity-maps RAM and QEMU's devices see guest
- * physical addresses). The layer's metadata is private kernel heap; only the pool
- * and the arena chunks it converts are shared.
+ * The porting ops the layers run on are in dma_port_kernel.c, the self-test in
+ * dma_selftest.c, the report and the figures for benchmark output in
+ * dma_report.c. The layer's metadata is private kernel heap; only the pools and
+ * the arena chunks it converts are shared.
  */
 #include "boot/dma_setup.h"
+
+#include "arch/x86_64/memops.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,111 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/spinlock.h"
-#include "arch/x86_64/tsc.h"
-
 #define TWO_MIB (UINT64_C(2) << 20)
 
-_Static_assert(sizeof(struct spinlock) <= SLUICE_DMA_PORT_LOCK_SIZE,
-	       "a spinlock fits the lock slot");
 _Static_assert(SLUICE_DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
 
 static struct kernel_dma kernel_dma;
-
-static int kd_set_shared(void *ctx, void *vaddr, size_t len)
-{
-	(void)ctx;
-	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, true) ? SLUICE_DMA_ERR_IO : 0;
-}
-
-static int kd_set_private(void *ctx, void *vaddr, size_t len)
-{
-	struct kernel_dma *kd = ctx;
-
-	/* Fault injection: the hypervisor refuses this page-state change. */
-	if (kd->fail_private &&
-	    __atomic_add_fetch(&kd->private_calls, 1, __ATOMIC_RELAXED) % kd->fail_private == 0)
-		return SLUICE_DMA_ERR_IO;
-	return mmu_set_shared((uint64_t)(uintptr_t)vaddr, len, false) ? SLUICE_DMA_ERR_IO : 0;
-}
-
-static uint64_t kd_virt_to_dma(void *ctx, const void *vaddr)
-{
-	(void)ctx;
-	return (uint64_t)(uintptr_t)vaddr;
-}
-
-static void *kd_dma_to_virt(void *ctx, uint64_t dma_addr)
-{
-	(void)ctx;
-	return (void *)(uintptr_t)dma_addr;
-}
-
-static unsigned int kd_cpu_id(void *ctx)
-{
-	(void)ctx;
-	return smp_cpu_id();
-}
-
-static void kd_lock_init(void *ctx, void *lock)
-{
-	(void)ctx;
-	((struct spinlock *)lock)->locked = 0;
-}
-
-/* Waiting is what contention costs, so it is measured: one failed try starts
- * the clock (the uncontended path adds a single atomic exchange). */
-static void kd_lock(void *ctx, void *lock)
-{
-	struct kernel_dma *kd = ctx;
-	struct kdma_cpu_stats *st = &kd->cpu[smp_cpu_id()];
-
-	st->acquires++;
-	if (!spin_trylock(lock)) {
-		uint64_t t0 = rdtsc();
-
-		spin_lock(lock);
-		st->contended++;
-		st->wait_cycles += rdtsc() - t0;
-	}
-	/* Memory the layer hands out under this lock may have been converted by
-	 * another CPU: this CPU's TLB must not hold its old mapping (mmu.h). */
-	mmu_tlb_sync();
-}
-
-static void kd_unlock(void *ctx, void *lock)
-{
-	(void)ctx;
-	spin_unlock(lock);
-}
-
-static uint64_t kd_cycles(void *ctx)
-{
-	(void)ctx;
-	return rdtsc();
-}
-
-static void kd_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
-{
-	static const char *const prefix[] = { "dma: error: ", "dma: warning: ", "dma: " };
-	struct kernel_dma *kd = ctx;
-	unsigned int cpu = smp_cpu_id();
-
-	if (cpu != 0) {
-		/* Only CPU 0 may print: keep the message for kernel_dma_report(). */
-		struct kdma_cpu_stats *st = &kd->cpu[cpu];
-		size_t i = 0;
-
-		st->log_dropped++;
-		for (; msg[i] && i + 1 < sizeof(st->last_log); i++)
-			st->last_log[i] = msg[i];
-		st->last_log[i] = '\0';
-		return;
-	}
-	printf("%s%s\n", prefix[level <= SLUICE_DMA_LOG_INFO ? level : SLUICE_DMA_LOG_INFO], msg);
-}
 
 /* Direct mode: no confidential computing, every buffer is device-reachable. */
 static bool kd_identity_owns(void *ctx, const void *vaddr, size_t len)
@@ -165,7 +68,7 @@ static int kd_layer_init(struct kernel_dma *kd, struct sluice_dma_layer *dl,
 	return rc;
 }
 
-struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu)
 {
 	struct kernel_dma *kd = &kernel_dma;
 	enum sluice_dma_scrub scrub = (enum sluice_dma_scrub)bi->options.scrub;
@@ -174,6 +77,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	uint64_t next, direct_pool, arena_pool;
 	size_t arena_meta_len;
 	void *arena_meta;
+	struct memops mo;
 	int rc, p;
 
 	memset(kd, 0, sizeof(*kd));
@@ -181,19 +85,15 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi)
 	kd->fail_private = bi->options.fail_private;
 	kd->ncpus = smp_cpu_count();
 	kd->max_areas = (unsigned int)bi->options.areas;
-	kd->ops = (struct sluice_dma_port_ops){
-		.ctx = kd,
-		.set_shared = kd_set_shared,
-		.set_private = kd_set_private,
-		.virt_to_dma = kd_virt_to_dma,
-		.dma_to_virt = kd_dma_to_virt,
-		.cpu_id = kd_cpu_id,
-		.lock_init = kd_lock_init,
-		.lock = kd_lock,
-		.unlock = kd_unlock,
-		.cycles = kd_cycles,
-		.log = kd_log,
-	};
+	kd->ops = kernel_dma_port_ops(kd);
+	/* The bounce copy for this CPU, chosen before any layer takes its copy of
+	 * the ops (a layer copies them at init: dma_port.h). */
+	memops_choose(cpu, &mo);
+	kd->ops.copy = mo.copy;
+	kd->ops.zero = mo.zero;
+	kd->copy_name = mo.name;
+	kd->erms = cpu->has_erms;
+	kd->fsrm = cpu->has_fsrm;
 	/* Layout: one bounce pool per policy, the two small coherent pools, then the
 	 * arena from the next 2 MiB boundary to the end (options guarantee at least
 	 * one chunk). */
@@ -306,19 +206,6 @@ const char *kernel_dma_config_name(const struct kdma_config *cfg)
 	return kernel_dma_mode_name(cfg->mode);
 }
 
-void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
-{
-	struct sluice_dma_arena_stats st;
-	unsigned int released = sluice_dma_arena_reclaim(&kd->arena, 0);
-
-	sluice_dma_arena_get_stats(&kd->arena, &st);
-	printf("dma: arena after %s: %u idle chunks released to private, %u shared now, %u "
-	       "leaked (conversion back failed %" PRIu64 " times), %" PRIu64 " conversions to "
-	       "shared so far\n",
-	       label, released, st.chunks_shared, st.chunks_leaked, st.to_private_failed,
-	       st.to_shared);
-}
-
 void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, size_t size)
 {
 	if (mode == KDMA_ARENA)
@@ -345,212 +232,3 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 	}
 }
 
-void kernel_dma_report(struct kernel_dma *kd)
-{
-	struct sluice_dma_arena_stats as;
-	struct mmu_stats ms;
-
-	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
-		struct sluice_dma_bounce_stats bs;
-
-		if (!(kd->policies & (UINT64_C(1) << p)))
-			continue;
-		sluice_dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
-		printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
-		       " slots of 2 KiB in %" PRIu64 " area%s, policy %s, scrub %s, largest mapping "
-		       "%zu KiB\n",
-		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs, bs.nareas,
-		       bs.nareas == 1 ? "" : "s",
-		       sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)p),
-		       kd->bounce[p].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero",
-		       sluice_dma_max_mapping_size(&kd->bounce[p], &SLUICE_DMA_TAG_DEFAULT) >> 10);
-	}
-	sluice_dma_arena_get_stats(&kd->arena, &as);
-	mmu_get_stats(&ms);
-	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
-	       KDMA_COHERENT_POOL_BYTES >> 10);
-	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64
-	       " chunks of 2 MiB, %" PRIu64 " shared now, converted lazily\n",
-	       kd->arena_base, kd->arena_bytes >> 10, (uint64_t)as.nchunks,
-	       (uint64_t)as.chunks_shared);
-	printf("dma: conversions so far: %" PRIu64 " to shared (%" PRIu64 " cycles), %" PRIu64
-	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
-	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
-	       ms.splits);
-	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
-	       kd->ncpus == 1 ? "" : "s");
-	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)
-		if (kd->cpu[c].log_dropped)
-			printf("dma: cpu %u had %" PRIu64 " message%s it could not print; last: %s\n", c,
-			       kd->cpu[c].log_dropped, kd->cpu[c].log_dropped == 1 ? "" : "s",
-			       kd->cpu[c].last_log);
-}
-
-#define SELFTEST_REPEATS 64
-
-static int selftest_fail(const char *what, uint64_t addr)
-{
-	printf("dma: selftest FAILED: %s (address 0x%" PRIx64 ")\n", what, addr);
-	return -1;
-}
-
-/* The device's view: the bytes at a device address (identity mapping). */
-static uint8_t *device_view(uint64_t dma_addr)
-{
-	return (uint8_t *)(uintptr_t)dma_addr;
-}
-
-int kernel_dma_selftest(struct kernel_dma *kd)
-{
-	int first = __builtin_ctzll(kd->policies);
-	struct sluice_dma_layer *bl = &kd->bounce[first];
-	const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
-	const size_t len = 6000; /* 3 slots, not a multiple of anything */
-	uint8_t *buf = malloc(len), *other = malloc(len), *block, *ring;
-	uint64_t addr, ring_addr, t0, map_cycles, unmap_cycles;
-	int rc;
-
-	if (!buf || !other)
-		return selftest_fail("no heap for test buffers", 0);
-	for (size_t i = 0; i < len; i++)
-		buf[i] = (uint8_t)(i * 7 + 1);
-
-	/* To device: the device sees a copy, in shared memory, not the private buffer. */
-	t0 = rdtsc();
-	rc = sluice_dma_map(bl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
-	map_cycles = rdtsc() - t0;
-	if (rc)
-		return selftest_fail("map to-device", (uintptr_t)buf);
-	if (addr == (uintptr_t)buf || !sluice_dma_addr_is_shared(bl, addr, len) ||
-	    !mmu_range_is_shared(addr, len))
-		return selftest_fail("to-device mapping is not in converted shared memory", addr);
-	if (memcmp(device_view(addr), buf, len))
-		return selftest_fail("device does not see the buffer's bytes", addr);
-	if (mmu_range_is_shared((uintptr_t)buf, len))
-		return selftest_fail("the private buffer became shared", (uintptr_t)buf);
-	t0 = rdtsc();
-	sluice_dma_unmap(bl, addr, len, SLUICE_DMA_TO_DEVICE);
-	unmap_cycles = rdtsc() - t0;
-
-	/* From device: what the device writes reaches the buffer at sync and unmap,
-	 * and the slots it is given hold nothing of the previous mapping. */
-	memset(other, 0x5a, len);
-	rc = sluice_dma_map(bl, &tag, other, len, SLUICE_DMA_FROM_DEVICE, &addr);
-	if (rc)
-		return selftest_fail("map from-device", (uintptr_t)other);
-	/* scrub=copy shows the device the buffer's own bytes (as Linux does since
-	 * CVE-2022-0854), scrub=zero shows zeros: never the earlier mapping's. */
-	for (size_t i = 0; i < len; i++)
-		if (device_view(addr)[i] != (bl->scrub == SLUICE_DMA_SCRUB_COPY ? 0x5a : 0))
-			return selftest_fail("the device sees bytes that are not this mapping's",
-					     addr + i);
-	memset(device_view(addr), 0xc3, 100);
-	if (sluice_dma_sync_for_cpu(bl, addr, 0, 100, SLUICE_DMA_FROM_DEVICE) || other[0] != 0xc3 ||
-	    other[99] != 0xc3 || other[100] != 0x5a)
-		return selftest_fail("sync_for_cpu did not copy exactly the synced range", addr);
-	device_view(addr)[len - 1] = 0x11;
-	sluice_dma_unmap(bl, addr, len, SLUICE_DMA_FROM_DEVICE);
-	if (other[len - 1] != 0x11)
-		return selftest_fail("unmap did not copy the device's bytes back", addr);
-
-	/* The arena: shared memory mapped in place, no copy. */
-	block = sluice_dma_arena_alloc(&kd->arena, 8192);
-	if (!block)
-		return selftest_fail("arena alloc", 0);
-	if (!mmu_range_is_shared((uintptr_t)block, 8192))
-		return selftest_fail("arena block is not shared in the page tables", (uintptr_t)block);
-	rc = sluice_dma_map(&kd->arena_layer, &tag, block, 8192, SLUICE_DMA_BIDIRECTIONAL, &addr);
-	if (rc || addr != (uintptr_t)block)
-		return selftest_fail("arena block did not map in place", (uintptr_t)block);
-	sluice_dma_unmap(&kd->arena_layer, addr, 8192, SLUICE_DMA_BIDIRECTIONAL);
-	/* The arena layer bounces what is not arena memory. */
-	rc = sluice_dma_map(&kd->arena_layer, &tag, buf, 64, SLUICE_DMA_TO_DEVICE, &addr);
-	if (rc || addr == (uintptr_t)buf || !mmu_range_is_shared(addr, 64))
-		return selftest_fail("arena layer did not bounce a private buffer", (uintptr_t)buf);
-	sluice_dma_unmap(&kd->arena_layer, addr, 64, SLUICE_DMA_TO_DEVICE);
-	/* The direct layer maps everything in place (a plain VM). */
-	rc = sluice_dma_map(&kd->direct, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
-	if (rc || addr != (uintptr_t)buf)
-		return selftest_fail("direct layer did not map in place", (uintptr_t)buf);
-	sluice_dma_unmap(&kd->direct, addr, len, SLUICE_DMA_TO_DEVICE);
-	sluice_dma_arena_free(&kd->arena, block);
-
-	/* Coherent memory for rings: shared and zeroed. */
-	ring = sluice_dma_alloc_coherent(bl, &tag, 4096, &ring_addr);
-	if (!ring)
-		return selftest_fail("coherent alloc", 0);
-	for (size_t i = 0; i < 4096; i++)
-		if (ring[i])
-			return selftest_fail("coherent memory not zeroed", ring_addr + i);
-	if (!mmu_range_is_shared(ring_addr, 4096))
-		return selftest_fail("coherent memory is not shared", ring_addr);
-	sluice_dma_free_coherent(bl, ring, 4096);
-
-	for (int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
-		if ((kd->policies & (UINT64_C(1) << p)) && sluice_dma_layer_check(&kd->bounce[p]))
-			return selftest_fail("bounce layer self-check", (uint64_t)p);
-	if (sluice_dma_layer_check(&kd->direct) || sluice_dma_layer_check(&kd->arena_layer))
-		return selftest_fail("layer self-check", 0);
-
-	/* Warm figures: the first call also pays for cold caches (and, under TCG,
-	 * for translating the code), so time a run of repeats. */
-	map_cycles = unmap_cycles = 0;
-	for (int i = 0; i < SELFTEST_REPEATS; i++) {
-		t0 = rdtsc();
-		rc = sluice_dma_map(bl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &addr);
-		map_cycles += rdtsc() - t0;
-		if (rc)
-			return selftest_fail("repeated map", (uintptr_t)buf);
-		t0 = rdtsc();
-		sluice_dma_unmap(bl, addr, len, SLUICE_DMA_TO_DEVICE);
-		unmap_cycles += rdtsc() - t0;
-	}
-	free(buf);
-	free(other);
-	printf("dma: selftest passed (bounce to/from device, sync, stale-data guard, arena in "
-	       "place, coherent); 6000-byte to-device map %" PRIu64 " cycles, unmap %" PRIu64
-	       " cycles (mean of %d, copy included)\n",
-	       map_cycles / SELFTEST_REPEATS, unmap_cycles / SELFTEST_REPEATS, SELFTEST_REPEATS);
-	return 0;
-}
-
-const char *kernel_dma_policy_json(const struct kdma_config *cfg)
-{
-	/* In the order of enum sluice_dma_bounce_policy (checked at the top of this file). */
-	static const char *const quoted[SLUICE_DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
-							      "\"lifo\"", "\"sluice\"" };
-
-	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= SLUICE_DMA_POLICY_COUNT)
-		return "null";
-	return quoted[cfg->policy];
-}
-
-unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg)
-{
-	struct sluice_dma_bounce_stats bs;
-
-	if (cfg->mode != KDMA_BOUNCE ||
-	    sluice_dma_bounce_stats_get(kernel_dma_layer(kd, cfg), -1, &bs))
-		return 0;
-	return (unsigned int)bs.nareas;
-}
-
-void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++) {
-		out->acquires += kd->cpu[i].acquires;
-		out->contended += kd->cpu[i].contended;
-		out->wait_cycles += kd->cpu[i].wait_cycles;
-		out->log_dropped += kd->cpu[i].log_dropped;
-	}
-}
-
-void kernel_dma_lock_stats_reset(struct kernel_dma *kd)
-{
-	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++) {
-		kd->cpu[i].acquires = 0;
-		kd->cpu[i].contended = 0;
-		kd->cpu[i].wait_cycles = 0;
-	}
-}

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dma_setup.h - the kernel's instance of the DMA layer: porting ops over the
- * emulated private/shared page-table model, one bounce pool and the 2 MB arena
- * carved from the region reserved at boot.
+ * emulated private/shared page-table model (dma_port_kernel.c), one bounce pool
+ * per policy and the 2 MB arena carved from the region reserved at boot
+ * (dma_setup.c), the self-test (dma_selftest.c) and the report (dma_report.c).
  */
 #ifndef SLUICE_BOOT_DMA_SETUP_H
 #define SLUICE_BOOT_DMA_SETUP_H
 
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "boot/boot_info.h"
 #include <sluice/arena.h>
@@ -95,6 +97,8 @@ struct kernel_dma {
 	uint64_t private_calls;
 	unsigned int ncpus;
 	unsigned int max_areas;
+	const char *copy_name;
+	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
 
@@ -183,11 +187,23 @@ void *kernel_dma_buf_alloc(struct kernel_dma *kd, enum kernel_dma_mode mode, siz
 void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void *buf);
 
 /**
+ * kernel_dma_port_ops() - the kernel's port of the DMA library
+ *	(dma_port_kernel.c, the reference port of dma/PORTING.md): conversions
+ *	through mmu_set_shared(), identity device addresses, spinlocks counted in
+ *	@kd's per-CPU statistics, messages printed by CPU 0 only.
+ * @kd: the instance, the ops' context (fault injection, statistics).
+ * Return: the ops, with @kd as their context.
+ */
+struct sluice_dma_port_ops kernel_dma_port_ops(struct kernel_dma *kd);
+
+/**
  * kernel_dma_init() - set up the layer on the DMA region and check it works.
  * @bi: the boot hand-off (region, options).
+ * @cpu: the identified boot CPU: the bounce copy and clear are chosen for it
+ *	(memops.h: rep movsb / rep stosb with ERMS, else newlib's).
  * Return: the instance, or NULL after printing why.
  */
-struct kernel_dma *kernel_dma_init(const struct boot_info *bi);
+struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu);
 
 /**
  * kernel_dma_report() - print the layer's configuration and statistics.

@@ -208,7 +208,7 @@ static void boot_sim_snp_firmware(struct boot_info *bi)
 }
 
 /* Pages of EfiLoaderData below 4 GiB (for devices with 32-bit DMA), aligned to @align. */
-static void boot_reserve(struct boot_region *r, uint64_t bytes, uint64_t align, const char *what)
+static void boot_reserve(struct mem_region *r, uint64_t bytes, uint64_t align, const char *what)
 {
 	uint64_t pages = bytes / EFI_PAGE, slack = (align - EFI_PAGE) / EFI_PAGE;
 	EFI_PHYSICAL_ADDRESS addr = LOW_4G, aligned;
@@ -233,7 +233,7 @@ static void boot_reserve(struct boot_region *r, uint64_t bytes, uint64_t align, 
  * below the legacy video/ROM hole. Without one the kernel runs on one CPU. */
 #define TRAMPOLINE_MAX_ADDR 0x9FFFFull
 
-static void boot_reserve_trampoline(struct boot_region *r)
+static void boot_reserve_trampoline(struct mem_region *r)
 {
 	EFI_PHYSICAL_ADDRESS addr = TRAMPOLINE_MAX_ADDR;
 

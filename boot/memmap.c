@@ -24,20 +24,3 @@ enum mem_kind mem_kind_from_efi_type(uint32_t type)
 		return MEM_RESERVED;
 	}
 }
-
-const char *mem_kind_name(enum mem_kind kind)
-{
-	switch (kind) {
-	case MEM_USABLE:
-		return "usable";
-	case MEM_KERNEL:
-		return "kernel";
-	case MEM_ACPI:
-		return "acpi";
-	case MEM_RESERVED:
-		return "reserved";
-	case MEM_MMIO:
-		return "mmio";
-	}
-	return "?";
-}

@@ -54,11 +54,4 @@
  */
 enum mem_kind mem_kind_from_efi_type(uint32_t type);
 
-/**
- * mem_kind_name() - the short name the boot report prints for a kind.
- * @kind: a kind.
- * Return: "usable", "kernel", "acpi", "reserved", "mmio", or "?".
- */
-const char *mem_kind_name(enum mem_kind kind);
-
 #endif /* SLUICE_BOOT_MEMMAP_H */

@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arena.c - the 2 MB shared arena (the DMA_PMD design): lazy per-chunk
- * conversion, a buddy allocator per chunk, per-CPU recycling caches, scrub on
- * free, caller-driven release of idle chunks.
- *
- * Why a buddy allocator per 2 MB chunk: blocks are powers of two from 4 KiB to
- * 2 MB and naturally aligned, which is exactly what buddies give; split and
- * merge are O(orders) = 10 steps with no search inside a chunk; and a chunk is
- * idle exactly when it has merged back into one free 2 MB block, so the release
- * test is "free_pages == 512". Keeping the buddy state per chunk (not one
- * global free list per order) means a chunk can leave the allocator at reclaim
- * time without walking anyone else's blocks. The cross-chunk search (on a CPU
- * cache miss only) picks the chunk with the smallest sufficient free block,
- * ties broken towards the fullest chunk so that emptier chunks drain and can be
- * released.
+ * arena.c - the 2 MB shared arena (the DMA_PMD design): its API, allocation
+ * and release. Lazy per-chunk conversion, per-CPU recycling caches in front
+ * of a buddy allocator per chunk (arena_buddy.c), scrub on free,
+ * caller-driven release of idle chunks. Counters and their report are in
+ * arena_stats.c, the self-check in arena_check.c, what they share in
+ * arena_priv.h (locking rules included).
  *
  * Why scrub on free (not on alloc): every idle block - in the buddy lists or in
  * a CPU cache - then reads all zero, so an allocation hands out zeroed memory
@@ -33,334 +25,9 @@
  * reads the clock (two clock reads cost ~23 ns, as much as the rest of the
  * pair), and scrub_cycles is scaled from the sampled ones.
  *
- * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
- * counters. Order: CPU cache lock, then arena lock. No lock is held across
- * set_shared / set_private (the port's contract); a chunk being converted is
- * in a transitional state that keeps everyone else away from it. Block tags,
- * chunk states and cache counts are read and written only through the
- * __atomic builtins because sluice_dma_arena_owns() and sluice_dma_arena_free()
- * read them without the arena lock (plain fields in the public header; see
- * there for why they are not _Atomic).
- *
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
-#include <sluice/arena.h>
-#include <sluice/dma.h>
-
-#include "dma/arith.h"
-
-#include <stdalign.h>
-
-#define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
-#define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
-#define NO_PAGE 0xffffu
-/* One scrub in this many (a power of two) of the cached orders is timed. */
-#define ARENA_SCRUB_SAMPLE 16u
-
-/* Block tag of a head page: bit 7 head, bits 4..6 state, bits 0..3 order. */
-#define TAG_HEAD 0x80u
-#define TAG_STATE_SHIFT 4
-#define TAG_STATE_MASK 0x70u
-#define TAG_ORDER_MASK 0x0fu
-
-enum blk_state {
-	BLK_FREE = 1,		/* in its chunk's buddy lists */
-	BLK_LIVE = 2,		/* handed out */
-	BLK_FREEING = 3,	/* sluice_dma_arena_free() in progress (scrubbing) */
-	BLK_CACHED = 4,		/* in a per-CPU cache */
-};
-
-enum chunk_state {
-	CHUNK_PRIVATE = 0,	/* never converted, or converted back */
-	CHUNK_CONVERTING = 1,	/* set_shared in flight */
-	CHUNK_SHARED = 2,	/* in use by the allocator */
-	CHUNK_RELEASING = 3,	/* set_private in flight */
-	CHUNK_LEAKED = 4,	/* set_private failed: never touched again */
-};
-
-_Static_assert(CHUNK_PAGES == 512, "a chunk is 512 pages of 4 KiB");
-_Static_assert(CHUNK_PAGES < NO_PAGE, "page indices must fit 16 bits with a sentinel");
-_Static_assert(MAX_ORDER <= TAG_ORDER_MASK, "an order must fit the tag's order bits");
-_Static_assert(SLUICE_DMA_ARENA_NR_ORDERS <= 16, "the avail mask is 16 bits");
-_Static_assert(SLUICE_DMA_ARENA_CACHE_ORDERS <= SLUICE_DMA_ARENA_NR_ORDERS,
-	       "cached orders are orders");
-_Static_assert(SLUICE_DMA_ARENA_CACHE_DEPTH >= 2 && SLUICE_DMA_ARENA_CACHE_DEPTH % 2 == 0,
-	       "a full cache flushes half of itself");
-_Static_assert(sizeof(struct sluice_dma_priv_arena_cpu) % 64 == 0,
-	       "CPU caches must not share lines");
-_Static_assert(sizeof(struct sluice_dma_priv_arena_chunk) % 8 == 0,
-	       "chunks follow each other in meta");
-_Static_assert(alignof(struct sluice_dma_priv_arena_chunk) <= 64, "meta is aligned to 64 only");
-/* The __atomic builtins on these plain fields must not need a lock. */
-_Static_assert(__atomic_always_lock_free(sizeof(uint8_t), 0) &&
-		       __atomic_always_lock_free(sizeof(uint16_t), 0),
-	       "atomic tags and counts must be lock-free");
-
-/* ---- small helpers ------------------------------------------------------ */
-
-static inline uint8_t tag_make(unsigned int state, unsigned int order)
-{
-	return (uint8_t)(TAG_HEAD | state << TAG_STATE_SHIFT | order);
-}
-
-static inline unsigned int tag_state(uint8_t tag)
-{
-	return (tag & TAG_STATE_MASK) >> TAG_STATE_SHIFT;
-}
-
-static inline unsigned int tag_order(uint8_t tag)
-{
-	return tag & TAG_ORDER_MASK;
-}
-
-static inline uint8_t tag_get(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
-{
-	return __atomic_load_n(&c->tag[page], __ATOMIC_RELAXED);
-}
-
-static inline void tag_set(struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
-{
-	__atomic_store_n(&c->tag[page], tag, __ATOMIC_RELAXED);
-}
-
-static inline unsigned int chunk_state_get(const struct sluice_dma_priv_arena_chunk *c)
-{
-	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
-}
-
-static inline void chunk_state_set(struct sluice_dma_priv_arena_chunk *c, unsigned int state)
-{
-	__atomic_store_n(&c->state, (uint8_t)state, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t arena_cycles(const struct sluice_dma_arena *a)
-{
-	return a->ops.cycles ? a->ops.cycles(a->ops.ctx) : 0;
-}
-
-static inline void arena_lock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
-{
-	if (a->ops.lock)
-		a->ops.lock(a->ops.ctx, l);
-}
-
-static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
-{
-	if (a->ops.unlock)
-		a->ops.unlock(a->ops.ctx, l);
-}
-
-static inline uintptr_t chunk_base(const struct sluice_dma_arena *a,
-				   const struct sluice_dma_priv_arena_chunk *c)
-{
-	return a->base + ((uintptr_t)(c - a->chunks) << SLUICE_DMA_ARENA_CHUNK_SHIFT);
-}
-
-static inline void *page_addr(const struct sluice_dma_arena *a,
-			      const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
-{
-	return (void *)(chunk_base(a, c) + ((uintptr_t)page << SLUICE_DMA_ARENA_PAGE_SHIFT));
-}
-
-static inline unsigned int size_to_order(size_t size)
-{
-	size_t pages = (size + SLUICE_DMA_ARENA_MIN_BLOCK - 1) >> SLUICE_DMA_ARENA_PAGE_SHIFT;
-
-	if (pages <= 1)
-		return 0;
-	/* ceil(log2(pages)); pages <= 512 here, so this cannot overflow. */
-	return (unsigned int)(sizeof(unsigned long) * 8) -
-	       (unsigned int)__builtin_clzl((unsigned long)(pages - 1));
-}
-
-/* ---- log formatting (no printf in a freestanding build) ----------------- */
-
-struct fmt {
-	char buf[200];
-	size_t n;
-};
-
-static void fmt_str(struct fmt *f, const char *s)
-{
-	while (s && *s && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = *s++;
-	f->buf[f->n] = '\0';
-}
-
-static void fmt_u64(struct fmt *f, uint64_t v)
-{
-	char tmp[24];
-	int i = 0;
-
-	do {
-		tmp[i++] = (char)('0' + dma_divmod_small(&v, 10));
-	} while (v);
-	while (i > 0 && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = tmp[--i];
-	f->buf[f->n] = '\0';
-}
-
-static void fmt_hex(struct fmt *f, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int i = 0;
-
-	fmt_str(f, "0x");
-	do {
-		tmp[i++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (i > 0 && f->n + 1 < sizeof(f->buf))
-		f->buf[f->n++] = tmp[--i];
-	f->buf[f->n] = '\0';
-}
-
-static void arena_log(const struct sluice_dma_arena *a, enum sluice_dma_log_level level,
-		      const struct fmt *f)
-{
-	/* A NULL arena has no log op to report through: the trap still stops it. */
-	if (a && a->ops.log)
-		a->ops.log(a->ops.ctx, level, f->buf);
-}
-
-/* A programmer error: name the address, then stop before memory is corrupted. */
-static _Noreturn void arena_bug(const struct sluice_dma_arena *a, const char *what,
-				const void *addr)
-{
-	struct fmt f = { .n = 0 };
-
-	fmt_str(&f, "sluice_dma_arena: BUG: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
-	__builtin_trap();
-}
-
-/*
- * The one cpu_id rule of the library (dma_port.h): an index >= ncpus is
- * folded, here as in the layer (dma_cpu() in bounce.h). Every per-CPU cache
- * is locked, so two CPUs that share an index stay correct.
- */
-static unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
-{
-	unsigned int id = a->ops.cpu_id ? a->ops.cpu_id(a->ops.ctx) : 0;
-
-	return id < a->ncpus ? id : id % a->ncpus;
-}
-
-/*
- * A refused release: log the address, then trap on a strict arena or return
- * @err. Nothing has been changed when this is called.
- */
-static int arena_refuse(const struct sluice_dma_arena *a, int err, const char *what,
-			const void *addr)
-{
-	struct fmt f = { .n = 0 };
-
-	if (a && (a->flags & SLUICE_DMA_ARENA_STRICT))
-		arena_bug(a, what, addr);
-	fmt_str(&f, "sluice_dma_arena: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, (uint64_t)(uintptr_t)addr);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
-	return err;
-}
-
-/* ---- buddy lists of one chunk (arena lock held) ------------------------- */
-
-static void list_push(struct sluice_dma_priv_arena_chunk *c, unsigned int order, unsigned int page)
-{
-	unsigned int first = c->head[order];
-
-	c->next[page] = (uint16_t)first;
-	c->prev[page] = NO_PAGE;
-	if (first != NO_PAGE)
-		c->prev[first] = (uint16_t)page;
-	c->head[order] = (uint16_t)page;
-	c->avail |= (uint16_t)(1u << order);
-	tag_set(c, page, tag_make(BLK_FREE, order));
-}
-
-static void list_remove(struct sluice_dma_priv_arena_chunk *c, unsigned int order,
-			unsigned int page)
-{
-	unsigned int next = c->next[page], prev = c->prev[page];
-
-	if (prev != NO_PAGE)
-		c->next[prev] = (uint16_t)next;
-	else
-		c->head[order] = (uint16_t)next;
-	if (next != NO_PAGE)
-		c->prev[next] = (uint16_t)prev;
-	if (c->head[order] == NO_PAGE)
-		c->avail &= (uint16_t)~(1u << order);
-}
-
-static void chunk_reset(struct sluice_dma_priv_arena_chunk *c)
-{
-	for (unsigned int i = 0; i < CHUNK_PAGES; i++) {
-		tag_set(c, i, 0);
-		__atomic_store_n(&c->maps[i], 0, __ATOMIC_RELAXED);
-	}
-	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++)
-		c->head[o] = NO_PAGE;
-	c->avail = 0;
-	c->free_pages = CHUNK_PAGES;
-	c->idle_passes = 0;
-	c->next_release = NO_PAGE;
-	list_push(c, MAX_ORDER, 0);
-}
-
-/* Take a block of @order from @c, which has one (avail says so). */
-static void *chunk_alloc(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
-			 unsigned int order)
-{
-	unsigned int o = order + (unsigned int)__builtin_ctz((unsigned int)(c->avail >> order));
-	unsigned int page = c->head[o];
-
-	list_remove(c, o, page);
-	while (o > order) {
-		o--;
-		list_push(c, o, page + (1u << o));
-		a->splits++;
-	}
-	tag_set(c, page, tag_make(BLK_LIVE, order));
-	c->free_pages -= (uint16_t)(1u << order);
-	c->idle_passes = 0;
-	return page_addr(a, c, page);
-}
-
-/* Give back the block at @page (not free, not in any list) and merge it up. */
-static void chunk_free(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
-		       unsigned int page, unsigned int order)
-{
-	c->free_pages += (uint16_t)(1u << order);
-	while (order < MAX_ORDER) {
-		unsigned int buddy = page ^ (1u << order);
-
-		if (tag_get(c, buddy) != tag_make(BLK_FREE, order))
-			break;
-		list_remove(c, order, buddy);
-		/* The higher of the two stops being a head. */
-		tag_set(c, page > buddy ? page : buddy, 0);
-		page = page < buddy ? page : buddy;
-		order++;
-		a->merges++;
-	}
-	list_push(c, order, page);
-}
-
-static void block_free_locked(struct sluice_dma_arena *a, void *ptr, unsigned int order)
-{
-	uintptr_t off = (uintptr_t)ptr - a->base;
-	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
-
-	chunk_free(a, c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
-		   order);
-}
+#include "dma/arena_priv.h"
 
 /* ---- active list --------------------------------------------------------- */
 
@@ -383,7 +50,7 @@ static void cache_spill(struct sluice_dma_arena *a, struct sluice_dma_priv_arena
 	unsigned int count = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 
 	for (unsigned int i = 0; i < n; i++)
-		block_free_locked(a, cpu->stack[o][i], o);
+		sluice_dma_priv_arena_block_free(a, cpu->stack[o][i], o);
 	for (unsigned int i = n; i < count; i++)
 		cpu->stack[o][i - n] = cpu->stack[o][i];
 	__atomic_store_n(&cpu->count[o], (uint16_t)(count - n), __ATOMIC_RELAXED);
@@ -446,7 +113,7 @@ static void *search_alloc(struct sluice_dma_arena *a, unsigned int order)
 			best_free = c->free_pages;
 		}
 	}
-	return best ? chunk_alloc(a, best, order) : NULL;
+	return best ? sluice_dma_priv_arena_chunk_alloc(a, best, order) : NULL;
 }
 
 static int pick_private_chunk(struct sluice_dma_arena *a)
@@ -500,16 +167,11 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	arena_lock(a, &a->lock);
 	a->nconverting--;
 	if (rc) {
-		struct fmt f = { .n = 0 };
-
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
 		a->to_shared_failed++;
-		fmt_str(&f, "sluice_dma_arena: set_shared failed on chunk ");
-		fmt_hex(&f, (uint64_t)(uintptr_t)base);
-		fmt_str(&f, " err -");
-		fmt_u64(&f, (uint64_t)-(int64_t)rc);
-		arena_log(a, SLUICE_DMA_LOG_WARN, &f);
+		sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_WARN,
+				     "sluice_dma_arena: set_shared failed on chunk %p err %d", base, rc);
 		return NULL;
 	}
 	a->to_shared++;
@@ -519,11 +181,11 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	a->nshared++;
 	if (a->nshared > a->hiwater)
 		a->hiwater = a->nshared;
-	chunk_reset(c);
+	sluice_dma_priv_arena_chunk_reset(c);
 	chunk_state_set(c, CHUNK_SHARED);
 	active_add(a, (unsigned int)ci);
 	/* Still under the lock since CHUNK_SHARED: nobody took its space first. */
-	return chunk_alloc(a, c, order);
+	return sluice_dma_priv_arena_chunk_alloc(a, c, order);
 }
 
 static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
@@ -636,11 +298,9 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	arena->active = (uint16_t *)meta;
 
 	/* Zeroed memory is CHUNK_PRIVATE with empty caches; only locks need more. */
-	if (ops->lock_init) {
-		ops->lock_init(ops->ctx, &arena->lock);
-		for (unsigned int i = 0; i < cfg->ncpus; i++)
-			ops->lock_init(ops->ctx, &arena->cpus[i].lock);
-	}
+	dma_port_lock_init(&arena->ops, &arena->lock);
+	for (unsigned int i = 0; i < cfg->ncpus; i++)
+		dma_port_lock_init(&arena->ops, &arena->cpus[i].lock);
 	return 0;
 }
 
@@ -813,7 +473,7 @@ void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
 			     struct sluice_dma_arena *arena)
 {
 	if (!region)
-		arena_bug(arena, "sluice_dma_arena_region: NULL region for arena", arena);
+		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p", (void *)arena);
 	region->owns = sluice_dma_arena_inplace_owns;
 	region->ctx = arena;
 	region->get = arena_region_get;
@@ -856,8 +516,8 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr)
 {
 	if (!sluice_dma_arena_owns(arena, vaddr, 1))
-		arena_bug(arena,
-			  "sluice_dma_arena_dma_addr: not inside a live arena block:", vaddr);
+		ARENA_BUG(arena, "sluice_dma_arena_dma_addr: not inside a live arena block: %p",
+			  vaddr);
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
@@ -872,20 +532,20 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	size_t size;
 
 	if (!arena || !arena->ncpus)
-		return arena_refuse(arena, SLUICE_DMA_ERR_INVAL,
-				    "sluice_dma_arena_free: no arena; block", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
+				    "sluice_dma_arena_free: no arena; block %p", ptr);
 	off = p - arena->base;
 	if (!ptr)
 		return 0;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a block start in the arena:", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a block start in the arena: %p", ptr);
 	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a live block (double free?):", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: not a live block (double free?): %p", ptr);
 	/*
 	 * Claim the block: of two racing frees of it, exactly one gets past
 	 * here. Sequentially consistent, as the in-place get: a get that
@@ -894,8 +554,8 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 */
 	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return arena_refuse(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: concurrent free of", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+				    "sluice_dma_arena_free: concurrent free of %p", ptr);
 	/*
 	 * A block a device may still be using (mapped in place and not
 	 * unmapped) must not be scrubbed and handed to someone else: refuse
@@ -903,8 +563,8 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 */
 	if (__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST)) {
 		tag_set(c, page, tag);
-		return arena_refuse(arena, SLUICE_DMA_ERR_BUSY,
-				    "sluice_dma_arena_free: block still mapped in place:", ptr);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
 	}
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
@@ -915,7 +575,7 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		__builtin_memset(ptr, 0, size);
 		t1 = arena_cycles(arena);
 		arena_lock(arena, &arena->lock);
-		chunk_free(arena, c, page, order);
+		sluice_dma_priv_arena_chunk_free(arena, c, page, order);
 		arena->ctr.frees++;
 		arena->ctr.bytes_freed += size;
 		arena->ctr.bytes_scrubbed += size;
@@ -1008,8 +668,6 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			arena->to_private_cycles += t1 - t0;
 			released++;
 		} else {
-			struct fmt f = { .n = 0 };
-
 			/*
 			 * Leak it. We cannot tell which of its pages are still
 			 * shared (a conversion may stop half way), so it can be
@@ -1021,383 +679,26 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			chunk_state_set(c, CHUNK_LEAKED);
 			arena->nleaked++;
 			arena->to_private_failed++;
-			fmt_str(&f, "sluice_dma_arena: set_private failed, chunk leaked: ");
-			fmt_hex(&f, (uint64_t)(uintptr_t)base);
-			fmt_str(&f, " err -");
-			fmt_u64(&f, (uint64_t)-(int64_t)rc);
-			arena_log(arena, SLUICE_DMA_LOG_WARN, &f);
+			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_WARN,
+					     "sluice_dma_arena: set_private failed, chunk leaked: %p "
+					     "err %d",
+					     base, rc);
 		}
 		arena_unlock(arena, &arena->lock);
 	}
 	return released;
 }
 
-static void sum_counters(struct sluice_dma_priv_arena_counters *sum,
-			 const struct sluice_dma_priv_arena_counters *c)
-{
-	sum->allocs += c->allocs;
-	sum->frees += c->frees;
-	sum->bytes_allocated += c->bytes_allocated;
-	sum->bytes_freed += c->bytes_freed;
-	sum->cache_hits += c->cache_hits;
-	sum->cache_misses += c->cache_misses;
-	sum->cache_flushes += c->cache_flushes;
-	sum->cache_drains += c->cache_drains;
-	sum->bytes_scrubbed += c->bytes_scrubbed;
-	sum->scrub_cycles += c->scrub_cycles;
-}
-
-void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
-{
-	struct sluice_dma_priv_arena_counters sum = { 0 };
-	uint64_t cached = 0;
-
-	if (!arena)
-		arena_bug(arena, "sluice_dma_arena_get_stats: NULL arena", NULL);
-	if (!st)
-		arena_bug(arena, "sluice_dma_arena_get_stats: NULL st for arena", arena);
-	for (unsigned int i = 0; i < arena->ncpus; i++) {
-		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
-
-		arena_lock(arena, &cpu->lock);
-		sum_counters(&sum, &cpu->ctr);
-		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-			cached += __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
-		arena_unlock(arena, &cpu->lock);
-	}
-
-	__builtin_memset(st, 0, sizeof(*st));
-	arena_lock(arena, &arena->lock);
-	sum_counters(&sum, &arena->ctr);
-	st->region_bytes = arena->len;
-	st->nchunks = arena->nchunks;
-	st->ncpus = arena->ncpus;
-	st->chunks_cap = arena->cap;
-	st->chunks_shared = arena->nshared;
-	st->chunks_hiwater = arena->hiwater;
-	st->chunks_leaked = arena->nleaked;
-	st->to_shared = arena->to_shared;
-	st->to_shared_cycles = arena->to_shared_cycles;
-	st->to_shared_failed = arena->to_shared_failed;
-	st->to_private = arena->to_private;
-	st->to_private_cycles = arena->to_private_cycles;
-	st->to_private_failed = arena->to_private_failed;
-	st->alloc_failed = arena->alloc_failed;
-	st->cap_hits = arena->cap_hits;
-	st->search_steps = arena->search_steps;
-	st->splits = arena->splits;
-	st->merges = arena->merges;
-	st->reclaim_passes = arena->reclaim_passes;
-	arena_unlock(arena, &arena->lock);
-
-	st->allocs = sum.allocs;
-	st->frees = sum.frees;
-	st->blocks_live = sum.allocs - sum.frees;
-	st->bytes_live = sum.bytes_allocated - sum.bytes_freed;
-	st->blocks_cached = cached;
-	st->cache_hits = sum.cache_hits;
-	st->cache_misses = sum.cache_misses;
-	st->cache_flushes = sum.cache_flushes;
-	st->cache_drains = sum.cache_drains;
-	st->bytes_scrubbed = sum.bytes_scrubbed;
-	st->scrub_cycles = sum.scrub_cycles;
-}
-
-int sluice_dma_arena_fini(struct sluice_dma_arena *arena)
+int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 {
 	struct sluice_dma_arena_stats st;
 
 	if (!arena || !arena->nchunks)
 		return SLUICE_DMA_ERR_INVAL;
 	cache_drain_all(arena);
-	sluice_dma_arena_get_stats(arena, &st);
+	sluice_dma_arena_stats_get(arena, &st);
 	if (st.blocks_live)
 		return SLUICE_DMA_ERR_BUSY;
 	sluice_dma_arena_reclaim(arena, 0);
 	return arena->nleaked ? SLUICE_DMA_ERR_IO : 0;
-}
-
-/* One "name value" pair of a stats line. */
-static void fmt_kv(struct fmt *f, const char *name, uint64_t v)
-{
-	fmt_str(f, " ");
-	fmt_str(f, name);
-	fmt_str(f, " ");
-	fmt_u64(f, v);
-}
-
-void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix)
-{
-	struct sluice_dma_arena_stats st;
-	struct fmt f;
-
-	/* Nothing to print with, as sluice_dma_stats_print() for a NULL layer. */
-	if (!arena)
-		return;
-	sluice_dma_arena_get_stats(arena, &st);
-	if (!prefix)
-		prefix = "arena";
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "region_bytes", st.region_bytes);
-	fmt_kv(&f, "chunks", st.nchunks);
-	fmt_kv(&f, "cap", st.chunks_cap);
-	fmt_kv(&f, "cpus", st.ncpus);
-	fmt_kv(&f, "shared", st.chunks_shared);
-	fmt_kv(&f, "hiwater", st.chunks_hiwater);
-	fmt_kv(&f, "leaked", st.chunks_leaked);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "to_shared", st.to_shared);
-	fmt_kv(&f, "cycles", st.to_shared_cycles);
-	fmt_kv(&f, "failed", st.to_shared_failed);
-	fmt_kv(&f, "to_private", st.to_private);
-	fmt_kv(&f, "cycles", st.to_private_cycles);
-	fmt_kv(&f, "failed", st.to_private_failed);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "allocs", st.allocs);
-	fmt_kv(&f, "failed", st.alloc_failed);
-	fmt_kv(&f, "cap_hits", st.cap_hits);
-	fmt_kv(&f, "frees", st.frees);
-	fmt_kv(&f, "live", st.blocks_live);
-	fmt_kv(&f, "live_bytes", st.bytes_live);
-	fmt_kv(&f, "cached", st.blocks_cached);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "hits", st.cache_hits);
-	fmt_kv(&f, "misses", st.cache_misses);
-	fmt_kv(&f, "flushes", st.cache_flushes);
-	fmt_kv(&f, "drains", st.cache_drains);
-	fmt_kv(&f, "search_steps", st.search_steps);
-	fmt_kv(&f, "splits", st.splits);
-	fmt_kv(&f, "merges", st.merges);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-
-	f.n = 0;
-	fmt_str(&f, prefix);
-	fmt_str(&f, ":");
-	fmt_kv(&f, "scrubbed_bytes", st.bytes_scrubbed);
-	fmt_kv(&f, "scrub_cycles", st.scrub_cycles);
-	fmt_kv(&f, "reclaim_passes", st.reclaim_passes);
-	arena_log(arena, SLUICE_DMA_LOG_INFO, &f);
-}
-
-/* ---- self-check ---------------------------------------------------------- */
-
-static int check_fail(const struct sluice_dma_arena *a, const char *what, uint64_t value)
-{
-	struct fmt f = { .n = 0 };
-
-	fmt_str(&f, "sluice_dma_arena: check failed: ");
-	fmt_str(&f, what);
-	fmt_str(&f, " ");
-	fmt_hex(&f, value);
-	arena_log(a, SLUICE_DMA_LOG_ERR, &f);
-	return SLUICE_DMA_ERR_FAULT;
-}
-
-static bool block_is_zero(const void *p, size_t size)
-{
-	const uint64_t *w = p;
-
-	for (size_t i = 0; i < size / sizeof(*w); i++)
-		if (w[i])
-			return false;
-	return true;
-}
-
-struct check_tally {
-	uint64_t live_blocks;
-	uint64_t live_bytes;
-	uint64_t cached;
-};
-
-static int check_chunk(const struct sluice_dma_arena *a,
-		       const struct sluice_dma_priv_arena_chunk *c, unsigned int flags,
-		       struct check_tally *t)
-{
-	unsigned int nfree[SLUICE_DMA_ARENA_NR_ORDERS] = { 0 };
-	unsigned int free_pages = 0;
-	uintptr_t cb = chunk_base(a, c);
-
-	for (unsigned int i = 0; i < CHUNK_PAGES;) {
-		uint8_t tag = tag_get(c, i);
-		unsigned int o = tag_order(tag), st = tag_state(tag);
-		void *addr = page_addr(a, c, i);
-
-		if (!(tag & TAG_HEAD))
-			return check_fail(a, "page belongs to no block at", (uintptr_t)addr);
-		if (o > MAX_ORDER || (i & ((1u << o) - 1)))
-			return check_fail(a, "misaligned block at", (uintptr_t)addr);
-		for (unsigned int j = 1; j < (1u << o); j++)
-			if (tag_get(c, i + j))
-				return check_fail(a, "overlapping blocks at",
-						  (uintptr_t)page_addr(a, c, i + j));
-		switch (st) {
-		case BLK_FREE:
-			free_pages += 1u << o;
-			nfree[o]++;
-			if (o < MAX_ORDER && tag_get(c, i ^ (1u << o)) == tag_make(BLK_FREE, o))
-				return check_fail(a, "unmerged free buddies at", (uintptr_t)addr);
-			break;
-		case BLK_LIVE:
-		case BLK_FREEING:
-			t->live_blocks++;
-			t->live_bytes += SLUICE_DMA_ARENA_MIN_BLOCK << o;
-			break;
-		case BLK_CACHED:
-			t->cached++;
-			break;
-		default:
-			return check_fail(a, "bad block state at", (uintptr_t)addr);
-		}
-		if ((flags & SLUICE_DMA_ARENA_CHECK_SCRUB) &&
-		    (st == BLK_FREE || st == BLK_CACHED) &&
-		    !block_is_zero(addr, SLUICE_DMA_ARENA_MIN_BLOCK << o))
-			return check_fail(a, "idle block not scrubbed at", (uintptr_t)addr);
-		i += 1u << o;
-	}
-	if (free_pages != c->free_pages)
-		return check_fail(a, "free page count wrong in chunk", cb);
-
-	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++) {
-		unsigned int n = 0, prev = NO_PAGE;
-
-		for (unsigned int p = c->head[o]; p != NO_PAGE; p = c->next[p]) {
-			if (p >= CHUNK_PAGES || n++ > CHUNK_PAGES)
-				return check_fail(a, "corrupt free list in chunk", cb);
-			if (tag_get(c, p) != tag_make(BLK_FREE, o))
-				return check_fail(a, "free list holds a non-free block at",
-						  (uintptr_t)page_addr(a, c, p));
-			if (c->prev[p] != prev)
-				return check_fail(a, "broken prev link at",
-						  (uintptr_t)page_addr(a, c, p));
-			prev = p;
-		}
-		if (n != nfree[o])
-			return check_fail(a, "free list length wrong in chunk", cb);
-		if (!!(c->avail & (1u << o)) != (n != 0))
-			return check_fail(a, "avail mask wrong in chunk", cb);
-	}
-	return 0;
-}
-
-static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
-{
-	struct check_tally t = { 0 };
-	struct sluice_dma_priv_arena_counters sum = { 0 };
-	unsigned int nshared_state = 0, nleaked = 0;
-	uint64_t cached_entries = 0;
-	int rc;
-
-	for (unsigned int ci = 0; ci < a->nchunks; ci++) {
-		struct sluice_dma_priv_arena_chunk *c = &a->chunks[ci];
-
-		switch (chunk_state_get(c)) {
-		case CHUNK_PRIVATE:
-			break;
-		case CHUNK_SHARED:
-			nshared_state++;
-			rc = check_chunk(a, c, flags, &t);
-			if (rc)
-				return rc;
-			c->next_release = 0;	/* mark: not yet seen in the active list */
-			break;
-		case CHUNK_LEAKED:
-			nleaked++;
-			break;
-		default:
-			return check_fail(a, "chunk in transition (arena not quiescent):",
-					  chunk_base(a, c));
-		}
-	}
-
-	if (a->nactive != nshared_state)
-		return check_fail(a, "active list length wrong:", a->nactive);
-	for (unsigned int i = 0; i < a->nactive; i++) {
-		struct sluice_dma_priv_arena_chunk *c = &a->chunks[a->active[i]];
-
-		if (a->active[i] >= a->nchunks || chunk_state_get(c) != CHUNK_SHARED ||
-		    c->next_release)
-			return check_fail(a, "bad or duplicate active entry", a->active[i]);
-		c->next_release = 1;
-	}
-	for (unsigned int i = 0; i < a->nactive; i++)
-		a->chunks[a->active[i]].next_release = NO_PAGE;
-
-	for (unsigned int i = 0; i < a->ncpus; i++) {
-		const struct sluice_dma_priv_arena_cpu *cpu = &a->cpus[i];
-
-		sum_counters(&sum, &cpu->ctr);
-		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
-			unsigned int n = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
-
-			if (n > SLUICE_DMA_ARENA_CACHE_DEPTH)
-				return check_fail(a, "cache overfull on cpu", i);
-			for (unsigned int j = 0; j < n; j++) {
-				uintptr_t p = (uintptr_t)cpu->stack[o][j], off = p - a->base;
-				const struct sluice_dma_priv_arena_chunk *c;
-
-				if (p < a->base || off >= a->len ||
-				    (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
-					return check_fail(a, "cached pointer outside arena", p);
-				c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
-				if (chunk_state_get(c) != CHUNK_SHARED ||
-				    tag_get(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) &
-						       (CHUNK_PAGES - 1)) !=
-					    tag_make(BLK_CACHED, o))
-					return check_fail(a, "cached block not tagged cached", p);
-				cached_entries++;
-			}
-		}
-	}
-	if (cached_entries != t.cached)
-		return check_fail(a, "cached tags vs cache entries differ:", t.cached);
-
-	sum_counters(&sum, &a->ctr);
-	if (sum.allocs - sum.frees != t.live_blocks)
-		return check_fail(a, "allocs - frees != live blocks:", t.live_blocks);
-	if (sum.bytes_allocated - sum.bytes_freed != t.live_bytes)
-		return check_fail(a, "live bytes mismatch:", t.live_bytes);
-	if (sum.cache_hits + sum.cache_misses != sum.allocs)
-		return check_fail(a, "hits + misses != allocs:", sum.allocs);
-	if (a->nconverting)
-		return check_fail(a, "conversions in flight:", a->nconverting);
-	if (a->nshared != nshared_state + nleaked)
-		return check_fail(a, "shared chunk count wrong:", a->nshared);
-	if (a->to_shared - a->to_private != a->nshared)
-		return check_fail(a, "to_shared - to_private != shared chunks:", a->nshared);
-	if (a->nleaked != nleaked || a->to_private_failed != nleaked)
-		return check_fail(a, "leak count wrong:", a->nleaked);
-	if (a->nshared > a->cap || a->hiwater > a->cap || a->hiwater < a->nshared)
-		return check_fail(a, "cap or hiwater violated:", a->hiwater);
-	return 0;
-}
-
-int sluice_dma_arena_check(struct sluice_dma_arena *arena, unsigned int flags)
-{
-	int rc;
-
-	if (!arena || !arena->nchunks || (flags & ~SLUICE_DMA_ARENA_CHECK_SCRUB))
-		return SLUICE_DMA_ERR_INVAL;
-	for (unsigned int i = 0; i < arena->ncpus; i++)
-		arena_lock(arena, &arena->cpus[i].lock);
-	arena_lock(arena, &arena->lock);
-	rc = check_locked(arena, flags);
-	arena_unlock(arena, &arena->lock);
-	for (unsigned int i = arena->ncpus; i-- > 0;)
-		arena_unlock(arena, &arena->cpus[i].lock);
-	return rc;
 }

@@ -9,231 +9,69 @@
  */
 #include "dma/bounce.h"
 
-/* ------------------------------------------------------------------ logging */
-
-struct dma_fmt_buf {
-	char *p;
-	char *end;
-};
-
-static void dma_fmt_putc(struct dma_fmt_buf *b, char c)
-{
-	if (b->p < b->end)
-		*b->p++ = c;
-}
-
-static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned int base,
-			bool neg)
-{
-	char tmp[24];
-	int n = 0;
-	uint64_t u64 = v;
-
-	do {
-		tmp[n++] = "0123456789abcdef"[dma_divmod_small(&u64, base)];
-	} while (u64);
-	if (neg)
-		dma_fmt_putc(b, '-');
-	while (n)
-		dma_fmt_putc(b, tmp[--n]);
-}
-
-/* A printf subset, enough for log lines: %s %c %d %u %x %p with l, ll, z. */
-static void dma_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list ap)
-{
-	struct dma_fmt_buf b = { buf, buf + size - 1 };
-
-	for (; *fmt; fmt++) {
-		int longs = 0;
-		unsigned long long u;
-		long long s;
-
-		if (*fmt != '%') {
-			dma_fmt_putc(&b, *fmt);
-			continue;
-		}
-		fmt++;
-		while (*fmt == 'l' || *fmt == 'z') {
-			/* %z: size_t is an int on ILP32 targets (i386), a long on LP64. */
-			longs += *fmt != 'z' ? 1 : sizeof(size_t) == sizeof(int) ? 0
-				: sizeof(size_t) == sizeof(long) ? 1 : 2;
-			fmt++;
-		}
-		switch (*fmt) {
-		case 's': {
-			const char *str = __builtin_va_arg(ap, const char *);
-
-			if (!str)
-				str = "(null)";
-			while (*str)
-				dma_fmt_putc(&b, *str++);
-			break;
-		}
-		case 'c':
-			dma_fmt_putc(&b, (char)__builtin_va_arg(ap, int));
-			break;
-		case 'd':
-			s = longs >= 2 ? __builtin_va_arg(ap, long long)
-			    : longs == 1 ? __builtin_va_arg(ap, long)
-					 : __builtin_va_arg(ap, int);
-			dma_fmt_num(&b, s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10,
-				    s < 0);
-			break;
-		case 'u':
-		case 'x':
-			u = longs >= 2 ? __builtin_va_arg(ap, unsigned long long)
-			    : longs == 1 ? __builtin_va_arg(ap, unsigned long)
-					 : __builtin_va_arg(ap, unsigned int);
-			if (*fmt == 'x')
-				dma_fmt_num(&b, u, 16, false);
-			else
-				dma_fmt_num(&b, u, 10, false);
-			break;
-		case 'p':
-			dma_fmt_putc(&b, '0');
-			dma_fmt_putc(&b, 'x');
-			dma_fmt_num(&b, (uintptr_t)__builtin_va_arg(ap, void *), 16, false);
-			break;
-		case '%':
-			dma_fmt_putc(&b, '%');
-			break;
-		case '\0':
-			fmt--;
-			break;
-		default:
-			dma_fmt_putc(&b, '?');
-			break;
-		}
-	}
-	*b.p = '\0';
-}
-
-void sluice_dma_priv_logf(const struct sluice_dma_layer *dl, enum sluice_dma_log_level level,
-			  const char *fmt, ...)
-{
-	char line[256];
-	__builtin_va_list ap;
-
-	if (!dl || !dl->ops || !dl->ops->log)
-		return;
-	__builtin_va_start(ap, fmt);
-	dma_vfmt(line, sizeof(line), fmt, ap);
-	__builtin_va_end(ap);
-	dl->ops->log(dl->ops->ctx, level, line);
-}
-
-void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, const char *file, int line,
-			  const char *fmt, ...)
-{
-	char msg[200];
-	__builtin_va_list ap;
-
-	__builtin_va_start(ap, fmt);
-	dma_vfmt(msg, sizeof(msg), fmt, ap);
-	__builtin_va_end(ap);
-	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR, "BUG: %s (%s:%d)", msg, file, line);
-	__builtin_trap();
-}
-
-int sluice_dma_priv_refuse(const struct sluice_dma_layer *dl, int err, const char *file,
-			   int line, const char *fmt, ...)
-{
-	char msg[200];
-	__builtin_va_list ap;
-
-	__builtin_va_start(ap, fmt);
-	dma_vfmt(msg, sizeof(msg), fmt, ap);
-	__builtin_va_end(ap);
-	if (dl && dl->strict)
-		sluice_dma_priv_fail(dl, file, line, "%s", msg);
-	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR, "refused: %s (%s)", msg,
-			     sluice_dma_strerror(err));
-	return err;
-}
-
-/* ------------------------------------------------------------------ bit runs */
-
-/* Set or clear bits [start, start + n), a word at a time. */
-static void dma_bits_assign(uint64_t *map, unsigned long start, unsigned long n, bool set)
-{
-	unsigned long end = start + n;
-
-	while (start < end) {
-		unsigned long bit = start & 63, len = 64 - bit;
-		uint64_t mask;
-
-		if (len > end - start)
-			len = end - start;
-		mask = (len == 64 ? ~0ull : ((1ull << len) - 1)) << bit;
-		if (set)
-			map[start >> 6] |= mask;
-		else
-			map[start >> 6] &= ~mask;
-		start += len;
-	}
-}
-
-void sluice_dma_priv_bits_set(uint64_t *map, unsigned long start, unsigned long n)
-{
-	dma_bits_assign(map, start, n, true);
-}
-
-void sluice_dma_priv_bits_clear(uint64_t *map, unsigned long start, unsigned long n)
-{
-	dma_bits_assign(map, start, n, false);
-}
-
-static unsigned long dma_bits_find(const uint64_t *map, unsigned long start, unsigned long end,
-				   uint64_t invert)
-{
-	while (start < end) {
-		uint64_t w = (map[start >> 6] ^ invert) >> (start & 63);
-
-		if (w) {
-			start += dma_ctz64(w);
-			return start < end ? start : end;
-		}
-		start = (start | 63) + 1;
-	}
-	return end;
-}
-
-unsigned long sluice_dma_priv_bits_find_zero(const uint64_t *map, unsigned long start,
-					     unsigned long end)
-{
-	return dma_bits_find(map, start, end, ~0ull);
-}
-
-unsigned long sluice_dma_priv_bits_find_one(const uint64_t *map, unsigned long start,
-					    unsigned long end)
-{
-	return dma_bits_find(map, start, end, 0);
-}
-
 /* ------------------------------------------------------------------ policies */
 
+/*
+ * The policies compiled in: all four, unless the library was built with
+ * `make lib SLUICE_DMA_POLICIES="..."` (dma/build.mk), which defines
+ * SLUICE_DMA_POLICIES_SELECTED and one SLUICE_DMA_WITH_<NAME> per policy named
+ * and leaves the other policies' files out of the archive. The kernel and the
+ * tests compile every file and define neither: they get all four.
+ */
+#ifndef SLUICE_DMA_POLICIES_SELECTED
+#define SLUICE_DMA_WITH_LINUX 1
+#define SLUICE_DMA_WITH_BITMAP 1
+#define SLUICE_DMA_WITH_LIFO 1
+#define SLUICE_DMA_WITH_SLUICE 1
+#endif
+
+/* Names of every policy, compiled in or not, so that errors can say which. */
+static const char *const dma_policy_names[SLUICE_DMA_POLICY_COUNT] = {
+	[SLUICE_DMA_POLICY_LINUX] = "linux",
+	[SLUICE_DMA_POLICY_BITMAP] = "bitmap",
+	[SLUICE_DMA_POLICY_LIFO] = "lifo",
+	[SLUICE_DMA_POLICY_SLUICE] = "sluice",
+};
+
+/* NULL for an unknown policy and for one this build left out (dma_policy_known()). */
 const struct dma_bounce_policy_ops *
 sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy)
 {
 	switch (policy) {
+#ifdef SLUICE_DMA_WITH_LINUX
 	case SLUICE_DMA_POLICY_LINUX:
 		return &sluice_dma_priv_bounce_linux_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_BITMAP
 	case SLUICE_DMA_POLICY_BITMAP:
 		return &sluice_dma_priv_bounce_bitmap_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_LIFO
 	case SLUICE_DMA_POLICY_LIFO:
 		return &sluice_dma_priv_bounce_lifo_ops;
+#endif
+#ifdef SLUICE_DMA_WITH_SLUICE
 	case SLUICE_DMA_POLICY_SLUICE:
 		return &sluice_dma_priv_bounce_sluice_ops;
+#endif
 	default:
 		return NULL;
 	}
 }
 
+static bool dma_policy_known(enum sluice_dma_bounce_policy policy)
+{
+	return (unsigned int)policy < SLUICE_DMA_POLICY_COUNT;
+}
+
 const char *sluice_dma_bounce_policy_name(enum sluice_dma_bounce_policy policy)
 {
-	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
+	return dma_policy_known(policy) ? dma_policy_names[policy] : "?";
+}
 
-	return pops ? pops->name : "?";
+bool sluice_dma_bounce_policy_available(enum sluice_dma_bounce_policy policy)
+{
+	return sluice_dma_priv_bounce_ops_of(policy) != NULL;
 }
 
 /* ------------------------------------------------------------------ tags, requests */
@@ -380,7 +218,8 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	if (!ops->lock != !ops->unlock)
 		return SLUICE_DMA_ERR_INVAL;
 	memset(dl, 0, sizeof(*dl));
-	dl->ops = ops;
+	/* A copy: the caller's table need not outlive the call (dma_port.h). */
+	dl->ops = *ops;
 	dl->ncpus = ncpus;
 	dl->scrub = scrub;
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELAXED);
@@ -394,7 +233,7 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 
 int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max_areas)
 {
-	if (!dl || !dl->ops || (max_areas & (max_areas - 1)))
+	if (!dma_layer_ready(dl) || (max_areas & (max_areas - 1)))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Pools already carved keep their areas: refuse rather than mix. */
 	if (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE))
@@ -405,9 +244,9 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
 
 int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_profile: layer %p not initialised",
+	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_profile: layer %p not initialised",
 		   (void *)dl);
-	if (on && !dl->ops->cycles) {
+	if (on && !dl->ops.cycles) {
 		dl->profile = false;
 		return SLUICE_DMA_ERR_NOSYS;
 	}
@@ -417,7 +256,7 @@ int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 
 int sluice_dma_layer_set_strict(struct sluice_dma_layer *dl, bool on)
 {
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	dl->strict = on;
 	return 0;
@@ -428,14 +267,14 @@ unsigned int sluice_dma_layer_caps(const struct sluice_dma_layer *dl)
 	const struct sluice_dma_inplace_region *r;
 	unsigned int caps = 0;
 
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return 0;
 	r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	if (dl->ops->set_access)
+	if (dl->ops.set_access)
 		caps |= SLUICE_DMA_CAP_ACCESS;
-	if (dl->ops->cache_maint)
+	if (dl->ops.cache_maint)
 		caps |= SLUICE_DMA_CAP_CACHE_MAINT;
-	if (dl->ops->cycles)
+	if (dl->ops.cycles)
 		caps |= SLUICE_DMA_CAP_PROFILE;
 	if (r && r->alloc)
 		caps |= SLUICE_DMA_CAP_LARGE_COHERENT;
@@ -452,7 +291,7 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 				  const struct sluice_dma_inplace_region *region)
 {
-	DMA_ASSERT(dl, dl && dl->ops, "sluice_dma_layer_set_inplace: layer %p not initialised",
+	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_inplace: layer %p not initialised",
 		   (void *)dl);
 	/* Every map would call through a NULL owns: refuse it here, by name. */
 	DMA_ASSERT(dl, !region || region->owns,
@@ -483,8 +322,16 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	unsigned int n;
 	int err;
 
-	if (!dl || !dl->ops || !pops || !mem || !meta)
+	if (!dma_layer_ready(dl) || !dma_policy_known(policy) || !mem || !meta)
 		return SLUICE_DMA_ERR_INVAL;
+	/* A known policy this build left out: say so, rather than a bare INVAL. */
+	if (!pops) {
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
+				     "bounce pool: policy %s is not compiled into this library "
+				     "(SLUICE_DMA_POLICIES)",
+				     dma_policy_names[policy]);
+		return SLUICE_DMA_ERR_NOSYS;
+	}
 	if (((uintptr_t)mem & (SLUICE_DMA_PAGE_SIZE - 1)) || (bytes & (SLUICE_DMA_PAGE_SIZE - 1)) ||
 	    (uintptr_t)mem + bytes < (uintptr_t)mem ||
 	    !dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, &g))
@@ -523,10 +370,10 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
-	err = dl->ops->set_shared(dl->ops->ctx, mem, bytes);
+	err = dl->ops.set_shared(dl->ops.ctx, mem, bytes);
 	t1 = dma_cycles(dl);
 	if (err) {
-		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 				     "bounce pool %p (%zu bytes): conversion to shared failed (%d)",
 				     mem, bytes, err);
 		return SLUICE_DMA_ERR_IO;
@@ -543,7 +390,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	p->pops = pops;
 	p->policy = policy;
 	p->vaddr = mem;
-	p->dma_start = dl->ops->virt_to_dma(dl->ops->ctx, mem);
+	p->dma_start = dl->ops.virt_to_dma(dl->ops.ctx, mem);
 	p->bytes = bytes;
 	p->nslabs = g.nslabs;
 	p->nareas = g.nareas;
@@ -575,7 +422,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	p->index = n;
 	dma_unlock(dl, &dl->grow_lock);
 
-	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 			     "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma "
 			     "0x%llx, %lu cycles to convert",
 			     n, pops->name, p->nslabs, p->nareas, p->area_nslabs,
@@ -660,7 +507,7 @@ static void dma_destroy_count_live(const struct sluice_dma_layer *dl,
 			continue;
 		if (n < 16)
 			sluice_dma_priv_logf(
-				dl, SLUICE_DMA_LOG_ERR,
+				dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 				"layer destroy: pool %u: %s of %u bytes at dma 0x%llx still live",
 				p->index, rec->flags & DMA_SLOT_COHERENT ? "coherent memory" : "mapping",
 				rec->len,
@@ -689,7 +536,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 	int ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	dma_lock(dl, &dl->grow_lock);
 	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
@@ -704,7 +551,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 	rep->live_region_coherent = __atomic_load_n(&dl->region_coherent_live, __ATOMIC_RELAXED);
 	if (used || rep->live_mappings || rep->live_coherent || rep->live_inplace ||
 	    rep->live_region_coherent) {
-		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 				     "layer destroy: %lu mappings, %lu coherent allocations (%llu "
 				     "bytes, %lu slots), %lu in-place mappings, %lu region "
 				     "allocations still live",
@@ -717,7 +564,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
-		int err = dl->ops->set_private(dl->ops->ctx, p->vaddr, p->bytes);
+		int err = dl->ops.set_private(dl->ops.ctx, p->vaddr, p->bytes);
 
 		p->conversions++;
 		p->conversion_cycles += dma_cycles(dl) - t0;
@@ -729,7 +576,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 			 */
 			p->leaked_bytes += p->bytes;
 			sluice_dma_priv_logf(
-				dl, SLUICE_DMA_LOG_ERR,
+				dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 				"bounce pool %u: %zu bytes at %p stay shared (error %d), leaked",
 				p->index, p->bytes, (void *)p->vaddr, err);
 			ret = SLUICE_DMA_ERR_IO;
@@ -747,25 +594,17 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 
 /* ------------------------------------------------------------------ self-check */
 
-#define DMA_CHECK(dl, cond, ...)                                            \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			sluice_dma_priv_logf((dl), SLUICE_DMA_LOG_ERR,      \
-					     "check failed: " __VA_ARGS__); \
-			return SLUICE_DMA_ERR_FAULT;                        \
-		}                                                           \
-	} while (0)
-
 static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct sluice_dma_layer *dl = p->dl;
+	const struct sluice_dma_port_ops *ops = dma_layer_ops(dl);
 	unsigned long prev_end = 0, covered = 0, busy = 0;
 
-	DMA_CHECK(dl, p->nslabs == (unsigned long)p->nareas * p->area_nslabs,
+	DMA_CHECK(ops, p->nslabs == (unsigned long)p->nareas * p->area_nslabs,
 		  "pool %u geometry", p->index);
-	DMA_CHECK(dl, ((size_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size",
+	DMA_CHECK(ops, ((size_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size",
 		  p->index);
-	DMA_CHECK(dl, p->dma_start == dl->ops->virt_to_dma(dl->ops->ctx, p->vaddr),
+	DMA_CHECK(ops, p->dma_start == dl->ops.virt_to_dma(dl->ops.ctx, p->vaddr),
 		  "pool %u moved", p->index);
 
 	/*
@@ -779,32 +618,32 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 
 		if (!rec->flags)
 			continue;
-		DMA_CHECK(dl, rec->flags & DMA_SLOT_LIVE, "slot %lu flags 0x%x", s, rec->flags);
-		DMA_CHECK(dl, rec->pad <= s, "slot %lu pad %u", s, rec->pad);
+		DMA_CHECK(ops, rec->flags & DMA_SLOT_LIVE, "slot %lu flags 0x%x", s, rec->flags);
+		DMA_CHECK(ops, rec->pad <= s, "slot %lu pad %u", s, rec->pad);
 		head = s - rec->pad;
 		end = head + rec->nslots;
-		DMA_CHECK(dl, rec->nslots && end <= p->nslabs && rec->pad < rec->nslots,
+		DMA_CHECK(ops, rec->nslots && end <= p->nslabs && rec->pad < rec->nslots,
 			  "slot %lu: %u slots", s, rec->nslots);
-		DMA_CHECK(dl, head >= prev_end, "mapping at slot %lu overlaps the previous one", s);
-		DMA_CHECK(dl, head / p->area_nslabs == (end - 1) / p->area_nslabs,
+		DMA_CHECK(ops, head >= prev_end, "mapping at slot %lu overlaps the previous one", s);
+		DMA_CHECK(ops, head / p->area_nslabs == (end - 1) / p->area_nslabs,
 			  "mapping at slot %lu crosses an area", s);
-		DMA_CHECK(dl,
+		DMA_CHECK(ops,
 			  ((unsigned long)rec->off + rec->len + SLUICE_DMA_IO_TLB_SIZE - 1) >>
 				  SLUICE_DMA_IO_TLB_SHIFT <= rec->nslots - rec->pad,
 			  "mapping at slot %lu: length %u beyond its slots", s, rec->len);
 		for (unsigned long i = head; i < end; i++)
-			DMA_CHECK(dl, !p->pops->is_free(p, i),
+			DMA_CHECK(ops, !p->pops->is_free(p, i),
 				  "slot %lu of the mapping at %lu is free", i, s);
 		covered += rec->nslots;
 		prev_end = end;
 	}
 	for (unsigned long s = 0; s < p->nslabs; s++)
 		busy += !p->pops->is_free(p, s);
-	DMA_CHECK(dl, busy == covered, "pool %u: %lu slots not free but %lu mapped", p->index,
+	DMA_CHECK(ops, busy == covered, "pool %u: %lu slots not free but %lu mapped", p->index,
 		  busy, covered);
-	DMA_CHECK(dl, p->pops->used(p) == covered, "pool %u: used %lu, mapped %lu", p->index,
+	DMA_CHECK(ops, p->pops->used(p) == covered, "pool %u: used %lu, mapped %lu", p->index,
 		  p->pops->used(p), covered);
-	DMA_CHECK(dl, atomic_load(&p->total_used) >= covered &&
+	DMA_CHECK(ops, atomic_load(&p->total_used) >= covered &&
 			      atomic_load(&p->used_hiwater) >= atomic_load(&p->total_used),
 		  "pool %u: total_used %lu hiwater %lu mapped %lu", p->index,
 		  (unsigned long)atomic_load(&p->total_used),
@@ -814,7 +653,7 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 
 int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 {
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
 	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {

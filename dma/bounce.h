@@ -10,16 +10,8 @@
  * boundary rules are evaluated by the helpers below so that every policy obeys
  * exactly the same constraints (those of Linux's swiotlb_search_pool_area()).
  *
- * Naming rule of the library (see README.md, "The DMA library"): the public API
- * is sluice_dma_* / struct sluice_dma_* / SLUICE_DMA_* in dma/include/sluice/.
- * A function or object that one file of dma/ defines and another uses is named
- * sluice_dma_priv_* and declared here with SLUICE_DMA_PRIV (hidden visibility):
- * it stays in the library's namespace in a static archive, and a shared object
- * built from the library does not export it. Everything else private is static
- * to its file, or a static inline helper or macro of this header, which no
- * embedder's translation unit ever sees (hence their short dma_ / DMA_ names).
- * The internal prefix is sluice_dma_priv_, not sluice_dma__: the public headers
- * are also compiled as C++, where any identifier containing "__" is reserved.
+ * Naming and visibility of what the files share: dma/priv.h. Logging and
+ * traps: dma/log.h. Calls into the port: dma/port.h.
  */
 #ifndef SLUICE_DMA_BOUNCE_H
 #define SLUICE_DMA_BOUNCE_H
@@ -32,38 +24,34 @@
 
 #include <sluice/dma.h>
 
-#include "dma/arith.h"
-
-#define DMA_CACHELINE 64
-
-/* Declares a symbol shared between the library's files but not part of its API. */
-#define SLUICE_DMA_PRIV __attribute__((visibility("hidden")))
-
-/* The library needs nothing from libc but these three. */
-void *memcpy(void *dst, const void *src, size_t n);
-void *memset(void *dst, int c, size_t n);
-int memcmp(const void *a, const void *b, size_t n);
-
-/* Log one formatted line through the ops (a tiny printf: %s %d %u %x %p, l/ll/z). */
-SLUICE_DMA_PRIV void sluice_dma_priv_logf(const struct sluice_dma_layer *dl,
-					  enum sluice_dma_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Report a programmer error through the ops' log, then trap. */
-SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_layer *dl, const char *file,
-					  int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5), noreturn, cold));
+#include "dma/bits.h"
+#include "dma/log.h"
+#include "dma/port.h"
+#include "dma/priv.h"
 
 /*
- * A refused call with a bad handle (an address never mapped, a double unmap,
- * another length): log the message, naming the address, and return @err; a
- * strict layer (sluice_dma_layer_set_strict()) traps after the log line
- * instead. Called before anything is changed, so a refusal changes nothing.
+ * Whether @dl went through sluice_dma_layer_init(): zeroed storage (or a NULL
+ * layer) has no set_shared op, which init requires.
  */
-SLUICE_DMA_PRIV int sluice_dma_priv_refuse(const struct sluice_dma_layer *dl, int err,
-					   const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6), cold));
-#define DMA_REFUSE(dl, err, ...) sluice_dma_priv_refuse((dl), (err), __FILE__, __LINE__, __VA_ARGS__)
+static inline bool dma_layer_ready(const struct sluice_dma_layer *dl)
+{
+	return dl && dl->ops.set_shared;
+}
+
+/* The layer's ops, for the log path (NULL for no layer: nothing to log through). */
+static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluice_dma_layer *dl)
+{
+	return dl ? &dl->ops : NULL;
+}
+
+/*
+ * DMA_REFUSE() - refuse a call with a bad handle (log.h's refusal): log the
+ * message, naming the address, and return @err; a strict layer
+ * (sluice_dma_layer_set_strict()) traps after the log line instead.
+ */
+#define DMA_REFUSE(dl, err, ...)                                                           \
+	sluice_dma_priv_refuse(dma_layer_ops(dl), (dl) && (dl)->strict, (err), __FILE__,  \
+			       __LINE__, __VA_ARGS__)
 
 /*
  * DMA_ASSERT() - check a condition whose failure is a programmer error that
@@ -73,7 +61,7 @@ SLUICE_DMA_PRIV int sluice_dma_priv_refuse(const struct sluice_dma_layer *dl, in
 #define DMA_ASSERT(dl, cond, ...)                                         \
 	do {                                                              \
 		if (__builtin_expect(!(cond), 0))                         \
-			sluice_dma_priv_fail((dl), __FILE__, __LINE__, __VA_ARGS__);  \
+			DMA_FAIL(dma_layer_ops(dl), __VA_ARGS__);         \
 	} while (0)
 
 /* Slot record flags. */
@@ -362,47 +350,36 @@ static inline void dma_pcpu_add(atomic_ulong *c, unsigned long v)
 			      memory_order_relaxed);
 }
 
-/* Lock helpers: the ops may leave locking out on single-threaded platforms. */
+/* The layer's calls into the port (port.h, where the rules live). */
 static inline void dma_lock_init(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	memset(l, 0, sizeof(*l));
-	if (dl->ops->lock_init)
-		dl->ops->lock_init(dl->ops->ctx, l);
+	dma_port_lock_init(&dl->ops, l);
 }
 
 static inline void dma_lock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	if (dl->ops->lock)
-		dl->ops->lock(dl->ops->ctx, l);
+	dma_port_lock(&dl->ops, l);
 }
 
 static inline void dma_unlock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
-	if (dl->ops->unlock)
-		dl->ops->unlock(dl->ops->ctx, l);
+	dma_port_unlock(&dl->ops, l);
 }
 
 static inline unsigned int dma_cpu(const struct sluice_dma_layer *dl)
 {
-	unsigned int cpu = dl->ops->cpu_id ? dl->ops->cpu_id(dl->ops->ctx) : 0;
-
-	return cpu < dl->ncpus ? cpu : cpu % dl->ncpus;
+	return dma_port_cpu(&dl->ops, dl->ncpus);
 }
 
-/*
- * Cache maintenance for a non-coherent platform; nothing when the port has
- * no cache_maint op (a coherent platform says so by leaving it out).
- */
 static inline void dma_cache(const struct sluice_dma_layer *dl, void *vaddr, size_t len,
 			     enum sluice_dma_cache_op op)
 {
-	if (dl->ops->cache_maint && len)
-		dl->ops->cache_maint(dl->ops->ctx, vaddr, len, op);
+	dma_port_cache(&dl->ops, vaddr, len, op);
 }
 
 static inline uint64_t dma_cycles(const struct sluice_dma_layer *dl)
 {
-	return dl->ops->cycles ? dl->ops->cycles(dl->ops->ctx) : 0;
+	return dma_port_cycles(&dl->ops);
 }
 
 /* Carve @size bytes aligned to a cache line from *@cur. */
@@ -434,21 +411,5 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *
 						 unsigned int cpu);
 SLUICE_DMA_PRIV unsigned long
 sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
-
-/* Bitmap helpers shared by the bitmap, lifo and sluice policies (1 = free). */
-static inline bool dma_bit_test(const uint64_t *map, unsigned long i)
-{
-	return (map[i >> 6] >> (i & 63)) & 1;
-}
-
-SLUICE_DMA_PRIV void sluice_dma_priv_bits_set(uint64_t *map, unsigned long start, unsigned long n);
-SLUICE_DMA_PRIV void sluice_dma_priv_bits_clear(uint64_t *map, unsigned long start,
-						unsigned long n);
-/* First clear bit in [start, end), or end: the run [start, end) is free iff == end. */
-SLUICE_DMA_PRIV unsigned long
-sluice_dma_priv_bits_find_zero(const uint64_t *map, unsigned long start, unsigned long end);
-/* First set bit in [start, end), or end. */
-SLUICE_DMA_PRIV unsigned long sluice_dma_priv_bits_find_one(const uint64_t *map,
-							    unsigned long start, unsigned long end);
 
 #endif /* SLUICE_DMA_BOUNCE_H */

@@ -11,27 +11,14 @@
  *
  * It is not LIFO (see bounce_lifo.c) and has no per-CPU caches.
  */
-#include "dma/bounce.h"
-
-/**
- * struct dma_bitmap_area - one area.
- * @lock: taken for every search and release in the area.
- * @used: slots taken in the area.
- * @index: next-fit start, relative to the area.
- */
-struct dma_bitmap_area {
-	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
-	unsigned long used;
-	unsigned long index;
-};
+#include "dma/bounce_area.h"
 
 struct dma_bitmap_meta {
-	struct dma_bitmap_area *areas;
+	struct dma_bounce_area *areas;	/* index: next-fit start */
 	uint64_t *map;
 };
 
-_Static_assert(sizeof(struct dma_bitmap_area) <= DMA_META_AREA_MAX &&
-		       sizeof(struct dma_bitmap_meta) <= DMA_CACHELINE,
+_Static_assert(sizeof(struct dma_bitmap_meta) <= DMA_CACHELINE,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 
 static struct dma_bitmap_meta *dma_bitmap_meta(const struct sluice_dma_bounce_pool *p)
@@ -43,7 +30,7 @@ static size_t dma_bitmap_meta_size(unsigned long nslabs, unsigned int nareas, un
 {
 	(void)ncpus;
 	return dma_align_up(sizeof(struct dma_bitmap_meta), DMA_CACHELINE) +
-	       (size_t)nareas * sizeof(struct dma_bitmap_area) +
+	       dma_bounce_areas_size(nareas) +
 	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE);
 }
 
@@ -56,59 +43,35 @@ static void dma_bitmap_init(struct sluice_dma_bounce_pool *p, void *meta)
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
-	for (unsigned int i = 0; i < p->nareas; i++) {
-		dma_lock_init(p->dl, &m->areas[i].lock);
-		m->areas[i].used = 0;
-		m->areas[i].index = 0;
-	}
+	dma_bounce_areas_init(p, m->areas);
 }
 
-static unsigned long dma_bitmap_wrap(const struct sluice_dma_bounce_pool *p, unsigned long index)
+/* The run at @s is free; slots shouldn't cross one segment (patch 1). */
+static bool dma_bitmap_fits(const struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+			    unsigned long s)
 {
-	return index >= p->area_nslabs ? 0 : index;
+	return dma_seg_offset(s) + r->nslots <= SLUICE_DMA_IO_TLB_SEGSIZE &&
+	       sluice_dma_priv_bits_find_zero(dma_bitmap_meta(p)->map, s, s + r->nslots) ==
+		       s + r->nslots;
 }
 
 static long dma_bitmap_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				 unsigned int ai, unsigned long *steps)
 {
 	struct dma_bitmap_meta *m = dma_bitmap_meta(p);
-	struct dma_bitmap_area *area = &m->areas[ai];
-	unsigned long nslots = r->nslots, stride = r->stride;
-	unsigned long slot_base = (unsigned long)ai * p->area_nslabs;
-	unsigned long index, checked, s = 0;
+	struct dma_bounce_area *area = &m->areas[ai];
+	long s = -1;
 
 	dma_lock(p->dl, &area->lock);
-	if (nslots > p->area_nslabs - area->used)
-		goto not_found;
-
-	index = area->index;
-	for (checked = 0; checked < p->area_nslabs;) {
-		s = slot_base + index;
-		(*steps)++;
-		if (!dma_bounce_slot_aligned(p, r, s)) {
-			index = dma_bitmap_wrap(p, index + 1);
-			checked++;
-			continue;
-		}
-		/* Slots shouldn't cross one segment (patch 1). */
-		if (dma_bounce_span_ok(p, r, s, nslots) &&
-		    dma_seg_offset(s) + nslots <= SLUICE_DMA_IO_TLB_SEGSIZE &&
-		    sluice_dma_priv_bits_find_zero(m->map, s, s + nslots) == s + nslots)
-			goto found;
-		index = dma_bitmap_wrap(p, index + stride);
-		checked += stride;
+	if (dma_bounce_area_has_room(p, area, r->nslots))
+		s = dma_bounce_area_next_fit(p, r, ai, area, steps, dma_bitmap_fits);
+	if (s < 0) {
+		dma_unlock(p->dl, &area->lock);
+		return -1;
 	}
-not_found:
-	dma_unlock(p->dl, &area->lock);
-	return -1;
-
-found:
-	sluice_dma_priv_bits_clear(m->map, s, nslots);
-	area->index = dma_bitmap_wrap(p, index + nslots);
-	area->used += nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_add(p, nslots);
-	return (long)s;
+	sluice_dma_priv_bits_clear(m->map, (unsigned long)s, r->nslots);
+	dma_bounce_area_took(p, area, r->nslots);
+	return s;
 }
 
 static long dma_bitmap_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
@@ -121,14 +84,12 @@ static void dma_bitmap_free(struct sluice_dma_bounce_pool *p, unsigned long head
 			    unsigned long nslots, unsigned int cpu)
 {
 	struct dma_bitmap_meta *m = dma_bitmap_meta(p);
-	struct dma_bitmap_area *area = &m->areas[head / p->area_nslabs];
+	struct dma_bounce_area *area = dma_bounce_area_of(p, m->areas, head);
 
 	(void)cpu;
 	dma_lock(p->dl, &area->lock);
 	sluice_dma_priv_bits_set(m->map, head, nslots);
-	area->used -= nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_sub(p, nslots);
+	dma_bounce_area_gave(p, area, nslots);
 }
 
 static bool dma_bitmap_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
@@ -138,41 +99,13 @@ static bool dma_bitmap_is_free(const struct sluice_dma_bounce_pool *p, unsigned 
 
 static unsigned long dma_bitmap_used(const struct sluice_dma_bounce_pool *p)
 {
-	const struct dma_bitmap_meta *m = dma_bitmap_meta(p);
-	unsigned long used = 0;
-
-	for (unsigned int i = 0; i < p->nareas; i++)
-		used += m->areas[i].used;
-	return used;
+	return dma_bounce_areas_used(p, dma_bitmap_meta(p)->areas);
 }
 
-static unsigned long dma_bitmap_max_slots(const struct sluice_dma_bounce_pool *p)
-{
-	(void)p;
-	return SLUICE_DMA_IO_TLB_SEGSIZE;
-}
-
+/* Nothing of the bitmap's own to check: the bits are the free state. */
 static int dma_bitmap_check(const struct sluice_dma_bounce_pool *p)
 {
-	const struct dma_bitmap_meta *m = dma_bitmap_meta(p);
-
-	for (unsigned int a = 0; a < p->nareas; a++) {
-		unsigned long base = a * p->area_nslabs, taken = 0;
-
-		for (unsigned long s = base; s < base + p->area_nslabs; s++)
-			taken += !dma_bit_test(m->map, s);
-		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
-					     "check failed: bitmap area %u used %lu, counted %lu",
-					     a, m->areas[a].used, taken);
-			return SLUICE_DMA_ERR_FAULT;
-		}
-	}
-	if (atomic_load(&p->total_used) != dma_bitmap_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: bitmap total_used");
-		return SLUICE_DMA_ERR_FAULT;
-	}
-	return 0;
+	return dma_bounce_areas_check(p, dma_bitmap_meta(p)->areas, true);
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops = {
@@ -184,6 +117,6 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops = {
 	.flush = NULL,
 	.is_free = dma_bitmap_is_free,
 	.used = dma_bitmap_used,
-	.max_slots = dma_bitmap_max_slots,
+	.max_slots = dma_bounce_seg_max_slots,
 	.check = dma_bitmap_check,
 };

@@ -13,31 +13,18 @@
  * list heads, which is what the LKML review of "swiotlb: allocate memory in a
  * cache-friendly way" measured (-45% with 8 jobs).
  */
-#include "dma/bounce.h"
+#include "dma/bounce_area.h"
 
 #define DMA_LIFO_NIL UINT32_MAX
 
-/**
- * struct dma_lifo_area - one area.
- * @lock: taken for every search and release in the area.
- * @used: slots taken in the area.
- * @head: first free slot (absolute index), DMA_LIFO_NIL when empty.
- */
-struct dma_lifo_area {
-	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
-	unsigned long used;
-	uint32_t head;
-};
-
 struct dma_lifo_meta {
-	struct dma_lifo_area *areas;
+	struct dma_bounce_area *areas;	/* head: first free slot, DMA_LIFO_NIL when empty */
 	uint64_t *map;
 	uint32_t *next;
 	uint32_t *prev;
 };
 
-_Static_assert(sizeof(struct dma_lifo_area) <= DMA_META_AREA_MAX &&
-		       sizeof(struct dma_lifo_meta) <= DMA_CACHELINE,
+_Static_assert(sizeof(struct dma_lifo_meta) <= DMA_CACHELINE,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 
 static struct dma_lifo_meta *dma_lifo_meta(const struct sluice_dma_bounce_pool *p)
@@ -49,12 +36,12 @@ static size_t dma_lifo_meta_size(unsigned long nslabs, unsigned int nareas, unsi
 {
 	(void)ncpus;
 	return dma_align_up(sizeof(struct dma_lifo_meta), DMA_CACHELINE) +
-	       (size_t)nareas * sizeof(struct dma_lifo_area) +
+	       dma_bounce_areas_size(nareas) +
 	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE) +
 	       2 * dma_align_up(nslabs * sizeof(uint32_t), DMA_CACHELINE);
 }
 
-static void dma_lifo_push(struct dma_lifo_meta *m, struct dma_lifo_area *a, uint32_t s)
+static void dma_lifo_push(struct dma_lifo_meta *m, struct dma_bounce_area *a, uint32_t s)
 {
 	m->prev[s] = DMA_LIFO_NIL;
 	m->next[s] = a->head;
@@ -63,7 +50,7 @@ static void dma_lifo_push(struct dma_lifo_meta *m, struct dma_lifo_area *a, uint
 	a->head = s;
 }
 
-static void dma_lifo_unlink(struct dma_lifo_meta *m, struct dma_lifo_area *a, uint32_t s)
+static void dma_lifo_unlink(struct dma_lifo_meta *m, struct dma_bounce_area *a, uint32_t s)
 {
 	if (m->prev[s] != DMA_LIFO_NIL)
 		m->next[m->prev[s]] = m->next[s];
@@ -85,12 +72,11 @@ static void dma_lifo_init(struct sluice_dma_bounce_pool *p, void *meta)
 	m->prev = dma_carve(&cur, p->nslabs * sizeof(uint32_t));
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
+	dma_bounce_areas_init(p, m->areas);
 	for (unsigned int i = 0; i < p->nareas; i++) {
-		struct dma_lifo_area *a = &m->areas[i];
+		struct dma_bounce_area *a = &m->areas[i];
 		unsigned long base = (unsigned long)i * p->area_nslabs;
 
-		dma_lock_init(p->dl, &a->lock);
-		a->used = 0;
 		a->head = DMA_LIFO_NIL;
 		/* Like list_add_tail() at init: ascending order from the head. */
 		for (unsigned long s = base + p->area_nslabs; s-- > base;)
@@ -102,12 +88,12 @@ static long dma_lifo_area_find(struct sluice_dma_bounce_pool *p, const struct dm
 			       unsigned int ai, unsigned long *steps)
 {
 	struct dma_lifo_meta *m = dma_lifo_meta(p);
-	struct dma_lifo_area *area = &m->areas[ai];
+	struct dma_bounce_area *area = &m->areas[ai];
 	unsigned long nslots = r->nslots;
 	uint32_t s;
 
 	dma_lock(p->dl, &area->lock);
-	if (nslots > p->area_nslabs - area->used)
+	if (!dma_bounce_area_has_room(p, area, nslots))
 		goto not_found;
 
 	for (s = area->head; s != DMA_LIFO_NIL; s = m->next[s]) {
@@ -127,9 +113,7 @@ found:
 	sluice_dma_priv_bits_clear(m->map, s, nslots);
 	for (unsigned long i = s; i < s + nslots; i++)
 		dma_lifo_unlink(m, area, (uint32_t)i);
-	area->used += nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_add(p, nslots);
+	dma_bounce_area_took(p, area, nslots);
 	return (long)s;
 }
 
@@ -143,16 +127,14 @@ static void dma_lifo_free(struct sluice_dma_bounce_pool *p, unsigned long head,
 			  unsigned long nslots, unsigned int cpu)
 {
 	struct dma_lifo_meta *m = dma_lifo_meta(p);
-	struct dma_lifo_area *area = &m->areas[head / p->area_nslabs];
+	struct dma_bounce_area *area = dma_bounce_area_of(p, m->areas, head);
 
 	(void)cpu;
 	dma_lock(p->dl, &area->lock);
 	sluice_dma_priv_bits_set(m->map, head, nslots);
 	for (unsigned long i = head + nslots; i-- > head;)
 		dma_lifo_push(m, area, (uint32_t)i);
-	area->used -= nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_sub(p, nslots);
+	dma_bounce_area_gave(p, area, nslots);
 }
 
 static bool dma_lifo_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
@@ -162,54 +144,29 @@ static bool dma_lifo_is_free(const struct sluice_dma_bounce_pool *p, unsigned lo
 
 static unsigned long dma_lifo_used(const struct sluice_dma_bounce_pool *p)
 {
-	const struct dma_lifo_meta *m = dma_lifo_meta(p);
-	unsigned long used = 0;
-
-	for (unsigned int i = 0; i < p->nareas; i++)
-		used += m->areas[i].used;
-	return used;
+	return dma_bounce_areas_used(p, dma_lifo_meta(p)->areas);
 }
 
-static unsigned long dma_lifo_max_slots(const struct sluice_dma_bounce_pool *p)
-{
-	(void)p;
-	return SLUICE_DMA_IO_TLB_SEGSIZE;
-}
-
+/* Each area's list holds exactly its free slots, linked both ways; then the areas. */
 static int dma_lifo_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_lifo_meta *m = dma_lifo_meta(p);
 
 	for (unsigned int a = 0; a < p->nareas; a++) {
-		const struct dma_lifo_area *area = &m->areas[a];
+		const struct dma_bounce_area *area = &m->areas[a];
 		unsigned long base = a * p->area_nslabs, end = base + p->area_nslabs;
-		unsigned long taken = 0, listed = 0;
+		unsigned long listed = 0;
 		uint32_t prev = DMA_LIFO_NIL;
 
-		for (unsigned long s = base; s < end; s++)
-			taken += !dma_bit_test(m->map, s);
-		for (uint32_t s = area->head; s != DMA_LIFO_NIL; prev = s, s = m->next[s]) {
-			if (s < base || s >= end || !dma_bit_test(m->map, s) || m->prev[s] != prev ||
-			    ++listed > p->area_nslabs) {
-				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
-						     "check failed: lifo area %u list at slot %u",
-						     a, s);
-				return SLUICE_DMA_ERR_FAULT;
-			}
-		}
-		if (taken != area->used || listed != p->area_nslabs - taken) {
-			sluice_dma_priv_logf(
-				p->dl, SLUICE_DMA_LOG_ERR,
-				"check failed: lifo area %u used %lu, taken %lu, listed %lu", a,
-				area->used, taken, listed);
-			return SLUICE_DMA_ERR_FAULT;
-		}
+		for (uint32_t s = area->head; s != DMA_LIFO_NIL; prev = s, s = m->next[s])
+			DMA_CHECK(dma_layer_ops(p->dl),
+				  s >= base && s < end && dma_bit_test(m->map, s) &&
+					  m->prev[s] == prev && ++listed <= p->area_nslabs,
+				  "lifo area %u list at slot %u", a, s);
+		DMA_CHECK(dma_layer_ops(p->dl), listed == p->area_nslabs - area->used,
+			  "lifo area %u used %lu, listed %lu", a, area->used, listed);
 	}
-	if (atomic_load(&p->total_used) != dma_lifo_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: lifo total_used");
-		return SLUICE_DMA_ERR_FAULT;
-	}
-	return 0;
+	return dma_bounce_areas_check(p, m->areas, false);
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops = {
@@ -221,6 +178,6 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops = {
 	.flush = NULL,
 	.is_free = dma_lifo_is_free,
 	.used = dma_lifo_used,
-	.max_slots = dma_lifo_max_slots,
+	.max_slots = dma_bounce_seg_max_slots,
 	.check = dma_lifo_check,
 };

@@ -18,27 +18,14 @@
  * It is not a model of the dynamic (CONFIG_SWIOTLB_DYNAMIC) pool list: growth
  * is the layer's, which searches pools in the order they were added.
  */
-#include "dma/bounce.h"
-
-/**
- * struct dma_linux_area - Linux struct io_tlb_area.
- * @lock: taken for every search and release in the area.
- * @used: slots taken in the area.
- * @index: where the next search starts, relative to the area.
- */
-struct dma_linux_area {
-	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
-	unsigned long used;
-	unsigned long index;
-};
+#include "dma/bounce_area.h"
 
 struct dma_linux_meta {
-	struct dma_linux_area *areas;
+	struct dma_bounce_area *areas;	/* index: next-fit start */
 	unsigned int *list;
 };
 
-_Static_assert(sizeof(struct dma_linux_area) <= DMA_META_AREA_MAX &&
-		       sizeof(struct dma_linux_meta) <= DMA_CACHELINE,
+_Static_assert(sizeof(struct dma_linux_meta) <= DMA_CACHELINE,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 
 static struct dma_linux_meta *dma_linux_meta(const struct sluice_dma_bounce_pool *p)
@@ -50,7 +37,7 @@ static size_t dma_linux_meta_size(unsigned long nslabs, unsigned int nareas, uns
 {
 	(void)ncpus;
 	return dma_align_up(sizeof(struct dma_linux_meta), DMA_CACHELINE) +
-	       (size_t)nareas * sizeof(struct dma_linux_area) +
+	       dma_bounce_areas_size(nareas) +
 	       dma_align_up(nslabs * sizeof(unsigned int), DMA_CACHELINE);
 }
 
@@ -61,18 +48,16 @@ static void dma_linux_init(struct sluice_dma_bounce_pool *p, void *meta)
 
 	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
 	m->list = dma_carve(&cur, p->nslabs * sizeof(*m->list));
-	for (unsigned int i = 0; i < p->nareas; i++) {
-		dma_lock_init(p->dl, &m->areas[i].lock);
-		m->areas[i].used = 0;
-		m->areas[i].index = 0;
-	}
+	dma_bounce_areas_init(p, m->areas);
 	for (unsigned long i = 0; i < p->nslabs; i++)
 		m->list[i] = SLUICE_DMA_IO_TLB_SEGSIZE - dma_seg_offset(i);
 }
 
-static unsigned long dma_linux_wrap(const struct sluice_dma_bounce_pool *p, unsigned long index)
+/* The run at @s is free: its counter says that many free slots follow in the segment. */
+static bool dma_linux_fits(const struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+			   unsigned long s)
 {
-	return index >= p->area_nslabs ? 0 : index;
+	return dma_linux_meta(p)->list[s] >= r->nslots;
 }
 
 /* swiotlb_search_pool_area() */
@@ -80,45 +65,25 @@ static long dma_linux_area_find(struct sluice_dma_bounce_pool *p, const struct d
 				unsigned int ai, unsigned long *steps)
 {
 	struct dma_linux_meta *m = dma_linux_meta(p);
-	struct dma_linux_area *area = &m->areas[ai];
-	unsigned long nslots = r->nslots, stride = r->stride;
-	unsigned long slot_base = (unsigned long)ai * p->area_nslabs;
-	unsigned long index, checked, s = 0, i;
+	struct dma_bounce_area *area = &m->areas[ai];
+	unsigned long nslots = r->nslots, i;
 	unsigned int count = 0;
+	long s = -1;
 
 	dma_lock(p->dl, &area->lock);
-	if (nslots > p->area_nslabs - area->used)
-		goto not_found;
-
-	index = area->index;
-	for (checked = 0; checked < p->area_nslabs;) {
-		s = slot_base + index;
-		(*steps)++;
-		if (!dma_bounce_slot_aligned(p, r, s)) {
-			index = dma_linux_wrap(p, index + 1);
-			checked++;
-			continue;
-		}
-		if (dma_bounce_span_ok(p, r, s, nslots) && m->list[s] >= nslots)
-			goto found;
-		index = dma_linux_wrap(p, index + stride);
-		checked += stride;
+	if (dma_bounce_area_has_room(p, area, nslots))
+		s = dma_bounce_area_next_fit(p, r, ai, area, steps, dma_linux_fits);
+	if (s < 0) {
+		dma_unlock(p->dl, &area->lock);
+		return -1;
 	}
-not_found:
-	dma_unlock(p->dl, &area->lock);
-	return -1;
-
-found:
-	for (i = s; i < s + nslots; i++)
+	for (i = (unsigned long)s; i < (unsigned long)s + nslots; i++)
 		m->list[i] = 0;
 	/* Free slots just before the run now end at it: renumber them. */
-	for (i = s; dma_seg_offset(i) != 0 && m->list[i - 1]; i--)
+	for (i = (unsigned long)s; dma_seg_offset(i) != 0 && m->list[i - 1]; i--)
 		m->list[i - 1] = ++count;
-	area->index = dma_linux_wrap(p, index + nslots);
-	area->used += nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_add(p, nslots);
-	return (long)s;
+	dma_bounce_area_took(p, area, nslots);
+	return s;
 }
 
 /* swiotlb_find_slots() without dynamic pools: this CPU's area, then the others. */
@@ -133,7 +98,7 @@ static void dma_linux_free(struct sluice_dma_bounce_pool *p, unsigned long head,
 			   unsigned long nslots, unsigned int cpu)
 {
 	struct dma_linux_meta *m = dma_linux_meta(p);
-	struct dma_linux_area *area = &m->areas[head / p->area_nslabs];
+	struct dma_bounce_area *area = dma_bounce_area_of(p, m->areas, head);
 	unsigned long seg_end = dma_align_up(head + 1, SLUICE_DMA_IO_TLB_SEGSIZE);
 	unsigned int count;
 	unsigned long i;
@@ -147,9 +112,7 @@ static void dma_linux_free(struct sluice_dma_bounce_pool *p, unsigned long head,
 	/* Step 2: merge with the free run before them, inside the segment. */
 	for (i = head; dma_seg_offset(i) != 0 && m->list[i - 1]; i--)
 		m->list[i - 1] = ++count;
-	area->used -= nslots;
-	dma_unlock(p->dl, &area->lock);
-	dma_bounce_used_sub(p, nslots);
+	dma_bounce_area_gave(p, area, nslots);
 }
 
 static bool dma_linux_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
@@ -159,53 +122,24 @@ static bool dma_linux_is_free(const struct sluice_dma_bounce_pool *p, unsigned l
 
 static unsigned long dma_linux_used(const struct sluice_dma_bounce_pool *p)
 {
-	const struct dma_linux_meta *m = dma_linux_meta(p);
-	unsigned long used = 0;
-
-	for (unsigned int i = 0; i < p->nareas; i++)
-		used += m->areas[i].used;
-	return used;
+	return dma_bounce_areas_used(p, dma_linux_meta(p)->areas);
 }
 
-static unsigned long dma_linux_max_slots(const struct sluice_dma_bounce_pool *p)
-{
-	(void)p;
-	return SLUICE_DMA_IO_TLB_SEGSIZE;
-}
-
+/* Every counter is what a recount from the end of its segment gives, then the areas. */
 static int dma_linux_check(const struct sluice_dma_bounce_pool *p)
 {
 	const struct dma_linux_meta *m = dma_linux_meta(p);
 
-	for (unsigned int a = 0; a < p->nareas; a++) {
-		unsigned long base = a * p->area_nslabs, taken = 0;
+	for (unsigned long s = 0; s < p->nslabs; s++) {
+		unsigned int next = dma_seg_offset(s + 1) ? m->list[s + 1] : 0;
+		unsigned int want = m->list[s] ? next + 1 : 0;
 
-		for (unsigned long s = base; s < base + p->area_nslabs; s++) {
-			unsigned int next = dma_seg_offset(s + 1) ? m->list[s + 1] : 0;
-			unsigned int want = m->list[s] ? next + 1 : 0;
-
-			if (s + 1 >= p->nslabs)
-				want = m->list[s] ? 1 : 0;
-			if (m->list[s] != want) {
-				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
-						     "check failed: linux list[%lu] = %u, want %u",
-						     s, m->list[s], want);
-				return SLUICE_DMA_ERR_FAULT;
-			}
-			taken += !m->list[s];
-		}
-		if (taken != m->areas[a].used || m->areas[a].index >= p->area_nslabs) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
-					     "check failed: linux area %u used %lu, counted %lu", a,
-					     m->areas[a].used, taken);
-			return SLUICE_DMA_ERR_FAULT;
-		}
+		if (s + 1 >= p->nslabs)
+			want = m->list[s] ? 1 : 0;
+		DMA_CHECK(dma_layer_ops(p->dl), m->list[s] == want, "linux list[%lu] = %u, want %u",
+			  s, m->list[s], want);
 	}
-	if (atomic_load(&p->total_used) != dma_linux_used(p)) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR, "check failed: linux total_used");
-		return SLUICE_DMA_ERR_FAULT;
-	}
-	return 0;
+	return dma_bounce_areas_check(p, m->areas, true);
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
@@ -217,6 +151,6 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
 	.flush = NULL,
 	.is_free = dma_linux_is_free,
 	.used = dma_linux_used,
-	.max_slots = dma_linux_max_slots,
+	.max_slots = dma_bounce_seg_max_slots,
 	.check = dma_linux_check,
 };

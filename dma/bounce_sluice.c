@@ -7,28 +7,42 @@
  *   (4 KiB blocks, two slots, page aligned by the Linux rule). Chao Gao's swiotlb
  *   RFC v2 (LKML, 2022) showed that reusing just-freed, cache-hot slots pays (+19%
  *   1-job); its LKML review showed that doing it through one shared list costs up
- *   to 45% with 8 jobs. So each
- *   CPU keeps its own two small stacks (magazines) of free runs: class 0 holds
- *   single slots, class 1 holds page-aligned slot pairs. A map pops, an unmap
- *   pushes, both under a per-CPU lock that is never contended in normal use
- *   (it exists so that a cross-CPU flush and callers that share a CPU index
- *   stay correct). The common request (no min_align bits, no boundary)
- *   takes the newest entry unchecked; a constrained one probes the top
- *   entries against its alignment rules, so it still hits most of the time.
- *   Those two locked instructions are most of what a hit costs (~10 of
- *   ~23 ns per map+unmap on the benchmark host).
- * - Longer runs get the same treatment, on a smaller scale: each CPU keeps the
- *   last DMA_SLUICE_BIG runs of more than two slots it freed (at most a
- *   sixteenth of the pool, and at least one 256 KiB run), and a request of
- *   exactly that length takes the newest one that meets its rules. A steady
- *   stream of 16 or 64 KiB mappings then never touches an area lock, the
- *   bitmap or the pool-wide used counter (an atomic add per alloc and free in
- *   the other policies); a full cache returns its oldest run to the bitmap.
+ *   to 45% with 8 jobs. So each CPU keeps its own two small stacks (magazines)
+ *   of free runs: class 0 holds single slots, class 1 holds page-aligned slot
+ *   pairs. A map pops, an unmap pushes. The common request (no min_align
+ *   bits, no boundary) takes the newest entry unchecked; a constrained one
+ *   probes the top entries against its alignment rules, so it still hits
+ *   most of the time.
+ * - The magazines are the owning CPU's alone when the port promises it
+ *   (SLUICE_DMA_PORT_CPU_EXCLUSIVE: no two running callers share a CPU index,
+ *   no call interrupts another on the same CPU): then a hit is a few plain
+ *   loads and stores - no lock, no atomic read-modify-write; the counts are
+ *   relaxed atomic loads and stores only so that statistics read on another
+ *   CPU are never torn. Without the promise (CPUs may share an index) the
+ *   same code runs under a per-CPU lock, as before. Everything a magazine
+ *   exchanges with the rest of the pool moves in batches under an area lock:
+ *   an empty magazine is refilled with half a magazine, a full one returns
+ *   its oldest half.
+ * - A mapping unmapped on another CPU than the one that mapped it goes back
+ *   to its owner (a per-slot owner index, written at map) through the
+ *   owner's bounded remote list (a short array under its own lock, which
+ *   only remote frees and the owner's refill take); when that list is full
+ *   the run goes straight back to its area's bitmap. The owner takes its
+ *   remote list into its magazines when one runs empty, before the bitmap.
+ * - Longer runs get the same treatment, on a smaller scale and always under
+ *   the per-CPU lock (they are rarer and must stay reclaimable by any CPU):
+ *   each CPU keeps the last DMA_SLUICE_BIG runs of more than two slots it
+ *   freed (at most a sixteenth of the pool, and at least one 256 KiB run),
+ *   and a request of exactly that length takes the newest one that meets its
+ *   rules. A steady stream of 16 or 64 KiB mappings then never touches an
+ *   area lock, the bitmap or the pool-wide used counter (an atomic add per
+ *   alloc and free in the other policies); a full cache returns its oldest
+ *   run to the bitmap.
  * - Behind the caches each area (Linux's per-CPU areas, same geometry) keeps a
  *   bitmap, 1 = free. An empty magazine is refilled with a batch taken from
  *   the CPU's own area a 64-bit word at a time (pairs are found with
  *   w & w >> 1 & 0x55..; single slots prefer "lonely" free bits whose buddy is
- *   taken, so pairs stay whole); a full one returns its oldest half.
+ *   taken, so pairs stay whole).
  * - Larger or unusual requests search the area bitmaps: candidates are
  *   enumerated in the single residue class the alignment rules allow, a
  *   blocked candidate jumps past the blocking slot to the next free bit
@@ -42,9 +56,17 @@
  *   request it cannot serve without rescanning (Linux rescans every time).
  * - Runs are not limited to 128-slot segments: a mapping may take up to a
  *   whole area (the pool divided by the area count), well beyond 256 KiB.
- * - When no area can satisfy a request, every CPU's magazines and long runs
- *   are flushed back to the bitmaps and the search runs once more, so cached
- *   slots never cause a false "pool full".
+ * - When no area can satisfy a request, the slots parked in caches go back
+ *   to the bitmaps and the search runs once more: the caller's own
+ *   magazines, every CPU's long runs and remote lists, and the other CPUs'
+ *   magazines - taken under their lock when they are locked, or, under
+ *   SLUICE_DMA_PORT_CPU_EXCLUSIVE, which no other CPU may touch, requested:
+ *   each such CPU returns its magazines at its next call. The magazines hold
+ *   at most about an eighth of the pool in all, so that is what such a
+ *   request may miss. A port without locks (one CPU at a time) takes them
+ *   all at once.
+ * - Slot to area without a division: a multiply by a reciprocal computed at
+ *   init (exact for every slot index below 2^32).
  * Alignment, min_align and boundary rules are the shared helpers of bounce.h,
  * identical for every policy. total_used (and so used_hiwater) counts slots
  * sitting in the per-CPU caches as used; the exact figure is computed by
@@ -52,11 +74,13 @@
  */
 #include "dma/bounce.h"
 
-#define DMA_SLUICE_CACHE_MAX 64	/* entries per class per CPU */
+#define DMA_SLUICE_CACHE_MAX 40	/* entries per class per CPU */
+#define DMA_SLUICE_REMOTE_MAX 32	/* runs a CPU's remote list holds */
 #define DMA_SLUICE_PROBE 8	/* magazine entries probed for one request */
 #define DMA_SLUICE_EVEN 0x5555555555555555ull
 #define DMA_SLUICE_NONE (~0ul)	/* no failure remembered */
 #define DMA_SLUICE_BIG 4	/* longer runs a CPU keeps for reuse */
+#define DMA_SLUICE_PAIR 0x80000000u	/* remote list entry: a class 1 run */
 
 /**
  * struct dma_sluice_area - one area's bitmap state.
@@ -75,33 +99,59 @@ struct dma_sluice_area {
 };
 
 /**
- * struct dma_sluice_cpu - one CPU's magazines.
- * @lock: per-CPU, uncontended except during a flush.
- * @n: entries in each class.
+ * struct dma_sluice_cpu - one CPU's caches.
+ * @n: entries in each magazine (written by the owner, relaxed; read anywhere).
+ * @drain_req: set by another CPU that ran out of slots (exclusive mode): the
+ *	owner returns its magazines at its next call and clears it.
+ * @ent: first slot of each cached run; class 1 entries are even (page aligned).
+ * @lock: the long runs; the magazines too unless the port is exclusive.
  * @nbig: runs of more than two slots in @big_head / @big_len, oldest first.
  * @big_slots: slots those runs hold (at most dma_sluice_meta.big_cap).
  * @big_head: first slot of each such run.
  * @big_len: its length in slots.
- * @ent: first slot of each cached run; class 1 entries are even (page aligned).
+ * @rlock: the remote list.
+ * @rn: entries in @rem (written under @rlock; read by the owner unlocked).
+ * @rem: runs of this CPU's magazines freed on other CPUs: the first slot,
+ *	| DMA_SLUICE_PAIR for a class 1 run.
+ * The owner's part and the shared part sit on different cache lines.
  */
 struct dma_sluice_cpu {
+	alignas(DMA_CACHELINE) uint32_t n[2];
+	uint32_t drain_req;
+	uint32_t ent[2][DMA_SLUICE_CACHE_MAX];
 	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
-	uint32_t n[2];
 	uint32_t nbig;
 	uint32_t big_slots;
 	uint32_t big_head[DMA_SLUICE_BIG];
 	uint32_t big_len[DMA_SLUICE_BIG];
-	uint32_t ent[2][DMA_SLUICE_CACHE_MAX];
+	struct sluice_dma_port_lock rlock;
+	uint32_t rn;
+	uint32_t rem[DMA_SLUICE_REMOTE_MAX];
 };
 
+/**
+ * struct dma_sluice_meta - the policy's header.
+ * @areas: per-area state.
+ * @cpus: per-CPU caches.
+ * @map: the bitmap, 1 = free.
+ * @owner: per slot, the CPU that last allocated the run starting there.
+ * @area_mul: ceil(2^64 / area_nslabs): slot to area is a multiply.
+ * @big_cap: slots a CPU's long runs may hold.
+ * @ncpus: CPU indices.
+ * @cache_max: magazine capacity (<= DMA_SLUICE_CACHE_MAX).
+ * @batch: entries moved per refill or drain.
+ * @page_aligned: the pool starts on a page (class 1 entries are pages).
+ */
 struct dma_sluice_meta {
 	struct dma_sluice_area *areas;
 	struct dma_sluice_cpu *cpus;
 	uint64_t *map;
+	uint16_t *owner;
+	uint64_t area_mul;
+	unsigned long big_cap;
 	unsigned int ncpus;
 	unsigned int cache_max;
 	unsigned int batch;
-	unsigned long big_cap;
 	bool page_aligned;
 };
 
@@ -112,10 +162,55 @@ _Static_assert(sizeof(struct dma_sluice_area) <= DMA_META_AREA_MAX &&
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 _Static_assert(sizeof(struct dma_sluice_cpu) <= DMA_META_SLUICE_CPU_MAX,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
+/* Per slot: a bit of bitmap and a 16-bit owner, within the 8 bytes and a bit. */
+_Static_assert(sizeof(uint16_t) <= 8, "per-slot metadata bound");
 
 static struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
 {
 	return p->priv;
+}
+
+/* Whether the port promised that CPU indices are exclusive (dma_port.h). */
+static inline bool dma_sluice_exclusive(const struct sluice_dma_bounce_pool *p)
+{
+	return p->dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+}
+
+/* A port without locks runs one CPU at a time: any cache may be taken. */
+static inline bool dma_sluice_single(const struct sluice_dma_bounce_pool *p)
+{
+	return !p->dl->ops.lock;
+}
+
+/* The owner's access to its magazines: locked unless exclusive. */
+static inline void dma_sluice_own(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
+{
+	if (!dma_sluice_exclusive(p))
+		dma_lock(p->dl, &c->lock);
+}
+
+static inline void dma_sluice_unown(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
+{
+	if (!dma_sluice_exclusive(p))
+		dma_unlock(p->dl, &c->lock);
+}
+
+static inline uint32_t dma_sluice_ld(const uint32_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static inline void dma_sluice_st(uint32_t *v, uint32_t x)
+{
+	__atomic_store_n(v, x, __ATOMIC_RELAXED);
+}
+
+__extension__ typedef unsigned __int128 dma_sluice_u128;
+
+/* Area of slot @s: s / area_nslabs as a multiply (exact for s < 2^32). */
+static inline unsigned int dma_sluice_area_of(const struct dma_sluice_meta *m, unsigned long s)
+{
+	return (unsigned int)(((dma_sluice_u128)s * m->area_mul) >> 64);
 }
 
 static size_t dma_sluice_meta_size(unsigned long nslabs, unsigned int nareas, unsigned int ncpus)
@@ -123,7 +218,8 @@ static size_t dma_sluice_meta_size(unsigned long nslabs, unsigned int nareas, un
 	return dma_align_up(sizeof(struct dma_sluice_meta), DMA_CACHELINE) +
 	       (size_t)nareas * sizeof(struct dma_sluice_area) +
 	       (size_t)ncpus * sizeof(struct dma_sluice_cpu) +
-	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE);
+	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE) +
+	       dma_align_up(nslabs * sizeof(uint16_t), DMA_CACHELINE);
 }
 
 static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
@@ -137,7 +233,11 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
 	m->cpus = dma_carve(&cur, (size_t)m->ncpus * sizeof(*m->cpus));
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
+	m->owner = dma_carve(&cur, p->nslabs * sizeof(uint16_t));
+	/* The one division: every slot-to-area mapping after this multiplies. */
+	m->area_mul = UINT64_MAX / p->area_nslabs + 1;
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
+	memset(m->owner, 0, p->nslabs * sizeof(uint16_t));
 	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
 	for (unsigned int i = 0; i < p->nareas; i++) {
 		dma_lock_init(p->dl, &m->areas[i].lock);
@@ -146,9 +246,11 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 		m->areas[i].fail_n[0] = m->areas[i].fail_n[1] = DMA_SLUICE_NONE;
 	}
 	for (unsigned int i = 0; i < m->ncpus; i++) {
-		dma_lock_init(p->dl, &m->cpus[i].lock);
-		m->cpus[i].n[0] = m->cpus[i].n[1] = 0;
-		m->cpus[i].nbig = m->cpus[i].big_slots = 0;
+		struct dma_sluice_cpu *c = &m->cpus[i];
+
+		memset(c, 0, sizeof(*c));
+		dma_lock_init(p->dl, &c->lock);
+		dma_lock_init(p->dl, &c->rlock);
 	}
 	/* Magazines may hold at most about an eighth of the pool. */
 	per_cpu = p->nslabs / ((unsigned long)m->ncpus * 8 * 3);
@@ -180,15 +282,17 @@ static unsigned int dma_sluice_area_take(struct sluice_dma_bounce_pool *p,
 {
 	unsigned long wbase = (unsigned long)ai * p->area_nslabs / 64;
 	unsigned long nwords = p->area_nslabs / 64;
-	unsigned long w0 = a->hint / 64 - wbase, taken_slots = 0;
+	unsigned long wi = a->hint / 64, taken_slots = 0;
 	unsigned int got = 0;
 
-	if (w0 >= nwords)
-		w0 = 0;
-	for (unsigned long i = 0; i < nwords && got < want; i++) {
-		unsigned long wi = wbase + (w0 + i) % nwords;
-		uint64_t w = m->map[wi], pairs, lonely;
+	if (wi < wbase || wi >= wbase + nwords)
+		wi = wbase;
+	for (unsigned long i = 0; i < nwords && got < want; i++, wi++) {
+		uint64_t w, pairs, lonely;
 
+		if (wi >= wbase + nwords)
+			wi = wbase;
+		w = m->map[wi];
 		if (!w)
 			continue;
 		pairs = w & (w >> 1) & DMA_SLUICE_EVEN;
@@ -222,7 +326,127 @@ static unsigned int dma_sluice_area_take(struct sluice_dma_bounce_pool *p,
 	return got;
 }
 
-/* Refill magazine @k of @c (locked) from the CPU's area, else the next ones. */
+/*
+ * Give runs back to their areas' bitmaps: @count runs of @len slots whose
+ * first slots are @s[0..count), or with @len == 0 remote list entries (the
+ * length in DMA_SLUICE_PAIR). Takes each area lock once per change of area.
+ */
+static void dma_sluice_put_runs(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
+				const uint32_t *s, unsigned int count, unsigned long len)
+{
+	struct dma_sluice_area *held = NULL;
+	unsigned long slots = 0;
+
+	for (unsigned int i = 0; i < count; i++) {
+		uint32_t head = s[i] & ~DMA_SLUICE_PAIR;
+		unsigned long n = len ? len : (s[i] & DMA_SLUICE_PAIR) ? 2 : 1;
+		struct dma_sluice_area *a = &m->areas[dma_sluice_area_of(m, head)];
+
+		if (a != held) {
+			if (held)
+				dma_unlock(p->dl, &held->lock);
+			dma_lock(p->dl, &a->lock);
+			held = a;
+		}
+		sluice_dma_priv_bits_set(m->map, head, n);
+		a->nfree += n;
+		a->fail_n[0] = a->fail_n[1] = DMA_SLUICE_NONE;
+		slots += n;
+	}
+	if (held)
+		dma_unlock(p->dl, &held->lock);
+	if (slots)
+		dma_bounce_used_sub(p, slots);
+}
+
+/* Return the @count oldest entries of magazine @k of @c (owned) to the bitmaps. */
+static __attribute__((noinline)) void dma_sluice_drain(struct sluice_dma_bounce_pool *p,
+						       struct dma_sluice_meta *m,
+						       struct dma_sluice_cpu *c, int k,
+						       unsigned int count)
+{
+	uint32_t n = c->n[k];
+
+	dma_sluice_put_runs(p, m, c->ent[k], count, k ? 2 : 1);
+	for (unsigned int i = count; i < n; i++)
+		c->ent[k][i - count] = c->ent[k][i];
+	dma_sluice_st(&c->n[k], n - count);
+}
+
+/* Return both magazines of @c (owned) entirely; returns the slots returned. */
+static unsigned long dma_sluice_drain_all(struct sluice_dma_bounce_pool *p,
+					  struct dma_sluice_meta *m, struct dma_sluice_cpu *c)
+{
+	unsigned long slots = c->n[0] + 2ul * c->n[1];
+
+	dma_sluice_drain(p, m, c, 0, c->n[0]);
+	dma_sluice_drain(p, m, c, 1, c->n[1]);
+	return slots;
+}
+
+/*
+ * The owner's check for a drain another CPU asked for (exclusive mode): the
+ * magazines go back to the bitmaps before anything else. Returns whether it
+ * drained (the caller then takes no new batch: the pool is short of slots).
+ */
+static inline bool dma_sluice_honour_drain(struct sluice_dma_bounce_pool *p,
+					   struct dma_sluice_meta *m, struct dma_sluice_cpu *c)
+{
+	if (__builtin_expect(dma_sluice_ld(&c->drain_req) != 0, 0)) {
+		dma_sluice_st(&c->drain_req, 0);
+		dma_sluice_drain_all(p, m, c);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Move the runs of @c's remote list (freed by other CPUs) into its magazines
+ * (owned) while they have room; the rest stay listed. Returns runs moved.
+ */
+static unsigned int dma_sluice_take_remote(struct sluice_dma_bounce_pool *p,
+					   struct dma_sluice_meta *m, struct dma_sluice_cpu *c)
+{
+	unsigned int moved = 0, kept = 0;
+
+	if (!dma_sluice_ld(&c->rn))
+		return 0;
+	dma_lock(p->dl, &c->rlock);
+	for (unsigned int i = 0; i < c->rn; i++) {
+		uint32_t e = c->rem[i];
+		int k = (e & DMA_SLUICE_PAIR) ? 1 : 0;
+
+		if (c->n[k] < m->cache_max) {
+			c->ent[k][c->n[k]] = e & ~DMA_SLUICE_PAIR;
+			dma_sluice_st(&c->n[k], c->n[k] + 1);
+			moved++;
+		} else {
+			c->rem[kept++] = e;
+		}
+	}
+	dma_sluice_st(&c->rn, kept);
+	dma_unlock(p->dl, &c->rlock);
+	return moved;
+}
+
+/* Return @c's whole remote list to the bitmaps (any CPU); returns the slots. */
+static unsigned long dma_sluice_remote_drain(struct sluice_dma_bounce_pool *p,
+					     struct dma_sluice_meta *m, struct dma_sluice_cpu *c)
+{
+	unsigned long slots = 0;
+
+	if (!dma_sluice_ld(&c->rn))
+		return 0;
+	dma_lock(p->dl, &c->rlock);
+	for (unsigned int i = 0; i < c->rn; i++)
+		slots += (c->rem[i] & DMA_SLUICE_PAIR) ? 2 : 1;
+	dma_sluice_put_runs(p, m, c->rem, c->rn, 0);
+	dma_sluice_st(&c->rn, 0);
+	dma_unlock(p->dl, &c->rlock);
+	return slots;
+}
+
+/* Refill magazine @k of @c (owned): its remote list first, then its area, else the next ones. */
 static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce_pool *p,
 							struct dma_sluice_meta *m,
 							struct dma_sluice_cpu *c, int k,
@@ -231,12 +455,16 @@ static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	unsigned long need = k ? 2 : 1;
 
+	dma_sluice_take_remote(p, m, c);
+	if (c->n[k])
+		return;
 	do {
 		struct dma_sluice_area *a = &m->areas[i];
 
 		dma_lock(p->dl, &a->lock);
 		if (a->nfree >= need)
-			c->n[k] += dma_sluice_area_take(p, m, a, i, k, m->batch, &c->ent[k][c->n[k]]);
+			dma_sluice_st(&c->n[k], c->n[k] + dma_sluice_area_take(p, m, a, i, k, m->batch,
+									  &c->ent[k][c->n[k]]));
 		dma_unlock(p->dl, &a->lock);
 		if (c->n[k])
 			return;
@@ -245,44 +473,11 @@ static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce
 	} while (i != start);
 }
 
-/* Return the @count oldest entries of magazine @k of @c (locked) to the bitmaps. */
-static __attribute__((noinline)) void dma_sluice_drain(struct sluice_dma_bounce_pool *p,
-						       struct dma_sluice_meta *m,
-						       struct dma_sluice_cpu *c, int k,
-						       unsigned int count)
-{
-	struct dma_sluice_area *held = NULL;
-	unsigned long len = k ? 2 : 1;
-	unsigned int i;
-
-	for (i = 0; i < count; i++) {
-		uint32_t s = c->ent[k][i];
-		struct dma_sluice_area *a = &m->areas[s / p->area_nslabs];
-
-		if (a != held) {
-			if (held)
-				dma_unlock(p->dl, &held->lock);
-			dma_lock(p->dl, &a->lock);
-			held = a;
-		}
-		sluice_dma_priv_bits_set(m->map, s, len);
-		a->nfree += len;
-		a->fail_n[0] = a->fail_n[1] = DMA_SLUICE_NONE;
-	}
-	if (held)
-		dma_unlock(p->dl, &held->lock);
-	for (i = count; i < c->n[k]; i++)
-		c->ent[k][i - count] = c->ent[k][i];
-	c->n[k] -= count;
-	if (count)
-		dma_bounce_used_sub(p, count * len);
-}
-
 /* Give the run [@head, @head + @n) back to its area's bitmap (area lock taken here). */
 static void dma_sluice_area_put(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				unsigned long head, unsigned long n)
 {
-	struct dma_sluice_area *a = &m->areas[head / p->area_nslabs];
+	struct dma_sluice_area *a = &m->areas[dma_sluice_area_of(m, head)];
 
 	dma_lock(p->dl, &a->lock);
 	sluice_dma_priv_bits_set(m->map, head, n);
@@ -298,7 +493,7 @@ static void dma_sluice_area_put(struct sluice_dma_bounce_pool *p, struct dma_slu
 	dma_bounce_used_sub(p, n);
 }
 
-/* Return the @count oldest long runs of @c (locked) to the bitmaps. */
+/* Return the @count oldest long runs of @c (c->lock held) to the bitmaps. */
 static void dma_sluice_big_drain(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
 				 struct dma_sluice_cpu *c, unsigned int count)
 {
@@ -315,28 +510,40 @@ static void dma_sluice_big_drain(struct sluice_dma_bounce_pool *p, struct dma_sl
 	c->nbig -= count;
 }
 
-/* Return every CPU's magazines to the bitmaps; returns the slots returned. */
-static unsigned long dma_sluice_flush_all(struct sluice_dma_bounce_pool *p)
+/*
+ * Return cached slots to the bitmaps, for a request on @cpu that found none:
+ * @cpu's magazines, every CPU's long runs and remote lists, and the other
+ * CPUs' magazines where that is allowed (locked, or a port without locks);
+ * under SLUICE_DMA_PORT_CPU_EXCLUSIVE those CPUs are asked to return theirs
+ * at their next call. With @all (a quiescent layer: destroy) every cache is
+ * taken. Returns the slots returned now.
+ */
+static unsigned long dma_sluice_reclaim(struct sluice_dma_bounce_pool *p, unsigned int cpu,
+					bool all)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	bool excl = dma_sluice_exclusive(p), any = all || dma_sluice_single(p);
 	unsigned long slots = 0;
 
-	for (unsigned int cpu = 0; cpu < m->ncpus; cpu++) {
-		struct dma_sluice_cpu *c = &m->cpus[cpu];
+	for (unsigned int i = 0; i < m->ncpus; i++) {
+		struct dma_sluice_cpu *c = &m->cpus[i];
 
 		dma_lock(p->dl, &c->lock);
-		slots += c->n[0] + 2ul * c->n[1] + c->big_slots;
-		dma_sluice_drain(p, m, c, 0, c->n[0]);
-		dma_sluice_drain(p, m, c, 1, c->n[1]);
+		if (!excl || i == cpu || any)
+			slots += dma_sluice_drain_all(p, m, c);
+		else if (dma_sluice_ld(&c->n[0]) || dma_sluice_ld(&c->n[1]))
+			dma_sluice_st(&c->drain_req, 1);
+		slots += c->big_slots;
 		dma_sluice_big_drain(p, m, c, c->nbig);
 		dma_unlock(p->dl, &c->lock);
+		slots += dma_sluice_remote_drain(p, m, c);
 	}
 	return slots;
 }
 
 static void dma_sluice_flush(struct sluice_dma_bounce_pool *p)
 {
-	dma_sluice_flush_all(p);
+	dma_sluice_reclaim(p, 0, true);
 }
 
 static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
@@ -346,7 +553,12 @@ static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sl
 	struct dma_sluice_cpu *c = &m->cpus[cpu];
 	unsigned int n, lim, i;
 
-	dma_lock(p->dl, &c->lock);
+	dma_sluice_own(p, c);
+	if (dma_sluice_honour_drain(p, m, c)) {
+		/* Another CPU ran short: search the bitmap rather than take a batch. */
+		dma_sluice_unown(p, c);
+		return -1;
+	}
 	if (!c->n[k])
 		dma_sluice_refill(p, m, c, k, cpu);
 	n = c->n[k];
@@ -357,13 +569,13 @@ static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sl
 		(*steps)++;
 		if (dma_bounce_slot_aligned(p, r, s) && dma_bounce_span_ok(p, r, s, r->nslots)) {
 			c->ent[k][i] = c->ent[k][n - 1];
-			c->n[k] = n - 1;
+			dma_sluice_st(&c->n[k], n - 1);
 			dma_pcpu_add(&p->pcpu[cpu].cache_hits, 1);
-			dma_unlock(p->dl, &c->lock);
+			dma_sluice_unown(p, c);
 			return s;
 		}
 	}
-	dma_unlock(p->dl, &c->lock);
+	dma_sluice_unown(p, c);
 	return -1;
 }
 
@@ -523,10 +735,10 @@ static __attribute__((noinline)) long dma_sluice_alloc_slow(struct sluice_dma_bo
 	if (s >= 0)
 		return s;
 	/*
-	 * Slots parked in magazines must not make the pool look full: return
-	 * them (under each CPU's lock) and search again if there were any.
+	 * Slots parked in caches must not make the pool look full: return
+	 * what may be taken now and search again if there was any.
 	 */
-	if (dma_sluice_flush_all(p))
+	if (dma_sluice_reclaim(p, cpu, false))
 		s = dma_sluice_search(p, m, r, cpu, steps);
 	return s;
 }
@@ -536,19 +748,18 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 							    const struct dma_bounce_req *r,
 							    unsigned int cpu, unsigned long *steps)
 {
-	if (r->nslots <= 2) {
-		long s = dma_sluice_cache_get(p, dma_sluice_meta(p), r, (int)r->nslots - 1, cpu,
-					      steps);
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	long s = -1;
 
-		if (s >= 0)
-			return s;
-	} else if (r->nslots <= dma_sluice_meta(p)->big_cap) {
-		long s = dma_sluice_big_get(p, dma_sluice_meta(p), r, cpu, steps);
-
-		if (s >= 0)
-			return s;
-	}
-	return dma_sluice_alloc_slow(p, r, cpu, steps);
+	if (r->nslots <= 2)
+		s = dma_sluice_cache_get(p, m, r, (int)r->nslots - 1, cpu, steps);
+	else if (r->nslots <= m->big_cap)
+		s = dma_sluice_big_get(p, m, r, cpu, steps);
+	if (s < 0)
+		s = dma_sluice_alloc_slow(p, r, cpu, steps);
+	if (s >= 0)
+		m->owner[s] = (uint16_t)cpu;
+	return s;
 }
 
 /*
@@ -556,7 +767,9 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
  * bits and no boundary - takes the newest entry of the CPU's magazine
  * unchecked: every entry qualifies (class 1 entries are even slots of a
  * page-aligned pool). This path is the policy's whole cost for most bounces,
- * so it is kept short; anything else, an empty magazine included, goes to
+ * so it is kept short: under SLUICE_DMA_PORT_CPU_EXCLUSIVE, three loads, two
+ * stores and the hit counter, no lock and no atomic read-modify-write.
+ * Anything else, an empty magazine or a pending drain included, goes to
  * dma_sluice_alloc_rest().
  */
 static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
@@ -572,19 +785,40 @@ static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
 		uint32_t n, s;
 
-		dma_lock(p->dl, &c->lock);
+		dma_sluice_own(p, c);
 		n = c->n[k];
-		if (__builtin_expect(n != 0, 1)) {
+		if (__builtin_expect(n != 0 && !dma_sluice_ld(&c->drain_req), 1)) {
 			s = c->ent[k][n - 1];
-			c->n[k] = n - 1;
-			dma_unlock(p->dl, &c->lock);
+			dma_sluice_st(&c->n[k], n - 1);
+			dma_sluice_unown(p, c);
+			m->owner[s] = (uint16_t)cpu;
 			(*steps)++;
 			dma_pcpu_add(&p->pcpu[cpu].cache_hits, 1);
 			return s;
 		}
-		dma_unlock(p->dl, &c->lock);
+		dma_sluice_unown(p, c);
 	}
 	return dma_sluice_alloc_rest(p, r, cpu, steps);
+}
+
+/* A magazine run freed on @cpu, which is not its owner's: to the owner's remote list. */
+static __attribute__((noinline)) void dma_sluice_free_remote(struct sluice_dma_bounce_pool *p,
+							     struct dma_sluice_meta *m,
+							     unsigned long head, int k,
+							     unsigned int owner)
+{
+	struct dma_sluice_cpu *o = &m->cpus[owner];
+
+	dma_lock(p->dl, &o->rlock);
+	if (o->rn < DMA_SLUICE_REMOTE_MAX) {
+		o->rem[o->rn] = (uint32_t)head | (k ? DMA_SLUICE_PAIR : 0);
+		dma_sluice_st(&o->rn, o->rn + 1);
+		dma_unlock(p->dl, &o->rlock);
+		return;
+	}
+	dma_unlock(p->dl, &o->rlock);
+	/* The list is full: the run goes straight back to its bitmap. */
+	dma_sluice_area_put(p, m, head, k ? 2 : 1);
 }
 
 static void dma_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
@@ -595,20 +829,30 @@ static void dma_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head
 
 	if (k >= 0) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
+		unsigned int owner = m->owner[head];
+		uint32_t n;
 
-		dma_lock(p->dl, &c->lock);
-		if (c->n[k] >= m->cache_max)
+		if (__builtin_expect(owner != cpu && owner < m->ncpus, 0)) {
+			dma_sluice_free_remote(p, m, head, k, owner);
+			return;
+		}
+		dma_sluice_own(p, c);
+		dma_sluice_honour_drain(p, m, c);
+		if (__builtin_expect(c->n[k] >= m->cache_max, 0))
 			dma_sluice_drain(p, m, c, k, m->batch);
-		c->ent[k][c->n[k]++] = (uint32_t)head;
-		dma_unlock(p->dl, &c->lock);
+		n = c->n[k];
+		c->ent[k][n] = (uint32_t)head;
+		dma_sluice_st(&c->n[k], n + 1);
+		dma_sluice_unown(p, c);
 		return;
 	}
 	if (nslots > 2 && nslots <= m->big_cap) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
-		unsigned int evict = 0, slots = c->big_slots;
+		unsigned int evict = 0, slots;
 
 		/* Keep it for this CPU; make room by returning the oldest runs. */
 		dma_lock(p->dl, &c->lock);
+		slots = c->big_slots;
 		while (evict < c->nbig &&
 		       (c->nbig - evict >= DMA_SLUICE_BIG || slots + nslots > m->big_cap))
 			slots -= c->big_len[evict++];
@@ -623,58 +867,10 @@ static void dma_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head
 	dma_sluice_area_put(p, m, head, nslots);
 }
 
-static bool dma_sluice_in_cache(const struct dma_sluice_meta *m, unsigned long s)
-{
-	for (unsigned int cpu = 0; cpu < m->ncpus; cpu++) {
-		const struct dma_sluice_cpu *c = &m->cpus[cpu];
-
-		for (unsigned int i = 0; i < c->n[0]; i++)
-			if (c->ent[0][i] == s)
-				return true;
-		for (unsigned int i = 0; i < c->n[1]; i++)
-			if (c->ent[1][i] == s || c->ent[1][i] + 1 == s)
-				return true;
-		for (unsigned int i = 0; i < c->nbig; i++)
-			if (s >= c->big_head[i] && s - c->big_head[i] < c->big_len[i])
-				return true;
-	}
-	return false;
-}
-
-static bool dma_sluice_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
-{
-	const struct dma_sluice_meta *m = dma_sluice_meta(p);
-
-	return dma_bit_test(m->map, s) || dma_sluice_in_cache(m, s);
-}
-
-static unsigned long dma_sluice_cached(const struct dma_sluice_meta *m)
-{
-	unsigned long n = 0;
-
-	for (unsigned int cpu = 0; cpu < m->ncpus; cpu++)
-		n += m->cpus[cpu].n[0] + 2ul * m->cpus[cpu].n[1] + m->cpus[cpu].big_slots;
-	return n;
-}
-
-static unsigned long dma_sluice_used(const struct sluice_dma_bounce_pool *p)
-{
-	const struct dma_sluice_meta *m = dma_sluice_meta(p);
-	unsigned long nfree = dma_sluice_cached(m);
-
-	for (unsigned int i = 0; i < p->nareas; i++)
-		nfree += m->areas[i].nfree;
-	return nfree >= p->nslabs ? 0 : p->nslabs - nfree;
-}
-
-static unsigned long dma_sluice_max_slots(const struct sluice_dma_bounce_pool *p)
-{
-	return p->area_nslabs;
-}
-
 /*
- * Cached run number @i of @c, counting class 0, class 1, then the long runs:
- * its first slot in *@s and length in *@len. Returns false past the last one.
+ * Cached run number @i of @c, counting class 0, class 1, the long runs, then
+ * the remote list: its first slot in *@s and length in *@len. Returns false
+ * past the last one. For a quiescent layer (self-check, is_free).
  */
 static bool dma_sluice_cached_run(const struct dma_sluice_cpu *c, unsigned int i, uint32_t *s,
 				  unsigned long *len)
@@ -696,7 +892,66 @@ static bool dma_sluice_cached_run(const struct dma_sluice_cpu *c, unsigned int i
 		*len = c->big_len[i];
 		return true;
 	}
+	i -= c->nbig;
+	if (i < c->rn) {
+		*s = c->rem[i] & ~DMA_SLUICE_PAIR;
+		*len = (c->rem[i] & DMA_SLUICE_PAIR) ? 2 : 1;
+		return true;
+	}
 	return false;
+}
+
+static bool dma_sluice_in_cache(const struct dma_sluice_meta *m, unsigned long s)
+{
+	for (unsigned int cpu = 0; cpu < m->ncpus; cpu++) {
+		unsigned long len;
+		uint32_t h;
+
+		for (unsigned int i = 0; dma_sluice_cached_run(&m->cpus[cpu], i, &h, &len); i++)
+			if (s >= h && s - h < len)
+				return true;
+	}
+	return false;
+}
+
+static bool dma_sluice_is_free(const struct sluice_dma_bounce_pool *p, unsigned long s)
+{
+	const struct dma_sluice_meta *m = dma_sluice_meta(p);
+
+	return dma_bit_test(m->map, s) || dma_sluice_in_cache(m, s);
+}
+
+/* Slots in every cache, read with relaxed loads (statistics on a live layer). */
+static unsigned long dma_sluice_cached(const struct dma_sluice_meta *m)
+{
+	unsigned long n = 0;
+
+	for (unsigned int cpu = 0; cpu < m->ncpus; cpu++) {
+		const struct dma_sluice_cpu *c = &m->cpus[cpu];
+		unsigned int rn = dma_sluice_ld(&c->rn);
+
+		n += dma_sluice_ld(&c->n[0]) + 2ul * dma_sluice_ld(&c->n[1]) +
+		     __atomic_load_n(&c->big_slots, __ATOMIC_RELAXED);
+		for (unsigned int i = 0; i < rn && i < DMA_SLUICE_REMOTE_MAX; i++)
+			n += (__atomic_load_n(&c->rem[i], __ATOMIC_RELAXED) & DMA_SLUICE_PAIR) ? 2
+															 : 1;
+	}
+	return n;
+}
+
+static unsigned long dma_sluice_used(const struct sluice_dma_bounce_pool *p)
+{
+	const struct dma_sluice_meta *m = dma_sluice_meta(p);
+	unsigned long nfree = dma_sluice_cached(m);
+
+	for (unsigned int i = 0; i < p->nareas; i++)
+		nfree += __atomic_load_n(&m->areas[i].nfree, __ATOMIC_RELAXED);
+	return nfree >= p->nslabs ? 0 : p->nslabs - nfree;
+}
+
+static unsigned long dma_sluice_max_slots(const struct sluice_dma_bounce_pool *p)
+{
+	return p->area_nslabs;
 }
 
 static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
@@ -707,10 +962,17 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 	for (unsigned int a = 0; a < p->nareas; a++) {
 		unsigned long base = a * p->area_nslabs, cnt = 0;
 
-		for (unsigned long s = base; s < base + p->area_nslabs; s++)
+		for (unsigned long s = base; s < base + p->area_nslabs; s++) {
 			cnt += dma_bit_test(m->map, s);
+			if (dma_sluice_area_of(m, s) != a) {
+				sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+						     "check failed: sluice slot %lu maps to area %u",
+						     s, dma_sluice_area_of(m, s));
+				return SLUICE_DMA_ERR_FAULT;
+			}
+		}
 		if (cnt != m->areas[a].nfree) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice area %u nfree %lu, counted %lu",
 					     a, m->areas[a].nfree, cnt);
 			return SLUICE_DMA_ERR_FAULT;
@@ -723,26 +985,30 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		unsigned long len;
 		uint32_t s;
 
-		if (c->n[0] > m->cache_max || c->n[1] > m->cache_max || c->nbig > DMA_SLUICE_BIG) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+		if (c->n[0] > m->cache_max || c->n[1] > m->cache_max || c->nbig > DMA_SLUICE_BIG ||
+		    c->rn > DMA_SLUICE_REMOTE_MAX) {
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice cpu %u cache overfull", cpu);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 		for (unsigned int i = 0; i < c->nbig; i++)
 			big += c->big_len[i];
 		if (big != c->big_slots || big > m->big_cap) {
-			sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					     "check failed: sluice cpu %u long runs hold %lu slots",
 					     cpu, big);
 			return SLUICE_DMA_ERR_FAULT;
 		}
 		for (unsigned int i = 0; dma_sluice_cached_run(c, i, &s, &len); i++) {
-			if (!len || s + len > p->nslabs || (len == 2 && i >= c->n[0] && (s & 1)) ||
-			    (i >= c->n[0] + c->n[1] && len <= 2) ||
+			bool magazine = i < c->n[0] + c->n[1];
+			bool remote = i >= c->n[0] + c->n[1] + c->nbig;
+
+			if (!len || s + len > p->nslabs || (len == 2 && (magazine || remote) && (s & 1)) ||
+			    (!magazine && !remote && len <= 2) ||
 			    sluice_dma_priv_bits_find_one(m->map, s, s + len) != s + len ||
-			    (s / p->area_nslabs) != (s + len - 1) / p->area_nslabs) {
+			    dma_sluice_area_of(m, s) != dma_sluice_area_of(m, s + len - 1)) {
 				sluice_dma_priv_logf(
-					p->dl, SLUICE_DMA_LOG_ERR,
+					dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 					"check failed: sluice cpu %u caches bad slot %u", cpu, s);
 				return SLUICE_DMA_ERR_FAULT;
 			}
@@ -756,7 +1022,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 				     dma_sluice_cached_run(d, j, &t, &tl); j++) {
 					if (t < s + len && s < t + tl) {
 						sluice_dma_priv_logf(
-							p->dl, SLUICE_DMA_LOG_ERR,
+							dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 							"check failed: sluice slot %u cached twice",
 							s);
 						return SLUICE_DMA_ERR_FAULT;
@@ -766,7 +1032,7 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		}
 	}
 	if (atomic_load(&p->total_used) != p->nslabs - nfree) {
-		sluice_dma_priv_logf(p->dl, SLUICE_DMA_LOG_ERR,
+		sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
 				     "check failed: sluice total_used %lu, want %lu",
 				     (unsigned long)atomic_load(&p->total_used), p->nslabs - nfree);
 		return SLUICE_DMA_ERR_FAULT;

@@ -22,14 +22,35 @@
 /* Profiling of the copies: a cycle stamp, or 0 when profiling is off. */
 static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
 {
-	return dl->profile ? dl->ops->cycles(dl->ops->ctx) : 0;
+	return dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
 }
 
 static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
 {
 	if (t0)
-		__atomic_fetch_add(&dl->copy_cycles, dl->ops->cycles(dl->ops->ctx) - t0,
+		__atomic_fetch_add(&dl->copy_cycles, dl->ops.cycles(dl->ops.ctx) - t0,
 				   __ATOMIC_RELAXED);
+}
+
+/*
+ * The bounce copy and clear: the port's, chosen once at start-up for its CPU
+ * (e.g. `rep movsb` with ERMS/FSRM), else the library's memcpy / memset.
+ */
+static inline void dma_copy(const struct sluice_dma_layer *dl, void *dst, const void *src,
+			    size_t len)
+{
+	if (dl->ops.copy)
+		dl->ops.copy(dl->ops.ctx, dst, src, len);
+	else
+		memcpy(dst, src, len);
+}
+
+static inline void dma_zero(const struct sluice_dma_layer *dl, void *dst, size_t len)
+{
+	if (dl->ops.zero)
+		dl->ops.zero(dl->ops.ctx, dst, len);
+	else
+		memset(dst, 0, len);
 }
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)
@@ -177,10 +198,10 @@ static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_po
 		int err;
 
 		dma_rec_pages(p, s, rec, &a, &n);
-		err = dl->ops->set_access(dl->ops->ctx, a, n,
+		err = dl->ops.set_access(dl->ops.ctx, a, n,
 					  SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
 		if (err)
-			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 					     "dma 0x%llx: restoring device access failed (%d)",
 					     (unsigned long long)a, err);
 	}
@@ -228,7 +249,7 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	inplace = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
 	if (inplace && len <= UINT32_MAX && (!tag->max_mapping || len <= tag->max_mapping) &&
 	    inplace->owns(inplace->ctx, buf, len)) {
-		uint64_t a = dl->ops->virt_to_dma(dl->ops->ctx, buf);
+		uint64_t a = dl->ops.virt_to_dma(dl->ops.ctx, buf);
 
 		/*
 		 * Shared already: the device gets the buffer itself if it can reach
@@ -293,10 +314,10 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		 * device write must leave the original bytes, never a previous
 		 * mapping's.
 		 */
-		memcpy(tlb, buf, len);
+		dma_copy(dl, tlb, buf, len);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
 	} else {
-		memset(tlb, 0, len);
+		dma_zero(dl, tlb, len);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
 	}
 	dma_copy_end(dl, t0);
@@ -306,14 +327,14 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	 * evicted later over what the device writes.
 	 */
 	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
-	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dl->ops->set_access) {
+	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dl->ops.set_access) {
 		uint64_t a;
 		size_t n;
 
 		dma_rec_pages(p, s, rec, &a, &n);
-		err = dl->ops->set_access(dl->ops->ctx, a, n, SLUICE_DMA_ACCESS_READ);
+		err = dl->ops.set_access(dl->ops.ctx, a, n, SLUICE_DMA_ACCESS_READ);
 		if (err) {
-			sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_ERR,
+			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 					     "read-only map at dma 0x%llx: set_access failed (%d)",
 					     (unsigned long long)a, err);
 			/* The access may be half changed: restore it on release. */
@@ -335,7 +356,7 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
 			enum sluice_dma_dir dir, unsigned int attrs)
 {
-	if (!dl || !dl->ops || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
+	if (!dma_layer_ready(dl) || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
 		return SLUICE_DMA_ERR_INVAL;
 	/* The device writes a read-only mapping: a contradiction, not a hint. */
 	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dir != SLUICE_DMA_TO_DEVICE)
@@ -418,7 +439,7 @@ static int dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
 /* CPU address of device address @dma_addr outside the pools (in place). */
 static void *dma_inplace_va(const struct sluice_dma_layer *dl, uint64_t dma_addr)
 {
-	return dl->ops->dma_to_virt ? dl->ops->dma_to_virt(dl->ops->ctx, dma_addr)
+	return dl->ops.dma_to_virt ? dl->ops.dma_to_virt(dl->ops.ctx, dma_addr)
 				    : (void *)(uintptr_t)dma_addr;
 }
 
@@ -469,7 +490,7 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 
 		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
 		t0 = dma_copy_start(dl);
-		memcpy(rec->orig, tlb, written);
+		dma_copy(dl, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
 	}
@@ -487,7 +508,7 @@ static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size
 	int err;
 
 	/* No layer: no log op, no strictness to consult; the one silent refusal. */
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Checked here too: an in-place mapping has no record to compare with. */
 	if (!dma_dir_valid(dir))
@@ -546,7 +567,7 @@ int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *
 	unsigned int i;
 	int err = 0;
 
-	if (!dl || !dl->ops || !sg || !nents || !dma_dir_valid(dir))
+	if (!dma_layer_ready(dl) || !sg || !nents || !dma_dir_valid(dir))
 		return SLUICE_DMA_ERR_INVAL;
 	err = sluice_dma_tag_check(tag);
 	if (err)
@@ -599,7 +620,7 @@ int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg,
 {
 	int first = 0;
 
-	if (!dl || !dl->ops || !sg || !nents)
+	if (!dma_layer_ready(dl) || !sg || !nents)
 		return SLUICE_DMA_ERR_INVAL;
 	for (unsigned int i = 0; i < nents; i++) {
 		int err = sluice_dma_unmap(dl, sg[i].dma_addr, sg[i].len, dir);
@@ -622,7 +643,7 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 	unsigned long s = 0;
 	int err;
 
-	if (!dl || !dl->ops || !len || !dma_dir_valid(dir))
+	if (!dma_layer_ready(dl) || !len || !dma_dir_valid(dir))
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_lookup(dl, dma_addr, 0, &p, &s, &rec, what);
 	if (err)
@@ -662,13 +683,13 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_INVALIDATE);
 		t0 = dma_copy_start(dl);
-		memcpy(orig, tlb, len);
+		dma_copy(dl, orig, tlb, len);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
 	} else if (!for_cpu && (dir & SLUICE_DMA_TO_DEVICE)) {
 		uint64_t t0 = dma_copy_start(dl);
 
-		memcpy(tlb, orig, len);
+		dma_copy(dl, tlb, orig, len);
 		dma_copy_end(dl, t0);
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
@@ -699,9 +720,9 @@ int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsign
 	size_t n;
 	int err;
 
-	if (!dl || !dl->ops || (access & ~(SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE)))
+	if (!dma_layer_ready(dl) || (access & ~(SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE)))
 		return SLUICE_DMA_ERR_INVAL;
-	if (!dl->ops->set_access)
+	if (!dl->ops.set_access)
 		return SLUICE_DMA_ERR_NOSYS;
 	err = dma_lookup(dl, dma_addr, -1, &p, &s, &rec, "set_access");
 	if (err)
@@ -717,7 +738,7 @@ int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsign
 	if (!(rec->flags & DMA_SLOT_PAGES))
 		return SLUICE_DMA_ERR_PERM;
 	dma_rec_pages(p, s, rec, &a, &n);
-	err = dl->ops->set_access(dl->ops->ctx, a, n, access);
+	err = dl->ops.set_access(dl->ops.ctx, a, n, access);
 	/* Even a failed change may have changed something: restore on release. */
 	rec->flags |= DMA_SLOT_ACCESS;
 	return err;
@@ -759,7 +780,7 @@ static int dma_region_alloc(struct sluice_dma_layer *dl, const struct sluice_dma
 	va = r->alloc(r->ctx, block);
 	if (!va)
 		return SLUICE_DMA_ERR_NOMEM;
-	a = dl->ops->virt_to_dma(dl->ops->ctx, va);
+	a = dl->ops.virt_to_dma(dl->ops.ctx, va);
 	if (!dma_inplace_fits(tag, a, size)) {
 		int err = r->free(r->ctx, va, block);
 
@@ -786,7 +807,7 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	void *va;
 	int err, rerr;
 
-	if (!dl || !dl->ops || !size || !vaddr || !dma_addr || attrs)
+	if (!dma_layer_ready(dl) || !size || !vaddr || !dma_addr || attrs)
 		return SLUICE_DMA_ERR_INVAL;
 	err = sluice_dma_tag_check(tag);
 	if (err)
@@ -820,7 +841,7 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	rec = &p->slots[s];
 	va = dma_slot_vaddr(p, s, rec->off);
 	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
-	memset(va, 0, size);
+	dma_zero(dl, va, size);
 	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
 	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
 	*vaddr = va;
@@ -845,7 +866,7 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 	uint64_t dma_addr = 0;
 	int err;
 
-	if (!dl || !dl->ops)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
 	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
@@ -893,7 +914,7 @@ int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
 			       int (*fn)(void *arg, const struct sluice_dma_mapping_info *m),
 			       void *arg)
 {
-	if (!dl || !dl->ops || !fn)
+	if (!dma_layer_ready(dl) || !fn)
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
 	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
@@ -952,7 +973,7 @@ int sluice_dma_unmap_all(struct sluice_dma_layer *dl, unsigned int flags, unsign
 
 	if (count)
 		*count = 0;
-	if (!dl || !dl->ops ||
+	if (!dma_layer_ready(dl) ||
 	    (flags & ~(SLUICE_DMA_UNMAP_ALL_DISCARD | SLUICE_DMA_UNMAP_ALL_COHERENT)))
 		return SLUICE_DMA_ERR_INVAL;
 	err = sluice_dma_mapping_foreach(dl, dma_unmap_all_one, &c);
@@ -966,7 +987,7 @@ bool sluice_dma_addr_is_shared(const struct sluice_dma_layer *dl, uint64_t dma_a
 	uint64_t last = dma_addr + (len ? len : 1) - 1;
 
 	/* No layer, nothing shared: the answer that keeps a device away. */
-	if (!dl || !dl->ops || last < dma_addr)
+	if (!dma_layer_ready(dl) || last < dma_addr)
 		return false;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
 	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {

@@ -57,7 +57,7 @@ int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
 	return found || pool < 0 ? 0 : SLUICE_DMA_ERR_NOENT;
 }
 
-void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
+void sluice_dma_bounce_stats_print(const struct sluice_dma_layer *dl)
 {
 	int i = 0;
 
@@ -69,13 +69,13 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 
 		memset(&s, 0, sizeof(s));
 		dma_stats_add_pool(p, &s);
-		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 				     "bounce pool %d (%s): nslabs %llu used %llu used_hiwater %llu "
 				     "mappings %llu unmaps %llu",
 				     i, p->pops->name, (unsigned long long)s.nslabs,
 				     (unsigned long long)s.used, (unsigned long long)s.used_hiwater,
 				     (unsigned long long)s.mappings, (unsigned long long)s.unmaps);
-		sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 				     "bounce pool %d: bytes to_device %llu from_device %llu "
 				     "scrubbed %llu full_events %llu",
 				     i, (unsigned long long)s.bytes_to_device,
@@ -83,14 +83,14 @@ void sluice_dma_stats_print(const struct sluice_dma_layer *dl)
 				     (unsigned long long)s.bytes_scrubbed,
 				     (unsigned long long)s.full_events);
 		sluice_dma_priv_logf(
-			dl, SLUICE_DMA_LOG_INFO,
+			dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 			"bounce pool %d: conversions %llu (%llu cycles) search_steps %llu "
 			"cache_hits %llu leaked_bytes %llu",
 			i, (unsigned long long)s.conversions,
 			(unsigned long long)s.conversion_cycles, (unsigned long long)s.search_steps,
 			(unsigned long long)s.cache_hits, (unsigned long long)s.leaked_bytes);
 	}
-	sluice_dma_priv_logf(dl, SLUICE_DMA_LOG_INFO,
+	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 			     "dma layer: %lu in-place mappings (%lu live), %lu failed for want of "
 			     "slots, %llu bytes leaked by released pools",
 			     (unsigned long)__atomic_load_n(&dl->inplace_maps, __ATOMIC_RELAXED),

@@ -28,7 +28,7 @@ const char *sluice_dma_strerror(int err)
 	case -SLUICE_DMA_ERR_RANGE:
 		return "beyond the device's or the layer's limits";
 	case -SLUICE_DMA_ERR_NOSYS:
-		return "the port does not provide this operation";
+		return "not provided by the port or by this build of the library";
 	default:
 		return "unknown error";
 	}

@@ -9,6 +9,9 @@ test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 # maintenance, large coherent memory, teardown, the error model (issue 15).
 HOST_TESTS += test_features
 test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)
+# The sluice policy's per-CPU caches without locks (SLUICE_DMA_PORT_CPU_EXCLUSIVE).
+HOST_TESTS += test_sluice_cache
+test_sluice_cache_SRCS := tests/test_sluice_cache.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
 

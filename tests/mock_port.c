@@ -234,3 +234,89 @@ size_t mock_port_shared_bytes(const struct mock_port *mp)
 		total += mp->shared[i].end - mp->shared[i].start;
 	return total;
 }
+
+/* ------------------------------------------------------------ copy and clear */
+
+void mock_port_copy_libc(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx;
+	memcpy(dst, src, len);
+}
+
+void mock_port_zero_libc(void *ctx, void *dst, size_t len)
+{
+	(void)ctx;
+	memset(dst, 0, len);
+}
+
+#if defined(__x86_64__)
+void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx;
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(len) : : "memory");
+}
+
+void mock_port_zero_stosb(void *ctx, void *dst, size_t len)
+{
+	(void)ctx;
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+}
+
+void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len)
+{
+	size_t q = len >> 3, r = len & 7;
+
+	(void)ctx;
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(q) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(r) : : "memory");
+}
+
+bool mock_port_cpu_erms(bool *fsrm)
+{
+	unsigned int a = 7, b, c = 0, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if (fsrm)
+		*fsrm = (d >> 4) & 1;
+	return (b >> 9) & 1;
+}
+#else
+void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
+{
+	mock_port_copy_libc(ctx, dst, src, len);
+}
+
+void mock_port_zero_stosb(void *ctx, void *dst, size_t len)
+{
+	mock_port_zero_libc(ctx, dst, len);
+}
+
+void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len)
+{
+	mock_port_copy_libc(ctx, dst, src, len);
+}
+
+bool mock_port_cpu_erms(bool *fsrm)
+{
+	if (fsrm)
+		*fsrm = false;
+	return false;
+}
+#endif
+
+const char *mock_port_set_copy(struct mock_port *mp, const char *impl)
+{
+	bool movsb;
+
+	if (!strcmp(impl, "libc"))
+		movsb = false;
+	else if (!strcmp(impl, "movsb"))
+		movsb = true;
+	else if (!strcmp(impl, "auto"))
+		movsb = mock_port_cpu_erms(NULL);
+	else
+		return NULL;
+	mp->ops.copy = movsb ? mock_port_copy_movsb : NULL;
+	mp->ops.zero = movsb ? mock_port_zero_stosb : NULL;
+	return movsb ? "movsb" : "libc";
+}

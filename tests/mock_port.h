@@ -86,4 +86,32 @@ size_t mock_port_shared_bytes(const struct mock_port *mp);
 #define MOCK_TRAP_SIGNAL SIGILL
 #endif
 
+/*
+ * Copy and clear implementations a port may install (ops.copy / ops.zero),
+ * for the host benchmark and tests: x86-64 `rep movsb` / `rep stosb` (fast
+ * with ERMS, and for short copies with FSRM), `rep movsq` with a byte tail
+ * (the shape of newlib's x86-64 memcpy.S), and plain libc. On other
+ * architectures the rep variants fall back to libc.
+ */
+void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len);
+void mock_port_zero_stosb(void *ctx, void *dst, size_t len);
+void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len);
+void mock_port_copy_libc(void *ctx, void *dst, const void *src, size_t len);
+void mock_port_zero_libc(void *ctx, void *dst, size_t len);
+
+/**
+ * mock_port_cpu_erms() - whether this CPU reports ERMS (CPUID 7.0:EBX bit 9),
+ *	and in *@fsrm whether it reports FSRM (CPUID 7.0:EDX bit 4).
+ */
+bool mock_port_cpu_erms(bool *fsrm);
+
+/**
+ * mock_port_set_copy() - install a copy / clear pair in @mp's ops:
+ *	"libc" (NULL ops: the library's own memcpy / memset), "movsb",
+ *	"auto" (movsb when the CPU has ERMS, else libc).
+ * Return: the name of what was installed ("libc" or "movsb"), NULL if @impl
+ *	is unknown.
+ */
+const char *mock_port_set_copy(struct mock_port *mp, const char *impl);
+
 #endif /* SLUICE_TESTS_MOCK_PORT_H */

@@ -13,4 +13,4 @@ test_pvio_snp_SRCS := tests/test_pvio_snp.c arch/x86_64/pvio_snp.c $(SNP_HOST_SR
 # and the GHCB set-up in the boot's steps.
 HOST_TESTS += test_snp_boot
 test_snp_boot_SRCS := tests/test_snp_boot.c arch/x86_64/snp_boot.c arch/x86_64/pvio_snp.c \
-	boot/memmap.c $(SNP_HOST_SRCS) $(PVIO_HOST_SRCS)
+	arch/x86_64/mem_range.c $(SNP_HOST_SRCS) $(PVIO_HOST_SRCS)

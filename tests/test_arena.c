@@ -114,7 +114,7 @@ static int teardown(void **state)
 	struct sluice_dma_arena_stats st;
 
 	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
-	sluice_dma_arena_get_stats(&fx->arena, &st);
+	sluice_dma_arena_stats_get(&fx->arena, &st);
 	/* The host's view and the arena's books agree (leaked chunks stay shared). */
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), (size_t)st.chunks_shared * CHUNK);
 	free(fx->meta_alloc);
@@ -127,7 +127,7 @@ static struct sluice_dma_arena_stats stats(struct fx *fx)
 {
 	struct sluice_dma_arena_stats st;
 
-	sluice_dma_arena_get_stats(&fx->arena, &st);
+	sluice_dma_arena_stats_get(&fx->arena, &st);
 	return st;
 }
 
@@ -531,7 +531,7 @@ static void test_failed_release_leaks_chunk(void **state)
 	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
 	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
 	assert_int_equal(fx->mp.to_private_calls, 2);
-	assert_int_equal(sluice_dma_arena_fini(&fx->arena), SLUICE_DMA_ERR_IO);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), SLUICE_DMA_ERR_IO);
 	assert_int_equal(fx->mp.to_private_calls, 2);
 }
 
@@ -826,7 +826,7 @@ static void test_print_stats(void **state)
 
 	sluice_dma_arena_free(&fx->arena, p);
 	before = fx->mp.log_lines;
-	sluice_dma_arena_print_stats(&fx->arena, "arena");
+	sluice_dma_arena_stats_print(&fx->arena, "arena");
 	assert_int_equal(fx->mp.log_lines - before, 5);
 	assert_non_null(strstr(fx->mp.last_log, "arena: scrubbed_bytes 2101248"));
 }
@@ -837,11 +837,11 @@ static void test_fini(void **state)
 	void *p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	void *q = sluice_dma_arena_alloc(&fx->arena, CHUNK);
 
-	assert_int_equal(sluice_dma_arena_fini(&fx->arena), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), SLUICE_DMA_ERR_BUSY);
 	assert_int_equal(fx->mp.to_private_calls, 0);
 	sluice_dma_arena_free(&fx->arena, p);
 	sluice_dma_arena_free(&fx->arena, q);
-	assert_int_equal(sluice_dma_arena_fini(&fx->arena), 0);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
 	assert_int_equal(fx->mp.to_private_calls, 2);
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
 }

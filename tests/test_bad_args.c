@@ -985,7 +985,7 @@ static long stats_no_such_pool(struct bx *b)
 static long print_null_layer(struct bx *b)
 {
 	(void)b;
-	sluice_dma_stats_print(NULL);
+	sluice_dma_bounce_stats_print(NULL);
 	return 0;
 }
 static long check_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_check(NULL); }
@@ -1103,7 +1103,7 @@ static long logf_null_layer(struct bx *b)
 }
 static long fail_names_argument(struct bx *b)
 {
-	sluice_dma_priv_fail(&b->f->dl, "here.c", 7, "bad argument %s at %p", "widget",
+	sluice_dma_priv_fail(dma_layer_ops(&b->f->dl), "here.c", 7, "bad argument %s at %p", "widget",
 			     (void *)0x1234);
 	return 0;
 }
@@ -1380,27 +1380,27 @@ static long areclaim_uninit(struct bx *b)
 	(void)b;
 	return sluice_dma_arena_reclaim(zeroed_arena(), 0);
 }
-static long afini_null(struct bx *b) { (void)b; return sluice_dma_arena_fini(NULL); }
-static long afini_uninit(struct bx *b) { (void)b; return sluice_dma_arena_fini(zeroed_arena()); }
+static long afini_null(struct bx *b) { (void)b; return sluice_dma_arena_destroy(NULL); }
+static long afini_uninit(struct bx *b) { (void)b; return sluice_dma_arena_destroy(zeroed_arena()); }
 /* A live block: refused, and nothing is released (checked after the row). */
-static long afini_live(struct bx *b) { return sluice_dma_arena_fini(&b->arena); }
+static long afini_live(struct bx *b) { return sluice_dma_arena_destroy(&b->arena); }
 static long astats_null_arena(struct bx *b)
 {
 	struct sluice_dma_arena_stats st;
 
 	(void)b;
-	sluice_dma_arena_get_stats(NULL, &st);
+	sluice_dma_arena_stats_get(NULL, &st);
 	return 0;
 }
 static long astats_null_out(struct bx *b)
 {
-	sluice_dma_arena_get_stats(&b->arena, NULL);
+	sluice_dma_arena_stats_get(&b->arena, NULL);
 	return 0;
 }
 static long aprint_null(struct bx *b)
 {
 	(void)b;
-	sluice_dma_arena_print_stats(NULL, "x");
+	sluice_dma_arena_stats_print(NULL, "x");
 	return 0;
 }
 static long acheck_null(struct bx *b) { (void)b; return sluice_dma_arena_check(NULL, 0); }
@@ -1817,7 +1817,7 @@ static const struct row rows[] = {
 	{ R(afini_uninit, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(afini_live, SLUICE_DMA_ERR_BUSY), false, false },
 	{ T(astats_null_arena, NULL, NULL), false, false },
-	{ T(astats_null_out, "sluice_dma_arena_get_stats: NULL st for arena", a_arena), false, false },
+	{ T(astats_null_out, "sluice_dma_arena_stats_get: NULL st for arena", a_arena), false, false },
 	{ R(aprint_null, 0), false, false },
 	{ R(acheck_null, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(acheck_uninit, SLUICE_DMA_ERR_INVAL), false, false },
@@ -1932,7 +1932,7 @@ static int setup(void **state)
 	assert_int_equal(b->d_inplace, (uintptr_t)b->blk);
 
 	assert_int_equal(sluice_dma_bounce_stats_get(&b->f->dl, -1, &b->st), 0);
-	sluice_dma_arena_get_stats(&b->arena, &b->ast);
+	sluice_dma_arena_stats_get(&b->arena, &b->ast);
 	return 0;
 }
 
@@ -1950,7 +1950,7 @@ static int teardown(void **state)
 	sluice_dma_unmap(&b->f->dl, b->d_bidi, MAP_LEN, SLUICE_DMA_BIDIRECTIONAL);
 	err = sluice_dma_arena_check(&b->arena, SLUICE_DMA_ARENA_CHECK_SCRUB);
 	if (!err)
-		err = sluice_dma_arena_fini(&b->arena);
+		err = sluice_dma_arena_destroy(&b->arena);
 	sluice_dma_layer_set_inplace(&b->f->dl, NULL);
 	if (fx_free(b->f))
 		err = -1;
@@ -1977,7 +1977,7 @@ static void check_untouched(struct bx *b)
 	assert_int_equal(st.bytes_to_device, b->st.bytes_to_device);
 	assert_int_equal(st.bytes_from_device, b->st.bytes_from_device);
 	assert_int_equal(st.conversions, b->st.conversions);
-	sluice_dma_arena_get_stats(&b->arena, &ast);
+	sluice_dma_arena_stats_get(&b->arena, &ast);
 	assert_int_equal(ast.blocks_live, b->ast.blocks_live);
 	assert_int_equal(ast.allocs, b->ast.allocs);
 	assert_int_equal(ast.frees, b->ast.frees);

@@ -111,7 +111,7 @@ static int teardown(void **state)
 
 	if (tc->region) {
 		sluice_dma_layer_set_inplace(&tc->f->dl, NULL);
-		err = sluice_dma_arena_fini(&tc->arena);
+		err = sluice_dma_arena_destroy(&tc->arena);
 		free(tc->region);
 		free(tc->ameta);
 		tc->region = NULL;
@@ -427,7 +427,7 @@ static void test_readonly_with_port_op(void **state)
 	size_t len = 3000, len2 = 100, plen;
 
 	memset(buf, 0x33, 8192);
-	f->mp.ops.set_access = rec_set_access;
+	f->dl.ops.set_access = rec_set_access;
 	assert_true(sluice_dma_layer_caps(&f->dl) & SLUICE_DMA_CAP_ACCESS);
 	assert_int_equal(sluice_dma_map_attrs(&f->dl, &deftag, buf + 10, &len, SLUICE_DMA_TO_DEVICE,
 					      SLUICE_DMA_ATTR_READONLY, &d),
@@ -466,7 +466,7 @@ static void test_readonly_with_port_op(void **state)
 	assert_int_equal(len, 0);
 	assert_int_equal(used_slots(f), 0);
 	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
-	f->mp.ops.set_access = NULL;
+	f->dl.ops.set_access = NULL;
 	free(buf);
 }
 
@@ -498,7 +498,7 @@ static void test_set_access(void **state)
 	uint64_t d, dp, dc, ds;
 	void *c, *small;
 
-	f->mp.ops.set_access = rec_set_access;
+	f->dl.ops.set_access = rec_set_access;
 	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, 512, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	/* Shares its slots' pages with whoever comes next: not changeable. */
 	assert_int_equal(sluice_dma_set_access(&f->dl, d, SLUICE_DMA_ACCESS_WRITE),
@@ -532,7 +532,7 @@ static void test_set_access(void **state)
 	assert_int_equal(calls[1].arg, SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
 	sluice_dma_unmap(&f->dl, d, 512, SLUICE_DMA_FROM_DEVICE);
 	sluice_dma_free_coherent(&f->dl, small, 100);
-	f->mp.ops.set_access = NULL;
+	f->dl.ops.set_access = NULL;
 	free(buf);
 }
 
@@ -548,7 +548,7 @@ static void test_cache_maint_points(void **state)
 	void *c;
 
 	memset(buf, 0x44, 4096);
-	f->mp.ops.cache_maint = rec_cache;
+	f->dl.ops.cache_maint = rec_cache;
 	assert_true(sluice_dma_layer_caps(&f->dl) & SLUICE_DMA_CAP_CACHE_MAINT);
 
 	/* To-device: clean the slots once the data is in them. */
@@ -592,7 +592,7 @@ static void test_cache_maint_points(void **state)
 	assert_int_equal(calls[0].arg, SLUICE_DMA_CACHE_CLEAN);
 	assert_int_equal(calls[0].addr, (uintptr_t)c);
 	sluice_dma_free_coherent(&f->dl, c, 4096);
-	f->mp.ops.cache_maint = NULL;
+	f->dl.ops.cache_maint = NULL;
 	free(buf);
 }
 
@@ -606,7 +606,7 @@ static void test_cache_maint_inplace(void **state)
 	add_arena(tc);
 	blk = sluice_dma_arena_alloc(&tc->arena, 4096);
 	assert_non_null(blk);
-	f->mp.ops.cache_maint = rec_cache;
+	f->dl.ops.cache_maint = rec_cache;
 	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_BIDIRECTIONAL, &d), 0);
 	assert_int_equal(d, (uintptr_t)blk);
 	assert_int_equal(ncalls, 1);
@@ -618,7 +618,7 @@ static void test_cache_maint_inplace(void **state)
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_BIDIRECTIONAL), 0);
 	assert_int_equal(ncalls, 3);
 	assert_int_equal(calls[2].arg, SLUICE_DMA_CACHE_INVALIDATE);
-	f->mp.ops.cache_maint = NULL;
+	f->dl.ops.cache_maint = NULL;
 	assert_int_equal(sluice_dma_arena_free(&tc->arena, blk), 0);
 }
 
@@ -758,7 +758,7 @@ static void test_large_coherent(void **state)
 	}
 	assert_int_equal(sluice_dma_free_coherent(&f->dl, c, 100), SLUICE_DMA_ERR_INVAL);
 	assert_int_equal(sluice_dma_free_coherent(&f->dl, c, big), 0);
-	sluice_dma_arena_get_stats(&tc->arena, &ast);
+	sluice_dma_arena_stats_get(&tc->arena, &ast);
 	assert_int_equal(ast.blocks_live, 0);
 	assert_int_equal(sluice_dma_free_coherent(&f->dl, c, big), SLUICE_DMA_ERR_NOENT);
 	/* A boundary below the block cannot be met; beyond 2 MB neither can hold it. */
@@ -837,12 +837,12 @@ static void test_optional_ops(void **state)
 	assert_true(sluice_dma_layer_caps(&f->dl) & SLUICE_DMA_CAP_PROFILE);
 	assert_int_equal(sluice_dma_layer_set_profile(&f->dl, true), 0);
 	assert_int_equal(sluice_dma_layer_set_profile(&f->dl, false), 0);
-	f->mp.ops.cycles = NULL;
+	f->dl.ops.cycles = NULL;
 	assert_false(sluice_dma_layer_caps(&f->dl) & SLUICE_DMA_CAP_PROFILE);
 	assert_int_equal(sluice_dma_layer_set_profile(&f->dl, true), SLUICE_DMA_ERR_NOSYS);
 	assert_int_equal(sluice_dma_layer_set_profile(&f->dl, false), 0);
 	/* An out-of-range cpu_id is folded, as the arena does. */
-	f->mp.ops.cpu_id = cpu_too_big;
+	f->dl.ops.cpu_id = cpu_too_big;
 	memset(buf, 1, sizeof(buf));
 	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &d),
 			 0);

@@ -705,7 +705,7 @@ static void test_stats(void **state)
 	assert_int_equal(st.full_events, 0);
 	assert_int_equal(st.leaked_bytes, 0);
 	lines = f->mp.log_lines;
-	sluice_dma_stats_print(&f->dl);
+	sluice_dma_bounce_stats_print(&f->dl);
 	assert_true(f->mp.log_lines >= lines + 4);
 	assert_non_null(strstr(f->mp.last_log, "in-place"));
 	free(buf);

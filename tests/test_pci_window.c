@@ -64,11 +64,11 @@ static int setup_ovmf_map(void **state)
 	 * them even when the map does not (a firmware that lost a range). */
 	bi.image_base = 0x50000000;
 	bi.image_size = 0x9e123; /* not a page multiple: its last page is the image's */
-	bi.heap = (struct boot_region){ 0x51000000, 64 * MIB };
-	bi.dma = (struct boot_region){ 0x2fa00000, 128 * MIB };
-	bi.pagetables = (struct boot_region){ 0x56000000, 8 * MIB };
-	bi.stack = (struct boot_region){ 0x57000000, 1 * MIB };
-	bi.trampoline = (struct boot_region){ 0x9f000, 4 * KIB };
+	bi.heap = (struct mem_region){ 0x51000000, 64 * MIB };
+	bi.dma = (struct mem_region){ 0x2fa00000, 128 * MIB };
+	bi.pagetables = (struct mem_region){ 0x56000000, 8 * MIB };
+	bi.stack = (struct mem_region){ 0x57000000, 1 * MIB };
+	bi.trampoline = (struct mem_region){ 0x9f000, 4 * KIB };
 	bi.cpus.lapic_base = 0xfee00000;
 	pci_space_init(&space, &bi, 40);
 	return 0;

@@ -13,6 +13,8 @@ KERNEL_SRCS += \
 	arch/x86_64/ipi_entry.S \
 	arch/x86_64/kmap.c \
 	arch/x86_64/lapic.c \
+	arch/x86_64/mem_range.c \
+	arch/x86_64/memops.c \
 	arch/x86_64/mmu.c \
 	arch/x86_64/paging.c \
 	arch/x86_64/pvio.c \

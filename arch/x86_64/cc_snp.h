@@ -40,7 +40,7 @@
 #include "arch/x86_64/pvio_snp.h"
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/tee_insn.h"
-#include "boot/boot_info.h"
+#include "arch/x86_64/mem_range.h"
 
 /**
  * struct cc_snp_observer - told about each page-table step of a conversion,

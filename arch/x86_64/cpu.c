@@ -85,6 +85,12 @@ void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 		cpu_copy_regs(info->hypervisor, &h[1], 3);
 	}
 
+	if (max_leaf >= 7) {
+		p->cpuid(p->ctx, 7, 0, r);
+		info->has_erms = r[1] & (1u << 9);
+		info->has_fsrm = r[3] & (1u << 4);
+	}
+
 	p->cpuid(p->ctx, 0x80000000u, 0, r);
 	max_ext = r[0];
 	if (max_ext >= 0x80000001u) {

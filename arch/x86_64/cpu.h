@@ -12,6 +12,9 @@
 
 #include "arch/x86_64/pvio.h"
 
+/* The most CPUs the kernel runs on: the per-CPU tables of gdt.c, trap.c and smp.c. */
+#define SMP_MAX_CPUS 16
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
@@ -98,6 +101,8 @@ enum cc_mode {
  * @has_1g_pages: CPUID 0x80000001 EDX bit 26.
  * @has_nx: CPUID 0x80000001 EDX bit 20: EFER.NXE can be set and bit 63 of a
  *	paging entry then forbids instruction fetches (execute-disable).
+ * @has_erms: CPUID 7.0 EBX bit 9: `rep movsb` / `rep stosb` are fast (ERMS).
+ * @has_fsrm: CPUID 7.0 EDX bit 4: ... for short lengths too (FSRM).
  * @hypervisor: the hypervisor vendor string from leaf 0x40000000, or empty.
  * @phys_addr_bits: physical address width.
  * @cc: detected confidential-computing mode.
@@ -112,6 +117,8 @@ struct cpu_info {
 	bool has_x2apic;
 	bool has_1g_pages;
 	bool has_nx;
+	bool has_erms;
+	bool has_fsrm;
 	char hypervisor[13];
 	unsigned int phys_addr_bits;
 	enum cc_mode cc;

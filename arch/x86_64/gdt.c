@@ -5,7 +5,7 @@
  * and each CPU needs its own IST stack.
  */
 #include "arch/x86_64/descriptors.h"
-#include "arch/x86_64/smp.h"
+#include "arch/x86_64/cpu.h"
 
 #include <string.h>
 

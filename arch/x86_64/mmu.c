@@ -47,7 +47,7 @@ static bool mmu_ready;
 static bool nx_usable;
 static const struct mmu_cc_backend *cc_backend;
 /* The memory map as kmap.c sees it, the layout built from it, and what was mapped at boot. */
-static struct kmap_range kranges[BOOT_MAX_RANGES];
+static struct kmap_range kranges[MEM_MAX_RANGES];
 static struct kmap_layout layout;
 static struct kmap_summary summary;
 
@@ -105,7 +105,7 @@ static int mmu_verify_wx(void)
 	return 0;
 }
 
-int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
+int mmu_init(const struct mmu_memory *mem, const struct cpu_info *cpu,
 	     const struct mmu_encoding *enc)
 {
 	struct pt_ops ops = { .ctx = &pt_pool, .alloc_table = mmu_alloc_table,
@@ -114,12 +114,12 @@ int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
 	uint64_t text_end = (uint64_t)(uintptr_t)_text_page_end;
 	int rc;
 
-	pt_pool.next = (uint8_t *)bi->pagetables.base;
-	pt_pool.end = pt_pool.next + bi->pagetables.size;
-	pt_pool.total = bi->pagetables.size / 4096;
+	pt_pool.next = (uint8_t *)mem->pagetables.base;
+	pt_pool.end = pt_pool.next + mem->pagetables.size;
+	pt_pool.total = mem->pagetables.size / 4096;
 
 	/* The text must be where the firmware says the image is. */
-	if (text_start < bi->image_base || text_end > bi->image_base + bi->image_size)
+	if (text_start < mem->image_base || text_end > mem->image_base + mem->image_size)
 		return PT_ERR_INVAL;
 	/*
 	 * EFER.NXE before any entry with bit 63 can be walked: without it the bit
@@ -131,23 +131,23 @@ int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
 	if (nx_usable)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 
-	if (bi->nranges > BOOT_MAX_RANGES)
+	if (mem->nranges > MEM_MAX_RANGES)
 		return PT_ERR_INVAL;
-	for (unsigned int i = 0; i < bi->nranges; i++) {
-		const struct mem_range *m = &bi->ranges[i];
+	for (unsigned int i = 0; i < mem->nranges; i++) {
+		const struct mem_range *m = &mem->ranges[i];
 
 		kranges[i] = (struct kmap_range){ m->base, m->size,
 						  m->kind == MEM_MMIO || !m->cacheable };
 	}
 	layout = (struct kmap_layout){
 		.ranges = kranges,
-		.nranges = bi->nranges,
+		.nranges = mem->nranges,
 		/* Holes below 4 GiB hold the PCI window, LAPIC, IOAPIC, flash. */
 		.hole_limit = FOUR_GIB,
 		.text_start = text_start,
 		.text_end = text_end,
-		.switch_start = bi->trampoline.base,
-		.switch_end = bi->trampoline.base + bi->trampoline.size,
+		.switch_start = mem->trampoline.base,
+		.switch_end = mem->trampoline.base + mem->trampoline.size,
 		.nx = nx_usable,
 	};
 	if (enc) {

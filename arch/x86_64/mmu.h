@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/cpu.h"
-#include "boot/boot_info.h"
+#include "arch/x86_64/mem_range.h"
 
 /**
  * struct mmu_stats - conversion counters, for the boot report and the benchmarks.
@@ -58,8 +58,27 @@ struct mmu_encoding {
 };
 
 /**
+ * struct mmu_memory - what mmu_init() builds the kernel's address space from (the
+ *	boot stage fills it from its hand-off).
+ * @image_base: where the firmware loaded the image.
+ * @image_size: its size in bytes.
+ * @pagetables: the pool of 4 KiB pages for the kernel's page tables.
+ * @trampoline: the application processors' start-up page (size 0: none).
+ * @ranges: the memory map.
+ * @nranges: its entries (at most %MEM_MAX_RANGES).
+ */
+struct mmu_memory {
+	uint64_t image_base;
+	uint64_t image_size;
+	struct mem_region pagetables;
+	struct mem_region trampoline;
+	const struct mem_range *ranges;
+	unsigned int nranges;
+};
+
+/**
  * mmu_init() - build the identity map from the memory map and switch CR3 to it.
- * @bi: the boot hand-off (memory map, page-table pool, image, trampoline page).
+ * @mem: the memory map, the page-table pool, the image and the trampoline page.
  * @cpu: CPU features (NX support).
  * @enc: the platform's encoding of "shared", or NULL for the emulated one (the
  *	software bit PT_SW_SHARED, which the hardware ignores: QEMU has neither
@@ -73,7 +92,7 @@ struct mmu_encoding {
  * before they are loaded.
  * Return: 0 or a negative PT_ERR_* code (the old tables stay loaded).
  */
-int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
+int mmu_init(const struct mmu_memory *mem, const struct cpu_info *cpu,
 	     const struct mmu_encoding *enc);
 
 /**
@@ -81,7 +100,7 @@ int mmu_init(const struct boot_info *bi, const struct cpu_info *cpu,
  * @exec: true: read-only and executable, while an AP runs the trampoline in it;
  *	false: writable and non-executable, while the BSP writes it, and otherwise.
  *
- * The page named by boot_info.trampoline is the only memory besides the text
+ * The page named by mmu_memory.trampoline is the only memory besides the text
  * that can ever be executable, and it is never writable and executable at
  * once. Flushes this CPU's TLB entry only: a CPU that ran the trampoline must
  * invlpg it after the switch back (smp.c does).

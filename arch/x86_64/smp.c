@@ -30,7 +30,6 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
-#include "boot/boot_info.h"
 
 #define MSR_EFER 0xC0000080u
 #define MSR_GS_BASE 0xC0000101u
@@ -141,6 +140,7 @@ void smp_init_bsp(void)
 	cpu_locals[0].index = 0;
 	smp_set_gs(&cpu_locals[0]);
 	gs_ready = true;
+	trap_set_cpu_id(smp_cpu_id);
 }
 
 unsigned int smp_cpu_id(void)
@@ -552,10 +552,10 @@ static void smp_forget_trampoline(void *arg, unsigned int cpu)
 	invlpg(*(const uint64_t *)arg);
 }
 
-unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
+unsigned int smp_init(const struct acpi_cpus *mc, struct mem_region trampoline,
+		      unsigned int max_cpus)
 {
-	const struct acpi_cpus *mc = &bi->cpus;
-	uint64_t page = bi->trampoline.base;
+	uint64_t page = trampoline.base;
 	uint32_t bsp_apic;
 	unsigned int listed = mc->count;
 
@@ -585,7 +585,7 @@ unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus)
 		       "0x%" PRIx64 "%s, not INIT-SIPI\n",
 		       (uint64_t)(uintptr_t)wakeup_mailbox,
 		       sim_firmware ? " (the simulated TD plays the firmware's part)" : "");
-	if (!bi->trampoline.size || page >= (1u << 20)) {
+	if (!trampoline.size || page >= (1u << 20)) {
 		printf("smp: no page below 1 MiB for the start-up code; running on one CPU\n");
 		return 1;
 	}

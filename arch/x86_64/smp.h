@@ -18,12 +18,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SMP_MAX_CPUS 16
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/mem_range.h"
+
 /* The vector of the IPI that wakes a halted AP; 0xff is the APIC's spurious one. */
 #define SMP_WAKE_VECTOR 0xf0
 #define SMP_SPURIOUS_VECTOR 0xff
 
-struct boot_info;
+struct acpi_cpus;
 
 /**
  * typedef smp_fn - work for smp_run().
@@ -33,14 +35,16 @@ struct boot_info;
 typedef void (*smp_fn)(void *arg, unsigned int cpu);
 
 /**
- * smp_init_bsp() - per-CPU data of the bootstrap CPU (index 0). Call right after
+ * smp_init_bsp() - per-CPU data of the bootstrap CPU (index 0), and smp_cpu_id()
+ * handed to the exception reporter (trap_set_cpu_id()). Call right after
  * gdt_init(), before anything calls smp_cpu_id().
  */
 void smp_init_bsp(void);
 
 /**
  * smp_init() - start the application processors the MADT lists.
- * @bi: the boot hand-off (MADT processor list, the trampoline page).
+ * @cpus: the processors the ACPI MADT lists (read by the boot stage).
+ * @trampoline: a page below 1 MiB for the real-mode start-up code (size 0: none).
  * @max_cpus: use at most this many CPUs including the BSP (0: all listed).
  *
  * Each AP is started with INIT-SIPI-SIPI and must report in within a deadline;
@@ -48,7 +52,8 @@ void smp_init_bsp(void);
  * for another), reported, and skipped. Prints one line per CPU.
  * Return: the number of CPUs online, at least 1.
  */
-unsigned int smp_init(const struct boot_info *bi, unsigned int max_cpus);
+unsigned int smp_init(const struct acpi_cpus *cpus, struct mem_region trampoline,
+		      unsigned int max_cpus);
 
 /**
  * smp_simulate_td_firmware() - start the APs the way a TD does, through an ACPI

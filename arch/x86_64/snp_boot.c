@@ -10,7 +10,7 @@
 
 #include "arch/x86_64/ghcb.h"
 #include "arch/x86_64/pvio_snp.h"
-#include "boot/memmap.h"
+#include "arch/x86_64/mem_range.h"
 
 #define SNP_BOOT_MAX_PAGE_LEN (UINT32_C(1) << 20)
 

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/snp_cc_blob.h"
-#include "boot/boot_info.h"
+#include "arch/x86_64/mem_range.h"
 
 #define SNP_SECRETS_PAGE_BYTES 4096u
 
@@ -84,7 +84,7 @@ int snp_cc_blob_check(bool found, const struct snp_cc_blob *b, const void *cpuid
  *	of RAM the memory map reports as reserved or ACPI memory (never usable
  *	RAM or the kernel's own memory, which we would reuse, nor MMIO).
  * @msr: the GHCB MSR's value.
- * @ranges: the memory map (struct boot_info).
+ * @ranges: the memory map.
  * @nranges: its entries.
  * @cbit_pos: the C-bit position.
  * @gpa: receives the page's GPA.

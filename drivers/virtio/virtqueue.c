@@ -76,7 +76,7 @@ static void virtq_put_u64(char *buf, size_t *pos, size_t cap, uint64_t v, unsign
 static void virtq_log(struct virtq *vq, enum sluice_dma_log_level level, const char *fmt,
 		      uint64_t a, uint64_t b, uint64_t c)
 {
-	const struct sluice_dma_port_ops *ops = vq->dl ? vq->dl->ops : NULL;
+	const struct sluice_dma_port_ops *ops = vq->dl ? &vq->dl->ops : NULL;
 	uint64_t args[3] = { a, b, c };
 	unsigned int next_arg = 0;
 	char line[160];

@@ -335,7 +335,7 @@ static void test_set_attribute(void **state)
 	assert_int_equal(edk2_iommu_set_attribute(&e->io, dh, mr, EDKII_IOMMU_ACCESS_WRITE),
 			 EFI_INVALID_PARAMETER);
 	/* A port that can: the access reaches it; revoking (0) too; failures. */
-	e->mp.ops.set_access = rec_set_access;
+	e->dl.ops.set_access = rec_set_access;
 	assert_int_equal(edk2_iommu_set_attribute(&e->io, dh, mw, EDKII_IOMMU_ACCESS_WRITE),
 			 EFI_SUCCESS);
 	assert_int_equal(rec_access_last, EDKII_IOMMU_ACCESS_WRITE);
@@ -348,7 +348,7 @@ static void test_set_attribute(void **state)
 	assert_int_equal(edk2_iommu_unmap(&e->io, mw), EFI_SUCCESS);
 	assert_int_equal(rec_access_last, EDKII_IOMMU_ACCESS_READ | EDKII_IOMMU_ACCESS_WRITE);
 	assert_int_equal(edk2_iommu_unmap(&e->io, mr), EFI_SUCCESS);
-	e->mp.ops.set_access = NULL;
+	e->dl.ops.set_access = NULL;
 	env_free(e);
 }
 

@@ -144,7 +144,7 @@ int main(void)
 	CHECK(sluice_dma_layer_destroy_report(&layer, &rep) == 0 && rep.pools_released == 1 &&
 	      rep.leaked_bytes == 0);
 	CHECK(sluice_dma_arena_reclaim(&arena, 0) == 1);
-	CHECK(sluice_dma_arena_fini(&arena) == 0);
+	CHECK(sluice_dma_arena_destroy(&arena) == 0);
 	CHECK(port_shared_bytes(&port) == 0);
 	printf("port: %lu conversions, %lu cache maintenance calls, all memory private again\n",
 	       port.conversions, port.cache_calls);

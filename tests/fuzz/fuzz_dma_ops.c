@@ -14,7 +14,8 @@
  * through the porting ops. It also controls the device: it writes any bytes
  * into any live mapping, whatever its direction, and scribbles over every byte
  * of the bounce pools that no live mapping covers. The input also picks the
- * policy (every one of DMA_POLICY_*), the scrub mode and the CPU count.
+ * policy (every one of DMA_POLICY_*), the scrub mode, the CPU count and whether
+ * the port promises exclusive CPU indices (SLUICE_DMA_PORT_CPU_EXCLUSIVE).
  *
  * The model knows every live mapping, what the device must see in it and what
  * every byte of the caller's buffers must hold. Checked after every step:
@@ -809,7 +810,7 @@ static void dof_check(struct dof *s, bool deep)
 
 		if (deep)
 			FUZZ_CHECK(sluice_dma_arena_check(&s->arena, 0) == 0);
-		sluice_dma_arena_get_stats(&s->arena, &as);
+		sluice_dma_arena_stats_get(&s->arena, &as);
 		FUZZ_CHECK(as.allocs == s->arena_allocs && as.frees == s->arena_frees);
 		FUZZ_CHECK(as.blocks_live == s->arena_allocs - s->arena_frees);
 	}
@@ -864,8 +865,8 @@ static void dof_teardown(struct dof *s)
 						  fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE)
 							  ? SLUICE_DMA_ARENA_CHECK_SCRUB
 							  : 0) == 0);
-		sluice_dma_arena_get_stats(&s->arena, &as);
-		rc = sluice_dma_arena_fini(&s->arena);
+		sluice_dma_arena_stats_get(&s->arena, &as);
+		rc = sluice_dma_arena_destroy(&s->arena);
 		FUZZ_CHECK(rc == (as.chunks_leaked ? SLUICE_DMA_ERR_IO : 0));
 		/* Leaked chunks stay shared, on purpose: the host may still see them. */
 		s->fd->shared_left = (size_t)as.chunks_leaked * SLUICE_DMA_ARENA_CHUNK_SIZE;
@@ -906,6 +907,12 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 	s->use_arena = !(mode & 0x20);
 	s->fd = fuzz_dma_begin(&in, policy, s->ncpus, s->scrub,
 			       (mode & 0x40) ? (int)(cap >> 6) : FUZZ_DMA_ONE_POOL);
+	/*
+	 * One thread switches CPU indices, so the port may promise exclusive
+	 * indices: the sluice policy's magazines then run without locks and a
+	 * CPU's magazines go back only at its own next call (or at teardown).
+	 */
+	s->fd->dl.ops.flags = (mode & 0x80) ? SLUICE_DMA_PORT_CPU_EXCLUSIVE : 0;
 	if (s->use_arena)
 		dof_setup_arena(s, cap);
 	dof_setup_tags(s);

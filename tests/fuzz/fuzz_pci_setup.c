@@ -322,7 +322,7 @@ static uint64_t psf_size(struct fuzz_in *in)
 	}
 }
 
-static void psf_region(struct fuzz_in *in, struct boot_region *r)
+static void psf_region(struct fuzz_in *in, struct mem_region *r)
 {
 	r->base = psf_addr(in);
 	r->size = psf_size(in);
@@ -356,10 +356,10 @@ static void psf_read_map(struct fuzz_in *in)
 static void psf_read_busy(struct fuzz_in *in)
 {
 	struct boot_info *bi = &psf.bi;
-	struct boot_region *regions[] = { &bi->heap,	   &bi->dma,   &bi->pagetables,
+	struct mem_region *regions[] = { &bi->heap,	   &bi->dma,   &bi->pagetables,
 					  &bi->stack,	   &bi->trampoline };
 	uint8_t which = fuzz_u8(in);
-	struct boot_region image = { 0, 0 };
+	struct mem_region image = { 0, 0 };
 
 	if (which & 1) {
 		psf_region(in, &image);

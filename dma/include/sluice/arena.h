@@ -85,7 +85,7 @@ extern "C" {
 /**
  * struct sluice_dma_arena_config - what sluice_dma_arena_init() needs.
  * @base: start of the region; 2 MB aligned, private memory, owned by the arena
- *	until sluice_dma_arena_fini() succeeds.
+ *	until sluice_dma_arena_destroy() succeeds.
  * @len: length of the region in bytes; a non-zero multiple of 2 MB.
  * @max_shared: cap on chunks shared at once (including leaked ones, since the
  *	host can still see those); 0 means no cap beyond the region size.
@@ -180,7 +180,7 @@ struct sluice_dma_arena_stats {
 
 /*
  * Private. Counters kept both per CPU (under that CPU's cache lock) and
- * globally (under the arena lock), summed by sluice_dma_arena_get_stats().
+ * globally (under the arena lock), summed by sluice_dma_arena_stats_get().
  */
 struct sluice_dma_priv_arena_counters {
 	uint64_t allocs;
@@ -450,30 +450,30 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
 unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned int min_idle);
 
 /**
- * sluice_dma_arena_fini() - convert every chunk back and stop using the region.
+ * sluice_dma_arena_destroy() - convert every chunk back and stop using the region.
  * @arena: the arena.
  * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @arena; SLUICE_DMA_ERR_BUSY
  * if blocks are still live (nothing is released);
  * SLUICE_DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
  * private memory).
  */
-int sluice_dma_arena_fini(struct sluice_dma_arena *arena);
+int sluice_dma_arena_destroy(struct sluice_dma_arena *arena);
 
 /**
- * sluice_dma_arena_get_stats() - read the counters.
+ * sluice_dma_arena_stats_get() - read the counters.
  * @arena: the arena.
  * @st: filled with a snapshot (taking each lock briefly).
  *
  * A NULL @arena or @st traps (there is no error to return).
  */
-void sluice_dma_arena_get_stats(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st);
+void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st);
 
 /**
- * sluice_dma_arena_print_stats() - print the counters through the log op.
+ * sluice_dma_arena_stats_print() - print the counters through the log op.
  * @arena: the arena (NULL: there is no log op to print with; nothing happens).
  * @prefix: text starting every line (e.g. "arena"), or NULL.
  */
-void sluice_dma_arena_print_stats(struct sluice_dma_arena *arena, const char *prefix);
+void sluice_dma_arena_stats_print(struct sluice_dma_arena *arena, const char *prefix);
 
 /**
  * sluice_dma_arena_check() - self-check of the whole arena.

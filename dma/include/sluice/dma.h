@@ -290,7 +290,8 @@ struct sluice_dma_bounce_pool;
 /**
  * struct sluice_dma_layer - one instance of the DMA layer. Storage is the caller's;
  *	the fields are private to the library (use the functions below).
- * @ops: porting ops, kept by pointer (must outlive the layer).
+ * @ops: a copy of the porting ops (the table given to sluice_dma_layer_init()
+ *	need not outlive the call; see dma_port.h for the one lifetime rule).
  * @ncpus: CPU indices the ops' cpu_id may return.
  * @scrub: stale-data strategy for from-device bounces.
  * @max_areas: most areas a bounce pool is split into (0: CPUs rounded up to a
@@ -319,7 +320,7 @@ struct sluice_dma_bounce_pool;
  * and C++ alike and the struct has one layout in both.
  */
 struct sluice_dma_layer {
-	const struct sluice_dma_port_ops *ops;
+	struct sluice_dma_port_ops ops;
 	unsigned int ncpus;
 	enum sluice_dma_scrub scrub;
 	unsigned int max_areas;
@@ -340,6 +341,7 @@ struct sluice_dma_layer {
  * sluice_dma_layer_init() - prepare a layer with no pools yet.
  * @dl: caller storage.
  * @ops: porting ops; needs at least set_shared, set_private and virt_to_dma.
+ *	Copied, so the table need not outlive the call (dma_port.h, lifetime).
  * @ncpus: number of CPU indices @ops->cpu_id may return (>= 1).
  * @scrub: stale-data strategy for from-device bounces.
  * Return: 0, or SLUICE_DMA_ERR_INVAL for missing ops or a zero @ncpus.
@@ -465,7 +467,8 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
  * @bytes: pool size in bytes.
  * @ncpus: the layer's CPU count.
  * Return: bytes of metadata storage to pass to sluice_dma_bounce_pool_add(); 0 when
- * @bytes is too small for a pool (less than 128 slots = 256 KiB).
+ * @bytes is too small for a pool (less than 128 slots = 256 KiB), or for a
+ * policy that is unknown or not compiled in.
  */
 size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
 				   unsigned int ncpus);
@@ -490,7 +493,9 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
  * @mem or @meta wrapping the address space, @meta or @dl inside @mem (it is
  * zeroed and shared), or @mem or @meta overlapping an existing pool's memory
  * or metadata; SLUICE_DMA_ERR_NOMEM if @meta_len is too small; SLUICE_DMA_ERR_IO if the
- * conversion failed (nothing added, @mem stays private).
+ * conversion failed (nothing added, @mem stays private); SLUICE_DMA_ERR_NOSYS,
+ * with a log line naming it, for a policy this build of the library left out
+ * (sluice_dma_bounce_policy_available()).
  */
 int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
 			       void *mem, size_t bytes, void *meta, size_t meta_len);
@@ -501,6 +506,19 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
  * Return: a static string, "?" for an unknown value.
  */
 const char *sluice_dma_bounce_policy_name(enum sluice_dma_bounce_policy policy);
+
+/**
+ * sluice_dma_bounce_policy_available() - whether a policy is compiled in.
+ * @policy: a policy.
+ *
+ * A library built with `make lib SLUICE_DMA_POLICIES="..."` holds only the
+ * policies named; the Sluice kernel and a default build hold all four.
+ *
+ * Return: true iff sluice_dma_bounce_pool_add() accepts @policy; false for a
+ * policy left out of this build (the pool add returns SLUICE_DMA_ERR_NOSYS) or
+ * unknown.
+ */
+bool sluice_dma_bounce_policy_available(enum sluice_dma_bounce_policy policy);
 
 /**
  * sluice_dma_tag_check() - validate a tag.
@@ -893,10 +911,10 @@ int sluice_dma_bounce_stats_get(const struct sluice_dma_layer *dl, int pool,
 				struct sluice_dma_bounce_stats *out);
 
 /**
- * sluice_dma_stats_print() - print every pool's statistics through the ops' log.
+ * sluice_dma_bounce_stats_print() - print every pool's statistics through the ops' log.
  * @dl: the layer (NULL: there is nothing to print with; nothing happens).
  */
-void sluice_dma_stats_print(const struct sluice_dma_layer *dl);
+void sluice_dma_bounce_stats_print(const struct sluice_dma_layer *dl);
 
 /**
  * sluice_dma_layer_check() - self-check of every pool (for tests; the layer must be

@@ -28,7 +28,8 @@ extern "C" {
  * @SLUICE_DMA_ERR_NOSYS: the operation needs an optional port op the platform did
  *	not provide (set_access for sluice_dma_set_access(), cycles for
  *	profiling), or an optional in-place region callback (alloc for large
- *	coherent memory).
+ *	coherent memory), or a bounce policy this build of the library left out
+ *	(make lib SLUICE_DMA_POLICIES=...).
  *
  * Every function that returns an int returns 0 or one of these; the README's
  * "Error model" and dma/PORTING.md say which are run-time conditions (NOMEM,

@@ -71,10 +71,10 @@ enum sluice_dma_cache_op {
  * @dma_to_virt: the inverse of @virt_to_dma for addresses the library handed
  *	out; may be NULL if the mapping is the identity.
  * @cpu_id: index of the calling CPU, 0 <= id < the ncpus given at init. Must be
- *	cheap: it is called on every map. An index >= ncpus is folded to
- *	id % ncpus by the layer and the arena alike (correct, as per-CPU state
- *	is locked, but the CPUs then share a cache and its counters).
- *	May be NULL: every caller is CPU 0.
+ *	cheap: it is called on every map. The one rule, for the layer and the
+ *	arena alike: an index >= ncpus is folded to id % ncpus, never refused
+ *	or trapped on (correct, as all per-CPU state is locked, but the CPUs
+ *	then share a cache and its counters). May be NULL: every caller is CPU 0.
  * @lock_init: prepare the lock storage @lock (SLUICE_DMA_PORT_LOCK_SIZE bytes,
  *	8-byte aligned, inside a library object). May be NULL when @lock and
  *	@unlock need no initialisation beyond zeroed memory.
@@ -102,9 +102,31 @@ enum sluice_dma_cache_op {
  *	add), INVALIDATE after the device wrote it and before the CPU reads it
  *	(sync_for_cpu, unmap). Must not fail. The library never assumes
  *	coherence when the op is set, and never calls it when it is not.
+ * @copy: optional (NULL: the library's memcpy). Copy @len bytes between a
+ *	caller's buffer and bounce slots (map, sync, unmap); the ranges never
+ *	overlap. The port picks the fastest correct copy for its CPU once, at
+ *	start-up (e.g. `rep movsb` where x86 reports ERMS/FSRM), so that the
+ *	library stays free of platform code. Called outside every library lock,
+ *	on every bounce; must not fail.
+ * @zero: optional (NULL: the library's memset). Clear @len bytes of bounce
+ *	slots (the from-device scrub under SLUICE_DMA_SCRUB_ZERO, coherent
+ *	memory). Same rules as @copy.
+ * @flags: SLUICE_DMA_PORT_* promises the port makes (0: none). Read on every
+ *	call; change it only while the layer is idle.
  *
- * Fields after @log were added in API 0.2; a table written for 0.1 with
- * designated initialisers leaves them NULL, which keeps 0.1's behaviour.
+ * Lifetime, the one rule for every object that takes a table (the layer,
+ * sluice_dma_layer_init(); the arena, sluice_dma_arena_init()): the object
+ * keeps its own copy of the table, so the table itself need not outlive the
+ * init call and changing it afterwards changes nothing; @ctx, and whatever it
+ * points to, must stay valid until the object is destroyed
+ * (sluice_dma_layer_destroy(), sluice_dma_arena_destroy()). A copy, not a
+ * pointer: the function pointers then live inside the object, which the
+ * library refuses to place in memory it makes shared, so the host can never
+ * rewrite them.
+ *
+ * Fields after @log were added in API 0.2, @copy, @zero and @flags in 0.4; a
+ * table written for an older release with designated initialisers leaves
+ * them NULL / 0, which keeps that release's behaviour.
  */
 struct sluice_dma_port_ops {
 	void *ctx;
@@ -120,7 +142,23 @@ struct sluice_dma_port_ops {
 	void (*log)(void *ctx, enum sluice_dma_log_level level, const char *msg);
 	int (*set_access)(void *ctx, uint64_t dma_addr, size_t len, unsigned int access);
 	void (*cache_maint)(void *ctx, void *vaddr, size_t len, enum sluice_dma_cache_op op);
+	void (*copy)(void *ctx, void *dst, const void *src, size_t len);
+	void (*zero)(void *ctx, void *dst, size_t len);
+	unsigned int flags;
 };
+
+/*
+ * SLUICE_DMA_PORT_CPU_EXCLUSIVE - a promise about @cpu_id: no two callers that
+ * run at the same time get the same index, and a library call is never
+ * interrupted by another library call on the same CPU (no preemption, no map
+ * from an interrupt handler that can fire inside a map). The per-CPU slot
+ * caches of the `sluice` policy are then touched by their CPU without any lock
+ * or atomic read-modify-write; without the promise they are locked, and CPUs
+ * that share an index stay correct. With it, a request that fails may leave
+ * slots in other CPUs' caches (at most an eighth of the pool): those CPUs are
+ * asked to return them and do at their next call (see dma/PORTING.md).
+ */
+#define SLUICE_DMA_PORT_CPU_EXCLUSIVE 0x1u
 
 /*
  * SLUICE_DMA_ALIGNAS() - alignment of a struct member in C11 and C++11 alike

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem_range.h - the physical memory map as arch/ sees it: ranges of RAM, MMIO and
+ * firmware memory, and single regions (a page-table pool, a start-up page).
+ *
+ * The UEFI stage (boot/efi_entry.c) fills these from the firmware's memory map;
+ * arch/ (mmu_init(), smp_init(), the SEV-SNP checks) takes them as parameters and
+ * never includes boot/ headers (docs/ARCHITECTURE.md, "Floors").
+ */
+#ifndef SLUICE_ARCH_MEM_RANGE_H
+#define SLUICE_ARCH_MEM_RANGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The most ranges a memory map may hold (the UEFI stage merges adjacent ones). */
+#define MEM_MAX_RANGES 512
+
+/**
+ * enum mem_kind - what the kernel may do with a range of the memory map.
+ * @MEM_USABLE: free RAM (conventional, or boot-services memory after EBS).
+ * @MEM_KERNEL: RAM in use by the kernel: image, stack, heap, regions below.
+ * @MEM_ACPI: ACPI tables (reclaim) or NVS: keep mapped, never reuse.
+ * @MEM_RESERVED: firmware, runtime services, unusable: keep mapped, never touch.
+ * @MEM_MMIO: memory-mapped I/O described by the firmware.
+ */
+enum mem_kind {
+	MEM_USABLE,
+	MEM_KERNEL,
+	MEM_ACPI,
+	MEM_RESERVED,
+	MEM_MMIO,
+};
+
+/**
+ * struct mem_range - one entry of the kernel's copy of the memory map.
+ * @base: physical start (4 KiB aligned).
+ * @size: bytes.
+ * @kind: see &enum mem_kind.
+ * @cacheable: the firmware says the range supports write-back caching (RAM);
+ *	false for device memory such as the PCIe ECAM window, which the memory map
+ *	lists as "reserved".
+ */
+struct mem_range {
+	uint64_t base;
+	uint64_t size;
+	enum mem_kind kind;
+	bool cacheable;
+};
+
+/**
+ * struct mem_region - a region of physical memory set aside for one purpose.
+ * @base: start (identity mapped: physical == virtual).
+ * @size: bytes (0: none).
+ */
+struct mem_region {
+	uint64_t base;
+	uint64_t size;
+};
+
+/**
+ * mem_kind_name() - the short name the boot report prints for a kind.
+ * @kind: a kind.
+ * Return: "usable", "kernel", "acpi", "reserved", "mmio", or "?".
+ */
+const char *mem_kind_name(enum mem_kind kind);
+
+#endif /* SLUICE_ARCH_MEM_RANGE_H */

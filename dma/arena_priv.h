@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena_priv.h - what the arena's files share (arena.c: the API, allocation
+ * and release; arena_buddy.c: the buddy lists of one chunk; arena_stats.c:
+ * counters and their report; arena_check.c: the self-check). Not a public
+ * header: the structs themselves are in <sluice/arena.h> so that callers can
+ * size them.
+ *
+ * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
+ * counters. Order: CPU cache lock, then arena lock. No lock is held across
+ * set_shared / set_private (the port's contract); a chunk being converted is
+ * in a transitional state that keeps everyone else away from it. Block tags,
+ * chunk states and cache counts are read and written only through the
+ * __atomic builtins because sluice_dma_arena_owns() and sluice_dma_arena_free()
+ * read them without the arena lock (plain fields in the public header; see
+ * there for why they are not _Atomic).
+ */
+#ifndef SLUICE_DMA_ARENA_PRIV_H
+#define SLUICE_DMA_ARENA_PRIV_H
+
+#include <sluice/arena.h>
+#include <sluice/dma.h>
+
+#include <stdalign.h>
+
+#include "dma/arith.h"
+#include "dma/log.h"
+#include "dma/port.h"
+
+#define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
+#define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
+#define NO_PAGE 0xffffu
+/* One scrub in this many (a power of two) of the cached orders is timed. */
+#define ARENA_SCRUB_SAMPLE 16u
+
+/* Block tag of a head page: bit 7 head, bits 4..6 state, bits 0..3 order. */
+#define TAG_HEAD 0x80u
+#define TAG_STATE_SHIFT 4
+#define TAG_STATE_MASK 0x70u
+#define TAG_ORDER_MASK 0x0fu
+
+enum blk_state {
+	BLK_FREE = 1,		/* in its chunk's buddy lists */
+	BLK_LIVE = 2,		/* handed out */
+	BLK_FREEING = 3,	/* sluice_dma_arena_free() in progress (scrubbing) */
+	BLK_CACHED = 4,		/* in a per-CPU cache */
+};
+
+enum chunk_state {
+	CHUNK_PRIVATE = 0,	/* never converted, or converted back */
+	CHUNK_CONVERTING = 1,	/* set_shared in flight */
+	CHUNK_SHARED = 2,	/* in use by the allocator */
+	CHUNK_RELEASING = 3,	/* set_private in flight */
+	CHUNK_LEAKED = 4,	/* set_private failed: never touched again */
+};
+
+_Static_assert(CHUNK_PAGES == 512, "a chunk is 512 pages of 4 KiB");
+_Static_assert(CHUNK_PAGES < NO_PAGE, "page indices must fit 16 bits with a sentinel");
+_Static_assert(MAX_ORDER <= TAG_ORDER_MASK, "an order must fit the tag's order bits");
+_Static_assert(SLUICE_DMA_ARENA_NR_ORDERS <= 16, "the avail mask is 16 bits");
+_Static_assert(SLUICE_DMA_ARENA_CACHE_ORDERS <= SLUICE_DMA_ARENA_NR_ORDERS,
+	       "cached orders are orders");
+_Static_assert(SLUICE_DMA_ARENA_CACHE_DEPTH >= 2 && SLUICE_DMA_ARENA_CACHE_DEPTH % 2 == 0,
+	       "a full cache flushes half of itself");
+_Static_assert(sizeof(struct sluice_dma_priv_arena_cpu) % 64 == 0,
+	       "CPU caches must not share lines");
+_Static_assert(sizeof(struct sluice_dma_priv_arena_chunk) % 8 == 0,
+	       "chunks follow each other in meta");
+_Static_assert(alignof(struct sluice_dma_priv_arena_chunk) <= 64, "meta is aligned to 64 only");
+/* The __atomic builtins on these plain fields must not need a lock. */
+_Static_assert(__atomic_always_lock_free(sizeof(uint8_t), 0) &&
+		       __atomic_always_lock_free(sizeof(uint16_t), 0),
+	       "atomic tags and counts must be lock-free");
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static inline uint8_t tag_make(unsigned int state, unsigned int order)
+{
+	return (uint8_t)(TAG_HEAD | state << TAG_STATE_SHIFT | order);
+}
+
+static inline unsigned int tag_state(uint8_t tag)
+{
+	return (tag & TAG_STATE_MASK) >> TAG_STATE_SHIFT;
+}
+
+static inline unsigned int tag_order(uint8_t tag)
+{
+	return tag & TAG_ORDER_MASK;
+}
+
+static inline uint8_t tag_get(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
+{
+	return __atomic_load_n(&c->tag[page], __ATOMIC_RELAXED);
+}
+
+static inline void tag_set(struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
+{
+	__atomic_store_n(&c->tag[page], tag, __ATOMIC_RELAXED);
+}
+
+static inline unsigned int chunk_state_get(const struct sluice_dma_priv_arena_chunk *c)
+{
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+}
+
+static inline void chunk_state_set(struct sluice_dma_priv_arena_chunk *c, unsigned int state)
+{
+	__atomic_store_n(&c->state, (uint8_t)state, __ATOMIC_RELEASE);
+}
+
+/* The arena's calls into the port go through port.h, as the layer's do. */
+static inline const struct sluice_dma_port_ops *arena_ops(const struct sluice_dma_arena *a)
+{
+	return a ? &a->ops : NULL;
+}
+
+static inline uint64_t arena_cycles(const struct sluice_dma_arena *a)
+{
+	return dma_port_cycles(&a->ops);
+}
+
+static inline void arena_lock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
+{
+	dma_port_lock(&a->ops, l);
+}
+
+static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
+{
+	dma_port_unlock(&a->ops, l);
+}
+
+/* The CPU cache to use: the one cpu_id rule of port.h (fold, never trap). */
+static inline unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
+{
+	return dma_port_cpu(&a->ops, a->ncpus);
+}
+
+static inline uintptr_t chunk_base(const struct sluice_dma_arena *a,
+				   const struct sluice_dma_priv_arena_chunk *c)
+{
+	return a->base + ((uintptr_t)(c - a->chunks) << SLUICE_DMA_ARENA_CHUNK_SHIFT);
+}
+
+static inline void *page_addr(const struct sluice_dma_arena *a,
+			      const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
+{
+	return (void *)(chunk_base(a, c) + ((uintptr_t)page << SLUICE_DMA_ARENA_PAGE_SHIFT));
+}
+
+static inline unsigned int size_to_order(size_t size)
+{
+	size_t pages = (size + SLUICE_DMA_ARENA_MIN_BLOCK - 1) >> SLUICE_DMA_ARENA_PAGE_SHIFT;
+
+	if (pages <= 1)
+		return 0;
+	/* ceil(log2(pages)); pages <= 512 here, so this cannot overflow. */
+	return (unsigned int)(sizeof(unsigned long) * 8) -
+	       (unsigned int)__builtin_clzl((unsigned long)(pages - 1));
+}
+
+/* ---- logging: the library's one path (log.h), every line prefixed -------- */
+
+/* A programmer error: name the address, then stop before memory is corrupted. */
+#define ARENA_BUG(a, fmt, ...) DMA_FAIL(arena_ops(a), "sluice_dma_arena: " fmt, __VA_ARGS__)
+
+/*
+ * A refused release: log the address, then trap on a strict arena or return
+ * @err. Nothing has been changed when this is called.
+ */
+#define ARENA_REFUSE(a, err, fmt, ...)                                                     \
+	sluice_dma_priv_refuse(arena_ops(a), (a) && ((a)->flags & SLUICE_DMA_ARENA_STRICT), \
+			       (err), __FILE__, __LINE__, "sluice_dma_arena: " fmt, __VA_ARGS__)
+
+/* arena_buddy.c: the buddy lists of one chunk; the arena lock is held. */
+SLUICE_DMA_PRIV void sluice_dma_priv_arena_chunk_reset(struct sluice_dma_priv_arena_chunk *c);
+SLUICE_DMA_PRIV void *sluice_dma_priv_arena_chunk_alloc(struct sluice_dma_arena *a,
+							struct sluice_dma_priv_arena_chunk *c,
+							unsigned int order);
+SLUICE_DMA_PRIV void sluice_dma_priv_arena_chunk_free(struct sluice_dma_arena *a,
+						      struct sluice_dma_priv_arena_chunk *c,
+						      unsigned int page, unsigned int order);
+SLUICE_DMA_PRIV void sluice_dma_priv_arena_block_free(struct sluice_dma_arena *a, void *ptr,
+						      unsigned int order);
+
+/* arena_stats.c: add one set of counters (per CPU or global) to @sum. */
+SLUICE_DMA_PRIV void
+sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *sum,
+				   const struct sluice_dma_priv_arena_counters *c);
+
+#endif /* SLUICE_DMA_ARENA_PRIV_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port.h - calling the port ops (<sluice/dma_port.h>): the one place the
+ * library decides what a missing optional op means. The layer (bounce.h) and
+ * the arena (arena_priv.h) call the platform only through these, so both
+ * objects follow the same rules. Not a public header.
+ *
+ * Each object keeps its own copy of the ops table (the one ops-lifetime rule
+ * of dma_port.h): these helpers take a pointer to that copy.
+ */
+#ifndef SLUICE_DMA_PORT_PRIV_H
+#define SLUICE_DMA_PORT_PRIV_H
+
+#include <stdint.h>
+
+#include <sluice/dma_port.h>
+
+#include "dma/priv.h"
+
+/*
+ * The one cpu_id rule (dma_port.h): no op means CPU 0, an index >= @ncpus is
+ * folded to id % @ncpus. Folding, not trapping: every per-CPU structure is
+ * locked, so two CPUs that share an index stay correct (they only share a
+ * cache and its counters), and a port whose CPU numbering has holes still
+ * works. @ncpus >= 1 (init refuses 0).
+ */
+static inline unsigned int dma_port_cpu(const struct sluice_dma_port_ops *ops, unsigned int ncpus)
+{
+	unsigned int id = ops->cpu_id ? ops->cpu_id(ops->ctx) : 0;
+
+	return id < ncpus ? id : id % ncpus;
+}
+
+/* Lock storage starts zeroed; lock_init may be left out when zero is enough. */
+static inline void dma_port_lock_init(const struct sluice_dma_port_ops *ops,
+				      struct sluice_dma_port_lock *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (ops->lock_init)
+		ops->lock_init(ops->ctx, l);
+}
+
+/* The ops may leave locking out on single-threaded platforms (both or neither). */
+static inline void dma_port_lock(const struct sluice_dma_port_ops *ops,
+				 struct sluice_dma_port_lock *l)
+{
+	if (ops->lock)
+		ops->lock(ops->ctx, l);
+}
+
+static inline void dma_port_unlock(const struct sluice_dma_port_ops *ops,
+				   struct sluice_dma_port_lock *l)
+{
+	if (ops->unlock)
+		ops->unlock(ops->ctx, l);
+}
+
+/* Statistics only: without a cycles op every figure reads 0. */
+static inline uint64_t dma_port_cycles(const struct sluice_dma_port_ops *ops)
+{
+	return ops->cycles ? ops->cycles(ops->ctx) : 0;
+}
+
+/*
+ * Cache maintenance for a non-coherent platform; nothing when the port has
+ * no cache_maint op (a coherent platform says so by leaving it out).
+ */
+static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *vaddr, size_t len,
+				  enum sluice_dma_cache_op op)
+{
+	if (ops->cache_maint && len)
+		ops->cache_maint(ops->ctx, vaddr, len, op);
+}
+
+#endif /* SLUICE_DMA_PORT_PRIV_H */

@@ -54,6 +54,28 @@ static inline unsigned int dma_divmod_small(uint64_t *v, unsigned int d)
 }
 
 /*
+ * @n / @d for any non-zero 32-bit @d, without a libgcc call on 32-bit targets:
+ * shift and subtract, 64 steps there, so for set-up paths only.
+ */
+static inline uint64_t dma_div64(uint64_t n, uint32_t d)
+{
+#if UINTPTR_MAX >= UINT64_MAX
+	return n / d;
+#else
+	uint64_t q = 0, r = 0;
+
+	for (int i = 63; i >= 0; i--) {
+		r = r << 1 | (n >> i & 1);
+		if (r >= d) {
+			r -= d;
+			q |= (uint64_t)1 << i;
+		}
+	}
+	return q;
+#endif
+}
+
+/*
  * A relaxed read of a 64-bit counter that another CPU may be writing, where a
  * stale or, on a 32-bit target, torn value does no harm (a sampling choice).
  */

@@ -205,12 +205,28 @@ static inline void dma_sluice_st(uint32_t *v, uint32_t x)
 	__atomic_store_n(v, x, __ATOMIC_RELAXED);
 }
 
-__extension__ typedef unsigned __int128 dma_sluice_u128;
+/* The high 64 bits of @a * @b. One instruction where the compiler has a 128-bit
+ * type (x86_64, aarch64); four 32-bit products on targets without it (i386),
+ * where a 128-bit type does not exist. */
+static inline uint64_t dma_sluice_mulhi(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+	__extension__ typedef unsigned __int128 u128;
+
+	return (uint64_t)(((u128)a * b) >> 64);
+#else
+	uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+	uint64_t lo = al * bl, m1 = ah * bl, m2 = al * bh, hi = ah * bh;
+	uint64_t mid = (lo >> 32) + (uint32_t)m1 + (uint32_t)m2;
+
+	return hi + (m1 >> 32) + (m2 >> 32) + (mid >> 32);
+#endif
+}
 
 /* Area of slot @s: s / area_nslabs as a multiply (exact for s < 2^32). */
 static inline unsigned int dma_sluice_area_of(const struct dma_sluice_meta *m, unsigned long s)
 {
-	return (unsigned int)(((dma_sluice_u128)s * m->area_mul) >> 64);
+	return (unsigned int)dma_sluice_mulhi(s, m->area_mul);
 }
 
 static size_t dma_sluice_meta_size(unsigned long nslabs, unsigned int nareas, unsigned int ncpus)
@@ -235,7 +251,8 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	m->owner = dma_carve(&cur, p->nslabs * sizeof(uint16_t));
 	/* The one division: every slot-to-area mapping after this multiplies. */
-	m->area_mul = UINT64_MAX / p->area_nslabs + 1;
+	/* No 64-bit division: a libgcc call on i386 (dma/arith.h). */
+	m->area_mul = dma_div64(UINT64_MAX, (uint32_t)p->area_nslabs) + 1;
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
 	memset(m->owner, 0, p->nslabs * sizeof(uint16_t));
 	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);

@@ -145,7 +145,7 @@ run: image
 		scripts/bench.py scaling $(BUILD)/serial.log 2>/dev/null; fi; fi; exit $$rc
 
 # ---------------------------------------------------------------- benchmarks
-# The full suite (the issue's block matrix with 1 and 2 queues, network, IOTLB
+# The full suite (the full block matrix with 1 and 2 queues, network, IOTLB
 # model, conversions, the 1- and N-CPU block and allocator runs) in every
 # configuration, repeated on 2 CPUs (ARGS cpus=N for more); ARGS are appended, so
 # they override these (later words win) or narrow the run.

@@ -349,7 +349,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	printf("}\n");
 }
 
-/* The matrix, and the short set `make run` uses. */
+/* The full matrix, and the short set `make run` uses. */
 static const struct blk_workload full_set[] = {
 	{ "read", 4096, 1 },	  { "read", 4096, 32 },	    { "read", 4096, 256 },
 	{ "read", 65536, 1 },	  { "read", 65536, 32 },    { "read", 65536, 256 },

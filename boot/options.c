@@ -87,7 +87,7 @@ static const struct option_def option_table[] = {
 	  "benchmark suites: none, or any of blk,convert,net,mq (block I/O on 1 and all CPUs),"
 	  "alloc (map/unmap on 1 and all CPUs); default none" },
 	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
-	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
+	  options_bench_set_names, "workloads: short (4) or full (24, the whole matrix); default short" },
 	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,
 	  "measured milliseconds per benchmark run (plus 20% warm-up), 10..60000; default 300" },
 	{ "iotlb_entries", OPT_UINT, offsetof(struct kernel_options, iotlb_entries), 1, 4096, 1,

@@ -965,9 +965,10 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++) {
 			cnt += dma_bit_test(m->map, s);
 			if (dma_sluice_area_of(m, s) != a) {
-				sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
-						     "check failed: sluice slot %lu maps to area %u",
-						     s, dma_sluice_area_of(m, s));
+				sluice_dma_priv_logf(
+					dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
+					"check failed: sluice slot %lu maps to area %u", s,
+					dma_sluice_area_of(m, s));
 				return SLUICE_DMA_ERR_FAULT;
 			}
 		}

@@ -1216,8 +1216,8 @@ int main(int argc, char **argv)
 						ties += x < 1 && x * BENCH_NOISE >= 1;
 					}
 		printf("  sluice never slower than a baseline policy: %u of %u cells slower beyond "
-		       "noise (%.0f%%), %u ties within noise\n", slower, cells,
-		       (BENCH_NOISE - 1) * 100, ties);
+		       "noise (%.0f%%), %u ties within noise\n",
+		       slower, cells, (BENCH_NOISE - 1) * 100, ties);
 	}
 	if (!cfg.no_arena && arena[2][0].valid)
 		printf("  arena alloc+free 4 KiB, 1 thread: %.1f ns, scrub %.1f ns of it "

@@ -18,6 +18,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/bench_common.h"
 #include "bench/iotlb.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
@@ -30,16 +31,30 @@ struct bench_slot {
 	unsigned int queue;
 };
 
+/*
+ * struct bench_state - one run of one workload.
+ * @slots: one per request of the queue depth; @pending: those that found no room.
+ * @win: warm-up and measured window; the counters below count inside it only.
+ * @dma0, @copy0, @bs0, @ms0: DMA-layer counters when the window opened.
+ * @copy, @bs1, @ms1: the same when it closed (@copy: the copy cycles inside it).
+ */
 struct bench_state {
 	struct virtio_blk *blk;
+	struct sluice_dma_layer *dl;
 	const struct blk_workload *w;
+	struct bench_slot *slots, **pending;
+	unsigned int npending;
 	bool write, random;
 	uint64_t nblocks, next_block, rng;
-	bool measuring;
+	struct bench_window win;
+	uint64_t t_end;
 	uint64_t ios, errors;
 	uint32_t *lat; /* cycles, first BLK_BENCH_MAX_SAMPLES of the window */
 	uint64_t nlat, lat_sum;
 	uint64_t cycles_busy; /* submit + completion handling */
+	uint64_t dma0, copy0, copy;
+	struct sluice_dma_bounce_stats bs0, bs1;
+	struct mmu_stats ms0, ms1;
 };
 
 static uint64_t bench_next_sector(struct bench_state *st)
@@ -140,85 +155,134 @@ static int blk_bench_drain(struct virtio_blk *blk, const struct blk_workload *w)
 	return -1;
 }
 
-int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
-		  const struct blk_workload *w, unsigned int warmup_ms, unsigned int run_ms,
-		  const struct blk_bench_iotlb *iotlb, struct blk_result *out)
+/* Buffers, the random sequence and the IOTLB model of one run; 0 or -1 (printed). */
+static int blk_bench_setup(struct bench_state *st, struct virtio_blk *blk, struct kernel_dma *kd,
+			   const struct kdma_config *cfg, const struct blk_workload *w,
+			   const struct blk_bench_iotlb *iotlb)
 {
-	struct bench_state st;
-	struct bench_slot *slots = calloc(w->iodepth, sizeof(*slots));
-	struct bench_slot **pending = calloc(w->iodepth, sizeof(*pending));
-	unsigned int npending = 0;
-	struct sluice_dma_bounce_stats bs0, bs1;
-	struct mmu_stats ms0, ms1;
-	struct virtio_blk_stats bst;
-	uint64_t t_start, t_measure = 0, t_end, wall, dma0 = 0, copy0 = 0;
-	uint64_t hz = tsc_hz();
-	struct sluice_dma_layer *dl = kernel_dma_layer(kd, cfg);
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	memset(&st, 0, sizeof(st));
-	st.blk = blk;
-	st.w = w;
-	st.write = !strcmp(w->rw, "write") || !strcmp(w->rw, "randwrite");
-	st.random = !strncmp(w->rw, "rand", 4);
-	st.nblocks = blk->capacity * VIRTIO_BLK_SECTOR / w->bs;
-	st.rng = 0x9e3779b97f4a7c15ull ^ (w->bs * 31 + w->iodepth);
-	st.lat = malloc(BLK_BENCH_MAX_SAMPLES * sizeof(*st.lat));
-	if (!slots || !pending || !st.lat || !st.nblocks) {
+	memset(st, 0, sizeof(*st));
+	st->blk = blk;
+	st->dl = kernel_dma_layer(kd, cfg);
+	st->w = w;
+	st->write = !strcmp(w->rw, "write") || !strcmp(w->rw, "randwrite");
+	st->random = !strncmp(w->rw, "rand", 4);
+	st->nblocks = blk->capacity * VIRTIO_BLK_SECTOR / w->bs;
+	st->rng = 0x9e3779b97f4a7c15ull ^ (w->bs * 31 + w->iodepth);
+	st->slots = calloc(w->iodepth, sizeof(*st->slots));
+	st->pending = calloc(w->iodepth, sizeof(*st->pending));
+	st->lat = malloc(BLK_BENCH_MAX_SAMPLES * sizeof(*st->lat));
+	if (!st->slots || !st->pending || !st->lat || !st->nblocks) {
 		printf("bench: blk %s bs=%u iodepth=%u: no memory or disk too small\n", w->rw, w->bs,
 		       w->iodepth);
-		rc = -1;
-		goto out;
+		return -1;
 	}
 	for (unsigned int i = 0; i < w->iodepth; i++) {
-		slots[i].queue = i % blk->nqueues;
-		slots[i].buf = kernel_dma_buf_alloc(kd, cfg->mode, w->bs);
-		if (!slots[i].buf) {
+		st->slots[i].queue = i % blk->nqueues;
+		st->slots[i].buf = kernel_dma_buf_alloc(kd, cfg->mode, w->bs);
+		if (!st->slots[i].buf) {
 			printf("bench: blk %s bs=%u iodepth=%u: cannot allocate buffers\n", w->rw,
 			       w->bs, w->iodepth);
-			rc = -1;
-			goto out;
+			return -1;
 		}
 		/* Written data is whatever the buffer holds; fill it once. */
-		memset(slots[i].buf, 0xa5, w->bs);
+		memset(st->slots[i].buf, 0xa5, w->bs);
 	}
 
 	/* The arena's buffers sit in 2 MiB shared pages an IOMMU would map with one
 	 * PMD-sized entry each (the DMA_PMD RFC); every other mode uses 4 KiB pages. */
 	if (iotlb_init(&bench_iotlb, iotlb->entries, iotlb->ways, cfg->mode == KDMA_ARENA ? 21 : 12)) {
 		printf("bench: bad IOTLB geometry %u entries, %u ways\n", iotlb->entries, iotlb->ways);
-		rc = -1;
-		goto out;
+		return -1;
 	}
-	blk->profile = true;
-	sluice_dma_layer_set_profile(dl, true);
-	t_start = rdtsc();
+	return 0;
+}
+
+/* Warm-up over: start the window from clean counters. */
+static void blk_bench_window_open(struct bench_state *st)
+{
+	struct virtio_blk_stats bst;
+
+	st->cycles_busy = 0;
+	virtio_blk_get_stats(st->blk, &bst);
+	st->dma0 = bst.cycles_dma;
+	st->copy0 = sluice_dma_layer_copy_cycles(st->dl);
+	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs0);
+	mmu_get_stats(&st->ms0);
+	st->blk->trace = bench_trace;
+}
+
+static void blk_bench_window_close(struct bench_state *st)
+{
+	st->t_end = rdtsc();
+	st->blk->trace = NULL;
+	st->copy = sluice_dma_layer_copy_cycles(st->dl) - st->copy0;
+	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs1);
+	mmu_get_stats(&st->ms1);
+}
+
+/*
+ * Whether the window is over: it lasts run_ms and at least one turnover of the
+ * queue (a short window at a deep queue would otherwise count nothing), but never
+ * more than ten times run_ms.
+ */
+static bool blk_bench_window_over(struct bench_state *st, uint64_t now)
+{
+	switch (bench_window_tick(&st->win, now)) {
+	case BENCH_BEGIN:
+		blk_bench_window_open(st);
+		return false;
+	case BENCH_DONE:
+		return st->ios >= st->w->iodepth ||
+		       now - st->win.t_measure >= st->win.run_cycles * 10;
+	default:
+		return false;
+	}
+}
+
+/* Count @got completions, resubmit their slots, retry those that found no room. */
+static void blk_bench_reap(struct bench_state *st, const struct virtio_blk_completion *c, int got)
+{
+	for (int i = 0; i < got; i++) {
+		struct bench_slot *s = c[i].cookie;
+		uint64_t lat = rdtsc() - s->t_submit;
+
+		if (st->win.measuring) {
+			st->ios++;
+			if (c[i].status)
+				st->errors++;
+			st->lat_sum += lat;
+			if (st->nlat < BLK_BENCH_MAX_SAMPLES)
+				st->lat[st->nlat++] = lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
+		}
+		if (bench_submit(st, s))
+			st->pending[st->npending++] = s;
+	}
+	/* Requests that found no room earlier get another try now. */
+	for (unsigned int i = 0; i < st->npending;) {
+		if (!bench_submit(st, st->pending[i]))
+			st->pending[i] = st->pending[--st->npending];
+		else
+			i++;
+	}
+}
+
+/* The closed loop, warm-up and window; 0, or the error of a broken queue (printed). */
+static int blk_bench_loop(struct bench_state *st, unsigned int warmup_ms, unsigned int run_ms)
+{
+	struct virtio_blk *blk = st->blk;
+	const struct blk_workload *w = st->w;
+	int rc = 0;
+
+	bench_window_start(&st->win, warmup_ms, run_ms);
 	for (unsigned int i = 0; i < w->iodepth; i++)
-		if (bench_submit(&st, &slots[i]))
-			pending[npending++] = &slots[i];
+		if (bench_submit(st, &st->slots[i]))
+			st->pending[st->npending++] = &st->slots[i];
 	for (;;) {
 		struct virtio_blk_completion c[64];
-		uint64_t now = rdtsc(), t0;
+		uint64_t t0;
 		int got = 0;
 
-		if (!st.measuring && now - t_start >= hz / 1000 * warmup_ms) {
-			/* Warm-up over: start the window from clean counters. */
-			st.measuring = true;
-			t_measure = now;
-			st.cycles_busy = 0;
-			virtio_blk_get_stats(blk, &bst);
-			dma0 = bst.cycles_dma;
-			copy0 = sluice_dma_layer_copy_cycles(dl);
-			sluice_dma_bounce_stats_get(dl, -1, &bs0);
-			mmu_get_stats(&ms0);
-			blk->trace = bench_trace;
-		}
-		/* The window lasts run_ms and at least one turnover of the queue (a
-		 * short window at a deep queue would otherwise count nothing), but
-		 * never more than ten times run_ms. */
-		if (st.measuring && now - t_measure >= hz / 1000 * run_ms &&
-		    (st.ios >= w->iodepth || now - t_measure >= hz / 100 * run_ms))
+		if (blk_bench_window_over(st, rdtsc()))
 			break;
 		for (unsigned int q = 0; q < blk->nqueues; q++)
 			virtio_blk_kick(blk, q);
@@ -238,88 +302,95 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		}
 		if (!got)
 			continue;
-		st.cycles_busy += rdtsc() - t0;
-		for (int i = 0; i < got; i++) {
-			struct bench_slot *s = c[i].cookie;
-			uint64_t lat = rdtsc() - s->t_submit;
-
-			if (st.measuring) {
-				st.ios++;
-				if (c[i].status)
-					st.errors++;
-				st.lat_sum += lat;
-				if (st.nlat < BLK_BENCH_MAX_SAMPLES)
-					st.lat[st.nlat++] = lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
-			}
-			if (bench_submit(&st, s))
-				pending[npending++] = s;
-		}
-		/* Requests that found no room earlier get another try now. */
-		for (unsigned int i = 0; i < npending;) {
-			if (!bench_submit(&st, pending[i]))
-				pending[i] = pending[--npending];
-			else
-				i++;
-		}
+		st->cycles_busy += rdtsc() - t0;
+		blk_bench_reap(st, c, got);
 	}
-	t_end = rdtsc();
-	blk->trace = NULL;
-	copy0 = sluice_dma_layer_copy_cycles(dl) - copy0;
-	sluice_dma_bounce_stats_get(dl, -1, &bs1);
-	mmu_get_stats(&ms1);
+	blk_bench_window_close(st);
+	return rc;
+}
+
+/* The figures of the window, per I/O. */
+static void blk_bench_results(struct bench_state *st, struct blk_result *out)
+{
+	uint64_t wall = st->t_end - st->win.t_measure;
+
+	out->ios = st->ios;
+	out->errors = st->errors;
+	out->seconds = tsc_to_ns(wall) / 1e9;
+	out->iops = out->seconds > 0 ? st->ios / out->seconds : 0;
+	out->bw_mbps = out->iops * st->w->bs / 1e6;
+	if (st->ios) {
+		double ns_per_cycle = 1e9 / (double)st->win.hz;
+		struct virtio_blk_stats bst;
+		uint64_t dma, conv;
+
+		virtio_blk_get_stats(st->blk, &bst);
+		dma = bst.cycles_dma - st->dma0;
+		conv = (st->ms1.to_shared_cycles + st->ms1.to_private_cycles) -
+		       (st->ms0.to_shared_cycles + st->ms0.to_private_cycles);
+
+		qsort(st->lat, st->nlat, sizeof(*st->lat), cmp_u32);
+		out->lat_mean_us = (double)st->lat_sum / st->ios * ns_per_cycle / 1e3;
+		out->lat_p50_us = st->lat[st->nlat / 2] * ns_per_cycle / 1e3;
+		out->lat_p99_us = st->lat[(st->nlat * 99) / 100] * ns_per_cycle / 1e3;
+		/* The copy happens inside the map/unmap calls the driver timed. */
+		out->cycles_copy = (double)st->copy / st->ios;
+		out->cycles_map = (double)(dma > st->copy ? dma - st->copy : 0) / st->ios;
+		out->cycles_convert = (double)conv / st->ios;
+		out->cycles_driver =
+			(double)(st->cycles_busy > dma ? st->cycles_busy - dma : 0) / st->ios;
+		out->cycles_device =
+			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
+	}
+	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
+			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
+	out->bounced_bytes = (st->bs1.bytes_to_device + st->bs1.bytes_from_device) -
+			     (st->bs0.bytes_to_device + st->bs0.bytes_from_device);
+	out->iotlb_granule = UINT64_C(1) << bench_iotlb.granule_shift;
+	out->iotlb_lookups = bench_iotlb.lookups;
+	out->iotlb_misses = bench_iotlb.misses;
+}
+
+static void blk_bench_free(struct bench_state *st, struct kernel_dma *kd,
+			   const struct kdma_config *cfg)
+{
+	if (st->slots)
+		for (unsigned int i = 0; i < st->w->iodepth; i++)
+			kernel_dma_buf_free(kd, cfg->mode, st->slots[i].buf);
+	free(st->slots);
+	free(st->pending);
+	free(st->lat);
+}
+
+int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kdma_config *cfg,
+		  const struct blk_workload *w, unsigned int warmup_ms, unsigned int run_ms,
+		  const struct blk_bench_iotlb *iotlb, struct blk_result *out)
+{
+	struct bench_state st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (blk_bench_setup(&st, blk, kd, cfg, w, iotlb)) {
+		blk_bench_free(&st, kd, cfg);
+		return -1;
+	}
+	blk->profile = true;
+	sluice_dma_layer_set_profile(st.dl, true);
+	rc = blk_bench_loop(&st, warmup_ms, run_ms);
 
 	/* Let what is in flight finish before the buffers go; a device that stops
 	 * answering is stopped, and if it will not reset the buffers stay its own. */
 	if (blk_bench_drain(blk, w) && !rc)
 		rc = -1;
 	if (blk->quarantined) {
-		free(slots);
-		slots = NULL; /* the device may still write the buffers: never freed */
+		free(st.slots);
+		st.slots = NULL; /* the device may still write the buffers: never freed */
 	}
 	blk->profile = false;
-	sluice_dma_layer_set_profile(dl, false);
+	sluice_dma_layer_set_profile(st.dl, false);
 
-	wall = t_end - t_measure;
-	out->ios = st.ios;
-	out->errors = st.errors;
-	out->seconds = tsc_to_ns(wall) / 1e9;
-	out->iops = out->seconds > 0 ? st.ios / out->seconds : 0;
-	out->bw_mbps = out->iops * w->bs / 1e6;
-	if (st.ios) {
-		double ns_per_cycle = 1e9 / (double)hz;
-		uint64_t dma;
-
-		virtio_blk_get_stats(blk, &bst);
-		dma = bst.cycles_dma - dma0;
-		uint64_t conv = (ms1.to_shared_cycles + ms1.to_private_cycles) -
-				(ms0.to_shared_cycles + ms0.to_private_cycles);
-
-		qsort(st.lat, st.nlat, sizeof(*st.lat), cmp_u32);
-		out->lat_mean_us = (double)st.lat_sum / st.ios * ns_per_cycle / 1e3;
-		out->lat_p50_us = st.lat[st.nlat / 2] * ns_per_cycle / 1e3;
-		out->lat_p99_us = st.lat[(st.nlat * 99) / 100] * ns_per_cycle / 1e3;
-		/* The copy happens inside the map/unmap calls the driver timed. */
-		out->cycles_copy = (double)copy0 / st.ios;
-		out->cycles_map = (double)(dma > copy0 ? dma - copy0 : 0) / st.ios;
-		out->cycles_convert = (double)conv / st.ios;
-		out->cycles_driver = (double)(st.cycles_busy > dma ? st.cycles_busy - dma : 0) / st.ios;
-		out->cycles_device =
-			(double)(wall > st.cycles_busy ? wall - st.cycles_busy : 0) / st.ios;
-	}
-	out->conversions = (ms1.to_shared_calls + ms1.to_private_calls) -
-			   (ms0.to_shared_calls + ms0.to_private_calls);
-	out->bounced_bytes = (bs1.bytes_to_device + bs1.bytes_from_device) -
-			     (bs0.bytes_to_device + bs0.bytes_from_device);
-	out->iotlb_granule = UINT64_C(1) << bench_iotlb.granule_shift;
-	out->iotlb_lookups = bench_iotlb.lookups;
-	out->iotlb_misses = bench_iotlb.misses;
-out:
-	if (slots)
-		for (unsigned int i = 0; i < w->iodepth; i++)
-			kernel_dma_buf_free(kd, cfg->mode, slots[i].buf);
-	free(slots);
-	free(pending);
-	free(st.lat);
+	blk_bench_results(&st, out);
+	blk_bench_free(&st, kd, cfg);
 	return rc;
 }
 
@@ -349,7 +420,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	printf("}\n");
 }
 
-/* The matrix, and the short set `make run` uses. */
+/* The full matrix, and the short set `make run` uses. */
 static const struct blk_workload full_set[] = {
 	{ "read", 4096, 1 },	  { "read", 4096, 32 },	    { "read", 4096, 256 },
 	{ "read", 65536, 1 },	  { "read", 65536, 32 },    { "read", 65536, 256 },
@@ -386,12 +457,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 	memset(ok, 0, sizeof(ok));
 	for (int c = 0; c < ncfg; c++) {
 		struct virtio_blk blk;
-		char why[192];
 
-		vdev->confidential = cfgs[c].mode != KDMA_DIRECT;
-		if (virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, &cfgs[c]), max_queues, 0, why,
-				    sizeof(why))) {
-			printf("bench: blk mode=%s: %s\n", kernel_dma_config_name(&cfgs[c]), why);
+		if (bench_blk_open(&blk, vdev, kd, &cfgs[c], max_queues, "bench: blk")) {
 			failures++;
 			continue;
 		}

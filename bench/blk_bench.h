@@ -103,7 +103,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
  * @kd: the DMA instance.
  * @vdev: the virtio-blk device.
  * @modes: modes to run (bounce runs once per policy set up).
- * @full: the issue's full matrix (rw x bs 4K/64K x iodepth 1/32/256) or the
+ * @full: the full matrix (rw x bs 4K/64K x iodepth 1/32/256) or the
  *	short set of four workloads.
  * @warmup_ms: warm-up per run.
  * @run_ms: measured time per run.

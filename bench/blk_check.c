@@ -15,6 +15,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/bench_common.h"
 #include "bench/cksum.h"
 #include "drivers/deadline.h"
 
@@ -123,17 +124,6 @@ static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
 		if (rc < 0)
 			return rc;
 	}
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 static int blk_check_slots_alloc(struct virtio_blk *blk, struct blk_slot *slots,

@@ -20,6 +20,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/bench_common.h"
 #include "bench/smp_window.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
@@ -310,12 +311,8 @@ int blk_mq_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64
 		printf("bench: blk-mq: only one CPU online; the N-CPU runs are skipped\n");
 	for (int c = 0; c < ncfg; c++) {
 		struct virtio_blk blk;
-		char why[192];
 
-		vdev->confidential = cfgs[c].mode != KDMA_DIRECT;
-		if (virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, &cfgs[c]), max_queues, 0, why,
-				    sizeof(why))) {
-			printf("bench: blk-mq mode=%s: %s\n", kernel_dma_config_name(&cfgs[c]), why);
+		if (bench_blk_open(&blk, vdev, kd, &cfgs[c], max_queues, "bench: blk-mq")) {
 			failures++;
 			continue;
 		}

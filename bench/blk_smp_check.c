@@ -19,6 +19,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/bench_common.h"
 #include "bench/blk_check.h"
 #include "drivers/deadline.h"
 
@@ -53,17 +54,6 @@ struct smp_check_run {
 	uint64_t first, nblocks, stride;
 	struct smp_check_job job[SMP_MAX_CPUS];
 };
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 /* Reads check against the CPU after us: its blocks, written from another CPU. */
 static unsigned int smp_check_owner(const struct smp_check_run *run, unsigned int cpu)

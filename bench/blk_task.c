@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "arch/x86_64/smp.h"
+#include "bench/bench_common.h"
 #include "bench/blk_check.h"
 #include "bench/blk_smp_check.h"
 #include "boot/virtio_probe.h"
@@ -53,15 +54,8 @@ int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 			const char *name = kernel_dma_config_name(cfg);
 			struct virtio_blk blk;
 			struct virtio_blk_stats st;
-			char why[192];
-			int rc;
 
-			/* Direct mode is the plain VM: the device may reach any memory. */
-			vdev->confidential = cfg->mode != KDMA_DIRECT;
-			rc = virtio_blk_init(&blk, vdev, kernel_dma_layer(kd, cfg),
-					     VIRTIO_BLK_MAX_QUEUES, 0, why, sizeof(why));
-			if (rc) {
-				printf("blk: mode=%s: %s\n", name, why);
+			if (bench_blk_open(&blk, vdev, kd, cfg, VIRTIO_BLK_MAX_QUEUES, "blk:")) {
 				failures++;
 				continue;
 			}

@@ -1,6 +1,6 @@
 # Workloads and benchmarks that run inside the kernel.
 KERNEL_SRCS += bench/cksum.c
-KERNEL_SRCS += bench/result_json.c
+KERNEL_SRCS += bench/result_json.c bench/bench_common.c
 KERNEL_SRCS += bench/blk_check.c
 KERNEL_SRCS += bench/net_check.c
 KERNEL_SRCS += bench/blk_bench.c

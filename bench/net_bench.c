@@ -12,6 +12,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "bench/bench_common.h"
 #include "bench/result_json.h"
 
 #define NET_BENCH_ETHERTYPE 0x88B6
@@ -20,11 +21,11 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 		  unsigned int warmup_ms, unsigned int run_ms, struct net_result *out)
 {
 	static uint8_t frame[VIRTIO_NET_MAX_FRAME], in[VIRTIO_NET_BUF_SIZE];
-	uint64_t hz = tsc_hz(), t_start = rdtsc(), t_measure = 0, now;
+	struct bench_window win;
 	uint32_t sent = 0, next = 0, window = rx->queue_size / 2 ? rx->queue_size / 2 : 1;
 	uint64_t frames = 0, lost = 0, stall = 0;
-	bool measuring = false;
 
+	bench_window_start(&win, warmup_ms, run_ms);
 	memset(out, 0, sizeof(*out));
 	memcpy(frame, rx->mac, 6);
 	memcpy(frame + 6, tx->mac, 6);
@@ -32,15 +33,12 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 	frame[13] = NET_BENCH_ETHERTYPE & 0xff;
 	memset(frame + 18, 0x3c, size - 18);
 	for (;;) {
+		enum bench_phase phase = bench_window_tick(&win, rdtsc());
 		size_t len;
 
-		now = rdtsc();
-		if (!measuring && now - t_start >= hz / 1000 * warmup_ms) {
-			measuring = true;
-			t_measure = now;
+		if (phase == BENCH_BEGIN)
 			frames = lost = 0;
-		}
-		if (measuring && now - t_measure >= hz / 1000 * run_ms)
+		else if (phase == BENCH_DONE)
 			break;
 		while (sent - next < window) {
 			memcpy(frame + 14, &sent, 4);
@@ -70,7 +68,7 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 	}
 	out->frames = frames;
 	out->lost = lost;
-	out->seconds = tsc_to_ns(rdtsc() - t_measure) / 1e9;
+	out->seconds = tsc_to_ns(rdtsc() - win.t_measure) / 1e9;
 	out->fps = out->seconds > 0 ? frames / out->seconds : 0;
 	out->gbps = out->fps * size * 8 / 1e9;
 	/* Drain so the next run starts with empty rings. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * smp_window.h - the measured window of a benchmark that runs on several CPUs at
- * once (blk_mq_bench.c, alloc_smp_bench.c).
+ * once (blk_mq_bench.c, alloc_smp_bench.c); the one-CPU benchmarks use
+ * bench_common.h's struct bench_window.
  *
  * CPU 0 keeps the clock: it moves the shared phase from warm-up to measuring to
  * stop. Every CPU notes its own window (its TSC when it saw "measuring" and

@@ -52,10 +52,10 @@ const char *const options_snp_fault_names[] = { "none", "early_return", "psc_err
 						 "no_cc_blob", "bad_cc_blob", NULL };
 
 static const struct option_def option_table[] = {
-	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB,
-	  4096, NULL, "heap for the kernel (newlib malloc); default 64M" },
-	{ "dma", OPT_SIZE, offsetof(struct kernel_options, dma_bytes), 4 * MIB, 512 * MIB,
-	  TWO_MIB, NULL, "memory reserved for the DMA layer, rounded up to 2M; default 128M" },
+	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB, 4096,
+	  NULL, "heap for the kernel (newlib malloc); default 64M" },
+	{ "dma", OPT_SIZE, offsetof(struct kernel_options, dma_bytes), 4 * MIB, 512 * MIB, TWO_MIB,
+	  NULL, "memory reserved for the DMA layer, rounded up to 2M; default 128M" },
 	{ "fault", OPT_CHOICE, offsetof(struct kernel_options, fault), 0, 0, 0, fault_choices,
 	  "deliberate fault after the boot report: none|pf|gp|ud|div, or a W^X violation: "
 	  "write_text|exec_shared|exec_data|exec_stack, a #VE: ve, or a #VC: vc; default none" },
@@ -87,7 +87,8 @@ static const struct option_def option_table[] = {
 	  "benchmark suites: none, or any of blk,convert,net,mq (block I/O on 1 and all CPUs),"
 	  "alloc (map/unmap on 1 and all CPUs); default none" },
 	{ "bench_set", OPT_CHOICE, offsetof(struct kernel_options, bench_set), 0, 0, 0,
-	  options_bench_set_names, "workloads: short (4) or full (24, the issue's matrix); default short" },
+	  options_bench_set_names,
+	  "workloads: short (4) or full (24, the whole matrix); default short" },
 	{ "bench_ms", OPT_UINT, offsetof(struct kernel_options, bench_ms), 10, 60000, 1, NULL,
 	  "measured milliseconds per benchmark run (plus 20% warm-up), 10..60000; default 300" },
 	{ "iotlb_entries", OPT_UINT, offsetof(struct kernel_options, iotlb_entries), 1, 4096, 1,
@@ -95,7 +96,8 @@ static const struct option_def option_table[] = {
 	{ "iotlb_ways", OPT_UINT, offsetof(struct kernel_options, iotlb_ways), 0, 4096, 1, NULL,
 	  "ways per set of the IOTLB model, 0 = fully associative; default 0" },
 	{ "fail_private", OPT_UINT, offsetof(struct kernel_options, fail_private), 0, 1000000, 1,
-	  NULL, "fault injection: every Nth conversion back to private fails (0: never); default 0" },
+	  NULL,
+	  "fault injection: every Nth conversion back to private fails (0: never); default 0" },
 	{ "areas", OPT_UINT, offsetof(struct kernel_options, areas), 0, 64, 1, NULL,
 	  "areas (locks) per bounce pool, a power of two up to 64; 0 = one per CPU (Linux >= 6.3), "
 	  "1 = one lock for the pool (Linux before 6.3); default 0" },
@@ -116,14 +118,15 @@ static const struct option_def option_table[] = {
 	  options_tdx_fault_names,
 	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
 	  "4k,ap_silent; default none" },
-	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1,
-	  1000000, 1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
+	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1, 1000000,
+	  1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
 	{ "snp_fault", OPT_LIST, offsetof(struct kernel_options, snp_fault), 0, 0, 0,
 	  options_snp_fault_names,
 	  "sim-snp faults: early_return,psc_error,size_mismatch,cf,ap_silent,vmpl1,no_cc_blob,"
 	  "bad_cc_blob; default none" },
-	{ "snp_fault_every", OPT_UINT, offsetof(struct kernel_options, snp_fault_every), 1,
-	  1000000, 1, NULL, "every Nth call of a faulted kind fails (sim-snp), 1..1000000; "
+	{ "snp_fault_every", OPT_UINT, offsetof(struct kernel_options, snp_fault_every), 1, 1000000,
+	  1, NULL,
+	  "every Nth call of a faulted kind fails (sim-snp), 1..1000000; "
 	  "default 5" },
 	{ "accel", OPT_CHOICE, offsetof(struct kernel_options, accel), 0, 0, 0, options_accel_names,
 	  "the host's accelerator, a label on the report and every result: unknown|tcg|kvm; "

@@ -836,7 +836,7 @@ static double arena_scrub_ns[NSIZES][BENCH_NTHR_MAX];
 /* The receive path under scrub=copy [0] and scrub=zero [1], by size. */
 static struct figure scrub_fig[NSIZES][2];
 
-/* Cells within this factor of the best seed policy are reported as a tie. */
+/* Cells within this factor of the best baseline policy are reported as a tie. */
 #define BENCH_NOISE 1.10
 
 /*
@@ -853,7 +853,7 @@ static double faster(const struct figure *a, const struct figure *b)
 	return median(v, cfg.rounds);
 }
 
-/* Sluice against the seed policy it does worst against; *@worst gets that policy. */
+/* Sluice against the baseline policy it does worst against; *@worst gets that policy. */
 static double sluice_vs_seeds(unsigned int si, unsigned int oi, unsigned int ti, unsigned int cp,
 			      int *worst)
 {
@@ -881,9 +881,9 @@ static double sluice_vs_seeds(unsigned int si, unsigned int oi, unsigned int ti,
 static void print_bounce_table(void)
 {
 	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, > 1 is faster;\n"
-	       "last column: sluice vs its closest seed policy, median of per-round ratios\n");
+	       "last column: sluice vs its closest baseline policy, median of per-round ratios\n");
 	printf("%-3s %-5s %7s %4s | %8s | %16s %16s %16s | %s\n", "thr", "copy", "size", "occ",
-	       "linux", "bitmap", "lifo", "sluice", "sluice vs best seed");
+	       "linux", "bitmap", "lifo", "sluice", "sluice vs best baseline");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int cp = 0; cp < 2; cp++)
 			for (unsigned int si = 0; si < NSIZES; si++)
@@ -906,7 +906,7 @@ static void print_bounce_table(void)
 						}
 						printf(" %8.1f (%5.2fx)", v->ns, l->ns / v->ns);
 					}
-					/* Judged round by round against each seed policy. */
+					/* Judged round by round against each baseline policy. */
 					x = sluice_vs_seeds(si, oi, ti, cp, &worst);
 					if (worst >= 0)
 						printf(" | %5.2fx %s%s%s", x,
@@ -1179,7 +1179,7 @@ int main(int argc, char **argv)
 			}
 	}
 
-	/* The targets, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
+	/* The targets set for the allocator, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
 	printf("\ntargets:\n");
 	if (!cfg.no_bounce && res[SLUICE_DMA_POLICY_SLUICE][2][1][0][0].valid) {
 		const struct figure *l1 = &res[SLUICE_DMA_POLICY_LINUX][2][1][0][0];
@@ -1215,9 +1215,9 @@ int main(int argc, char **argv)
 						slower += x * BENCH_NOISE < 1;
 						ties += x < 1 && x * BENCH_NOISE >= 1;
 					}
-		printf("  sluice never slower than a seed policy: %u of %u cells slower beyond "
-		       "noise (%.0f%%), %u ties within noise\n", slower, cells,
-		       (BENCH_NOISE - 1) * 100, ties);
+		printf("  sluice never slower than a baseline policy: %u of %u cells slower beyond "
+		       "noise (%.0f%%), %u ties within noise\n",
+		       slower, cells, (BENCH_NOISE - 1) * 100, ties);
 	}
 	if (!cfg.no_arena && arena[2][0].valid)
 		printf("  arena alloc+free 4 KiB, 1 thread: %.1f ns, scrub %.1f ns of it "

@@ -6,7 +6,8 @@ test_map_SRCS := tests/test_map.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_bad_args
 test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 # What firmware stacks expect: scatter-gather, partial and read-only maps, cache
-# maintenance, large coherent memory, teardown, the error model (issue 15).
+# maintenance, large coherent memory, teardown, the error model (README.md,
+# "What the API offers firmware").
 HOST_TESTS += test_features
 test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)
 # The sluice policy's per-CPU caches without locks (SLUICE_DMA_PORT_CPU_EXCLUSIVE).

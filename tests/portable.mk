@@ -1,5 +1,5 @@
-# tests/portable.mk - the DMA library built the ways firmware builds it (issue 15,
-# "Portable builds"; README.md, "Portable builds of the library").
+# tests/portable.mk - the DMA library built the ways firmware builds it (README.md,
+# "Portable builds").
 #
 #   make check-portable   every build below and its checks, then the library's host
 #                         tests against three of the archives; part of `make test`

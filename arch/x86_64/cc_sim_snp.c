@@ -327,8 +327,6 @@ void cc_sim_snp_arm_faults(void)
 	model.n_psc = model.n_psc_msr = model.n_pval = model.n_pval_2m = 0;
 }
 
-extern const char trap_stubs[];
-
 /* The frame the hardware pushes for an exception with an error code, on the
  * vector's IST stack (SDM vol. 3 6.14.2; APM vol. 2 8.9.3): SS, RSP, RFLAGS,
  * CS, RIP, error code; then the IDT's handler. */
@@ -349,7 +347,7 @@ void cc_sim_snp_raise_vc(uint64_t exit_code)
 			 "jmp *%2\n"
 			 "1:"
 			 :
-			 : "r"(ist), "r"(exit_code), "r"(trap_stubs + 29 * 16),
+			 : "r"(ist), "r"(exit_code), "r"(idt_stub(29)),
 			   "i"(GDT_KERNEL_DATA), "i"(GDT_KERNEL_CODE)
 			 : "rax", "memory");
 	__builtin_unreachable();

@@ -52,6 +52,14 @@ void idt_init(void);
 void idt_load(void);
 
 /**
+ * idt_stub() - the entry stub of exception vector @vector (0..31), the address
+ *	its IDT gate points to (for code that delivers an exception by hand, as
+ *	the simulated SNP guest's #VC does).
+ * @vector: the vector.
+ */
+const void *idt_stub(unsigned int vector);
+
+/**
  * idt_set_interrupt() - install an interrupt gate (vectors 32..255).
  * @vector: the vector.
  * @handler: entry point (an assembly stub ending in iretq).

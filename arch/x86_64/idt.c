@@ -54,6 +54,11 @@ void idt_init(void)
 	idt_load();
 }
 
+const void *idt_stub(unsigned int vector)
+{
+	return trap_stubs + vector * IDT_STUB_SIZE;
+}
+
 void idt_set_interrupt(unsigned int vector, void (*handler)(void))
 {
 	if (vector >= IDT_VECTORS && vector < 256)

@@ -202,6 +202,10 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 	if (nth(m->n_psc, m->faults.psc_stall_every))
 		return;
 	todo = end - cur + 1;
+	/* An early return: the hypervisor may stop before end_entry and leave
+	 * cur_entry at the first entry it did not process (GHCB spec, "SNP Page
+	 * State Change"); the injected one does half of what is left, at least one
+	 * entry, so that every early return still makes progress. */
 	if (m->n_psc == m->faults.psc_early_at || nth(m->n_psc, m->faults.psc_early_every))
 		todo = todo / 2 ? todo / 2 : 1;
 	for (k = 0; k < todo; k++) {

@@ -341,6 +341,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 			(double)(st->cycles_busy > dma ? st->cycles_busy - dma : 0) / st->ios;
 		out->cycles_device =
 			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
+		out->cycles_dma = (double)dma / st->ios;
+		out->cycles_io = (double)wall / st->ios;
 	}
 	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
 			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
@@ -395,8 +397,8 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 }
 
 void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
-		     unsigned int queues, const struct blk_result *r, double ratio_direct,
-		     double ratio_linux)
+		     unsigned int queues, const struct blk_result *r,
+		     const struct blk_result *direct, const struct blk_result *base_linux)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
@@ -413,10 +415,12 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
 	       r->cycles_driver, r->cycles_device,
 	       r->conversions, r->bounced_bytes, r->ios, r->errors, r->seconds);
-	if (ratio_direct > 0)
-		printf(",\"ratio_direct\":%.3f", ratio_direct);
-	if (ratio_linux > 0)
-		printf(",\"ratio_linux\":%.3f", ratio_linux);
+	bench_json_dma_tax(r->cycles_dma, r->cycles_io, base_linux ? base_linux->cycles_dma : 0,
+			   base_linux ? base_linux->cycles_io : 0);
+	if (direct && direct->iops > 0)
+		printf(",\"ratio_direct\":%.3f", r->iops / direct->iops);
+	if (base_linux && base_linux->iops > 0)
+		printf(",\"ratio_linux\":%.3f", r->iops / base_linux->iops);
 	printf("}\n");
 }
 
@@ -484,22 +488,21 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 	/* JSON lines last: each carries its ratios against direct and bounce/linux
 	 * of the same boot. */
 	for (unsigned int i = 0; i < nw; i++) {
-		double direct = 0, linux_iops = 0;
+		const struct blk_result *direct = NULL, *base_linux = NULL;
 
 		for (int c = 0; c < ncfg; c++) {
 			if (!ok[i][c])
 				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = results[i][c].iops;
+				direct = &results[i][c];
 			if (cfgs[c].mode == KDMA_BOUNCE &&
 			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				linux_iops = results[i][c].iops;
+				base_linux = &results[i][c];
 		}
 		for (int c = 0; c < ncfg; c++)
 			if (ok[i][c])
-				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c],
-						direct > 0 ? results[i][c].iops / direct : 0,
-						linux_iops > 0 ? results[i][c].iops / linux_iops : 0);
+				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c], direct,
+						base_linux);
 	}
 	for (unsigned int i = 0; i < nw; i++) {
 		for (int c = 0; c < ncfg; c++) {

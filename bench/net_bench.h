@@ -18,10 +18,16 @@
  * @seconds: length of the window.
  * @fps: frames per second.
  * @gbps: payload bits per second / 10^9 (frame bytes without virtio header).
+ * @cycles_dma: per frame received, cycles in the DMA layer's map, sync and unmap
+ *	calls of both NICs (the sender's map and unmap, the receiver's sync, unmap and
+ *	re-map; bounce copies included), as the block benchmark counts them.
+ * @cycles_copy: per frame, the part of @cycles_dma spent in bounce copies and scrubs.
+ * @cycles_io: per frame, every guest cycle of the window (the window / @frames).
  */
 struct net_result {
 	uint64_t frames, lost;
 	double seconds, fps, gbps;
+	double cycles_dma, cycles_copy, cycles_io;
 };
 
 /**
@@ -43,10 +49,10 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
  * @cfg: configuration.
  * @size: frame size.
  * @r: result.
- * @ratio_direct: fps / fps of direct (0: unknown).
- * @ratio_linux: fps / fps of bounce/linux (0: unknown).
+ * @direct: the same size in mode direct in this boot (NULL: unknown).
+ * @base_linux: the same size in bounce/linux in this boot (NULL: unknown).
  */
 void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
-		     double ratio_direct, double ratio_linux);
+		     const struct net_result *direct, const struct net_result *base_linux);
 
 #endif /* SLUICE_BENCH_NET_BENCH_H */

@@ -29,10 +29,35 @@ void bench_json_set_cc(const char *name);
 const char *bench_json_cc(void);
 
 /**
- * bench_json_begin() - print `{"suite":"<suite>","accel":"<accel>","cc":"<cc>"` with
- *	no newline.
+ * bench_json_set_dma() - name the DMA layer's start-up choices for every later
+ *	result line.
+ * @copy_impl: the bounce copy the kernel installed ("movsb" or "libc", from
+ *	memops_choose()).
+ * @scrub: what a from-device bounce slot shows the device before it writes
+ *	("zero" or "copy", the scrub= option).
+ * Both strings must live as long as the kernel.
+ */
+void bench_json_set_dma(const char *copy_impl, const char *scrub);
+
+/**
+ * bench_json_begin() - print `{"suite":"<suite>","accel":"<accel>","cc":"<cc>",
+ *	"copy_impl":"<copy>","scrub":"<scrub>"` with no newline.
  * @suite: the suite's name; the caller prints the remaining keys and the closing brace.
  */
 void bench_json_begin(const char *suite);
+
+/**
+ * bench_json_dma_tax() - print the DMA tax keys of one block or network line:
+ *	`,"cycles_dma":..,"cycles_io":..,"dma_tax_pct":..` and, when known,
+ *	`,"dma_tax_pct_linux":..`.
+ * @cycles_dma: per I/O (per frame), cycles in the DMA layer's map, sync and unmap
+ *	calls, bounce copies and scrubs included.
+ * @cycles_io: per I/O (per frame), the guest cycles of the window divided by the
+ *	I/Os (frames) completed in it.
+ * @linux_dma: @cycles_dma of bounce/linux for the same workload in the same boot.
+ * @linux_io: its @cycles_io; 0 when bounce/linux is unknown ("dma_tax_pct_linux"
+ *	is then left out).
+ */
+void bench_json_dma_tax(double cycles_dma, double cycles_io, double linux_dma, double linux_io);
 
 #endif

@@ -65,3 +65,5 @@ for r in rows:
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY
+# Every key of every line is in the contract table (docs/ARCHITECTURE.md) for its suite.
+python3 "$E2E_TOP/scripts/bench.py" contract "$BOOT_LOG" || e2e_fail "a key outside the output contract"

@@ -318,6 +318,7 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 	out->errors = st->errors;
 	out->seconds = tsc_to_ns(wall) / 1e9;
 	out->iops = out->seconds > 0 ? st->ios / out->seconds : 0;
+	out->io.rate = out->iops;
 	out->bw_mbps = out->iops * st->w->bs / 1e6;
 	if (st->ios) {
 		double ns_per_cycle = 1e9 / (double)st->win.hz;
@@ -341,8 +342,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 			(double)(st->cycles_busy > dma ? st->cycles_busy - dma : 0) / st->ios;
 		out->cycles_device =
 			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
-		out->cycles_dma = (double)dma / st->ios;
-		out->cycles_io = (double)wall / st->ios;
+		out->io.cycles_dma = (double)dma / st->ios;
+		out->io.cycles_io = (double)wall / st->ios;
 	}
 	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
 			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
@@ -415,13 +416,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
 	       r->cycles_driver, r->cycles_device,
 	       r->conversions, r->bounced_bytes, r->ios, r->errors, r->seconds);
-	bench_json_dma_tax(r->cycles_dma, r->cycles_io, base_linux ? base_linux->cycles_dma : 0,
-			   base_linux ? base_linux->cycles_io : 0);
-	if (direct && direct->iops > 0)
-		printf(",\"ratio_direct\":%.3f", r->iops / direct->iops);
-	if (base_linux && base_linux->iops > 0)
-		printf(",\"ratio_linux\":%.3f", r->iops / base_linux->iops);
-	printf("}\n");
+	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }
 
 /* The full matrix, and the short set `make run` uses. */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/result_json.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
@@ -42,9 +43,9 @@ struct blk_workload {
  * @cycles_convert: per I/O, cycles in private/shared conversions.
  * @cycles_driver: per I/O, the rest of submit and completion handling.
  * @cycles_device: per I/O, cycles spent waiting for the device.
- * @cycles_dma: per I/O, every cycle of the DMA layer's map and unmap calls
- *	(@cycles_map + @cycles_copy; a conversion made inside those calls included).
- * @cycles_io: per I/O, every guest cycle of the window (the window / @ios).
+ * @io: @iops again, and per I/O every cycle of the DMA layer's map and unmap calls
+ *	(@cycles_map + @cycles_copy; a conversion made inside those calls included) and
+ *	every guest cycle of the window (the window / @ios).
  * @conversions: private/shared conversions performed during the window.
  * @bounced_bytes: bytes copied through bounce slots during the window.
  * @iotlb_granule: translation size of the IOTLB model (4 KiB, or 2 MiB for the arena).
@@ -56,7 +57,7 @@ struct blk_result {
 	double seconds, iops, bw_mbps;
 	double lat_mean_us, lat_p50_us, lat_p99_us;
 	double cycles_map, cycles_copy, cycles_convert, cycles_driver, cycles_device;
-	double cycles_dma, cycles_io;
+	struct bench_io io;
 	uint64_t conversions;
 	uint64_t bounced_bytes;
 	uint64_t iotlb_granule, iotlb_lookups, iotlb_misses;

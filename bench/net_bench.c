@@ -53,9 +53,9 @@ static void net_dma_results(struct virtio_net *tx, struct virtio_net *rx, uint64
 	if (!out->frames)
 		return;
 	net_dma_snap(tx, rx, &s1);
-	out->cycles_dma = (double)(s1.dma - s0->dma) / out->frames;
+	out->io.cycles_dma = (double)(s1.dma - s0->dma) / out->frames;
 	out->cycles_copy = (double)(s1.copy - s0->copy) / out->frames;
-	out->cycles_io = (double)wall / out->frames;
+	out->io.cycles_io = (double)wall / out->frames;
 }
 
 int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int size,
@@ -118,6 +118,7 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 	out->seconds = tsc_to_ns(wall) / 1e9;
 	out->fps = out->seconds > 0 ? frames / out->seconds : 0;
 	out->gbps = out->fps * size * 8 / 1e9;
+	out->io.rate = out->fps;
 	/* Drain so the next run starts with empty rings. */
 	for (unsigned long spins = 0; spins < 200000; spins++) {
 		size_t len;
@@ -143,11 +144,5 @@ void net_bench_print(const struct kdma_config *cfg, unsigned int size, const str
 	       kernel_dma_mode_name(cfg->mode), policy, size,
 	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->fps, r->gbps, r->frames, r->lost,
 	       r->seconds, r->cycles_copy);
-	bench_json_dma_tax(r->cycles_dma, r->cycles_io, base_linux ? base_linux->cycles_dma : 0,
-			   base_linux ? base_linux->cycles_io : 0);
-	if (direct && direct->fps > 0)
-		printf(",\"ratio_direct\":%.3f", r->fps / direct->fps);
-	if (base_linux && base_linux->fps > 0)
-		printf(",\"ratio_linux\":%.3f", r->fps / base_linux->fps);
-	printf("}\n");
+	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }

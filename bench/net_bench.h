@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "bench/result_json.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_net.h"
 
@@ -18,16 +19,17 @@
  * @seconds: length of the window.
  * @fps: frames per second.
  * @gbps: payload bits per second / 10^9 (frame bytes without virtio header).
- * @cycles_dma: per frame received, cycles in the DMA layer's map, sync and unmap
- *	calls of both NICs (the sender's map and unmap, the receiver's sync, unmap and
- *	re-map; bounce copies included), as the block benchmark counts them.
- * @cycles_copy: per frame, the part of @cycles_dma spent in bounce copies and scrubs.
- * @cycles_io: per frame, every guest cycle of the window (the window / @frames).
+ * @cycles_copy: per frame, the part of @io.cycles_dma spent in bounce copies and scrubs.
+ * @io: @fps again; per frame received, the cycles in the DMA layer's map, sync and
+ *	unmap calls of both NICs (the sender's map and unmap, the receiver's sync, unmap
+ *	and re-map; bounce copies included), as the block benchmark counts them; and
+ *	every guest cycle of the window (the window / @frames).
  */
 struct net_result {
 	uint64_t frames, lost;
 	double seconds, fps, gbps;
-	double cycles_dma, cycles_copy, cycles_io;
+	double cycles_copy;
+	struct bench_io io;
 };
 
 /**

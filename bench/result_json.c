@@ -45,10 +45,17 @@ static double bench_dma_tax_pct(double cycles_dma, double cycles_io)
 	return cycles_io > 0 ? 100.0 * cycles_dma / cycles_io : 0;
 }
 
-void bench_json_dma_tax(double cycles_dma, double cycles_io, double linux_dma, double linux_io)
+void bench_json_io_end(const struct bench_io *r, const struct bench_io *direct,
+		       const struct bench_io *base_linux)
 {
-	printf(",\"cycles_dma\":%.0f,\"cycles_io\":%.0f,\"dma_tax_pct\":%.2f", cycles_dma,
-	       cycles_io, bench_dma_tax_pct(cycles_dma, cycles_io));
-	if (linux_io > 0)
-		printf(",\"dma_tax_pct_linux\":%.2f", bench_dma_tax_pct(linux_dma, linux_io));
+	printf(",\"cycles_dma\":%.0f,\"cycles_io\":%.0f,\"dma_tax_pct\":%.2f", r->cycles_dma,
+	       r->cycles_io, bench_dma_tax_pct(r->cycles_dma, r->cycles_io));
+	if (base_linux && base_linux->cycles_io > 0)
+		printf(",\"dma_tax_pct_linux\":%.2f",
+		       bench_dma_tax_pct(base_linux->cycles_dma, base_linux->cycles_io));
+	if (direct && direct->rate > 0)
+		printf(",\"ratio_direct\":%.3f", r->rate / direct->rate);
+	if (base_linux && base_linux->rate > 0)
+		printf(",\"ratio_linux\":%.3f", r->rate / base_linux->rate);
+	printf("}\n");
 }

@@ -47,17 +47,27 @@ void bench_json_set_dma(const char *copy_impl, const char *scrub);
 void bench_json_begin(const char *suite);
 
 /**
- * bench_json_dma_tax() - print the DMA tax keys of one block or network line:
- *	`,"cycles_dma":..,"cycles_io":..,"dma_tax_pct":..` and, when known,
- *	`,"dma_tax_pct_linux":..`.
+ * struct bench_io - what the lines of the block and network suites are compared by.
+ * @rate: I/Os (frames) per second.
  * @cycles_dma: per I/O (per frame), cycles in the DMA layer's map, sync and unmap
  *	calls, bounce copies and scrubs included.
  * @cycles_io: per I/O (per frame), the guest cycles of the window divided by the
  *	I/Os (frames) completed in it.
- * @linux_dma: @cycles_dma of bounce/linux for the same workload in the same boot.
- * @linux_io: its @cycles_io; 0 when bounce/linux is unknown ("dma_tax_pct_linux"
- *	is then left out).
  */
-void bench_json_dma_tax(double cycles_dma, double cycles_io, double linux_dma, double linux_io);
+struct bench_io {
+	double rate, cycles_dma, cycles_io;
+};
+
+/**
+ * bench_json_io_end() - end one block or network line with its DMA tax and its
+ *	ratios: `,"cycles_dma":..,"cycles_io":..,"dma_tax_pct":..`, then, when known,
+ *	`,"dma_tax_pct_linux":..`, `,"ratio_direct":..`, `,"ratio_linux":..`, and `}`.
+ * @r: this line's figures.
+ * @direct: those of mode direct for the same workload in the same boot (NULL: unknown).
+ * @base_linux: those of bounce/linux for the same workload in the same boot (NULL:
+ *	unknown).
+ */
+void bench_json_io_end(const struct bench_io *r, const struct bench_io *direct,
+		       const struct bench_io *base_linux);
 
 #endif

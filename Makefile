@@ -149,18 +149,33 @@ run: image
 # The full suite (the full block matrix with 1 and 2 queues, network, IOTLB
 # model, conversions, the 1- and N-CPU block and allocator runs) in every
 # configuration, repeated on 2 CPUs (ARGS cpus=N for more); ARGS are appended, so
-# they override these (later words win) or narrow the run.
+# they override these (later words win) or narrow the run. Then the charts and
+# build/bench/REPORT.md (tables, command, revision, machine, load; make bench-host's
+# build/bench/host.txt when there is one), also after a failed boot (the report says
+# so); the status is then still the failure's.
 BENCH_DEFAULT_ARGS := blk=none frames=0 bench=blk,net,convert,mq,alloc bench_set=full \
 	bench_ms=300
 BENCH_REPEATS ?= 3
+# After each boot, one more with Linux's from-device scrub (scrub=copy) against the
+# default (zero), for the summary's scrub table; BENCH_SCRUB_ARGS= skips it.
+BENCH_SCRUB_ARGS ?= scrub=copy modes=bounce policies=linux,sluice bench=blk bench_set=short
 .PHONY: bench plot
 bench: image
 	@scripts/deps.sh bench
+	@rm -f $(BUILD)/bench/*.png $(BUILD)/bench/REPORT.md
 	@scripts/bench.py run --repeats $(BENCH_REPEATS) \
-		--args "$(BENCH_DEFAULT_ARGS) $(ARGS)" --out $(BUILD)/bench/results.json
-	@echo; scripts/bench.py scaling $(BUILD)/bench/results.json || true
-	@scripts/bench.py check $(BUILD)/bench/results.json || \
-		echo "bench: some configurations are missing (see above)"
+		--args "$(BENCH_DEFAULT_ARGS) $(ARGS)" \
+		$(if $(strip $(BENCH_SCRUB_ARGS)),--variant "$(BENCH_SCRUB_ARGS)") \
+		--command 'make bench BENCH_REPEATS=$(BENCH_REPEATS) ARGS="$(ARGS)"' \
+		--out $(BUILD)/bench/results.json; rc=$$?; \
+	[ -s $(BUILD)/bench/results.json ] || exit $$rc; \
+	echo; scripts/bench.py scaling $(BUILD)/bench/results.json || true; \
+	scripts/bench.py check $(BUILD)/bench/results.json || \
+		echo "bench: some configurations are missing (see above)"; \
+	scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/ || \
+		echo "bench: no charts (see above)"; \
+	scripts/bench.py report $(BUILD)/bench/results.json --out $(BUILD)/bench/REPORT.md; \
+	exit $$rc
 
 plot:
 	@scripts/deps.sh bench

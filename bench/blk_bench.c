@@ -318,6 +318,7 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 	out->errors = st->errors;
 	out->seconds = tsc_to_ns(wall) / 1e9;
 	out->iops = out->seconds > 0 ? st->ios / out->seconds : 0;
+	out->io.rate = out->iops;
 	out->bw_mbps = out->iops * st->w->bs / 1e6;
 	if (st->ios) {
 		double ns_per_cycle = 1e9 / (double)st->win.hz;
@@ -341,6 +342,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 			(double)(st->cycles_busy > dma ? st->cycles_busy - dma : 0) / st->ios;
 		out->cycles_device =
 			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
+		out->io.cycles_dma = (double)dma / st->ios;
+		out->io.cycles_io = (double)wall / st->ios;
 	}
 	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
 			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
@@ -395,8 +398,8 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 }
 
 void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
-		     unsigned int queues, const struct blk_result *r, double ratio_direct,
-		     double ratio_linux)
+		     unsigned int queues, const struct blk_result *r,
+		     const struct blk_result *direct, const struct blk_result *base_linux)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
@@ -413,11 +416,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
 	       r->cycles_driver, r->cycles_device,
 	       r->conversions, r->bounced_bytes, r->ios, r->errors, r->seconds);
-	if (ratio_direct > 0)
-		printf(",\"ratio_direct\":%.3f", ratio_direct);
-	if (ratio_linux > 0)
-		printf(",\"ratio_linux\":%.3f", ratio_linux);
-	printf("}\n");
+	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }
 
 /* The full matrix, and the short set `make run` uses. */
@@ -484,22 +483,21 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 	/* JSON lines last: each carries its ratios against direct and bounce/linux
 	 * of the same boot. */
 	for (unsigned int i = 0; i < nw; i++) {
-		double direct = 0, linux_iops = 0;
+		const struct blk_result *direct = NULL, *base_linux = NULL;
 
 		for (int c = 0; c < ncfg; c++) {
 			if (!ok[i][c])
 				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = results[i][c].iops;
+				direct = &results[i][c];
 			if (cfgs[c].mode == KDMA_BOUNCE &&
 			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				linux_iops = results[i][c].iops;
+				base_linux = &results[i][c];
 		}
 		for (int c = 0; c < ncfg; c++)
 			if (ok[i][c])
-				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c],
-						direct > 0 ? results[i][c].iops / direct : 0,
-						linux_iops > 0 ? results[i][c].iops / linux_iops : 0);
+				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c], direct,
+						base_linux);
 	}
 	for (unsigned int i = 0; i < nw; i++) {
 		for (int c = 0; c < ncfg; c++) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/result_json.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
@@ -36,11 +37,15 @@ struct blk_workload {
  * @lat_p50_us: median latency.
  * @lat_p99_us: 99th percentile.
  * @cycles_map: per I/O, cycles in the DMA layer's map and unmap calls other than
- *	copying: slot allocation and release, bookkeeping.
+ *	copying: slot allocation and release, bookkeeping (unmap included despite
+ *	the name, which the output contract keeps).
  * @cycles_copy: per I/O, cycles in bounce copies and scrubs.
  * @cycles_convert: per I/O, cycles in private/shared conversions.
  * @cycles_driver: per I/O, the rest of submit and completion handling.
  * @cycles_device: per I/O, cycles spent waiting for the device.
+ * @io: @iops again, and per I/O every cycle of the DMA layer's map and unmap calls
+ *	(@cycles_map + @cycles_copy; a conversion made inside those calls included) and
+ *	every guest cycle of the window (the window / @ios).
  * @conversions: private/shared conversions performed during the window.
  * @bounced_bytes: bytes copied through bounce slots during the window.
  * @iotlb_granule: translation size of the IOTLB model (4 KiB, or 2 MiB for the arena).
@@ -52,6 +57,7 @@ struct blk_result {
 	double seconds, iops, bw_mbps;
 	double lat_mean_us, lat_p50_us, lat_p99_us;
 	double cycles_map, cycles_copy, cycles_convert, cycles_driver, cycles_device;
+	struct bench_io io;
 	uint64_t conversions;
 	uint64_t bounced_bytes;
 	uint64_t iotlb_granule, iotlb_lookups, iotlb_misses;
@@ -88,12 +94,14 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
  * @w: the workload.
  * @queues: request queues in use.
  * @r: the result.
- * @ratio_direct: iops / iops of direct for the same workload (0: unknown).
- * @ratio_linux: iops / iops of bounce/linux for the same workload (0: unknown).
+ * @direct: the same workload in mode direct in this boot (NULL: unknown), for
+ *	"ratio_direct".
+ * @base_linux: the same workload in bounce/linux in this boot (NULL: unknown), for
+ *	"ratio_linux" and "dma_tax_pct_linux".
  */
 void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
-		     unsigned int queues, const struct blk_result *r, double ratio_direct,
-		     double ratio_linux);
+		     unsigned int queues, const struct blk_result *r,
+		     const struct blk_result *direct, const struct blk_result *base_linux);
 
 /**
  * blk_bench_suite() - run the block workloads in every configuration and print

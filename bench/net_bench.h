@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "bench/result_json.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_net.h"
 
@@ -18,10 +19,17 @@
  * @seconds: length of the window.
  * @fps: frames per second.
  * @gbps: payload bits per second / 10^9 (frame bytes without virtio header).
+ * @cycles_copy: per frame, the part of @io.cycles_dma spent in bounce copies and scrubs.
+ * @io: @fps again; per frame received, the cycles in the DMA layer's map, sync and
+ *	unmap calls of both NICs (the sender's map and unmap, the receiver's sync, unmap
+ *	and re-map; bounce copies included), as the block benchmark counts them; and
+ *	every guest cycle of the window (the window / @frames).
  */
 struct net_result {
 	uint64_t frames, lost;
 	double seconds, fps, gbps;
+	double cycles_copy;
+	struct bench_io io;
 };
 
 /**
@@ -43,10 +51,10 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
  * @cfg: configuration.
  * @size: frame size.
  * @r: result.
- * @ratio_direct: fps / fps of direct (0: unknown).
- * @ratio_linux: fps / fps of bounce/linux (0: unknown).
+ * @direct: the same size in mode direct in this boot (NULL: unknown).
+ * @base_linux: the same size in bounce/linux in this boot (NULL: unknown).
  */
 void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
-		     double ratio_direct, double ratio_linux);
+		     const struct net_result *direct, const struct net_result *base_linux);
 
 #endif /* SLUICE_BENCH_NET_BENCH_H */

@@ -142,22 +142,20 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 		virtio_net_remove(&net[1]);
 	}
 	for (int s = 0; s < 2; s++) {
-		double direct = 0, linux_fps = 0;
+		const struct net_result *direct = NULL, *base_linux = NULL;
 
 		for (int c = 0; c < ncfg; c++) {
 			if (!ok[s][c])
 				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = res[s][c].fps;
+				direct = &res[s][c];
 			if (cfgs[c].mode == KDMA_BOUNCE &&
 			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				linux_fps = res[s][c].fps;
+				base_linux = &res[s][c];
 		}
 		for (int c = 0; c < ncfg; c++)
 			if (ok[s][c])
-				net_bench_print(&cfgs[c], sizes[s], &res[s][c],
-						direct > 0 ? res[s][c].fps / direct : 0,
-						linux_fps > 0 ? res[s][c].fps / linux_fps : 0);
+				net_bench_print(&cfgs[c], sizes[s], &res[s][c], direct, base_linux);
 	}
 	return failures;
 }

@@ -58,6 +58,7 @@ static void json_labels(const struct task_env *env)
 {
 	bench_json_set_accel(options_accel_names[env->opts->accel]);
 	bench_json_set_cc(cc_setup_name());
+	bench_json_set_dma(env->kd->copy_name, options_scrub_names[env->opts->scrub]);
 }
 
 static bool fault_wanted(const struct task_env *env)

@@ -1,18 +1,25 @@
 #!/usr/bin/python3
 """bench.py - host side of Sluice's benchmark: boot, collect, summarise, check.
 
-  bench.py run [--repeats N] [--args "k=v ..."] [--out FILE] [--timeout S]
-               [--run-qemu "OPTS"] [--verbose]
+  bench.py run [--repeats N] [--args "k=v ..."] [--variant "k=v ..."]... [--out FILE]
+               [--timeout S] [--run-qemu "OPTS"] [--command "CMD"] [--verbose]
   bench.py summarize FILE
+  bench.py scaling FILE
   bench.py check FILE [--expect-modes LIST] [--expect-policies LIST]
+  bench.py report FILE [--out REPORT.md] [--env ENV.json] [--host TEXT]
+  bench.py contract FILE
 
 run: boots build/sluice.efi N times (3 by default) through scripts/run-qemu.sh with the
 same kernel options, keeps every serial-log line that parses as a JSON object (the
 benchmark output contract: README, "Benchmarks"; every other line is ignored), tags each object
 with "run": k (1-based) and writes them all, one object a line, to FILE (default
 build/bench/results.json). The serial log of boot k is kept beside it as
-serial-run<k>.log. Then it prints the summary table. Exit status 1 if a boot failed or
-no JSON line was found at all; a figure's value never makes it fail.
+serial-run<k>.log. With --variant, every boot is followed by one more with those options
+appended (`make bench`: scrub=copy, for the scrub table); boots are numbered in the order
+they ran. While it runs it samples /proc (load average, CPU time of the other processes)
+and writes what it saw, the command, the revision and the machine to <FILE
+without .json>-env.json for the report. Then it prints the summary table. Exit status 1
+if a boot failed or no JSON line was found at all; a figure's value never makes it fail.
 
 Pinning: under TCG the figures are noisy, so with 2 or more host CPUs run-qemu.sh is
 started on two CPUs (A, B) and, while QEMU runs, its vCPU threads (named "CPU n/TCG"
@@ -22,7 +29,17 @@ to B when k is even and to A when it is odd, so two vCPUs run in parallel (an id
 halts and leaves its host CPU to the others). With one CPU nothing is pinned and it
 says so.
 
-summarize: the same table from an existing results file.
+summarize: the same table from an existing results file. After the summary come the DMA
+tables of the block (4 KiB, one thread) and network (1514 B) rows: the cycles the DMA layer
+adds over direct (per boot, cycles_dma minus that of direct in the same boot; median over
+the boots), the DMA tax (dma_tax_pct) per mode/policy, and, when the file holds boots with
+another scrub= than the default, the from-device scrub compared.
+
+report: build/bench/REPORT.md (Markdown) from a results file, its -env.json, the PNG
+charts beside it and `make bench-host`'s host.txt when present.
+
+contract: every key of every JSON line of a log or results file must be listed for the
+line's suite in the contract table of docs/ARCHITECTURE.md; exit 1 otherwise.
 
 scaling: the multi-CPU table of a results file: for every row with "threads" above 1
 (the multi-job block runs, "bench": "mq", and the in-guest allocator runs, suite
@@ -33,7 +50,8 @@ median of the rows' own "scaling"), and the DMA-lock figures of the N-CPU rows
 check: completeness of a results file: every block and network workload (suite "blk"
 or "net" and its configuration: rw, bs, iodepth, size, threads, queues ...) must appear
 in every expected mode, and for "bounce" with every expected policy; every line must
-parse and carry "suite" and its suite's figures. Prints what is missing; exit 1 if
+parse and carry "suite" and its suite's figures. Rows of boots with a scrub= other than
+the default are a comparison, not part of the matrix. Prints what is missing; exit 1 if
 anything is.
 
 Grouping: a row's configuration is every key except the figures and "run". Figures are
@@ -50,6 +68,7 @@ workload in mode "direct", and against mode "bounce" policy "linux".
 What it is not: it does not build the image (make does) and it judges no figure.
 """
 import argparse
+import io
 import json
 import math
 import os
@@ -71,7 +90,7 @@ FIGURES = {
     "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us", "fps", "gbps",
     "lookups", "misses", "ns_per_op", "cycles_per_op", "conversions", "scaling",
 }
-FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_", "lock_", "ops_")
+FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_", "lock_", "ops_", "dma_tax_")
 # Counts a run measures rather than chooses (a fixed-time run sends as many frames as
 # it can); they may differ from run to run, so they never split a configuration.
 COUNTS = {"frames", "ops", "rounds", "nomem", "errors", "ios", "bytes", "lost", "bad",
@@ -102,6 +121,9 @@ POLICY_ORDER = ("linux", "bitmap", "lifo", "sluice")
 KEY_ORDER = ("rw", "bs", "size", "iodepth", "threads", "queues", "entries", "assoc",
              "granule", "direction", "occupancy", "copy")
 SIZE_KEYS = {"bs", "size", "granule"}
+# The kernel's default scrub= (boot/options.c); rows of boots with another one are a
+# comparison (the scrub table), not part of the mode/policy matrix `check` expects.
+DEFAULT_SCRUB = "zero"
 
 ANSI_RE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -329,6 +351,9 @@ def config_label(config):
     items = dict(workload_of(config))
     items.pop("suite", None)
     items.pop("accel", None)  # every table is of one accelerator and says so above
+    items.pop("copy_impl", None)  # one per boot and machine: the table heading names it
+    if items.get("scrub") == DEFAULT_SCRUB:
+        del items["scrub"]  # only a boot with the other scrub says so in its rows
     keys = [k for k in KEY_ORDER if k in items] + sorted(k for k in items if k not in KEY_ORDER)
     parts = []
     for key in keys:
@@ -409,13 +434,27 @@ def accel_heading(accel, groups):
     return f"accelerator: {accel.upper() if accel != 'unknown' else 'unknown'}{note}"
 
 
-def print_summary(objs, out=sys.stdout):
+def copy_impl_note(objs):
+    """Which bounce copy the boots installed (the "copy_impl" key), for a table heading;
+    "" when no line says."""
+    impls = sorted({str(o["copy_impl"]) for o in objs if o.get("copy_impl")})
+    return f"bounce copy: {', '.join(impls)}" if impls else ""
+
+
+def print_summary(objs, out=sys.stdout, tax=True):
+    """The summary per accelerator; with @tax, each followed by its DMA-tax tables."""
     groups = by_accelerator(objs)
     for i, (accel, members) in enumerate(groups):
         if i:
             print(file=out)
         print(accel_heading(accel, groups), file=out)
+        if copy_impl_note(members):
+            print(copy_impl_note(members), file=out)
         print_one_summary(members, out)
+        for title, what, text in tax_tables(members) if tax else ():
+            print(file=out)
+            print(f"{title} ({what}):", file=out)
+            print(text, file=out)
 
 
 def print_one_summary(objs, out=sys.stdout):
@@ -430,6 +469,193 @@ def print_one_summary(objs, out=sys.stdout):
     print(format_table(rows), file=out)
 
 
+# ------------------------------------------------------------------ DMA tax
+
+# Rows of the DMA tables: every configuration that adds DMA work over direct.
+TAX_CELLS = [("bounce", p) for p in POLICY_ORDER] + [("arena", None)]
+
+
+def _run_of(obj):
+    return obj.get("run", 0)
+
+
+def tax_columns(objs):
+    """Columns of the DMA tables: [(label, suite, workload)].
+
+    The 4 KiB block workloads of one thread in first-appearance order (with their queue
+    count when the file has several), then the network's 1514-byte frames; only rows of
+    the default scrub that carry "cycles_dma".
+    """
+    cols, queues = [], set()
+    for obj in objs:
+        if "cycles_dma" not in obj or obj.get("scrub", DEFAULT_SCRUB) != DEFAULT_SCRUB:
+            continue
+        suite = obj.get("suite")
+        if suite == "blk" and obj.get("bs") == 4096 and obj.get("threads", 1) == 1 \
+                and "bench" not in obj:
+            queues.add(obj.get("queues"))
+        elif not (suite == "net" and obj.get("size") == 1514):
+            continue
+        wl = workload_of(config_of(obj))
+        if (suite, wl) not in [(c[1], c[2]) for c in cols]:
+            cols.append((None, suite, wl))
+    out = []
+    for _, suite, wl in sorted(cols, key=lambda c: c[1] == "net"):
+        if suite == "net":
+            label = "net 1514 B"
+        else:
+            label = f"{cfg_get(wl, 'rw')} qd{cfg_get(wl, 'iodepth')}"
+            if len(queues) > 1:
+                label += f" {cfg_get(wl, 'queues')}q"
+        out.append((label, suite, wl))
+    return out
+
+
+def _by_cell_run(objs, figure):
+    """{(suite, workload, mode, policy): {run: value}} of one figure."""
+    table = {}
+    for obj in objs:
+        value = obj.get(figure)
+        if not (is_number(value) and math.isfinite(value)):
+            continue
+        config = config_of(obj)
+        key = (cfg_get(config, "suite"), workload_of(config), cfg_get(config, "mode"),
+               cfg_get(config, "policy"))
+        table.setdefault(key, {})[_run_of(obj)] = value
+    return table
+
+
+def dma_added_table(objs):
+    """{(column label, (mode, policy)): median over boots of cycles_dma - direct's}.
+
+    Each boot's figure is taken against the direct row of the same workload in the same
+    boot; a boot without a direct row is left out.
+    """
+    per = _by_cell_run(objs, "cycles_dma")
+    out = {}
+    for label, suite, wl in tax_columns(objs):
+        direct = per.get((suite, wl, "direct", None), {})
+        for mode, policy in TAX_CELLS:
+            mine = per.get((suite, wl, mode, policy), {})
+            diffs = [v - direct[run] for run, v in mine.items() if run in direct]
+            if diffs:
+                out[(label, (mode, policy))] = statistics.median(diffs)
+    return out
+
+
+def dma_tax_table(objs):
+    """{(column label, (mode, policy)): median over boots of dma_tax_pct}, direct included."""
+    per = _by_cell_run(objs, "dma_tax_pct")
+    out = {}
+    for label, suite, wl in tax_columns(objs):
+        for mode, policy in [("direct", None)] + TAX_CELLS:
+            values = list(per.get((suite, wl, mode, policy), {}).values())
+            if values:
+                out[(label, (mode, policy))] = statistics.median(values)
+    return out
+
+
+def markdown_table(head, rows, text_columns=(0,)):
+    """A Markdown table (it reads as an aligned text table on a console too); the
+    columns in text_columns are aligned left, the others (figures) right."""
+    lines = [head] + rows
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+
+    def fmt(line):
+        return "| " + " | ".join(c.ljust(w) if i in text_columns else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(line, widths))) + " |"
+    return "\n".join([fmt(head), "| " + " | ".join("-" * w for w in widths) + " |"]
+                     + [fmt(r) for r in rows])
+
+
+# More workloads than this (the full block set: 12 at 4 KiB, with 1 and 2 queues) and a
+# DMA table gets one row per workload and one column per mode/policy instead.
+TAX_MAX_COLUMNS = 8
+
+
+def _cell_table(objs, table, cells, fmt):
+    """Rows mode/policy, columns workloads; transposed past TAX_MAX_COLUMNS workloads."""
+    columns = [c[0] for c in tax_columns(objs)]
+    cells = [c for c in cells if any((col, c) in table for col in columns)]
+    if not cells:
+        return ""
+    if len(columns) > TAX_MAX_COLUMNS:
+        return markdown_table(["workload"] + [mode_label(*c) for c in cells],
+                              [[col] + [fmt(table.get((col, c))) for c in cells]
+                               for col in columns])
+    return markdown_table(["mode/policy"] + columns,
+                          [[mode_label(*c)] + [fmt(table.get((col, c))) for col in columns]
+                           for c in cells])
+
+
+def scrub_rows(objs):
+    """The from-device scrub compared: one row per bounce policy and block workload of
+    one thread that ran with the default scrub and with another one.
+
+    Return [(policy, workload, other scrub, {scrub: (cycles_copy, cycles_dma, iops)})]:
+    medians over the boots of each scrub.
+    """
+    groups = {}
+    for obj in objs:
+        if obj.get("suite") != "blk" or obj.get("mode") != "bounce" or "bench" in obj \
+                or obj.get("threads", 1) != 1 or "scrub" not in obj:
+            continue
+        wl = tuple(kv for kv in workload_of(config_of(obj)) if kv[0] != "scrub")
+        groups.setdefault((obj.get("policy"), wl), {}).setdefault(obj["scrub"], []).append(obj)
+    rows = []
+    for (policy, wl), by_scrub in groups.items():
+        others = [k for k in by_scrub if k != DEFAULT_SCRUB]
+        if DEFAULT_SCRUB not in by_scrub or not others:
+            continue
+        figs = {k: tuple(stats([m.get(f) for m in members])[0]
+                         for f in ("cycles_copy", "cycles_dma", "iops"))
+                for k, members in by_scrub.items()}
+        for other in others:
+            rows.append((policy, wl, other, figs))
+    rows.sort(key=lambda r: (_rank(r[0], POLICY_ORDER), config_label(r[1])))
+    return rows
+
+
+def format_scrub(rows):
+    if not rows:
+        return ""
+    out, others = [], sorted({r[2] for r in rows})
+    for policy, wl, other, figs in rows:
+        mine, base = figs[other], figs[DEFAULT_SCRUB]
+        out.append([f"bounce/{policy} {config_label(wl)}"]
+                   + ([other] if len(others) > 1 else [])
+                   + [fmt_num(mine[0]), fmt_num(base[0]), fmt_num(mine[1]), fmt_num(base[1]),
+                      fmt_ratio(_ratio(base[1], [mine[1]])), fmt_num(mine[2]),
+                      fmt_num(base[2])])
+    o, d = (others[0] if len(others) == 1 else "other"), DEFAULT_SCRUB
+    head = (["workload"] + (["scrub"] if len(others) > 1 else [])
+            + [f"copy cycles {o}", f"copy cycles {d}", f"DMA cycles {o}", f"DMA cycles {d}",
+               f"DMA {d}/{o}", f"IOPS {o}", f"IOPS {d}"])
+    return markdown_table(head, out)
+
+
+def tax_tables(objs):
+    """[(heading, what it shows, table)] of the DMA-tax tables a set of rows (one
+    accelerator) allows."""
+    out = []
+    added = _cell_table(objs, dma_added_table(objs), TAX_CELLS, fmt_num)
+    if added:
+        out.append(("cycles the DMA layer adds per 4 KiB I/O over direct",
+                    "net: per 1514-byte frame; median over the boots of cycles_dma minus "
+                    "that of direct in the same boot", added))
+    tax = _cell_table(objs, dma_tax_table(objs), [("direct", None)] + TAX_CELLS,
+                      lambda v: "-" if v is None else f"{v:.1f} %")
+    if tax:
+        out.append(("DMA tax", "the share of the guest cycles per I/O (frame) spent in the "
+                    "DMA layer, dma_tax_pct, median over the boots", tax))
+    scrub = format_scrub(scrub_rows(objs))
+    if scrub:
+        out.append(("from-device scrub", f"scrub=copy (Linux's) against the default "
+                    f"scrub={DEFAULT_SCRUB}: cycles per I/O and IOPS, medians over the boots "
+                    "of each", scrub))
+    return out
+
+
 # ------------------------------------------------------------------ check
 
 def check_results(objs, bad_lines, modes, policies):
@@ -441,7 +667,7 @@ def check_results(objs, bad_lines, modes, policies):
     cells = expected_cells(modes, policies)
     workloads = {}
     for obj in objs:
-        if obj.get("suite") in CHECKED_SUITES:
+        if obj.get("suite") in CHECKED_SUITES and obj.get("scrub", DEFAULT_SCRUB) == DEFAULT_SCRUB:
             config = config_of(obj)
             workloads.setdefault(workload_of(config), set()).add(
                 (cfg_get(config, "mode"), cfg_get(config, "policy")))
@@ -476,6 +702,75 @@ def expected_cells(modes, policies):
         else:
             cells.append((mode, None))
     return cells
+
+
+# ------------------------------------------------------------------ contract
+
+CONTRACT_DOC = os.path.join(TOP, "docs", "ARCHITECTURE.md")
+CONTRACT_HEADING = "## The benchmark output contract"
+# What "all" stands for in the table's suites column: every suite of the guest.
+GUEST_SUITES = ("blk", "mq", "net", "iotlb", "convert", "alloc (guest)")
+CONTRACT_ROW_RE = re.compile(r"^\| `([a-z0-9_]+)` \|[^|]*\|([^|]*)\|")
+
+
+def documented_contract(path=CONTRACT_DOC):
+    """{key: {suite, ...}} from the contract table of docs/ARCHITECTURE.md; {} if none."""
+    keys, inside = {}, False
+    for line in _read(path).splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == CONTRACT_HEADING
+            continue
+        m = CONTRACT_ROW_RE.match(line) if inside else None
+        if m:
+            suites = {x.strip() for x in m.group(2).split(",") if x.strip()}
+            if "all" in suites:
+                suites = (suites - {"all"}) | set(GUEST_SUITES)
+            keys[m.group(1)] = suites
+    return keys
+
+
+def line_suite(obj):
+    """The suite a line belongs to in the contract table."""
+    suite = obj.get("suite")
+    if suite == "blk" and obj.get("bench") == "mq":
+        return "mq"
+    if suite == "alloc":
+        return "alloc (guest)" if "accel" in obj else "alloc (host)"
+    return suite
+
+
+def contract_violations(objs, contract):
+    """Readable problems: keys of a line that the contract does not list for its suite."""
+    seen = set()
+    for obj in objs:
+        suite = line_suite(obj)
+        for key in obj:
+            if suite not in contract.get(key, ()):
+                seen.add((str(suite), key))
+    return [f'{suite} line carries "{key}", not documented for {suite} in the contract '
+            f"table ({os.path.relpath(CONTRACT_DOC, TOP)}, \"{CONTRACT_HEADING[3:]}\")"
+            for suite, key in sorted(seen)]
+
+
+def cmd_contract(opts):
+    contract = documented_contract()
+    if not contract:
+        print(f"contract: no contract table under '{CONTRACT_HEADING}' in {CONTRACT_DOC}",
+              file=sys.stderr)
+        return 1
+    with open(opts.file, encoding="utf-8", errors="replace") as f:
+        objs = parse_log(f.read())
+    if not objs:
+        print(f"contract: no JSON line in {opts.file}", file=sys.stderr)
+        return 1
+    problems = contract_violations(objs, contract)
+    for p in problems:
+        print(f"contract: {p}")
+    if problems:
+        return 1
+    print(f"contract: {len(objs)} lines of {opts.file}: every key is in the contract "
+          f"({len(contract)} keys)")
+    return 0
 
 
 # ------------------------------------------------------------------ pinning
@@ -624,22 +919,40 @@ def boot_once(k, opts, log):
     return status, objs, report, [line for line in tail if parse_line(line) is None]
 
 
+def boot_plan(opts):
+    """[(kernel options, what the boot is)]: per repeat, the main boot, then one boot per
+    --variant (its options appended, so they win)."""
+    variants = [v.strip() for v in opts.variant if v.strip()]
+    plan = []
+    for _ in range(opts.repeats):
+        plan.append((opts.args, "main"))
+        plan += [(f"{opts.args} {v}", f"variant '{v}'") for v in variants]
+    return plan
+
+
 def cmd_run(opts):
     out = opts.out
     logdir = os.path.dirname(os.path.abspath(out))
     os.makedirs(logdir, exist_ok=True)
     results, failed = [], False
+    plan = boot_plan(opts)
+    env = run_env_start(opts, plan)
+    sampler = LoadSampler(os.getpid())
+    sampler.start()
     print(f"bench: {opts.repeats} boot(s), kernel options '{opts.args}', timeout "
           f"{opts.timeout}s each, results to {out}", flush=True)
-    for k in range(1, opts.repeats + 1):
+    for k, (args, what) in enumerate(plan, 1):
         log = os.path.join(logdir, f"serial-run{k}.log")
         start = time.monotonic()
-        status, objs, report, tail = boot_once(k, opts, log)
+        if what != "main":
+            print(f"bench: run {k}/{len(plan)}: {what}", flush=True)
+        status, objs, report, tail = boot_once(k, argparse.Namespace(**dict(
+            vars(opts), args=args)), log)
         results += objs
         write_results(out, results)
         secs = time.monotonic() - start
-        print(f"bench: run {k}/{opts.repeats}: {report}")
-        print(f"bench: run {k}/{opts.repeats}: exit {status}, {len(objs)} JSON lines, "
+        print(f"bench: run {k}/{len(plan)}: {report}")
+        print(f"bench: run {k}/{len(plan)}: exit {status}, {len(objs)} JSON lines, "
               f"{secs:.0f} s, serial log {log}", flush=True)
         if status != 0:
             if not opts.verbose:
@@ -649,7 +962,12 @@ def cmd_run(opts):
                   f"stopping", file=sys.stderr)
             failed = True
             break
-    print(f"bench: {len(results)} objects written to {out}")
+    sampler.stop.set()
+    sampler.join()
+    run_env_finish(env, sampler, failed)
+    write_json(env_path(out), env)
+    print(f"bench: {len(results)} objects written to {out}; the machine during the run: "
+          f"{env_path(out)}")
     if results:
         print()
         print_summary(results)
@@ -657,6 +975,282 @@ def cmd_run(opts):
         print("bench: no JSON line found in any serial log", file=sys.stderr)
         return 1
     return 1 if failed else 0
+
+
+# ------------------------------------------------------------------ the machine
+
+ENV_SAMPLE_SECONDS = 5  # how often the other processes' CPU time is sampled
+TOP_PROCESSES = 5
+
+
+def env_path(results):
+    """The environment file of a results file: build/bench/results-env.json."""
+    return os.path.splitext(results)[0] + "-env.json"
+
+
+def write_json(path, obj):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def loadavg():
+    """The 1, 5 and 15-minute load averages, or None."""
+    parts = _read("/proc/loadavg").split()
+    return [float(x) for x in parts[:3]] if len(parts) >= 3 else None
+
+
+def cpu_model():
+    for line in _read("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def _command_output(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20,
+                              cwd=TOP).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def git_revision():
+    rev = _command_output(["git", "rev-parse", "--short", "HEAD"]) or "unknown"
+    dirty = _command_output(["git", "status", "--porcelain", "--untracked-files=no"])
+    return rev + ("-dirty" if dirty else "")
+
+
+def proc_cpu_ticks():
+    """{pid: (utime + stime clock ticks, comm)} of every process now."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        stat = _read(f"/proc/{name}/stat")
+        if ")" not in stat:
+            continue
+        comm = stat[stat.find("(") + 1:stat.rfind(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        try:
+            out[int(name)] = (int(fields[11]) + int(fields[12]), comm)
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def machine_busy_ticks():
+    """Clock ticks all CPUs spent busy since boot (/proc/stat: all but idle and iowait)."""
+    for line in _read("/proc/stat").splitlines():
+        if line.startswith("cpu "):
+            v = [int(x) for x in line.split()[1:]]
+            return sum(v[:8]) - v[3] - (v[4] if len(v) > 4 else 0)
+    return 0
+
+
+class LoadSampler(threading.Thread):
+    """What else ran on the machine during a run, sampled from /proc every
+    ENV_SAMPLE_SECONDS: the CPU time of every process that is not this one or its
+    children (QEMU), by command name; the machine's busy time; the load average.
+
+    A process that starts and ends between two samples is not seen by name (the
+    machine's busy time still counts it).
+    """
+
+    def __init__(self, root):
+        super().__init__(daemon=True)
+        self.root = root
+        self.stop = threading.Event()
+        self.first = proc_cpu_ticks()
+        self.last = dict(self.first)
+        self.cmdline = {}
+        self.ours = {root}
+        self.load_max = loadavg()
+        self.busy0 = machine_busy_ticks()
+        self.busy = 0
+        self.start_time = time.monotonic()
+        self.seconds = 0.0
+
+    def sample(self):
+        self.ours.update(descendants(self.root))
+        now = proc_cpu_ticks()
+        for pid, (ticks, comm) in now.items():
+            if pid not in self.cmdline and ticks > self.first.get(pid, (0, comm))[0]:
+                self.cmdline[pid] = _read(f"/proc/{pid}/cmdline").replace("\0", " ").strip()
+        self.last.update(now)
+        load = loadavg()
+        if load and self.load_max:
+            self.load_max = [max(a, b) for a, b in zip(self.load_max, load)]
+        self.busy = machine_busy_ticks() - self.busy0
+        self.seconds = time.monotonic() - self.start_time
+
+    def run(self):
+        while not self.stop.wait(ENV_SAMPLE_SECONDS):
+            self.sample()
+        self.sample()
+
+    def used(self):
+        """{pid: (cpu seconds in the run, comm)} of every process seen using CPU."""
+        hz = os.sysconf("SC_CLK_TCK")
+        out = {}
+        for pid, (ticks, comm) in self.last.items():
+            used = (ticks - self.first.get(pid, (0, comm))[0]) / hz
+            if used > 0:
+                out[pid] = (used, comm)
+        return out
+
+    def top(self, n=TOP_PROCESSES):
+        """[(cpu seconds, processes, comm, a command line)] of the busiest other
+        commands, their processes added up."""
+        by_comm = {}
+        for pid, (used, comm) in self.used().items():
+            if pid in self.ours:
+                continue
+            entry = by_comm.setdefault(comm, [0.0, 0, ""])
+            entry[0] += used
+            entry[1] += 1
+            entry[2] = entry[2] or self.cmdline.get(pid, "")
+        busy = sorted(((u, k, c, cmd[:100]) for c, (u, k, cmd) in by_comm.items()), reverse=True)
+        return busy[:n]
+
+    def cpu_seconds(self):
+        """(machine busy, ours) CPU seconds during the run."""
+        hz = os.sysconf("SC_CLK_TCK")
+        ours = sum(u for pid, (u, _) in self.used().items() if pid in self.ours)
+        return self.busy / hz, ours
+
+
+def run_env_start(opts, plan):
+    return {
+        "command": opts.command or "scripts/bench.py " + " ".join(
+            shlex.quote(a) for a in sys.argv[1:]),
+        "bench_py": "scripts/bench.py run --repeats %d --args %s%s" % (
+            opts.repeats, shlex.quote(opts.args),
+            "".join(f" --variant {shlex.quote(v)}" for v in opts.variant if v.strip())),
+        "boots": [{"run": k, "args": args, "what": what} for k, (args, what) in
+                  enumerate(plan, 1)],
+        "git": git_revision(),
+        "date_start": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "cpu_model": cpu_model(),
+        "cpus": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)),
+        "qemu": _command_output(["qemu-system-x86_64", "--version"]).split("\n")[0],
+        "load_before": loadavg(),
+    }
+
+
+def run_env_finish(env, sampler, failed):
+    env["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    env["load_after"] = loadavg()
+    env["load_max"] = sampler.load_max
+    env["seconds"] = round(sampler.seconds, 1)
+    env["failed"] = failed
+    env["other_processes"] = [
+        {"cpu_seconds": round(used, 1), "cpu_pct": round(100 * used / sampler.seconds, 1)
+         if sampler.seconds else None, "processes": count, "comm": comm, "cmdline": cmd}
+        for used, count, comm, cmd in sampler.top()]
+    busy, ours = sampler.cpu_seconds()
+    env["cpu_seconds_busy"] = round(busy, 1)
+    env["cpu_seconds_ours"] = round(ours, 1)
+
+
+# ------------------------------------------------------------------ report
+
+def _code(text):
+    return "```\n" + text.rstrip("\n") + "\n```\n"
+
+
+def _fmt_load(load):
+    return " / ".join(f"{x:.2f}" for x in load) if load else "unknown"
+
+
+def report_text(objs, env, charts, host=None):
+    """REPORT.md: how the run was made, on what, with what else running, and its tables."""
+    accels = sorted({str(o.get("accel") or "unknown") for o in objs})
+    out = ["# Sluice benchmark report", ""]
+    if env:
+        out += [f"- command: `{env.get('command')}`",
+                f"- boots: `{env.get('bench_py')}`",
+                f"- revision: {env.get('git')}",
+                f"- date: {env.get('date_start')} to {env.get('date_end')} "
+                f"({env.get('seconds')} s)",
+                f"- accelerator: {', '.join(accels)} (from the JSON lines)",
+                f"- {copy_impl_note(objs) or 'bounce copy: not reported'} (from the JSON lines)",
+                f"- machine: {env.get('cpu_model')}, {env.get('cpus')} CPUs "
+                f"({env.get('cpus_usable')} usable by the run); {env.get('qemu') or 'QEMU ?'}",
+                f"- load average (1/5/15 min): before {_fmt_load(env.get('load_before'))}, "
+                f"after {_fmt_load(env.get('load_after'))}, highest seen "
+                f"{_fmt_load(env.get('load_max'))}"]
+        if env.get("failed"):
+            out.append("- **a boot failed**: the tables hold what ran before it")
+        if env.get("cpu_seconds_busy") is not None and env.get("seconds"):
+            busy, ours = env["cpu_seconds_busy"], env.get("cpu_seconds_ours", 0)
+            total = env["seconds"] * (env.get("cpus") or 1)
+            out.append(f"- CPU time during the run: {busy:.0f} s busy of {total:.0f} s "
+                       f"({env.get('cpus')} CPUs), of which QEMU and this script "
+                       f"{ours:.0f} s; everything else about {max(busy - ours, 0):.0f} s "
+                       f"({100 * max(busy - ours, 0) / total:.0f} % of the machine)")
+        others = env.get("other_processes") or []
+        out += ["", "The busiest other commands during the run (CPU time of their "
+                    f"processes added up; /proc sampled every {ENV_SAMPLE_SECONDS} s):", ""]
+        if others:
+            out.append(markdown_table(
+                ["command", "processes", "CPU s", "% of one CPU", "a command line"],
+                [[p["comm"], str(p.get("processes", 1)), f"{p['cpu_seconds']:.1f}",
+                  "-" if p["cpu_pct"] is None else f"{p['cpu_pct']:.1f}",
+                  p["cmdline"].replace("|", "\\|") or "-"] for p in others],
+                text_columns=(0, 4)))
+        else:
+            out.append("none seen using CPU time")
+    else:
+        out += [f"- accelerator: {', '.join(accels)} (from the JSON lines)",
+                "- no environment file: command, machine and load unknown"]
+    out += ["", "## Summary", ""]
+    summary = io_capture(print_summary, objs, tax=False)
+    out.append(_code(summary))
+    scaling = [r for _, members in by_accelerator(objs) for r in scaling_rows(members)]
+    if scaling:
+        out += ["## 1 CPU against N CPUs", "", _code(format_scaling(scaling))]
+    for accel, members in by_accelerator(objs):
+        for title, what, table in tax_tables(members):
+            out += [f"## {title[0].upper()}{title[1:]} ({accel})", "", what[0].upper() + what[1:]
+                    + ".", "", table, ""]
+    if charts:
+        out += ["## Charts", ""] + [f"- [{c}]({c})" for c in charts] + [""]
+    if host:
+        out += ["## Host benchmark (`make bench-host`)", "", _code(host)]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def io_capture(fn, *args, **kwargs):
+    buf = io.StringIO()
+    fn(*args, out=buf, **kwargs)
+    return buf.getvalue()
+
+
+def cmd_report(opts):
+    objs, bad = load_results(opts.file)
+    if not objs:
+        print(f"report: no JSON object in {opts.file}", file=sys.stderr)
+        return 1
+    outdir = os.path.dirname(os.path.abspath(opts.file))
+    out = opts.out or os.path.join(outdir, "REPORT.md")
+    env = None
+    env_file = opts.env or env_path(opts.file)
+    if os.path.exists(env_file):
+        with open(env_file, encoding="utf-8") as f:
+            env = json.load(f)
+    host_file = opts.host or os.path.join(outdir, "host.txt")
+    host = _read(host_file) if os.path.exists(host_file) else None
+    reportdir = os.path.dirname(os.path.abspath(out))
+    charts = sorted(os.path.relpath(os.path.join(outdir, n), reportdir)
+                    for n in os.listdir(outdir) if n.endswith(".png"))
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write(report_text(objs, env, charts, host))
+    os.replace(out + ".tmp", out)
+    print(f"report: wrote {out}")
+    return 0
 
 
 def cmd_summarize(opts):
@@ -777,6 +1371,20 @@ def parse_args(argv):
                    help="extra run-qemu.sh options, e.g. '--blk-queues 2'")
     r.add_argument("--run-qemu-script", default=RUN_QEMU, help=argparse.SUPPRESS)
     r.add_argument("-v", "--verbose", action="store_true", help="echo the console")
+    r.add_argument("--variant", action="append", default=[],
+                   help="after each boot, one more with these options appended "
+                        "(repeatable; e.g. 'scrub=copy modes=bounce')")
+    r.add_argument("--command", default="",
+                   help="the command that started the run, for the report")
+    k = sub.add_parser("contract", help="check that every key of a log's JSON lines is "
+                                        "documented for its suite")
+    k.add_argument("file")
+    t = sub.add_parser("report", help="write a Markdown report of a results file")
+    t.add_argument("file")
+    t.add_argument("--out", help="REPORT.md (default: beside the results file)")
+    t.add_argument("--env", help="the run's environment file (default: <results>-env.json)")
+    t.add_argument("--host", help="text output of `make bench-host` to include "
+                                  "(default: host.txt beside the results, if present)")
     s = sub.add_parser("summarize", help="print the table of a results file")
     s.add_argument("file")
     g = sub.add_parser("scaling", help="print the 1-CPU / N-CPU table of a results file")
@@ -796,7 +1404,8 @@ def main(argv=None):
     opts = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return {"run": cmd_run, "summarize": cmd_summarize, "check": cmd_check,
-                "scaling": cmd_scaling}[opts.cmd](opts)
+                "scaling": cmd_scaling, "report": cmd_report,
+                "contract": cmd_contract}[opts.cmd](opts)
     except FileNotFoundError as e:
         print(f"bench: {e.filename}: no such file", file=sys.stderr)
         return 1

@@ -16,6 +16,9 @@ each configuration) and writes into OUTDIR, for whatever suites the file holds:
   cycles_breakdown_cpu.png  the same without the wait for the device, so the CPU-side
                             "I/O tax" stays readable next to the device time
   iotlb_misses.png          IOTLB misses per mode/policy, log scale
+  dma_tax_blk.png           the DMA tax (dma_tax_pct: % of the guest cycles per I/O spent
+                            in the DMA layer) per block workload and mode/policy
+  dma_tax_net.png           the same per frame size of the network suite
 
 A file with figures of more than one accelerator (the "accel" key: tcg, kvm) gets each
 chart once per accelerator, named <accel>_<chart>.png: TCG and KVM never share a chart.
@@ -38,9 +41,10 @@ import bench  # noqa: E402  (shares parsing and grouping with the table)
 DEBIAN_PYTHON = "/usr/bin/python3"
 REEXEC_ENV = "SLUICE_PLOT_REEXEC"
 # Parts of the cycles per I/O, bottom to top; any other cycles_* key of a blk row (but
-# cycles_per_op) is stacked too, below the device wait.
-CYCLE_KEYS = ("cycles_map", "cycles_copy", "cycles_convert", "cycles_dma", "cycles_driver",
-              "cycles_device")
+# the totals in NOT_PARTS) is stacked too, below the device wait.
+CYCLE_KEYS = ("cycles_map", "cycles_copy", "cycles_convert", "cycles_driver", "cycles_device")
+# Sums of parts, not parts: cycles_dma = map + copy, cycles_io = all of them.
+NOT_PARTS = {"cycles_per_op", "cycles_dma", "cycles_io"}
 COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860",
            "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd")
 
@@ -198,7 +202,7 @@ def cycle_keys(objs):
     present = []
     for obj in objs:
         if obj.get("suite") == "blk":
-            present += [k for k in obj if k.startswith("cycles_") and k != "cycles_per_op"
+            present += [k for k in obj if k.startswith("cycles_") and k not in NOT_PARTS
                         and k not in present]
     extra = [k for k in present if k not in CYCLE_KEYS]
     known = [k for k in CYCLE_KEYS if k in present]
@@ -289,6 +293,10 @@ def main(argv):
             cycle_breakdown(plt, members, out("cycles_breakdown_cpu.png"), with_device=False),
             figure_bars(plt, members, "iotlb", "misses", None, "IOTLB misses",
                         out("iotlb_misses.png"), log=True),
+            figure_bars(plt, members, "blk", "dma_tax_pct", "rw", "DMA tax, % of guest cycles",
+                        out("dma_tax_blk.png")),
+            figure_bars(plt, members, "net", "dma_tax_pct", None, "DMA tax, % of guest cycles",
+                        out("dma_tax_net.png")),
         ]
     if not any(wrote):
         print(f"plot: {results} has no blk, net or iotlb figures to plot", file=sys.stderr)

@@ -20,7 +20,8 @@ bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
 # A benchmark, not a test: it measures and prints and never fails on a time.
 # Built apart from the -O1 test build, with -O2 as the kernel and the library
 # are, so that the figures are those of optimised code. JSON lines go to
-# $(BUILD)/bench/alloc.json, the readable table to the console.
+# $(BUILD)/bench/alloc.json, the readable table to the console and, with the command,
+# to $(BUILD)/bench/host.txt (make bench puts it into REPORT.md).
 # BENCH_ARGS: see `build/bench/bench_alloc -h` (e.g. "-s 4096 -r 9").
 BENCH_ARGS ?=
 BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
@@ -31,5 +32,11 @@ $(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.
 
 .PHONY: bench-host
 bench-host: $(BENCH_ALLOC_BIN)
-	$(Q)$(BENCH_ALLOC_BIN) -o $(BUILD)/bench/alloc.json $(BENCH_ARGS)
+	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/host.rc; \
+	{ echo "command: make bench-host BENCH_ARGS=\"$(BENCH_ARGS)\" (rev" \
+		"$$(git rev-parse --short HEAD 2>/dev/null), $$(date -u '+%Y-%m-%d %H:%M UTC')," \
+		"$$(nproc) CPUs, load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
+		$(BENCH_ALLOC_BIN) -o $(BUILD)/bench/alloc.json $(BENCH_ARGS); echo $$? >$$rc; } \
+		| tee $(BUILD)/bench/host.txt; status=$$(cat $$rc); rm -f $$rc; exit $$status
 	@echo "  JSON    $(BUILD)/bench/alloc.json"
+	@echo "  TEXT    $(BUILD)/bench/host.txt (make bench puts it into REPORT.md)"

@@ -9,8 +9,10 @@ detection of missing cells and broken lines, `bench.py run` end to end with a fa
 run-qemu.sh, and plot.py writing non-empty PNGs. No network, no QEMU. The plot tests
 skip, saying why, only when matplotlib is not installed.
 """
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -389,19 +391,24 @@ class CheckTests(unittest.TestCase):
             self.assertEqual(rc, 1, out)
 
 
-def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1):
-    """A blk line exactly as bench/blk_bench.c prints it (copy, cycles_dma, counts)."""
+def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1, scrub="zero"):
+    """A blk line exactly as bench/blk_bench.c prints it (copy, cycles, DMA tax, counts)."""
     iops = IOPS[(mode, policy)] * RUN_FACTOR[run]
     pol = json.dumps(policy)
     copy = "true" if mode == "bounce" else "false"
+    cmap, ccopy = (300 + run, 600 * (2 if scrub == "copy" else 1)) if copy == "true" else (20, 0)
+    cio = cmap + ccopy + 2000 + 50000
     return json.loads(
-        f'{{"suite":"blk","mode":"{mode}","policy":{pol},"rw":"{rw}","bs":{bs},'
+        f'{{"suite":"blk","copy_impl":"libc","scrub":"{scrub}",'
+        f'"mode":"{mode}","policy":{pol},"rw":"{rw}","bs":{bs},'
         f'"iodepth":{iodepth},"threads":1,"queues":1,"copy":{copy},"iops":{iops:.1f},'
         f'"bw_mbps":{iops * bs / 1e6:.2f},"lat_mean_us":12.5,"lat_p50_us":11.0,'
-        f'"lat_p99_us":40.0,"cycles_dma":{900 if copy == "true" else 20},'
+        f'"lat_p99_us":40.0,"cycles_map":{cmap},"cycles_copy":{ccopy},"cycles_convert":0,'
         f'"cycles_driver":2000,"cycles_device":50000,"conversions":0,'
         f'"bounced_bytes":{4096 * run if copy == "true" else 0},"ios":{int(iops * 2)},'
-        f'"errors":0,"seconds":{2.0 + run / 1000:.3f},"ratio_direct":0.5,"ratio_linux":1.0}}')
+        f'"errors":0,"seconds":{2.0 + run / 1000:.3f},"cycles_dma":{cmap + ccopy},'
+        f'"cycles_io":{cio},"dma_tax_pct":{100 * (cmap + ccopy) / cio:.2f},'
+        f'"dma_tax_pct_linux":1.8,"ratio_direct":0.5,"ratio_linux":1.0}}')
 
 
 def kernel_iotlb(mode, policy, run=1):
@@ -448,11 +455,224 @@ class KernelFormatTests(unittest.TestCase):
         self.assertTrue(all(r["vs_linux"] in (1.0, 1.5) for r in rows), rows)
 
     def test_cycle_parts_in_stacking_order(self):
+        # cycles_dma (map + copy) and cycles_io (all parts) are sums: never stacked.
         self.assertEqual(plot.cycle_keys(self.objs),
-                         ["cycles_dma", "cycles_driver", "cycles_device"])
+                         ["cycles_map", "cycles_copy", "cycles_convert", "cycles_driver",
+                          "cycles_device"])
         self.assertEqual(plot.cycle_keys([blk_line("direct", None)]),
                          ["cycles_map", "cycles_copy", "cycles_convert", "cycles_driver",
                           "cycles_device"])
+
+
+def kernel_net(mode, policy, size=1514, run=1, dma=None):
+    """A net line as bench/net_bench.c prints it, with the per-frame DMA figures."""
+    copy = 500 if mode == "bounce" else 0
+    dma = (2000 + copy + run) if dma is None else dma
+    return {"suite": "net", "copy_impl": "libc", "scrub": "zero", "mode": mode,
+            "policy": policy, "size": size, "threads": 1, "copy": mode == "bounce",
+            "fps": IOPS[(mode, policy)], "gbps": 0.1, "frames": 1000, "lost": 0,
+            "seconds": 0.3, "cycles_copy": copy, "cycles_dma": dma, "cycles_io": 100000,
+            "dma_tax_pct": dma / 1000, "run": run}
+
+
+def tax_matrix():
+    """Three boots of 4 KiB and 64 KiB block lines and 1514-byte frames in every cell,
+    plus a scrub=copy boot (4) of bounce/linux and bounce/sluice, and mq rows."""
+    objs = [dict(kernel_blk(m, p, rw, bs, 32, r), run=r) for r in (1, 2, 3)
+            for rw, bs in (("randread", 4096), ("read", 65536)) for m, p in CELLS]
+    objs += [kernel_net(m, p, 1514, r) for r in (1, 2, 3) for m, p in CELLS]
+    objs += [dict(kernel_blk("bounce", p, "randread", 4096, 32, 1, scrub="copy"), run=4)
+             for p in ("linux", "sluice")]
+    objs += [mq_row(m, p, "randread", 1, 1000.0, 1) for m, p in CELLS]
+    return objs
+
+
+class DmaTaxTests(unittest.TestCase):
+    """The DMA tables of the summary: cycles added over direct, the tax, the scrub."""
+
+    def setUp(self):
+        self.objs = tax_matrix()
+
+    def test_columns_are_4k_block_workloads_then_net_1514(self):
+        cols = [c[0] for c in bench.tax_columns(self.objs)]
+        # 64 KiB, mq and scrub=copy rows are not columns; net comes last.
+        self.assertEqual(cols, ["randread qd32", "net 1514 B"])
+
+    def test_added_cycles_are_medians_of_same_boot_differences(self):
+        added = bench.dma_added_table(self.objs)
+        # bounce/linux: map 300 + run, copy 600; direct 20: 880 + run, median over 1..3.
+        self.assertEqual(added[("randread qd32", ("bounce", "linux"))], 882)
+        self.assertEqual(added[("randread qd32", ("arena", None))], 0)
+        self.assertEqual(added[("net 1514 B", ("bounce", "sluice"))], 500)
+        self.assertNotIn(("randread qd32", ("direct", None)), added)
+
+    def test_added_cycles_pair_each_boot_with_its_own_direct(self):
+        objs = [kernel_net("direct", None, run=r, dma=d) for r, d in ((1, 10), (2, 100), (3, 1000))]
+        objs += [kernel_net("bounce", "linux", run=r, dma=d)
+                 for r, d in ((1, 1010), (2, 105), (3, 1005))]
+        added = bench.dma_added_table(objs)
+        # Per boot: 1000, 5, 5 -> 5; the difference of the medians would be 905.
+        self.assertEqual(added[("net 1514 B", ("bounce", "linux"))], 5)
+        # A boot without direct counts for nothing.
+        objs.append(kernel_net("bounce", "linux", run=4, dma=99999))
+        self.assertEqual(bench.dma_added_table(objs)[("net 1514 B", ("bounce", "linux"))], 5)
+
+    def test_tax_table_has_direct_and_percentages(self):
+        tax = bench.dma_tax_table(self.objs)
+        self.assertAlmostEqual(tax[("net 1514 B", ("direct", None))], 2.002)
+        titles = [t[0] for t in bench.tax_tables(self.objs)]
+        self.assertEqual(titles, ["cycles the DMA layer adds per 4 KiB I/O over direct",
+                                  "DMA tax", "from-device scrub"])
+        text = bench.tax_tables(self.objs)[1][2]
+        lines = text.splitlines()
+        self.assertEqual(lines[0].split("|")[1].strip(), "mode/policy")
+        self.assertEqual([ln.split("|")[1].strip() for ln in lines[2:]],
+                         ["direct", "bounce/linux", "bounce/bitmap", "bounce/lifo",
+                          "bounce/sluice", "arena"])
+        self.assertIn("%", lines[2])
+
+    def test_many_workloads_turn_the_table(self):
+        objs = [dict(kernel_blk(m, p, rw, 4096, d, 1), run=1) for m, p in CELLS
+                for rw in ("read", "write", "randread") for d in (1, 32, 256)]
+        table = bench.tax_tables(objs)[0][2].splitlines()
+        self.assertEqual([c.strip() for c in table[0].split("|")[1:-1]],
+                         ["workload", "bounce/linux", "bounce/bitmap", "bounce/lifo",
+                          "bounce/sluice", "arena"])
+        self.assertEqual(len(table), 2 + 9)
+        self.assertEqual(table[2].split("|")[1].strip(), "read qd1")
+
+    def test_scrub_rows_compare_copy_with_the_default(self):
+        rows = bench.scrub_rows(self.objs)
+        self.assertEqual([(r[0], bench.config_label(r[1]), r[2]) for r in rows],
+                         [("linux", "rw=randread bs=4K iodepth=32 threads=1 queues=1", "copy"),
+                          ("sluice", "rw=randread bs=4K iodepth=32 threads=1 queues=1",
+                           "copy")])
+        figs = rows[0][3]
+        self.assertEqual(figs["copy"][0], 1200)  # copy cycles doubled by the fixture
+        self.assertEqual(figs["zero"][0], 600)
+        head = bench.format_scrub(rows).splitlines()[0]
+        self.assertIn("copy cycles copy", head)
+        self.assertIn("DMA zero/copy", head)
+
+    def test_scrub_boots_are_not_missing_cells(self):
+        problems, _, _ = bench.check_results(self.objs, [], list(MODES), list(POLICIES))
+        self.assertEqual(problems, [])
+
+    def test_summary_prints_the_tables(self):
+        buf = io.StringIO()
+        bench.print_summary(self.objs, out=buf)
+        text = buf.getvalue()
+        self.assertIn("bounce copy: libc", text)
+        self.assertIn("cycles the DMA layer adds per 4 KiB I/O over direct", text)
+        self.assertIn("DMA tax", text)
+        self.assertIn("scrub=copy", text)  # the other scrub's rows say so in their label
+
+
+class ReportTests(unittest.TestCase):
+    """REPORT.md: what ran, where, with what else, and the tables."""
+
+    ENV = {"command": "make bench BENCH_REPEATS=3 ARGS=\"\"", "bench_py": "scripts/bench.py run",
+           "git": "abc1234", "date_start": "2026-12-03 10:00:00 UTC",
+           "date_end": "2026-12-03 10:30:00 UTC", "seconds": 1800.0,
+           "cpu_model": "AMD EPYC Test", "cpus": 2, "cpus_usable": 2, "qemu": "QEMU 7.2",
+           "load_before": [0.5, 0.4, 0.3], "load_after": [1.5, 1.0, 0.5],
+           "load_max": [2.0, 1.1, 0.6], "failed": False,
+           "cpu_seconds_busy": 3000.0, "cpu_seconds_ours": 1800.0,
+           "other_processes": [{"cpu_seconds": 90.0, "cpu_pct": 5.0, "processes": 3,
+                                "comm": "cc1", "cmdline": "cc1 -O2 a|b.c"}]}
+
+    def test_report_text_has_every_part(self):
+        objs = tax_matrix() + [dict(mq_row("bounce", "linux", "randread", 2, 900.0, 1,
+                                           scaling=0.9))]
+        text = bench.report_text(objs, self.ENV, ["blk_iops.png", "dma_tax_blk.png"],
+                                 host="command: make bench-host\nsluice 23 ns")
+        for part in ("make bench BENCH_REPEATS=3", "abc1234", "2026-12-03 10:00:00 UTC",
+                     "AMD EPYC Test, 2 CPUs", "before 0.50 / 0.40 / 0.30",
+                     "after 1.50 / 1.00 / 0.50", "| cc1 ", "cc1 -O2 a\\|b.c",
+                     "3000 s busy of 3600 s (2 CPUs)", "everything else about 1200 s (33 %",
+                     "accelerator: unknown", "## Summary", "## 1 CPU against N CPUs",
+                     "## Cycles the DMA layer adds per 4 KiB I/O over direct",
+                     "## DMA tax", "## From-device scrub", "[dma_tax_blk.png](dma_tax_blk.png)",
+                     "## Host benchmark", "sluice 23 ns", "bounce copy: libc"):
+            self.assertIn(part, text)
+        # The tax tables are sections of their own, not repeated inside the summary.
+        self.assertEqual(text.count("| mode/policy"), 2)
+
+    def test_report_without_environment_says_so(self):
+        text = bench.report_text([blk_line("direct", None)], None, [])
+        self.assertIn("no environment file", text)
+        self.assertNotIn("## Charts", text)
+
+    def test_report_command_writes_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            results = os.path.join(tmp, "results.json")
+            write_jsonl(results, tax_matrix())
+            with open(os.path.join(tmp, "results-env.json"), "w") as f:
+                json.dump(self.ENV, f)
+            with open(os.path.join(tmp, "host.txt"), "w") as f:
+                f.write("command: make bench-host\n")
+            open(os.path.join(tmp, "net_fps.png"), "wb").close()
+            rc, out = run_tool(BENCH, "report", results)
+            self.assertEqual(rc, 0, out)
+            with open(os.path.join(tmp, "REPORT.md")) as f:
+                text = f.read()
+            self.assertIn("AMD EPYC Test", text)
+            self.assertIn("[net_fps.png](net_fps.png)", text)
+            self.assertIn("command: make bench-host", text)
+
+
+def contract_emitters():
+    """{path: keys} of every file that prints benchmark JSON lines."""
+    out = {}
+    for name in ("bench/result_json.c", "bench/blk_bench.c", "bench/blk_mq_bench.c",
+                 "bench/net_bench.c", "bench/convert_bench.c", "bench/alloc_smp_bench.c",
+                 "tests/bench_alloc.c"):
+        with open(os.path.join(TOP, name)) as f:
+            out[name] = set(re.findall(r'\\"([a-z][a-z0-9_]*)\\":', f.read()))
+    return out
+
+
+class ContractTests(unittest.TestCase):
+    """docs/ARCHITECTURE.md's contract table against the code and the lines."""
+
+    def setUp(self):
+        self.contract = bench.documented_contract()
+
+    def test_table_is_found_and_parsed(self):
+        self.assertGreater(len(self.contract), 50)
+        self.assertEqual(self.contract["cycles_dma"], {"blk", "net"})
+        self.assertIn("convert", self.contract["accel"])  # "all" expands to the guest
+
+    def test_every_printed_key_is_documented_and_every_documented_key_printed(self):
+        printed = set().union(*contract_emitters().values())
+        self.assertGreater(len(printed), 50)  # the scan itself works
+        self.assertEqual(sorted(printed - set(self.contract)), [],
+                         "printed but not in docs/ARCHITECTURE.md's contract table")
+        # "run" is added by bench.py run, not printed by a kernel.
+        self.assertEqual(sorted(set(self.contract) - printed - {"run"}), [],
+                         "in the contract table but printed by none")
+
+    def test_lines_of_the_fixtures_follow_the_contract(self):
+        objs = tax_matrix() + [kernel_iotlb("arena", None)]
+        self.assertEqual(bench.contract_violations(objs, self.contract), [])
+
+    def test_an_undocumented_key_or_suite_is_caught(self):
+        bad = [dict(kernel_net("direct", None), cycles_bogus=1),
+               dict(kernel_net("direct", None), iops=5.0)]
+        problems = bench.contract_violations(bad, self.contract)
+        self.assertEqual(len(problems), 2, problems)
+        self.assertIn('"cycles_bogus"', problems[0])
+        self.assertIn('net line carries "iops"', problems[1])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "serial.log")
+            with open(path, "w") as f:
+                f.write(serial_log(bad))
+            rc, out = run_tool(BENCH, "contract", path)
+            self.assertEqual(rc, 1, out)
+            with open(path, "w") as f:
+                f.write(serial_log(tax_matrix()))
+            rc, out = run_tool(BENCH, "contract", path)
+            self.assertEqual(rc, 0, out)
 
 
 FAKE_RUN_QEMU = """\
@@ -477,7 +697,7 @@ exit $(cat "{tmp}/status$n" 2>/dev/null || echo 0)
 class RunTests(unittest.TestCase):
     """`bench.py run` end to end, with a fake run-qemu.sh instead of QEMU."""
 
-    def run_bench(self, consoles, statuses=(), repeats=3):
+    def run_bench(self, consoles, statuses=(), repeats=3, extra=()):
         tmp = self.tmp.name
         script = os.path.join(tmp, "fake-run-qemu.sh")
         with open(script, "w") as f:
@@ -491,7 +711,8 @@ class RunTests(unittest.TestCase):
                 f.write(str(status))
         out = os.path.join(tmp, "bench", "results.json")
         rc, text = run_tool(BENCH, "run", "--repeats", str(repeats), "--args", "modes=all",
-                            "--out", out, "--timeout", "60", "--run-qemu-script", script)
+                            "--out", out, "--timeout", "60", "--run-qemu-script", script,
+                            *extra)
         return rc, text, out
 
     def setUp(self):
@@ -517,6 +738,30 @@ class RunTests(unittest.TestCase):
                                                         f"serial-run{k}.log")))
         with open(os.path.join(self.tmp.name, "calls")) as f:
             self.assertEqual(f.read().count("fake: --args modes=all"), 3)
+
+    def test_variant_boots_follow_each_boot_and_the_machine_is_recorded(self):
+        consoles = [serial_log(matrix(r)) for r in (1, 2)]
+        consoles.insert(1, serial_log([blk_line("bounce", "linux", scrub="copy")]))
+        consoles.append(serial_log([blk_line("bounce", "linux", scrub="copy")]))
+        rc, text, out = self.run_bench(consoles, repeats=2,
+                                       extra=("--variant", "scrub=copy modes=bounce",
+                                              "--command", "make bench X=1"))
+        self.assertEqual(rc, 0, text)
+        with open(os.path.join(self.tmp.name, "calls")) as f:
+            calls = [c for c in f.read().splitlines() if c.startswith("fake: --args")]
+        self.assertEqual(calls, ["fake: --args modes=all", "fake: --args modes=all scrub=copy "
+                                 "modes=bounce"] * 2)
+        objs, _ = bench.load_results(out)
+        self.assertEqual(sorted({o["run"] for o in objs if o.get("scrub") == "copy"}), [2, 4])
+        with open(bench.env_path(out)) as f:
+            env = json.load(f)
+        self.assertEqual(env["command"], "make bench X=1")
+        self.assertEqual([b["what"] for b in env["boots"]],
+                         ["main", "variant 'scrub=copy modes=bounce'"] * 2)
+        for key in ("git", "cpu_model", "cpus", "load_before", "load_after", "date_end"):
+            self.assertIn(key, env)
+        self.assertIsInstance(env["other_processes"], list)
+        self.assertIn("scrub=copy", text)
 
     def test_failed_boot_stops_and_fails(self):
         consoles = [serial_log(matrix(1)), "panic\n", serial_log(matrix(3))]

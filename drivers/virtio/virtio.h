@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 /* Feature bit numbers (VIRTIO_F_VERSION_1, VIRTIO_F_ACCESS_PLATFORM, ...). */
+#include <sluice/dma.h>
 #include "drivers/virtio/virtio_ring.h"
 
 /* Device status bits (virtio 1.2, 2.1). */
@@ -129,6 +130,19 @@ int virtio_fail(struct virtio_device *vdev);
 static inline bool virtio_has_feature(const struct virtio_device *vdev, unsigned int bit)
 {
 	return (vdev->features >> bit) & 1;
+}
+
+/**
+ * virtio_dma_cycles() - the DMA layer's cycle counter, read by a driver that times
+ *	its map, sync and unmap calls for a benchmark.
+ * @dl: the DMA layer the driver maps through.
+ * @profile: the driver's profiling switch.
+ * Return: the port's counter (its cycles op), or 0 when @profile is off or the port
+ * has none; a caller that got 0 before a call adds nothing after it.
+ */
+static inline uint64_t virtio_dma_cycles(const struct sluice_dma_layer *dl, bool profile)
+{
+	return profile && dl->ops.cycles ? dl->ops.cycles(dl->ops.ctx) : 0;
 }
 
 #endif /* SLUICE_DRIVERS_VIRTIO_H */

@@ -287,9 +287,7 @@ fail:
 /* Cycle counter for profiling, 0 when profiling is off or there is no counter. */
 static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
 {
-	const struct sluice_dma_port_ops *ops = &blk->dl->ops;
-
-	return blk->profile && ops->cycles ? ops->cycles(ops->ctx) : 0;
+	return virtio_dma_cycles(blk->dl, blk->profile);
 }
 
 static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,

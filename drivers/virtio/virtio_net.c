@@ -125,15 +125,31 @@ static void virtio_net_unlock(struct virtio_net *net, struct virtio_net_pair *p)
 		spin_unlock(&p->lock);
 }
 
+/* Cycle counter for profiling, 0 when profiling is off or there is no counter. */
+static uint64_t virtio_net_cycles(const struct virtio_net *net)
+{
+	return virtio_dma_cycles(net->dl, net->profile);
+}
+
+/* Add the cycles since @t0 (from virtio_net_cycles()) to @p's DMA counter. */
+static void virtio_net_count_dma(const struct virtio_net *net, struct virtio_net_pair *p,
+				 uint64_t t0)
+{
+	if (t0)
+		p->stats.cycles_dma += virtio_net_cycles(net) - t0;
+}
+
 /* Map and post receive buffer @i of pair @p. */
 static int virtio_net_post_rx(struct virtio_net *net, struct virtio_net_pair *p, unsigned int i)
 {
 	struct virtio_net_buf *b = &p->rx[i];
 	struct virtq_buf vb;
+	uint64_t t0 = virtio_net_cycles(net);
 	int rc;
 
 	rc = sluice_dma_map(net->dl, &net->tag, b->cpu, VIRTIO_NET_BUF_SIZE, SLUICE_DMA_FROM_DEVICE,
 			    &b->dma);
+	virtio_net_count_dma(net, p, t0);
 	if (rc)
 		return rc;
 	b->len = VIRTIO_NET_BUF_SIZE;
@@ -450,7 +466,10 @@ static int virtio_net_tx_reclaim_locked(struct virtio_net *net, struct virtio_ne
 	while ((b = virtq_get_used(&p->txq, &len, &status)) != NULL) {
 		/* The device wrote nothing into a transmit buffer; a length it reports
 		 * is meaningless, and a bad one changes nothing here. */
+		uint64_t t0 = virtio_net_cycles(net);
+
 		sluice_dma_unmap(net->dl, b->dma, b->len, SLUICE_DMA_TO_DEVICE);
+		virtio_net_count_dma(net, p, t0);
 		b->mapped = false;
 		p->stats.tx_frames++;
 		p->stats.tx_bytes += b->len - VIRTIO_NET_HDR_LEN;
@@ -479,6 +498,7 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 {
 	struct virtio_net_buf *b;
 	struct virtq_buf vb;
+	uint64_t t0;
 	uint16_t i;
 	int rc;
 
@@ -494,7 +514,9 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 	memset(b->cpu, 0, VIRTIO_NET_HDR_LEN);
 	memcpy(b->cpu + VIRTIO_NET_HDR_LEN, frame, len);
 	b->len = (uint32_t)(VIRTIO_NET_HDR_LEN + len);
+	t0 = virtio_net_cycles(net);
 	rc = sluice_dma_map(net->dl, &net->tag, b->cpu, b->len, SLUICE_DMA_TO_DEVICE, &b->dma);
+	virtio_net_count_dma(net, p, t0);
 	if (rc) {
 		p->stats.tx_busy++;
 		return rc == SLUICE_DMA_ERR_NOMEM ? ERR_BUSY : rc;
@@ -539,6 +561,7 @@ static int virtio_net_recv_locked(struct virtio_net *net, struct virtio_net_pair
 		unsigned int i = (unsigned int)(b - p->rx);
 		struct virtio_net_hdr hdr;
 		size_t frame_len;
+		uint64_t t0;
 
 		if (status || used_len < VIRTIO_NET_HDR_LEN + VIRTIO_NET_MIN_FRAME ||
 		    used_len > VIRTIO_NET_BUF_SIZE) {
@@ -547,8 +570,10 @@ static int virtio_net_recv_locked(struct virtio_net *net, struct virtio_net_pair
 			goto repost;
 		}
 		/* Bring exactly the bytes the device wrote to the CPU's side. */
+		t0 = virtio_net_cycles(net);
 		sluice_dma_sync_for_cpu(net->dl, b->dma, 0, used_len, SLUICE_DMA_FROM_DEVICE);
 		sluice_dma_unmap_discard(net->dl, b->dma, b->len, SLUICE_DMA_FROM_DEVICE);
+		virtio_net_count_dma(net, p, t0);
 		/* One read of the header: in place (arena) the host can still write it. */
 		memcpy(&hdr, b->cpu, sizeof(hdr));
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -638,6 +663,7 @@ void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats 
 		out->rx_bad_hdr += st->rx_bad_hdr;
 		out->rx_dropped += st->rx_dropped;
 		out->rx_repost_failed += st->rx_repost_failed;
+		out->cycles_dma += st->cycles_dma;
 	}
 }
 

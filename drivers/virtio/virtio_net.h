@@ -55,10 +55,14 @@ struct virtio_net_buffers {
  * @rx_bad_hdr: headers asking for offloads that were not negotiated (dropped).
  * @rx_dropped: frames dropped because the caller's buffer was too small.
  * @rx_repost_failed: receive buffers that could not be reposted.
+ * @cycles_dma: with &struct virtio_net.profile set, cycles spent in the DMA layer's
+ *	map, sync and unmap calls of frames (sent and received; bounce copies
+ *	included), like &struct virtio_blk_stats.cycles_dma.
  */
 struct virtio_net_stats {
 	uint64_t tx_frames, tx_bytes, tx_busy;
 	uint64_t rx_frames, rx_bytes, rx_bad_len, rx_bad_hdr, rx_dropped, rx_repost_failed;
+	uint64_t cycles_dma;
 };
 
 struct virtio_net_buf;
@@ -123,6 +127,8 @@ struct virtio_net_ctrl;
  *	left to it for good, never freed or reused.
  * @quarantined_bytes: their bytes.
  * @quarantined_mappings: DMA mappings left in place with them.
+ * @profile: time the DMA layer calls of the data path (through the layer's cycles
+ *	op) into the pair's cycles_dma counter; off by default, for benchmarks.
  */
 struct virtio_net {
 	struct virtio_device *vdev;
@@ -145,6 +151,7 @@ struct virtio_net {
 	bool quarantined;
 	uint64_t quarantined_bytes;
 	uint64_t quarantined_mappings;
+	bool profile;
 };
 
 /**

@@ -20,7 +20,8 @@ for line in open(sys.argv[1], errors="replace"):
 need = {"suite", "mode", "policy", "rw", "bs", "iodepth", "threads", "iops", "bw_mbps",
         "lat_mean_us", "lat_p50_us", "lat_p99_us", "cycles_map", "cycles_copy",
         "cycles_convert", "cycles_driver", "cycles_device", "conversions", "ratio_direct",
-        "ratio_linux"}
+        "ratio_linux", "cycles_dma", "cycles_io", "dma_tax_pct", "dma_tax_pct_linux",
+        "copy_impl", "scrub"}
 # Every line names the accelerator run-qemu.sh chose, and it is one accelerator.
 assert {r.get("accel") for r in rows} <= {"tcg", "kvm"}, {r.get("accel") for r in rows}
 assert len({r["accel"] for r in rows}) == 1, "lines of two accelerators in one boot"
@@ -42,6 +43,14 @@ assert {(r["mode"], r["policy"], r["size"]) for r in net} == {
     (m, p, z) for (m, p) in configs for z in (64, 1514)}, net
 for r in net:
     assert r["fps"] > 0 and r["frames"] > 0 and "gbps" in r and "ratio_direct" in r, r
+# The DMA tax: the DMA layer's cycles are a part of the I/O's (frame's) guest cycles,
+# the copies a part of them, and only bounce frames copy.
+for r in net + rows:
+    assert 0 < r["cycles_dma"] < r["cycles_io"], r
+    assert 0 <= r["cycles_copy"] <= r["cycles_dma"], r
+    assert (r["cycles_copy"] > 0) == (r["mode"] == "bounce"), r
+    assert abs(r["dma_tax_pct"] - 100 * r["cycles_dma"] / r["cycles_io"]) < 0.1, r
+    assert r["copy_impl"] in ("movsb", "libc") and r["scrub"] == "zero", r
 want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", None)}
 assert configs == want, f"configurations {configs}"
 workloads = {(r["rw"], r["bs"], r["iodepth"]) for r in rows}
@@ -56,3 +65,5 @@ for r in rows:
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY
+# Every key of every line is in the contract table (docs/ARCHITECTURE.md) for its suite.
+python3 "$E2E_TOP/scripts/bench.py" contract "$BOOT_LOG" || e2e_fail "a key outside the output contract"

@@ -358,7 +358,6 @@ static int parse_one(struct fake_bus *b, struct pci_device *d, struct virtio_pci
 static void test_virtio_caps_valid_and_misaligned(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct virtio_pci_caps caps;
 	struct pci_device d;
 	char why[160];
@@ -366,9 +365,7 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	(void)state;
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0000, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
 	assert_int_equal(caps.common.bar, 4);
 	assert_int_equal(caps.notify.offset, 0x3000);
 	assert_int_equal(caps.notify_off_multiplier, 4);
@@ -377,31 +374,24 @@ static void test_virtio_caps_valid_and_misaligned(void **state)
 	/* A common configuration at an odd offset would be read misaligned. */
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0002, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "not 4-byte aligned"));
 
 	/* So would a notify address with an odd multiplier. */
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x0000, 3);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "notify_off_multiplier"));
 
 	/* A region past the end of its BAR. */
 	memset(&b, 0, sizeof(b));
 	fake_virtio(&b, 0x3ff0, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
 }
 
 static void test_virtio_caps_loop_ends(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct virtio_pci_caps caps;
 	struct pci_device d;
 	struct fake_fn *f;
@@ -412,18 +402,14 @@ static void test_virtio_caps_loop_ends(void **state)
 	f = fake_virtio(&b, 0x0000, 4);
 	/* The device configuration capability points back at the first one. */
 	f->cfg[0x79] = 0x40;
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
 	/* Terminates (the walk is bounded) and still finds the four structures. */
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
 	/* A vendor capability pointing at itself, and nothing else. */
 	memset(&b, 0, sizeof(b));
 	f = fake_add(&b, 0, 2, 0, 0x1af4, 0x1042, 0x010000);
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	fake_vcap(f, 0x40, 0x40, VIRTIO_PCI_CAP_ISR_CFG, 4, 0, 4, 0);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "missing virtio capability"));
 }
 

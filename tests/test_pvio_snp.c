@@ -19,6 +19,7 @@
 
 #include "arch/x86_64/pvio_snp.h"
 #include "arch/x86_64/snp_model.h"
+#include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x100000)
 #define NPAGES 16u
@@ -34,26 +35,13 @@ struct env {
 	struct pvio_snp p;
 };
 
-static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
-{
-	snp_model_note_ptes(&((struct env *)ctx)->m, gpa, len, private_);
-	return 0;
-}
-
-static void env_flush(void *ctx, uint64_t gpa, uint64_t len)
-{
-	snp_model_note_flush(&((struct env *)ctx)->m, gpa, len);
-}
-
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush, NULL, e };
+	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->m };
 	const uint32_t c51[4] = { 0x1b, 0x33, 0, 0 };
 
-	snp_model_init(&e->m, BASE, NPAGES, e->page);
-	snp_model_insn(&e->m, &e->insn);
-	assert_int_equal(snp_init(&e->s, &e->insn, &pt, 7, c51, NULL, 0), 0);
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, 7, c51, NULL, 0);
 	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
 	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
 	e->cpuid.count = 3;
@@ -195,21 +183,6 @@ static void test_vmm(void *ctx, struct ghcb *g)
 		GHCB_SET(g, rax, 0x5a);
 }
 
-static struct snp_ghcb_slot slots[2];
-static unsigned int cur_cpu;
-
-static struct snp_ghcb_slot *cpu_slot(void *ctx)
-{
-	(void)ctx;
-	return &slots[cur_cpu];
-}
-
-static unsigned int model_cpu(void *ctx)
-{
-	(void)ctx;
-	return cur_cpu;
-}
-
 /* Each exit goes through the calling CPU's GHCB; a CPU without one gets the
  * all-ones answer and an error, never another CPU's page. An interrupt
  * handler's exchange nested in a HLT leaves the HLT's page as it was. */
@@ -217,17 +190,16 @@ static void test_per_cpu_ghcb_and_vmm_hook(void **state)
 {
 	struct env *e = *state;
 	const struct pvio_ops *o = &e->p.ops;
+	/* Static: the guest and the model keep pointers to it past the test. */
+	static struct snp_env_cpus cpus;
 
-	memset(slots, 0, sizeof(slots));
-	slots[0] = e->s.slot;
-	e->s.cpu_slot = cpu_slot;
-	e->m.cpu = model_cpu;
+	snp_env_two_cpus(&cpus, &e->s, &e->m);
+	cpus.slots[0] = e->s.slot;
 	e->m.vmm = test_vmm;
 	vmm_calls = 0;
-	cur_cpu = 0;
 	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x5a);
 	assert_int_equal(vmm_calls, 1);
-	cur_cpu = 1;
+	cpus.cur = 1;
 	assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0xff);
 	assert_int_equal(e->p.errors, 1);
 	assert_int_equal(vmm_calls, 1);
@@ -236,7 +208,7 @@ static void test_per_cpu_ghcb_and_vmm_hook(void **state)
 		struct ghcb *g1 = aligned_alloc(4096, sizeof(struct ghcb));
 
 		assert_int_equal(snp_ghcb_setup(&e->s, g1, GHCB_GPA + 4096), 0);
-		assert_ptr_equal(slots[1].ghcb, g1);
+		assert_ptr_equal(cpus.slots[1].ghcb, g1);
 		assert_int_equal(o->io_in(o->ctx, 0x3fd, 1), 0x5a);
 		assert_int_equal(vmm_calls, 2);
 		assert_true(e->m.ghcb_msr[1] == GHCB_GPA + 4096);

@@ -21,6 +21,7 @@
 
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/snp_model.h"
+#include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
 #define NPAGES 4096u              /* 16 MiB modelled */
@@ -74,11 +75,8 @@ static struct env *env_new(bool with_ghcb)
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
 
-	snp_model_init(&e->m, BASE, NPAGES, e->page);
-	snp_model_insn(&e->m, &e->insn);
-	assert_int_equal(snp_init(&e->s, &e->insn, &pt, SEV_SNP, cpuid_c51, e->why,
-				  sizeof(e->why)),
-			 0);
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SEV_SNP, cpuid_c51,
+		      e->why, sizeof(e->why));
 	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
 	if (with_ghcb)
 		assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
@@ -590,21 +588,6 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 
 /* ------------------------------------------------------------ per-CPU GHCBs */
 
-static unsigned int cur_cpu;
-static struct snp_ghcb_slot test_slots[2];
-
-static struct snp_ghcb_slot *test_cpu_slot(void *ctx)
-{
-	(void)ctx;
-	return &test_slots[cur_cpu];
-}
-
-static unsigned int test_cpu(void *ctx)
-{
-	(void)ctx;
-	return cur_cpu;
-}
-
 /* Each CPU registers its own GHCB and uses it; the model keeps the GHCB MSR and
  * the registration per vCPU, and an exit through another CPU's page breaks R6. */
 static void test_ghcb_per_cpu(void **state)
@@ -612,16 +595,15 @@ static void test_ghcb_per_cpu(void **state)
 	struct env *e = env_new(false);
 	struct ghcb *g1 = aligned_alloc(4096, sizeof(struct ghcb));
 	const uint64_t gpa1 = GHCB_GPA - K4;
+	/* Static: the guest and the model keep pointers to it past the test. */
+	static struct snp_env_cpus cpus;
 
 	(void)state;
-	memset(test_slots, 0, sizeof(test_slots));
-	e->s.cpu_slot = test_cpu_slot;
-	e->m.cpu = test_cpu;
-	cur_cpu = 0;
+	snp_env_two_cpus(&cpus, &e->s, &e->m);
 	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
-	assert_ptr_equal(test_slots[0].ghcb, e->ghcb);
+	assert_ptr_equal(cpus.slots[0].ghcb, e->ghcb);
 	assert_null(e->s.slot.ghcb);
-	cur_cpu = 1;
+	cpus.cur = 1;
 	/* CPU 1 has none yet: its PSCs go through the MSR protocol. */
 	assert_int_equal(snp_to_shared(&e->s, BASE, 2 * K4), 0);
 	assert_int_equal(e->s.stats.psc_batches, 0);
@@ -631,7 +613,7 @@ static void test_ghcb_per_cpu(void **state)
 	/* Now batched, through CPU 1's page. */
 	assert_int_equal(snp_to_private(&e->s, BASE, 2 * K4), 0);
 	assert_int_equal(e->s.stats.psc_batches, 1);
-	cur_cpu = 0;
+	cpus.cur = 0;
 	assert_int_equal(snp_to_shared(&e->s, BASE + M2, M2), 0);
 	assert_int_equal(e->s.stats.psc_batches, 2);
 	assert_int_equal(e->m.violations, 0);

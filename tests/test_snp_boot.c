@@ -24,6 +24,7 @@
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/snp_model.h"
+#include "tests/snp_env.h"
 
 #define K4 UINT64_C(4096)
 
@@ -275,27 +276,13 @@ struct env {
 	char why[160];
 };
 
-static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
-{
-	snp_model_note_ptes(&((struct env *)ctx)->m, gpa, len, private_);
-	return 0;
-}
-
-static void env_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
-{
-	snp_model_note_flush(&((struct env *)ctx)->m, gpa, len);
-}
-
 static struct env *env_new(void)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, NULL, e };
+	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->m };
 
-	snp_model_init(&e->m, BASE, NPAGES, e->page);
-	snp_model_insn(&e->m, &e->insn);
-	assert_int_equal(snp_init(&e->s, &e->insn, &pt, SEV_SNP, cpuid_c51, e->why,
-				  sizeof(e->why)),
-			 0);
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SEV_SNP, cpuid_c51,
+		      e->why, sizeof(e->why));
 	e->mem = aligned_alloc(4096, (size_t)NPAGES * 4096);
 	return e;
 }

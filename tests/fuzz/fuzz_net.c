@@ -622,9 +622,7 @@ void fnet_quarantine_check(struct fnet *s, const struct fuzz_quarantine *mark, i
 	FUZZ_CHECK(s->buf_frees == frees && s->owns_calls == owns);
 	fuzz_quarantine_reuse(s->fd, s->held_range, s->nheld_range);
 	/* The device lets go at last: the same storage is released, each buffer once. */
-	s->dev.reset_fails = false;
-	s->dev.reset_fails_after_init = false;
-	s->dev.reset_script = 0;
+	fake_virtio_let_go(&s->dev);
 	s->net.quarantined = false;
 	FUZZ_CHECK(virtio_net_remove(&s->net) == 0);
 	FUZZ_CHECK(s->nlive == 0 && s->dev.status == 0);
@@ -646,6 +644,53 @@ void fnet_end(struct fnet *s)
 	FUZZ_CHECK(s->net.quarantined == (s->dev.failed_resets > failed));
 	fnet_quarantine_check(s, &mark, rc, failed);
 	FUZZ_CHECK(s->nlive == 0 && s->dev.status == 0);
+	fnet_drop(s);
+}
+
+void fnet_drop(struct fnet *s)
+{
 	sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 	fuzz_dma_fini(s->fd);
+}
+
+void fnet_init_failed(struct fnet *s, const struct fuzz_quarantine *mark)
+{
+	/* Whatever init got as far as setting up is released, or quarantined if
+	 * the device did not reset; then nothing is left. */
+	fnet_quarantine_check(s, mark, s->net.quarantined ? -5 : 0, 0);
+	FUZZ_CHECK(s->nlive == 0);
+	fnet_drop(s);
+}
+
+void fnet_take_all(struct fnet *s, unsigned int npairs)
+{
+	for (unsigned int p = 0; p < npairs; p++) {
+		fnet_take(s, p, 0);
+		fnet_take(s, p, 1);
+	}
+}
+
+bool fnet_data_op(struct fnet *s, unsigned int kind, unsigned int p)
+{
+	switch (kind) {
+	case 0:
+		fnet_recv(s, p);
+		return true;
+	case 1:
+	case 2:
+		/* Twice as likely: the device's answers are where it can lie. */
+		fnet_serve_rx(s, p);
+		return true;
+	case 3:
+		fnet_send(s, p);
+		return true;
+	case 4:
+		fnet_complete_tx(s, p);
+		return true;
+	case 5:
+		fnet_reclaim(s, p);
+		return true;
+	default:
+		return false;
+	}
 }

@@ -13,6 +13,9 @@
 
 #include "tests/snp_env.h"
 
+/* eax: SME, SEV, SEV-ES, SNP (bits 0, 1, 3, 4); ebx: the C-bit position, 51. */
+const uint32_t snp_env_cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };
+
 void snp_env_start(struct snp_model *m, uint8_t *page, struct tee_insn_ops *insn, struct snp *s,
 		   uint64_t base, unsigned int npages, const struct snp_pt_ops *pt,
 		   uint64_t sev_status, const uint32_t cpuid[4], char *why, size_t why_len)

@@ -16,6 +16,12 @@
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/snp_model.h"
 
+/* SEV_STATUS of an SNP guest: SEV, SEV-ES and SNP active. */
+#define SNP_ENV_SEV_STATUS (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)
+
+/* CPUID Fn8000_001F of an SNP guest whose C-bit is bit 51 (AMD APM vol. 3). */
+extern const uint32_t snp_env_cpuid_c51[4];
+
 /**
  * snp_env_start() - model @npages pages from @base, then snp_init() over it.
  * @m: the model.

@@ -220,16 +220,32 @@ static void test_multifunction_and_capacity(void **state)
 	assert_int_equal(pci_enumerate(&ops, 1, 255, devs, 8), 0);
 }
 
+/* A bus with one function, device @dev of vendor 0x1af4 (virtio). */
+static struct fake_fn *fake_one(struct fake_bus *b, uint8_t dev, uint16_t device_id,
+				uint32_t class_code)
+{
+	memset(b, 0, sizeof(*b));
+	return fake_add(b, 0, dev, 0, 0x1af4, device_id, class_code);
+}
+
+/* Enumerate the one function of @b into @d. */
+static void enumerate_one(struct fake_bus *b, struct pci_device *d)
+{
+	/* Static: @d keeps a pointer to it for later accesses. */
+	static struct pci_config_ops ops;
+
+	ops = fake_ops(b);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, d, 1), 1);
+}
+
 static void test_capabilities(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
+	f = fake_one(&b, 4, 0x1042, 0x010000);
 	/* 0x40 vendor -> 0x50 MSI-X -> 0x60 vendor -> end */
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	f->cfg[0x40] = PCI_CAP_ID_VENDOR;
@@ -238,7 +254,7 @@ static void test_capabilities(void **state)
 	f->cfg[0x51] = 0x62; /* low bits are reserved and ignored */
 	f->cfg[0x60] = PCI_CAP_ID_VENDOR;
 	f->cfg[0x61] = 0;
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	enumerate_one(&b, &d);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0x40);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x40), 0x60);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x60), 0);
@@ -253,15 +269,13 @@ static void test_capabilities(void **state)
 static void test_hostile_capability_lists_end(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 	unsigned int before;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	f = fake_one(&b, 4, 0x1042, 0x010000);
+	enumerate_one(&b, &d);
 	/* A loop: 0x40 -> 0x80 -> 0x40 ... */
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	f->cfg[0x40] = 0x10;
@@ -284,15 +298,13 @@ static void test_hostile_capability_lists_end(void **state)
 static void test_enable_and_write16(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 5, 0, 0x1af4, 0x1041, 0x020000);
+	f = fake_one(&b, 5, 0x1041, 0x020000);
 	fake_bar32(f, 0, 0x6000, 0x20, true);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	enumerate_one(&b, &d);
 	pci_enable(&d);
 	assert_int_equal(pci_read16(&d, PCI_COMMAND),
 			 PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
@@ -345,11 +357,7 @@ static void accept_bars(struct pci_device *d)
 static int parse_one(struct fake_bus *b, struct pci_device *d, struct virtio_pci_caps *caps,
 		     char *why, size_t why_len)
 {
-	/* Static: @d keeps a pointer to it for later parses. */
-	static struct pci_config_ops ops;
-
-	ops = fake_ops(b);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, d, 1), 1);
+	enumerate_one(b, d);
 	accept_bars(d);
 	memset(why, 0, why_len);
 	return virtio_pci_parse_caps(d, caps, why, why_len);

@@ -39,9 +39,9 @@ static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->m };
-	const uint32_t c51[4] = { 0x1b, 0x33, 0, 0 };
 
-	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, 7, c51, NULL, 0);
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS,
+		      snp_env_cpuid_c51, NULL, 0);
 	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
 	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
 	e->cpuid.count = 3;
@@ -215,7 +215,7 @@ static void test_per_cpu_ghcb_and_vmm_hook(void **state)
 		assert_true(e->m.ghcb_msr[0] == GHCB_GPA);
 		free(g1);
 	}
-	assert_int_equal(e->m.violations, 0);
+	/* No rule broken: teardown checks it, as after every test here. */
 }
 
 int main(void)

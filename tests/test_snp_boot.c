@@ -264,8 +264,6 @@ static void test_fw_ghcb_not_the_firmwares(void **state)
 
 #define BASE UINT64_C(0x200000)
 #define NPAGES 1024u
-static const uint32_t cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };
-#define SEV_SNP (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)
 
 struct env {
 	struct snp_model m;
@@ -281,7 +279,7 @@ static struct env *env_new(void)
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->m };
 
-	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SEV_SNP, cpuid_c51,
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      e->why, sizeof(e->why));
 	e->mem = aligned_alloc(4096, (size_t)NPAGES * 4096);
 	return e;

@@ -15,6 +15,7 @@
 #include "drivers/deadline.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_pci.h"
+#include "tests/fake_vcap.h"
 
 #define FAKE_FUNCS 8
 
@@ -321,15 +322,7 @@ static void test_enable_and_write16(void **state)
 static void fake_vcap(struct fake_fn *f, uint8_t at, uint8_t next, uint8_t type, uint8_t bar,
 		      uint32_t off, uint32_t len, uint32_t mult)
 {
-	f->cfg[at] = PCI_CAP_ID_VENDOR;
-	f->cfg[at + 1] = next;
-	f->cfg[at + 2] = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? 20 : 16;
-	f->cfg[at + 3] = type;
-	f->cfg[at + 4] = bar;
-	wr32(f->cfg, at + 8, off);
-	wr32(f->cfg, at + 12, len);
-	if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
-		wr32(f->cfg, at + 16, mult);
+	fake_vcap_write(f->cfg, at, next, type, bar, off, len, mult);
 }
 
 /* A modern virtio-blk function with common/notify/isr/device in BAR4 (16 KiB). */

@@ -550,11 +550,8 @@ void fnet_begin(struct fnet *s, struct fuzz_in *in, uint8_t mode, int second)
 {
 	memset(s, 0, sizeof(*s));
 	s->in = in;
-	fake_virtio_init(&s->dev, VIRTIO_ID_NET, 0, 2);
+	s->fd = fuzz_virtio_begin(&s->dev, in, VIRTIO_ID_NET, 2, "fuzz-net0", s, mode, second);
 	s->dev.offered = 0;
-	s->dev.vdev.confidential = mode & 1;
-	strcpy(s->dev.vdev.name, "fuzz-net0");
-	s->dev.ctx = s;
 	s->dev.on_features = fnet_features;
 	s->dev.on_notify = fnet_notify;
 	s->dev.on_reset = fnet_reset;
@@ -565,8 +562,6 @@ void fnet_begin(struct fnet *s, struct fuzz_in *in, uint8_t mode, int second)
 	s->mutate = mode & 0x20;
 	s->usable = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM) |
 		    VIRTIO_FEATURE(FNET_F_MAC) | VIRTIO_FEATURE(FNET_F_STATUS);
-	s->fd = fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
 	if (s->inplace)
 		sluice_dma_layer_set_inplace(&s->fd->dl, &fnet_hook_region);
 }

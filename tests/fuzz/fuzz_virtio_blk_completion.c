@@ -653,18 +653,13 @@ static bool vbf_init(struct vbf *s, uint8_t mode)
 	bool plausible;
 	int rc;
 
-	fake_virtio_init(&s->dev, VIRTIO_ID_BLOCK, 0, 1);
-	s->dev.vdev.confidential = mode & 1;
-	strcpy(s->dev.vdev.name, "fuzz-blk");
-	s->dev.ctx = s;
+	s->fd = fuzz_virtio_begin(&s->dev, s->in, VIRTIO_ID_BLOCK, 1, "fuzz-blk", s, mode,
+				  FUZZ_DMA_ONE_POOL);
 	s->dev.on_features = vbf_features;
 	s->dev.read_max_size = vbf_max_size;
 	s->dev.read_num_queues = vbf_num_queues;
 	s->dev.on_setup = vbf_setup;
 	s->dev.on_notify = vbf_notify;
-	s->fd = fuzz_dma_begin(s->in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY,
-			       FUZZ_DMA_ONE_POOL);
 	plausible = vbf_configure(s, mode);
 	fuzz_quarantine_mark(&mark, s->fd);
 	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 1 + ((mode >> 4) & 1), 0, why,

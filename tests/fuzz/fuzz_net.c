@@ -667,25 +667,14 @@ void fnet_take_all(struct fnet *s, unsigned int npairs)
 
 bool fnet_data_op(struct fnet *s, unsigned int kind, unsigned int p)
 {
-	switch (kind) {
-	case 0:
-		fnet_recv(s, p);
-		return true;
-	case 1:
-	case 2:
-		/* Twice as likely: the device's answers are where it can lie. */
-		fnet_serve_rx(s, p);
-		return true;
-	case 3:
-		fnet_send(s, p);
-		return true;
-	case 4:
-		fnet_complete_tx(s, p);
-		return true;
-	case 5:
-		fnet_reclaim(s, p);
-		return true;
-	default:
+	/* Serving receive buffers twice as likely: the device's answers are where
+	 * it can lie. */
+	static void (*const step[])(struct fnet *s, unsigned int p) = {
+		fnet_recv, fnet_serve_rx, fnet_serve_rx, fnet_send, fnet_complete_tx, fnet_reclaim,
+	};
+
+	if (kind >= sizeof(step) / sizeof(step[0]))
 		return false;
-	}
+	step[kind](s, p);
+	return true;
 }

@@ -1145,27 +1145,24 @@ static void print_bounce_tables(void)
 			       scrub_fig[si][1].ns / scrub_fig[si][0].ns);
 	printf("\ncopy and clear alone (footprint of the bounce path), 1 thread, median ns; "
 	       "movsq = rep movsq + tail, the shape of newlib's x86-64 memcpy\n");
-	printf("%7s | %8s %8s %8s | %8s %8s\n", "size", "memcpy", "movsb", "movsq",
-	       "memset", "stosb");
+	printf("%7s | %8s %8s %8s | %8s %8s\n", "size", "memcpy", "movsb", "movsq", "memset",
+	       "stosb");
 	for (unsigned int si = 0; si < NSIZES; si++)
 		if (copy_fig[si][0][0].valid)
 			printf("%7zu | %8.1f %8.1f %8.1f | %8.1f %8.1f\n", bench_sizes[si],
-			       copy_fig[si][0][0].ns, copy_fig[si][1][0].ns,
-			       copy_fig[si][2][0].ns, copy_fig[si][0][1].ns,
-			       copy_fig[si][1][1].ns);
+			       copy_fig[si][0][0].ns, copy_fig[si][1][0].ns, copy_fig[si][2][0].ns,
+			       copy_fig[si][0][1].ns, copy_fig[si][1][1].ns);
 	print_bounce_table();
 	printf("\nbounce with copy vs plain memcpy of the same size and footprint "
 	       "(occupancy 0%%, median ns)\n");
-	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy",
-	       "sluice", "ratio", "lifo", "ratio", "linux", "ratio");
+	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy", "sluice",
+	       "ratio", "lifo", "ratio", "linux", "ratio");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			const struct figure *m = &ref[si][0][ti];
-			const struct figure *s =
-				&res[SLUICE_DMA_POLICY_SLUICE][si][0][ti][1];
+			const struct figure *s = &res[SLUICE_DMA_POLICY_SLUICE][si][0][ti][1];
 			const struct figure *f = &res[SLUICE_DMA_POLICY_LIFO][si][0][ti][1];
-			const struct figure *l =
-				&res[SLUICE_DMA_POLICY_LINUX][si][0][ti][1];
+			const struct figure *l = &res[SLUICE_DMA_POLICY_LINUX][si][0][ti][1];
 
 			if (!m->valid || !l->valid)
 				continue;
@@ -1180,7 +1177,8 @@ static void print_arena_table(void)
 {
 	printf("\narena free+alloc pair, median ns; scrub = a memset of the block over the "
 	       "same %d blocks,\nin rounds interleaved with the arena's (the arena's own "
-	       "sampled scrub_cycles are in the JSON)\n", BENCH_DEPTH);
+	       "sampled scrub_cycles are in the JSON)\n",
+	       BENCH_DEPTH);
 	printf("%-3s %7s | %10s | %8s | %10s\n", "thr", "size", "alloc+free", "scrub",
 	       "excl.scrub");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)

@@ -950,7 +950,8 @@ int main(void)
 				continue;
 			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(fx_policies[p]));
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
 							.setup_func = fx_case_setup,
 							.teardown_func = fx_case_teardown,
 							.initial_state = &cases[p] };

@@ -852,7 +852,8 @@ int main(void)
 			snprintf(names[n], sizeof(names[n]), "%s/%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(cases[c].policy),
 				 cases[c].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero");
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
 							.setup_func = fx_case_setup,
 							.teardown_func = fx_case_teardown,
 							.initial_state = &cases[c] };

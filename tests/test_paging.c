@@ -444,8 +444,8 @@ static void test_sev_c_bit_51(void **state)
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
 	assert_int_equal(pt_map_range(&f->pt, 0xfe000000ULL, 0xfe000000ULL, PG, PT_ATTR_MMIO), 0);
-	assert_true(*fake_pt_raw_leaf(f, 2 * MIB, &level) & cbit);		/* private RAM */
-	assert_false(*fake_pt_raw_leaf(f, 0xfe000000ULL, &level) & cbit);	/* device */
+	assert_true(*fake_pt_raw_leaf(f, 2 * MIB, &level) & cbit);	  /* private RAM */
+	assert_false(*fake_pt_raw_leaf(f, 0xfe000000ULL, &level) & cbit); /* device */
 	assert_true(f->pt.pml4[0] & cbit);				/* table pointer */
 	assert_int_equal(pt_set_shared(&f->pt, 3 * MIB, PG, true), 0);
 	assert_false(*fake_pt_raw_leaf(f, 3 * MIB, &level) & cbit);

@@ -32,7 +32,6 @@
 #define V (SNP_PG_VALIDATED)
 #define C (SNP_PG_PTE_C)
 
-
 struct env {
 	struct snp_model m;
 	uint8_t page[NPAGES];
@@ -73,8 +72,8 @@ static struct env *env_new(bool with_ghcb)
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
 
-	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
-		      e->why, sizeof(e->why));
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS,
+		      snp_env_cpuid_c51, e->why, sizeof(e->why));
 	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
 	if (with_ghcb)
 		assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
@@ -141,8 +140,9 @@ static void test_refusals(void **state)
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "not an SEV-SNP guest"));
 	/* A feature we do not handle (ReflectVC) and one we do not know (bit 30). */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SNP_ENV_SEV_STATUS | SEV_STATUS_REFLECT_VC,
-				  snp_env_cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt,
+				  SNP_ENV_SEV_STATUS | SEV_STATUS_REFLECT_VC, snp_env_cpuid_c51,
+				  why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "bit 4 "));
 	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SNP_ENV_SEV_STATUS | (UINT64_C(1) << 30),
@@ -150,12 +150,13 @@ static void test_refusals(void **state)
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "bit 30 "));
 	/* Tolerated features pass. */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SNP_ENV_SEV_STATUS | SEV_STATUS_DEBUG_SWAP,
-				  snp_env_cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt,
+				  SNP_ENV_SEV_STATUS | SEV_STATUS_DEBUG_SWAP, snp_env_cpuid_c51,
+				  why, sizeof(why)),
 			 0);
 	/* CPUID without SNP, and C-bit positions no SNP part has. */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SNP_ENV_SEV_STATUS, (uint32_t[4]){ 0xf, 0x33, 0, 0 },
-				  why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SNP_ENV_SEV_STATUS,
+				  (uint32_t[4]){ 0xf, 0x33, 0, 0 }, why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "lacks SEV-SNP"));
 	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0, 0, 0 }, &pos, why, sizeof(why)),

@@ -279,8 +279,8 @@ static struct env *env_new(void)
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->m };
 
-	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
-		      e->why, sizeof(e->why));
+	snp_env_start(&e->m, e->page, &e->insn, &e->s, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS,
+		      snp_env_cpuid_c51, e->why, sizeof(e->why));
 	e->mem = aligned_alloc(4096, (size_t)NPAGES * 4096);
 	return e;
 }

@@ -581,9 +581,9 @@ void fuzz_quarantine_reuse(struct fuzz_dma *fd, const struct fuzz_range *held, u
 	}
 }
 
-struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in,
-				   uint16_t type, uint16_t num_queues, const char *name, void *ctx,
-				   uint8_t mode, int second)
+struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in, uint16_t type,
+				   uint16_t num_queues, const char *name, void *ctx, uint8_t mode,
+				   int second)
 {
 	fake_virtio_init(dev, type, 0, num_queues);
 	dev->vdev.confidential = mode & 1;

@@ -294,9 +294,9 @@ struct fake_virtio;
  *
  * Return: the layer, as fuzz_dma_begin().
  */
-struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in,
-				   uint16_t type, uint16_t num_queues, const char *name, void *ctx,
-				   uint8_t mode, int second);
+struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in, uint16_t type,
+				   uint16_t num_queues, const char *name, void *ctx, uint8_t mode,
+				   int second);
 
 /**
  * fuzz_dma_log_last() - the last line the layer logged (for failure messages).

@@ -669,7 +669,7 @@ bool fnet_data_op(struct fnet *s, unsigned int kind, unsigned int p)
 {
 	/* Serving receive buffers twice as likely: the device's answers are where
 	 * it can lie. */
-	static void (*const step[])(struct fnet *s, unsigned int p) = {
+	static void (*const step[])(struct fnet *, unsigned int) = {
 		fnet_recv, fnet_serve_rx, fnet_serve_rx, fnet_send, fnet_complete_tx, fnet_reclaim,
 	};
 

@@ -16,13 +16,13 @@
 /* eax: SME, SEV, SEV-ES, SNP (bits 0, 1, 3, 4); ebx: the C-bit position, 51. */
 const uint32_t snp_env_cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };
 
-void snp_env_start(struct snp_model *m, uint8_t *page, struct tee_insn_ops *insn, struct snp *s,
-		   uint64_t base, unsigned int npages, const struct snp_pt_ops *pt,
-		   uint64_t sev_status, const uint32_t cpuid[4], char *why, size_t why_len)
+void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned int npages,
+		   const struct snp_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
+		   char *why, size_t why_len)
 {
-	snp_model_init(m, base, npages, page);
-	snp_model_insn(m, insn);
-	assert_int_equal(snp_init(s, insn, pt, sev_status, cpuid, why, why_len), 0);
+	snp_model_init(&g->m, base, npages, page);
+	snp_model_insn(&g->m, &g->insn);
+	assert_int_equal(snp_init(&g->s, &g->insn, pt, sev_status, cpuid, why, why_len), 0);
 }
 
 int snp_env_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool private_)

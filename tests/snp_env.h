@@ -23,24 +23,34 @@
 extern const uint32_t snp_env_cpuid_c51[4];
 
 /**
+ * struct snp_guest - a guest on the model.
+ * @m: the model of the RMP and the hypervisor.
+ * @insn: the model's instructions (VMGEXIT, PVALIDATE, RMPADJUST, MSRs).
+ * @s: the guest protocol over them.
+ */
+struct snp_guest {
+	struct snp_model m;
+	struct tee_insn_ops insn;
+	struct snp s;
+};
+
+/**
  * snp_env_start() - model @npages pages from @base, then snp_init() over it.
- * @m: the model.
+ * @g: the guest.
  * @page: @npages bytes of the model's page state.
- * @insn: set to the model's instructions.
- * @s: the guest.
  * @base: first modelled guest-physical address.
  * @npages: pages modelled.
  * @pt: the guest's page-table callbacks.
  * @sev_status: SEV_STATUS as the guest reads it.
- * @cpuid: CPUID 0x8000001f (eax, ebx, ecx, edx).
+ * @cpuid: CPUID Fn8000_001F (eax, ebx, ecx, edx).
  * @why: snp_init()'s reason buffer (may be NULL).
  * @why_len: its size.
  *
  * The start must succeed: a failed snp_init() fails the test.
  */
-void snp_env_start(struct snp_model *m, uint8_t *page, struct tee_insn_ops *insn, struct snp *s,
-		   uint64_t base, unsigned int npages, const struct snp_pt_ops *pt,
-		   uint64_t sev_status, const uint32_t cpuid[4], char *why, size_t why_len);
+void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned int npages,
+		   const struct snp_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
+		   char *why, size_t why_len);
 
 /**
  * snp_env_note_ptes() - set_pte callback that only tells the model (the

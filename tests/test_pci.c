@@ -356,38 +356,49 @@ static int parse_one(struct fake_bus *b, struct pci_device *d, struct virtio_pci
 	return virtio_pci_parse_caps(d, caps, why, why_len);
 }
 
+/**
+ * struct vcase - one parse of a virtio function's capabilities.
+ * @b: the bus, holding the function.
+ * @d: the function as enumerated.
+ * @caps: what the parse found.
+ * @why: its reason on failure.
+ */
+struct vcase {
+	struct fake_bus b;
+	struct pci_device d;
+	struct virtio_pci_caps caps;
+	char why[160];
+};
+
+/* A fresh bus with fake_virtio(@common_off, @mult) on it, parsed. */
+static int parse_virtio(struct vcase *v, uint32_t common_off, uint32_t mult)
+{
+	memset(&v->b, 0, sizeof(v->b));
+	fake_virtio(&v->b, common_off, mult);
+	return parse_one(&v->b, &v->d, &v->caps, v->why, sizeof(v->why));
+}
+
 static void test_virtio_caps_valid_and_misaligned(void **state)
 {
-	static struct fake_bus b;
-	struct virtio_pci_caps caps;
-	struct pci_device d;
-	char why[160];
+	static struct vcase v;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 4);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
-	assert_int_equal(caps.common.bar, 4);
-	assert_int_equal(caps.notify.offset, 0x3000);
-	assert_int_equal(caps.notify_off_multiplier, 4);
-	assert_int_equal(caps.device.length, 0x1000);
+	assert_int_equal(parse_virtio(&v, 0x0000, 4), 0);
+	assert_int_equal(v.caps.common.bar, 4);
+	assert_int_equal(v.caps.notify.offset, 0x3000);
+	assert_int_equal(v.caps.notify_off_multiplier, 4);
+	assert_int_equal(v.caps.device.length, 0x1000);
 
 	/* A common configuration at an odd offset would be read misaligned. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0002, 4);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "not 4-byte aligned"));
+	assert_int_equal(parse_virtio(&v, 0x0002, 4), -22);
+	assert_non_null(strstr(v.why, "not 4-byte aligned"));
 
 	/* So would a notify address with an odd multiplier. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 3);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "notify_off_multiplier"));
+	assert_int_equal(parse_virtio(&v, 0x0000, 3), -22);
+	assert_non_null(strstr(v.why, "notify_off_multiplier"));
 
 	/* A region past the end of its BAR. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x3ff0, 4);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_virtio(&v, 0x3ff0, 4), -22);
 }
 
 static void test_virtio_caps_loop_ends(void **state)
@@ -418,37 +429,33 @@ static void test_virtio_caps_loop_ends(void **state)
  * (placed over RAM, or never checked) refuses the device, whatever its layout. */
 static void test_virtio_caps_need_accepted_bar(void **state)
 {
-	static struct fake_bus b;
-	struct virtio_pci_caps caps;
-	struct pci_device d;
-	char why[160];
+	static struct vcase v;
+	struct pci_device *d = &v.d;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 4);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
-	d.bars[4].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_string_equal(why, "common capability uses BAR4 at 0xe000000000, which the platform "
-				 "did not accept");
+	assert_int_equal(parse_virtio(&v, 0x0000, 4), 0);
+	d->bars[4].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_string_equal(v.why, "common capability uses BAR4 at 0xe000000000, which the "
+				   "platform did not accept");
 
 	/* Only the device configuration sits in an unaccepted BAR. */
-	memset(&b, 0, sizeof(b));
-	fake_bar64(fake_virtio(&b, 0x0000, 4), 0, 0xe000100000ull, 0x1000);
-	b.fns[0].cfg[0x78 + 4] = 0;
-	wr32(b.fns[0].cfg, 0x78 + 8, 0);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
-	assert_int_equal(caps.device.bar, 0);
-	d.bars[0].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "device capability uses BAR0"));
+	memset(&v.b, 0, sizeof(v.b));
+	fake_bar64(fake_virtio(&v.b, 0x0000, 4), 0, 0xe000100000ull, 0x1000);
+	v.b.fns[0].cfg[0x78 + 4] = 0;
+	wr32(v.b.fns[0].cfg, 0x78 + 8, 0);
+	assert_int_equal(parse_one(&v.b, d, &v.caps, v.why, sizeof(v.why)), 0);
+	assert_int_equal(v.caps.device.bar, 0);
+	d->bars[0].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_non_null(strstr(v.why, "device capability uses BAR0"));
 
 	/* A device pci_setup() refused has no accepted BAR left. */
-	d.refused = true;
+	d->refused = true;
 	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
-		d.bars[i].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "did not accept"));
+		d->bars[i].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_non_null(strstr(v.why, "did not accept"));
 }
 
 /* Every structure must lie wholly inside its BAR, in a BAR that exists and is a

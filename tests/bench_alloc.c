@@ -931,15 +931,11 @@ static void print_bounce_table(void)
 				}
 }
 
-int main(int argc, char **argv)
+/* The command line into cfg. Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, const char **json_path)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *json_path = NULL;
-	char extra[160];
 	int opt;
 
-	cfg.json = stdout;
-	set_threads(ncpu > 2 ? (unsigned int)ncpu : 2);
 	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXC:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
@@ -988,34 +984,30 @@ int main(int argc, char **argv)
 			cfg.copy_req = optarg;
 			break;
 		case 'o':
-			json_path = optarg;
+			*json_path = optarg;
 			break;
 		default:
 			usage(argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (json_path) {
-		cfg.json = fopen(json_path, "w");
-		if (!cfg.json) {
-			perror(json_path);
-			return 2;
-		}
-	}
-	{
-		struct mock_port probe;
-		bool fsrm = false, erms = mock_port_cpu_erms(&fsrm);
+	return -1;
+}
 
-		mock_port_init(&probe, 1);
-		cfg.copy_name = mock_port_set_copy(&probe, cfg.copy_req);
-		if (!cfg.copy_name) {
-			usage(argv[0]);
-			return 2;
-		}
-		printf("bench_alloc: CPU ERMS %s, FSRM %s; bounce copy: %s; per-CPU caches: %s\n",
-		       erms ? "yes" : "no", fsrm ? "yes" : "no", cfg.copy_name,
-		       cfg.locked ? "locked (-X)" : "exclusive (no locks on the owner's path)");
-	}
+/* The CPU's copy instructions, the copy chosen and the run's shape. Returns
+ * false when -C named no copy. */
+static bool print_header(void)
+{
+	struct mock_port probe;
+	bool fsrm = false, erms = mock_port_cpu_erms(&fsrm);
+
+	mock_port_init(&probe, 1);
+	cfg.copy_name = mock_port_set_copy(&probe, cfg.copy_req);
+	if (!cfg.copy_name)
+		return false;
+	printf("bench_alloc: CPU ERMS %s, FSRM %s; bounce copy: %s; per-CPU caches: %s\n",
+	       erms ? "yes" : "no", fsrm ? "yes" : "no", cfg.copy_name,
+	       cfg.locked ? "locked (-X)" : "exclusive (no locks on the owner's path)");
 	if (cfg.nolock)
 		printf("bench_alloc: -L: port WITHOUT locks (single-threaded platform)\n");
 	printf("bench_alloc: %u rounds per cell (median), %lu pairs per round at <= 4 KiB, "
@@ -1025,54 +1017,61 @@ int main(int argc, char **argv)
 		printf(" %u", cfg.threads[ti]);
 	printf("\n");
 	fflush(stdout);
+	return true;
+}
 
-	for (unsigned int ti = 0; ti < cfg.nthr && !cfg.no_bounce; ti++) {
-		unsigned int thr = cfg.threads[ti];
+/* One bounce cell: every policy at one size, occupancy and thread count, with
+ * copy (@cp) or without. */
+static void run_bounce_cell(unsigned int si, unsigned int oi, unsigned int ti, unsigned int cp)
+{
+	unsigned int thr = cfg.threads[ti];
+	struct figure out[SLUICE_DMA_POLICY_COUNT] = { 0 }, m = { 0 };
+	char extra[160];
 
+	run_group(bench_sizes[si], bench_occ[oi], thr, cp, out, cp ? &m : NULL, policy_wanted);
+	if (cp) {
+		ref[si][oi][ti] = m;
+		json_figure("direct", "memcpy", bench_sizes[si], thr, bench_occ[oi], true, &m,
+			    NULL);
+	}
+	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
+		struct figure *f = &res[p][si][oi][ti][cp];
+
+		*f = out[p];
+		if (!f->valid)
+			continue;
+		snprintf(extra, sizeof(extra),
+			 ",\"ratio_vs_linux\":%.3f,\"ratio_vs_linux_paired\":%.3f%s",
+			 out[0].valid ? out[0].ns / f->ns : 0.0, f->paired,
+			 cp ? ",\"memcpy_ns\":" : "");
+		if (cp)
+			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%.1f",
+				 m.ns);
+		json_figure("bounce", sluice_dma_bounce_policy_name(fx_policies[p]),
+			    bench_sizes[si], thr, bench_occ[oi], cp, f, extra);
+	}
+}
+
+/* Every bounce cell: policy by size, occupancy, threads, with and without copy. */
+static void run_bounce_cells(void)
+{
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			if (!size_wanted(bench_sizes[si]))
 				continue;
 			for (unsigned int cp = 0; cp < 2; cp++)
-				for (unsigned int oi = 0; oi < NOCC; oi++) {
-					if (cfg.only_copy >= 0 && cfg.only_copy != (int)cp)
-						continue;
-					struct figure out[SLUICE_DMA_POLICY_COUNT] = { 0 },
-						      m = { 0 };
-
-					run_group(bench_sizes[si], bench_occ[oi], thr, cp, out,
-						  cp ? &m : NULL, policy_wanted);
-					if (cp) {
-						ref[si][oi][ti] = m;
-						json_figure("direct", "memcpy", bench_sizes[si], thr,
-							    bench_occ[oi], true, &m, NULL);
-					}
-					for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
-						struct figure *f = &res[p][si][oi][ti][cp];
-
-						*f = out[p];
-						if (!f->valid)
-							continue;
-						snprintf(extra, sizeof(extra),
-							 ",\"ratio_vs_linux\":%.3f,"
-							 "\"ratio_vs_linux_paired\":%.3f%s",
-							 out[0].valid ? out[0].ns / f->ns : 0.0, f->paired,
-							 cp ? ",\"memcpy_ns\":" : "");
-						if (cp)
-							snprintf(extra + strlen(extra),
-								 sizeof(extra) - strlen(extra), "%.1f",
-								 m.ns);
-						json_figure("bounce",
-							    sluice_dma_bounce_policy_name(
-								    fx_policies[p]),
-							    bench_sizes[si], thr, bench_occ[oi], cp,
-							    f, extra);
-					}
-				}
+				for (unsigned int oi = 0; oi < NOCC; oi++)
+					if (cfg.only_copy < 0 || cfg.only_copy == (int)cp)
+						run_bounce_cell(si, oi, ti, cp);
 			fprintf(stderr, ".");
 		}
 	}
+}
 
-	for (unsigned int si = 0; si < NSIZES && !cfg.no_bounce && cfg.only_copy != 0; si++) {
+/* Copy and clear alone, per implementation. */
+static void run_copy_cells(void)
+{
+	for (unsigned int si = 0; si < NSIZES; si++) {
 		if (!size_wanted(bench_sizes[si]))
 			continue;
 		copy_cells(si);
@@ -1084,8 +1083,14 @@ int main(int argc, char **argv)
 					    1, 0, true, &copy_fig[si][im][op], NULL);
 			}
 	}
+}
 
-	for (unsigned int si = 0; si < NSIZES && !cfg.no_bounce; si++) {
+/* The receive path under each scrub mode. */
+static void run_scrub_cells(void)
+{
+	char extra[160];
+
+	for (unsigned int si = 0; si < NSIZES; si++) {
 		if (!size_wanted(bench_sizes[si]))
 			continue;
 		for (unsigned int z = 0; z < 2; z++) {
@@ -1099,8 +1104,14 @@ int main(int argc, char **argv)
 				    extra);
 		}
 	}
+}
 
-	for (unsigned int ti = 0; ti < cfg.nthr && !cfg.no_arena; ti++) {
+/* The arena's free+alloc pair, and a plain scrub of the same blocks. */
+static void run_arena_cells(void)
+{
+	char extra[160];
+
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			double scrub_cyc;
 			struct figure *f = &arena[si][ti], z;
@@ -1117,69 +1128,75 @@ int main(int argc, char **argv)
 				    extra);
 		}
 	}
-	fprintf(stderr, "\n");
+}
 
-	if (!cfg.no_bounce) {
-		printf("\nreceive path (from-device map + device write + unmap_written), sluice, 1 "
-		       "thread, median ns: scrub=copy (Linux: the private buffer is copied into "
-		       "shared memory) vs scrub=zero (the default: nothing private is)\n");
-		printf("%7s | %10s | %10s | %s\n", "size", "copy", "zero", "zero/copy");
-		for (unsigned int si = 0; si < NSIZES; si++)
-			if (scrub_fig[si][0].valid && scrub_fig[si][1].valid)
-				printf("%7zu | %10.1f | %10.1f | %8.2fx\n", bench_sizes[si],
-				       scrub_fig[si][0].ns, scrub_fig[si][1].ns,
-				       scrub_fig[si][1].ns / scrub_fig[si][0].ns);
-		printf("\ncopy and clear alone (footprint of the bounce path), 1 thread, median ns; "
-		       "movsq = rep movsq + tail, the shape of newlib's x86-64 memcpy\n");
-		printf("%7s | %8s %8s %8s | %8s %8s\n", "size", "memcpy", "movsb", "movsq",
-		       "memset", "stosb");
-		for (unsigned int si = 0; si < NSIZES; si++)
-			if (copy_fig[si][0][0].valid)
-				printf("%7zu | %8.1f %8.1f %8.1f | %8.1f %8.1f\n", bench_sizes[si],
-				       copy_fig[si][0][0].ns, copy_fig[si][1][0].ns,
-				       copy_fig[si][2][0].ns, copy_fig[si][0][1].ns,
-				       copy_fig[si][1][1].ns);
-		print_bounce_table();
-		printf("\nbounce with copy vs plain memcpy of the same size and footprint "
-		       "(occupancy 0%%, median ns)\n");
-		printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy",
-		       "sluice", "ratio", "lifo", "ratio", "linux", "ratio");
-		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
-			for (unsigned int si = 0; si < NSIZES; si++) {
-				const struct figure *m = &ref[si][0][ti];
-				const struct figure *s =
-					&res[SLUICE_DMA_POLICY_SLUICE][si][0][ti][1];
-				const struct figure *f = &res[SLUICE_DMA_POLICY_LIFO][si][0][ti][1];
-				const struct figure *l =
-					&res[SLUICE_DMA_POLICY_LINUX][si][0][ti][1];
+/* The bounce tables: receive path by scrub mode, copy and clear alone, policy
+ * by policy, and bounce with copy against plain memcpy. */
+static void print_bounce_tables(void)
+{
+	printf("\nreceive path (from-device map + device write + unmap_written), sluice, 1 "
+	       "thread, median ns: scrub=copy (Linux: the private buffer is copied into "
+	       "shared memory) vs scrub=zero (the default: nothing private is)\n");
+	printf("%7s | %10s | %10s | %s\n", "size", "copy", "zero", "zero/copy");
+	for (unsigned int si = 0; si < NSIZES; si++)
+		if (scrub_fig[si][0].valid && scrub_fig[si][1].valid)
+			printf("%7zu | %10.1f | %10.1f | %8.2fx\n", bench_sizes[si],
+			       scrub_fig[si][0].ns, scrub_fig[si][1].ns,
+			       scrub_fig[si][1].ns / scrub_fig[si][0].ns);
+	printf("\ncopy and clear alone (footprint of the bounce path), 1 thread, median ns; "
+	       "movsq = rep movsq + tail, the shape of newlib's x86-64 memcpy\n");
+	printf("%7s | %8s %8s %8s | %8s %8s\n", "size", "memcpy", "movsb", "movsq", "memset",
+	       "stosb");
+	for (unsigned int si = 0; si < NSIZES; si++)
+		if (copy_fig[si][0][0].valid)
+			printf("%7zu | %8.1f %8.1f %8.1f | %8.1f %8.1f\n", bench_sizes[si],
+			       copy_fig[si][0][0].ns, copy_fig[si][1][0].ns, copy_fig[si][2][0].ns,
+			       copy_fig[si][0][1].ns, copy_fig[si][1][1].ns);
+	print_bounce_table();
+	printf("\nbounce with copy vs plain memcpy of the same size and footprint "
+	       "(occupancy 0%%, median ns)\n");
+	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy", "sluice",
+	       "ratio", "lifo", "ratio", "linux", "ratio");
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+		for (unsigned int si = 0; si < NSIZES; si++) {
+			const struct figure *m = &ref[si][0][ti];
+			const struct figure *s = &res[SLUICE_DMA_POLICY_SLUICE][si][0][ti][1];
+			const struct figure *f = &res[SLUICE_DMA_POLICY_LIFO][si][0][ti][1];
+			const struct figure *l = &res[SLUICE_DMA_POLICY_LINUX][si][0][ti][1];
 
-				if (!m->valid || !l->valid)
-					continue;
-				printf("%-3u %7zu | %8.1f | %8.1f %5.2fx | %8.1f %5.2fx | %8.1f %5.2fx\n",
-				       cfg.threads[ti], bench_sizes[si], m->ns, s->ns,
-				       s->valid ? s->ns / m->ns : 0, f->ns, f->valid ? f->ns / m->ns : 0,
-				       l->ns, l->ns / m->ns);
-			}
-	}
-	if (!cfg.no_arena) {
-		printf("\narena free+alloc pair, median ns; scrub = a memset of the block over the "
-		       "same %d blocks,\nin rounds interleaved with the arena's (the arena's own "
-		       "sampled scrub_cycles are in the JSON)\n", BENCH_DEPTH);
-		printf("%-3s %7s | %10s | %8s | %10s\n", "thr", "size", "alloc+free", "scrub",
-		       "excl.scrub");
-		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
-			for (unsigned int si = 0; si < NSIZES; si++) {
-				const struct figure *f = &arena[si][ti];
+			if (!m->valid || !l->valid)
+				continue;
+			printf("%-3u %7zu | %8.1f | %8.1f %5.2fx | %8.1f %5.2fx | %8.1f %5.2fx\n",
+			       cfg.threads[ti], bench_sizes[si], m->ns, s->ns,
+			       s->valid ? s->ns / m->ns : 0, f->ns, f->valid ? f->ns / m->ns : 0,
+			       l->ns, l->ns / m->ns);
+		}
+}
 
-				if (!f->valid)
-					continue;
-				printf("%-3u %7zu | %10.1f | %8.1f | %10.1f%s\n", cfg.threads[ti],
-				       bench_sizes[si], f->ns, arena_scrub_ns[si][ti],
-				       f->ns - arena_scrub_ns[si][ti], f->nomem ? " (failures)" : "");
-			}
-	}
+static void print_arena_table(void)
+{
+	printf("\narena free+alloc pair, median ns; scrub = a memset of the block over the "
+	       "same %d blocks,\nin rounds interleaved with the arena's (the arena's own "
+	       "sampled scrub_cycles are in the JSON)\n",
+	       BENCH_DEPTH);
+	printf("%-3s %7s | %10s | %8s | %10s\n", "thr", "size", "alloc+free", "scrub",
+	       "excl.scrub");
+	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
+		for (unsigned int si = 0; si < NSIZES; si++) {
+			const struct figure *f = &arena[si][ti];
 
-	/* The targets set for the allocator, from this run (size index 2 = 4 KiB, occupancy index 1 = 50%). */
+			if (!f->valid)
+				continue;
+			printf("%-3u %7zu | %10.1f | %8.1f | %10.1f%s\n", cfg.threads[ti],
+			       bench_sizes[si], f->ns, arena_scrub_ns[si][ti],
+			       f->ns - arena_scrub_ns[si][ti], f->nomem ? " (failures)" : "");
+		}
+}
+
+/* The targets set for the allocator, from this run (size index 2 = 4 KiB,
+ * occupancy index 1 = 50%). */
+static void print_targets(void)
+{
 	printf("\ntargets:\n");
 	if (!cfg.no_bounce && res[SLUICE_DMA_POLICY_SLUICE][2][1][0][0].valid) {
 		const struct figure *l1 = &res[SLUICE_DMA_POLICY_LINUX][2][1][0][0];
@@ -1222,6 +1239,45 @@ int main(int argc, char **argv)
 	if (!cfg.no_arena && arena[2][0].valid)
 		printf("  arena alloc+free 4 KiB, 1 thread: %.1f ns, scrub %.1f ns of it "
 		       "(target <= scrub + 5 ns)\n", arena[2][0].ns, arena_scrub_ns[2][0]);
+}
+
+int main(int argc, char **argv)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *json_path = NULL;
+	int rc;
+
+	cfg.json = stdout;
+	set_threads(ncpu > 2 ? (unsigned int)ncpu : 2);
+	rc = parse_args(argc, argv, &json_path);
+	if (rc >= 0)
+		return rc;
+	if (json_path) {
+		cfg.json = fopen(json_path, "w");
+		if (!cfg.json) {
+			perror(json_path);
+			return 2;
+		}
+	}
+	if (!print_header()) {
+		usage(argv[0]);
+		return 2;
+	}
+	if (!cfg.no_bounce)
+		run_bounce_cells();
+	if (!cfg.no_bounce && cfg.only_copy != 0)
+		run_copy_cells();
+	if (!cfg.no_bounce)
+		run_scrub_cells();
+	if (!cfg.no_arena)
+		run_arena_cells();
+	fprintf(stderr, "\n");
+
+	if (!cfg.no_bounce)
+		print_bounce_tables();
+	if (!cfg.no_arena)
+		print_arena_table();
+	print_targets();
 	if (json_path)
 		fclose(cfg.json);
 	return 0;

@@ -190,6 +190,13 @@ void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features,
 	f->max_size = 64;
 }
 
+void fake_virtio_let_go(struct fake_virtio *f)
+{
+	f->reset_fails = false;
+	f->reset_fails_after_init = false;
+	f->reset_script = 0;
+}
+
 int fake_virtio_pop(struct fake_virtio *f, uint16_t qi, struct fake_chain *c)
 {
 	struct fake_queue *q = fake_virtio_queue(f, qi);

@@ -156,6 +156,13 @@ struct fake_virtio {
 };
 
 /**
+ * fake_virtio_let_go() - from now on every reset succeeds: no failing script,
+ *	no failure from FEATURES_OK on, no failure at all.
+ * @f: the device.
+ */
+void fake_virtio_let_go(struct fake_virtio *f);
+
+/**
  * fake_virtio_init() - a device of @type offering VERSION_1, ACCESS_PLATFORM and
  *	@features, with @num_queues queues of 64 entries, confidential.
  * @f: storage (all of it is reset).

@@ -16,7 +16,9 @@
 # is the libFuzzer wrapper, so the regression test (tests/fuzz_regressions.mk)
 # links the same code without libFuzzer. The harness library: fuzz_common.c (input
 # reader, sampling, the DMA layer built once per configuration and restored for
-# every input), fuzz_net.c (the network device and its model), tests/fake_virtio.c
+# every input), fuzz_net.c (the network device and its model, and the data-path
+# steps the net targets share), fuzz_blk.c (the checks of a block driver whose
+# device did not reset), tests/fake_virtio.c
 # (the device behind every virtio target, also used by test_hostile_device),
 # tests/fake_pci.c (configuration space, MCFG and the identity map below
 # pci_setup(), also used by test_pci_setup). <target>_FUZZ_HELPERS are support
@@ -59,6 +61,7 @@ fuzz_virtqueue_used_FUZZ_SRCS := drivers/virtio/virtqueue.c
 fuzz_virtio_pci_caps_FUZZ_SRCS := drivers/pci/pci.c drivers/virtio/virtio_pci.c
 fuzz_virtio_blk_completion_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio.c \
 	drivers/virtio/virtqueue.c
+fuzz_virtio_blk_completion_FUZZ_HELPERS := tests/fuzz/fuzz_blk.c
 fuzz_virtio_net_rx_FUZZ_SRCS := drivers/virtio/virtio_net.c drivers/virtio/virtio.c \
 	drivers/virtio/virtqueue.c
 fuzz_virtio_net_rx_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
@@ -66,7 +69,7 @@ fuzz_virtio_net_mq_FUZZ_SRCS := $(fuzz_virtio_net_rx_FUZZ_SRCS)
 fuzz_virtio_net_mq_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
 fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio_net.c \
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
-fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c
+fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
 fuzz_pci_setup_FUZZ_SRCS := boot/pci_setup.c boot/pci_window.c boot/memmap.c \
 	arch/x86_64/mem_range.c drivers/pci/pci.c

@@ -3,7 +3,7 @@
 # plainly and under ASan+UBSan, with gcc and no libFuzzer; see tests/fuzz.mk.
 HOST_TESTS += test_fuzz_regressions
 test_fuzz_regressions_SRCS := tests/test_fuzz_regressions.c tests/fuzz/fuzz_common.c \
-	tests/fuzz/fuzz_net.c tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
+	tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
 	tests/fuzz/fuzz_virtio_blk_completion.c tests/fuzz/fuzz_virtio_net_rx.c \
 	tests/fuzz/fuzz_virtio_net_mq.c tests/fuzz/fuzz_virtio_reset.c tests/fuzz/fuzz_dma_ops.c \
 	tests/fuzz/fuzz_pci_setup.c tests/fake_pci.c boot/pci_setup.c boot/pci_window.c boot/memmap.c \

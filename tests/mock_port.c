@@ -6,11 +6,14 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static _Thread_local unsigned int mock_cpu;
 /* The library calls set_shared/set_private with no lock of its own held, so
@@ -319,4 +322,36 @@ const char *mock_port_set_copy(struct mock_port *mp, const char *impl)
 	mp->ops.copy = movsb ? mock_port_copy_movsb : NULL;
 	mp->ops.zero = movsb ? mock_port_zero_stosb : NULL;
 	return movsb ? "movsb" : "libc";
+}
+
+int mock_run_child(int (*fn)(void *ctx), void *ctx, char *out, size_t outlen)
+{
+	int fds[2], status;
+	ssize_t got;
+	size_t total = 0;
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		_exit(fn(ctx) & 0xff);
+	}
+	close(fds[1]);
+	while (total < outlen - 1 && (got = read(fds[0], out + total, outlen - 1 - total)) > 0)
+		total += (size_t)got;
+	out[total] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
 }

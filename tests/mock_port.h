@@ -86,6 +86,20 @@ size_t mock_port_shared_bytes(const struct mock_port *mp);
 #define MOCK_TRAP_SIGNAL SIGILL
 #endif
 
+/**
+ * mock_run_child() - run @fn(@ctx) in a child process, as the tests of the
+ *	library's traps do: the trap signal gets its default action back (CMocka
+ *	catches it to report a crash; the child must really die of it), and what
+ *	the child writes to stderr is captured.
+ * @fn: the child's work; the low byte of what it returns is the exit status.
+ * @ctx: its argument.
+ * @out: the child's stderr, NUL-terminated (cut to @outlen - 1 bytes).
+ * @outlen: size of @out (at least 1).
+ *
+ * Return: the child's wait status, or -1 if no child could be started.
+ */
+int mock_run_child(int (*fn)(void *ctx), void *ctx, char *out, size_t outlen);
+
 /*
  * Copy and clear implementations a port may install (ops.copy / ops.zero),
  * for the host benchmark and tests: x86-64 `rep movsb` / `rep stosb` (fast

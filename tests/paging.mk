@@ -2,7 +2,7 @@
 # Included by the top Makefile, which builds each HOST_TESTS entry from its _SRCS
 # with CMocka, plainly and under ASan/UBSan.
 HOST_TESTS += test_paging
-test_paging_SRCS := tests/test_paging.c arch/x86_64/paging.c
+test_paging_SRCS := tests/test_paging.c tests/fake_pt.c arch/x86_64/paging.c
 # The TDX guest protocol against the model of the TDX module and the VMM.
 HOST_TESTS += test_tdx
 test_tdx_SRCS := tests/test_tdx.c arch/x86_64/tdx.c arch/x86_64/tdx_model.c

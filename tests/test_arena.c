@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <sluice/arena.h>
 #include <sluice/dma.h>
@@ -689,32 +688,29 @@ static void test_dma_addr_uses_port(void **state)
 
 /* ---- misuse -------------------------------------------------------------- */
 
+/* What expect_trap() runs in the child: @fn(@fx, @addr). */
+struct trap_call {
+	struct fx *fx;
+	void (*fn)(struct fx *, void *);
+	void *addr;
+};
+
+static int trap_call_run(void *ctx)
+{
+	const struct trap_call *c = ctx;
+
+	c->fn(c->fx, c->addr);
+	return 0; /* not reached if the arena traps */
+}
+
 /* Run @fn in a child; it must trap, after logging a line naming @addr. */
 static void expect_trap(struct fx *fx, void (*fn)(struct fx *, void *), void *addr)
 {
+	struct trap_call call = { fx, fn, addr };
 	char want[32], got[512];
-	int fds[2], status;
-	ssize_t n, total = 0;
-	pid_t pid;
+	int status = mock_run_child(trap_call_run, &call, got, sizeof(got));
 
-	assert_int_equal(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* CMocka catches SIGILL (x86's trap) to report a failure; the child must die of it. */
-		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
-		dup2(fds[1], 2);
-		fn(fx, addr);
-		_exit(0);	/* not reached if the arena traps */
-	}
-	close(fds[1]);
-	while (total < (ssize_t)sizeof(got) - 1 &&
-	       (n = read(fds[0], got + total, sizeof(got) - 1 - total)) > 0)
-		total += n;
-	got[total] = '\0';
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_not_equal(status, -1);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), MOCK_TRAP_SIGNAL);
 	snprintf(want, sizeof(want), "%#lx", (unsigned long)(uintptr_t)addr);

@@ -25,32 +25,10 @@
 #define KIB 1024ul
 #define MIB (1024ul * 1024ul)
 
-struct tcase {
-	enum sluice_dma_bounce_policy policy;
-	struct fx *f;
-};
-
-static struct tcase cases[SLUICE_DMA_POLICY_COUNT];
-
-static int setup(void **state)
-{
-	struct tcase *tc = *state;
-
-	tc->f = fx_new(tc->policy, 2, 4 * MIB, SLUICE_DMA_SCRUB_COPY);
-	return tc->f ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct tcase *tc = *state;
-	int err = fx_free(tc->f);
-
-	tc->f = NULL;
-	return err;
-}
+static struct fx_case cases[SLUICE_DMA_POLICY_COUNT];
 
 /* Replace the fixture's layer by one with another geometry. */
-static struct fx *reopen(struct tcase *tc, unsigned int ncpus, size_t bytes)
+static struct fx *reopen(struct fx_case *tc, unsigned int ncpus, size_t bytes)
 {
 	assert_int_equal(fx_free(tc->f), 0);
 	tc->f = fx_new(tc->policy, ncpus, bytes, SLUICE_DMA_SCRUB_COPY);
@@ -150,7 +128,7 @@ static const size_t offsets[] = { 0, 0x10, 0x7f0, 0x800, 0x9ab, 0x1234 };
 
 static void test_constraints(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	size_t buf_len = 2 * MIB;
 	unsigned char *buf = fx_aligned(64 * KIB, buf_len);
@@ -238,7 +216,7 @@ static unsigned int fill(struct fx *f, unsigned char *buf, size_t len, uint64_t 
 
 static void test_fill_drain(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 2, 1 * MIB);
 	unsigned char *buf = calloc(1, 256 * KIB);
 	uint64_t *dma = calloc(1024, sizeof(*dma));
@@ -277,7 +255,7 @@ static void test_fill_drain(void **state)
 
 static void test_fragmentation(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 2, 1 * MIB);
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 8192);
@@ -334,7 +312,7 @@ static void test_fragmentation(void **state)
 
 static void test_growth(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 1, 256 * KIB);
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 4096);
@@ -391,7 +369,7 @@ static void test_growth(void **state)
 
 static void test_large(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 1, 4 * MIB);
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(4 * MIB);
@@ -499,7 +477,7 @@ static void *thread_main(void *p)
 
 static void test_threads(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, NTHREADS, 4 * MIB);
 	pthread_t th[NTHREADS];
 	struct thread_arg args[NTHREADS];
@@ -572,7 +550,7 @@ static void *grow_mapper(void *p)
 
 static void test_grow_concurrent(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 2, 256 * KIB);
 	struct grow_arg a[2];
 	pthread_t th[2];
@@ -610,7 +588,7 @@ static void test_grow_concurrent(void **state)
 
 static void test_random_model(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 2, 1 * MIB);
 	static const size_t rsizes[] = { 1, 300, 2048, 2100, 4096, 6000, 16384, 40000, 100000 };
 	unsigned int seed = 20261202u + (unsigned int)tc->policy;
@@ -779,7 +757,7 @@ static void test_linux_replay(void **state)
 		MAP(4096, 0, 0, 0, 0, 228),
 		MAP(262144, 0, 0, 0, 0, -1),
 	};
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 1, 1 * MIB);
 
 	replay(f, steps, sizeof(steps) / sizeof(steps[0]));
@@ -801,7 +779,7 @@ static void test_linux_replay_areas(void **state)
 		MAPC(0, 4096, 0),
 		MAPC(2, 4096, 514),
 	};
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 4, 2 * MIB);
 
 	replay(f, steps, sizeof(steps) / sizeof(steps[0]));
@@ -823,7 +801,7 @@ static void test_linux_nareas(void **state)
 		MAPC(1, 2048, 0),
 		MAPC(2, 2048, 257),
 	};
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 8, 1 * MIB);
 	struct sluice_dma_bounce_stats st;
 
@@ -850,7 +828,7 @@ static void test_linux_one_area(void **state)
 		MAPC(3, 2048, 256),
 		MAPC(2, 2048, 0),
 	};
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 4, 0);
 
 	assert_int_equal(sluice_dma_layer_set_max_areas(&f->dl, 1), 0);
@@ -865,7 +843,7 @@ static void test_linux_one_area(void **state)
 /* Every policy works on one area shared by all CPUs; the limit is checked. */
 static void test_max_areas(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = reopen(tc, 4, 0);
 	unsigned char *buf = fx_aligned(4096, 4 * 4096);
 	uint64_t dma[4];
@@ -896,7 +874,7 @@ static void test_max_areas(void **state)
 
 static void test_pool_args(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	unsigned char *mem = fx_aligned(4096, 512 * KIB);
 	unsigned char meta[64];
@@ -961,16 +939,21 @@ int main(void)
 	static char names[NALL * SLUICE_DMA_POLICY_COUNT][64];
 	size_t n = 0;
 
-	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++)
+	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 		cases[p].policy = fx_policies[p];
+		cases[p].scrub = SLUICE_DMA_SCRUB_COPY;
+		cases[p].bytes = 4 * MIB;
+	}
 	for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 		for (unsigned int i = 0; i < NALL; i++) {
 			if (all[i].linux_only && fx_policies[p] != SLUICE_DMA_POLICY_LINUX)
 				continue;
 			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(fx_policies[p]));
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
-							.setup_func = setup, .teardown_func = teardown,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
+							.setup_func = fx_case_setup,
+							.teardown_func = fx_case_teardown,
 							.initial_state = &cases[p] };
 			n++;
 		}

@@ -150,4 +150,37 @@ static const enum sluice_dma_bounce_policy fx_policies[SLUICE_DMA_POLICY_COUNT] 
 	SLUICE_DMA_POLICY_SLUICE,
 };
 
+/**
+ * struct fx_case - one case of a test group run once per policy (and scrub
+ *	mode): the CMocka state of fx_case_setup() and fx_case_teardown().
+ * @policy: the layer's policy.
+ * @scrub: its scrub mode.
+ * @bytes: the size of its one pool.
+ * @f: the layer (two CPUs), from setup to teardown.
+ */
+struct fx_case {
+	enum sluice_dma_bounce_policy policy;
+	enum sluice_dma_scrub scrub;
+	size_t bytes;
+	struct fx *f;
+};
+
+static inline int fx_case_setup(void **state)
+{
+	struct fx_case *tc = *state;
+
+	tc->f = fx_new(tc->policy, 2, tc->bytes, tc->scrub);
+	return tc->f ? 0 : -1;
+}
+
+/* The layer's self-check and its pages back to private, as fx_free() checks. */
+static inline int fx_case_teardown(void **state)
+{
+	struct fx_case *tc = *state;
+	int err = fx_free(tc->f);
+
+	tc->f = NULL;
+	return err;
+}
+
 #endif /* SLUICE_TESTS_BOUNCE_FIXTURE_H */

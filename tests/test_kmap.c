@@ -7,7 +7,7 @@
  * with the application processors' start-up page, ACPI and firmware ranges, the
  * DMA region, the image with its text not 2 MB aligned, an uncacheable range,
  * device ranges, holes below 4 GiB and RAM above. Table pages come from the heap
- * (physical == virtual); the mapped addresses are only numbers. Every page of
+ * (tests/fake_pt.c); the mapped addresses are only numbers. Every page of
  * the map is checked one by one, through pt_translate() and through the raw
  * entry bits, so that a policy hidden in a large leaf cannot slip through. Each
  * test runs with the emulated shared bit, TDX's shared bit and SEV's C-bit.
@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "arch/x86_64/kmap.h"
+#include "tests/fake_pt.h"
 
 #define KIB 0x400ULL
 #define MIB 0x100000ULL
@@ -61,61 +62,20 @@ enum page_class { UNMAPPED, TEXT, RAM, DEVICE };
 
 /**
  * struct fx - one test's fixture.
- * @pt: the address space under test.
- * @set_mask: shared_set_mask of this run's encoding.
- * @clear_mask: shared_clear_mask of this run's encoding.
+ * @fp: the address space under test, over heap pages (tests/fake_pt.h).
  * @layout: the kernel's layout (qemu_map, text, start-up page, NX).
- * @pages: every table page handed out, freed at teardown.
- * @npages: entries used in @pages.
- * @cap: size of @pages.
- * @flushes: flush_page calls.
- * @last_flush: va of the last one.
  */
 struct fx {
-	struct page_table pt;
-	uint64_t set_mask, clear_mask;
+	struct fake_pt fp;
 	struct kmap_layout layout;
-	void **pages;
-	size_t npages, cap;
-	unsigned int flushes;
-	uint64_t last_flush;
 };
-
-static void *fx_alloc_table(void *ctx)
-{
-	struct fx *f = ctx;
-	void *p;
-
-	if (f->npages == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->pages = realloc(f->pages, f->cap * sizeof(*f->pages));
-		assert_non_null(f->pages);
-	}
-	p = aligned_alloc(PG, PG);
-	assert_non_null(p);
-	memset(p, 0, PG);
-	f->pages[f->npages++] = p;
-	return p;
-}
-
-static void fx_flush_page(void *ctx, uint64_t va)
-{
-	struct fx *f = ctx;
-
-	f->flushes++;
-	f->last_flush = va;
-}
 
 static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct pt_ops ops = { .alloc_table = fx_alloc_table, .flush_page = fx_flush_page };
 
 	if (!f)
 		return -1;
-	ops.ctx = f;
-	f->set_mask = set_mask;
-	f->clear_mask = clear_mask;
 	f->layout = (struct kmap_layout){
 		.ranges = qemu_map,
 		.nranges = sizeof(qemu_map) / sizeof(qemu_map[0]),
@@ -126,7 +86,7 @@ static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 		.switch_end = TRAMPOLINE + PG,
 		.nx = true,
 	};
-	if (pt_init(&f->pt, &ops, set_mask, clear_mask) != 0) {
+	if (fake_pt_init(&f->fp, set_mask, clear_mask) != 0) {
 		free(f);
 		return -1;
 	}
@@ -141,11 +101,8 @@ static int setup_sev51(void **state) { return fx_setup(state, 0, 1ULL << 51); }
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	int check = pt_check(&f->pt);
+	int check = fake_pt_fini(&f->fp);
 
-	for (size_t i = 0; i < f->npages; i++)
-		free(f->pages[i]);
-	free(f->pages);
 	free(f);
 	return check == 0 ? 0 : -1;
 }
@@ -165,24 +122,6 @@ static enum page_class expected_class(const struct kmap_layout *l, uint64_t va)
 			return r->device ? DEVICE : RAM;
 	}
 	return va < l->hole_limit ? DEVICE : UNMAPPED;
-}
-
-/* The test's own walk to the raw leaf entry (NULL if unmapped). */
-static uint64_t *raw_leaf(struct fx *f, uint64_t va)
-{
-	uint64_t frame_mask = PT_ADDR_MASK & ~(f->set_mask | f->clear_mask);
-	uint64_t *t = f->pt.pml4;
-
-	for (int l = 4; l >= 1; l--) {
-		uint64_t *e = &t[(va >> (12 + 9 * (l - 1))) & 511];
-
-		if (!(*e & PT_PRESENT))
-			return NULL;
-		if (l == 1 || (l <= 3 && (*e & PT_HUGE)))
-			return e;
-		t = (uint64_t *)(uintptr_t)(*e & frame_mask);
-	}
-	return NULL;
 }
 
 /* The attributes pt_translate() must report for a page of @class. */
@@ -205,7 +144,7 @@ static uint64_t class_flags(enum page_class class, bool nx)
 static void expect_page(struct fx *f, uint64_t va, enum page_class class, uint64_t extra)
 {
 	uint64_t pa, flags, *e;
-	int rc = pt_translate(&f->pt, va, &pa, NULL, &flags);
+	int rc = pt_translate(&f->fp.pt, va, &pa, NULL, &flags);
 
 	if (class == UNMAPPED) {
 		assert_int_equal(rc, PT_ERR_NOENT);
@@ -215,7 +154,7 @@ static void expect_page(struct fx *f, uint64_t va, enum page_class class, uint64
 	assert_int_equal(pa, va);
 	assert_int_equal(flags & ~(PT_ACCESSED | PT_DIRTY),
 			 class_flags(class, f->layout.nx) | extra);
-	e = raw_leaf(f, va);
+	e = fake_pt_raw_leaf(&f->fp, va, NULL);
 	assert_non_null(e);
 	/* Bit 63 is XD: set on every page but the text (and never without NX). */
 	assert_int_equal(*e >> 63, class != TEXT && f->layout.nx);
@@ -232,9 +171,9 @@ static void expect_whole_map(struct fx *f)
 
 static void build(struct fx *f)
 {
-	assert_int_equal(kmap_build(&f->pt, &f->layout), 0);
-	assert_int_equal(pt_check(&f->pt), 0);
-	f->flushes = 0;
+	assert_int_equal(kmap_build(&f->fp.pt, &f->layout), 0);
+	assert_int_equal(pt_check(&f->fp.pt), 0);
+	f->fp.nflushed = 0;
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -259,7 +198,7 @@ static void test_nx_everywhere_but_text(void **state)
 	expect_page(f, 0xa0000, DEVICE, 0);
 	expect_page(f, 0xfee00000, DEVICE, 0);
 	expect_page(f, 0, UNMAPPED, 0);
-	assert_int_equal(f->pt.policy, PT_POLICY_WX | PT_POLICY_SHARED_NX);
+	assert_int_equal(f->fp.pt.policy, PT_POLICY_WX | PT_POLICY_SHARED_NX);
 }
 
 /* The tables' own count: exactly the text is executable, nothing is W+X. */
@@ -269,7 +208,7 @@ static void test_summary_counts_only_text_executable(void **state)
 	struct kmap_summary s;
 
 	build(f);
-	assert_int_equal(kmap_summarize(&f->pt, &s), 0);
+	assert_int_equal(kmap_summarize(&f->fp.pt, &s), 0);
 	assert_int_equal(s.bytes_exec, TEXT_END - TEXT_START);
 	assert_int_equal(s.exec_lo, TEXT_START);
 	assert_int_equal(s.exec_hi, TEXT_END);
@@ -280,8 +219,8 @@ static void test_summary_counts_only_text_executable(void **state)
 	assert_true(s.bytes_2m > 4 * GIB);
 
 	/* An executable start-up page shows up in the count, still not W+X. */
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, true), 0);
-	assert_int_equal(kmap_summarize(&f->pt, &s), 0);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, true), 0);
+	assert_int_equal(kmap_summarize(&f->fp.pt, &s), 0);
 	assert_int_equal(s.bytes_exec, TEXT_END - TEXT_START + PG);
 	assert_int_equal(s.exec_lo, TRAMPOLINE);
 	assert_int_equal(s.bytes_wx, 0);
@@ -299,28 +238,28 @@ static void test_conversion_split_keeps_nx(void **state)
 	uint64_t size;
 
 	build(f);
-	assert_int_equal(pt_translate(&f->pt, page, NULL, &size, NULL), 0);
+	assert_int_equal(pt_translate(&f->fp.pt, page, NULL, &size, NULL), 0);
 	assert_int_equal(size, PT_SIZE_2M);
-	assert_int_equal(pt_set_shared(&f->pt, page, PG, true), 0);
-	assert_int_equal(f->pt.splits, 1);
+	assert_int_equal(pt_set_shared(&f->fp.pt, page, PG, true), 0);
+	assert_int_equal(f->fp.pt.splits, 1);
 	for (uint64_t va = leaf; va < leaf + PT_SIZE_2M; va += PG)
 		expect_page(f, va, RAM, va == page ? PT_ATTR_SHARED : 0);
-	assert_int_equal(pt_set_shared(&f->pt, page, PG, false), 0);
+	assert_int_equal(pt_set_shared(&f->fp.pt, page, PG, false), 0);
 	for (uint64_t va = leaf; va < leaf + PT_SIZE_2M; va += PG)
 		expect_page(f, va, RAM, 0);
 
 	/* A whole 2 MB leaf converts in place and stays NX. */
-	assert_int_equal(pt_set_shared(&f->pt, DMA_BASE, PT_SIZE_2M, true), 0);
-	assert_int_equal(f->pt.splits, 1);
+	assert_int_equal(pt_set_shared(&f->fp.pt, DMA_BASE, PT_SIZE_2M, true), 0);
+	assert_int_equal(f->fp.pt.splits, 1);
 	expect_page(f, DMA_BASE + 5 * PG, RAM, PT_ATTR_SHARED);
 
 	/* The data pages right after the text: shared, NX; the text unchanged. */
-	assert_int_equal(pt_set_shared(&f->pt, TEXT_END, 4 * PG, true), 0);
+	assert_int_equal(pt_set_shared(&f->fp.pt, TEXT_END, 4 * PG, true), 0);
 	for (uint64_t va = TEXT_END; va < TEXT_END + 4 * PG; va += PG)
 		expect_page(f, va, RAM, PT_ATTR_SHARED);
 	for (uint64_t va = TEXT_START; va < TEXT_END; va += PG)
 		expect_page(f, va, TEXT, 0);
-	assert_int_equal(pt_check(&f->pt), 0);
+	assert_int_equal(pt_check(&f->fp.pt), 0);
 }
 
 /* No way to make the text shared or writable, or anything else executable. */
@@ -330,28 +269,28 @@ static void test_text_never_shared_or_writable(void **state)
 	unsigned int splits;
 
 	build(f);
-	splits = (unsigned int)f->pt.splits;
+	splits = (unsigned int)f->fp.pt.splits;
 	/* Converting text, or a range that reaches into it, is refused whole. */
-	assert_int_equal(pt_set_shared(&f->pt, TEXT_START, PG, true), PT_ERR_INVAL);
-	assert_int_equal(pt_set_shared(&f->pt, TEXT_START - 4 * PG, 8 * PG, true), PT_ERR_INVAL);
-	assert_int_equal(pt_set_shared(&f->pt, IMAGE_BASE, 2 * MIB, true), PT_ERR_INVAL);
-	assert_false(pt_is_shared(&f->pt, TEXT_START - PG));
+	assert_int_equal(pt_set_shared(&f->fp.pt, TEXT_START, PG, true), PT_ERR_INVAL);
+	assert_int_equal(pt_set_shared(&f->fp.pt, TEXT_START - 4 * PG, 8 * PG, true), PT_ERR_INVAL);
+	assert_int_equal(pt_set_shared(&f->fp.pt, IMAGE_BASE, 2 * MIB, true), PT_ERR_INVAL);
+	assert_false(pt_is_shared(&f->fp.pt, TEXT_START - PG));
 	/* Writable text would be W+X; executable data through pt_set_prot too. */
-	assert_int_equal(pt_set_prot(&f->pt, TEXT_START, PG, PT_WRITE), PT_ERR_INVAL);
-	assert_int_equal(pt_set_prot(&f->pt, DMA_BASE, PG, PT_WRITE), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->fp.pt, TEXT_START, PG, PT_WRITE), PT_ERR_INVAL);
+	assert_int_equal(pt_set_prot(&f->fp.pt, DMA_BASE, PG, PT_WRITE), PT_ERR_INVAL);
 	/* A new executable mapping that is writable or shared is refused. */
-	assert_int_equal(pt_map_range(&f->pt, HIGH_END, HIGH_END, PG, PT_WRITE), PT_ERR_INVAL);
-	assert_int_equal(pt_map_range(&f->pt, HIGH_END, HIGH_END, PG, PT_ATTR_SHARED),
+	assert_int_equal(pt_map_range(&f->fp.pt, HIGH_END, HIGH_END, PG, PT_WRITE), PT_ERR_INVAL);
+	assert_int_equal(pt_map_range(&f->fp.pt, HIGH_END, HIGH_END, PG, PT_ATTR_SHARED),
 			 PT_ERR_INVAL);
 	/* kmap_set_exec() reaches the start-up page and nothing else. */
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TEXT_START, PG, false), PT_ERR_INVAL);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, DMA_BASE, PG, true), PT_ERR_INVAL);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE - PG, 2 * PG, true),
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TEXT_START, PG, false), PT_ERR_INVAL);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, DMA_BASE, PG, true), PT_ERR_INVAL);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE - PG, 2 * PG, true),
 			 PT_ERR_INVAL);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, 0, true), PT_ERR_INVAL);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, 0, true), PT_ERR_INVAL);
 	/* Nothing of that changed a page or flushed one. */
-	assert_int_equal(f->flushes, 0);
-	assert_int_equal(f->pt.splits, splits);
+	assert_int_equal(f->fp.nflushed, 0);
+	assert_int_equal(f->fp.pt.splits, splits);
 	expect_whole_map(f);
 }
 
@@ -362,17 +301,17 @@ static void test_trampoline_switch_is_never_wx(void **state)
 
 	build(f);
 	expect_page(f, TRAMPOLINE, RAM, 0);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, true), 0);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, true), 0);
 	expect_page(f, TRAMPOLINE, TEXT, 0);
-	assert_int_equal(f->flushes, 1);
-	assert_int_equal(f->last_flush, TRAMPOLINE);
+	assert_int_equal(f->fp.nflushed, 1);
+	assert_int_equal(f->fp.flushed[0], TRAMPOLINE);
 	/* Executable: it cannot become shared (the host would write the code). */
-	assert_int_equal(pt_set_shared(&f->pt, TRAMPOLINE, PG, true), PT_ERR_INVAL);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, true), 0);
-	assert_int_equal(f->flushes, 1); /* already so: no write, no flush */
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, false), 0);
+	assert_int_equal(pt_set_shared(&f->fp.pt, TRAMPOLINE, PG, true), PT_ERR_INVAL);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, true), 0);
+	assert_int_equal(f->fp.nflushed, 1); /* already so: no write, no flush */
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, false), 0);
 	expect_page(f, TRAMPOLINE, RAM, 0);
-	assert_int_equal(f->flushes, 2);
+	assert_int_equal(f->fp.nflushed, 2);
 	/* Its neighbours never moved. */
 	expect_page(f, TRAMPOLINE - PG, RAM, 0);
 	expect_page(f, TRAMPOLINE + PG, DEVICE, 0);
@@ -387,13 +326,13 @@ static void test_without_nx_no_xd_bit_text_still_read_only(void **state)
 	f->layout.nx = false;
 	build(f);
 	expect_whole_map(f);
-	assert_int_equal(f->pt.policy, 0);
-	assert_int_equal(kmap_summarize(&f->pt, &s), 0);
+	assert_int_equal(f->fp.pt.policy, 0);
+	assert_int_equal(kmap_summarize(&f->fp.pt, &s), 0);
 	assert_int_equal(s.bytes_exec, HIGH_END - PG);
 	/* The start-up page still switches between read-only and writable. */
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, true), 0);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, true), 0);
 	expect_page(f, TRAMPOLINE, TEXT, 0);
-	assert_int_equal(kmap_set_exec(&f->pt, &f->layout, TRAMPOLINE, PG, false), 0);
+	assert_int_equal(kmap_set_exec(&f->fp.pt, &f->layout, TRAMPOLINE, PG, false), 0);
 	expect_page(f, TRAMPOLINE, RAM, 0);
 }
 
@@ -409,41 +348,41 @@ static void test_bad_layouts_refused(void **state)
 	struct kmap_layout l;
 
 	l = good, l.ranges = unsorted, l.nranges = 2;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.ranges = overlap, l.nranges = 2;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.ranges = odd, l.nranges = 1;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.nranges = 0;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	/* Text: unaligned, empty, in device memory, in a hole, over page 0. */
 	l = good, l.text_start = TEXT_START + 8;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.text_end = l.text_start;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.text_start = UNCACHED, l.text_end = UNCACHED + PG;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.text_start = 0xa0000, l.text_end = 0xa1000;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.ranges = gap, l.nranges = 2, l.switch_start = l.switch_end = 0;
 	l.text_start = 2 * MIB, l.text_end = 3 * MIB + PG;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.text_start = 0, l.text_end = PG;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	/* Switchable range: overlapping the text, outside RAM, unaligned. */
 	l = good, l.switch_start = TEXT_END - PG, l.switch_end = TEXT_END + PG;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.switch_start = 0xa0000, l.switch_end = 0xa1000;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	l = good, l.switch_start = TRAMPOLINE + 1;
-	assert_int_equal(kmap_build(&f->pt, &l), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, &l), PT_ERR_INVAL);
 	assert_int_equal(kmap_build(NULL, &good), PT_ERR_INVAL);
-	assert_int_equal(kmap_build(&f->pt, NULL), PT_ERR_INVAL);
-	assert_int_equal(kmap_summarize(&f->pt, NULL), PT_ERR_INVAL);
+	assert_int_equal(kmap_build(&f->fp.pt, NULL), PT_ERR_INVAL);
+	assert_int_equal(kmap_summarize(&f->fp.pt, NULL), PT_ERR_INVAL);
 	/* Nothing was mapped by any of them. */
-	assert_int_equal(pt_translate(&f->pt, 4 * MIB, NULL, NULL, NULL), PT_ERR_NOENT);
-	assert_int_equal(pt_translate(&f->pt, TEXT_START, NULL, NULL, NULL), PT_ERR_NOENT);
-	assert_int_equal(f->pt.tables_allocated, 1);
+	assert_int_equal(pt_translate(&f->fp.pt, 4 * MIB, NULL, NULL, NULL), PT_ERR_NOENT);
+	assert_int_equal(pt_translate(&f->fp.pt, TEXT_START, NULL, NULL, NULL), PT_ERR_NOENT);
+	assert_int_equal(f->fp.pt.tables_allocated, 1);
 }
 
 #define CASE(t, mode)						\

@@ -18,37 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "tests/test_bounce_fixture.h"
 
 #define KIB 1024ul
 #define MIB (1024ul * 1024ul)
 
-struct tcase {
-	enum sluice_dma_bounce_policy policy;
-	enum sluice_dma_scrub scrub;
-	struct fx *f;
-};
-
-static struct tcase cases[SLUICE_DMA_POLICY_COUNT * 2];
-
-static int setup(void **state)
-{
-	struct tcase *tc = *state;
-
-	tc->f = fx_new(tc->policy, 2, 1 * MIB, tc->scrub);
-	return tc->f ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct tcase *tc = *state;
-	int err = fx_free(tc->f);
-
-	tc->f = NULL;
-	return err;
-}
+static struct fx_case cases[SLUICE_DMA_POLICY_COUNT * 2];
 
 static void fill_pattern(unsigned char *p, size_t len, unsigned int seed)
 {
@@ -68,7 +44,7 @@ static bool all_bytes(const unsigned char *p, size_t len, unsigned char v)
 
 static void test_to_device(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(5000 + 64);
@@ -100,7 +76,7 @@ static void test_to_device(void **state)
  */
 static void test_unmap_written(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	enum { LEN = 6000, WROTE = 1514 };
@@ -136,7 +112,7 @@ static void test_unmap_written(void **state)
 
 static void test_from_device(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(3000 + 64), *ref = malloc(3000 + 64);
@@ -173,7 +149,7 @@ static void test_from_device(void **state)
 
 static void test_bidirectional(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(2048 + 64);
@@ -198,7 +174,7 @@ static void test_bidirectional(void **state)
 /* A device that scribbles over whole slots cannot make the layer copy more than len. */
 static void test_no_copy_beyond_length(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = fx_aligned(4096, 8192);
@@ -232,7 +208,7 @@ static void test_no_copy_beyond_length(void **state)
  */
 static void test_no_stale_data(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	enum { N = 512, LEN = 2048 };
@@ -280,7 +256,7 @@ static void test_no_stale_data(void **state)
 
 static void test_bad_args(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT, b;
 	unsigned char *buf = malloc(512 * KIB);
@@ -344,6 +320,21 @@ static void test_bad_args(void **state)
 
 /* ------------------------------------------------------------------ misuse traps */
 
+/* What expect_trap() runs in the child: @fn(@f, @arg). */
+struct trap_call {
+	struct fx *f;
+	void (*fn)(struct fx *f, uint64_t arg);
+	uint64_t arg;
+};
+
+static int trap_call_run(void *ctx)
+{
+	const struct trap_call *c = ctx;
+
+	c->fn(c->f, c->arg);
+	return 0;
+}
+
 /*
  * Run @fn in a child: it must die by the trap (SIGILL from ud2) after logging a
  * line that names @needle (the address).
@@ -351,31 +342,11 @@ static void test_bad_args(void **state)
 static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), uint64_t arg,
 			const char *needle)
 {
-	int fds[2];
-	pid_t pid;
-	int status;
+	struct trap_call call = { f, fn, arg };
 	char out[4096];
-	ssize_t got, total = 0;
+	int status = mock_run_child(trap_call_run, &call, out, sizeof(out));
 
-	assert_int_equal(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* CMocka catches SIGILL (x86's trap) to report a crash; the child must really die. */
-		signal(MOCK_TRAP_SIGNAL, SIG_DFL);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		fn(f, arg);
-		_exit(0);
-	}
-	close(fds[1]);
-	while (total < (ssize_t)sizeof(out) - 1 &&
-	       (got = read(fds[0], out + total, sizeof(out) - 1 - (size_t)total)) > 0)
-		total += got;
-	out[total] = '\0';
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_not_equal(status, -1);
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != MOCK_TRAP_SIGNAL)
 		fail_msg("misuse did not trap (status 0x%x), output: %s", status, out);
 	if (!strstr(out, needle))
@@ -409,7 +380,7 @@ static void misuse_free_coherent(struct fx *f, uint64_t a)
 
 static void test_misuse_traps(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(4096);
@@ -468,7 +439,7 @@ static void assert_logged(struct fx *f, uint64_t addr)
  */
 static void test_misuse_refused(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(4096);
@@ -542,7 +513,7 @@ static bool fake_owns(void *ctx, const void *vaddr, size_t len)
 
 static void test_inplace(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	/* The region is the first 64 KiB of a 128 KiB buffer. */
@@ -602,7 +573,7 @@ static void test_inplace(void **state)
 
 static void test_coherent(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	uint64_t d1, d2, d3;
@@ -650,7 +621,7 @@ static void test_coherent(void **state)
 
 static void test_is_shared(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	uint64_t start = (uint64_t)(uintptr_t)f->mem[0];
 	unsigned char *priv = malloc(64);
@@ -668,7 +639,7 @@ static void test_is_shared(void **state)
 
 static void test_stats(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = calloc(1, 64 * KIB);
@@ -715,7 +686,7 @@ static void test_stats(void **state)
 
 static void test_destroy(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char buf[64];
@@ -742,7 +713,7 @@ static void test_destroy(void **state)
 
 static void test_layer_args(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	struct sluice_dma_layer dl;
 	struct sluice_dma_port_ops ops = f->mp.ops;
@@ -789,7 +760,7 @@ static void test_layer_args(void **state)
  * buffer, and the slots are released as by sluice_dma_unmap(). */
 static void test_unmap_discard(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(3000);
@@ -810,7 +781,7 @@ static void test_unmap_discard(void **state)
 /* Copies are timed only while profiling is on, and only bounce copies count. */
 static void test_copy_profile(void **state)
 {
-	struct tcase *tc = *state;
+	struct fx_case *tc = *state;
 	struct fx *f = tc->f;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char *buf = malloc(8192);
@@ -876,12 +847,15 @@ int main(void)
 	for (unsigned int c = 0; c < SLUICE_DMA_POLICY_COUNT * 2; c++) {
 		cases[c].policy = fx_policies[c / 2];
 		cases[c].scrub = c % 2 ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
+		cases[c].bytes = 1 * MIB;
 		for (unsigned int i = 0; i < NALL; i++) {
 			snprintf(names[n], sizeof(names[n]), "%s/%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(cases[c].policy),
 				 cases[c].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero");
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
-							.setup_func = setup, .teardown_func = teardown,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
+							.setup_func = fx_case_setup,
+							.teardown_func = fx_case_teardown,
 							.initial_state = &cases[c] };
 			n++;
 		}

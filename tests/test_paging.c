@@ -2,11 +2,10 @@
 /*
  * test_paging.c - host tests of arch/x86_64/paging.c.
  *
- * Table pages come from the heap (physical == virtual, as in the kernel's
- * identity map); the mapped addresses themselves are just numbers and are
- * never touched. The allocator can be told to fail after N more tables, and
- * every flush_page call is recorded so tests can check exactly which
- * translations were invalidated. Most tests run once per confidential-computing
+ * The address space is tests/fake_pt.c's: table pages from the heap, an
+ * allocator that can be told to fail after N more tables, and every flush_page
+ * call recorded so tests can check exactly which translations were
+ * invalidated; the mapped addresses themselves are never touched. Most tests run once per confidential-computing
  * encoding (emulated bit 9, TDX shared bit 51/47, SEV C-bit 51/47), and every
  * teardown runs pt_check(). Nothing here measures or asserts a time.
  */
@@ -20,83 +19,20 @@
 #include <cmocka.h>
 
 #include "arch/x86_64/paging.h"
+#include "tests/fake_pt.h"
 
 #define KIB 0x400ULL
 #define MIB 0x100000ULL
 #define GIB 0x40000000ULL
 #define PG PT_SIZE_4K
 
-/**
- * struct fx - one test's fixture.
- * @pt: the address space under test.
- * @set_mask: shared_set_mask of this run's encoding.
- * @clear_mask: shared_clear_mask of this run's encoding.
- * @pages: every table page handed out, freed at teardown.
- * @npages: entries used in @pages.
- * @cap: size of @pages.
- * @fail_after: allocations that still succeed before NULL is returned (-1: never).
- * @flushed: va of every flush_page call, in order.
- * @nflushed: entries used in @flushed.
- * @fcap: size of @flushed.
- */
-struct fx {
-	struct page_table pt;
-	uint64_t set_mask, clear_mask;
-	void **pages;
-	size_t npages, cap;
-	long fail_after;
-	uint64_t *flushed;
-	size_t nflushed, fcap;
-};
-
-static void *fx_alloc_table(void *ctx)
-{
-	struct fx *f = ctx;
-	void *p;
-
-	if (f->fail_after == 0)
-		return NULL;
-	if (f->fail_after > 0)
-		f->fail_after--;
-	if (f->npages == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->pages = realloc(f->pages, f->cap * sizeof(*f->pages));
-		assert_non_null(f->pages);
-	}
-	p = aligned_alloc(PG, PG);
-	assert_non_null(p);
-	memset(p, 0, PG);
-	f->pages[f->npages++] = p;
-	return p;
-}
-
-static void fx_flush_page(void *ctx, uint64_t va)
-{
-	struct fx *f = ctx;
-
-	if (f->nflushed == f->fcap) {
-		f->fcap = f->fcap ? f->fcap * 2 : 64;
-		f->flushed = realloc(f->flushed, f->fcap * sizeof(*f->flushed));
-		assert_non_null(f->flushed);
-	}
-	f->flushed[f->nflushed++] = va;
-}
-
 static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	struct pt_ops ops = {
-		.alloc_table = fx_alloc_table,
-		.flush_page = fx_flush_page,
-	};
+	struct fake_pt *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
-	ops.ctx = f;
-	f->fail_after = -1;
-	f->set_mask = set_mask;
-	f->clear_mask = clear_mask;
-	if (pt_init(&f->pt, &ops, set_mask, clear_mask) != 0) {
+	if (fake_pt_init(f, set_mask, clear_mask) != 0) {
 		free(f);
 		return -1;
 	}
@@ -112,54 +48,27 @@ static int setup_sev47(void **state) { return fx_setup(state, 0, 1ULL << 47); }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-	int check = pt_check(&f->pt);
-
-	for (size_t i = 0; i < f->npages; i++)
-		free(f->pages[i]);
-	free(f->pages);
-	free(f->flushed);
-	free(f);
+	struct fake_pt *f = *state;
 	/* Report a failed self-check as a failed teardown, after freeing. */
+	int check = fake_pt_fini(f);
+
+	free(f);
 	return check == 0 ? 0 : -1;
 }
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static uint64_t fx_frame_mask(const struct fx *f)
-{
-	return PT_ADDR_MASK & ~(f->set_mask | f->clear_mask);
-}
-
-/* The test's own walk: pointer to the leaf (or NULL) and its level. */
-static uint64_t *raw_leaf(struct fx *f, uint64_t va, int *level)
-{
-	uint64_t *t = f->pt.pml4;
-
-	for (int l = 4; l >= 1; l--) {
-		uint64_t *e = &t[(va >> (12 + 9 * (l - 1))) & 511];
-
-		*level = l;
-		if (!(*e & PT_PRESENT))
-			return NULL;
-		if (l == 1 || (l <= 3 && (*e & PT_HUGE)))
-			return e;
-		t = (uint64_t *)(uintptr_t)(*e & fx_frame_mask(f));
-	}
-	return NULL;
-}
-
-static bool raw_is_shared(const struct fx *f, uint64_t e)
+static bool raw_is_shared(const struct fake_pt *f, uint64_t e)
 {
 	return (e & f->set_mask) == f->set_mask && !(e & f->clear_mask);
 }
 
-static bool raw_is_private(const struct fx *f, uint64_t e)
+static bool raw_is_private(const struct fake_pt *f, uint64_t e)
 {
 	return !(e & f->set_mask) && (e & f->clear_mask) == f->clear_mask;
 }
 
-static void expect_map(struct fx *f, uint64_t va, uint64_t pa, uint64_t size, uint64_t flags)
+static void expect_map(struct fake_pt *f, uint64_t va, uint64_t pa, uint64_t size, uint64_t flags)
 {
 	uint64_t got_pa = 0, got_size = 0, got_flags = 0;
 
@@ -169,7 +78,7 @@ static void expect_map(struct fx *f, uint64_t va, uint64_t pa, uint64_t size, ui
 	assert_int_equal(got_flags, flags);
 }
 
-static void expect_flushes(struct fx *f, const uint64_t *vas, size_t n)
+static void expect_flushes(struct fake_pt *f, const uint64_t *vas, size_t n)
 {
 	assert_int_equal(f->nflushed, n);
 	assert_int_equal(f->pt.flushes, n);
@@ -177,7 +86,7 @@ static void expect_flushes(struct fx *f, const uint64_t *vas, size_t n)
 		assert_int_equal(f->flushed[i], vas[i]);
 }
 
-static void flush_reset(struct fx *f)
+static void flush_reset(struct fake_pt *f)
 {
 	f->nflushed = 0;
 	f->pt.flushes = 0;
@@ -195,7 +104,7 @@ static void flush_reset(struct fx *f)
  */
 static void test_map_identity_mixed_alignment(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t start = GIB - 2 * MIB - 12 * KIB;
 	const uint64_t end = start + 3 * GIB + 2 * MIB + 20 * KIB;
 	uint64_t n4k = 0, n2m = 0;
@@ -208,7 +117,7 @@ static void test_map_identity_mixed_alignment(void **state)
 		uint64_t *e;
 
 		expect_map(f, va, va, huge ? PT_SIZE_2M : PG, PRIV_RW);
-		e = raw_leaf(f, va, &level);
+		e = fake_pt_raw_leaf(f, va, &level);
 		assert_non_null(e);
 		assert_true(raw_is_private(f, *e));
 		if (huge)
@@ -232,7 +141,7 @@ static void test_map_identity_mixed_alignment(void **state)
 /* Higher-half mapping (kernel style) and a pa that 2 MB pages cannot follow. */
 static void test_map_high_half_and_misaligned_pa(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t kva = 0xffffffff80000000ULL;
 	const uint64_t flags = PT_WRITE | PT_GLOBAL;
 
@@ -251,7 +160,7 @@ static void test_map_high_half_and_misaligned_pa(void **state)
 
 static void test_map_identical_accepted_conflict_refused(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t tables;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 4 * MIB, PT_WRITE | PT_NX), 0);
@@ -291,10 +200,11 @@ static void test_map_identical_accepted_conflict_refused(void **state)
 
 static void test_invalid_args(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	struct page_table pt2;
-	struct pt_ops ops = { .ctx = f, .alloc_table = fx_alloc_table, .flush_page = fx_flush_page };
-	struct pt_ops noalloc = { .ctx = f, .flush_page = fx_flush_page };
+	/* The fixture's own callbacks (tests/fake_pt.c), one time without the allocator. */
+	struct pt_ops ops = f->pt.ops;
+	struct pt_ops noalloc = { .ctx = f, .flush_page = f->pt.ops.flush_page };
 	uint64_t lowest = (f->set_mask | f->clear_mask) & PT_ADDR_MASK;
 	uint64_t limit = lowest ? lowest & -lowest : 1ULL << 52;
 
@@ -356,7 +266,7 @@ static void test_invalid_args(void **state)
 
 static void test_split_preserves_everything(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t va = 4 * MIB, pa = GIB + 6 * MIB;
 	const uint64_t flags = PT_WRITE | PT_PCD | PT_ATTR_PAT | PT_GLOBAL | PT_NX;
 	const uint64_t want_flush[] = { 6 * MIB, 4 * MIB, 6 * MIB };
@@ -366,7 +276,7 @@ static void test_split_preserves_everything(void **state)
 	assert_int_equal(pt_map_range(&f->pt, va, pa, 4 * MIB, flags), 0);
 	assert_int_equal(pt_set_shared(&f->pt, 6 * MIB, 2 * MIB, true), 0);
 	/* Before: 2 MB leaves with PAT at bit 12. */
-	assert_true(*raw_leaf(f, va, &level) & PT_PAT_LARGE);
+	assert_true(*fake_pt_raw_leaf(f, va, &level) & PT_PAT_LARGE);
 	assert_int_equal(level, 2);
 	tables = f->pt.tables_allocated;
 
@@ -378,14 +288,14 @@ static void test_split_preserves_everything(void **state)
 
 	for (uint64_t off = 0; off < 4 * MIB; off += PG) {
 		bool shared = off >= 2 * MIB;
-		uint64_t *e = raw_leaf(f, va + off, &level);
+		uint64_t *e = fake_pt_raw_leaf(f, va + off, &level);
 
 		expect_map(f, va + off, pa + off, PG,
 			   PT_PRESENT | flags | (shared ? PT_ATTR_SHARED : 0));
 		assert_int_equal(level, 1);
 		/* PAT now at bit 7; bit 12 is a frame bit and must equal pa's. */
 		assert_true(*e & PT_PAT_4K);
-		assert_int_equal(*e & fx_frame_mask(f), pa + off);
+		assert_int_equal(*e & fake_pt_frame_mask(f), pa + off);
 		assert_true(shared ? raw_is_shared(f, *e) : raw_is_private(f, *e));
 		assert_int_equal(pt_is_shared(&f->pt, va + off), shared);
 	}
@@ -398,7 +308,7 @@ static void test_split_preserves_everything(void **state)
 
 static void test_split_nomem_leaves_mapping(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t tables;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
@@ -416,7 +326,7 @@ static void test_split_nomem_leaves_mapping(void **state)
 
 static void test_set_shared_one_page_splits(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t target = 4 * MIB + 5 * PG;
 	uint64_t once[] = { target }, twice[] = { target, target };
 
@@ -451,7 +361,7 @@ static void test_set_shared_one_page_splits(void **state)
 
 static void test_set_shared_whole_2m_does_not_split(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t tables;
 	const uint64_t one[] = { 4 * MIB };
 	const uint64_t mixed[] = { 4 * MIB - 2 * PG, 4 * MIB - PG, 6 * MIB };
@@ -497,7 +407,7 @@ static void test_set_shared_whole_2m_does_not_split(void **state)
 /* Raw encodings for whichever model this run uses. */
 static void test_encoding_in_entries(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t mmio = 0xfe000000ULL;
 	uint64_t *e;
 	int level;
@@ -507,9 +417,9 @@ static void test_encoding_in_entries(void **state)
 
 	/* Table pointers are private (SEV: C-bit set; TDX: shared bit clear). */
 	assert_true(raw_is_private(f, f->pt.pml4[0]));
-	e = raw_leaf(f, 2 * MIB, &level);
+	e = fake_pt_raw_leaf(f, 2 * MIB, &level);
 	assert_true(raw_is_private(f, *e));
-	e = raw_leaf(f, mmio, &level);
+	e = fake_pt_raw_leaf(f, mmio, &level);
 	assert_int_equal(level, 1);
 	assert_true(raw_is_shared(f, *e));
 	assert_int_equal(*e & (PT_PCD | PT_PWT), PT_PCD | PT_PWT);
@@ -517,9 +427,9 @@ static void test_encoding_in_entries(void **state)
 
 	assert_int_equal(pt_set_shared(&f->pt, 4 * MIB, 2 * MIB, true), 0);
 	assert_int_equal(pt_set_shared(&f->pt, 2 * MIB, PG, true), 0);
-	assert_true(raw_is_shared(f, *raw_leaf(f, 4 * MIB, &level)));
-	assert_true(raw_is_shared(f, *raw_leaf(f, 2 * MIB, &level)));
-	assert_true(raw_is_private(f, *raw_leaf(f, 2 * MIB + PG, &level)));
+	assert_true(raw_is_shared(f, *fake_pt_raw_leaf(f, 4 * MIB, &level)));
+	assert_true(raw_is_shared(f, *fake_pt_raw_leaf(f, 2 * MIB, &level)));
+	assert_true(raw_is_private(f, *fake_pt_raw_leaf(f, 2 * MIB + PG, &level)));
 	/* The encoding bit never leaks into the translated address. */
 	expect_map(f, 4 * MIB + 0x42, 4 * MIB + 0x42, PT_SIZE_2M, PRIV_RW | PT_ATTR_SHARED);
 	expect_map(f, 2 * MIB, 2 * MIB, PG, PRIV_RW | PT_ATTR_SHARED);
@@ -528,33 +438,33 @@ static void test_encoding_in_entries(void **state)
 /* The same facts spelled out with literal bit numbers. */
 static void test_sev_c_bit_51(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t cbit = 1ULL << 51;
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
 	assert_int_equal(pt_map_range(&f->pt, 0xfe000000ULL, 0xfe000000ULL, PG, PT_ATTR_MMIO), 0);
-	assert_true(*raw_leaf(f, 2 * MIB, &level) & cbit);		/* private RAM */
-	assert_false(*raw_leaf(f, 0xfe000000ULL, &level) & cbit);	/* device */
+	assert_true(*fake_pt_raw_leaf(f, 2 * MIB, &level) & cbit);	  /* private RAM */
+	assert_false(*fake_pt_raw_leaf(f, 0xfe000000ULL, &level) & cbit); /* device */
 	assert_true(f->pt.pml4[0] & cbit);				/* table pointer */
 	assert_int_equal(pt_set_shared(&f->pt, 3 * MIB, PG, true), 0);
-	assert_false(*raw_leaf(f, 3 * MIB, &level) & cbit);
-	assert_true(*raw_leaf(f, 3 * MIB + PG, &level) & cbit);
+	assert_false(*fake_pt_raw_leaf(f, 3 * MIB, &level) & cbit);
+	assert_true(*fake_pt_raw_leaf(f, 3 * MIB + PG, &level) & cbit);
 	/* A pa with the C-bit set is not RAM the caller may name. */
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, cbit | 8 * MIB, PG, 0), PT_ERR_INVAL);
 }
 
 static void test_tdx_shared_bit_51(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t sbit = 1ULL << 51;
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
-	assert_false(*raw_leaf(f, 2 * MIB, &level) & sbit);
+	assert_false(*fake_pt_raw_leaf(f, 2 * MIB, &level) & sbit);
 	assert_false(f->pt.pml4[0] & sbit);
 	assert_int_equal(pt_set_shared(&f->pt, 2 * MIB, 2 * MIB, true), 0);
-	assert_true(*raw_leaf(f, 2 * MIB, &level) & sbit);
+	assert_true(*fake_pt_raw_leaf(f, 2 * MIB, &level) & sbit);
 	assert_int_equal(level, 2);
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, sbit | 8 * MIB, PG, 0), PT_ERR_INVAL);
 }
@@ -565,7 +475,7 @@ static void test_tdx_shared_bit_51(void **state)
  */
 static void test_conversion_nomem_is_all_or_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t start = 2 * MIB, end = 12 * MIB;
 	const uint64_t cva = start + PG, clen = end - start - 2 * PG;
 	size_t npages = (end - start) / PG;
@@ -580,12 +490,12 @@ static void test_conversion_nomem_is_all_or_nothing(void **state)
 	flush_reset(f);
 	tables = f->pt.tables_allocated;
 	for (size_t i = 0; i < npages; i++)
-		before[i] = *raw_leaf(f, start + i * PG, &level);
+		before[i] = *fake_pt_raw_leaf(f, start + i * PG, &level);
 
 	f->fail_after = 1;
 	assert_int_equal(pt_set_shared(&f->pt, cva, clen, true), PT_ERR_NOMEM);
 	for (size_t i = 0; i < npages; i++) {
-		uint64_t *e = raw_leaf(f, start + i * PG, &level);
+		uint64_t *e = fake_pt_raw_leaf(f, start + i * PG, &level);
 
 		assert_int_equal(*e, before[i]);
 		assert_int_equal(level, 2);
@@ -619,7 +529,7 @@ static void test_conversion_nomem_is_all_or_nothing(void **state)
 
 static void test_map_nomem_is_all_or_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t tables = f->pt.tables_allocated;
 
 	/* Needs PDPT, PD and PT: the third allocation fails. */
@@ -641,7 +551,7 @@ static void test_map_nomem_is_all_or_nothing(void **state)
 
 static void test_one_gib_leaf(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t pa = 3 * GIB;
 	const uint64_t target = GIB + 3 * PT_SIZE_2M + 7 * PG;
 	const uint64_t want_flush[] = { target };
@@ -651,7 +561,7 @@ static void test_one_gib_leaf(void **state)
 
 	/* A 4 KiB mapping creates the PDPT; then plant a 1 GiB leaf beside it. */
 	assert_int_equal(pt_map_range(&f->pt, PG, PG, PG, PT_WRITE), 0);
-	pdpt = (uint64_t *)(uintptr_t)(f->pt.pml4[0] & fx_frame_mask(f));
+	pdpt = (uint64_t *)(uintptr_t)(f->pt.pml4[0] & fake_pt_frame_mask(f));
 	pdpt[1] = pa | PT_PRESENT | PT_WRITE | PT_HUGE | PT_PAT_LARGE | PT_NX | f->clear_mask;
 	assert_int_equal(pt_check(&f->pt), 0);
 
@@ -677,20 +587,20 @@ static void test_one_gib_leaf(void **state)
 	expect_map(f, target + PG, pa + (target + PG - GIB), PG, PRIV_RW | PT_ATTR_PAT);
 	expect_map(f, GIB, pa, PT_SIZE_2M, PRIV_RW | PT_ATTR_PAT);
 	expect_map(f, 2 * GIB - PG, pa + GIB - PG, PT_SIZE_2M, PRIV_RW | PT_ATTR_PAT);
-	assert_true(*raw_leaf(f, GIB, &level) & PT_PAT_LARGE);
+	assert_true(*fake_pt_raw_leaf(f, GIB, &level) & PT_PAT_LARGE);
 	assert_int_equal(level, 2);
-	assert_true(*raw_leaf(f, target, &level) & PT_PAT_4K);
+	assert_true(*fake_pt_raw_leaf(f, target, &level) & PT_PAT_4K);
 	assert_int_equal(level, 1);
 }
 
 static void test_whole_gib_leaf_converts_in_place(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t want_flush[] = { GIB };
 	uint64_t *pdpt;
 
 	assert_int_equal(pt_map_range(&f->pt, PG, PG, PG, PT_WRITE), 0);
-	pdpt = (uint64_t *)(uintptr_t)(f->pt.pml4[0] & fx_frame_mask(f));
+	pdpt = (uint64_t *)(uintptr_t)(f->pt.pml4[0] & fake_pt_frame_mask(f));
 	pdpt[1] = 2 * GIB | PT_PRESENT | PT_WRITE | PT_HUGE | f->clear_mask;
 	assert_int_equal(pt_set_shared(&f->pt, GIB, GIB, true), 0);
 	assert_int_equal(f->pt.splits, 0);
@@ -703,13 +613,13 @@ static void test_whole_gib_leaf_converts_in_place(void **state)
 
 static void test_check_detects_corruption(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t *e, saved, *pml4e = &f->pt.pml4[0];
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
 	assert_int_equal(pt_check(&f->pt), 0);
-	e = raw_leaf(f, 2 * MIB, &level);
+	e = fake_pt_raw_leaf(f, 2 * MIB, &level);
 	saved = *e;
 
 	*e |= 1ULL << 13; /* reserved in a 2 MB leaf */
@@ -743,12 +653,12 @@ static int setup_both(void **state) { return fx_setup(state, 1ULL << 51, 1ULL <<
 
 static void test_check_detects_mixed_encoding(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t *e, saved;
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0);
-	e = raw_leaf(f, 2 * MIB, &level);
+	e = fake_pt_raw_leaf(f, 2 * MIB, &level);
 	saved = *e;
 	assert_true(raw_is_private(f, saved));
 	*e |= f->set_mask; /* shared bit and "encrypted" bit together */
@@ -768,7 +678,7 @@ static void test_check_detects_mixed_encoding(void **state)
  */
 static void test_set_prot_splits_and_keeps_the_rest(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t target = 4 * MIB + 5 * PG;
 	const uint64_t once[] = { target }, twice[] = { target, 2 * MIB };
 	int level;
@@ -784,7 +694,7 @@ static void test_set_prot_splits_and_keeps_the_rest(void **state)
 	for (uint64_t va = 4 * MIB; va < 6 * MIB; va += PG)
 		expect_map(f, va, va, PG,
 			   PT_PRESENT | PT_NX | PT_ATTR_SHARED | (va == target ? 0 : PT_WRITE));
-	assert_true(raw_is_shared(f, *raw_leaf(f, target, &level)));
+	assert_true(raw_is_shared(f, *fake_pt_raw_leaf(f, target, &level)));
 	assert_int_equal(f->pt.pages_made_shared, 512);
 
 	/* Already so: nothing written, nothing flushed. */
@@ -795,7 +705,7 @@ static void test_set_prot_splits_and_keeps_the_rest(void **state)
 	assert_int_equal(f->pt.splits, 1);
 	expect_flushes(f, twice, 2);
 	expect_map(f, 3 * MIB, 3 * MIB, PT_SIZE_2M, PT_PRESENT);
-	assert_true(raw_is_private(f, *raw_leaf(f, 3 * MIB, &level)));
+	assert_true(raw_is_private(f, *fake_pt_raw_leaf(f, 3 * MIB, &level)));
 
 	/* Only W and NX: other bits are refused, unmapped pages too, nothing changed. */
 	assert_int_equal(pt_set_prot(&f->pt, 2 * MIB, PG, PT_PCD), PT_ERR_INVAL);
@@ -821,7 +731,7 @@ static void test_set_prot_splits_and_keeps_the_rest(void **state)
  */
 static void test_policy_refuses_wx_and_shared_exec(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0); /* W+X */
@@ -861,7 +771,7 @@ static void test_policy_refuses_wx_and_shared_exec(void **state)
 	assert_int_equal(pt_set_shared(&f->pt, 6 * MIB, PG, true), 0);
 	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB, PG, 0), PT_ERR_INVAL);
 	assert_int_equal(pt_set_prot(&f->pt, 6 * MIB, PG, PT_NX), 0);
-	assert_true(raw_is_shared(f, *raw_leaf(f, 6 * MIB, &level)));
+	assert_true(raw_is_shared(f, *fake_pt_raw_leaf(f, 6 * MIB, &level)));
 	/* What stays allowed: RW+NX <-> R+X on private pages. */
 	assert_int_equal(pt_set_prot(&f->pt, 7 * MIB, PG, 0), 0);
 	expect_map(f, 7 * MIB, 7 * MIB, PG, PT_PRESENT);
@@ -876,7 +786,7 @@ static void test_policy_refuses_wx_and_shared_exec(void **state)
 
 static void test_check_detects_policy_violation(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	uint64_t *e, saved;
 	int level;
 
@@ -885,7 +795,7 @@ static void test_check_detects_policy_violation(void **state)
 	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_ALL), 0);
 	assert_int_equal(pt_check(&f->pt), 0);
 
-	e = raw_leaf(f, 2 * MIB, &level);
+	e = fake_pt_raw_leaf(f, 2 * MIB, &level);
 	saved = *e;
 	*e &= ~PT_NX; /* writable and executable */
 	assert_int_equal(pt_check(&f->pt), PT_ERR_INVAL);
@@ -893,7 +803,7 @@ static void test_check_detects_policy_violation(void **state)
 	assert_int_equal(pt_check(&f->pt), 0);
 	*e = saved;
 
-	e = raw_leaf(f, 4 * MIB, &level);
+	e = fake_pt_raw_leaf(f, 4 * MIB, &level);
 	saved = *e;
 	*e &= ~(PT_NX | PT_WRITE); /* shared and executable */
 	assert_int_equal(pt_check(&f->pt), PT_ERR_INVAL);
@@ -921,7 +831,7 @@ static int log_leaf(void *ctx, uint64_t va, uint64_t size, uint64_t flags)
 /* Leaves come in address order, upper-half addresses sign-extended. */
 static void test_for_each_leaf_in_order(void **state)
 {
-	struct fx *f = *state;
+	struct fake_pt *f = *state;
 	const uint64_t kva = 0xffffffff80000000ULL;
 	struct leaf_log log = { .stop_at = 0 };
 

@@ -15,6 +15,7 @@
 #include "drivers/deadline.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_pci.h"
+#include "tests/fake_vcap.h"
 
 #define FAKE_FUNCS 8
 
@@ -220,16 +221,32 @@ static void test_multifunction_and_capacity(void **state)
 	assert_int_equal(pci_enumerate(&ops, 1, 255, devs, 8), 0);
 }
 
+/* A bus with one function, device @dev of vendor 0x1af4 (virtio). */
+static struct fake_fn *fake_one(struct fake_bus *b, uint8_t dev, uint16_t device_id,
+				uint32_t class_code)
+{
+	memset(b, 0, sizeof(*b));
+	return fake_add(b, 0, dev, 0, 0x1af4, device_id, class_code);
+}
+
+/* Enumerate the one function of @b into @d. */
+static void enumerate_one(struct fake_bus *b, struct pci_device *d)
+{
+	/* Static: @d keeps a pointer to it for later accesses. */
+	static struct pci_config_ops ops;
+
+	ops = fake_ops(b);
+	assert_int_equal(pci_enumerate(&ops, 0, 0, d, 1), 1);
+}
+
 static void test_capabilities(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
+	f = fake_one(&b, 4, 0x1042, 0x010000);
 	/* 0x40 vendor -> 0x50 MSI-X -> 0x60 vendor -> end */
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	f->cfg[0x40] = PCI_CAP_ID_VENDOR;
@@ -238,7 +255,7 @@ static void test_capabilities(void **state)
 	f->cfg[0x51] = 0x62; /* low bits are reserved and ignored */
 	f->cfg[0x60] = PCI_CAP_ID_VENDOR;
 	f->cfg[0x61] = 0;
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	enumerate_one(&b, &d);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0), 0x40);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x40), 0x60);
 	assert_int_equal(pci_find_capability(&d, PCI_CAP_ID_VENDOR, 0x60), 0);
@@ -253,15 +270,13 @@ static void test_capabilities(void **state)
 static void test_hostile_capability_lists_end(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 	unsigned int before;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 4, 0, 0x1af4, 0x1042, 0x010000);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	f = fake_one(&b, 4, 0x1042, 0x010000);
+	enumerate_one(&b, &d);
 	/* A loop: 0x40 -> 0x80 -> 0x40 ... */
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	f->cfg[0x40] = 0x10;
@@ -284,15 +299,13 @@ static void test_hostile_capability_lists_end(void **state)
 static void test_enable_and_write16(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct pci_device d;
 	struct fake_fn *f;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	f = fake_add(&b, 0, 5, 0, 0x1af4, 0x1041, 0x020000);
+	f = fake_one(&b, 5, 0x1041, 0x020000);
 	fake_bar32(f, 0, 0x6000, 0x20, true);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
+	enumerate_one(&b, &d);
 	pci_enable(&d);
 	assert_int_equal(pci_read16(&d, PCI_COMMAND),
 			 PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
@@ -309,15 +322,7 @@ static void test_enable_and_write16(void **state)
 static void fake_vcap(struct fake_fn *f, uint8_t at, uint8_t next, uint8_t type, uint8_t bar,
 		      uint32_t off, uint32_t len, uint32_t mult)
 {
-	f->cfg[at] = PCI_CAP_ID_VENDOR;
-	f->cfg[at + 1] = next;
-	f->cfg[at + 2] = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? 20 : 16;
-	f->cfg[at + 3] = type;
-	f->cfg[at + 4] = bar;
-	wr32(f->cfg, at + 8, off);
-	wr32(f->cfg, at + 12, len);
-	if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
-		wr32(f->cfg, at + 16, mult);
+	fake_vcap_write(f->cfg, at, next, type, bar, off, len, mult);
 }
 
 /* A modern virtio-blk function with common/notify/isr/device in BAR4 (16 KiB). */
@@ -345,63 +350,60 @@ static void accept_bars(struct pci_device *d)
 static int parse_one(struct fake_bus *b, struct pci_device *d, struct virtio_pci_caps *caps,
 		     char *why, size_t why_len)
 {
-	/* Static: @d keeps a pointer to it for later parses. */
-	static struct pci_config_ops ops;
-
-	ops = fake_ops(b);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, d, 1), 1);
+	enumerate_one(b, d);
 	accept_bars(d);
 	memset(why, 0, why_len);
 	return virtio_pci_parse_caps(d, caps, why, why_len);
 }
 
+/**
+ * struct vcase - one parse of a virtio function's capabilities.
+ * @b: the bus, holding the function.
+ * @d: the function as enumerated.
+ * @caps: what the parse found.
+ * @why: its reason on failure.
+ */
+struct vcase {
+	struct fake_bus b;
+	struct pci_device d;
+	struct virtio_pci_caps caps;
+	char why[160];
+};
+
+/* A fresh bus with fake_virtio(@common_off, @mult) on it, parsed. */
+static int parse_virtio(struct vcase *v, uint32_t common_off, uint32_t mult)
+{
+	memset(&v->b, 0, sizeof(v->b));
+	fake_virtio(&v->b, common_off, mult);
+	return parse_one(&v->b, &v->d, &v->caps, v->why, sizeof(v->why));
+}
+
 static void test_virtio_caps_valid_and_misaligned(void **state)
 {
-	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
-	struct virtio_pci_caps caps;
-	struct pci_device d;
-	char why[160];
+	static struct vcase v;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
-	assert_int_equal(caps.common.bar, 4);
-	assert_int_equal(caps.notify.offset, 0x3000);
-	assert_int_equal(caps.notify_off_multiplier, 4);
-	assert_int_equal(caps.device.length, 0x1000);
+	assert_int_equal(parse_virtio(&v, 0x0000, 4), 0);
+	assert_int_equal(v.caps.common.bar, 4);
+	assert_int_equal(v.caps.notify.offset, 0x3000);
+	assert_int_equal(v.caps.notify_off_multiplier, 4);
+	assert_int_equal(v.caps.device.length, 0x1000);
 
 	/* A common configuration at an odd offset would be read misaligned. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0002, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "not 4-byte aligned"));
+	assert_int_equal(parse_virtio(&v, 0x0002, 4), -22);
+	assert_non_null(strstr(v.why, "not 4-byte aligned"));
 
 	/* So would a notify address with an odd multiplier. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 3);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "notify_off_multiplier"));
+	assert_int_equal(parse_virtio(&v, 0x0000, 3), -22);
+	assert_non_null(strstr(v.why, "notify_off_multiplier"));
 
 	/* A region past the end of its BAR. */
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x3ff0, 4);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_virtio(&v, 0x3ff0, 4), -22);
 }
 
 static void test_virtio_caps_loop_ends(void **state)
 {
 	static struct fake_bus b;
-	struct pci_config_ops ops = fake_ops(&b);
 	struct virtio_pci_caps caps;
 	struct pci_device d;
 	struct fake_fn *f;
@@ -412,18 +414,14 @@ static void test_virtio_caps_loop_ends(void **state)
 	f = fake_virtio(&b, 0x0000, 4);
 	/* The device configuration capability points back at the first one. */
 	f->cfg[0x79] = 0x40;
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
 	/* Terminates (the walk is bounded) and still finds the four structures. */
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), 0);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
 	/* A vendor capability pointing at itself, and nothing else. */
 	memset(&b, 0, sizeof(b));
 	f = fake_add(&b, 0, 2, 0, 0x1af4, 0x1042, 0x010000);
 	f->cfg[PCI_CAP_PTR] = 0x40;
 	fake_vcap(f, 0x40, 0x40, VIRTIO_PCI_CAP_ISR_CFG, 4, 0, 4, 0);
-	assert_int_equal(pci_enumerate(&ops, 0, 0, &d, 1), 1);
-	accept_bars(&d);
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
+	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), -22);
 	assert_non_null(strstr(why, "missing virtio capability"));
 }
 
@@ -431,37 +429,33 @@ static void test_virtio_caps_loop_ends(void **state)
  * (placed over RAM, or never checked) refuses the device, whatever its layout. */
 static void test_virtio_caps_need_accepted_bar(void **state)
 {
-	static struct fake_bus b;
-	struct virtio_pci_caps caps;
-	struct pci_device d;
-	char why[160];
+	static struct vcase v;
+	struct pci_device *d = &v.d;
 
 	(void)state;
-	memset(&b, 0, sizeof(b));
-	fake_virtio(&b, 0x0000, 4);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
-	d.bars[4].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_string_equal(why, "common capability uses BAR4 at 0xe000000000, which the platform "
-				 "did not accept");
+	assert_int_equal(parse_virtio(&v, 0x0000, 4), 0);
+	d->bars[4].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_string_equal(v.why, "common capability uses BAR4 at 0xe000000000, which the "
+				   "platform did not accept");
 
 	/* Only the device configuration sits in an unaccepted BAR. */
-	memset(&b, 0, sizeof(b));
-	fake_bar64(fake_virtio(&b, 0x0000, 4), 0, 0xe000100000ull, 0x1000);
-	b.fns[0].cfg[0x78 + 4] = 0;
-	wr32(b.fns[0].cfg, 0x78 + 8, 0);
-	assert_int_equal(parse_one(&b, &d, &caps, why, sizeof(why)), 0);
-	assert_int_equal(caps.device.bar, 0);
-	d.bars[0].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "device capability uses BAR0"));
+	memset(&v.b, 0, sizeof(v.b));
+	fake_bar64(fake_virtio(&v.b, 0x0000, 4), 0, 0xe000100000ull, 0x1000);
+	v.b.fns[0].cfg[0x78 + 4] = 0;
+	wr32(v.b.fns[0].cfg, 0x78 + 8, 0);
+	assert_int_equal(parse_one(&v.b, d, &v.caps, v.why, sizeof(v.why)), 0);
+	assert_int_equal(v.caps.device.bar, 0);
+	d->bars[0].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_non_null(strstr(v.why, "device capability uses BAR0"));
 
 	/* A device pci_setup() refused has no accepted BAR left. */
-	d.refused = true;
+	d->refused = true;
 	for (unsigned int i = 0; i < PCI_NUM_BARS; i++)
-		d.bars[i].accepted = false;
-	assert_int_equal(virtio_pci_parse_caps(&d, &caps, why, sizeof(why)), -22);
-	assert_non_null(strstr(why, "did not accept"));
+		d->bars[i].accepted = false;
+	assert_int_equal(virtio_pci_parse_caps(d, &v.caps, v.why, sizeof(v.why)), -22);
+	assert_non_null(strstr(v.why, "did not accept"));
 }
 
 /* Every structure must lie wholly inside its BAR, in a BAR that exists and is a

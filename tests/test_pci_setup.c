@@ -30,6 +30,7 @@
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
 #include "tests/fake_pci.h"
+#include "tests/fake_vcap.h"
 
 #define KIB 1024u
 #define BAR_SIZE (16 * KIB)
@@ -39,18 +40,11 @@
 
 /* ------------------------------------------------------- configuration space */
 
+/* A notify capability's multiplier is 4 here. */
 static void fake_vcap(struct fake_pci_fn *f, uint8_t at, uint8_t next, uint8_t type, uint8_t bar,
 		      uint32_t off, uint32_t len)
 {
-	f->cfg[at] = PCI_CAP_ID_VENDOR;
-	f->cfg[at + 1] = next;
-	f->cfg[at + 2] = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? 20 : 16;
-	f->cfg[at + 3] = type;
-	f->cfg[at + 4] = bar;
-	fake_pci_cfg_wr32(f->cfg, at + 8, off);
-	fake_pci_cfg_wr32(f->cfg, at + 12, len);
-	if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
-		fake_pci_cfg_wr32(f->cfg, at + 16, 4);
+	fake_vcap_write(f->cfg, at, next, type, bar, off, len, 4);
 }
 
 /* A modern virtio function whose four structures are in BAR4 at @regs, memory

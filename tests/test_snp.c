@@ -21,6 +21,7 @@
 
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/snp_model.h"
+#include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
 #define NPAGES 4096u              /* 16 MiB modelled */
@@ -31,14 +32,9 @@
 #define V (SNP_PG_VALIDATED)
 #define C (SNP_PG_PTE_C)
 
-static const uint32_t cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };       /* SNP, C-bit 51 */
-#define SEV_SNP (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)
-
 struct env {
-	struct snp_model m;
+	struct snp_guest g;
 	uint8_t page[NPAGES];
-	struct tee_insn_ops insn;
-	struct snp s;
 	struct ghcb *ghcb;
 	bool pte_fail;
 	unsigned int flushes, cache_flushes;
@@ -51,7 +47,7 @@ static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
 
 	if (e->pte_fail)
 		return -12;
-	snp_model_note_ptes(&e->m, gpa, len, private_);
+	snp_model_note_ptes(&e->g.m, gpa, len, private_);
 	return 0;
 }
 
@@ -60,7 +56,7 @@ static void env_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
 	struct env *e = ctx;
 
 	e->flushes++;
-	snp_model_note_flush(&e->m, gpa, len);
+	snp_model_note_flush(&e->g.m, gpa, len);
 }
 
 static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
@@ -74,14 +70,11 @@ static struct env *env_new(bool with_ghcb)
 	struct env *e = calloc(1, sizeof(*e));
 	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
 
-	snp_model_init(&e->m, BASE, NPAGES, e->page);
-	snp_model_insn(&e->m, &e->insn);
-	assert_int_equal(snp_init(&e->s, &e->insn, &pt, SEV_SNP, cpuid_c51, e->why,
-				  sizeof(e->why)),
-			 0);
+	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
+		      e->why, sizeof(e->why));
 	e->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
 	if (with_ghcb)
-		assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
+		assert_int_equal(snp_ghcb_setup(&e->g.s, e->ghcb, GHCB_GPA), 0);
 	return e;
 }
 
@@ -107,7 +100,7 @@ static int teardown(void **state)
 static void assert_range(struct env *e, uint64_t gpa, uint64_t len, int f)
 {
 	for (uint64_t a = gpa; a < gpa + len; a += K4)
-		assert_int_equal(snp_model_page(&e->m, a) & ~SNP_PG_RMP_2M, f);
+		assert_int_equal(snp_model_page(&e->g.m, a) & ~SNP_PG_RMP_2M, f);
 }
 
 /* ------------------------------------------------------------ C-bit, refusals */
@@ -125,10 +118,10 @@ static void test_cbit_47_and_51(void **state)
 			 0);
 	assert_int_equal(pos, 51);
 	e = env_new(false);
-	assert_int_equal(e->s.cbit_pos, 51);
-	assert_true(e->s.cbit == UINT64_C(1) << 51);
+	assert_int_equal(e->g.s.cbit_pos, 51);
+	assert_true(e->g.s.cbit == UINT64_C(1) << 51);
 	/* Ranges reaching the C-bit are refused. */
-	assert_int_equal(snp_to_shared(&e->s, e->s.cbit, K4), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->g.s, e->g.s.cbit, K4), SNP_ERR_INVAL);
 	env_free(e);
 }
 
@@ -140,26 +133,29 @@ static void test_refusals(void **state)
 	unsigned int pos;
 
 	/* SEV-ES without SNP. */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_STATUS_SEV | SEV_STATUS_SEV_ES,
-				  cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->g.insn, &e->g.s.pt, SEV_STATUS_SEV | SEV_STATUS_SEV_ES,
+				  snp_env_cpuid_c51, why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "not an SEV-SNP guest"));
 	/* A feature we do not handle (ReflectVC) and one we do not know (bit 30). */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | SEV_STATUS_REFLECT_VC,
-				  cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->g.insn, &e->g.s.pt,
+				  SNP_ENV_SEV_STATUS | SEV_STATUS_REFLECT_VC, snp_env_cpuid_c51,
+				  why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "bit 4 "));
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | (UINT64_C(1) << 30),
-				  cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->g.insn, &e->g.s.pt,
+				  SNP_ENV_SEV_STATUS | (UINT64_C(1) << 30), snp_env_cpuid_c51, why,
+				  sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "bit 30 "));
 	/* Tolerated features pass. */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP | SEV_STATUS_DEBUG_SWAP,
-				  cpuid_c51, why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->g.insn, &e->g.s.pt,
+				  SNP_ENV_SEV_STATUS | SEV_STATUS_DEBUG_SWAP, snp_env_cpuid_c51,
+				  why, sizeof(why)),
 			 0);
 	/* CPUID without SNP, and C-bit positions no SNP part has. */
-	assert_int_equal(snp_init(&s, &e->insn, &e->s.pt, SEV_SNP, (uint32_t[4]){ 0xf, 0x33, 0, 0 },
-				  why, sizeof(why)),
+	assert_int_equal(snp_init(&s, &e->g.insn, &e->g.s.pt, SNP_ENV_SEV_STATUS,
+				  (uint32_t[4]){ 0xf, 0x33, 0, 0 }, why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "lacks SEV-SNP"));
 	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0, 0, 0 }, &pos, why, sizeof(why)),
@@ -168,10 +164,10 @@ static void test_refusals(void **state)
 	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 52, 0, 0 }, &pos, NULL, 0),
 			 SNP_ERR_REFUSED);
 	/* The caller then terminates through the MSR protocol. */
-	snp_terminate(&e->s, GHCB_TERM_SET_GENERAL, GHCB_TERM_SNP_UNSUPPORTED);
-	assert_int_equal(e->m.terminated, 1);
-	assert_int_equal(e->m.term_set, 0);
-	assert_int_equal(e->m.term_code, GHCB_TERM_SNP_UNSUPPORTED);
+	snp_terminate(&e->g.s, GHCB_TERM_SET_GENERAL, GHCB_TERM_SNP_UNSUPPORTED);
+	assert_int_equal(e->g.m.terminated, 1);
+	assert_int_equal(e->g.m.term_set, 0);
+	assert_int_equal(e->g.m.term_code, GHCB_TERM_SNP_UNSUPPORTED);
 }
 
 /* ------------------------------------------------------------ GHCB */
@@ -183,12 +179,12 @@ static void test_ghcb_setup(void **state)
 	/* Rescinded, made shared through the MSR protocol, C-bit cleared,
 	 * registered. */
 	assert_range(e, GHCB_GPA, K4, 0);
-	assert_true(e->m.ghcb_gpa[0] == GHCB_GPA);
-	assert_int_equal(e->m.n_psc_msr, 1);
-	assert_int_equal(e->s.stats.psc_msr, 1);
-	assert_int_equal(e->s.stats.pages_rescinded, 1);
-	assert_ptr_equal(e->s.slot.ghcb, e->ghcb);
-	assert_int_equal(e->m.violations, 0);
+	assert_true(e->g.m.ghcb_gpa[0] == GHCB_GPA);
+	assert_int_equal(e->g.m.n_psc_msr, 1);
+	assert_int_equal(e->g.s.stats.psc_msr, 1);
+	assert_int_equal(e->g.s.stats.pages_rescinded, 1);
+	assert_ptr_equal(e->g.s.slot.ghcb, e->ghcb);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_ghcb_registration_refused(void **state)
@@ -196,12 +192,12 @@ static void test_ghcb_registration_refused(void **state)
 	struct env *e = env_new(false);
 
 	(void)state;
-	e->m.faults.reg_refuse = true;
-	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), SNP_ERR_IO);
-	assert_null(e->s.slot.ghcb);
+	e->g.m.faults.reg_refuse = true;
+	assert_int_equal(snp_ghcb_setup(&e->g.s, e->ghcb, GHCB_GPA), SNP_ERR_IO);
+	assert_null(e->g.s.slot.ghcb);
 	/* The page is private and validated again. */
 	assert_range(e, GHCB_GPA, K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
 
@@ -211,70 +207,70 @@ static void test_round_trip_4k_and_2m(void **state)
 {
 	struct env *e = *state;
 
-	assert_int_equal(snp_to_shared(&e->s, BASE + K4, 3 * K4), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + K4, 3 * K4), 0);
 	assert_range(e, BASE + K4, 3 * K4, 0);
 	assert_range(e, BASE, K4, A | V | C);
-	snp_model_note_access(&e->m, BASE + K4, 3 * K4); /* shared, mapped shared: fine */
-	assert_int_equal(snp_to_private(&e->s, BASE + K4, 3 * K4), 0);
+	snp_model_note_access(&e->g.m, BASE + K4, 3 * K4); /* shared, mapped shared: fine */
+	assert_int_equal(snp_to_private(&e->g.s, BASE + K4, 3 * K4), 0);
 	assert_range(e, BASE + K4, 3 * K4, A | V | C);
-	assert_int_equal(e->s.stats.pages_validated, 3);
-	assert_int_equal(e->s.stats.pages_rescinded, 1 + 3);
+	assert_int_equal(e->g.s.stats.pages_validated, 3);
+	assert_int_equal(e->g.s.stats.pages_rescinded, 1 + 3);
 
 	/* 2 MiB: the firmware's 4 KiB RMP entries make the first rescind fall
 	 * back; after a PSC with 2 MiB entries the validate is 2 MiB whole. */
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 2 * M2), 0);
-	assert_int_equal(e->s.stats.size_fallbacks, 2);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, 2 * M2), 0);
+	assert_int_equal(e->g.s.stats.size_fallbacks, 2);
 	assert_range(e, BASE + M2, 2 * M2, 0);
-	assert_int_equal(snp_to_private(&e->s, BASE + M2, 2 * M2), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE + M2, 2 * M2), 0);
 	assert_range(e, BASE + M2, 2 * M2, A | V | C);
-	assert_int_equal(e->s.stats.pvalidate_2m, 2);
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 2 * M2), 0);
-	assert_int_equal(e->s.stats.pvalidate_2m, 4); /* the rescind is 2 MiB whole now */
-	assert_int_equal(e->s.stats.to_shared, 1 + 3); /* the GHCB page's, then these */
-	assert_int_equal(e->s.stats.to_private, 2);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 2);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, 2 * M2), 0);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 4);	 /* the rescind is 2 MiB whole now */
+	assert_int_equal(e->g.s.stats.to_shared, 1 + 3); /* the GHCB page's, then these */
+	assert_int_equal(e->g.s.stats.to_private, 2);
 	assert_true(e->cache_flushes >= 5 && e->flushes >= 5);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_unaligned_range_mixes_sizes(void **state)
 {
 	struct env *e = *state;
-	uint64_t batches = e->s.stats.psc_batches;
+	uint64_t batches = e->g.s.stats.psc_batches;
 
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2 - K4, M2 + 2 * K4), 0);
-	assert_int_equal(snp_to_private(&e->s, BASE + M2 - K4, M2 + 2 * K4), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2 - K4, M2 + 2 * K4), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE + M2 - K4, M2 + 2 * K4), 0);
 	/* 3 entries each way: 4 KiB, 2 MiB, 4 KiB. */
-	assert_int_equal(e->s.stats.psc_batches - batches, 2);
-	assert_int_equal(e->s.stats.pvalidate_2m, 1);
+	assert_int_equal(e->g.s.stats.psc_batches - batches, 2);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 1);
 	assert_range(e, BASE + M2 - K4, M2 + 2 * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_bad_arguments(void **state)
 {
 	struct env *e = *state;
-	unsigned long pval = e->m.n_pval;
+	unsigned long pval = e->g.m.n_pval;
 
-	assert_int_equal(snp_to_shared(&e->s, BASE + 1, K4), SNP_ERR_INVAL);
-	assert_int_equal(snp_to_shared(&e->s, BASE, K4 + 1), SNP_ERR_INVAL);
-	assert_int_equal(snp_to_shared(&e->s, BASE, 0), SNP_ERR_INVAL);
-	assert_int_equal(snp_to_private(&e->s, UINT64_MAX & ~(K4 - 1), 2 * K4), SNP_ERR_INVAL);
-	assert_int_equal(e->m.n_pval, pval);
-	assert_int_equal(e->m.n_psc, 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 1, K4), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, K4 + 1), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 0), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_private(&e->g.s, UINT64_MAX & ~(K4 - 1), 2 * K4), SNP_ERR_INVAL);
+	assert_int_equal(e->g.m.n_pval, pval);
+	assert_int_equal(e->g.m.n_psc, 0);
 }
 
 static void test_2m_falls_back_to_4k(void **state)
 {
 	struct env *e = *state;
 
-	e->m.faults.rmp_4k_only = true;
-	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
-	assert_int_equal(snp_to_private(&e->s, BASE, M2), 0);
-	assert_int_equal(e->s.stats.size_fallbacks, 2);
-	assert_int_equal(e->s.stats.pvalidate_2m, 0);
-	assert_int_equal(e->s.stats.pages_validated, 512);
+	e->g.m.faults.rmp_4k_only = true;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, M2), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE, M2), 0);
+	assert_int_equal(e->g.s.stats.size_fallbacks, 2);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 0);
+	assert_int_equal(e->g.s.stats.pages_validated, 512);
 	assert_range(e, BASE, M2, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 /* ------------------------------------------------------------ PSC batching */
@@ -284,21 +280,20 @@ static void test_exactly_full_batch(void **state)
 	struct env *e = *state;
 
 	/* 253 pages: one descriptor, one exit. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, SNP_PSC_MAX_ENTRIES * K4), 0);
-	assert_int_equal(e->s.stats.psc_batches, 1);
-	assert_int_equal(e->m.n_psc, 1);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, SNP_PSC_MAX_ENTRIES * K4), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 1);
+	assert_int_equal(e->g.m.n_psc, 1);
 	/* A caller that is wrong about page 253 (never shared): its validate
 	 * answers CF = 1, an error; the whole range is then made shared, the
 	 * state the caller claimed. */
-	assert_int_equal(snp_to_private(&e->s, BASE, (SNP_PSC_MAX_ENTRIES + 1) * K4),
-			 SNP_ERR_IO);
+	assert_int_equal(snp_to_private(&e->g.s, BASE, (SNP_PSC_MAX_ENTRIES + 1) * K4), SNP_ERR_IO);
 	assert_range(e, BASE, (SNP_PSC_MAX_ENTRIES + 1) * K4, 0);
 	/* 254 pages: two descriptors. */
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
-	assert_int_equal(e->s.stats.psc_batches, 1 + 2 + 2 + 2);
-	assert_int_equal(snp_to_private(&e->s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 1 + 2 + 2 + 2);
+	assert_int_equal(snp_to_private(&e->g.s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
 	assert_range(e, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_early_return_in_the_middle(void **state)
@@ -306,19 +301,19 @@ static void test_early_return_in_the_middle(void **state)
 	struct env *e = *state;
 
 	/* 40 entries in batches of 16: the second exit does half and returns. */
-	e->s.psc_max_entries = 16;
-	e->m.faults.psc_early_at = 2;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 40 * K4), 0);
-	assert_int_equal(e->s.stats.psc_batches, 3);
-	assert_int_equal(e->s.stats.psc_early_returns, 1);
-	assert_int_equal(e->m.n_psc, 4);
+	e->g.s.psc_max_entries = 16;
+	e->g.m.faults.psc_early_at = 2;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 40 * K4), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 3);
+	assert_int_equal(e->g.s.stats.psc_early_returns, 1);
+	assert_int_equal(e->g.m.n_psc, 4);
 	assert_range(e, BASE, 40 * K4, 0);
 	/* Every exit does half: 16 -> 8 -> 4 -> 2 -> 1 -> 1 per batch. */
-	e->m.faults.psc_early_every = 1;
-	assert_int_equal(snp_to_private(&e->s, BASE, 40 * K4), 0);
-	assert_true(e->s.stats.psc_early_returns >= 5);
+	e->g.m.faults.psc_early_every = 1;
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 40 * K4), 0);
+	assert_true(e->g.s.stats.psc_early_returns >= 5);
 	assert_range(e, BASE, 40 * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_psc_error_rolls_back(void **state)
@@ -327,46 +322,46 @@ static void test_psc_error_rolls_back(void **state)
 
 	/* Batch 1 done, batch 2 does half and returns, then fails: the pages
 	 * already shared come back; every page validated and mapped private. */
-	e->s.psc_max_entries = 8;
-	e->m.faults.psc_early_at = 2;
-	e->m.faults.psc_error_at = 3;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 20 * K4), SNP_ERR_IO);
-	assert_true(e->s.last_psc_error != 0);
-	assert_int_equal(e->s.stats.rolled_back, 1);
-	assert_int_equal(e->s.stats.leaked_pages, 0);
+	e->g.s.psc_max_entries = 8;
+	e->g.m.faults.psc_early_at = 2;
+	e->g.m.faults.psc_error_at = 3;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 20 * K4), SNP_ERR_IO);
+	assert_true(e->g.s.last_psc_error != 0);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
+	assert_int_equal(e->g.s.stats.leaked_pages, 0);
 	assert_range(e, BASE, 20 * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 	/* To private, failing: back to shared. */
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, 4 * K4), 0);
-	e->m.faults.psc_error_at = e->m.n_psc + 1;
-	assert_int_equal(snp_to_private(&e->s, BASE + M2, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, 4 * K4), 0);
+	e->g.m.faults.psc_error_at = e->g.m.n_psc + 1;
+	assert_int_equal(snp_to_private(&e->g.s, BASE + M2, 4 * K4), SNP_ERR_IO);
 	assert_range(e, BASE + M2, 4 * K4, 0);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_psc_without_progress_ends(void **state)
 {
 	struct env *e = *state;
 
-	e->m.faults.psc_stall_every = 1; /* the rollback stalls too: leaked */
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_LEAKED);
-	assert_int_equal(e->m.n_psc, 2 * SNP_PSC_MAX_STALLS);
-	assert_int_equal(e->s.stats.leaked_pages, 4);
-	assert_int_equal(e->s.stats.failed, 1);
-	assert_int_equal(e->m.violations, 0);
+	e->g.m.faults.psc_stall_every = 1; /* the rollback stalls too: leaked */
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), SNP_ERR_LEAKED);
+	assert_int_equal(e->g.m.n_psc, 2 * SNP_PSC_MAX_STALLS);
+	assert_int_equal(e->g.s.stats.leaked_pages, 4);
+	assert_int_equal(e->g.s.stats.failed, 1);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_psc_going_backwards_is_a_lie(void **state)
 {
 	struct env *e = *state;
 
-	e->s.psc_max_entries = 8;
-	e->m.faults.psc_early_at = 1;
-	e->m.faults.psc_backwards_at = 2;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 8 * K4), SNP_ERR_IO);
-	assert_int_equal(e->s.stats.rolled_back, 1);
+	e->g.s.psc_max_entries = 8;
+	e->g.m.faults.psc_early_at = 1;
+	e->g.m.faults.psc_backwards_at = 2;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 8 * K4), SNP_ERR_IO);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
 	assert_range(e, BASE, 8 * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_msr_protocol_without_ghcb(void **state)
@@ -374,20 +369,20 @@ static void test_msr_protocol_without_ghcb(void **state)
 	struct env *e = env_new(false);
 
 	(void)state;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 3 * K4), 0);
-	assert_int_equal(e->m.n_psc_msr, 3);
-	assert_int_equal(e->m.n_psc, 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 3 * K4), 0);
+	assert_int_equal(e->g.m.n_psc_msr, 3);
+	assert_int_equal(e->g.m.n_psc, 0);
 	assert_range(e, BASE, 3 * K4, 0);
-	assert_int_equal(snp_to_private(&e->s, BASE, 3 * K4), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 3 * K4), 0);
 	assert_range(e, BASE, 3 * K4, A | V | C);
 	/* A refused single-page PSC in the middle: rolled back. */
-	e->m.faults.psc_msr_error_at = e->m.n_psc_msr + 2;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 3 * K4), SNP_ERR_IO);
-	assert_int_equal(e->s.last_psc_error, 1);
+	e->g.m.faults.psc_msr_error_at = e->g.m.n_psc_msr + 2;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 3 * K4), SNP_ERR_IO);
+	assert_int_equal(e->g.s.last_psc_error, 1);
 	assert_range(e, BASE, 3 * K4, A | V | C);
 	/* The single-page call on its own. */
-	assert_int_equal(snp_psc_msr(&e->s, BASE + M2, SNP_PSC_OP_PRIVATE), 0);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(snp_psc_msr(&e->g.s, BASE + M2, SNP_PSC_OP_PRIVATE), 0);
+	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
 
@@ -398,24 +393,24 @@ static void test_cf_during_rescind_is_a_lie(void **state)
 	struct env *e = *state;
 
 	/* The third rescind finds the page not validated: the host swapped it. */
-	e->m.faults.pval_cf_at = e->m.n_pval + 3;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_IO);
-	assert_int_equal(e->s.stats.rolled_back, 1);
-	assert_int_equal(e->m.n_psc, 0); /* no PSC after a lie */
+	e->g.m.faults.pval_cf_at = e->g.m.n_pval + 3;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
+	assert_int_equal(e->g.m.n_psc, 0); /* no PSC after a lie */
 	assert_range(e, BASE, 4 * K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_cf_during_validate_is_a_lie(void **state)
 {
 	struct env *e = *state;
 
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
-	e->m.faults.pval_cf_at = e->m.n_pval + 2;
-	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
-	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), 0);
+	e->g.m.faults.pval_cf_at = e->g.m.n_pval + 2;
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
 	assert_range(e, BASE, 4 * K4, 0);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_pvalidate_failure_and_4k_mismatch(void **state)
@@ -423,22 +418,22 @@ static void test_pvalidate_failure_and_4k_mismatch(void **state)
 	struct env *e = *state;
 
 	/* FAIL_INPUT on the second validate: rolled back to shared. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
-	e->m.faults.pval_fail_at = e->m.n_pval + 2;
-	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), 0);
+	e->g.m.faults.pval_fail_at = e->g.m.n_pval + 2;
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 4 * K4), SNP_ERR_IO);
 	assert_range(e, BASE, 4 * K4, 0);
 	/* A 4 KiB page inside a 2 MiB validated page cannot be rescinded alone:
 	 * the error changes nothing. */
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, M2), 0);
-	assert_int_equal(snp_to_private(&e->s, BASE + M2, M2), 0);
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2 + K4, K4), SNP_ERR_IO);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, M2), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE + M2, M2), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2 + K4, K4), SNP_ERR_IO);
 	assert_range(e, BASE + M2, M2, A | V | C);
 	/* An injected size mismatch on a 4 KiB rescind in the middle. */
-	e->m.faults.pval_mismatch_at = e->m.n_pval + 2;
-	assert_int_equal(snp_to_shared(&e->s, BASE + 2 * M2, 3 * K4), SNP_ERR_IO);
+	e->g.m.faults.pval_mismatch_at = e->g.m.n_pval + 2;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, 3 * K4), SNP_ERR_IO);
 	assert_range(e, BASE + 2 * M2, 3 * K4, A | V | C);
-	assert_int_equal(e->s.stats.rolled_back, 3);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.s.stats.rolled_back, 3);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_unrecoverable_failure_leaks(void **state)
@@ -446,15 +441,15 @@ static void test_unrecoverable_failure_leaks(void **state)
 	struct env *e = *state;
 
 	/* The validate fails, then so does the rescind of the rollback. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
-	e->m.faults.pval_fail_at = e->m.n_pval + 2;
-	e->m.faults.pval_cf_every = 0;
-	e->m.faults.pval_mismatch_at = e->m.n_pval + 3;
-	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_LEAKED);
-	assert_int_equal(e->s.stats.leaked_pages, 4);
-	assert_int_equal(e->s.stats.failed, 1);
-	assert_int_equal(e->s.stats.rolled_back, 0);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), 0);
+	e->g.m.faults.pval_fail_at = e->g.m.n_pval + 2;
+	e->g.m.faults.pval_cf_every = 0;
+	e->g.m.faults.pval_mismatch_at = e->g.m.n_pval + 3;
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 4 * K4), SNP_ERR_LEAKED);
+	assert_int_equal(e->g.s.stats.leaked_pages, 4);
+	assert_int_equal(e->g.s.stats.failed, 1);
+	assert_int_equal(e->g.s.stats.rolled_back, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_page_table_failure_rolls_back(void **state)
@@ -462,15 +457,15 @@ static void test_page_table_failure_rolls_back(void **state)
 	struct env *e = *state;
 
 	e->pte_fail = true;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), SNP_ERR_IO);
 	assert_range(e, BASE, 4 * K4, A | V | C);
 	e->pte_fail = false;
-	assert_int_equal(snp_to_shared(&e->s, BASE, 4 * K4), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 4 * K4), 0);
 	e->pte_fail = true;
-	assert_int_equal(snp_to_private(&e->s, BASE, 4 * K4), SNP_ERR_IO);
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 4 * K4), SNP_ERR_IO);
 	assert_range(e, BASE, 4 * K4, 0);
-	assert_int_equal(e->s.stats.rolled_back, 2);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.s.stats.rolled_back, 2);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 /* ------------------------------------------------------------ the model's rules */
@@ -480,9 +475,9 @@ static void test_rule_r1_rescind_before_psc_shared(void **state)
 	struct env *e = *state;
 
 	/* PSC to shared of a validated page, through the MSR protocol. */
-	assert_int_equal(snp_psc_msr(&e->s, BASE, SNP_PSC_OP_SHARED), 0);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R1"));
+	assert_int_equal(snp_psc_msr(&e->g.s, BASE, SNP_PSC_OP_SHARED), 0);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R1"));
 }
 
 static void test_rule_r2_validate_after_psc_private(void **state)
@@ -490,12 +485,12 @@ static void test_rule_r2_validate_after_psc_private(void **state)
 	struct env *e = *state;
 	bool cf;
 
-	assert_int_equal(snp_to_shared(&e->s, BASE, K4), 0);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, K4), 0);
 	/* Validate a shared page without the PSC to private. */
-	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE, false, true, &cf),
+	assert_int_equal(e->g.insn.pvalidate(e->g.insn.ctx, BASE, false, true, &cf),
 			 PVALIDATE_FAIL_INPUT);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R2"));
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R2"));
 }
 
 static void test_rule_r3_no_access_in_between(void **state)
@@ -503,18 +498,18 @@ static void test_rule_r3_no_access_in_between(void **state)
 	struct env *e = *state;
 	bool cf;
 
-	snp_model_note_access(&e->m, BASE, 8); /* private, validated, C-bit: fine */
-	assert_int_equal(e->m.violations, 0);
+	snp_model_note_access(&e->g.m, BASE, 8); /* private, validated, C-bit: fine */
+	assert_int_equal(e->g.m.violations, 0);
 	/* Rescinded, not yet shared: touching it is a violation. */
-	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE, false, false, &cf), 0);
+	assert_int_equal(e->g.insn.pvalidate(e->g.insn.ctx, BASE, false, false, &cf), 0);
 	assert_false(cf);
-	snp_model_note_access(&e->m, BASE + 16, 8);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R3"));
+	snp_model_note_access(&e->g.m, BASE + 16, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R3"));
 	/* Shared, but still mapped with the C-bit: still a violation. */
-	assert_int_equal(snp_psc_msr(&e->s, BASE, SNP_PSC_OP_SHARED), 0);
-	snp_model_note_access(&e->m, BASE, 1);
-	assert_int_equal(e->m.violations, 2);
+	assert_int_equal(snp_psc_msr(&e->g.s, BASE, SNP_PSC_OP_SHARED), 0);
+	snp_model_note_access(&e->g.m, BASE, 1);
+	assert_int_equal(e->g.m.violations, 2);
 }
 
 static void test_rule_r4_2m_only_when_aligned(void **state)
@@ -522,10 +517,10 @@ static void test_rule_r4_2m_only_when_aligned(void **state)
 	struct env *e = *state;
 	bool cf;
 
-	assert_int_equal(e->insn.pvalidate(e->insn.ctx, BASE + K4, true, false, &cf),
+	assert_int_equal(e->g.insn.pvalidate(e->g.insn.ctx, BASE + K4, true, false, &cf),
 			 PVALIDATE_FAIL_INPUT);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R4"));
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R4"));
 	/* A 2 MiB PSC entry at an unaligned GFN, written by hand. */
 	{
 		struct snp_psc_desc *d = (struct snp_psc_desc *)e->ghcb->shared_buffer;
@@ -534,11 +529,12 @@ static void test_rule_r4_2m_only_when_aligned(void **state)
 		d->hdr = (struct snp_psc_hdr){ 0, 0, 0 };
 		d->entries[0] = snp_psc_entry((BASE + K4) >> 12, SNP_PSC_OP_SHARED, true);
 		GHCB_SET(e->ghcb, sw_scratch, GHCB_GPA + GHCB_OFF(shared_buffer));
-		assert_int_equal(ghcb_call(&e->insn, e->ghcb, GHCB_GPA, SVM_VMGEXIT_PSC, 0, 0), 0);
+		assert_int_equal(ghcb_call(&e->g.insn, e->ghcb, GHCB_GPA, SVM_VMGEXIT_PSC, 0, 0),
+				 0);
 		assert_true(e->ghcb->sw_exit_info_2 != 0);
 	}
-	assert_int_equal(e->m.violations, 2);
-	assert_non_null(strstr(e->m.last_rule, "R4"));
+	assert_int_equal(e->g.m.violations, 2);
+	assert_non_null(strstr(e->g.m.last_rule, "R4"));
 }
 
 static void test_rule_r5_cbit_matches_at_flush(void **state)
@@ -548,15 +544,15 @@ static void test_rule_r5_cbit_matches_at_flush(void **state)
 
 	/* Linux's to-private order (C-bit set and TLB flush before the PSC) is
 	 * what this rule refuses: a private mapping of a shared page. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, K4), 0);
-	snp_model_note_ptes(&e->m, BASE, K4, true);
-	snp_model_note_flush(&e->m, BASE, K4);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R5"));
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, K4), 0);
+	snp_model_note_ptes(&e->g.m, BASE, K4, true);
+	snp_model_note_flush(&e->g.m, BASE, K4);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R5"));
 	/* And the other way: the C-bit cleared while the page is private. */
-	snp_model_note_ptes(&e->m, BASE + K4, K4, false);
-	snp_model_note_flush(&e->m, BASE + K4, K4);
-	assert_int_equal(e->m.violations, 2);
+	snp_model_note_ptes(&e->g.m, BASE + K4, K4, false);
+	snp_model_note_flush(&e->g.m, BASE + K4, K4);
+	assert_int_equal(e->g.m.violations, 2);
 	(void)cf;
 }
 
@@ -568,42 +564,26 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	(void)state;
 	/* A GHCB exit before any registration. */
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0),
-			 GHCB_RESULT_ERROR);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R6"));
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Registering a page that is still private. */
-	assert_int_equal(ghcb_register(&e->insn, BASE), 0);
-	assert_int_equal(e->m.violations, 2);
-	assert_non_null(strstr(e->m.last_rule, "R6"));
+	assert_int_equal(ghcb_register(&e->g.insn, BASE), 0);
+	assert_int_equal(e->g.m.violations, 2);
+	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Using it: private, so refused again. */
-	assert_int_equal(ghcb_call(&e->insn, g, BASE, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
-	assert_int_equal(e->m.violations, 3);
+	assert_int_equal(ghcb_call(&e->g.insn, g, BASE, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(e->g.m.violations, 3);
 	/* Done right: no violation, the exit goes through. */
-	e->m.violations = 0;
-	assert_int_equal(snp_ghcb_setup(&e->s, g, GHCB_GPA), 0);
+	e->g.m.violations = 0;
+	assert_int_equal(snp_ghcb_setup(&e->g.s, g, GHCB_GPA), 0);
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), 0);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
 
 /* ------------------------------------------------------------ per-CPU GHCBs */
-
-static unsigned int cur_cpu;
-static struct snp_ghcb_slot test_slots[2];
-
-static struct snp_ghcb_slot *test_cpu_slot(void *ctx)
-{
-	(void)ctx;
-	return &test_slots[cur_cpu];
-}
-
-static unsigned int test_cpu(void *ctx)
-{
-	(void)ctx;
-	return cur_cpu;
-}
 
 /* Each CPU registers its own GHCB and uses it; the model keeps the GHCB MSR and
  * the registration per vCPU, and an exit through another CPU's page breaks R6. */
@@ -612,34 +592,33 @@ static void test_ghcb_per_cpu(void **state)
 	struct env *e = env_new(false);
 	struct ghcb *g1 = aligned_alloc(4096, sizeof(struct ghcb));
 	const uint64_t gpa1 = GHCB_GPA - K4;
+	/* Static: the guest and the model keep pointers to it past the test. */
+	static struct snp_env_cpus cpus;
 
 	(void)state;
-	memset(test_slots, 0, sizeof(test_slots));
-	e->s.cpu_slot = test_cpu_slot;
-	e->m.cpu = test_cpu;
-	cur_cpu = 0;
-	assert_int_equal(snp_ghcb_setup(&e->s, e->ghcb, GHCB_GPA), 0);
-	assert_ptr_equal(test_slots[0].ghcb, e->ghcb);
-	assert_null(e->s.slot.ghcb);
-	cur_cpu = 1;
+	snp_env_two_cpus(&cpus, &e->g.s, &e->g.m);
+	assert_int_equal(snp_ghcb_setup(&e->g.s, e->ghcb, GHCB_GPA), 0);
+	assert_ptr_equal(cpus.slots[0].ghcb, e->ghcb);
+	assert_null(e->g.s.slot.ghcb);
+	cpus.cur = 1;
 	/* CPU 1 has none yet: its PSCs go through the MSR protocol. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, 2 * K4), 0);
-	assert_int_equal(e->s.stats.psc_batches, 0);
-	assert_int_equal(snp_ghcb_setup(&e->s, g1, gpa1), 0);
-	assert_true(e->m.ghcb_gpa[0] == GHCB_GPA);
-	assert_true(e->m.ghcb_gpa[1] == gpa1);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, 2 * K4), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 0);
+	assert_int_equal(snp_ghcb_setup(&e->g.s, g1, gpa1), 0);
+	assert_true(e->g.m.ghcb_gpa[0] == GHCB_GPA);
+	assert_true(e->g.m.ghcb_gpa[1] == gpa1);
 	/* Now batched, through CPU 1's page. */
-	assert_int_equal(snp_to_private(&e->s, BASE, 2 * K4), 0);
-	assert_int_equal(e->s.stats.psc_batches, 1);
-	cur_cpu = 0;
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, M2), 0);
-	assert_int_equal(e->s.stats.psc_batches, 2);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE, 2 * K4), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 1);
+	cpus.cur = 0;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, M2), 0);
+	assert_int_equal(e->g.s.stats.psc_batches, 2);
+	assert_int_equal(e->g.m.violations, 0);
 	/* CPU 0 exiting through CPU 1's page: not its registered GHCB. */
 	ghcb_invalidate(g1);
-	assert_int_equal(ghcb_call(&e->insn, g1, gpa1, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R6"));
+	assert_int_equal(ghcb_call(&e->g.insn, g1, gpa1, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	free(g1);
 	env_free(e);
 }
@@ -653,35 +632,35 @@ static void test_nested_exchange_restores_the_page(void **state)
 	uint64_t gpa = 0;
 	struct ghcb *outer, *inner;
 
-	outer = snp_ghcb_get(&e->s, &gpa);
+	outer = snp_ghcb_get(&e->g.s, &gpa);
 	assert_ptr_equal(outer, e->ghcb);
 	assert_true(gpa == GHCB_GPA);
 	GHCB_SET(outer, rax, 0x1234);
 	memcpy(outer->shared_buffer, "outer", 6);
 	/* Nested, without a backup page: counted, not saved. */
-	inner = snp_ghcb_get(&e->s, &gpa);
+	inner = snp_ghcb_get(&e->g.s, &gpa);
 	assert_ptr_equal(inner, outer);
 	assert_false(ghcb_is_valid(inner, GHCB_OFF(rax))); /* invalidated for it */
-	snp_ghcb_put(&e->s);
-	assert_int_equal(e->s.slot.nested, 1);
+	snp_ghcb_put(&e->g.s);
+	assert_int_equal(e->g.s.slot.nested, 1);
 	assert_false(ghcb_is_valid(outer, GHCB_OFF(rax)));
 	/* With one: the outer request survives the inner exit. */
 	GHCB_SET(outer, rax, 0x1234);
-	e->s.slot.backup = backup;
-	inner = snp_ghcb_get(&e->s, &gpa);
+	e->g.s.slot.backup = backup;
+	inner = snp_ghcb_get(&e->g.s, &gpa);
 	memcpy(inner->shared_buffer, "inner", 6);
-	assert_int_equal(ghcb_call(&e->insn, inner, gpa, SVM_EXIT_HLT, 0, 0), 0);
-	snp_ghcb_put(&e->s);
-	assert_int_equal(e->s.slot.nested, 2);
+	assert_int_equal(ghcb_call(&e->g.insn, inner, gpa, SVM_EXIT_HLT, 0, 0), 0);
+	snp_ghcb_put(&e->g.s);
+	assert_int_equal(e->g.s.slot.nested, 2);
 	assert_true(ghcb_is_valid(outer, GHCB_OFF(rax)));
 	assert_true(outer->rax == 0x1234);
 	assert_string_equal((const char *)outer->shared_buffer, "outer");
-	snp_ghcb_put(&e->s);
-	assert_int_equal(e->s.slot.depth, 0);
+	snp_ghcb_put(&e->g.s);
+	assert_int_equal(e->g.s.slot.depth, 0);
 	/* A CPU without a GHCB: nothing begun. */
-	e->s.slot.ghcb = NULL;
-	assert_null(snp_ghcb_get(&e->s, &gpa));
-	assert_int_equal(e->s.slot.depth, 0);
+	e->g.s.slot.ghcb = NULL;
+	assert_null(snp_ghcb_get(&e->g.s, &gpa));
+	assert_int_equal(e->g.s.slot.depth, 0);
 	free(backup);
 }
 
@@ -713,40 +692,40 @@ static void test_rule_r7_ap_create_needs_vmsa(void **state)
 	const uint64_t vmsa = BASE + 3 * M2 + K4;
 
 	memset(&hv_ap, 0, sizeof(hv_ap));
-	e->m.ap_create = test_ap_create;
+	e->g.m.ap_create = test_ap_create;
 	/* A private, validated page that RMPADJUST never made a VMSA. */
-	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R7"));
+	assert_int_equal(snp_ap_create(&e->g.s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R7"));
 	assert_int_equal(hv_ap.calls, 0);
 	/* Done right: the hypervisor is asked, with the request's fields. */
-	e->m.violations = 0;
-	assert_int_equal(snp_vmsa_mark(&e->s, vmsa, true), 0);
-	assert_true(snp_model_page(&e->m, vmsa) & SNP_PG_VMSA);
-	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), 0);
+	e->g.m.violations = 0;
+	assert_int_equal(snp_vmsa_mark(&e->g.s, vmsa, true), 0);
+	assert_true(snp_model_page(&e->g.m, vmsa) & SNP_PG_VMSA);
+	assert_int_equal(snp_ap_create(&e->g.s, 3, SNP_AP_CREATE, vmsa, 1), 0);
 	assert_int_equal(hv_ap.calls, 1);
 	assert_int_equal(hv_ap.apic_id, 3);
 	assert_int_equal(hv_ap.op, SNP_AP_CREATE);
 	assert_true(hv_ap.vmsa == vmsa && hv_ap.features == 1);
 	/* The hypervisor refusing, and the destroy request. */
 	hv_ap.answer = -1;
-	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+	assert_int_equal(snp_ap_create(&e->g.s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
 	hv_ap.answer = 0;
-	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_DESTROY, vmsa, 0), 0);
+	assert_int_equal(snp_ap_create(&e->g.s, 3, SNP_AP_DESTROY, vmsa, 0), 0);
 	assert_int_equal(hv_ap.op, SNP_AP_DESTROY);
-	assert_int_equal(snp_vmsa_mark(&e->s, vmsa, false), 0);
-	assert_false(snp_model_page(&e->m, vmsa) & SNP_PG_VMSA);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(snp_vmsa_mark(&e->g.s, vmsa, false), 0);
+	assert_false(snp_model_page(&e->g.m, vmsa) & SNP_PG_VMSA);
+	assert_int_equal(e->g.m.violations, 0);
 	/* RMPADJUST of a shared page breaks R7; a 2 MiB-aligned VMSA is refused
 	 * before any instruction. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
-	assert_int_equal(snp_vmsa_mark(&e->s, BASE + K4, true), SNP_ERR_IO);
-	assert_int_equal(e->m.violations, 1);
-	assert_non_null(strstr(e->m.last_rule, "R7"));
-	assert_int_equal(snp_vmsa_mark(&e->s, BASE + 2 * M2, true), SNP_ERR_INVAL);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, M2), 0);
+	assert_int_equal(snp_vmsa_mark(&e->g.s, BASE + K4, true), SNP_ERR_IO);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R7"));
+	assert_int_equal(snp_vmsa_mark(&e->g.s, BASE + 2 * M2, true), SNP_ERR_INVAL);
 	/* Without a GHCB, no AP-creation request. */
-	e->s.slot.ghcb = NULL;
-	assert_int_equal(snp_ap_create(&e->s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
+	e->g.s.slot.ghcb = NULL;
+	assert_int_equal(snp_ap_create(&e->g.s, 3, SNP_AP_CREATE, vmsa, 1), SNP_ERR_IO);
 }
 
 /* The kernel's snp_fault= kinds: every Nth PSC fails, every Nth 2 MiB
@@ -757,27 +736,27 @@ static void test_faults_every_nth(void **state)
 
 	/* The PSC to private makes one 2 MiB RMP entry; the hypervisor splits it
 	 * at the PVALIDATE: 4 KiB pages. */
-	assert_int_equal(snp_to_shared(&e->s, BASE, M2), 0);
-	assert_int_equal(e->s.stats.size_fallbacks, 1); /* the firmware's 4 KiB entries */
-	e->m.faults.pval_mismatch_every = 1;
-	assert_int_equal(snp_to_private(&e->s, BASE, M2), 0);
-	assert_int_equal(e->s.stats.size_fallbacks, 2);
-	assert_int_equal(e->s.stats.pvalidate_2m, 0);
-	assert_int_equal(e->s.stats.pages_validated, 512);
-	assert_false(snp_model_page(&e->m, BASE) & SNP_PG_RMP_2M);
+	assert_int_equal(snp_to_shared(&e->g.s, BASE, M2), 0);
+	assert_int_equal(e->g.s.stats.size_fallbacks, 1); /* the firmware's 4 KiB entries */
+	e->g.m.faults.pval_mismatch_every = 1;
+	assert_int_equal(snp_to_private(&e->g.s, BASE, M2), 0);
+	assert_int_equal(e->g.s.stats.size_fallbacks, 2);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 0);
+	assert_int_equal(e->g.s.stats.pages_validated, 512);
+	assert_false(snp_model_page(&e->g.m, BASE) & SNP_PG_RMP_2M);
 	/* Without the fault, the same round trip validates one 2 MiB page. */
-	e->m.faults.pval_mismatch_every = 0;
-	assert_int_equal(snp_to_shared(&e->s, BASE + 4 * M2, M2), 0);
-	assert_int_equal(snp_to_private(&e->s, BASE + 4 * M2, M2), 0);
-	assert_int_equal(e->s.stats.pvalidate_2m, 1);
-	e->m.faults.pval_mismatch_every = 0;
-	e->m.faults.psc_error_every = 2;
-	e->m.n_psc = 0;
-	assert_int_equal(snp_to_shared(&e->s, BASE + M2, K4), 0);       /* PSC 1 */
-	assert_int_equal(snp_to_shared(&e->s, BASE + 2 * M2, K4), SNP_ERR_IO); /* PSC 2 */
-	assert_int_equal(e->s.stats.rolled_back, 1);
+	e->g.m.faults.pval_mismatch_every = 0;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 4 * M2, M2), 0);
+	assert_int_equal(snp_to_private(&e->g.s, BASE + 4 * M2, M2), 0);
+	assert_int_equal(e->g.s.stats.pvalidate_2m, 1);
+	e->g.m.faults.pval_mismatch_every = 0;
+	e->g.m.faults.psc_error_every = 2;
+	e->g.m.n_psc = 0;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + M2, K4), 0);		 /* PSC 1 */
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, K4), SNP_ERR_IO); /* PSC 2 */
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
 	assert_range(e, BASE + 2 * M2, K4, A | V | C);
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 int main(void)

@@ -24,6 +24,7 @@
 #include "arch/x86_64/snp.h"
 #include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/snp_model.h"
+#include "tests/snp_env.h"
 
 #define K4 UINT64_C(4096)
 
@@ -263,39 +264,21 @@ static void test_fw_ghcb_not_the_firmwares(void **state)
 
 #define BASE UINT64_C(0x200000)
 #define NPAGES 1024u
-static const uint32_t cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };
-#define SEV_SNP (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)
 
 struct env {
-	struct snp_model m;
+	struct snp_guest g;
 	uint8_t page[NPAGES];
-	struct tee_insn_ops insn;
-	struct snp s;
 	uint8_t *mem; /* guest memory backing [BASE, BASE + NPAGES pages) */
 	char why[160];
 };
 
-static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
-{
-	snp_model_note_ptes(&((struct env *)ctx)->m, gpa, len, private_);
-	return 0;
-}
-
-static void env_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
-{
-	snp_model_note_flush(&((struct env *)ctx)->m, gpa, len);
-}
-
 static struct env *env_new(void)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, NULL, e };
+	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->g.m };
 
-	snp_model_init(&e->m, BASE, NPAGES, e->page);
-	snp_model_insn(&e->m, &e->insn);
-	assert_int_equal(snp_init(&e->s, &e->insn, &pt, SEV_SNP, cpuid_c51, e->why,
-				  sizeof(e->why)),
-			 0);
+	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
+		      e->why, sizeof(e->why));
 	e->mem = aligned_alloc(4096, (size_t)NPAGES * 4096);
 	return e;
 }
@@ -312,18 +295,18 @@ static void test_vmpl0_check(void **state)
 
 	(void)state;
 	/* At VMPL0 RMPADJUST for VMPL1 succeeds, and nothing is a VMSA. */
-	assert_int_equal(snp_check_vmpl0(&e->s, BASE + 5 * K4), 0);
-	assert_int_equal(e->m.n_rmpadjust, 1);
-	assert_int_equal(snp_model_page(&e->m, BASE + 5 * K4) & SNP_PG_VMSA, 0);
+	assert_int_equal(snp_check_vmpl0(&e->g.s, BASE + 5 * K4), 0);
+	assert_int_equal(e->g.m.n_rmpadjust, 1);
+	assert_int_equal(snp_model_page(&e->g.m, BASE + 5 * K4) & SNP_PG_VMSA, 0);
 	/* At VMPL1 (an SVSM at VMPL0), and at VMPL2 or 3: refused. */
 	for (unsigned int v = 1; v <= 3; v++) {
-		e->m.vmpl = v;
-		assert_int_equal(snp_check_vmpl0(&e->s, BASE + 5 * K4), SNP_ERR_REFUSED);
+		e->g.m.vmpl = v;
+		assert_int_equal(snp_check_vmpl0(&e->g.s, BASE + 5 * K4), SNP_ERR_REFUSED);
 	}
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 	/* A misaligned page is the caller's mistake, not a refusal. */
-	e->m.vmpl = 0;
-	assert_int_equal(snp_check_vmpl0(&e->s, BASE + 5 * K4 + 8), SNP_ERR_INVAL);
+	e->g.m.vmpl = 0;
+	assert_int_equal(snp_check_vmpl0(&e->g.s, BASE + 5 * K4 + 8), SNP_ERR_INVAL);
 	env_free(e);
 }
 
@@ -339,31 +322,31 @@ static void test_ghcb_boot_steps(void **state)
 	uint32_t r[4];
 
 	(void)state;
-	snp_model_firmware_ghcb(&e->m, 0, fw);
-	assert_int_equal(snp_model_page(&e->m, fw), 0);
+	snp_model_firmware_ghcb(&e->g.m, 0, fw);
+	assert_int_equal(snp_model_page(&e->g.m, fw), 0);
 	/* What the kernel reads at entry passes the check. */
-	assert_int_equal(e->insn.rd_ghcb_msr(e->insn.ctx), fw);
-	assert_int_equal(snp_ghcb_adopt(&e->s, fwg, fw), 0);
-	pvio_snp_init(&pv, &e->s, NULL);
+	assert_int_equal(e->g.insn.rd_ghcb_msr(e->g.insn.ctx), fw);
+	assert_int_equal(snp_ghcb_adopt(&e->g.s, fwg, fw), 0);
+	pvio_snp_init(&pv, &e->g.s, NULL);
 	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'x');
-	assert_int_equal(e->m.last_exit_code, SVM_EXIT_IOIO);
+	assert_int_equal(e->g.m.last_exit_code, SVM_EXIT_IOIO);
 	/* Prepare: rescinded and shared in the RMP, the mapping still private. */
-	assert_int_equal(snp_ghcb_prepare(&e->s, ours), 0);
-	assert_int_equal(snp_model_page(&e->m, ours), SNP_PG_PTE_C);
-	assert_int_equal(e->s.stats.psc_msr, 1);
+	assert_int_equal(snp_ghcb_prepare(&e->g.s, ours), 0);
+	assert_int_equal(snp_model_page(&e->g.m, ours), SNP_PG_PTE_C);
+	assert_int_equal(e->g.s.stats.psc_msr, 1);
 	/* The firmware's GHCB still carries I/O (the MSR protocol in between left
 	 * its own value in the GHCB MSR; every exit rewrites it). */
 	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'y');
-	assert_int_equal(e->m.last_rax & 0xff, 'y');
+	assert_int_equal(e->g.m.last_rax & 0xff, 'y');
 	/* After "mmu_init": mapped shared, registered, used. */
-	assert_int_equal(snp_ghcb_map(&e->s, ours), 0);
-	assert_int_equal(snp_model_page(&e->m, ours), 0);
-	assert_int_equal(snp_ghcb_register(&e->s, g, ours), 0);
-	assert_int_equal(e->m.ghcb_gpa[0], ours);
+	assert_int_equal(snp_ghcb_map(&e->g.s, ours), 0);
+	assert_int_equal(snp_model_page(&e->g.m, ours), 0);
+	assert_int_equal(snp_ghcb_register(&e->g.s, g, ours), 0);
+	assert_int_equal(e->g.m.ghcb_gpa[0], ours);
 	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'z');
-	assert_int_equal(e->m.last_rax & 0xff, 'z');
+	assert_int_equal(e->g.m.last_rax & 0xff, 'z');
 	pv.ops.cpuid(pv.ops.ctx, 0, 0, r); /* no CPUID page: a miss, no exit */
-	assert_int_equal(e->m.violations, 0);
+	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
 
@@ -374,16 +357,16 @@ static void test_ghcb_prepare_refused(void **state)
 	const uint64_t ours = BASE + 200 * K4;
 
 	(void)state;
-	e->m.faults.psc_msr_error_at = 1;
-	assert_int_equal(snp_ghcb_prepare(&e->s, ours), SNP_ERR_IO);
-	assert_int_equal(snp_model_page(&e->m, ours),
+	e->g.m.faults.psc_msr_error_at = 1;
+	assert_int_equal(snp_ghcb_prepare(&e->g.s, ours), SNP_ERR_IO);
+	assert_int_equal(snp_model_page(&e->g.m, ours),
 			 SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
-	assert_int_equal(e->s.stats.rolled_back, 1);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
 	/* A host that lies with CF = 1 on the rescission: refused, validated again. */
-	e->m.faults.pval_cf_at = e->m.n_pval + 1;
-	assert_int_equal(snp_ghcb_prepare(&e->s, ours), SNP_ERR_IO);
-	assert_int_equal(snp_model_page(&e->m, ours) & SNP_PG_VALIDATED, SNP_PG_VALIDATED);
-	assert_int_equal(e->m.violations, 0);
+	e->g.m.faults.pval_cf_at = e->g.m.n_pval + 1;
+	assert_int_equal(snp_ghcb_prepare(&e->g.s, ours), SNP_ERR_IO);
+	assert_int_equal(snp_model_page(&e->g.m, ours) & SNP_PG_VALIDATED, SNP_PG_VALIDATED);
+	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
 

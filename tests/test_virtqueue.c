@@ -1032,118 +1032,175 @@ static unsigned int rnd(unsigned int n)
 	return (unsigned int)((rnd_state >> 33) % n);
 }
 
+enum { RH_STEPS = 40000, RH_MAXN = VIRTQ_INDIRECT_MAX + 4 };
+
+/**
+ * struct rh - the model of test_random_hostile(): what the driver has in flight.
+ * @tc: the queue and its device.
+ * @num: the queue size.
+ * @npend: chains the device took and holds in @pend.
+ * @writable: per token, the writable bytes posted.
+ * @inflight: per token, whether it is in flight.
+ * @pend: the chains the device holds.
+ * @d: device address of the requests' buffers (RH_MAXN * 64 bytes).
+ * @serial: tokens handed out (the next token).
+ * @model_inflight: tokens in flight.
+ * @resets: device resets.
+ * @returned: tokens the driver got back from the used ring.
+ */
+struct rh {
+	struct tcase *tc;
+	unsigned int num, npend;
+	uint64_t *writable;
+	bool *inflight;
+	struct dev_req *pend;
+	uint64_t d;
+	unsigned long serial, model_inflight, resets, returned;
+};
+
+/* The driver adds a request of random shape. */
+static void rh_add(struct rh *r)
+{
+	struct virtq *vq = &r->tc->vq;
+	struct virtq_buf b[RH_MAXN];
+	unsigned int n = 1 + rnd(r->num < RH_MAXN ? r->num : RH_MAXN), n_out = rnd(n + 1);
+	uint64_t w = 0;
+	int err;
+
+	for (unsigned int i = 0; i < n; i++) {
+		b[i] = (struct virtq_buf){ r->d + 64 * i, 1 + rnd(64) };
+		if (i >= n_out)
+			w += b[i].len;
+	}
+	err = virtq_add(vq, b, n_out, n - n_out, tok(r->serial));
+	if (err == 0) {
+		r->writable[r->serial] = w;
+		r->inflight[r->serial] = true;
+		r->model_inflight++;
+		r->serial++;
+	} else if (err != VIRTQ_ERR_NOSPC) {
+		assert_int_equal(err, SLUICE_DMA_ERR_IO);
+		assert_true(virtq_is_broken(vq));
+	}
+	if (rnd(4) == 0)
+		virtq_kick(vq);
+}
+
+/* The device completes something, honestly or not. */
+static void rh_complete(struct rh *r)
+{
+	struct tcase *tc = r->tc;
+	unsigned int kind = rnd(100), num = r->num;
+
+	if (kind < 70 && r->npend) {
+		struct dev_req *pend = r->pend;
+		unsigned int i = rnd(r->npend);
+		uint64_t w = 0;
+
+		for (unsigned int k = 0; k < pend[i].nseg; k++)
+			if (pend[i].write[k])
+				w += pend[i].len[k];
+		dev_push(&tc->dev, pend[i].head, (uint32_t)(rnd(3) ? w : w + 1));
+		/* Sometimes a replay: keep the entry around. */
+		if (rnd(8))
+			pend[i] = pend[--r->npend];
+	} else if (kind < 78) {
+		dev_push(&tc->dev, num + rnd(1000), rnd(100));
+	} else if (kind < 90) {
+		dev_push(&tc->dev, rnd(num), rnd(2000));
+	} else if (kind < 91) {
+		tc->dev.used_idx += (uint16_t)rnd(2 * num + 2);
+		__atomic_store_n(&tc->vq.used->idx, tc->dev.used_idx, __ATOMIC_RELEASE);
+	}
+}
+
+/* The driver polls: only tokens in flight come back, never longer than posted. */
+static void rh_poll(struct rh *r)
+{
+	uint32_t len;
+	int status;
+	void *t;
+
+	while ((t = virtq_get_used(&r->tc->vq, &len, &status))) {
+		unsigned long s = (unsigned long)((uintptr_t)t - 1);
+
+		assert_true(s < r->serial);
+		assert_true(r->inflight[s]);
+		r->inflight[s] = false;
+		r->model_inflight--;
+		r->returned++;
+		assert_true(len <= r->writable[s]);
+		if (status)
+			assert_int_equal(status, SLUICE_DMA_ERR_RANGE);
+		if (status)
+			assert_int_equal(len, 0);
+	}
+}
+
+/* Broken, or stuck with nothing the device will ever complete: reset the
+ * device, take everything back, start over. */
+static void rh_reset_if_stuck(struct rh *r)
+{
+	struct tcase *tc = r->tc;
+
+	if (!virtq_is_broken(&tc->vq) && (virtq_num_free(&tc->vq) != 0 || r->npend))
+		return;
+	for (void *t; (t = virtq_detach_unused(&tc->vq));) {
+		unsigned long s = (unsigned long)((uintptr_t)t - 1);
+
+		assert_true(r->inflight[s]);
+		r->inflight[s] = false;
+		r->model_inflight--;
+	}
+	assert_int_equal(r->model_inflight, 0);
+	assert_int_equal(virtq_reset(&tc->vq), 0);
+	tc->dev.last_avail = 0;
+	tc->dev.used_idx = 0;
+	r->npend = 0;
+	r->resets++;
+}
+
+/* One random step: add, the device takes, the device completes, or a poll. */
+static void rh_step(struct rh *r)
+{
+	unsigned int op = rnd(100);
+
+	if (op < 35) {
+		rh_add(r);
+	} else if (op < 50) {
+		/* The device takes what is available. */
+		while (r->npend < r->num && dev_pop(&r->tc->dev, &r->pend[r->npend]))
+			r->npend++;
+	} else if (op < 75) {
+		rh_complete(r);
+	} else {
+		rh_poll(r);
+	}
+}
+
 static void test_random_hostile(void **state)
 {
 	struct tcase *tc = *state;
-	enum { STEPS = 40000, MAXN = VIRTQ_INDIRECT_MAX + 4 };
-	unsigned int num = tc->num, npend = 0;
-	/* Per token: posted writable bytes, in flight or not. */
-	uint64_t *writable = calloc(STEPS + 1, sizeof(*writable));
-	bool *inflight = calloc(STEPS + 1, sizeof(*inflight));
-	struct dev_req *pend = calloc(num, sizeof(*pend));
-	struct virtq_buf b[MAXN];
+	struct rh r = {
+		.tc = tc,
+		.num = tc->num,
+		/* Per token: posted writable bytes, in flight or not. */
+		.writable = calloc(RH_STEPS + 1, sizeof(*r.writable)),
+		.inflight = calloc(RH_STEPS + 1, sizeof(*r.inflight)),
+		.pend = calloc(tc->num, sizeof(*r.pend)),
+	};
 	struct virtq_stats st;
 	unsigned char *va;
-	uint64_t d = coherent(tc, MAXN * 64, (void **)&va);
-	unsigned long serial = 0, model_inflight = 0, resets = 0, returned = 0;
-	uint32_t len;
-	int status;
 
-	rnd_state = 0x5eed0000u + num;
+	r.d = coherent(tc, RH_MAXN * 64, (void **)&va);
+	rnd_state = 0x5eed0000u + r.num;
 	tc->dev.lenient = true;
-	for (unsigned int step = 0; step < STEPS; step++) {
-		unsigned int op = rnd(100);
-
-		if (op < 35) {
-			/* The driver adds a request. */
-			unsigned int n = 1 + rnd(num < MAXN ? num : MAXN), n_out = rnd(n + 1);
-			uint64_t w = 0;
-			int err;
-
-			for (unsigned int i = 0; i < n; i++) {
-				b[i] = (struct virtq_buf){ d + 64 * i, 1 + rnd(64) };
-				if (i >= n_out)
-					w += b[i].len;
-			}
-			err = virtq_add(&tc->vq, b, n_out, n - n_out, tok(serial));
-			if (err == 0) {
-				writable[serial] = w;
-				inflight[serial] = true;
-				model_inflight++;
-				serial++;
-			} else if (err != VIRTQ_ERR_NOSPC) {
-				assert_int_equal(err, SLUICE_DMA_ERR_IO);
-				assert_true(virtq_is_broken(&tc->vq));
-			}
-			if (rnd(4) == 0)
-				virtq_kick(&tc->vq);
-		} else if (op < 50) {
-			/* The device takes what is available. */
-			while (npend < num && dev_pop(&tc->dev, &pend[npend]))
-				npend++;
-		} else if (op < 75) {
-			/* The device completes something, honestly or not. */
-			unsigned int kind = rnd(100);
-
-			if (kind < 70 && npend) {
-				unsigned int i = rnd(npend);
-				uint64_t w = 0;
-
-				for (unsigned int k = 0; k < pend[i].nseg; k++)
-					if (pend[i].write[k])
-						w += pend[i].len[k];
-				dev_push(&tc->dev, pend[i].head, (uint32_t)(rnd(3) ? w : w + 1));
-				/* Sometimes a replay: keep the entry around. */
-				if (rnd(8))
-					pend[i] = pend[--npend];
-			} else if (kind < 78) {
-				dev_push(&tc->dev, num + rnd(1000), rnd(100));
-			} else if (kind < 90) {
-				dev_push(&tc->dev, rnd(num), rnd(2000));
-			} else if (kind < 91) {
-				tc->dev.used_idx += (uint16_t)rnd(2 * num + 2);
-				__atomic_store_n(&tc->vq.used->idx, tc->dev.used_idx,
-						 __ATOMIC_RELEASE);
-			}
-		} else {
-			/* The driver polls. */
-			void *t;
-
-			while ((t = virtq_get_used(&tc->vq, &len, &status))) {
-				unsigned long s = (unsigned long)((uintptr_t)t - 1);
-
-				assert_true(s < serial);
-				assert_true(inflight[s]);
-				inflight[s] = false;
-				model_inflight--;
-				returned++;
-				assert_true(len <= writable[s]);
-				if (status)
-					assert_int_equal(status, SLUICE_DMA_ERR_RANGE);
-				if (status)
-					assert_int_equal(len, 0);
-			}
-		}
-		assert_int_equal(virtq_num_inflight(&tc->vq), model_inflight);
+	for (unsigned int step = 0; step < RH_STEPS; step++) {
+		rh_step(&r);
+		assert_int_equal(virtq_num_inflight(&tc->vq), r.model_inflight);
 		if (step % 64 == 0)
 			assert_int_equal(virtq_check(&tc->vq), 0);
-		/* Broken, or stuck with nothing the device will ever complete:
-		 * reset the device, take everything back, start over. */
-		if (virtq_is_broken(&tc->vq) || (virtq_num_free(&tc->vq) == 0 && !npend)) {
-			for (void *t; (t = virtq_detach_unused(&tc->vq));) {
-				unsigned long s = (unsigned long)((uintptr_t)t - 1);
-
-				assert_true(inflight[s]);
-				inflight[s] = false;
-				model_inflight--;
-			}
-			assert_int_equal(model_inflight, 0);
-			assert_int_equal(virtq_reset(&tc->vq), 0);
-			tc->dev.last_avail = 0;
-			tc->dev.used_idx = 0;
-			npend = 0;
-			resets++;
-		}
+		rh_reset_if_stuck(&r);
 	}
 	virtq_stats(&tc->vq, &st);
 	/* Every kind of bad entry was seen and the queue went on working. */
@@ -1151,16 +1208,16 @@ static void test_random_hostile(void **state)
 	assert_true(st.not_in_flight > 0);
 	assert_true(st.bad_len > 0);
 	assert_true(st.bad_idx > 0);
-	assert_true(returned > 1000);
+	assert_true(r.returned > 1000);
 	print_message("random_hostile: %lu adds, %lu returned, %lu resets, bad id %lu, "
 		      "not in flight %lu, bad len %lu, bad idx %lu\n",
-		      serial, returned, resets, (unsigned long)st.bad_id,
+		      r.serial, r.returned, r.resets, (unsigned long)st.bad_id,
 		      (unsigned long)st.not_in_flight, (unsigned long)st.bad_len,
 		      (unsigned long)st.bad_idx);
-	sluice_dma_free_coherent(&tc->f->dl, va, MAXN * 64);
-	free(pend);
-	free(inflight);
-	free(writable);
+	sluice_dma_free_coherent(&tc->f->dl, va, RH_MAXN * 64);
+	free(r.pend);
+	free(r.inflight);
+	free(r.writable);
 }
 
 /* ------------------------------------------------------------------ confidential */

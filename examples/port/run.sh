@@ -4,16 +4,9 @@
 # no repository include path), the port itself freestanding, and run it.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 prefix=/opt/sluice-dma-port
-stage=$tmp/stage
-
-make -s -C "$top" install PREFIX="$prefix" DESTDIR="$stage"
-export PKG_CONFIG_LIBDIR=$stage$prefix/lib/pkgconfig
-export PKG_CONFIG_PATH=
-export PKG_CONFIG_SYSROOT_DIR=$stage
+# shellcheck source=scripts/stage-dma-lib.sh
+. "$(dirname "$0")/../../scripts/stage-dma-lib.sh"
 mkdir "$tmp/src"
 cp "$top"/examples/port/port.c "$top"/examples/port/port.h "$top"/examples/port/main.c "$tmp/src/"
 cd "$tmp/src"

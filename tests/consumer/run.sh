@@ -7,18 +7,10 @@
 # compile dma/*.c with their own flags; this links libsluice-dma.a).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 prefix=/opt/sluice-dma-test
-stage=$tmp/stage
-
-make -s -C "$top" install PREFIX="$prefix" DESTDIR="$stage"
-# Nothing but the staged files: the .pc from the staging root, its paths
-# prefixed with it (what a cross build's sysroot does).
-export PKG_CONFIG_LIBDIR=$stage$prefix/lib/pkgconfig
-export PKG_CONFIG_PATH=
-export PKG_CONFIG_SYSROOT_DIR=$stage
+# Nothing but the staged files (scripts/stage-dma-lib.sh).
+# shellcheck source=scripts/stage-dma-lib.sh
+. "$(dirname "$0")/../../scripts/stage-dma-lib.sh"
 pkg-config --exists --print-errors sluice-dma
 echo "sluice-dma $(pkg-config --modversion sluice-dma): $(pkg-config --cflags --libs sluice-dma)"
 

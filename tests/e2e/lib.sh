@@ -5,6 +5,11 @@
 #	unless scripts/run-qemu.sh returned EXPECTED_STATUS.
 # expect LOG REGEX...	fails unless every extended regex matches a line of LOG.
 # reject LOG REGEX	fails if REGEX matches a line of LOG.
+# cc_data_boot NAME CC SEED
+#	boots cc=CC (bs=16K) with a seeded 16 MiB disk image (scripts/blk_pattern.py)
+#	as boot_kernel NAME, and expects in every DMA mode the whole image read with
+#	the host's cksum, the mode's pattern region written and 1000 frames delivered.
+# cc_data_verify NAME CC	checks that image byte for byte on the host.
 set -uo pipefail
 
 E2E_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -44,4 +49,27 @@ expect() {
 reject() {
 	grep -Eq -- "$2" "$1" && e2e_fail "unexpected line matching /$2/ in $1"
 	return 0
+}
+
+cc_data_boot() {
+	local name=$1 cc=$2 seed=$3 want mode
+	local orig="$E2E_LOGDIR/$cc-orig.img" disk="$E2E_LOGDIR/$cc-disk.img"
+	local bytes=$((16 * 1024 * 1024))
+	python3 "$E2E_TOP/scripts/blk_pattern.py" make "$orig" "$bytes" "$seed" ||
+		e2e_fail "cannot create the image"
+	want=$(cksum <"$orig" | awk '{print $1}')
+	cp "$orig" "$disk"
+	boot_kernel "$name" 0 --disk "$disk" --args "cc=$cc bs=16K"
+	for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
+		expect "$BOOT_LOG" \
+			"^blk: mode=$mode read $bytes bytes bs=16384 iodepth=32: cksum $want $bytes, 0 errors" \
+			"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors" \
+			"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
+	done
+}
+
+cc_data_verify() {
+	local name=$1 cc=$2
+	python3 "$E2E_TOP/scripts/blk_pattern.py" verify "$E2E_LOGDIR/$cc-orig.img" \
+		"$E2E_LOGDIR/$cc-disk.img" 16384 0,1,2 || e2e_fail "$name: image check failed"
 }

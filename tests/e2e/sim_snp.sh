@@ -12,23 +12,10 @@
 # an AP it was asked to create (reported and skipped); the #VC guard reports and ends.
 . "$(dirname "$0")/lib.sh"
 
-pattern="$E2E_TOP/scripts/blk_pattern.py"
-orig="$E2E_LOGDIR/sim-snp-orig.img"
-disk="$E2E_LOGDIR/sim-snp-disk.img"
-bytes=$((16 * 1024 * 1024))
-python3 "$pattern" make "$orig" "$bytes" 20261204 || e2e_fail "cannot create the image"
-want=$(cksum <"$orig" | awk '{print $1}')
 params='SEV_STATUS 0x7, C-bit 51, '
 after="^cc: sim-snp after the tasks: $params"
 
-cp "$orig" "$disk"
-boot_kernel sim_snp 0 --disk "$disk" --args "cc=sim-snp bs=16K"
-for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
-	expect "$BOOT_LOG" \
-		"^blk: mode=$mode read $bytes bytes bs=16384 iodepth=32: cksum $want $bytes, 0 errors" \
-		"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors" \
-		"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
-done
+cc_data_boot sim_snp sim-snp 20261204
 expect "$BOOT_LOG" \
 	'^cc: sim-snp boot: VMPL0 \(RMPADJUST for VMPL1 allowed\); CPUID page from the CC blob \([1-9][0-9]* leaves\); the firmware.s GHCB 0x[0-9a-f]+ carried this CPU.s I/O from kernel entry to mmu_init; 16 GHCB pages of ours made shared before it \(MSR protocol\), mapped shared and the bootstrap CPU.s registered right after it$' \
 	"^cc: sim-snp at boot: ${params}1 GHCB registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, 0 nested\), APs created 0 .*PSC 16 requests \(16 MSR, 0 batches.*, rescinded 16 .*conversions 16 to shared, .*rule violations 0$" \
@@ -37,7 +24,7 @@ expect "$BOOT_LOG" \
 	'^smp: cpu 1 \(APIC 1\) online in [0-9.]+ ms$' '^smp: 2 CPUs online$' \
 	"${after}2 GHCBs registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, [0-9]+ nested\), APs created 1 \(0 destroyed\); PSC [1-9][0-9]* requests \([0-9]+ MSR, [1-9][0-9]* batches, 0 early returns\), pages validated [1-9][0-9]*, rescinded [1-9][0-9]* \([1-9][0-9]* x 2M, [0-9]+ 2M->4K\), conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed \(0 rolled back, 0 pages leaked\), model over [0-9]+ MiB, [1-9][0-9]* VMGEXITs to the simulated hypervisor .*, [1-9][0-9]* RMPADJUST, rule violations 0$"
 reject "$BOOT_LOG" 'VIOLATION' 'EXCEPTION'
-python3 "$pattern" verify "$orig" "$disk" 16384 0,1,2 || e2e_fail "sim_snp: image check failed"
+cc_data_verify sim_snp sim-snp
 echo "sim-snp: data verified in every mode, 2 CPUs online through AP creation, no rule broken"
 
 # A hypervisor that returns every PSC early and splits every 2 MiB RMP entry behind

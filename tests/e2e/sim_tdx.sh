@@ -10,22 +10,9 @@
 # I/O goes on), and MapGPA failures (the kernel stops clearly, no rule broken).
 . "$(dirname "$0")/lib.sh"
 
-pattern="$E2E_TOP/scripts/blk_pattern.py"
-orig="$E2E_LOGDIR/sim-tdx-orig.img"
-disk="$E2E_LOGDIR/sim-tdx-disk.img"
-bytes=$((16 * 1024 * 1024))
-python3 "$pattern" make "$orig" "$bytes" 20261203 || e2e_fail "cannot create the image"
-want=$(cksum <"$orig" | awk '{print $1}')
 after='^cc: sim-tdx after the tasks: GPAW 48, shared bit 1<<47, attributes 0x[0-9a-f]+ \(SEPT_VE_DISABLE\)'
 
-cp "$orig" "$disk"
-boot_kernel sim_tdx 0 --disk "$disk" --args "cc=sim-tdx bs=16K"
-for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
-	expect "$BOOT_LOG" \
-		"^blk: mode=$mode read $bytes bytes bs=16384 iodepth=32: cksum $want $bytes, 0 errors" \
-		"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors" \
-		"^net: mode=$mode sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
-done
+cc_data_boot sim_tdx sim-tdx 20261203
 expect "$BOOT_LOG" '^cc: sim-tdx at boot: GPAW 48' \
 	'^smp: application processors start through the ACPI wakeup mailbox at 0x[0-9a-f]+ \(the simulated TD plays the firmware.s part\), not INIT-SIPI$' \
 	'^smp: cpu 1 \(APIC 1\) online in [0-9.]+ ms$' '^smp: 2 CPUs online$' \
@@ -33,7 +20,7 @@ expect "$BOOT_LOG" '^cc: sim-tdx at boot: GPAW 48' \
 	'^cc: sim-tdx at boot: .*, paravirtual I/O tdx \(0 VMM errors\)' \
 	"$after.*paravirtual I/O tdx \(0 VMM errors\); MapGPA [1-9][0-9]* .*conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed .*, [1-9][0-9]* VMCALLs to the VMM, rule violations 0$"
 reject "$BOOT_LOG" 'VIOLATION'
-python3 "$pattern" verify "$orig" "$disk" 16384 0,1,2 || e2e_fail "sim_tdx: image check failed"
+cc_data_verify sim_tdx sim-tdx
 
 # A busy module and a VMM that converts in parts, stalls and maps in 4 KiB pages.
 boot_kernel sim_tdx_busy_vmm 0 --args "cc=sim-tdx tdx_fault=partial,stall,busy,4k tdx_fault_every=3 frames=200"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "drivers/deadline.h"
+#include "tests/fake_virtio.h"
 
 /* Configurations cached: every policy, 1..FUZZ_MAX_CPUS CPUs, both scrub modes,
  * no second pool or a second pool of any policy. */
@@ -578,4 +579,16 @@ void fuzz_quarantine_reuse(struct fuzz_dma *fd, const struct fuzz_range *held, u
 		FUZZ_CHECK(fuzz_is_zero(coh[i], SLUICE_DMA_PAGE_SIZE));
 		sluice_dma_free_coherent(&fd->dl, coh[i], SLUICE_DMA_PAGE_SIZE);
 	}
+}
+
+struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in, uint16_t type,
+				   uint16_t num_queues, const char *name, void *ctx, uint8_t mode,
+				   int second)
+{
+	fake_virtio_init(dev, type, 0, num_queues);
+	dev->vdev.confidential = mode & 1;
+	snprintf(dev->vdev.name, sizeof(dev->vdev.name), "%s", name);
+	dev->ctx = ctx;
+	return fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
+			      (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
 }

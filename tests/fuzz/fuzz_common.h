@@ -277,6 +277,27 @@ void fuzz_dma_dirty(const void *p, size_t len);
  */
 void fuzz_dma_fini(struct fuzz_dma *fd);
 
+struct fake_virtio;
+
+/**
+ * fuzz_virtio_begin() - a fake virtio device (tests/fake_virtio.h) and the DMA
+ *	layer under it, both from a driver target's mode byte: bit 0 confidential,
+ *	bits 1-2 the first pool's policy, bit 3 scrub=zero (else copy); one CPU.
+ * @dev: the device, reset first (fake_virtio_init(), no extra features).
+ * @in: the input.
+ * @type: VIRTIO_ID_*.
+ * @num_queues: the queue count the device reports.
+ * @name: the device's name in the driver's messages.
+ * @ctx: handed to the device's hooks (@dev->ctx).
+ * @mode: the mode byte.
+ * @second: a second pool's policy, or FUZZ_DMA_ONE_POOL.
+ *
+ * Return: the layer, as fuzz_dma_begin().
+ */
+struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in *in, uint16_t type,
+				   uint16_t num_queues, const char *name, void *ctx, uint8_t mode,
+				   int second);
+
 /**
  * fuzz_dma_log_last() - the last line the layer logged (for failure messages).
  * Return: a static string.

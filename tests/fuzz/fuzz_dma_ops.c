@@ -876,16 +876,11 @@ static void dof_teardown(struct dof *s)
 	fuzz_dma_fini(s->fd);
 }
 
-int fuzz_dma_ops_one(const uint8_t *data, size_t size)
+/* The caller's memory starts with known contents: the pattern, copied back over
+ * the pages the previous input wrote (a byte loop, or even a copy of all of it,
+ * per input would cost more than the input). */
+static void dof_restore_priv(void)
 {
-	struct fuzz_in in = fuzz_in_start(data, size);
-	struct dof *s = &dof;
-	uint8_t mode, cap;
-	enum sluice_dma_bounce_policy policy;
-
-	/* The caller's memory starts with known contents: the pattern, copied back
-	 * over the pages the previous input wrote (a byte loop, or even a copy of
-	 * all of it, per input would cost more than the input). */
 	if (!dof_priv_pattern[1]) {
 		fuzz_fill(dof_priv_pattern, DOF_PRIV_BYTES, 0x11);
 		dof_priv_dirty = ~0ull;
@@ -897,15 +892,24 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 		memcpy(dof_priv_shadow + pg * 4096, dof_priv_pattern + pg * 4096, 4096);
 	}
 	dof_priv_dirty = 0;
+}
+
+/* The layer from the input's first two bytes: policy, scrub mode, CPUs, arena
+ * or not, pools, exclusive CPU indices. */
+static void dof_begin(struct dof *s, struct fuzz_in *in)
+{
+	uint8_t mode, cap;
+	enum sluice_dma_bounce_policy policy;
+
 	memset(s, 0, sizeof(*s));
-	s->in = &in;
-	mode = fuzz_u8(&in);
-	cap = fuzz_u8(&in);
+	s->in = in;
+	mode = fuzz_u8(in);
+	cap = fuzz_u8(in);
 	policy = (enum sluice_dma_bounce_policy)(mode & 3);
 	s->scrub = (mode & 4) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 	s->ncpus = 1 + ((mode >> 3) & 3);
 	s->use_arena = !(mode & 0x20);
-	s->fd = fuzz_dma_begin(&in, policy, s->ncpus, s->scrub,
+	s->fd = fuzz_dma_begin(in, policy, s->ncpus, s->scrub,
 			       (mode & 0x40) ? (int)(cap >> 6) : FUZZ_DMA_ONE_POOL);
 	/*
 	 * One thread switches CPU indices, so the port may promise exclusive
@@ -916,89 +920,115 @@ int fuzz_dma_ops_one(const uint8_t *data, size_t size)
 	if (s->use_arena)
 		dof_setup_arena(s, cap);
 	dof_setup_tags(s);
+}
 
+/* The platform changes under the layer: a pool added, conversions that fail
+ * from the next but N on, or a tag made up. */
+static void dof_platform_op(struct dof *s)
+{
+	struct fuzz_in *in = s->in;
+	int rc;
+
+	switch (fuzz_u8(in) & 3) {
+	case 0:
+		rc = fuzz_dma_add_pool(s->fd, (enum sluice_dma_bounce_policy)fuzz_below(
+						      in, SLUICE_DMA_POLICY_COUNT));
+		FUZZ_CHECK(rc == 0 || rc == SLUICE_DMA_ERR_NOMEM || rc == SLUICE_DMA_ERR_IO);
+		break;
+	case 1:
+		s->fd->mp.fail_to_shared_after = (long)fuzz_below(in, 4) - 1;
+		break;
+	case 2:
+		s->fd->mp.fail_to_private_after = (long)fuzz_below(in, 4) - 1;
+		break;
+	default:
+		dof_random_tag(in, &s->tags[5 + fuzz_below(in, DOF_NTAGS - 5)]);
+		break;
+	}
+}
+
+/* A coherent buffer (bit 7 clear) or an arena block (bit 7 set: one freed). */
+static void dof_alloc_op(struct dof *s, uint8_t op, bool arena)
+{
+	int i;
+
+	if (arena && (op & 0x80)) {
+		i = dof_pick_block(s);
+		if (i >= 0)
+			dof_arena_free(s, i);
+	} else if (arena) {
+		dof_arena_alloc(s);
+	} else if (op & 0x80) {
+		i = dof_pick_map(s, true);
+		if (i >= 0)
+			dof_coherent_free(s, i);
+	} else {
+		dof_coherent_alloc(s);
+	}
+}
+
+/* One step, chosen by @op % 16. */
+static void dof_op(struct dof *s, uint8_t op)
+{
+	int i;
+
+	switch (op % 16) {
+	case 0:
+	case 1:
+	case 2:
+		dof_map(s);
+		break;
+	case 3:
+	case 4:
+		i = dof_pick_map(s, false);
+		if (i >= 0)
+			dof_unmap(s, i, op & 0x80);
+		break;
+	case 5:
+		dof_sync(s, true);
+		break;
+	case 6:
+		dof_sync(s, false);
+		break;
+	case 7:
+		dof_device_write(s);
+		break;
+	case 8:
+		dof_host_scribble(s);
+		break;
+	case 9:
+		dof_cpu_write(s);
+		break;
+	case 10:
+		dof_alloc_op(s, op, false);
+		break;
+	case 11:
+	case 12:
+		if (s->use_arena)
+			dof_alloc_op(s, op, true);
+		break;
+	case 13:
+		if (s->use_arena)
+			(void)sluice_dma_arena_reclaim(&s->arena, fuzz_below(s->in, 3));
+		break;
+	case 14:
+		mock_port_set_cpu(fuzz_below(s->in, s->ncpus));
+		break;
+	default:
+		dof_platform_op(s);
+		break;
+	}
+}
+
+int fuzz_dma_ops_one(const uint8_t *data, size_t size)
+{
+	struct fuzz_in in = fuzz_in_start(data, size);
+	struct dof *s = &dof;
+
+	dof_restore_priv();
+	dof_begin(s, &in);
 	for (unsigned int ops = 0; fuzz_more(&in) && ops < DOF_MAX_OPS; ops++) {
-		uint8_t op = fuzz_u8(&in);
-		int i;
-
-		switch (op % 16) {
-		case 0:
-		case 1:
-		case 2:
-			dof_map(s);
-			break;
-		case 3:
-		case 4:
-			i = dof_pick_map(s, false);
-			if (i >= 0)
-				dof_unmap(s, i, op & 0x80);
-			break;
-		case 5:
-			dof_sync(s, true);
-			break;
-		case 6:
-			dof_sync(s, false);
-			break;
-		case 7:
-			dof_device_write(s);
-			break;
-		case 8:
-			dof_host_scribble(s);
-			break;
-		case 9:
-			dof_cpu_write(s);
-			break;
-		case 10:
-			if (op & 0x80) {
-				i = dof_pick_map(s, true);
-				if (i >= 0)
-					dof_coherent_free(s, i);
-			} else {
-				dof_coherent_alloc(s);
-			}
-			break;
-		case 11:
-		case 12:
-			if (!s->use_arena)
-				break;
-			if (op & 0x80) {
-				i = dof_pick_block(s);
-				if (i >= 0)
-					dof_arena_free(s, i);
-			} else {
-				dof_arena_alloc(s);
-			}
-			break;
-		case 13:
-			if (s->use_arena)
-				(void)sluice_dma_arena_reclaim(&s->arena, fuzz_below(&in, 3));
-			break;
-		case 14:
-			mock_port_set_cpu(fuzz_below(&in, s->ncpus));
-			break;
-		default:
-			switch (fuzz_u8(&in) & 3) {
-			case 0: {
-				int rc = fuzz_dma_add_pool(
-					s->fd, (enum sluice_dma_bounce_policy)fuzz_below(
-						       &in, SLUICE_DMA_POLICY_COUNT));
-
-				FUZZ_CHECK(rc == 0 || rc == SLUICE_DMA_ERR_NOMEM ||
-					   rc == SLUICE_DMA_ERR_IO);
-				break;
-			}
-			case 1:
-				s->fd->mp.fail_to_shared_after = (long)fuzz_below(&in, 4) - 1;
-				break;
-			case 2:
-				s->fd->mp.fail_to_private_after = (long)fuzz_below(&in, 4) - 1;
-				break;
-			default:
-				dof_random_tag(&in, &s->tags[5 + fuzz_below(&in, DOF_NTAGS - 5)]);
-				break;
-			}
-			break;
-		}
+		dof_op(s, fuzz_u8(&in));
 		dof_check(s, s->fd->deep && dof_deep_step(ops));
 	}
 	dof_teardown(s);

@@ -550,11 +550,8 @@ void fnet_begin(struct fnet *s, struct fuzz_in *in, uint8_t mode, int second)
 {
 	memset(s, 0, sizeof(*s));
 	s->in = in;
-	fake_virtio_init(&s->dev, VIRTIO_ID_NET, 0, 2);
+	s->fd = fuzz_virtio_begin(&s->dev, in, VIRTIO_ID_NET, 2, "fuzz-net0", s, mode, second);
 	s->dev.offered = 0;
-	s->dev.vdev.confidential = mode & 1;
-	strcpy(s->dev.vdev.name, "fuzz-net0");
-	s->dev.ctx = s;
 	s->dev.on_features = fnet_features;
 	s->dev.on_notify = fnet_notify;
 	s->dev.on_reset = fnet_reset;
@@ -565,8 +562,6 @@ void fnet_begin(struct fnet *s, struct fuzz_in *in, uint8_t mode, int second)
 	s->mutate = mode & 0x20;
 	s->usable = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM) |
 		    VIRTIO_FEATURE(FNET_F_MAC) | VIRTIO_FEATURE(FNET_F_STATUS);
-	s->fd = fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
 	if (s->inplace)
 		sluice_dma_layer_set_inplace(&s->fd->dl, &fnet_hook_region);
 }
@@ -622,9 +617,7 @@ void fnet_quarantine_check(struct fnet *s, const struct fuzz_quarantine *mark, i
 	FUZZ_CHECK(s->buf_frees == frees && s->owns_calls == owns);
 	fuzz_quarantine_reuse(s->fd, s->held_range, s->nheld_range);
 	/* The device lets go at last: the same storage is released, each buffer once. */
-	s->dev.reset_fails = false;
-	s->dev.reset_fails_after_init = false;
-	s->dev.reset_script = 0;
+	fake_virtio_let_go(&s->dev);
 	s->net.quarantined = false;
 	FUZZ_CHECK(virtio_net_remove(&s->net) == 0);
 	FUZZ_CHECK(s->nlive == 0 && s->dev.status == 0);
@@ -646,6 +639,42 @@ void fnet_end(struct fnet *s)
 	FUZZ_CHECK(s->net.quarantined == (s->dev.failed_resets > failed));
 	fnet_quarantine_check(s, &mark, rc, failed);
 	FUZZ_CHECK(s->nlive == 0 && s->dev.status == 0);
+	fnet_drop(s);
+}
+
+void fnet_drop(struct fnet *s)
+{
 	sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 	fuzz_dma_fini(s->fd);
+}
+
+void fnet_init_failed(struct fnet *s, const struct fuzz_quarantine *mark)
+{
+	/* Whatever init got as far as setting up is released, or quarantined if
+	 * the device did not reset; then nothing is left. */
+	fnet_quarantine_check(s, mark, s->net.quarantined ? -5 : 0, 0);
+	FUZZ_CHECK(s->nlive == 0);
+	fnet_drop(s);
+}
+
+void fnet_take_all(struct fnet *s, unsigned int npairs)
+{
+	for (unsigned int p = 0; p < npairs; p++) {
+		fnet_take(s, p, 0);
+		fnet_take(s, p, 1);
+	}
+}
+
+bool fnet_data_op(struct fnet *s, unsigned int kind, unsigned int p)
+{
+	/* Serving receive buffers twice as likely: the device's answers are where
+	 * it can lie. */
+	static void (*const step[])(struct fnet *, unsigned int) = {
+		fnet_recv, fnet_serve_rx, fnet_serve_rx, fnet_send, fnet_complete_tx, fnet_reclaim,
+	};
+
+	if (kind >= sizeof(step) / sizeof(step[0]))
+		return false;
+	step[kind](s, p);
+	return true;
 }

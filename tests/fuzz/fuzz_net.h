@@ -278,4 +278,39 @@ void fnet_quarantine_check(struct fnet *s, const struct fuzz_quarantine *mark, i
  */
 void fnet_end(struct fnet *s);
 
+/**
+ * fnet_drop() - the DMA layer of the run goes (its in-place hook first), with no
+ *	driver left on it.
+ * @s: the run.
+ */
+void fnet_drop(struct fnet *s);
+
+/**
+ * fnet_init_failed() - after virtio_net_init*() failed: whatever it set up was
+ *	released, or quarantined if the device did not reset (checked as above);
+ *	no buffer is live; then the DMA layer goes.
+ * @s: the run.
+ * @mark: taken before the init.
+ */
+void fnet_init_failed(struct fnet *s, const struct fuzz_quarantine *mark);
+
+/**
+ * fnet_take_all() - fnet_take() of both queues of pairs 0 to @npairs - 1.
+ * @s: the run.
+ * @npairs: pairs set up.
+ */
+void fnet_take_all(struct fnet *s, unsigned int npairs);
+
+/**
+ * fnet_data_op() - one data-path step on pair @p, chosen by @kind: 0 the driver
+ *	receives, 1 and 2 the device answers receive buffers, 3 the driver sends,
+ *	4 the device completes transmit buffers, 5 the driver reclaims them.
+ * @s: the run.
+ * @kind: the step; the targets decode it from an input byte (op & 7).
+ * @p: a pair that is set up.
+ *
+ * Return: false, doing nothing, for a @kind above 5 (each target has its own).
+ */
+bool fnet_data_op(struct fnet *s, unsigned int kind, unsigned int p);
+
 #endif /* SLUICE_TESTS_FUZZ_NET_H */

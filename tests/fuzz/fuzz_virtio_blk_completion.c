@@ -41,6 +41,7 @@
 
 #include "drivers/virtio/virtio_blk.h"
 #include "tests/fake_virtio.h"
+#include "tests/fuzz/fuzz_blk.h"
 
 #define VBF_MAX_QUEUES 2u
 #define VBF_MAX_QSIZE 64u
@@ -612,7 +613,6 @@ static void vbf_after_remove(struct vbf *s, const struct fuzz_quarantine *mark, 
 			     unsigned int failed_before)
 {
 	uint64_t bytes = 0, mappings = 0;
-	struct virtio_blk_completion c;
 
 	if (!s->blk.quarantined) {
 		FUZZ_CHECK(rc == 0 && s->dev.failed_resets == failed_before);
@@ -639,21 +639,92 @@ static void vbf_after_remove(struct vbf *s, const struct fuzz_quarantine *mark, 
 	FUZZ_CHECK(s->blk.quarantined_bytes == bytes && s->blk.quarantined_mappings == mappings);
 	fuzz_quarantine_check(mark, s->fd, bytes, mappings);
 	/* Stopped for good: nothing is accepted, a second removal changes nothing. */
-	if (s->blk.nqueues) {
-		FUZZ_CHECK(virtio_blk_submit(&s->blk, 0, VIRTIO_BLK_OP_READ, 0, vbf_bufs[0], 512,
-					     s) == -5);
-		FUZZ_CHECK(virtio_blk_poll(&s->blk, 0, &c, 1) == -5);
-	}
-	FUZZ_CHECK(virtio_blk_remove(&s->blk) == -5);
+	fblk_check_stopped(&s->blk, vbf_bufs[0], s);
 	fuzz_quarantine_check(mark, s->fd, bytes, mappings);
-	/* The device lets go at last: the same storage is released normally. */
-	s->dev.reset_fails = false;
-	s->dev.reset_fails_after_init = false;
-	s->dev.reset_script = 0;
-	s->blk.stopped = false;
-	s->blk.quarantined = false;
-	FUZZ_CHECK(virtio_blk_remove(&s->blk) == 0);
-	FUZZ_CHECK(s->dev.status == 0);
+	fblk_release(&s->blk, &s->dev);
+}
+
+/* The device from the input, virtio_blk_init() on it, checked; false when it
+ * failed (as it was to: the run is then over, checked and released). */
+static bool vbf_init(struct vbf *s, uint8_t mode)
+{
+	struct fuzz_quarantine mark;
+	char why[128];
+	bool plausible;
+	int rc;
+
+	s->fd = fuzz_virtio_begin(&s->dev, s->in, VIRTIO_ID_BLOCK, 1, "fuzz-blk", s, mode,
+				  FUZZ_DMA_ONE_POOL);
+	s->dev.on_features = vbf_features;
+	s->dev.read_max_size = vbf_max_size;
+	s->dev.read_num_queues = vbf_num_queues;
+	s->dev.on_setup = vbf_setup;
+	s->dev.on_notify = vbf_notify;
+	plausible = vbf_configure(s, mode);
+	fuzz_quarantine_mark(&mark, s->fd);
+	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 1 + ((mode >> 4) & 1), 0, why,
+			     sizeof(why));
+	FUZZ_CHECK(!rc == plausible);
+	if (!rc)
+		return true;
+	FUZZ_CHECK(memchr(why, '\0', sizeof(why)) != NULL);
+	if (s->dev.reset_script & 1) {
+		/* The negotiation's reset failed: nothing was given, nothing kept. */
+		FUZZ_CHECK(rc == -5 && !s->blk.quarantined && s->dev.failed_resets == 1);
+		fuzz_quarantine_none(&mark);
+	} else {
+		vbf_after_remove(s, &mark, s->blk.quarantined ? -5 : 0, 0);
+	}
+	fuzz_dma_fini(s->fd);
+	return false;
+}
+
+/* A status byte of a request in flight on @qi changed after the fact, or a
+ * stray used entry. */
+static void vbf_lie(struct vbf *s, unsigned int qi)
+{
+	struct fuzz_in *in = s->in;
+
+	if (fuzz_u8(in) & 1) {
+		for (unsigned int k = 0; k < VBF_MAX_REQS; k++)
+			if (s->reqs[k].inflight && s->reqs[k].queue == qi) {
+				struct vbf_chain *c = &s->reqs[k].chain;
+
+				*(uint8_t *)(uintptr_t)c->addr[c->nseg - 1] = fuzz_u8(in);
+				break;
+			}
+	} else {
+		uint32_t id = fuzz_u32(in);
+
+		fake_virtio_push(&s->dev, (uint16_t)qi, id, fuzz_u32(in));
+	}
+}
+
+/* One step, on the queue of bits 4 to 7. */
+static void vbf_op(struct vbf *s, uint8_t op)
+{
+	unsigned int qi = (op >> 4) % s->blk.nqueues;
+
+	switch (op & 7) {
+	case 0:
+	case 1:
+		vbf_submit(s);
+		break;
+	case 2:
+	case 3:
+		vbf_serve(s, qi);
+		break;
+	case 4:
+	case 5:
+		vbf_poll(s, qi);
+		break;
+	case 6:
+		virtio_blk_kick(&s->blk, qi);
+		break;
+	default:
+		vbf_lie(s, qi);
+		break;
+	}
 }
 
 int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
@@ -662,43 +733,12 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 	struct vbf *s = &vbf;
 	struct fuzz_quarantine mark;
 	unsigned int failed;
-	uint8_t mode;
-	char why[128];
-	bool plausible;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->in = &in;
-	mode = fuzz_u8(&in);
-	fake_virtio_init(&s->dev, VIRTIO_ID_BLOCK, 0, 1);
-	s->dev.vdev.confidential = mode & 1;
-	strcpy(s->dev.vdev.name, "fuzz-blk");
-	s->dev.ctx = s;
-	s->dev.on_features = vbf_features;
-	s->dev.read_max_size = vbf_max_size;
-	s->dev.read_num_queues = vbf_num_queues;
-	s->dev.on_setup = vbf_setup;
-	s->dev.on_notify = vbf_notify;
-	s->fd = fuzz_dma_begin(&in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
-			       (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY,
-			       FUZZ_DMA_ONE_POOL);
-	plausible = vbf_configure(s, mode);
-	fuzz_quarantine_mark(&mark, s->fd);
-	rc = virtio_blk_init(&s->blk, &s->dev.vdev, &s->fd->dl, 1 + ((mode >> 4) & 1), 0, why,
-			     sizeof(why));
-	FUZZ_CHECK(!rc == plausible);
-	if (rc) {
-		FUZZ_CHECK(memchr(why, '\0', sizeof(why)) != NULL);
-		if (s->dev.reset_script & 1) {
-			/* The negotiation's reset failed: nothing was given, nothing kept. */
-			FUZZ_CHECK(rc == -5 && !s->blk.quarantined && s->dev.failed_resets == 1);
-			fuzz_quarantine_none(&mark);
-		} else {
-			vbf_after_remove(s, &mark, s->blk.quarantined ? -5 : 0, 0);
-		}
-		fuzz_dma_fini(s->fd);
+	if (!vbf_init(s, fuzz_u8(&in)))
 		return 0;
-	}
 	FUZZ_CHECK(s->blk.nqueues >= 1 && s->blk.nqueues <= VBF_MAX_QUEUES);
 	FUZZ_CHECK(s->blk.capacity <= ((uint64_t)1 << 48) && s->blk.seg_max >= 1 &&
 		   s->blk.seg_max <= VIRTIO_BLK_MAX_SEGS);
@@ -709,43 +749,7 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 	}
 
 	for (unsigned int ops = 0; fuzz_more(&in) && ops < VBF_MAX_OPS; ops++) {
-		uint8_t op = fuzz_u8(&in);
-		unsigned int qi = (op >> 4) % s->blk.nqueues;
-
-		switch (op & 7) {
-		case 0:
-		case 1:
-			vbf_submit(s);
-			break;
-		case 2:
-		case 3:
-			vbf_serve(s, qi);
-			break;
-		case 4:
-		case 5:
-			vbf_poll(s, qi);
-			break;
-		case 6:
-			virtio_blk_kick(&s->blk, qi);
-			break;
-		default:
-			/* A status byte changed after the fact, or a stray used entry. */
-			if (fuzz_u8(&in) & 1) {
-				for (unsigned int k = 0; k < VBF_MAX_REQS; k++)
-					if (s->reqs[k].inflight && s->reqs[k].queue == qi) {
-						struct vbf_chain *c = &s->reqs[k].chain;
-
-						*(uint8_t *)(uintptr_t)c->addr[c->nseg - 1] =
-							fuzz_u8(&in);
-						break;
-					}
-			} else {
-				uint32_t id = fuzz_u32(&in);
-
-				fake_virtio_push(&s->dev, (uint16_t)qi, id, fuzz_u32(&in));
-			}
-			break;
-		}
+		vbf_op(s, fuzz_u8(&in));
 		vbf_check(s, s->fd->deep && ops % 4 == 3);
 	}
 	vbf_check(s, s->fd->deep);

@@ -383,22 +383,23 @@ static void vnm_predict(struct fnet *s, unsigned int wanted, uint16_t max_pairs_
 	}
 }
 
-int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
+/*
+ * The device from the input, virtio_net_init_mq() on it, and what it set up
+ * against vnm_predict(). Returns the pairs set up; 0 when init failed as
+ * predicted and the run is over (checked and released).
+ */
+static unsigned int vnm_init(struct fnet *s, struct fuzz_in *in, uint8_t mode)
 {
-	struct fuzz_in in = fuzz_in_start(data, size);
-	struct fnet *s = &fnet;
 	struct virtio_net_buffers bufs;
 	struct fuzz_quarantine mark;
 	unsigned int wanted, max_queue, alloc, enabled;
 	uint16_t max_pairs_cfg;
 	bool ok, timeout;
-	uint8_t mode;
 	char why[160];
 	int rc;
 
-	mode = fuzz_u8(&in);
 	/* Two pools: eight pairs of 64 buffers and their rings fit. */
-	fnet_begin(s, &in, mode, (int)(((mode >> 1) + 1) & 3));
+	fnet_begin(s, in, mode, (int)(((mode >> 1) + 1) & 3));
 	memset(&vnm, 0, sizeof(vnm));
 	s->max_bufs = FNET_MAX_BUFS;
 	s->dev.read_num_queues = vnm_read_num_queues;
@@ -408,7 +409,7 @@ int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
 	bufs = fnet_buffers(s);
 	wanted = vnm_configure(s, &max_pairs_cfg);
 	/* At most 64 entries: every pair's buffers fit the pools. */
-	max_queue = fuzz_u8(&in) % 64 + 1;
+	max_queue = fuzz_u8(in) % 64 + 1;
 	fuzz_clock_start(VNM_BUDGET, vnm_tick, s);
 	vnm_predict(s, wanted, max_pairs_cfg, max_queue, &ok, &alloc, &enabled, &timeout);
 	vnm.want = (uint16_t)alloc;
@@ -419,10 +420,7 @@ int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!rc == ok);
 	if (rc) {
 		FUZZ_CHECK(why[0] && memchr(why, '\0', sizeof(why)) != NULL);
-		fnet_quarantine_check(s, &mark, s->net.quarantined ? -5 : 0, 0);
-		FUZZ_CHECK(s->nlive == 0);
-		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
-		fuzz_dma_fini(s->fd);
+		fnet_init_failed(s, &mark);
 		return 0;
 	}
 	FUZZ_CHECK(s->net.pairs_allocated == alloc && s->net.npairs == enabled);
@@ -433,53 +431,44 @@ int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < s->dev.nq; i++)
 		FUZZ_CHECK(s->dev.q[i].index < 2 * alloc ||
 			   (alloc > 1 && s->dev.q[i].index == 2 * s->net.device_pairs));
+	return alloc;
+}
+
+/*
+ * One step, on any pair set up or the one beyond them (from bits 4 to 7): a
+ * data-path step (fnet_data_op()) on a pair set up, a send on the pair beyond
+ * (refused), or this target's own: 6 toggles the device's used-ring changes
+ * (bit 3 set) or flips the link, 7 moves an index where it must not go.
+ */
+static void vnm_op(struct fnet *s, uint8_t op, unsigned int alloc)
+{
+	unsigned int p = (op >> 4) % (alloc + 1);
+	unsigned int kind = op & 7;
+
+	if (kind == 6 && (op & 8))
+		s->mutate = !s->mutate;
+	else if (kind == 6)
+		fnet_link(s);
+	else if (p == alloc && kind == 3)
+		FUZZ_CHECK(virtio_net_send_on(&s->net, p, vnm_frame, 60) == -22);
+	else if (p < alloc && !fnet_data_op(s, kind, p))
+		fnet_hostile_idx(s, p, (op >> 3) & 1);
+}
+
+int fuzz_virtio_net_mq_one(const uint8_t *data, size_t size)
+{
+	struct fuzz_in in = fuzz_in_start(data, size);
+	struct fnet *s = &fnet;
+	unsigned int alloc;
+
+	alloc = vnm_init(s, &in, fuzz_u8(&in));
+	if (!alloc)
+		return 0;
 	fnet_attach(s);
 	fnet_check(s, s->fd->deep);
-
 	for (unsigned int ops = 0; fuzz_more(&in) && ops < VNM_MAX_OPS; ops++) {
-		uint8_t op = fuzz_u8(&in);
-		/* Any pair set up, and one beyond them. */
-		unsigned int p = (op >> 4) % (alloc + 1);
-
-		switch (op & 7) {
-		case 0:
-			if (p < alloc)
-				fnet_recv(s, p);
-			break;
-		case 1:
-		case 2:
-			if (p < alloc)
-				fnet_serve_rx(s, p);
-			break;
-		case 3:
-			if (p < alloc)
-				fnet_send(s, p);
-			else
-				FUZZ_CHECK(virtio_net_send_on(&s->net, p, vnm_frame, 60) == -22);
-			break;
-		case 4:
-			if (p < alloc)
-				fnet_complete_tx(s, p);
-			break;
-		case 5:
-			if (p < alloc)
-				fnet_reclaim(s, p);
-			break;
-		case 6:
-			if (op & 8)
-				s->mutate = !s->mutate;
-			else
-				fnet_link(s);
-			break;
-		default:
-			if (p < alloc)
-				fnet_hostile_idx(s, p, (op >> 3) & 1);
-			break;
-		}
-		for (unsigned int q = 0; q < alloc; q++) {
-			fnet_take(s, q, 0);
-			fnet_take(s, q, 1);
-		}
+		vnm_op(s, fuzz_u8(&in), alloc);
+		fnet_take_all(s, alloc);
 		fnet_check(s, s->fd->deep && ops % 8 == 7);
 	}
 	fnet_check(s, s->fd->deep);

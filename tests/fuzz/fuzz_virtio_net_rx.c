@@ -120,6 +120,21 @@ static bool vnf_configure(struct fnet *s, uint8_t mode, unsigned int *max_queue)
 	       !f->refuse_driver_ok && !(f->reset_script & 1);
 }
 
+/* One step: a data-path step (fnet_data_op()), or this target's own: 6 toggles
+ * the device's used-ring changes (bit 7 set) or flips the link, 7 moves an index
+ * where it must not go. */
+static void vnf_op(struct fnet *s, uint8_t op)
+{
+	if (fnet_data_op(s, op & 7, 0))
+		return;
+	if ((op & 7) == 7)
+		fnet_hostile_idx(s, 0, (op >> 3) & 1);
+	else if (op & 0x80)
+		s->mutate = !s->mutate;
+	else
+		fnet_link(s);
+}
+
 int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = fuzz_in_start(data, size);
@@ -145,12 +160,7 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!rc == usable);
 	if (rc) {
 		FUZZ_CHECK(why[0] && memchr(why, '\0', sizeof(why)) != NULL);
-		/* Whatever init got as far as setting up is released, or quarantined
-		 * if the device did not reset; then nothing is left. */
-		fnet_quarantine_check(s, &mark, s->net.quarantined ? -5 : 0, 0);
-		FUZZ_CHECK(s->nlive == 0);
-		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
-		fuzz_dma_fini(s->fd);
+		fnet_init_failed(s, &mark);
 		return 0;
 	}
 	FUZZ_CHECK(s->dev.status & VIRTIO_STATUS_DRIVER_OK);
@@ -162,37 +172,8 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 	fnet_check(s, s->fd->deep);
 
 	for (unsigned int ops = 0; fuzz_more(&in) && ops < VNF_MAX_OPS; ops++) {
-		uint8_t op = fuzz_u8(&in);
-
-		switch (op & 7) {
-		case 0:
-			fnet_recv(s, 0);
-			break;
-		case 1:
-		case 2:
-			fnet_serve_rx(s, 0);
-			break;
-		case 3:
-			fnet_send(s, 0);
-			break;
-		case 4:
-			fnet_complete_tx(s, 0);
-			break;
-		case 5:
-			fnet_reclaim(s, 0);
-			break;
-		case 6:
-			if (op & 0x80)
-				s->mutate = !s->mutate;
-			else
-				fnet_link(s);
-			break;
-		default:
-			fnet_hostile_idx(s, 0, (op >> 3) & 1);
-			break;
-		}
-		fnet_take(s, 0, 0);
-		fnet_take(s, 0, 1);
+		vnf_op(s, fuzz_u8(&in));
+		fnet_take_all(s, 1);
 		fnet_check(s, s->fd->deep && ops % 8 == 7);
 	}
 	fnet_check(s, s->fd->deep);

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "drivers/virtio/virtio_blk.h"
+#include "tests/fuzz/fuzz_blk.h"
 
 #define VRS_MAX_OPS 200u
 #define VRS_BUDGET 16u
@@ -266,8 +267,6 @@ static bool vrb_rw_deadline(struct vrb *s)
  * failed: the contract, then the device lets go. */
 static void vrb_quarantine_check(struct vrb *s, const struct fuzz_quarantine *mark)
 {
-	struct virtio_blk_completion c;
-
 	if (!s->blk.quarantined) {
 		FUZZ_CHECK(!s->held);
 		fuzz_quarantine_none(mark);
@@ -278,23 +277,31 @@ static void vrb_quarantine_check(struct vrb *s, const struct fuzz_quarantine *ma
 		   s->blk.quarantined_mappings == s->held_mappings);
 	mark = &s->held_mark; /* from the failed reset on */
 	fuzz_quarantine_check(mark, s->fd, s->held_bytes, s->held_mappings);
-	if (s->blk.nqueues) {
-		FUZZ_CHECK(virtio_blk_submit(&s->blk, 0, VIRTIO_BLK_OP_READ, 0, vrb_bufs[0], 512,
-					     s) == -5);
-		FUZZ_CHECK(virtio_blk_poll(&s->blk, 0, &c, 1) == -5);
-	}
-	FUZZ_CHECK(virtio_blk_remove(&s->blk) == -5);
+	fblk_check_stopped(&s->blk, vrb_bufs[0], s);
 	fuzz_quarantine_check(mark, s->fd, s->held_bytes, s->held_mappings);
 	fuzz_quarantine_reuse(s->fd, s->held_range, s->nheld_range);
 	/* The caller's buffer of a request given up on is never written again. */
 	FUZZ_CHECK(fuzz_fill_matches(vrb_rw_buf, sizeof(vrb_rw_buf), 0x3c));
-	s->dev.reset_fails = false;
-	s->dev.reset_fails_after_init = false;
-	s->dev.reset_script = 0;
-	s->blk.stopped = false;
-	s->blk.quarantined = false;
-	FUZZ_CHECK(virtio_blk_remove(&s->blk) == 0);
-	FUZZ_CHECK(s->dev.status == 0);
+	fblk_release(&s->blk, &s->dev);
+}
+
+/*
+ * The resets that fail, from the input: the negotiation's alone
+ * (VRS_NEGOTIATION), or a script of later reset calls that always includes
+ * the first after the negotiation's (init's clean-up, or the removal's), and
+ * perhaps every one from FEATURES_OK on (@feat bit 7).
+ */
+static void vrs_script(struct fake_virtio *dev, struct fuzz_in *in, uint8_t feat,
+		       enum vrs_point point)
+{
+	dev->reset_script = (uint32_t)fuzz_u8(in) << 1;
+	dev->reset_fails_after_init = feat & 0x80;
+	if (point == VRS_NEGOTIATION) {
+		dev->reset_script = 1;
+		dev->reset_fails_after_init = false;
+	} else {
+		dev->reset_script |= 2;
+	}
 }
 
 static void vrb_run(struct fuzz_in *in, uint8_t mode)
@@ -327,25 +334,12 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 	memcpy(s->dev.cfg, &capacity, 8);
 	memcpy(s->dev.cfg + 34, &nq, 2);
 	/* The reset that is to fail, and perhaps others; or all from FEATURES_OK on. */
-	s->dev.reset_script = (uint32_t)fuzz_u8(in) << 1;
-	s->dev.reset_fails_after_init = feat & 0x80;
-	switch (s->point) {
-	case VRS_NEGOTIATION:
-		s->dev.reset_script = 1;
-		s->dev.reset_fails_after_init = false;
-		break;
-	case VRS_INIT_FAILURE:
-		s->dev.reset_script |= 2;
-		/* A queue set-up the device refuses (of a queue it has), or DRIVER_OK. */
-		if ((feat & 8) && ((feat >> 4) & 1) < s->dev.num_queues)
-			s->refuse_queue = (feat >> 4) & 1;
-		else
-			s->dev.refuse_driver_ok = true;
-		break;
-	default:
-		s->dev.reset_script |= 2;
-		break;
-	}
+	vrs_script(&s->dev, in, feat, s->point);
+	/* Init fails at a queue set-up the device refuses (of a queue it has), or DRIVER_OK. */
+	if (s->point == VRS_INIT_FAILURE && (feat & 8) && ((feat >> 4) & 1) < s->dev.num_queues)
+		s->refuse_queue = (feat >> 4) & 1;
+	else if (s->point == VRS_INIT_FAILURE)
+		s->dev.refuse_driver_ok = true;
 	s->fd = fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 2) & 3), 1,
 			       (mode & 0x10) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY,
 			       FUZZ_DMA_ONE_POOL);
@@ -393,17 +387,13 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 
 /* ------------------------------------------------------------------ network device */
 
-static void vrn_run(struct fuzz_in *in, uint8_t mode)
+/* The network device from the input: one pair, or two for VRS_DEADLINE (the
+ * second needs the control command, which no one answers). */
+static void vrn_device(struct fnet *s, struct fuzz_in *in, uint8_t mode, enum vrs_point point,
+		       unsigned int pairs)
 {
-	struct fnet *s = &fnet;
-	struct virtio_net_buffers bufs;
-	struct fuzz_quarantine mark;
-	enum vrs_point point = (enum vrs_point)(mode >> 6);
 	uint8_t feat = fuzz_u8(in), b = fuzz_u8(in);
-	unsigned int pairs = point == VRS_DEADLINE ? 2 : 1;
 	uint16_t max_pairs = 2;
-	char why[160];
-	int rc;
 
 	/* fnet's mode: confidential, policy, scrub, in place. */
 	fnet_begin(s, in, (uint8_t)(((mode >> 1) & 0x1f) & ~0x20), FUZZ_DMA_ONE_POOL);
@@ -412,31 +402,28 @@ static void vrn_run(struct fuzz_in *in, uint8_t mode)
 	s->dev.max_size = (uint16_t)(4u << (b & 3));
 	fuzz_bytes(in, s->dev.cfg, 6);
 	if (pairs > 1) {
-		/* A second pair needs the control command, which no one answers. */
 		s->dev.offered |= VIRTIO_FEATURE(FNET_F_MQ) | VIRTIO_FEATURE(FNET_F_CTRL_VQ);
 		s->usable |= VIRTIO_FEATURE(FNET_F_MQ) | VIRTIO_FEATURE(FNET_F_CTRL_VQ);
 		s->dev.num_queues = 5;
 		memcpy(s->dev.cfg + 8, &max_pairs, 2);
 	}
-	s->dev.reset_script = (uint32_t)fuzz_u8(in) << 1;
-	s->dev.reset_fails_after_init = feat & 0x80;
-	switch (point) {
-	case VRS_NEGOTIATION:
-		s->dev.reset_script = 1;
-		s->dev.reset_fails_after_init = false;
-		break;
-	case VRS_INIT_FAILURE:
-		s->dev.reset_script |= 2;
-		if (feat & 1)
-			s->dev.cfg_fails = true; /* the MAC cannot be read */
-		else
-			s->dev.refuse_driver_ok = true;
-		break;
-	default:
-		s->dev.reset_script |= 2;
-		break;
-	}
-	bufs = fnet_buffers(s);
+	vrs_script(&s->dev, in, feat, point);
+	/* Init fails reading the MAC, or at DRIVER_OK. */
+	if (point == VRS_INIT_FAILURE && (feat & 1))
+		s->dev.cfg_fails = true;
+	else if (point == VRS_INIT_FAILURE)
+		s->dev.refuse_driver_ok = true;
+}
+
+/* virtio_net_init_mq() on the device, checked; false when it was to fail (the
+ * run is then over, checked and released). */
+static bool vrn_init(struct fnet *s, enum vrs_point point, unsigned int pairs)
+{
+	struct virtio_net_buffers bufs = fnet_buffers(s);
+	struct fuzz_quarantine mark;
+	char why[160];
+	int rc;
+
 	fuzz_clock_start(VRS_BUDGET, NULL, NULL);
 	fuzz_quarantine_mark(&mark, s->fd);
 	rc = virtio_net_init_mq(&s->net, &s->dev.vdev, &s->fd->dl, &bufs, 0, pairs, why,
@@ -444,54 +431,40 @@ static void vrn_run(struct fuzz_in *in, uint8_t mode)
 	if (point == VRS_NEGOTIATION) {
 		FUZZ_CHECK(rc == -5 && !s->net.quarantined && s->dev.failed_resets == 1);
 		fuzz_quarantine_none(&mark);
-		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
-		fuzz_dma_fini(s->fd);
-		return;
+		fnet_drop(s);
+		return false;
 	}
 	if (point == VRS_INIT_FAILURE) {
 		/* Quarantined even when it fails before any queue (a MAC that
 		 * cannot be read): the reset failed, and nothing more is known. */
 		FUZZ_CHECK(rc != 0 && s->net.quarantined);
-		fnet_quarantine_check(s, &mark, -5, 0);
-		FUZZ_CHECK(s->nlive == 0);
-		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
-		fuzz_dma_fini(s->fd);
-		return;
+		fnet_init_failed(s, &mark);
+		return false;
 	}
 	FUZZ_CHECK(rc == 0 && s->net.npairs == 1 && s->net.pairs_allocated == pairs);
 	FUZZ_CHECK(s->net.ctrl_timeouts == (pairs > 1));
 	if (pairs > 1)
 		FUZZ_CHECK(fuzz_clock_ticks() >= VRS_BUDGET && fuzz_clock_ticks() < 4 * VRS_BUDGET);
+	return true;
+}
+
+static void vrn_run(struct fuzz_in *in, uint8_t mode)
+{
+	struct fnet *s = &fnet;
+	enum vrs_point point = (enum vrs_point)(mode >> 6);
+	unsigned int pairs = point == VRS_DEADLINE ? 2 : 1;
+
+	vrn_device(s, in, mode, point, pairs);
+	if (!vrn_init(s, point, pairs))
+		return;
 	fnet_attach(s);
 	for (unsigned int ops = 0; fuzz_more(in) && ops < VRS_MAX_OPS; ops++) {
 		uint8_t op = fuzz_u8(in);
-		unsigned int p = (op >> 4) % pairs;
 
-		switch (op & 7) {
-		case 0:
-			fnet_recv(s, p);
-			break;
-		case 1:
-		case 2:
-			fnet_serve_rx(s, p);
-			break;
-		case 3:
-			fnet_send(s, p);
-			break;
-		case 4:
-			fnet_complete_tx(s, p);
-			break;
-		case 5:
-			fnet_reclaim(s, p);
-			break;
-		default:
+		/* A data-path step on any pair; anything else: on to the removal. */
+		if (!fnet_data_op(s, op & 7, (op >> 4) % pairs))
 			ops = VRS_MAX_OPS;
-			break;
-		}
-		for (unsigned int q = 0; q < pairs; q++) {
-			fnet_take(s, q, 0);
-			fnet_take(s, q, 1);
-		}
+		fnet_take_all(s, pairs);
 		fnet_check(s, false);
 	}
 	fnet_check(s, s->fd->deep);

@@ -446,8 +446,7 @@ def net_complete(s, pick=0, id_how=0, ln=None, replay=False, extra=()):
     return s
 
 
-def gen_net():
-    t = 'fuzz_virtio_net_rx'
+def gen_net_good(t):
     # A well-behaved device: frames both ways, the smallest and the largest.
     s = net_header(0x00, 0x30)
     for n in (60, 1514):
@@ -459,6 +458,8 @@ def gen_net():
     s.u8(6)                                      # link status
     write('corpus', t, 'good_traffic', s)
 
+
+def gen_net_confidential(t):
     # Confidential, buffers in the in-place region, sluice policy, zero scrub,
     # eight entries: a full transmit ring, a receive buffer too small.
     s = net_header(0x01 | 0x06 | 0x08 | 0x10, 0x30, sizes=(64, 32), max_queue=8)
@@ -473,6 +474,8 @@ def gen_net():
     net_recv(s, 200)
     write('corpus', t, 'confidential_inplace', s)
 
+
+def gen_net_headers(t):
     # Headers: offloads asked for (dropped), csum fields and num_buffers with no
     # flag (delivered), the device offering offloads the driver must refuse.
     s = net_header(0x02, 0x70)
@@ -490,6 +493,8 @@ def gen_net():
     net_recv(s)
     write('corpus', t, 'hostile_headers', s)
 
+
+def gen_net_lengths(t):
     # Lengths and ids: a runt, a frame claimed longer than the buffer, used
     # lengths below header + 14 and above the buffer, ids out of range, another
     # buffer's, replays, a used->idx jump; sends of bad lengths.
@@ -527,6 +532,8 @@ def gen_net():
     s.u8(5)
     write('corpus', t, 'hostile_lengths', s)
 
+
+def gen_net_unusable(t):
     # A device no driver can use: a queue size of 65535 (more buffers than the
     # allocator gives), then one refusing DRIVER_OK.
     s = net_header(0x00, 0x30, sizes=(65535, 65535))
@@ -534,6 +541,8 @@ def gen_net():
     s = net_header(0x80, 0x30)
     write('corpus', t, 'driver_ok_refused', s)
 
+
+def gen_net_double_fetch(t):
     # Fields changed right after the queue read them (mutate on): the hook's
     # bytes follow each read.
     s = net_header(0x20, 0x30, sizes=(4, 4))
@@ -544,6 +553,8 @@ def gen_net():
     s.u8(0).u8(1).raw(bytes([1, 1, 1, 1, 1, 1]))
     write('corpus', t, 'double_fetch', s)
 
+
+def gen_net_quarantine(t):
     # A NIC that does not reset at removal, a frame sent and not completed, one
     # received: rings and posted buffers quarantined. Then the same in place.
     for name, mode in (('reset_fails_at_removal', 0x00), ('reset_fails_in_place', 0x11)):
@@ -556,6 +567,13 @@ def gen_net():
     # the clean-up fails: quarantined inside init.
     write('corpus', t, 'reset_fails_in_failed_init',
           net_header(0x80, 0x30, sizes=(8, 8), resets=0x02))
+
+
+def gen_net():
+    t = 'fuzz_virtio_net_rx'
+    for gen in (gen_net_good, gen_net_confidential, gen_net_headers, gen_net_lengths,
+                gen_net_unusable, gen_net_double_fetch, gen_net_quarantine):
+        gen(t)
 
 
 # ---------------------------------------------------------------- virtio-net multiqueue

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake_pt.h - page tables from the heap for host tests of arch/x86_64/paging.c
+ * and what is built on it (arch/x86_64/kmap.c).
+ *
+ * Table pages come from aligned_alloc() (physical == virtual, as in the kernel's
+ * identity map); the mapped addresses themselves are only numbers. The allocator
+ * can be told to fail after N more tables, and every flush_page call is recorded
+ * in order so that a test can check exactly which translations were invalidated.
+ * Used by tests/test_paging.c and tests/test_kmap.c.
+ */
+#ifndef SLUICE_TESTS_FAKE_PT_H
+#define SLUICE_TESTS_FAKE_PT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86_64/paging.h"
+
+/**
+ * struct fake_pt - an address space over heap pages, and what it was asked.
+ * @pt: the address space under test.
+ * @set_mask: shared_set_mask of this run's encoding.
+ * @clear_mask: shared_clear_mask of this run's encoding.
+ * @pages: every table page handed out, freed by fake_pt_fini().
+ * @npages: entries used in @pages.
+ * @cap: size of @pages.
+ * @fail_after: allocations that still succeed before NULL is returned (-1: never).
+ * @flushed: va of every flush_page call, in order.
+ * @nflushed: entries used in @flushed.
+ * @fcap: size of @flushed.
+ */
+struct fake_pt {
+	struct page_table pt;
+	uint64_t set_mask, clear_mask;
+	void **pages;
+	size_t npages, cap;
+	long fail_after;
+	uint64_t *flushed;
+	size_t nflushed, fcap;
+};
+
+int fake_pt_init(struct fake_pt *f, uint64_t set_mask, uint64_t clear_mask);
+int fake_pt_fini(struct fake_pt *f);
+uint64_t fake_pt_frame_mask(const struct fake_pt *f);
+uint64_t *fake_pt_raw_leaf(const struct fake_pt *f, uint64_t va, int *level);
+
+#endif

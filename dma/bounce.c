@@ -460,6 +460,24 @@ unsigned long sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_boun
 	return p ? p->pops->max_slots(p) : 0;
 }
 
+/*
+ * @r cannot fit in @p (longer than its runs or than its boundary allows): let
+ * a policy that asks for it (the `linux` policy) walk its areas first, as
+ * upstream does before it fails, so the refusal costs what Linux's costs.
+ * No run can satisfy such a request, so the walk cannot take slots.
+ */
+void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
+					    const struct dma_bounce_req *r, unsigned int cpu)
+{
+	long s;
+
+	if (!p->pops->walk_oversize)
+		return;
+	s = sluice_dma_priv_bounce_alloc(p, r, cpu);
+	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld", p->pops->name,
+		   r->nslots, s);
+}
+
 long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				  unsigned int cpu)
 {

@@ -146,6 +146,11 @@ struct sluice_dma_bounce_pool;
  * @max_slots: largest run this policy can ever allocate.
  * @check: policy invariants, given the slots that live records cover
  *	(@covered(s)). Return 0 or log and return SLUICE_DMA_ERR_FAULT.
+ * @walk_oversize: a request longer than @max_slots (or than its boundary
+ *	allows) still runs @alloc, which walks every area and fails, before the
+ *	layer refuses it: what Linux's swiotlb_find_slots() spends on such a
+ *	request (it refuses nothing up front), so that the `linux` policy's
+ *	failure costs what upstream's does. The other policies refuse at once.
  */
 struct dma_bounce_policy_ops {
 	const char *name;
@@ -160,6 +165,7 @@ struct dma_bounce_policy_ops {
 	unsigned long (*used)(const struct sluice_dma_bounce_pool *p);
 	unsigned long (*max_slots)(const struct sluice_dma_bounce_pool *p);
 	int (*check)(const struct sluice_dma_bounce_pool *p);
+	bool walk_oversize;
 };
 
 /**
@@ -264,6 +270,9 @@ static inline unsigned int dma_bounce_start_area(const struct sluice_dma_bounce_
  * swiotlb_find_slots() without dynamic pools, for the policies that search one
  * area at a time and cap a run at a segment (linux, bitmap, lifo): the calling
  * CPU's area first, then the others in order. @find returns a slot or -1.
+ * Nothing is refused up front: a request longer than a segment walks every
+ * area and fails, as upstream (the layer sends such a request only to a
+ * policy that asks for that walk, dma_bounce_policy_ops.walk_oversize).
  */
 static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
 					   const struct dma_bounce_req *r, unsigned int cpu,
@@ -275,8 +284,6 @@ static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	long s;
 
-	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
-		return -1;
 	do {
 		s = find(p, r, i, steps);
 		if (s >= 0)
@@ -411,5 +418,7 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *
 						 unsigned int cpu);
 SLUICE_DMA_PRIV unsigned long
 sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
+void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
+					    const struct dma_bounce_req *r, unsigned int cpu);
 
 #endif /* SLUICE_DMA_BOUNCE_H */

@@ -3,6 +3,27 @@
  * bounce_linux.c - the `linux` policy: upstream Linux kernel/dma/swiotlb.c,
  * faithful in its decisions (our code, written from reading upstream).
  *
+ * Which Linux: mainline since v6.10, without CONFIG_SWIOTLB_DYNAMIC. The slot
+ * search and release (below) are v6.6's: v6.6's swiotlb_area_find_slots() and
+ * mainline's swiotlb_search_pool_area() walk an area alike. What changed is
+ * the request the walk is given, and there we follow the newer kernels
+ * (dma/bounce.c, sluice_dma_priv_bounce_req_init()):
+ *  - v6.9 (Will Deacon's alignment fixes): the allocation alignment is its own
+ *    mask, tested against the slot address alone; min_align keeps only the
+ *    original's bits below it; a mapping of a page or more with neither
+ *    constraint is page aligned. v6.6 instead ORed everything, the page rule
+ *    included, into one mask compared with the original address, so a page
+ *    sized mapping kept the original's offset within the page (and a
+ *    coherent allocation, with no original, skipped the alignment test).
+ *  - v6.9: padding slots when the min_align offset exceeds a slot; v6.10: the
+ *    size rounded up to the allocation alignment (swiotlb_tbl_map_single()
+ *    lost its alloc_size argument).
+ * Where the layer differs from any Linux: coherent memory of a page or more
+ * is page aligned (map.c); Linux's swiotlb_alloc(), used only for restricted
+ * DMA pools, aligns to the allocation's power-of-two order since v6.9.
+ * tests/test_linux_trace.c replays random request sequences against an
+ * independent model of exactly this version.
+ *
  * Every slot has a `list` counter: the number of free slots from it to the end
  * of its 128-slot segment (0 when taken). Each area has a lock, a `used` count
  * and a next-fit `index`. A request searches the calling CPU's area first
@@ -13,7 +34,12 @@
  * renumbers the free slots just before them in the segment; freeing counts up
  * from the free run after and merges with the free run before. For the same
  * requests on the same geometry it picks the same slots as upstream
- * (swiotlb_search_pool_area(), swiotlb_release_slots(), v6.9+ alignment rules).
+ * (swiotlb_search_pool_area(), swiotlb_release_slots()).
+ *
+ * A request longer than a segment (or than its boundary allows) is no
+ * exception: upstream refuses nothing up front and walks every area before it
+ * fails, and so does this policy (walk_oversize), so that a comparison under
+ * exhaustion or oversize requests charges it what Linux pays.
  *
  * It is not a model of the dynamic (CONFIG_SWIOTLB_DYNAMIC) pool list: growth
  * is the layer's, which searches pools in the order they were added.
@@ -153,4 +179,5 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
 	.used = dma_linux_used,
 	.max_slots = dma_bounce_seg_max_slots,
 	.check = dma_linux_check,
+	.walk_oversize = true,
 };

@@ -146,9 +146,13 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 		 * Longer than sluice_dma_max_mapping_size() is refused even where the
 		 * offset would let it fit: the limit a driver is told is the limit.
 		 */
-		if (!dma_pool_reachable(p, tag) || len > dma_pool_max_mapping(p, tag) ||
-		    r.nslots > sluice_dma_priv_bounce_pool_max_slots(p) || r.nslots > r.max_slots)
+		if (!dma_pool_reachable(p, tag) || len > dma_pool_max_mapping(p, tag))
 			continue;
+		/* Alignment padding made it longer than any run this pool may hold. */
+		if (r.nslots > sluice_dma_priv_bounce_pool_max_slots(p) || r.nslots > r.max_slots) {
+			sluice_dma_priv_bounce_refuse_oversize(p, &r, cpu);
+			continue;
+		}
 		fits = true;
 		head = sluice_dma_priv_bounce_alloc(p, &r, cpu);
 		if (head < 0)

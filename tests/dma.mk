@@ -11,6 +11,9 @@ test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_features
 test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)
 # The sluice policy's per-CPU caches without locks (SLUICE_DMA_PORT_CPU_EXCLUSIVE).
+# The linux policy's slot choices against an independent model of upstream swiotlb.
+HOST_TESTS += test_linux_trace
+test_linux_trace_SRCS := tests/test_linux_trace.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/test_sluice_cache.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc

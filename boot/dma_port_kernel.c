@@ -80,7 +80,10 @@ static void kd_lock(void *ctx, void *lock)
 		st->wait_cycles += rdtsc() - t0;
 	}
 	/* Memory the layer hands out under this lock may have been converted by
-	 * another CPU: this CPU's TLB must not hold its old mapping (mmu.h). */
+	 * another CPU: this CPU's TLB must not hold its old mapping (mmu.h). The
+	 * library lets memory reach a CPU only under a lock taken on it after the
+	 * conversion, lock-free per-CPU caches included (dma_port.h, @lock), so
+	 * this one sync covers every path. */
 	mmu_tlb_sync();
 }
 

@@ -463,7 +463,14 @@ static unsigned long dma_sluice_remote_drain(struct sluice_dma_bounce_pool *p,
 	return slots;
 }
 
-/* Refill magazine @k of @c (owned): its remote list first, then its area, else the next ones. */
+/*
+ * Refill magazine @k of @c (owned): its remote list first, then its area, else
+ * the next ones. Every run enters a magazine here (or as a run its CPU held),
+ * under a lock taken on the owning CPU: the port syncs that CPU's TLB with
+ * conversions in its lock op (dma_port.h), which is what makes the lock-free
+ * hits of SLUICE_DMA_PORT_CPU_EXCLUSIVE safe. Do not move slots into a
+ * magazine without a lock.
+ */
 static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce_pool *p,
 							struct dma_sluice_meta *m,
 							struct dma_sluice_cpu *c, int k,

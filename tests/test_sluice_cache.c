@@ -364,6 +364,126 @@ static void test_port_copy(void **state)
 	free(buf);
 }
 
+/*
+ * The TLB rule of the lock-free magazines. A conversion changes page tables;
+ * a CPU that has not caught up since (the kernel port's mmu_tlb_sync(), run in
+ * its lock op) may still hold the old, private translation of the memory.
+ * The magazines are read without a lock, so the guarantee is structural:
+ * every run enters a CPU's magazine under a port lock taken on that CPU (a
+ * refill from an area, the CPU's remote list) or comes from a mapping that
+ * CPU already held. This mock TLB numbers conversions (generations), records
+ * each pool's and, in the lock op, each CPU's last sync; every address a map
+ * hands out on a CPU must be of a pool converted no later than that CPU's
+ * last sync. Run once with a lock op that syncs (as the kernel's) and once
+ * with one that does not, which the check must catch: the check can fail.
+ */
+#define TLB_CPUS 2
+
+static struct {
+	unsigned int gen;			/* conversions so far */
+	unsigned int cpu_sync[TLB_CPUS];	/* generation each CPU last caught up to */
+	uintptr_t start[FX_MAX_POOLS], end[FX_MAX_POOLS];
+	unsigned int conv_gen[FX_MAX_POOLS];
+	unsigned int nranges;
+	bool lock_syncs;
+	unsigned int violations;
+	struct sluice_dma_port_ops inner;
+} tlb;
+
+static int tlb_set_shared(void *ctx, void *vaddr, size_t len)
+{
+	int err = tlb.inner.set_shared(ctx, vaddr, len);
+
+	if (!err && tlb.nranges < FX_MAX_POOLS) {
+		tlb.start[tlb.nranges] = (uintptr_t)vaddr;
+		tlb.end[tlb.nranges] = (uintptr_t)vaddr + len;
+		tlb.conv_gen[tlb.nranges++] = ++tlb.gen;
+		/* The converting CPU flushes its own TLB. */
+		tlb.cpu_sync[tlb.inner.cpu_id(ctx)] = tlb.gen;
+	}
+	return err;
+}
+
+static void tlb_lock(void *ctx, void *lock)
+{
+	tlb.inner.lock(ctx, lock);
+	if (tlb.lock_syncs)
+		tlb.cpu_sync[tlb.inner.cpu_id(ctx)] = tlb.gen;
+}
+
+/* A slot handed out on @cpu: its pool's conversion must not postdate the CPU's sync. */
+static void tlb_check(uint64_t dma, unsigned int cpu)
+{
+	for (unsigned int i = 0; i < tlb.nranges; i++)
+		if (dma >= tlb.start[i] && dma < tlb.end[i] && tlb.conv_gen[i] > tlb.cpu_sync[cpu])
+			tlb.violations++;
+}
+
+static uint64_t tlb_map(struct fx *f, unsigned int cpu, void *buf)
+{
+	uint64_t d = 0;
+	int err;
+
+	mock_port_set_cpu(cpu);
+	err = sluice_dma_map(&f->dl, &tag, buf, 2048, SLUICE_DMA_TO_DEVICE, &d);
+	mock_port_set_cpu(0);
+	if (err)
+		return 0;
+	tlb_check(d, cpu);
+	return d;
+}
+
+/*
+ * CPU 1 fills its magazine from pool A; CPU 0 uses up A and adds pool B (a
+ * conversion CPU 1 has not seen); CPU 1 then maps until it has had slots of
+ * B. Returns the violations the mock TLB saw.
+ */
+static unsigned int tlb_scenario(bool lock_syncs)
+{
+	struct fx *f = excl_new(TLB_CPUS, 0);
+	unsigned char *buf = calloc(1, 2048);
+	static uint64_t d0[2048], d1[2048];
+	unsigned int n0 = 0, n1 = 0, from_b = 0;
+
+	memset(&tlb, 0, sizeof(tlb));
+	tlb.lock_syncs = lock_syncs;
+	tlb.inner = f->dl.ops;
+	f->dl.ops.set_shared = tlb_set_shared;
+	f->dl.ops.lock = tlb_lock;
+	assert_int_equal(fx_add_pool(f, 256 * KIB), 0);
+
+	d1[n1++] = tlb_map(f, 1, buf);
+	unmap1(f, d1[--n1], 2048);
+	/* A is used up from CPU 0 (CPU 1's magazine is asked back on the way). */
+	while (n0 < 2048 && (d0[n0] = tlb_map(f, 0, buf)) != 0)
+		n0++;
+	mock_port_set_cpu(0);
+	assert_int_equal(fx_add_pool(f, 256 * KIB), 0);
+	for (unsigned int i = 0; i < 200 && from_b < 4; i++) {
+		uint64_t d = tlb_map(f, 1, buf);
+
+		if (!d)
+			break;
+		d1[n1++] = d;
+		from_b += fx_slot(f, 1, d) >= 0;
+	}
+	assert_true(from_b > 0);
+	while (n1)
+		unmap1(f, d1[--n1], 2048);
+	while (n0)
+		unmap1(f, d0[--n0], 2048);
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+	return tlb.violations;
+}
+
+static void test_tlb_sync(void **state)
+{
+	(void)state;
+	assert_int_equal(tlb_scenario(true), 0);
+	assert_int_not_equal(tlb_scenario(false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_destroy_drains),
 		cmocka_unit_test(test_threads_cross_cpu),
 		cmocka_unit_test(test_port_copy),
+		cmocka_unit_test(test_tlb_sync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,12 @@ enum sluice_dma_cache_op {
  *	@unlock need no initialisation beyond zeroed memory.
  * @lock: acquire the lock at @lock. Must not sleep if called from an I/O path.
  *	May be NULL on single-threaded platforms (then @unlock must be NULL too).
+ *	It is also where a CPU catches up with conversions made on other CPUs
+ *	(a platform whose TLBs may keep a stale translation after set_shared
+ *	syncs them here, as the Sluice kernel's mmu_tlb_sync() does): memory
+ *	reaches a CPU only through a section under a lock taken on that CPU
+ *	after the memory's conversion, the lock-free per-CPU caches of
+ *	SLUICE_DMA_PORT_CPU_EXCLUSIVE included (they are filled under a lock).
  * @unlock: release the lock at @lock.
  * @cycles: a monotonic cycle counter (TSC or equivalent), used for the
  *	statistics only; may be NULL (then cycle figures read zero and
@@ -156,7 +162,10 @@ struct sluice_dma_port_ops {
  * or atomic read-modify-write; without the promise they are locked, and CPUs
  * that share an index stay correct. With it, a request that fails may leave
  * slots in other CPUs' caches (at most an eighth of the pool): those CPUs are
- * asked to return them and do at their next call (see dma/PORTING.md).
+ * asked to return them and do at their next call (see dma/PORTING.md). Slots
+ * still enter a cache only under a lock taken on its CPU (a refill, the
+ * CPU's remote list) or as a mapping that CPU held: the port's @lock, if it
+ * syncs the CPU's TLB, covers the lock-free hits too.
  */
 #define SLUICE_DMA_PORT_CPU_EXCLUSIVE 0x1u
 

@@ -380,8 +380,8 @@ static void test_port_copy(void **state)
 #define TLB_CPUS 2
 
 static struct {
-	unsigned int gen;			/* conversions so far */
-	unsigned int cpu_sync[TLB_CPUS];	/* generation each CPU last caught up to */
+	unsigned int gen;		 /* conversions so far */
+	unsigned int cpu_sync[TLB_CPUS]; /* generation each CPU last caught up to */
 	uintptr_t start[FX_MAX_POOLS], end[FX_MAX_POOLS];
 	unsigned int conv_gen[FX_MAX_POOLS];
 	unsigned int nranges;

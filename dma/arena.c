@@ -7,27 +7,65 @@
  * arena_stats.c, the self-check in arena_check.c, what they share in
  * arena_priv.h (locking rules included).
  *
- * Why scrub on free (not on alloc): every idle block - in the buddy lists or in
- * a CPU cache - then reads all zero, so an allocation hands out zeroed memory
- * (what coherent DMA allocations promise), the hot allocation path is a pop,
- * and the self-check can verify the guarantee by reading idle memory. A fresh
- * chunk is zeroed once right after its conversion: its shared view may hold
- * whatever the host left there. The cost (bytes and cycles) is counted.
+ * The scrub: what keeps a freed block's bytes from its next owner. Every
+ * byte a block held while live is overwritten with zeros, by the port's zero
+ * op (dma_port_zero(): `rep stosb`, non-temporal stores, or memset), at one
+ * of two points that every block passes between two owners:
+ *  - on free (the default): before the block joins a CPU cache or the buddy
+ *    lists, outside every lock. Every idle block then reads all zero, so an
+ *    allocation is a pop and hands out zeroed memory (what coherent DMA
+ *    allocations promise), and the self-check can verify the guarantee by
+ *    reading idle memory (SLUICE_DMA_ARENA_CHECK_SCRUB).
+ *  - on alloc (SLUICE_DMA_ARENA_SCRUB_ON_ALLOC): after the block leaves the
+ *    cache or the lists and before its address is returned, outside every
+ *    lock. Idle blocks keep their last owner's bytes, which the host could
+ *    already read while the block was live (the arena is shared memory
+ *    throughout); no later owner, and no device it maps the block for, can.
+ * Either way no path hands a block out without passing the scrub: the
+ * fast path pops only blocks that came through sluice_dma_arena_free(), the
+ * slow path takes buddies that did, or a fresh chunk, zeroed once right after
+ * its conversion (its shared view may hold whatever the host left there). A
+ * non-temporal zero must fence its stores before returning (dma_port.h).
+ * tests/test_arena.c frees blocks full of a pattern and checks that no byte
+ * of it shows in the next allocations, under both points and a
+ * non-temporal zero; tests/bench_alloc.c measures them (README.md, "Host
+ * benchmark of the DMA layer") - the default is the fastest there.
  *
- * The scrub is most of an alloc+free pair (4 KiB: ~37 ns of memset against
- * ~15 ns for the rest on the benchmark host), and it stays on the free path
- * on purpose. Cheaper schemes were weighed: zeroing only when another owner
- * reuses a block breaks the "reads all zero" promise to the same owner;
- * deferring the zeroing to an idle pass moves the same stores elsewhere and
- * leaves dirty blocks in the caches that the self-check could no longer
- * vouch for; rep stosb measured the same as the library memset. What was
- * cut is the overhead around the scrub: only one scrub in ARENA_SCRUB_SAMPLE
- * reads the clock (two clock reads cost ~23 ns, as much as the rest of the
- * pair), and scrub_cycles is scaled from the sampled ones.
+ * The scrub is most of an alloc+free pair (4 KiB: ~37 ns against ~15 ns for
+ * the rest on the benchmark host). Deferring it to an idle pass would move
+ * the same stores elsewhere and leave dirty blocks in the caches. What was
+ * cut is the overhead around it: only one scrub in ARENA_SCRUB_SAMPLE of the
+ * cached orders reads the clock (two clock reads cost ~23 ns, as much as the
+ * rest of the pair), and scrub_cycles is scaled from the sampled ones.
  *
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
 #include "dma/arena_priv.h"
+
+/* ---- the scrub ------------------------------------------------------------- */
+
+static inline bool scrub_on_alloc(const struct sluice_dma_arena *a)
+{
+	return a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC;
+}
+
+/*
+ * Zero @size bytes at @p through the port's zero op. Timed when @timed (the
+ * caller's sample choice): returns the cycles, scaled by @scale, else 0.
+ */
+static uint64_t arena_scrub(const struct sluice_dma_arena *a, void *p, size_t size, bool timed,
+			    unsigned int scale)
+{
+	uint64_t t0;
+
+	if (!timed) {
+		dma_port_zero(&a->ops, p, size);
+		return 0;
+	}
+	t0 = arena_cycles(a);
+	dma_port_zero(&a->ops, p, size);
+	return (arena_cycles(a) - t0) * scale;
+}
 
 /* ---- active list --------------------------------------------------------- */
 
@@ -161,7 +199,7 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	rc = a->ops.set_shared(a->ops.ctx, base, SLUICE_DMA_ARENA_CHUNK_SIZE);
 	t1 = arena_cycles(a);
 	if (!rc)
-		__builtin_memset(base, 0, SLUICE_DMA_ARENA_CHUNK_SIZE);
+		dma_port_zero(&a->ops, base, SLUICE_DMA_ARENA_CHUNK_SIZE);
 	t2 = arena_cycles(a);
 
 	arena_lock(a, &a->lock);
@@ -225,6 +263,16 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 		a->alloc_failed++;
 	}
 	arena_unlock(a, &a->lock);
+	if (p && scrub_on_alloc(a)) {
+		/* The slow path: always timed, counted under the lock once more. */
+		size_t size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
+		uint64_t cyc = arena_scrub(a, p, size, true, 1);
+
+		arena_lock(a, &a->lock);
+		a->ctr.bytes_scrubbed += size;
+		a->ctr.scrub_cycles += cyc;
+		arena_unlock(a, &a->lock);
+	}
 	return p;
 }
 
@@ -261,7 +309,7 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->lock != !ops->unlock)
 		return SLUICE_DMA_ERR_INVAL;
-	if (cfg->flags & ~SLUICE_DMA_ARENA_STRICT)
+	if (cfg->flags & ~(SLUICE_DMA_ARENA_STRICT | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC))
 		return SLUICE_DMA_ERR_INVAL;
 	base = (uintptr_t)cfg->base;
 	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
@@ -308,6 +356,8 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 {
 	struct sluice_dma_priv_arena_cpu *cpu;
 	unsigned int order, n;
+	bool scrub, timed;
+	size_t size_b;
 	void *p;
 
 	/* Not initialised (zeroed storage has no chunks): nothing to count in. */
@@ -340,10 +390,26 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 		tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
 			tag_make(BLK_LIVE, order));
 	}
+	size_b = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 	cpu->ctr.cache_hits++;
 	cpu->ctr.allocs++;
-	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	cpu->ctr.bytes_allocated += size_b;
+	scrub = scrub_on_alloc(arena);
+	/* As on free: one scrub in ARENA_SCRUB_SAMPLE reads the clock. */
+	timed = scrub && !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
+	if (scrub)
+		cpu->ctr.bytes_scrubbed += size_b;
 	arena_unlock(arena, &cpu->lock);
+	if (scrub) {
+		/* Outside the lock; only a sampled scrub takes it again, to count. */
+		uint64_t cyc = arena_scrub(arena, p, size_b, timed, ARENA_SCRUB_SAMPLE);
+
+		if (timed) {
+			arena_lock(arena, &cpu->lock);
+			cpu->ctr.scrub_cycles += cyc;
+			arena_unlock(arena, &cpu->lock);
+		}
+	}
 	return p;
 }
 
@@ -528,8 +594,9 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	uintptr_t p = (uintptr_t)ptr, off;
 	unsigned int page, order, n;
 	uint8_t tag;
-	uint64_t t0, t1;
+	uint64_t cyc;
 	size_t size;
+	bool scrub;
 
 	if (!arena || !arena->ncpus)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
@@ -569,17 +636,16 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 
+	scrub = !scrub_on_alloc(arena);
 	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS) {
 		/* Scrub outside every lock: the next user sees zeros, never our bytes. */
-		t0 = arena_cycles(arena);
-		__builtin_memset(ptr, 0, size);
-		t1 = arena_cycles(arena);
+		cyc = scrub ? arena_scrub(arena, ptr, size, true, 1) : 0;
 		arena_lock(arena, &arena->lock);
 		sluice_dma_priv_arena_chunk_free(arena, c, page, order);
 		arena->ctr.frees++;
 		arena->ctr.bytes_freed += size;
-		arena->ctr.bytes_scrubbed += size;
-		arena->ctr.scrub_cycles += t1 - t0;
+		arena->ctr.bytes_scrubbed += scrub ? size : 0;
+		arena->ctr.scrub_cycles += cyc;
 		arena_unlock(arena, &arena->lock);
 		return 0;
 	}
@@ -593,14 +659,10 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 * reads this CPU's free count without its lock; a stale value only
 	 * moves the sample.
 	 */
-	if (!(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1))) {
-		t0 = arena_cycles(arena);
-		__builtin_memset(ptr, 0, size);
-		t1 = t0 + (arena_cycles(arena) - t0) * ARENA_SCRUB_SAMPLE;
-	} else {
-		__builtin_memset(ptr, 0, size);
-		t0 = t1 = 0;
-	}
+	cyc = scrub ? arena_scrub(arena, ptr, size,
+				  !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)),
+				  ARENA_SCRUB_SAMPLE)
+		    : 0;
 
 	arena_lock(arena, &cpu->lock);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
@@ -617,8 +679,8 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
 	cpu->ctr.frees++;
 	cpu->ctr.bytes_freed += size;
-	cpu->ctr.bytes_scrubbed += size;
-	cpu->ctr.scrub_cycles += t1 - t0;
+	cpu->ctr.bytes_scrubbed += scrub ? size : 0;
+	cpu->ctr.scrub_cycles += cyc;
 	arena_unlock(arena, &cpu->lock);
 	return 0;
 }

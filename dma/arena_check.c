@@ -74,6 +74,7 @@ static int check_chunk(const struct sluice_dma_arena *a,
 			return check_fail(a, "bad block state at", (uintptr_t)addr);
 		}
 		if ((flags & SLUICE_DMA_ARENA_CHECK_SCRUB) &&
+		    !(a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC) &&
 		    (st == BLK_FREE || st == BLK_CACHED) &&
 		    !block_is_zero(addr, SLUICE_DMA_ARENA_MIN_BLOCK << o))
 			return check_fail(a, "idle block not scrubbed at", (uintptr_t)addr);

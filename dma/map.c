@@ -47,10 +47,7 @@ static inline void dma_copy(const struct sluice_dma_layer *dl, void *dst, const 
 
 static inline void dma_zero(const struct sluice_dma_layer *dl, void *dst, size_t len)
 {
-	if (dl->ops.zero)
-		dl->ops.zero(dl->ops.ctx, dst, len);
-	else
-		memset(dst, 0, len);
+	dma_port_zero(&dl->ops, dst, len);
 }
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)

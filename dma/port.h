@@ -72,4 +72,17 @@ static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *v
 		ops->cache_maint(ops->ctx, vaddr, len, op);
 }
 
+/*
+ * Clearing memory a device may see (bounce slots, coherent memory, arena
+ * blocks): the port's zero op, chosen once for its CPU (e.g. `rep stosb` with
+ * ERMS, or non-temporal stores), else the library's memset.
+ */
+static inline void dma_port_zero(const struct sluice_dma_port_ops *ops, void *dst, size_t len)
+{
+	if (ops->zero)
+		ops->zero(ops->ctx, dst, len);
+	else
+		memset(dst, 0, len);
+}
+
 #endif /* SLUICE_DMA_PORT_PRIV_H */

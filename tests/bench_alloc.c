@@ -26,9 +26,11 @@
  * (the slots the in-flight mappings rotate through).
  *
  * Arena cells: each thread keeps BENCH_DEPTH blocks of `size` (512 B and 2 KiB
- * round up to 4 KiB blocks) and repeats "free the oldest, allocate one". The
- * scrub (zeroing on free) is part of that cost; it is also reported alone,
- * from the arena's own scrub_cycles counter, and subtracted.
+ * round up to 4 KiB blocks) and repeats "free the oldest, allocate one",
+ * under each scrub strategy (arena_strats[]: on free or on alloc, with the
+ * port's zero op or non-temporal stores). The scrub is part of that cost; it
+ * is also timed alone (the same zero op over the same blocks) and reported
+ * next to each pair, and the arena's own scrub_cycles counter is in the JSON.
  *
  * Port settings, as the kernel's port makes them: the port promises exclusive
  * CPU indices (SLUICE_DMA_PORT_CPU_EXCLUSIVE: the sluice policy's magazines
@@ -502,6 +504,25 @@ static void run_group(size_t size, unsigned int occ, unsigned int threads, bool 
 
 /* ------------------------------------------------------------ arena cells */
 
+/*
+ * The arena's scrub strategies (dma/arena.c): when (on free, the default, or on
+ * alloc) and with which zero op the port installs - the -C choice (libc
+ * memset, or `rep stosb`), or non-temporal stores with a fence, which a port
+ * may offer (mock_port_zero_nt()).
+ */
+static const struct arena_strategy {
+	const char *name;
+	const char *at;
+	bool nt;
+	unsigned int flags;
+} arena_strats[] = {
+	{ "free", "free", false, 0 },
+	{ "alloc", "alloc", false, SLUICE_DMA_ARENA_SCRUB_ON_ALLOC },
+	{ "free-nt", "free", true, 0 },
+	{ "alloc-nt", "alloc", true, SLUICE_DMA_ARENA_SCRUB_ON_ALLOC },
+};
+enum { NSTRAT = 4 };
+
 struct arena_cell {
 	struct sluice_dma_arena arena;
 	size_t size;
@@ -510,8 +531,9 @@ struct arena_cell {
 	void *q[BENCH_MAX_THREADS][BENCH_DEPTH];
 	unsigned long nomem[BENCH_MAX_THREADS];
 	struct timing t;
-	/* Scrub reference: memset of the block size over BENCH_DEPTH blocks in turn. */
+	/* Scrub reference: the strategy's zero op over BENCH_DEPTH blocks in turn. */
 	unsigned char *zero[BENCH_MAX_THREADS];
+	void (*zero_op)(void *ctx, void *dst, size_t len);
 	size_t block;
 	struct timing tz;
 };
@@ -547,14 +569,14 @@ static void *arena_worker(void *arg)
 		c->t.ns[r][w->cpu] = (double)(t1 - t0);
 		c->t.cyc[r][w->cpu] = (double)(c1 - c0);
 
-		/* The scrub alone, right after: the same stores the free path makes. */
+		/* The scrub alone, right after: the same stores the arena makes. */
 		pthread_barrier_wait(&c->bar);
 		t0 = now_ns();
 		c0 = rdtsc();
 		for (unsigned long i = 0; i < c->pairs; i++) {
 			unsigned char *z = c->zero[w->cpu] + (i % BENCH_DEPTH) * c->block;
 
-			memset(z, 0, c->block);
+			c->zero_op(NULL, z, c->block);
 			__asm__ volatile("" : : "r"(z) : "memory");
 		}
 		c1 = rdtsc();
@@ -567,13 +589,14 @@ static void *arena_worker(void *arg)
 }
 
 /*
- * Returns the alloc+free pair cost (scrub included). *@scrub gets the scrub
- * alone (a memset of the block size over the same number of blocks, in rounds
- * interleaved with the arena's); *@scrub_cyc the arena's own scrub_cycles
- * counter per free (TSC ticks, sampled for the cached sizes).
+ * Returns the alloc+free pair cost (scrub included) under strategy @st.
+ * *@scrub gets the scrub alone (the strategy's zero op over the block size and
+ * the same number of blocks, in rounds interleaved with the arena's);
+ * *@scrub_cyc the arena's own scrub_cycles counter per pair (TSC ticks,
+ * sampled for the cached sizes).
  */
-static struct figure arena_cell(size_t size, unsigned int threads, struct figure *scrub,
-				double *scrub_cyc)
+static struct figure arena_cell(size_t size, unsigned int threads, const struct arena_strategy *st,
+				struct figure *scrub, double *scrub_cyc)
 {
 	size_t region = 16ul << 20;
 	struct mock_port mp;
@@ -583,6 +606,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	void *meta = malloc(meta_len);
 	struct sluice_dma_arena_config ac = {
 		.base = base, .len = region, .ncpus = threads, .meta = meta, .meta_len = meta_len,
+		.flags = st->flags,
 	};
 	struct sluice_dma_arena_stats s0, s1;
 	struct arena_worker w[BENCH_MAX_THREADS];
@@ -593,6 +617,10 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	mock_port_init(&mp, threads);
 	if (cfg.nolock)
 		mp.ops.lock_init = mp.ops.lock = mp.ops.unlock = NULL;
+	mock_port_set_copy(&mp, cfg.copy_name);
+	if (st->nt)
+		mp.ops.zero = mock_port_zero_nt;
+	c->zero_op = mp.ops.zero ? mp.ops.zero : mock_port_zero_libc;
 	if (!base || !meta || sluice_dma_arena_init(&c->arena, &mp.ops, &ac)) {
 		fprintf(stderr, "bench: arena setup failed\n");
 		exit(1);
@@ -625,6 +653,8 @@ static struct figure arena_cell(size_t size, unsigned int threads, struct figure
 	*scrub_cyc = s1.frees > s0.frees ? (double)(s1.scrub_cycles - s0.scrub_cycles) /
 						   (double)(s1.frees - s0.frees)
 					 : 0;
+	/* The scrub's promise, whichever strategy: nothing idle or live holds a stale byte
+	 * that the next allocation would see (tests/test_arena.c checks it properly). */
 	for (unsigned int i = 0; i < threads; i++) {
 		mock_port_set_cpu(i);
 		for (unsigned int j = 0; j < BENCH_DEPTH; j++)
@@ -831,8 +861,8 @@ static bool policy_wanted(int p)
 static struct figure res[SLUICE_DMA_POLICY_COUNT][NSIZES][NOCC][BENCH_NTHR_MAX][2];
 /* memcpy reference, measured with each copy group */
 static struct figure ref[NSIZES][NOCC][BENCH_NTHR_MAX];
-static struct figure arena[NSIZES][BENCH_NTHR_MAX];
-static double arena_scrub_ns[NSIZES][BENCH_NTHR_MAX];
+static struct figure arena[NSTRAT][NSIZES][BENCH_NTHR_MAX];
+static double arena_scrub_ns[NSTRAT][NSIZES][BENCH_NTHR_MAX];
 /* The receive path under scrub=copy [0] and scrub=zero [1], by size. */
 static struct figure scrub_fig[NSIZES][2];
 
@@ -1113,19 +1143,24 @@ static void run_arena_cells(void)
 
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
-			double scrub_cyc;
-			struct figure *f = &arena[si][ti], z;
-
 			if (!size_wanted(bench_sizes[si]))
 				continue;
-			*f = arena_cell(bench_sizes[si], cfg.threads[ti], &z, &scrub_cyc);
-			arena_scrub_ns[si][ti] = z.ns;
-			snprintf(extra, sizeof(extra),
-				 ",\"scrub\":true,\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
-				 "\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
-				 z.ns, z.cycles, f->ns - z.ns, scrub_cyc);
-			json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0, false, f,
-				    extra);
+			for (unsigned int k = 0; k < NSTRAT; k++) {
+				const struct arena_strategy *st = &arena_strats[k];
+				struct figure *f = &arena[k][si][ti], z;
+				double scrub_cyc;
+
+				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z, &scrub_cyc);
+				arena_scrub_ns[k][si][ti] = z.ns;
+				snprintf(extra, sizeof(extra),
+					 ",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
+					 "\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
+					 "\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
+					 st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
+					 z.cycles, f->ns - z.ns, scrub_cyc);
+				json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0,
+					    false, f, extra);
+			}
 		}
 	}
 }
@@ -1173,23 +1208,31 @@ static void print_bounce_tables(void)
 		}
 }
 
+/* The arena's free+alloc pair by scrub strategy, each next to its scrub alone. */
 static void print_arena_table(void)
 {
-	printf("\narena free+alloc pair, median ns; scrub = a memset of the block over the "
-	       "same %d blocks,\nin rounds interleaved with the arena's (the arena's own "
-	       "sampled scrub_cycles are in the JSON)\n",
-	       BENCH_DEPTH);
-	printf("%-3s %7s | %10s | %8s | %10s\n", "thr", "size", "alloc+free", "scrub",
-	       "excl.scrub");
+	printf("\narena free+alloc pair by scrub strategy, median ns (scrub on free or on "
+	       "alloc; zero op %s, or nt: non-temporal stores + sfence); scrub = that zero "
+	       "op alone over the same %d blocks, in rounds interleaved with the arena's "
+	       "(the arena's own sampled scrub_cycles are in the JSON)\n",
+	       cfg.copy_name, BENCH_DEPTH);
+	printf("%-3s %7s |", "thr", "size");
+	for (unsigned int k = 0; k < NSTRAT; k++)
+		printf(" %8s %7s |", arena_strats[k].name, "scrub");
+	printf("\n");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int si = 0; si < NSIZES; si++) {
-			const struct figure *f = &arena[si][ti];
+			bool fail = false;
 
-			if (!f->valid)
+			if (!arena[0][si][ti].valid)
 				continue;
-			printf("%-3u %7zu | %10.1f | %8.1f | %10.1f%s\n", cfg.threads[ti],
-			       bench_sizes[si], f->ns, arena_scrub_ns[si][ti],
-			       f->ns - arena_scrub_ns[si][ti], f->nomem ? " (failures)" : "");
+			printf("%-3u %7zu |", cfg.threads[ti], bench_sizes[si]);
+			for (unsigned int k = 0; k < NSTRAT; k++) {
+				printf(" %8.1f %7.1f |", arena[k][si][ti].ns,
+				       arena_scrub_ns[k][si][ti]);
+				fail |= arena[k][si][ti].nomem != 0;
+			}
+			printf("%s\n", fail ? " (failures)" : "");
 		}
 }
 
@@ -1236,9 +1279,11 @@ static void print_targets(void)
 		       "noise (%.0f%%), %u ties within noise\n",
 		       slower, cells, (BENCH_NOISE - 1) * 100, ties);
 	}
-	if (!cfg.no_arena && arena[2][0].valid)
-		printf("  arena alloc+free 4 KiB, 1 thread: %.1f ns, scrub %.1f ns of it "
-		       "(target <= scrub + 5 ns)\n", arena[2][0].ns, arena_scrub_ns[2][0]);
+	if (!cfg.no_arena && arena[0][2][0].valid)
+		for (unsigned int k = 0; k < NSTRAT; k++)
+			printf("  arena alloc+free 4 KiB, 1 thread, scrub %-8s: %.1f ns, scrub "
+			       "%.1f ns of it (target <= scrub + 5 ns)\n",
+			       arena_strats[k].name, arena[k][2][0].ns, arena_scrub_ns[k][2][0]);
 }
 
 int main(int argc, char **argv)

@@ -307,6 +307,46 @@ bool mock_port_cpu_erms(bool *fsrm)
 }
 #endif
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/*
+ * Non-temporal clear: 16-byte streaming stores (movntdq) over the aligned
+ * middle, plain stores for an unaligned head and tail, then sfence. The fence
+ * is what makes it correct: streaming stores are weakly ordered and wait in
+ * write-combining buffers that a later lock release does not order and a
+ * device's DMA read does not snoop, and the library hands the memory out
+ * right after this returns (dma_port.h, @zero).
+ */
+void mock_port_zero_nt(void *ctx, void *dst, size_t len)
+{
+	unsigned char *p = dst;
+	size_t head = (size_t)(-(uintptr_t)p & 15);
+
+	(void)ctx;
+	if (head > len)
+		head = len;
+	memset(p, 0, head);
+	p += head;
+	len -= head;
+	for (; len >= 64; p += 64, len -= 64) {
+		_mm_stream_si128((__m128i *)p, _mm_setzero_si128());
+		_mm_stream_si128((__m128i *)(p + 16), _mm_setzero_si128());
+		_mm_stream_si128((__m128i *)(p + 32), _mm_setzero_si128());
+		_mm_stream_si128((__m128i *)(p + 48), _mm_setzero_si128());
+	}
+	for (; len >= 16; p += 16, len -= 16)
+		_mm_stream_si128((__m128i *)p, _mm_setzero_si128());
+	memset(p, 0, len);
+	_mm_sfence();
+}
+#else
+void mock_port_zero_nt(void *ctx, void *dst, size_t len)
+{
+	mock_port_zero_libc(ctx, dst, len);
+}
+#endif
+
 const char *mock_port_set_copy(struct mock_port *mp, const char *impl)
 {
 	bool movsb;

@@ -112,6 +112,12 @@ void mock_port_zero_stosb(void *ctx, void *dst, size_t len);
 void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len);
 void mock_port_copy_libc(void *ctx, void *dst, const void *src, size_t len);
 void mock_port_zero_libc(void *ctx, void *dst, size_t len);
+/*
+ * A non-temporal clear (SSE2 streaming stores, then sfence), the scrub a port
+ * may offer where it does not want the cleared lines in the cache; libc's
+ * memset where SSE2 is not available.
+ */
+void mock_port_zero_nt(void *ctx, void *dst, size_t len);
 
 /**
  * mock_port_cpu_erms() - whether this CPU reports ERMS (CPUID 7.0:EBX bit 9),

@@ -82,6 +82,11 @@ static int setup_one_chunk_cap(void **state)
 	return fx_setup(state, 2, 1, 1);
 }
 
+static int setup_one_chunk_two_cpus(void **state)
+{
+	return fx_setup(state, 2, 1, 2);
+}
+
 static int setup_four(void **state)
 {
 	return fx_setup(state, 4, 4, 2);
@@ -443,6 +448,83 @@ static void test_scrub_no_stale_bytes(void **state)
 	assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES);	/* the whole chunk, cap 1 */
 	while (n)
 		sluice_dma_arena_free(&fx->arena, p[--n]);
+}
+
+/*
+ * Every scrub strategy (dma/arena.c): on free or on alloc, through the
+ * library's memset, `rep stosb` or non-temporal stores with a fence. Under
+ * each, a block freed full of a pattern must not show a byte of it in any
+ * later allocation: the same size again (the CPU cache's LIFO hands back the
+ * very block), on another CPU after the caches drain, split into 4 KiB
+ * blocks (every page of the chunk, cap 1) and merged back to 2 MB.
+ */
+static const struct scrub_strategy {
+	const char *name;
+	unsigned int flags;
+	void (*zero)(void *ctx, void *dst, size_t len);
+} scrub_strategies[] = {
+	{ "free/memset", 0, NULL },
+	{ "free/stosb", 0, mock_port_zero_stosb },
+	{ "free/nt", 0, mock_port_zero_nt },
+	{ "alloc/memset", SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, NULL },
+	{ "alloc/nt", SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, mock_port_zero_nt },
+};
+
+#define STALE 0xee
+
+static void *dirty_alloc(struct fx *fx, size_t size, const char *what)
+{
+	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, size);
+
+	assert_non_null(p);
+	if (!all_bytes(p, round_size(size), 0))
+		fail_msg("%s: a freed block's bytes show in a %zu B allocation at %p", what, size,
+			 (void *)p);
+	memset(p, STALE, round_size(size));
+	return p;
+}
+
+static void scrub_strategy_run(struct fx *fx, const struct scrub_strategy *ss)
+{
+	static const size_t sizes[] = { 4096, 16384, 65536, 131072, 1 << 20, CHUNK };
+	static unsigned char *p[SLUICE_DMA_ARENA_CHUNK_PAGES + 1];
+	unsigned int n = 0;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
+
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	memset(fx->region, PRIVATE_FILL, fx->len);
+	ops.zero = ss->zero;
+	fx->cfg.flags = ss->flags;
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &ops, &fx->cfg), 0);
+
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		/* Twice: the second allocation gets the block the first freed. */
+		for (unsigned int k = 0; k < 2; k++)
+			sluice_dma_arena_free(&fx->arena, dirty_alloc(fx, sizes[i], ss->name));
+	}
+	mock_port_set_cpu(1);
+	sluice_dma_arena_free(&fx->arena, dirty_alloc(fx, 65536, ss->name));
+	mock_port_set_cpu(0);
+	sluice_dma_arena_reclaim(&fx->arena, 1000); /* drain the caches, release nothing */
+	for (unsigned int round = 0; round < 2; round++) {
+		while (n < SLUICE_DMA_ARENA_CHUNK_PAGES &&
+		       (p[n] = sluice_dma_arena_alloc(&fx->arena, 4096)) != NULL) {
+			sluice_dma_arena_free(&fx->arena, p[n]);
+			p[n] = dirty_alloc(fx, 4096, ss->name);
+			n++;
+		}
+		assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES);
+		while (n)
+			sluice_dma_arena_free(&fx->arena, p[--n]);
+		sluice_dma_arena_reclaim(&fx->arena, 1000);
+	}
+	sluice_dma_arena_free(&fx->arena, dirty_alloc(fx, CHUNK, ss->name));
+}
+
+static void test_scrub_strategies(void **state)
+{
+	for (unsigned int i = 0; i < sizeof(scrub_strategies) / sizeof(scrub_strategies[0]); i++)
+		scrub_strategy_run(*state, &scrub_strategies[i]);
 }
 
 /* ---- lazy release ------------------------------------------------------- */
@@ -1008,6 +1090,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_percpu_recycle, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_is_bounded, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_no_stale_bytes, setup_one_chunk_cap,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_strategies, setup_one_chunk_two_cpus,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_release_leaks_chunk, setup_leak,

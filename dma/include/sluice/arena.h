@@ -79,7 +79,19 @@ extern "C" {
  * returning an error (the Sluice kernel's choice). */
 #define SLUICE_DMA_ARENA_STRICT 0x1u
 
-/* sluice_dma_arena_check() flag: also verify that every idle block reads all zero. */
+/*
+ * sluice_dma_arena_config flag: scrub a block when it is allocated instead of
+ * when it is freed. Both keep every byte of a freed block from the next owner
+ * (dma/arena.c explains the guarantee); without this flag idle blocks also
+ * read zero, which sluice_dma_arena_check() can then verify. Added in 0.4.
+ */
+#define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
+
+/*
+ * sluice_dma_arena_check() flag: also verify that every idle block reads all
+ * zero (only an arena that scrubs on free promises that; with
+ * SLUICE_DMA_ARENA_SCRUB_ON_ALLOC the flag is accepted and checks nothing more).
+ */
 #define SLUICE_DMA_ARENA_CHECK_SCRUB 0x1u
 
 /**
@@ -95,7 +107,7 @@ extern "C" {
  *	the host's reach.
  * @meta_len: size of @meta in bytes.
  * @flags: 0 or SLUICE_DMA_ARENA_STRICT (added in API 0.2: a 0.1 initialiser
- *	leaves it 0).
+ *	leaves it 0), SLUICE_DMA_ARENA_SCRUB_ON_ALLOC.
  */
 struct sluice_dma_arena_config {
 	void *base;

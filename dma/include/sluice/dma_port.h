@@ -116,7 +116,12 @@ enum sluice_dma_cache_op {
  *	on every bounce; must not fail.
  * @zero: optional (NULL: the library's memset). Clear @len bytes of bounce
  *	slots (the from-device scrub under SLUICE_DMA_SCRUB_ZERO, coherent
- *	memory). Same rules as @copy.
+ *	memory) and of arena blocks (the arena's scrub, in the arena's own copy
+ *	of the table). Same rules as @copy. A zero with non-temporal stores
+ *	(x86 movnti / movntdq) must end with a store fence (sfence): those
+ *	stores are weakly ordered and sit in write-combining buffers that
+ *	neither a lock release nor a device's DMA read is guaranteed to see,
+ *	and the library hands the memory out right after the call.
  * @flags: SLUICE_DMA_PORT_* promises the port makes (0: none). Read on every
  *	call; change it only while the layer is idle.
  *

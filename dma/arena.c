@@ -659,10 +659,11 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	 * reads this CPU's free count without its lock; a stale value only
 	 * moves the sample.
 	 */
-	cyc = scrub ? arena_scrub(arena, ptr, size,
+	cyc = 0;
+	if (scrub)
+		cyc = arena_scrub(arena, ptr, size,
 				  !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)),
-				  ARENA_SCRUB_SAMPLE)
-		    : 0;
+				  ARENA_SCRUB_SAMPLE);
 
 	arena_lock(arena, &cpu->lock);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);

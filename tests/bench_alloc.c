@@ -605,7 +605,11 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 	size_t meta_len = sluice_dma_arena_meta_size(region, threads);
 	void *meta = malloc(meta_len);
 	struct sluice_dma_arena_config ac = {
-		.base = base, .len = region, .ncpus = threads, .meta = meta, .meta_len = meta_len,
+		.base = base,
+		.len = region,
+		.ncpus = threads,
+		.meta = meta,
+		.meta_len = meta_len,
 		.flags = st->flags,
 	};
 	struct sluice_dma_arena_stats s0, s1;
@@ -1150,14 +1154,16 @@ static void run_arena_cells(void)
 				struct figure *f = &arena[k][si][ti], z;
 				double scrub_cyc;
 
-				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z, &scrub_cyc);
+				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z,
+						&scrub_cyc);
 				arena_scrub_ns[k][si][ti] = z.ns;
-				snprintf(extra, sizeof(extra),
-					 ",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
-					 "\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
-					 "\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
-					 st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
-					 z.cycles, f->ns - z.ns, scrub_cyc);
+				snprintf(
+					extra, sizeof(extra),
+					",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
+					"\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
+					"\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
+					st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
+					z.cycles, f->ns - z.ns, scrub_cyc);
 				json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0,
 					    false, f, extra);
 			}

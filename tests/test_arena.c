@@ -1112,8 +1112,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpu_id_folded, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_print_stats, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_fini, setup_default, teardown),
-		cmocka_unit_test_setup_teardown(test_single_threaded_port, setup_default,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_single_threaded_port, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_default, teardown),
 	};
 

@@ -418,7 +418,8 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *
 						 unsigned int cpu);
 SLUICE_DMA_PRIV unsigned long
 sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
-void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
-					    const struct dma_bounce_req *r, unsigned int cpu);
+SLUICE_DMA_PRIV void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
+							    const struct dma_bounce_req *r,
+							    unsigned int cpu);
 
 #endif /* SLUICE_DMA_BOUNCE_H */

@@ -148,7 +148,8 @@ struct sluice_dma_arena_config {
  * @cache_flushes: times a full per-CPU cache pushed half its blocks back.
  * @cache_drains: times a per-CPU cache was emptied (reclaim, or an allocation
  *	that found no space elsewhere).
- * @bytes_scrubbed: bytes zeroed (blocks on free, whole chunks after conversion).
+ * @bytes_scrubbed: bytes zeroed (blocks on free, or on alloc with
+ *	SLUICE_DMA_ARENA_SCRUB_ON_ALLOC; whole chunks after conversion).
  * @scrub_cycles: cycles spent zeroing. For blocks of the cached orders it is
  *	scaled from one timed scrub in 16 (reading the clock costs a third of a
  *	4 KiB scrub), so it is an estimate; exact for the rest.

@@ -304,7 +304,7 @@ bool mmu_range_is_shared(uint64_t va, uint64_t len)
 	return mmu_ready && pt_range_is_shared(&kernel_pt, va, len);
 }
 
-void mmu_get_stats(struct mmu_stats *out)
+void mmu_stats_get(struct mmu_stats *out)
 {
 	*out = stats;
 	out->pages_made_shared = kernel_pt.pages_made_shared;

@@ -648,7 +648,7 @@ int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len)
 	return virtio_net_recv_on(net, 0, out, max, len);
 }
 
-void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats *out)
+void virtio_net_stats_get(const struct virtio_net *net, struct virtio_net_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int pi = 0; pi < net->npairs; pi++) {

@@ -260,23 +260,22 @@ static inline unsigned int dma_bounce_start_area(const struct sluice_dma_bounce_
 	return cpu & (p->nareas - 1);
 }
 
+/* A policy's search of one area for a request: a slot or -1. */
+typedef long (*dma_bounce_area_find_fn)(struct sluice_dma_bounce_pool *p,
+					const struct dma_bounce_req *r, unsigned int area,
+					unsigned long *steps);
+
 /*
- * swiotlb_find_slots() without dynamic pools, for the policies that search one
- * area at a time and cap a run at a segment (linux, bitmap, lifo): the calling
- * CPU's area first, then the others in order. @find returns a slot or -1.
+ * swiotlb_find_slots() without dynamic pools: the calling CPU's area first,
+ * then the others in order, each searched by @find. Returns a slot or -1.
  */
-static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
-					   const struct dma_bounce_req *r, unsigned int cpu,
-					   unsigned long *steps,
-					   long (*find)(struct sluice_dma_bounce_pool *p,
-							const struct dma_bounce_req *r,
-							unsigned int area, unsigned long *steps))
+static inline long dma_bounce_search_from_cpu(struct sluice_dma_bounce_pool *p,
+					      const struct dma_bounce_req *r, unsigned int cpu,
+					      unsigned long *steps, dma_bounce_area_find_fn find)
 {
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	long s;
 
-	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
-		return -1;
 	do {
 		s = find(p, r, i, steps);
 		if (s >= 0)
@@ -285,6 +284,19 @@ static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
 			i = 0;
 	} while (i != start);
 	return -1;
+}
+
+/*
+ * dma_bounce_search_from_cpu() for the policies that cap a run at a segment, as
+ * Linux does (linux, bitmap, lifo).
+ */
+static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
+					   const struct dma_bounce_req *r, unsigned int cpu,
+					   unsigned long *steps, dma_bounce_area_find_fn find)
+{
+	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
+		return -1;
+	return dma_bounce_search_from_cpu(p, r, cpu, steps, find);
 }
 
 /*

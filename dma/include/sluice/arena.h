@@ -209,6 +209,17 @@ struct sluice_dma_priv_arena_cpu {
 };
 
 /*
+ * Private. The chunk conversions in one direction: the port's calls that
+ * succeeded, the cycles they took, the calls that failed (reported as the
+ * to_shared* and to_private* fields of &struct sluice_dma_arena_stats).
+ */
+struct sluice_dma_priv_arena_conversions {
+	uint64_t done;
+	uint64_t cycles;
+	uint64_t failed;
+};
+
+/*
  * Private. Buddy state of one 2 MB chunk, indexed by 4 KiB page. Lives in the
  * caller's (private) metadata area, never inside the shared chunk itself: the
  * host can write shared memory, so free-list links kept there could be forged.
@@ -266,12 +277,8 @@ struct sluice_dma_arena {
 	struct sluice_dma_priv_arena_counters ctr;
 	uint64_t alloc_failed;
 	uint64_t cap_hits;
-	uint64_t to_shared;
-	uint64_t to_shared_cycles;
-	uint64_t to_shared_failed;
-	uint64_t to_private;
-	uint64_t to_private_cycles;
-	uint64_t to_private_failed;
+	struct sluice_dma_priv_arena_conversions to_shared;
+	struct sluice_dma_priv_arena_conversions to_private;
 	uint64_t search_steps;
 	uint64_t splits;
 	uint64_t merges;

@@ -10,18 +10,18 @@
 #include "dma/arena_priv.h"
 
 void sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *sum,
-			 const struct sluice_dma_priv_arena_counters *c)
+					const struct sluice_dma_priv_arena_counters *c)
 {
 	sum->allocs += c->allocs;
-	sum->frees += c->frees;
 	sum->bytes_allocated += c->bytes_allocated;
-	sum->bytes_freed += c->bytes_freed;
 	sum->cache_hits += c->cache_hits;
 	sum->cache_misses += c->cache_misses;
-	sum->cache_flushes += c->cache_flushes;
-	sum->cache_drains += c->cache_drains;
+	sum->frees += c->frees;
+	sum->bytes_freed += c->bytes_freed;
 	sum->bytes_scrubbed += c->bytes_scrubbed;
 	sum->scrub_cycles += c->scrub_cycles;
+	sum->cache_flushes += c->cache_flushes;
+	sum->cache_drains += c->cache_drains;
 }
 
 void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)

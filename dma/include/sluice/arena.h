@@ -180,19 +180,24 @@ struct sluice_dma_arena_stats {
 
 /*
  * Private. Counters kept both per CPU (under that CPU's cache lock) and
- * globally (under the arena lock), summed by sluice_dma_arena_stats_get().
+ * globally (under the arena lock), summed by sluice_dma_arena_stats_get();
+ * grouped by the path that writes them, so that each path's updates are
+ * adjacent.
  */
 struct sluice_dma_priv_arena_counters {
+	/* An allocation. */
 	uint64_t allocs;
-	uint64_t frees;
 	uint64_t bytes_allocated;
-	uint64_t bytes_freed;
 	uint64_t cache_hits;
 	uint64_t cache_misses;
-	uint64_t cache_flushes;
-	uint64_t cache_drains;
+	/* A free (and the scrub of a chunk made shared). */
+	uint64_t frees;
+	uint64_t bytes_freed;
 	uint64_t bytes_scrubbed;
 	uint64_t scrub_cycles;
+	uint64_t cache_flushes;
+	/* A per-CPU cache emptied. */
+	uint64_t cache_drains;
 };
 
 /*

@@ -15,6 +15,7 @@
 #   make portable-size                  text+data of each of those builds
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
+#   make check-function-length          no kernel or library function over 100 lines
 #   make format-check [FORMAT_BASE=REV] .clang-format on the C lines changed since a base
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
@@ -84,7 +85,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,20p' Makefile
+	@sed -n '3,21p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -232,6 +233,11 @@ check-cc-insn: image
 .PHONY: check-layers
 check-layers:
 	@scripts/check-layers.py
+# No function of arch/ dma/ drivers/ boot/ bench/ longer than 100 lines: a longer
+# one is split into named parts (--self-test checks the scan itself).
+.PHONY: check-function-length
+check-function-length:
+	@scripts/check-function-length.py
 
 # The C lines changed since origin/main's merge base (else FORMAT_BASE, default
 # HEAD~1) against .clang-format; not part of `make test`: the tree predates it.
@@ -290,7 +296,8 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib 
 		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 		tests/cc_insn/test_audit.sh scripts/check-layers.py \
-		tests/layers/test_check_layers.sh $(E2E_TESTS)
+		tests/layers/test_check_layers.sh scripts/check-function-length.py \
+		"scripts/check-function-length.py --self-test" $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

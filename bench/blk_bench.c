@@ -203,11 +203,11 @@ static void blk_bench_window_open(struct bench_state *st)
 	struct virtio_blk_stats bst;
 
 	st->cycles_busy = 0;
-	virtio_blk_get_stats(st->blk, &bst);
+	virtio_blk_stats_get(st->blk, &bst);
 	st->dma0 = bst.cycles_dma;
 	st->copy0 = sluice_dma_layer_copy_cycles(st->dl);
 	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs0);
-	mmu_get_stats(&st->ms0);
+	mmu_stats_get(&st->ms0);
 	st->blk->trace = bench_trace;
 }
 
@@ -217,7 +217,7 @@ static void blk_bench_window_close(struct bench_state *st)
 	st->blk->trace = NULL;
 	st->copy = sluice_dma_layer_copy_cycles(st->dl) - st->copy0;
 	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs1);
-	mmu_get_stats(&st->ms1);
+	mmu_stats_get(&st->ms1);
 }
 
 /*
@@ -325,7 +325,7 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 		struct virtio_blk_stats bst;
 		uint64_t dma, conv;
 
-		virtio_blk_get_stats(st->blk, &bst);
+		virtio_blk_stats_get(st->blk, &bst);
 		dma = bst.cycles_dma - st->dma0;
 		conv = (st->ms1.to_shared_cycles + st->ms1.to_private_cycles) -
 		       (st->ms0.to_shared_cycles + st->ms0.to_private_cycles);

@@ -98,14 +98,23 @@ static int blk_wait(struct virtio_blk *blk, struct blk_slot *slots, struct deadl
 	return n;
 }
 
-/* Says why the device is given up on. */
-static void blk_report_fault(const char *mname, int rc)
+/*
+ * blk_wait() in a check's main loop: a device given up on (nothing completed
+ * within the deadline, a broken queue) is said why. Returns whether it was.
+ */
+static bool blk_wait_gave_up(struct virtio_blk *blk, struct blk_slot *slots, struct deadline *d,
+			     const char *mname)
 {
+	int rc = blk_wait(blk, slots, d);
+
+	if (rc >= 0)
+		return false;
 	if (rc == DEVICE_ERR_TIMEDOUT)
 		printf("blk: mode=%s the device completed nothing in %u ms: stopped\n", mname,
 		       deadline_timeout_ms());
 	else
 		printf("blk: mode=%s the device broke its queue (%d): stopped\n", mname, rc);
+	return true;
 }
 
 /* Submits, retrying while the queue or the bounce pool is full. */
@@ -219,9 +228,7 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 			submitted += s->len;
 			head++;
 		}
-		rc = blk_wait(blk, slots, &d);
-		if (rc < 0) {
-			blk_report_fault(mname, rc);
+		if (blk_wait_gave_up(blk, slots, &d, mname)) {
 			failures++;
 			goto out;
 		}
@@ -303,19 +310,18 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 			head++;
 			i++;
 		}
-		rc = blk_wait(blk, slots, &d);
-		if (rc < 0) {
-			blk_report_fault(mname, rc);
+		if (blk_wait_gave_up(blk, slots, &d, mname)) {
 			failures++;
 			goto out;
 		}
-		while (tail != head && slots[tail % iodepth].done) {
-			if (slots[tail % iodepth].status) {
-				printf("blk: mode=%s write of sector %" PRIu64 " failed (%d)\n", mname,
-				       slots[tail % iodepth].sector, slots[tail % iodepth].status);
+		for (; tail != head && slots[tail % iodepth].done; tail++) {
+			const struct blk_slot *s = &slots[tail % iodepth];
+
+			if (s->status) {
+				printf("blk: mode=%s write of sector %" PRIu64 " failed (%d)\n",
+				       mname, s->sector, s->status);
 				failures++;
 			}
-			tail++;
 		}
 	}
 	if (blk->has_flush && (rc = virtio_blk_rw(blk, VIRTIO_BLK_OP_FLUSH, 0, NULL, 0))) {

@@ -78,7 +78,7 @@ int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 			else
 				failures += blk_check_write(&blk, kd, cfg, (unsigned int)opts->iodepth,
 							    (size_t)opts->bs);
-			virtio_blk_get_stats(&blk, &st);
+			virtio_blk_stats_get(&blk, &st);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
 			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes, %"
 			       PRIu64 " abandoned, %" PRIu64 " bad used entries\n",

@@ -42,7 +42,7 @@ static int convert_case(const char *what, uint8_t *base, uint64_t size, unsigned
 	uint64_t to = 0, back = 0, splits0, t0;
 	struct mmu_stats ms;
 
-	mmu_get_stats(&ms);
+	mmu_stats_get(&ms);
 	splits0 = ms.splits;
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t va = (uint64_t)(uintptr_t)base + (fresh_split ? i * TWO_MIB : 0);
@@ -56,7 +56,7 @@ static int convert_case(const char *what, uint8_t *base, uint64_t size, unsigned
 			return -1;
 		back += rdtsc() - t0;
 	}
-	mmu_get_stats(&ms);
+	mmu_stats_get(&ms);
 	convert_print(what, size, "to_shared", to, n, ms.splits - splits0);
 	convert_print(what, size, "to_private", back, n, 0);
 	return 0;

@@ -26,9 +26,9 @@ static void net_dma_snap(struct virtio_net *tx, struct virtio_net *rx, struct ne
 {
 	struct virtio_net_stats st;
 
-	virtio_net_get_stats(tx, &st);
+	virtio_net_stats_get(tx, &st);
 	out->dma = st.cycles_dma;
-	virtio_net_get_stats(rx, &st);
+	virtio_net_stats_get(rx, &st);
 	out->dma += st.cycles_dma;
 	out->copy = sluice_dma_layer_copy_cycles(tx->dl);
 	if (rx->dl != tx->dl)

@@ -205,8 +205,8 @@ int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 			failures += net_smp_check(&net[0], &net[1], cfg, (unsigned int)opts->frames);
 		else
 			failures += net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
-		virtio_net_get_stats(&net[1], &rx_st);
-		virtio_net_get_stats(&net[0], &tx_st);
+		virtio_net_stats_get(&net[1], &rx_st);
+		virtio_net_stats_get(&net[0], &tx_st);
 		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64
 		       " dropped; tx busy %" PRIu64 "\n",
 		       name, rx_st.rx_bad_len, rx_st.rx_bad_hdr, rx_st.rx_dropped, tx_st.tx_busy);

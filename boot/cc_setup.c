@@ -99,7 +99,7 @@ static __attribute__((noreturn)) void snp_fatal(const struct tee_insn_ops *insn,
 }
 
 static void snp_boot(const struct boot_info *bi, const struct tee_insn_ops *insn,
-		     const struct cc_snp_observer *obs, const char *name, uint64_t sev_status)
+		     const struct cc_observer *obs, const char *name, uint64_t sev_status)
 {
 	unsigned int set = GHCB_TERM_SET_SLUICE, code;
 

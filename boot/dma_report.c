@@ -33,7 +33,7 @@ void kernel_dma_report(struct kernel_dma *kd)
 		       sluice_dma_max_mapping_size(&kd->bounce[p], &SLUICE_DMA_TAG_DEFAULT) >> 10);
 	}
 	sluice_dma_arena_stats_get(&kd->arena, &as);
-	mmu_get_stats(&ms);
+	mmu_stats_get(&ms);
 	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
 	       KDMA_COHERENT_POOL_BYTES >> 10);
 	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64
@@ -92,7 +92,7 @@ unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *c
 	return (unsigned int)bs.nareas;
 }
 
-void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out)
+void kernel_dma_lock_stats_get(const struct kernel_dma *kd, struct kdma_cpu_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++) {

@@ -119,11 +119,11 @@ const char *kernel_dma_policy_json(const struct kdma_config *cfg);
 unsigned int kernel_dma_areas(struct kernel_dma *kd, const struct kdma_config *cfg);
 
 /**
- * kernel_dma_lock_stats() - sum of every CPU's lock statistics.
+ * kernel_dma_lock_stats_get() - sum of every CPU's lock statistics.
  * @kd: the DMA set-up.
  * @out: filled in (@log_dropped summed, @last_log empty).
  */
-void kernel_dma_lock_stats(const struct kernel_dma *kd, struct kdma_cpu_stats *out);
+void kernel_dma_lock_stats_get(const struct kernel_dma *kd, struct kdma_cpu_stats *out);
 
 /**
  * kernel_dma_lock_stats_reset() - zero every CPU's lock statistics.

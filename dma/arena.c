@@ -207,13 +207,13 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	if (rc) {
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
-		a->to_shared_failed++;
+		a->to_shared.failed++;
 		sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_WARN,
 				     "sluice_dma_arena: set_shared failed on chunk %p err %d", base, rc);
 		return NULL;
 	}
-	a->to_shared++;
-	a->to_shared_cycles += t1 - t0;
+	a->to_shared.done++;
+	a->to_shared.cycles += t1 - t0;
 	a->ctr.bytes_scrubbed += SLUICE_DMA_ARENA_CHUNK_SIZE;
 	a->ctr.scrub_cycles += t2 - t1;
 	a->nshared++;
@@ -727,8 +727,8 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 		if (!rc) {
 			chunk_state_set(c, CHUNK_PRIVATE);
 			arena->nshared--;
-			arena->to_private++;
-			arena->to_private_cycles += t1 - t0;
+			arena->to_private.done++;
+			arena->to_private.cycles += t1 - t0;
 			released++;
 		} else {
 			/*
@@ -741,7 +741,7 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			 */
 			chunk_state_set(c, CHUNK_LEAKED);
 			arena->nleaked++;
-			arena->to_private_failed++;
+			arena->to_private.failed++;
 			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_WARN,
 					     "sluice_dma_arena: set_private failed, chunk leaked: %p "
 					     "err %d",

@@ -188,9 +188,9 @@ static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
 		return check_fail(a, "conversions in flight:", a->nconverting);
 	if (a->nshared != nshared_state + nleaked)
 		return check_fail(a, "shared chunk count wrong:", a->nshared);
-	if (a->to_shared - a->to_private != a->nshared)
+	if (a->to_shared.done - a->to_private.done != a->nshared)
 		return check_fail(a, "to_shared - to_private != shared chunks:", a->nshared);
-	if (a->nleaked != nleaked || a->to_private_failed != nleaked)
+	if (a->nleaked != nleaked || a->to_private.failed != nleaked)
 		return check_fail(a, "leak count wrong:", a->nleaked);
 	if (a->nshared > a->cap || a->hiwater > a->cap || a->hiwater < a->nshared)
 		return check_fail(a, "cap or hiwater violated:", a->hiwater);

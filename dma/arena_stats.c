@@ -10,18 +10,18 @@
 #include "dma/arena_priv.h"
 
 void sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *sum,
-			 const struct sluice_dma_priv_arena_counters *c)
+					const struct sluice_dma_priv_arena_counters *c)
 {
 	sum->allocs += c->allocs;
-	sum->frees += c->frees;
 	sum->bytes_allocated += c->bytes_allocated;
-	sum->bytes_freed += c->bytes_freed;
 	sum->cache_hits += c->cache_hits;
 	sum->cache_misses += c->cache_misses;
-	sum->cache_flushes += c->cache_flushes;
-	sum->cache_drains += c->cache_drains;
+	sum->frees += c->frees;
+	sum->bytes_freed += c->bytes_freed;
 	sum->bytes_scrubbed += c->bytes_scrubbed;
 	sum->scrub_cycles += c->scrub_cycles;
+	sum->cache_flushes += c->cache_flushes;
+	sum->cache_drains += c->cache_drains;
 }
 
 void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
@@ -53,12 +53,12 @@ void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dm
 	st->chunks_shared = arena->nshared;
 	st->chunks_hiwater = arena->hiwater;
 	st->chunks_leaked = arena->nleaked;
-	st->to_shared = arena->to_shared;
-	st->to_shared_cycles = arena->to_shared_cycles;
-	st->to_shared_failed = arena->to_shared_failed;
-	st->to_private = arena->to_private;
-	st->to_private_cycles = arena->to_private_cycles;
-	st->to_private_failed = arena->to_private_failed;
+	st->to_shared = arena->to_shared.done;
+	st->to_shared_cycles = arena->to_shared.cycles;
+	st->to_shared_failed = arena->to_shared.failed;
+	st->to_private = arena->to_private.done;
+	st->to_private_cycles = arena->to_private.cycles;
+	st->to_private_failed = arena->to_private.failed;
 	st->alloc_failed = arena->alloc_failed;
 	st->cap_hits = arena->cap_hits;
 	st->search_steps = arena->search_steps;

@@ -311,13 +311,99 @@ static bool dma_ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t ble
 	return a < b + blen && b < a + alen;
 }
 
+/*
+ * Whether new pool memory or metadata would fall on a live pool's memory or
+ * metadata: memory given twice would be converted twice and its slots handed
+ * out twice; new memory or metadata on a live pool's metadata would wipe it. A
+ * pool's metadata runs from its header for at most its meta size less the
+ * leading alignment slack.
+ */
+static bool dma_pool_overlaps_live(struct sluice_dma_layer *dl, const void *mem, size_t bytes,
+				   const void *meta, size_t meta_len)
+{
+	bool overlap = false;
+
+	dma_lock(dl, &dl->grow_lock);
+	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
+	     q && !overlap; q = atomic_load_explicit(&q->next, memory_order_acquire)) {
+		size_t qmeta =
+			sluice_dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
+
+		overlap =
+			dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q->vaddr, q->bytes) ||
+			dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q->vaddr,
+					   q->bytes) ||
+			dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q, qmeta) ||
+			dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q, qmeta);
+	}
+	dma_unlock(dl, &dl->grow_lock);
+	return overlap;
+}
+
+/*
+ * The pool's header, slot array, per-CPU state and the policy's metadata, laid
+ * out in @meta (cache-line aligned) and zeroed; the pool is not linked yet.
+ */
+static struct sluice_dma_bounce_pool *dma_pool_carve(struct sluice_dma_layer *dl,
+						     const struct dma_bounce_policy_ops *pops,
+						     enum sluice_dma_bounce_policy policy,
+						     void *mem, size_t bytes, void *meta,
+						     const struct dma_bounce_geometry *g)
+{
+	unsigned char *cur = (unsigned char *)dma_align_up((uintptr_t)meta, DMA_CACHELINE);
+	struct sluice_dma_bounce_pool *p = dma_carve(&cur, sizeof(*p));
+
+	memset(p, 0, sizeof(*p));
+	atomic_init(&p->next, NULL);
+	p->dl = dl;
+	p->pops = pops;
+	p->policy = policy;
+	p->vaddr = mem;
+	p->dma_start = dl->ops.virt_to_dma(dl->ops.ctx, mem);
+	p->bytes = bytes;
+	p->nslabs = g->nslabs;
+	p->nareas = g->nareas;
+	p->area_nslabs = g->area_nslabs;
+	p->slots = dma_carve(&cur, g->nslabs * sizeof(*p->slots));
+	memset(p->slots, 0, g->nslabs * sizeof(*p->slots));
+	p->pcpu = dma_carve(&cur, (size_t)dl->ncpus * sizeof(*p->pcpu));
+	memset(p->pcpu, 0, (size_t)dl->ncpus * sizeof(*p->pcpu));
+	p->priv = cur;
+	atomic_init(&p->total_used, 0);
+	atomic_init(&p->used_hiwater, 0);
+	atomic_init(&p->full_events, 0);
+	p->conversions = 1;
+	return p;
+}
+
+/* Appends an initialised pool to the layer's list; returns its index. */
+static unsigned int dma_pool_link(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p)
+{
+	struct sluice_dma_bounce_pool *tail;
+	unsigned int n = 0;
+
+	dma_lock(dl, &dl->grow_lock);
+	tail = __atomic_load_n(&dl->pools, __ATOMIC_RELAXED);
+	if (!tail) {
+		p->index = 0;
+		__atomic_store_n(&dl->pools, p, __ATOMIC_RELEASE);
+	} else {
+		for (n = 1; atomic_load_explicit(&tail->next, memory_order_relaxed); n++)
+			tail = atomic_load_explicit(&tail->next, memory_order_relaxed);
+		p->index = n;
+		/* Release: a mapper that sees the pointer sees an initialised pool. */
+		atomic_store_explicit(&tail->next, p, memory_order_release);
+	}
+	dma_unlock(dl, &dl->grow_lock);
+	return n;
+}
+
 int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
 			       void *mem, size_t bytes, void *meta, size_t meta_len)
 {
 	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
 	struct dma_bounce_geometry g;
-	struct sluice_dma_bounce_pool *p, *tail;
-	unsigned char *cur;
+	struct sluice_dma_bounce_pool *p;
 	uint64_t t0, t1;
 	unsigned int n;
 	int err;
@@ -346,27 +432,8 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)meta, meta_len) ||
 	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)dl, sizeof(*dl)))
 		return SLUICE_DMA_ERR_INVAL;
-	/*
-	 * Memory given twice would be converted twice and its slots handed out
-	 * twice; new memory or metadata on a live pool's metadata would wipe it.
-	 * A pool's metadata runs from its header for at most its meta size less
-	 * the leading alignment slack.
-	 */
-	dma_lock(dl, &dl->grow_lock);
-	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
-	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
-		size_t qmeta =
-			sluice_dma_bounce_meta_size(q->policy, q->bytes, dl->ncpus) - DMA_CACHELINE;
-
-		if (dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q->vaddr, q->bytes) ||
-		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q->vaddr, q->bytes) ||
-		    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)q, qmeta) ||
-		    dma_ranges_overlap((uintptr_t)meta, meta_len, (uintptr_t)q, qmeta)) {
-			dma_unlock(dl, &dl->grow_lock);
-			return SLUICE_DMA_ERR_INVAL;
-		}
-	}
-	dma_unlock(dl, &dl->grow_lock);
+	if (dma_pool_overlaps_live(dl, mem, bytes, meta, meta_len))
+		return SLUICE_DMA_ERR_INVAL;
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
@@ -382,45 +449,10 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	memset(mem, 0, bytes);
 	dma_cache(dl, mem, bytes, SLUICE_DMA_CACHE_CLEAN);
 
-	cur = (unsigned char *)dma_align_up((uintptr_t)meta, DMA_CACHELINE);
-	p = dma_carve(&cur, sizeof(*p));
-	memset(p, 0, sizeof(*p));
-	atomic_init(&p->next, NULL);
-	p->dl = dl;
-	p->pops = pops;
-	p->policy = policy;
-	p->vaddr = mem;
-	p->dma_start = dl->ops.virt_to_dma(dl->ops.ctx, mem);
-	p->bytes = bytes;
-	p->nslabs = g.nslabs;
-	p->nareas = g.nareas;
-	p->area_nslabs = g.area_nslabs;
-	p->slots = dma_carve(&cur, g.nslabs * sizeof(*p->slots));
-	memset(p->slots, 0, g.nslabs * sizeof(*p->slots));
-	p->pcpu = dma_carve(&cur, (size_t)dl->ncpus * sizeof(*p->pcpu));
-	memset(p->pcpu, 0, (size_t)dl->ncpus * sizeof(*p->pcpu));
-	p->priv = cur;
-	atomic_init(&p->total_used, 0);
-	atomic_init(&p->used_hiwater, 0);
-	atomic_init(&p->full_events, 0);
-	p->conversions = 1;
+	p = dma_pool_carve(dl, pops, policy, mem, bytes, meta, &g);
 	p->conversion_cycles = t1 - t0;
 	pops->init(p, p->priv);
-
-	dma_lock(dl, &dl->grow_lock);
-	n = 0;
-	tail = __atomic_load_n(&dl->pools, __ATOMIC_RELAXED);
-	if (!tail) {
-		__atomic_store_n(&dl->pools, p, __ATOMIC_RELEASE);
-	} else {
-		for (n = 1; atomic_load_explicit(&tail->next, memory_order_relaxed); n++)
-			tail = atomic_load_explicit(&tail->next, memory_order_relaxed);
-		p->index = n;
-		/* Release: a mapper that sees the pointer sees an initialised pool. */
-		atomic_store_explicit(&tail->next, p, memory_order_release);
-	}
-	p->index = n;
-	dma_unlock(dl, &dl->grow_lock);
+	n = dma_pool_link(dl, p);
 
 	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 			     "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma "

@@ -266,20 +266,21 @@ static inline unsigned int dma_bounce_start_area(const struct sluice_dma_bounce_
 	return cpu & (p->nareas - 1);
 }
 
+/* A policy's search of one area for a request: a slot or -1. */
+typedef long (*dma_bounce_area_find_fn)(struct sluice_dma_bounce_pool *p,
+					const struct dma_bounce_req *r, unsigned int area,
+					unsigned long *steps);
+
 /*
- * swiotlb_find_slots() without dynamic pools, for the policies that search one
- * area at a time and cap a run at a segment (linux, bitmap, lifo): the calling
- * CPU's area first, then the others in order. @find returns a slot or -1.
+ * swiotlb_find_slots() without dynamic pools: the calling CPU's area first,
+ * then the others in order, each searched by @find. Returns a slot or -1.
  * Nothing is refused up front: a request longer than a segment walks every
  * area and fails, as upstream (the layer sends such a request only to a
  * policy that asks for that walk, dma_bounce_policy_ops.walk_oversize).
  */
-static inline long dma_bounce_search_areas(struct sluice_dma_bounce_pool *p,
-					   const struct dma_bounce_req *r, unsigned int cpu,
-					   unsigned long *steps,
-					   long (*find)(struct sluice_dma_bounce_pool *p,
-							const struct dma_bounce_req *r,
-							unsigned int area, unsigned long *steps))
+static inline long dma_bounce_search_from_cpu(struct sluice_dma_bounce_pool *p,
+					      const struct dma_bounce_req *r, unsigned int cpu,
+					      unsigned long *steps, dma_bounce_area_find_fn find)
 {
 	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
 	long s;

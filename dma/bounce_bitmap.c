@@ -77,7 +77,7 @@ static long dma_bitmap_area_find(struct sluice_dma_bounce_pool *p, const struct 
 static long dma_bitmap_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			     unsigned int cpu, unsigned long *steps)
 {
-	return dma_bounce_search_areas(p, r, cpu, steps, dma_bitmap_area_find);
+	return dma_bounce_search_from_cpu(p, r, cpu, steps, dma_bitmap_area_find);
 }
 
 static void dma_bitmap_free(struct sluice_dma_bounce_pool *p, unsigned long head,

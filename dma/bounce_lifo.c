@@ -120,7 +120,7 @@ found:
 static long dma_lifo_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			   unsigned int cpu, unsigned long *steps)
 {
-	return dma_bounce_search_areas(p, r, cpu, steps, dma_lifo_area_find);
+	return dma_bounce_search_from_cpu(p, r, cpu, steps, dma_lifo_area_find);
 }
 
 static void dma_lifo_free(struct sluice_dma_bounce_pool *p, unsigned long head,

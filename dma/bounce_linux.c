@@ -116,7 +116,7 @@ static long dma_linux_area_find(struct sluice_dma_bounce_pool *p, const struct d
 static long dma_linux_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			    unsigned int cpu, unsigned long *steps)
 {
-	return dma_bounce_search_areas(p, r, cpu, steps, dma_linux_area_find);
+	return dma_bounce_search_from_cpu(p, r, cpu, steps, dma_linux_area_find);
 }
 
 /* swiotlb_release_slots() */

@@ -646,10 +646,10 @@ static unsigned long dma_sluice_cand(unsigned long step, unsigned long c0, unsig
 }
 
 /* Search area @ai's bitmap for a run; see the file comment. */
-static long dma_sluice_area_find(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
-				 const struct dma_bounce_req *r, unsigned int ai,
-				 unsigned long *steps)
+static long dma_sluice_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+				 unsigned int ai, unsigned long *steps)
 {
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	struct dma_sluice_area *a = &m->areas[ai];
 	unsigned long n = r->nslots, base = (unsigned long)ai * p->area_nslabs;
 	unsigned long end = base + p->area_nslabs, c0 = end, step, from, limit, s;
@@ -728,34 +728,17 @@ found:
 	return (long)s;
 }
 
-static long dma_sluice_search(struct sluice_dma_bounce_pool *p, struct dma_sluice_meta *m,
-			      const struct dma_bounce_req *r, unsigned int cpu,
-			      unsigned long *steps)
-{
-	unsigned int start = dma_bounce_start_area(p, cpu), i = start;
-	long s;
-
-	do {
-		s = dma_sluice_area_find(p, m, r, i, steps);
-		if (s >= 0)
-			return s;
-		if (++i >= p->nareas)
-			i = 0;
-	} while (i != start);
-	return -1;
-}
-
 /* Everything but a magazine hit: kept out of line so the hit path stays short. */
 static __attribute__((noinline)) long dma_sluice_alloc_slow(struct sluice_dma_bounce_pool *p,
 							    const struct dma_bounce_req *r,
 							    unsigned int cpu, unsigned long *steps)
 {
-	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	long s;
 
+	/* Runs may span a whole area, not only a segment (see the file comment). */
 	if (r->nslots > p->area_nslabs)
 		return -1;
-	s = dma_sluice_search(p, m, r, cpu, steps);
+	s = dma_bounce_search_from_cpu(p, r, cpu, steps, dma_sluice_area_find);
 	if (s >= 0)
 		return s;
 	/*
@@ -763,7 +746,7 @@ static __attribute__((noinline)) long dma_sluice_alloc_slow(struct sluice_dma_bo
 	 * what may be taken now and search again if there was any.
 	 */
 	if (dma_sluice_reclaim(p, cpu, false))
-		s = dma_sluice_search(p, m, r, cpu, steps);
+		s = dma_bounce_search_from_cpu(p, r, cpu, steps, dma_sluice_area_find);
 	return s;
 }
 

@@ -224,6 +224,84 @@ static bool dma_inplace_fits(const struct sluice_dma_tag *tag, uint64_t a, size_
 }
 
 /*
+ * A buffer in the in-place region, shared already: the device gets the buffer
+ * itself if it can reach it; otherwise it bounces, as Linux dma-direct does for
+ * a buffer that is not dma_capable(). A region that counts mappings (get) may
+ * refuse a block being freed: that buffer bounces too. READONLY is advisory
+ * here: the block is not the layer's to protect. Returns whether the buffer was
+ * mapped in place (at *@dma_addr).
+ */
+static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+			    void *buf, size_t len, uint64_t *dma_addr)
+{
+	const struct sluice_dma_inplace_region *inplace =
+		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	uint64_t a;
+
+	if (!inplace || len > UINT32_MAX || (tag->max_mapping && len > tag->max_mapping) ||
+	    !inplace->owns(inplace->ctx, buf, len))
+		return false;
+	a = dl->ops.virt_to_dma(dl->ops.ctx, buf);
+	if (!dma_inplace_fits(tag, a, len) ||
+	    (inplace->get && !inplace->get(inplace->ctx, buf, len)))
+		return false;
+	__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dl->inplace_live, 1, __ATOMIC_RELAXED);
+	dma_cache(dl, buf, len, SLUICE_DMA_CACHE_CLEAN);
+	*dma_addr = a;
+	return true;
+}
+
+/* The bounce slots' first bytes: the buffer's, or zeros. */
+static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
+			    unsigned int cpu, unsigned char *tlb, const void *buf, size_t len,
+			    enum sluice_dma_dir dir)
+{
+	uint64_t t0 = dma_copy_start(dl);
+
+	if ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY) {
+		/*
+		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
+		 * device write must leave the original bytes, never a previous
+		 * mapping's.
+		 */
+		dma_copy(dl, tlb, buf, len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
+	} else {
+		dma_zero(dl, tlb, len);
+		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
+	}
+	dma_copy_end(dl, t0);
+	/*
+	 * Whatever the direction: the bytes just written (data or zeros) must
+	 * be in memory before the device reads, and no dirty line may be
+	 * evicted later over what the device writes.
+	 */
+	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+}
+
+/* A READONLY mapping's pages made read-only to the device; on failure released. */
+static int dma_map_readonly(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
+			    unsigned long s, struct dma_bounce_slot *rec, unsigned int cpu)
+{
+	uint64_t a;
+	size_t n;
+	int err;
+
+	dma_rec_pages(p, s, rec, &a, &n);
+	err = dl->ops.set_access(dl->ops.ctx, a, n, SLUICE_DMA_ACCESS_READ);
+	/* On failure the access may be half changed: restore it on release. */
+	rec->flags |= DMA_SLOT_ACCESS;
+	if (!err)
+		return 0;
+	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
+			     "read-only map at dma 0x%llx: set_access failed (%d)",
+			     (unsigned long long)a, err);
+	dma_release(dl, p, s, rec, cpu);
+	return SLUICE_DMA_ERR_IO;
+}
+
+/*
  * Map one buffer (validated by the caller, except the tag and the length
  * limits). *@slots is set to the slots the mapping holds (0 in place).
  */
@@ -231,43 +309,22 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		       size_t *lenp, enum sluice_dma_dir dir, unsigned int attrs,
 		       uint64_t *dma_addr, unsigned long *slots)
 {
-	const struct sluice_dma_inplace_region *inplace;
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
 	struct sluice_dma_tag ctag;
 	size_t len = *lenp;
 	unsigned long s;
-	unsigned char *tlb;
 	unsigned int cpu;
 	uint8_t flags = 0;
-	uint64_t t0;
 	int err;
 
 	err = sluice_dma_tag_check(tag);
 	if (err)
 		return err;
 
-	inplace = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	if (inplace && len <= UINT32_MAX && (!tag->max_mapping || len <= tag->max_mapping) &&
-	    inplace->owns(inplace->ctx, buf, len)) {
-		uint64_t a = dl->ops.virt_to_dma(dl->ops.ctx, buf);
-
-		/*
-		 * Shared already: the device gets the buffer itself if it can reach
-		 * it; otherwise it bounces, as Linux dma-direct does for a buffer
-		 * that is not dma_capable(). A region that counts mappings (get)
-		 * may refuse a block being freed: that buffer bounces too.
-		 * READONLY is advisory here: the block is not the layer's to protect.
-		 */
-		if (dma_inplace_fits(tag, a, len) &&
-		    (!inplace->get || inplace->get(inplace->ctx, buf, len))) {
-			__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&dl->inplace_live, 1, __ATOMIC_RELAXED);
-			dma_cache(dl, buf, len, SLUICE_DMA_CACHE_CLEAN);
-			*dma_addr = a;
-			*slots = 0;
-			return 0;
-		}
+	if (dma_map_inplace(dl, tag, buf, len, dma_addr)) {
+		*slots = 0;
+		return 0;
 	}
 
 	ctag = *tag;
@@ -307,43 +364,11 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	if (err)
 		return err;
 	rec = &p->slots[s];
-	tlb = dma_slot_vaddr(p, s, rec->off);
-	t0 = dma_copy_start(dl);
-	if ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY) {
-		/*
-		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
-		 * device write must leave the original bytes, never a previous
-		 * mapping's.
-		 */
-		dma_copy(dl, tlb, buf, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
-	} else {
-		dma_zero(dl, tlb, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
-	}
-	dma_copy_end(dl, t0);
-	/*
-	 * Whatever the direction: the bytes just written (data or zeros) must
-	 * be in memory before the device reads, and no dirty line may be
-	 * evicted later over what the device writes.
-	 */
-	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), buf, len, dir);
 	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dl->ops.set_access) {
-		uint64_t a;
-		size_t n;
-
-		dma_rec_pages(p, s, rec, &a, &n);
-		err = dl->ops.set_access(dl->ops.ctx, a, n, SLUICE_DMA_ACCESS_READ);
-		if (err) {
-			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
-					     "read-only map at dma 0x%llx: set_access failed (%d)",
-					     (unsigned long long)a, err);
-			/* The access may be half changed: restore it on release. */
-			rec->flags |= DMA_SLOT_ACCESS;
-			dma_release(dl, p, s, rec, cpu);
-			return SLUICE_DMA_ERR_IO;
-		}
-		rec->flags |= DMA_SLOT_ACCESS;
+		err = dma_map_readonly(dl, p, s, rec, cpu);
+		if (err)
+			return err;
 	}
 	*dma_addr = dma_slot_addr(p, s, rec->off);
 	*lenp = len;

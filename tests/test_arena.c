@@ -909,7 +909,7 @@ static void test_print_stats(void **state)
 	assert_non_null(strstr(fx->mp.last_log, "arena: scrubbed_bytes 2101248"));
 }
 
-static void test_fini(void **state)
+static void test_destroy(void **state)
 {
 	struct fx *fx = *state;
 	void *p = sluice_dma_arena_alloc(&fx->arena, 4096);
@@ -1111,7 +1111,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_id_folded, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_print_stats, setup_default, teardown),
-		cmocka_unit_test_setup_teardown(test_fini, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_single_threaded_port, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_default, teardown),
 	};

@@ -131,7 +131,7 @@ static void test_blk_rw_ends_at_deadline(void **state)
 	assert_int_equal(dev.resets, resets + 1);
 	assert_true(blk.stopped);
 	assert_false(blk.quarantined);
-	virtio_blk_get_stats(&blk, &st);
+	virtio_blk_stats_get(&blk, &st);
 	assert_int_equal(st.abandoned, 1);
 	/* The request's bounce slot came back: only rings and slots stay mapped. */
 	sluice_dma_bounce_stats_get(&f->dl, -1, &bs1);
@@ -172,7 +172,7 @@ static void test_blk_broken_queue_is_an_error(void **state)
 	assert_int_equal(virtio_blk_rw(&blk, VIRTIO_BLK_OP_READ, 8, buf, 4096), -5);
 	assert_true(ticks < TICKS_PER_MS); /* no wait for the deadline */
 	assert_true(blk.stopped);
-	virtio_blk_get_stats(&blk, &st);
+	virtio_blk_stats_get(&blk, &st);
 	assert_int_equal(st.abandoned, 1);
 	assert_int_equal(virtio_blk_poll(&blk, 0, &c, 1), -5);
 	assert_int_equal(virtio_blk_remove(&blk), 0);
@@ -224,7 +224,7 @@ static void test_blk_protocol_errors_counted(void **state)
 	fake_virtio_push(&dev, 0, ch1.head, 4097);
 	assert_int_equal(virtio_blk_poll(&blk, 0, c, 4), 1);
 	assert_int_equal(c[0].status, 0);
-	virtio_blk_get_stats(&blk, &st);
+	virtio_blk_stats_get(&blk, &st);
 	assert_int_equal(virtio_blk_protocol_errors(&st), 0);
 
 	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf1, 4096, &cookie1), 0);
@@ -254,7 +254,7 @@ static void test_blk_protocol_errors_counted(void **state)
 	for (size_t i = 0; i < 4096; i++)
 		assert_int_equal(buf2[i], 0);
 
-	virtio_blk_get_stats(&blk, &st);
+	virtio_blk_stats_get(&blk, &st);
 	assert_int_equal(st.bad_used, 2);
 	assert_int_equal(st.bad_len, 1);
 	assert_int_equal(st.bad_status, 0);

@@ -417,7 +417,7 @@ static void test_chain(void **state)
 		b[i].len = lens[i];
 	}
 	assert_int_equal(virtq_add(&tc->vq, b, 2, 3, tok(7)), 0);
-	virtq_stats(&tc->vq, &st);
+	virtq_stats_get(&tc->vq, &st);
 	if (tc->flags & VIRTQ_INIT_INDIRECT) {
 		uint16_t head = tc->vq.avail->ring[0];
 
@@ -508,7 +508,7 @@ static void test_full_then_recover(void **state)
 	assert_int_equal(n, fit);
 	assert_int_equal(virtq_num_inflight(&tc->vq), fit);
 	assert_int_equal(virtq_add(&tc->vq, b, 1, 2, tok(n)), VIRTQ_ERR_NOSPC);
-	virtq_stats(&tc->vq, &st);
+	virtq_stats_get(&tc->vq, &st);
 	assert_int_equal(st.full, 2);
 	assert_int_equal(st.adds, fit);
 	/* A one-buffer request may still fit in the remainder. */
@@ -577,7 +577,7 @@ static void test_wraparound(void **state)
 			assert_int_equal(status, 0);
 		}
 	}
-	virtq_stats(&tc->vq, &st);
+	virtq_stats_get(&tc->vq, &st);
 	assert_int_equal(st.adds, TOTAL);
 	assert_int_equal(st.completions, TOTAL);
 	assert_int_equal(tc->vq.avail->idx, (uint16_t)TOTAL);
@@ -635,7 +635,7 @@ static void test_many_in_flight(void **state)
 
 static void stats_of(struct tcase *tc, struct virtq_stats *st)
 {
-	virtq_stats(&tc->vq, st);
+	virtq_stats_get(&tc->vq, st);
 }
 
 /* Post @n one-buffer writable requests of 100 bytes; returns the buffer memory. */
@@ -1202,7 +1202,7 @@ static void test_random_hostile(void **state)
 			assert_int_equal(virtq_check(&tc->vq), 0);
 		rh_reset_if_stuck(&r);
 	}
-	virtq_stats(&tc->vq, &st);
+	virtq_stats_get(&tc->vq, &st);
 	/* Every kind of bad entry was seen and the queue went on working. */
 	assert_true(st.bad_id > 0);
 	assert_true(st.not_in_flight > 0);

@@ -1,6 +1,7 @@
 # x86_64 architecture code built into the kernel.
 KERNEL_SRCS += \
 	arch/x86_64/acpi.c \
+	arch/x86_64/cc_glue.c \
 	arch/x86_64/cc_sim_snp.c \
 	arch/x86_64/cc_sim_tdx.c \
 	arch/x86_64/cc_snp.c \

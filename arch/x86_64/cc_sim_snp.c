@@ -20,10 +20,13 @@ static struct snp_model_faults armed_faults;
 static bool sim_ap_silent;
 static unsigned long vmgexits; /* NAE events the simulated hypervisor carried out */
 
-static void sim_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+/* The model is told what the kernel's mappings now say (in its terms: private
+ * or not), and checks its rules for the range as every CPU will see it once the
+ * TLB generation moved on. */
+static void sim_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 {
 	(void)ctx;
-	snp_model_note_ptes(&model, gpa, len, private_);
+	snp_model_note_ptes(&model, gpa, len, !shared);
 }
 
 static void sim_note_flush(void *ctx, uint64_t gpa, uint64_t len)
@@ -32,7 +35,7 @@ static void sim_note_flush(void *ctx, uint64_t gpa, uint64_t len)
 	snp_model_note_flush(&model, gpa, len);
 }
 
-static const struct cc_snp_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
+static const struct cc_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
 
 static unsigned int sim_cpu(void *ctx)
 {
@@ -43,10 +46,8 @@ static unsigned int sim_cpu(void *ctx)
 static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 {
 	(void)ctx;
-	printf("snp-model: VIOLATION at GPA 0x%" PRIx64 ": %s\n", gpa, rule);
-	printf("sluice: the SNP protocol broke a rule of the simulated guest; exit %d\n",
-	       SLUICE_EXIT_FAIL);
-	qemu_exit(SLUICE_EXIT_FAIL);
+	cc_glue_model_violation("snp-model", "the SNP protocol broke a rule of the simulated guest",
+				rule, gpa);
 }
 
 /* The hypervisor's own console and exit: native, not through the guest. */
@@ -305,7 +306,7 @@ const struct tee_insn_ops *cc_sim_snp_insn(void)
 	return &model_insn;
 }
 
-const struct cc_snp_observer *cc_sim_snp_observer(void)
+const struct cc_observer *cc_sim_snp_observer(void)
 {
 	return &sim_observer;
 }

@@ -71,7 +71,7 @@ const struct tee_insn_ops *cc_sim_snp_insn(void);
 /**
  * cc_sim_snp_observer() - the model's view of the kernel's page-table steps.
  */
-const struct cc_snp_observer *cc_sim_snp_observer(void);
+const struct cc_observer *cc_sim_snp_observer(void);
 
 /**
  * cc_sim_snp_hv_puts() - a line on the simulated hypervisor's console (native

@@ -29,15 +29,13 @@ static void sim_note_flush(void *ctx, uint64_t gpa, uint64_t len)
 	tdx_model_note_flush(&model, gpa, len);
 }
 
-static const struct cc_tdx_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
+static const struct cc_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
 
 static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 {
 	(void)ctx;
-	printf("tdx-model: VIOLATION at GPA 0x%" PRIx64 ": %s\n", gpa, rule);
-	printf("sluice: the TDX protocol broke a rule of the simulated TD; exit %d\n",
-	       SLUICE_EXIT_FAIL);
-	qemu_exit(SLUICE_EXIT_FAIL);
+	cc_glue_model_violation("tdx-model", "the TDX protocol broke a rule of the simulated TD",
+				rule, gpa);
 }
 
 /*

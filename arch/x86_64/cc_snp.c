@@ -12,18 +12,13 @@
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/snp_boot.h"
-#include "arch/x86_64/spinlock.h"
 
 static struct snp snp;
 static struct pvio_snp pv;
-static const struct cc_snp_observer *observer;
-static const char *platform;
-static char encoding_name[64];
-static char backend_name[32];
+/* Its lock also covers the MSR-protocol exchanges of a GHCB set-up: they share
+ * the protocol's state and the RMP model behind it. */
+static struct cc_glue glue;
 static bool active;
-/* The protocol's counters, the RMP model behind it and the MSR-protocol
- * exchanges of a GHCB set-up are one state: one conversion at a time. */
-static struct spinlock convert_lock;
 
 /* One GHCB per CPU, shared with the hypervisor; a backup of each for a nested
  * exchange (snp.h, struct snp_ghcb_slot); one VMSA per AP, private. The VMSA
@@ -47,49 +42,17 @@ static struct snp_ghcb_slot *cpu_slot(void *ctx)
 	return &slots[smp_cpu_id() % SMP_MAX_CPUS];
 }
 
-/* The page-table half of a conversion: this CPU's entries (and its TLB, page by
- * page), then the model if there is one. */
-static int kernel_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+/* snp.c speaks of the private attribute, the kernel's mappings of shared. */
+static int set_pte_private(void *ctx, uint64_t gpa, uint64_t len, bool private_)
 {
-	int rc = mmu_pte_set_shared(gpa, len, !private_);
-
-	(void)ctx;
-	if (!rc && observer && observer->ptes)
-		observer->ptes(observer->ctx, gpa, len, private_);
-	return rc;
+	return cc_glue_set_pte_shared(ctx, gpa, len, !private_);
 }
 
-/* Every other CPU drops its translations before it next reaches converted
- * memory (mmu_tlb_shootdown()). */
-static void kernel_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
-{
-	(void)ctx;
-	mmu_tlb_shootdown(gpa, len);
-	if (observer && observer->flush)
-		observer->flush(observer->ctx, gpa, len);
-}
-
-/* The same page read with the other key would see stale lines: CLFLUSH the
- * range (Linux flushes unless the CPU has SME_COHERENT). */
-static void kernel_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
-{
-	(void)ctx;
-	if (snp.insn->flush_cache)
-		snp.insn->flush_cache(snp.insn->ctx, gpa, len);
-}
-
+/* The protocol behind mmu_set_shared() (run under the glue's lock). */
 static int snp_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
 {
-	int rc;
-
-	(void)ctx;
-	spin_lock(&convert_lock);
-	rc = shared ? snp_to_shared(&snp, va, len) : snp_to_private(&snp, va, len);
-	spin_unlock(&convert_lock);
-	return rc;
+	return shared ? snp_to_shared(ctx, va, len) : snp_to_private(ctx, va, len);
 }
-
-static struct mmu_cc_backend backend = { NULL, snp_convert, NULL };
 
 static uint64_t ghcb_gpa_of(unsigned int cpu)
 {
@@ -103,12 +66,12 @@ static int ghcb_setup_this_cpu(unsigned int cpu)
 	int rc;
 
 	slots[cpu].backup = &ghcb_backups[cpu];
-	spin_lock(&convert_lock);
+	spin_lock(&glue.lock);
 	rc = cpu < ghcbs_prepared ? snp_ghcb_register(&snp, &ghcb_pages[cpu], ghcb_gpa_of(cpu))
 				  : SNP_ERR_INVAL;
 	if (!rc)
 		ghcbs_registered++;
-	spin_unlock(&convert_lock);
+	spin_unlock(&glue.lock);
 	return rc;
 }
 
@@ -170,14 +133,6 @@ static inline void sgdt_sidt(struct vmcb_seg *gdtr, struct vmcb_seg *idtr)
 	idtr->base = i.base;
 }
 
-static inline uint64_t read_cr4_(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
 #define MSR_EFER 0xC0000080u
 #define EFER_SVME (UINT64_C(1) << 12)
 #define EFER_LMA (UINT64_C(1) << 10)
@@ -202,7 +157,7 @@ static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t
 	v->efer = rdmsr(MSR_EFER) | EFER_LMA | EFER_SVME;
 	v->cr0 = read_cr0();
 	v->cr3 = read_cr3();
-	v->cr4 = read_cr4_();
+	v->cr4 = read_cr4();
 	v->dr6 = 0xffff0ff0;
 	v->dr7 = 0x400;
 	v->rflags = 0x2;
@@ -281,24 +236,23 @@ static int early_fail(unsigned int *term_set, unsigned int *term_code, unsigned 
 	return rc ? rc : SNP_ERR_REFUSED;
 }
 
-int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_snp_observer *obs,
-		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
+int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs, const char *name,
+		 uint64_t sev_status, const struct snp_cpuid_page *cpuid,
 		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
 		 unsigned int *term_code, char *why, size_t why_len)
 {
-	const struct snp_pt_ops pt = { kernel_set_pte, kernel_flush_tlb, kernel_flush_cache,
-				       NULL };
+	const struct snp_pt_ops pt = { set_pte_private, cc_glue_flush_tlb, cc_glue_flush_cache,
+				       &glue };
 	uint32_t leaf[4];
 	uint64_t gpa;
 	int rc;
 
+	cc_glue_init(&glue, insn, obs, name);
 	pvio_snp_cpuid_lookup(cpuid, 0x8000001Fu, 0, leaf);
 	rc = snp_init(&snp, insn, &pt, sev_status, leaf, why, why_len);
 	if (rc)
 		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL,
 				  GHCB_TERM_SNP_UNSUPPORTED, rc);
-	observer = obs;
-	platform = name;
 	cpuid_page = cpuid;
 	/* Below VMPL0 nothing else here is meaningful: checked first, on a page
 	 * of ours that is still private and validated (the first GHCB page, as
@@ -356,9 +310,9 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 	/* No output until the end: the firmware's GHCB is mapped private by
 	 * our tables until the first step below, ours is not mapped shared yet. */
 	console_up = false;
-	rc = kernel_set_pte(NULL, fw_ghcb_gpa, SNP_PAGE_4K, false);
+	rc = cc_glue_set_pte_shared(&glue, fw_ghcb_gpa, SNP_PAGE_4K, true);
 	if (!rc)
-		kernel_flush_tlb(NULL, fw_ghcb_gpa, SNP_PAGE_4K);
+		cc_glue_flush_tlb(&glue, fw_ghcb_gpa, SNP_PAGE_4K);
 	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
 		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
 	if (!rc) {
@@ -376,9 +330,7 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 
 void cc_snp_finish(void)
 {
-	snprintf(backend_name, sizeof(backend_name), "SNP (%s)", platform);
-	backend.name = backend_name;
-	mmu_set_cc_backend(&backend);
+	cc_glue_install(&glue, "SNP", snp_convert, &snp);
 	trap_set_vc_reporter(vc_report);
 	vmsa_pages_assign();
 	smp_set_ap_ops(&ap_ops);
@@ -387,7 +339,7 @@ void cc_snp_finish(void)
 	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
 	       "kernel entry to mmu_init; %u GHCB pages of ours made shared before it (MSR "
 	       "protocol), mapped shared and the bootstrap CPU's registered right after it\n",
-	       platform, cpuid_page ? cpuid_page->count : 0, fw_ghcb_gpa, ghcbs_prepared);
+	       glue.platform, cpuid_page ? cpuid_page->count : 0, fw_ghcb_gpa, ghcbs_prepared);
 }
 
 bool cc_snp_active(void)
@@ -397,11 +349,11 @@ bool cc_snp_active(void)
 
 void cc_snp_encoding(unsigned int cbit_pos, struct mmu_encoding *enc)
 {
-	snprintf(encoding_name, sizeof(encoding_name), "the C-bit 1<<%u (clear = shared)",
+	snprintf(glue.encoding_name, sizeof(glue.encoding_name), "the C-bit 1<<%u (clear = shared)",
 		 cbit_pos);
 	*enc = (struct mmu_encoding){ .shared_set_mask = 0,
 				      .shared_clear_mask = UINT64_C(1) << cbit_pos,
-				      .name = encoding_name };
+				      .name = glue.encoding_name };
 }
 
 const struct snp *cc_snp_guest(void)
@@ -409,11 +361,9 @@ const struct snp *cc_snp_guest(void)
 	return &snp;
 }
 
-void cc_snp_stats(struct snp_stats *out)
+void cc_snp_stats_get(struct snp_stats *out)
 {
-	spin_lock(&convert_lock);
-	*out = snp.stats;
-	spin_unlock(&convert_lock);
+	cc_glue_stats_get(&glue, out, &snp.stats, sizeof(*out));
 }
 
 void cc_snp_report(const char *when, const char *extra)
@@ -421,20 +371,19 @@ void cc_snp_report(const char *when, const char *extra)
 	struct snp_stats s;
 	unsigned long nested = 0;
 
-	cc_snp_stats(&s);
+	cc_snp_stats_get(&s);
 	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++)
 		nested += slots[i].nested;
 	printf("cc: %s %s: SEV_STATUS 0x%" PRIx64 ", C-bit %u, %lu GHCB%s registered (one per "
 	       "CPU), paravirtual I/O %s (%lu hypervisor errors, %lu CPUID misses, %lu nested), "
-	       "APs created %lu (%lu destroyed); PSC %" PRIu64 " requests (%" PRIu64 " MSR, %" PRIu64
-	       " batches, %" PRIu64 " early returns), pages validated %" PRIu64 ", rescinded %" PRIu64
-	       " (%" PRIu64 " x 2M, %" PRIu64 " 2M->4K), conversions %" PRIu64 " to shared, %" PRIu64
-	       " to private, %" PRIu64 " failed (%" PRIu64 " rolled back, %" PRIu64
-	       " pages leaked)%s%s\n",
-	       platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
+	       "APs created %lu (%lu destroyed); PSC %" PRIu64 " requests (%" PRIu64
+	       " MSR, %" PRIu64 " batches, %" PRIu64 " early returns), pages validated %" PRIu64
+	       ", rescinded %" PRIu64 " (%" PRIu64 " x 2M, %" PRIu64 " 2M->4K), ",
+	       glue.platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
 	       ghcbs_registered == 1 ? "" : "s", pvio->name, pv.errors, pv.cpuid_misses, nested,
 	       aps_created, aps_destroyed, s.psc_requests, s.psc_msr, s.psc_batches,
 	       s.psc_early_returns, s.pages_validated, s.pages_rescinded, s.pvalidate_2m,
-	       s.size_fallbacks, s.to_shared, s.to_private, s.failed, s.rolled_back,
-	       s.leaked_pages, extra ? ", " : "", extra ? extra : "");
+	       s.size_fallbacks);
+	cc_glue_conversions_print(s.to_shared, s.to_private, s.failed, s.rolled_back,
+				  s.leaked_pages, extra);
 }

@@ -18,9 +18,8 @@
  *    port I/O, MMIO, MSRs and HLT are NAE events, CPUID comes from the SNP
  *    CPUID page;
  *  - conversions: mmu_set_shared() runs snp_to_shared() / snp_to_private()
- *    under one lock, whose page-table half is the kernel's
- *    (mmu_pte_set_shared(), mmu_tlb_shootdown(), the cache flush of the
- *    instruction layer);
+ *    under one lock, whose page-table half is the kernel's (cc_glue.c, shared
+ *    with the TD guest);
  *  - the #VC guard (vector 29, IST3): the exit code from the error code and
  *    the RIP, through pvio, then the end of the guest through the MSR
  *    protocol's termination request;
@@ -36,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86_64/cc_glue.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/pvio_snp.h"
 #include "arch/x86_64/snp.h"
@@ -43,24 +43,12 @@
 #include "arch/x86_64/mem_range.h"
 
 /**
- * struct cc_snp_observer - told about each page-table step of a conversion,
- *	after the kernel did it (the simulated guest's RMP model checks R5 there).
- * @ptes: the mappings of [@gpa, @gpa + @len) now carry the C-bit iff @private_.
- * @flush: every CPU's TLB has been told to drop the range.
- * @ctx: handed to each.
- */
-struct cc_snp_observer {
-	void (*ptes)(void *ctx, uint64_t gpa, uint64_t len, bool private_);
-	void (*flush)(void *ctx, uint64_t gpa, uint64_t len);
-	void *ctx;
-};
-
-/**
  * cc_snp_early() - become an SNP guest through @insn, on the bootstrap CPU, at
  *	kernel entry: before any port I/O, MSR access or CPUID (each would raise
  *	a #VC, and this kernel's IDT replaces the firmware's #VC handler next).
  * @insn: the hardware (&tee_insn_native) or the simulated guest's model.
- * @observer: NULL in a real guest.
+ * @observer: told of each page-table step of a conversion (the simulated
+ *	guest's model); NULL in a real guest.
  * @name: the platform, for reports and the benchmark JSON ("snp", "sim-snp").
  * @sev_status: SEV_STATUS as read before ExitBootServices (or the model's).
  * @cpuid: the SNP CPUID page, checked (snp_cc_blob_check()) and kept by
@@ -83,7 +71,7 @@ struct cc_snp_observer {
  * Return: 0, or a negative SNP_ERR_* code with @term_set, @term_code and @why
  *	set (the caller terminates the guest).
  */
-int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_snp_observer *observer,
+int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *observer,
 		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
 		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
 		 unsigned int *term_code, char *why, size_t why_len);
@@ -137,10 +125,10 @@ void cc_snp_encoding(unsigned int cbit_pos, struct mmu_encoding *enc);
 const struct snp *cc_snp_guest(void);
 
 /**
- * cc_snp_stats() - the protocol's counters, consistent with one another.
+ * cc_snp_stats_get() - the protocol's counters, consistent with one another.
  * @out: filled in.
  */
-void cc_snp_stats(struct snp_stats *out);
+void cc_snp_stats_get(struct snp_stats *out);
 
 /**
  * cc_snp_report() - one line: the guest's parameters, the paravirtual I/O

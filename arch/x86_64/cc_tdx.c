@@ -9,59 +9,16 @@
 
 #include "arch/x86_64/descriptors.h"
 #include "arch/x86_64/pvio_tdx.h"
-#include "arch/x86_64/spinlock.h"
 
 static struct tdx td;
 static struct pvio_tdx pv;
-static const struct cc_tdx_observer *observer;
-static const char *platform;
-static char encoding_name[64];
-static char backend_name[32];
-/* The protocol's counters and the model behind it are one state: one
- * conversion at a time, from whichever CPU. */
-static struct spinlock convert_lock;
+static struct cc_glue glue;
 
-/* The page-table half of a conversion: this CPU's entries (and its TLB, page by
- * page), then the model if there is one. */
-static int kernel_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
-{
-	int rc = mmu_pte_set_shared(gpa, len, shared);
-
-	(void)ctx;
-	if (!rc && observer && observer->ptes)
-		observer->ptes(observer->ctx, gpa, len, shared);
-	return rc;
-}
-
-/* Every other CPU drops its translations before it next reaches converted
- * memory (mmu_tlb_shootdown()); only then may MapGPA or ACCEPT follow. */
-static void kernel_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
-{
-	(void)ctx;
-	mmu_tlb_shootdown(gpa, len);
-	if (observer && observer->flush)
-		observer->flush(observer->ctx, gpa, len);
-}
-
-static void kernel_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
-{
-	(void)ctx;
-	if (td.insn->flush_cache)
-		td.insn->flush_cache(td.insn->ctx, gpa, len);
-}
-
+/* The protocol behind mmu_set_shared() (run under the glue's lock). */
 static int tdx_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
 {
-	int rc;
-
-	(void)ctx;
-	spin_lock(&convert_lock);
-	rc = shared ? tdx_to_shared(&td, va, len) : tdx_to_private(&td, va, len);
-	spin_unlock(&convert_lock);
-	return rc;
+	return shared ? tdx_to_shared(ctx, va, len) : tdx_to_private(ctx, va, len);
 }
-
-static struct mmu_cc_backend backend = { NULL, tdx_convert, NULL };
 
 /* The VMX exit reasons a #VE reports (Intel SDM vol. 3 appendix C; the GHCI). */
 static const char *ve_reason_name(uint32_t reason)
@@ -106,24 +63,22 @@ static void ve_report(uint64_t rip)
 	       ve.instr_len, rip);
 }
 
-int cc_tdx_start(const struct tee_insn_ops *insn, const struct cc_tdx_observer *obs,
-		 const char *name, char *why, size_t why_len)
+int cc_tdx_start(const struct tee_insn_ops *insn, const struct cc_observer *obs, const char *name,
+		 char *why, size_t why_len)
 {
-	const struct tdx_pt_ops pt = { kernel_set_pte, kernel_flush_tlb, kernel_flush_cache,
-				       NULL };
-	int rc = tdx_init(&td, insn, &pt, why, why_len);
+	const struct tdx_pt_ops pt = { cc_glue_set_pte_shared, cc_glue_flush_tlb,
+				       cc_glue_flush_cache, &glue };
+	int rc;
 
+	cc_glue_init(&glue, insn, obs, name);
+	rc = tdx_init(&td, insn, &pt, why, why_len);
 	if (rc) {
 		td.insn = NULL;
 		return rc;
 	}
-	observer = obs;
-	platform = name;
 	pvio_tdx_init(&pv, &td);
 	pvio_select(&pv.ops);
-	snprintf(backend_name, sizeof(backend_name), "TDX (%s)", name);
-	backend.name = backend_name;
-	mmu_set_cc_backend(&backend);
+	cc_glue_install(&glue, "TDX", tdx_convert, &td);
 	trap_set_ve_reporter(ve_report);
 	return 0;
 }
@@ -135,16 +90,16 @@ bool cc_tdx_active(void)
 
 const char *cc_tdx_name(void)
 {
-	return platform;
+	return cc_tdx_active() ? glue.platform : NULL;
 }
 
 void cc_tdx_encoding(struct mmu_encoding *enc)
 {
-	snprintf(encoding_name, sizeof(encoding_name), "the TD's shared bit 1<<%u (GPAW %u)",
-		 td.gpaw - 1, td.gpaw);
+	snprintf(glue.encoding_name, sizeof(glue.encoding_name),
+		 "the TD's shared bit 1<<%u (GPAW %u)", td.gpaw - 1, td.gpaw);
 	*enc = (struct mmu_encoding){ .shared_set_mask = td.shared_bit,
 				      .shared_clear_mask = 0,
-				      .name = encoding_name };
+				      .name = glue.encoding_name };
 }
 
 const struct tdx *cc_tdx_td(void)
@@ -152,28 +107,24 @@ const struct tdx *cc_tdx_td(void)
 	return &td;
 }
 
-void cc_tdx_stats(struct tdx_stats *out)
+void cc_tdx_stats_get(struct tdx_stats *out)
 {
-	spin_lock(&convert_lock);
-	*out = td.stats;
-	spin_unlock(&convert_lock);
+	cc_glue_stats_get(&glue, out, &td.stats, sizeof(*out));
 }
 
 void cc_tdx_report(const char *when, const char *extra)
 {
 	struct tdx_stats s;
 
-	cc_tdx_stats(&s);
+	cc_tdx_stats_get(&s);
 	printf("cc: %s %s: GPAW %u, shared bit 1<<%u, attributes 0x%" PRIx64
 	       " (%s), paravirtual I/O %s (%lu VMM errors); MapGPA %" PRIu64 " (%" PRIu64
 	       " retries), accepts %" PRIu64 " (%" PRIu64 " x 4K, %" PRIu64 " x 2M, %" PRIu64
-	       " 2M->4K, %" PRIu64 " busy), conversions %" PRIu64 " to shared, %" PRIu64
-	       " to private, %" PRIu64 " failed (%" PRIu64 " rolled back, %" PRIu64
-	       " pages leaked)%s%s\n",
-	       platform, when, td.gpaw, td.gpaw - 1, td.attributes,
+	       " 2M->4K, %" PRIu64 " busy), ",
+	       glue.platform, when, td.gpaw, td.gpaw - 1, td.attributes,
 	       td.attributes & TDX_ATTR_SEPT_VE_DISABLE ? "SEPT_VE_DISABLE" : "debug TD",
 	       pvio->name, pv.errors, s.map_gpa_calls, s.map_gpa_retries, s.accept_calls,
-	       s.accepted_4k, s.accepted_2m, s.size_fallbacks, s.busy_retries, s.to_shared,
-	       s.to_private, s.failed, s.rolled_back, s.leaked_pages, extra ? ", " : "",
-	       extra ? extra : "");
+	       s.accepted_4k, s.accepted_2m, s.size_fallbacks, s.busy_retries);
+	cc_glue_conversions_print(s.to_shared, s.to_private, s.failed, s.rolled_back,
+				  s.leaked_pages, extra);
 }

@@ -8,8 +8,8 @@
  *    access, MMIO register, CPUID of a hypervisor leaf, MSR and HLT becomes a
  *    TDG.VP.VMCALL instead of a #VE;
  *  - conversions: mmu_set_shared() runs tdx_to_shared() / tdx_to_private(), whose
- *    page-table half is the kernel's (mmu_pte_set_shared(), the TLB generation of
- *    mmu_tlb_shootdown(), the cache flush of the instruction layer);
+ *    page-table half is the kernel's (cc_glue.c: mmu_pte_set_shared(), the TLB
+ *    generation of mmu_tlb_shootdown(), the cache flush of the instruction layer);
  *  - the #VE guard: vector 20 asks the module (TDG.VP.VEINFO.GET) what happened
  *    and reports it before the exception report ends the kernel.
  * In a real TD the page tables carry the shared bit 1 << (GPAW - 1)
@@ -23,28 +23,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86_64/cc_glue.h"
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tdx.h"
 #include "arch/x86_64/tee_insn.h"
 
 /**
- * struct cc_tdx_observer - told about each page-table step of a conversion,
- *	after the kernel did it (the simulated TD's model checks its rules there).
- * @ptes: the mappings of [@gpa, @gpa + @len) now say @shared.
- * @flush: every CPU's TLB has been told to drop the range.
- * @ctx: handed to each.
- */
-struct cc_tdx_observer {
-	void (*ptes)(void *ctx, uint64_t gpa, uint64_t len, bool shared);
-	void (*flush)(void *ctx, uint64_t gpa, uint64_t len);
-	void *ctx;
-};
-
-/**
  * cc_tdx_start() - become a TD guest through @insn.
  * @insn: the TDX module: &tee_insn_native in a real TD, the model's ops in the
  *	simulated one (kept by pointer).
- * @observer: NULL in a real TD (kept by pointer).
+ * @observer: told of each page-table step of a conversion (the simulated TD's
+ *	model); NULL in a real TD (kept by pointer).
  * @name: the platform, for reports and the benchmark JSON ("tdx", "sim-tdx").
  * @why: on failure, the reason.
  * @why_len: its size.
@@ -57,7 +46,7 @@ struct cc_tdx_observer {
  * handler is gone with its IDT), and before the application processors start.
  * Return: 0, or a negative TDX_ERR_* code with @why set and nothing changed.
  */
-int cc_tdx_start(const struct tee_insn_ops *insn, const struct cc_tdx_observer *observer,
+int cc_tdx_start(const struct tee_insn_ops *insn, const struct cc_observer *observer,
 		 const char *name, char *why, size_t why_len);
 
 /**
@@ -83,10 +72,10 @@ void cc_tdx_encoding(struct mmu_encoding *enc);
 const struct tdx *cc_tdx_td(void);
 
 /**
- * cc_tdx_stats() - the protocol's counters, consistent with one another.
+ * cc_tdx_stats_get() - the protocol's counters, consistent with one another.
  * @out: filled in.
  */
-void cc_tdx_stats(struct tdx_stats *out);
+void cc_tdx_stats_get(struct tdx_stats *out);
 
 /**
  * cc_tdx_report() - one line: the TD's parameters, the paravirtual I/O backend

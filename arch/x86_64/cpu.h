@@ -57,6 +57,14 @@ static inline void write_cr3(uint64_t v)
 	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
 }
 
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
 static inline void invlpg(uint64_t va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");

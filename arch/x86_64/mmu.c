@@ -246,10 +246,9 @@ void mmu_tlb_sync(void)
 	tlb_cpu[cpu].syncs++;
 }
 
-/* Counts a conversion done by a backend, whatever its outcome. */
-static int mmu_count(int rc, bool shared, uint64_t t0)
+/* Counts a conversion started at @t0, whatever its outcome; mmu_lock held. */
+static void mmu_count_locked(int rc, bool shared, uint64_t t0)
 {
-	spin_lock(&mmu_lock);
 	if (rc) {
 		stats.failed_calls++;
 	} else if (shared) {
@@ -259,6 +258,13 @@ static int mmu_count(int rc, bool shared, uint64_t t0)
 		stats.to_private_calls++;
 		stats.to_private_cycles += rdtsc() - t0;
 	}
+}
+
+/* Counts a conversion done by a backend (which runs without mmu_lock). */
+static int mmu_count(int rc, bool shared, uint64_t t0)
+{
+	spin_lock(&mmu_lock);
+	mmu_count_locked(rc, shared, t0);
 	spin_unlock(&mmu_lock);
 	return rc;
 }
@@ -278,20 +284,9 @@ int mmu_set_shared(uint64_t va, uint64_t len, bool shared)
 		mmu_tlb_shootdown(va, len);
 	/* The trapping access stands for the hypercall (MapGPA / page state change). */
 	outb(CONVERSION_TRAP_PORT, 0);
-	if (rc) {
-		stats.failed_calls++;
-		spin_unlock(&mmu_lock);
-		return rc;
-	}
-	if (shared) {
-		stats.to_shared_calls++;
-		stats.to_shared_cycles += rdtsc() - t0;
-	} else {
-		stats.to_private_calls++;
-		stats.to_private_cycles += rdtsc() - t0;
-	}
+	mmu_count_locked(rc, shared, t0);
 	spin_unlock(&mmu_lock);
-	return 0;
+	return rc;
 }
 
 bool mmu_is_shared(uint64_t va)
@@ -304,7 +299,7 @@ bool mmu_range_is_shared(uint64_t va, uint64_t len)
 	return mmu_ready && pt_range_is_shared(&kernel_pt, va, len);
 }
 
-void mmu_get_stats(struct mmu_stats *out)
+void mmu_stats_get(struct mmu_stats *out)
 {
 	*out = stats;
 	out->pages_made_shared = kernel_pt.pages_made_shared;

@@ -207,10 +207,10 @@ void mmu_tlb_shootdown(uint64_t va, uint64_t len);
 void mmu_tlb_sync(void);
 
 /**
- * mmu_get_stats() - copy the conversion counters.
+ * mmu_stats_get() - copy the conversion counters.
  * @out: filled in.
  */
-void mmu_get_stats(struct mmu_stats *out);
+void mmu_stats_get(struct mmu_stats *out);
 
 /**
  * mmu_report() - print the address space summary for the boot report.

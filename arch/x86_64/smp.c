@@ -108,14 +108,6 @@ static unsigned int cpus_online = 1;
 static bool gs_ready;
 static uint64_t bsp_xcr0;
 
-static inline uint64_t read_cr4(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
 static inline uint64_t xgetbv0(void)
 {
 	uint32_t lo, hi;

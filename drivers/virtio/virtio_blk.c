@@ -590,7 +590,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 	return n;
 }
 
-void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats *out)
+void virtio_blk_stats_get(const struct virtio_blk *blk, struct virtio_blk_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
@@ -598,7 +598,7 @@ void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats 
 		struct virtq_stats vs;
 
 		if (blk->queues[qi].vq_ready) {
-			virtq_stats(&blk->queues[qi].vq, &vs);
+			virtq_stats_get(&blk->queues[qi].vq, &vs);
 			out->bad_used += vs.bad_id + vs.not_in_flight;
 		}
 		out->submitted += st->submitted;

@@ -53,7 +53,7 @@ struct virtio_blk_completion {
 
 /**
  * struct virtio_blk_stats - driver counters, kept per queue (each CPU updates
- * only its own queue's) and summed by virtio_blk_get_stats().
+ * only its own queue's) and summed by virtio_blk_stats_get().
  * @submitted: requests put on a queue.
  * @completed: requests completed (successful or not).
  * @errors: completions with a non-zero status.
@@ -241,11 +241,11 @@ int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector
 		  size_t len);
 
 /**
- * virtio_blk_get_stats() - the counters of every queue, summed.
+ * virtio_blk_stats_get() - the counters of every queue, summed.
  * @blk: the device.
  * @out: filled in.
  */
-void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats *out);
+void virtio_blk_stats_get(const struct virtio_blk *blk, struct virtio_blk_stats *out);
 
 /**
  * virtio_blk_protocol_errors() - how often the device broke the virtio protocol
@@ -253,7 +253,7 @@ void virtio_blk_get_stats(const struct virtio_blk *blk, struct virtio_blk_stats 
  *	than the request's, status bytes that are no status. Each was caught (the
  *	entry skipped, the request failed with -34) but a device that lies once may
  *	lie where it cannot be caught: callers treat any as a device fault.
- * @st: counters from virtio_blk_get_stats().
+ * @st: counters from virtio_blk_stats_get().
  * Return: @st->bad_used + @st->bad_len + @st->bad_status.
  */
 static inline uint64_t virtio_blk_protocol_errors(const struct virtio_blk_stats *st)

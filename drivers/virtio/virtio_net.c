@@ -327,6 +327,85 @@ static bool virtio_net_ctrl_set_pairs(struct virtio_net *net, unsigned int pairs
 	return false;
 }
 
+/* The device's MAC address, or one of ours if it offers none. */
+static int virtio_net_mac_read(struct virtio_net *net, char *why, size_t why_len)
+{
+	/* Locally administered, unicast, derived from the device's name. */
+	static const uint8_t local[6] = { 0x02, 0x53, 0x4c, 0x55, 0x49, 0x00 };
+	struct virtio_device *vdev = net->vdev;
+	size_t n = strlen(vdev->name);
+
+	if (virtio_has_feature(vdev, VIRTIO_NET_F_MAC)) {
+		if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAC, net->mac, 6)) {
+			snprintf(why, why_len, "%s: cannot read the MAC address", vdev->name);
+			return SLUICE_DMA_ERR_IO;
+		}
+		return 0;
+	}
+	memcpy(net->mac, local, 6);
+	net->mac[5] = n ? (uint8_t)vdev->name[n - 1] : 0;
+	return 0;
+}
+
+/*
+ * The size of every queue of @npairs pairs: the smallest the device allows, at
+ * most @max_queue_size (0: no limit), rounded down to a power of two; 0 if none.
+ */
+static unsigned int virtio_net_queue_size(struct virtio_device *vdev, unsigned int npairs,
+					  unsigned int max_queue_size)
+{
+	/* Each register is read once: a device that changes it between reads
+	 * must not have one value checked and another used. */
+	unsigned int size = vdev->ops->queue_max_size(vdev, 0);
+
+	for (unsigned int q = 1; q < 2 * npairs; q++) {
+		unsigned int max = vdev->ops->queue_max_size(vdev, (uint16_t)q);
+
+		if (max < size)
+			size = max;
+	}
+	if (max_queue_size && size > max_queue_size)
+		size = max_queue_size;
+	while (size & (size - 1))
+		size &= size - 1;
+	return size;
+}
+
+/* @npairs queue pairs, and the control queue if there is more than one. */
+static int virtio_net_queues_setup(struct virtio_net *net, unsigned int npairs,
+				   unsigned int max_queue_size, char *why, size_t why_len)
+{
+	struct virtio_device *vdev = net->vdev;
+	int rc;
+
+	net->queue_size = virtio_net_queue_size(vdev, npairs, max_queue_size);
+	if (!net->queue_size) {
+		snprintf(why, why_len, "%s: no usable queue pair", vdev->name);
+		return ERR_INVAL;
+	}
+	net->pairs = calloc(npairs, sizeof(*net->pairs));
+	if (!net->pairs) {
+		snprintf(why, why_len, "%s: no memory for %u queue pairs", vdev->name, npairs);
+		return SLUICE_DMA_ERR_NOMEM;
+	}
+	net->npairs = npairs;
+	net->pairs_allocated = npairs;
+	for (unsigned int pi = 0; pi < npairs; pi++) {
+		rc = virtio_net_pair_setup(net, pi, why, why_len);
+		if (rc)
+			return rc;
+	}
+	if (npairs > 1) {
+		rc = virtio_net_ctrl_setup(net);
+		if (rc) {
+			snprintf(why, why_len, "%s: control queue set-up failed (%d)", vdev->name,
+				 rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 		       struct sluice_dma_layer *dl, const struct virtio_net_buffers *bufs,
 		       unsigned int max_queue_size, unsigned int max_pairs, char *why,
@@ -339,7 +418,7 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 	 * stalled (seen 1 run in 7 here); the NO_NOTIFY flag protocol does not.
 	 */
 	uint64_t wanted = VIRTIO_FEATURE(VIRTIO_NET_F_MAC) | VIRTIO_FEATURE(VIRTIO_NET_F_STATUS);
-	unsigned int size, want_pairs;
+	unsigned int want_pairs;
 	int rc;
 
 	memset(net, 0, sizeof(*net));
@@ -361,20 +440,9 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 	rc = virtio_negotiate(vdev, wanted, why, why_len);
 	if (rc)
 		return rc;
-	if (virtio_has_feature(vdev, VIRTIO_NET_F_MAC)) {
-		if (vdev->ops->config_read(vdev, VIRTIO_NET_CFG_MAC, net->mac, 6)) {
-			snprintf(why, why_len, "%s: cannot read the MAC address", vdev->name);
-			rc = SLUICE_DMA_ERR_IO;
-			goto fail;
-		}
-	} else {
-		/* Locally administered, unicast, derived from the device's name. */
-		static const uint8_t local[6] = { 0x02, 0x53, 0x4c, 0x55, 0x49, 0x00 };
-		size_t n = strlen(vdev->name);
-
-		memcpy(net->mac, local, 6);
-		net->mac[5] = n ? (uint8_t)vdev->name[n - 1] : 0;
-	}
+	rc = virtio_net_mac_read(net, why, why_len);
+	if (rc)
+		goto fail;
 	net->has_status = virtio_has_feature(vdev, VIRTIO_NET_F_STATUS);
 	rc = virtio_net_device_pairs(net, &net->device_pairs, why, why_len);
 	if (rc)
@@ -384,45 +452,9 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 	if (!virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ))
 		want_pairs = 1;
 
-	/* Each register is read once: a device that changes it between reads
-	 * must not have one value checked and another used. */
-	size = vdev->ops->queue_max_size(vdev, 0);
-	for (unsigned int q = 1; q < 2 * want_pairs; q++) {
-		unsigned int max = vdev->ops->queue_max_size(vdev, (uint16_t)q);
-
-		if (max < size)
-			size = max;
-	}
-	if (max_queue_size && size > max_queue_size)
-		size = max_queue_size;
-	while (size & (size - 1))
-		size &= size - 1;
-	if (!size) {
-		snprintf(why, why_len, "%s: no usable queue pair", vdev->name);
-		rc = ERR_INVAL;
+	rc = virtio_net_queues_setup(net, want_pairs, max_queue_size, why, why_len);
+	if (rc)
 		goto fail;
-	}
-	net->queue_size = size;
-	net->pairs = calloc(want_pairs, sizeof(*net->pairs));
-	if (!net->pairs) {
-		snprintf(why, why_len, "%s: no memory for %u queue pairs", vdev->name, want_pairs);
-		rc = SLUICE_DMA_ERR_NOMEM;
-		goto fail;
-	}
-	net->npairs = want_pairs;
-	net->pairs_allocated = want_pairs;
-	for (unsigned int pi = 0; pi < want_pairs; pi++) {
-		rc = virtio_net_pair_setup(net, pi, why, why_len);
-		if (rc)
-			goto fail;
-	}
-	if (want_pairs > 1) {
-		rc = virtio_net_ctrl_setup(net);
-		if (rc) {
-			snprintf(why, why_len, "%s: control queue set-up failed (%d)", vdev->name, rc);
-			goto fail;
-		}
-	}
 	rc = virtio_driver_ok(vdev);
 	if (rc) {
 		snprintf(why, why_len, "%s: device failed after DRIVER_OK", vdev->name);
@@ -648,7 +680,7 @@ int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len)
 	return virtio_net_recv_on(net, 0, out, max, len);
 }
 
-void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats *out)
+void virtio_net_stats_get(const struct virtio_net *net, struct virtio_net_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned int pi = 0; pi < net->npairs; pi++) {

@@ -264,11 +264,11 @@ int virtio_net_tx_reclaim(struct virtio_net *net);
 int virtio_net_recv(struct virtio_net *net, void *out, size_t max, size_t *len);
 
 /**
- * virtio_net_get_stats() - every pair's counters, summed.
+ * virtio_net_stats_get() - every pair's counters, summed.
  * @net: the device.
  * @out: filled in.
  */
-void virtio_net_get_stats(const struct virtio_net *net, struct virtio_net_stats *out);
+void virtio_net_stats_get(const struct virtio_net *net, struct virtio_net_stats *out);
 
 /**
  * virtio_net_link_up() - whether the device reports its link up (true when it

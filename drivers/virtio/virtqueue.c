@@ -615,7 +615,7 @@ bool virtq_is_broken(const struct virtq *vq)
 	return vq->broken;
 }
 
-void virtq_stats(const struct virtq *vq, struct virtq_stats *out)
+void virtq_stats_get(const struct virtq *vq, struct virtq_stats *out)
 {
 	*out = vq->stats;
 }

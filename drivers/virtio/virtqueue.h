@@ -354,11 +354,11 @@ size_t virtq_ring_bytes(const struct virtq *vq);
 bool virtq_is_broken(const struct virtq *vq);
 
 /**
- * virtq_stats() - copy the counters.
+ * virtq_stats_get() - copy the counters.
  * @vq: the queue.
  * @out: filled in.
  */
-void virtq_stats(const struct virtq *vq, struct virtq_stats *out);
+void virtq_stats_get(const struct virtq *vq, struct virtq_stats *out);
 
 /**
  * virtq_check() - self-check of the private bookkeeping (tests; any time the

@@ -421,7 +421,7 @@ int fuzz_dma_add_pool(struct fuzz_dma *fd, enum sluice_dma_bounce_policy policy)
 	return 0;
 }
 
-void fuzz_dma_fini(struct fuzz_dma *fd)
+void fuzz_dma_end(struct fuzz_dma *fd)
 {
 	if (fd->deep)
 		FUZZ_CHECK(sluice_dma_layer_check(&fd->dl) == 0);

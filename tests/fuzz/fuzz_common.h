@@ -191,7 +191,7 @@ bool fuzz_ignored(const char *what);
  *	the target would (FUZZ_DEEP_SAMPLE).
  *
  * There is one, at a fixed address, for the whole process: a target gets it
- * from fuzz_dma_begin() and hands it back with fuzz_dma_fini().
+ * from fuzz_dma_begin() and hands it back with fuzz_dma_end().
  */
 struct fuzz_dma {
 	struct mock_port mp;
@@ -216,7 +216,7 @@ struct fuzz_dma {
 /**
  * fuzz_dma_begin() - a layer in exactly the state sluice_dma_layer_init() and
  *	sluice_dma_bounce_pool_add() leave it in, for this input.
- * @in: the input (its hash decides the sampled checks of fuzz_dma_fini()).
+ * @in: the input (its hash decides the sampled checks of fuzz_dma_end()).
  * @policy: the first pool's policy.
  * @ncpus: CPUs the layer sees.
  * @scrub: its stale-data strategy.
@@ -265,7 +265,7 @@ unsigned char *fuzz_dma_pool_mem(unsigned int i);
 void fuzz_dma_dirty(const void *p, size_t len);
 
 /**
- * fuzz_dma_fini() - self-check, destroy, and check that nothing stays shared.
+ * fuzz_dma_end() - self-check, destroy, and check that nothing stays shared.
  * @fd: the layer; no mapping may be live.
  *
  * Traps (a finding) when the self-check fails (run when @fd->deep), the layer
@@ -275,7 +275,7 @@ void fuzz_dma_dirty(const void *p, size_t len);
  * the layer never handed out and the host never wrote still reads zero: the
  * layer writes nothing outside the ranges it returns.
  */
-void fuzz_dma_fini(struct fuzz_dma *fd);
+void fuzz_dma_end(struct fuzz_dma *fd);
 
 struct fake_virtio;
 

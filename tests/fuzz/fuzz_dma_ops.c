@@ -873,7 +873,7 @@ static void dof_teardown(struct dof *s)
 		sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
 		free(s->arena_meta);
 	}
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 }
 
 /* The caller's memory starts with known contents: the pattern, copied back over

@@ -645,7 +645,7 @@ void fnet_end(struct fnet *s)
 void fnet_drop(struct fnet *s)
 {
 	sluice_dma_layer_set_inplace(&s->fd->dl, NULL);
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 }
 
 void fnet_init_failed(struct fnet *s, const struct fuzz_quarantine *mark)

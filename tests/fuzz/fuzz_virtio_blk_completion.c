@@ -534,7 +534,7 @@ static void vbf_check(struct vbf *s, bool deep)
 	struct virtio_blk_stats now;
 	const struct virtio_blk_stats *st = &now;
 
-	virtio_blk_get_stats(&s->blk, &now);
+	virtio_blk_stats_get(&s->blk, &now);
 	if (deep)
 		FUZZ_CHECK(sluice_dma_layer_check(&s->fd->dl) == 0);
 	FUZZ_CHECK(st->submitted == s->expect.submitted && st->completed == s->expect.completed);
@@ -607,7 +607,7 @@ static bool vbf_configure(struct vbf *s, uint8_t mode)
  * of every queue the device was given, the data of every request in flight -
  * unmapped and freed nothing, counted it once, and must accept nothing more.
  * Then the device lets go (it resets at last) and a second removal releases
- * everything; fuzz_dma_fini() then finds the layer empty.
+ * everything; fuzz_dma_end() then finds the layer empty.
  */
 static void vbf_after_remove(struct vbf *s, const struct fuzz_quarantine *mark, int rc,
 			     unsigned int failed_before)
@@ -675,7 +675,7 @@ static bool vbf_init(struct vbf *s, uint8_t mode)
 	} else {
 		vbf_after_remove(s, &mark, s->blk.quarantined ? -5 : 0, 0);
 	}
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 	return false;
 }
 
@@ -760,6 +760,6 @@ int fuzz_virtio_blk_completion_one(const uint8_t *data, size_t size)
 	failed = s->dev.failed_resets;
 	rc = virtio_blk_remove(&s->blk);
 	vbf_after_remove(s, &mark, rc, failed);
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 	return 0;
 }

@@ -350,13 +350,13 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 		/* Nothing was given: nothing kept, nothing counted. */
 		FUZZ_CHECK(rc == -5 && !s->blk.quarantined && s->dev.failed_resets == 1);
 		fuzz_quarantine_none(&mark);
-		fuzz_dma_fini(s->fd);
+		fuzz_dma_end(s->fd);
 		return;
 	}
 	if (s->point == VRS_INIT_FAILURE) {
 		FUZZ_CHECK(rc != 0 && s->blk.quarantined);
 		vrb_quarantine_check(s, &mark);
-		fuzz_dma_fini(s->fd);
+		fuzz_dma_end(s->fd);
 		return;
 	}
 	FUZZ_CHECK(rc == 0);
@@ -382,7 +382,7 @@ static void vrb_run(struct fuzz_in *in, uint8_t mode)
 		FUZZ_CHECK(rc == (s->blk.quarantined ? -5 : 0));
 		vrb_quarantine_check(s, &mark);
 	}
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 }
 
 /* ------------------------------------------------------------------ network device */

@@ -182,7 +182,7 @@ static void vqf_check_state(struct vqf *s, bool deep)
 	FUZZ_CHECK(virtq_num_inflight(&s->vq) == s->model_inflight);
 	if (deep)
 		FUZZ_CHECK(virtq_check(&s->vq) == 0);
-	virtq_stats(&s->vq, &st);
+	virtq_stats_get(&s->vq, &st);
 	FUZZ_CHECK(st.adds == s->adds);
 	FUZZ_CHECK(st.completions == s->completions);
 	FUZZ_CHECK(st.refused_addr == s->refused);
@@ -539,7 +539,7 @@ int fuzz_virtqueue_used_one(const uint8_t *data, size_t size)
 	vqf_check_state(s, true);
 	FUZZ_CHECK(virtq_destroy(&s->vq) == 0);
 	sluice_dma_free_coherent(&s->fd->dl, buf, VQF_BUF_BYTES);
-	fuzz_dma_fini(s->fd);
+	fuzz_dma_end(s->fd);
 	free(meta);
 	return 0;
 }

@@ -193,19 +193,24 @@ struct sluice_dma_arena_stats {
 
 /*
  * Private. Counters kept both per CPU (under that CPU's cache lock) and
- * globally (under the arena lock), summed by sluice_dma_arena_stats_get().
+ * globally (under the arena lock), summed by sluice_dma_arena_stats_get();
+ * grouped by the path that writes them, so that each path's updates are
+ * adjacent.
  */
 struct sluice_dma_priv_arena_counters {
+	/* An allocation. */
 	uint64_t allocs;
-	uint64_t frees;
 	uint64_t bytes_allocated;
-	uint64_t bytes_freed;
 	uint64_t cache_hits;
 	uint64_t cache_misses;
-	uint64_t cache_flushes;
-	uint64_t cache_drains;
+	/* A free (and the scrub of a chunk made shared). */
+	uint64_t frees;
+	uint64_t bytes_freed;
 	uint64_t bytes_scrubbed;
 	uint64_t scrub_cycles;
+	uint64_t cache_flushes;
+	/* A per-CPU cache emptied. */
+	uint64_t cache_drains;
 };
 
 /*
@@ -219,6 +224,17 @@ struct sluice_dma_priv_arena_cpu {
 	uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
 	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
 	struct sluice_dma_priv_arena_counters ctr;
+};
+
+/*
+ * Private. The chunk conversions in one direction: the port's calls that
+ * succeeded, the cycles they took, the calls that failed (reported as the
+ * to_shared* and to_private* fields of &struct sluice_dma_arena_stats).
+ */
+struct sluice_dma_priv_arena_conversions {
+	uint64_t done;
+	uint64_t cycles;
+	uint64_t failed;
 };
 
 /*
@@ -279,12 +295,8 @@ struct sluice_dma_arena {
 	struct sluice_dma_priv_arena_counters ctr;
 	uint64_t alloc_failed;
 	uint64_t cap_hits;
-	uint64_t to_shared;
-	uint64_t to_shared_cycles;
-	uint64_t to_shared_failed;
-	uint64_t to_private;
-	uint64_t to_private_cycles;
-	uint64_t to_private_failed;
+	struct sluice_dma_priv_arena_conversions to_shared;
+	struct sluice_dma_priv_arena_conversions to_private;
 	uint64_t search_steps;
 	uint64_t splits;
 	uint64_t merges;

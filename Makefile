@@ -16,7 +16,7 @@
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #   make check-function-length          no kernel or library function over 100 lines
-#   make format-check [FORMAT_BASE=REV] .clang-format on the C lines changed since a base
+#   make format-check                   every C file against .clang-format (in make test)
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
 # adding a file is a one-line change there. Packages are installed on demand by
@@ -239,12 +239,11 @@ check-layers:
 check-function-length:
 	@scripts/check-function-length.py
 
-# The C lines changed since origin/main's merge base (else FORMAT_BASE, default
-# HEAD~1) against .clang-format; not part of `make test`: the tree predates it.
-FORMAT_BASE ?= HEAD~1
+# Every C file against .clang-format (README.md, "Contributor guide");
+# `FORMAT_FIX=1 scripts/format-check.sh FILE...` rewrites files in place.
 .PHONY: format-check
-format-check:
-	@FORMAT_BASE=$(FORMAT_BASE) scripts/format-check.sh
+format-check: deps-test
+	@scripts/format-check.sh
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
 # undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
 # program built from `make install` with pkg-config flags only, and the example
@@ -297,7 +296,8 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib 
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 		tests/cc_insn/test_audit.sh scripts/check-layers.py \
 		tests/layers/test_check_layers.sh scripts/check-function-length.py \
-		"scripts/check-function-length.py --self-test" $(E2E_TESTS)
+		"scripts/check-function-length.py --self-test" scripts/format-check.sh \
+		tests/format/test_format_check.sh $(E2E_TESTS)
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)

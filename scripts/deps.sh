@@ -30,7 +30,8 @@ test) need+=("valgrind:/usr/bin/valgrind"
 	"util-linux:/usr/bin/flock"
 	"strace:/usr/bin/strace"
 	"g++:/usr/bin/g++"
-	"pkgconf:/usr/bin/pkg-config") ;;
+	"pkgconf:/usr/bin/pkg-config"
+	"clang-format:/usr/bin/clang-format") ;;
 bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac
 # The portable builds of the DMA library (tests/portable.mk): clang and gcc for

@@ -70,8 +70,8 @@ static void alloc_job_fn(void *arg, unsigned int cpu)
 	}
 }
 
-static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
-			  unsigned int ncpus, unsigned int run_ms, struct alloc_result *out)
+static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg, unsigned int ncpus,
+			  unsigned int run_ms, struct alloc_result *out)
 {
 	uint64_t hz = tsc_hz(), wait = 0, contended = 0, acquires = 0, cycles = 0;
 	int rc = 0;
@@ -119,8 +119,8 @@ static int alloc_run_once(struct alloc_run *run, const struct kdma_config *cfg,
 	return rc;
 }
 
-static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg,
-			unsigned int threads, const struct alloc_result *r, double scaling)
+static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg, unsigned int threads,
+			const struct alloc_result *r, double scaling)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 	unsigned int areas = kernel_dma_areas(kd, cfg);

@@ -148,8 +148,8 @@ static int blk_bench_drain(struct virtio_blk *blk, const struct blk_workload *w)
 		else if (rc || deadline_passed(&d))
 			break;
 	}
-	printf("bench: blk %s bs=%u iodepth=%u: %u requests %s; device stopped%s\n", w->rw,
-	       w->bs, w->iodepth, inflight,
+	printf("bench: blk %s bs=%u iodepth=%u: %u requests %s; device stopped%s\n", w->rw, w->bs,
+	       w->iodepth, inflight,
 	       rc ? "lost to a broken queue" : "not completed within the device deadline",
 	       virtio_blk_stop(blk) ? " but it did not reset: buffers quarantined" : "");
 	return -1;
@@ -172,8 +172,8 @@ static int blk_bench_setup(struct bench_state *st, struct virtio_blk *blk, struc
 	st->pending = calloc(w->iodepth, sizeof(*st->pending));
 	st->lat = malloc(BLK_BENCH_MAX_SAMPLES * sizeof(*st->lat));
 	if (!st->slots || !st->pending || !st->lat || !st->nblocks) {
-		printf("bench: blk %s bs=%u iodepth=%u: no memory or disk too small\n", w->rw, w->bs,
-		       w->iodepth);
+		printf("bench: blk %s bs=%u iodepth=%u: no memory or disk too small\n", w->rw,
+		       w->bs, w->iodepth);
 		return -1;
 	}
 	for (unsigned int i = 0; i < w->iodepth; i++) {
@@ -190,8 +190,10 @@ static int blk_bench_setup(struct bench_state *st, struct virtio_blk *blk, struc
 
 	/* The arena's buffers sit in 2 MiB shared pages an IOMMU would map with one
 	 * PMD-sized entry each (the DMA_PMD RFC); every other mode uses 4 KiB pages. */
-	if (iotlb_init(&bench_iotlb, iotlb->entries, iotlb->ways, cfg->mode == KDMA_ARENA ? 21 : 12)) {
-		printf("bench: bad IOTLB geometry %u entries, %u ways\n", iotlb->entries, iotlb->ways);
+	if (iotlb_init(&bench_iotlb, iotlb->entries, iotlb->ways,
+		       cfg->mode == KDMA_ARENA ? 21 : 12)) {
+		printf("bench: bad IOTLB geometry %u entries, %u ways\n", iotlb->entries,
+		       iotlb->ways);
 		return -1;
 	}
 	return 0;
@@ -414,20 +416,20 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       kernel_dma_mode_name(cfg->mode), policy, w->rw, w->bs, w->iodepth, queues,
 	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->iops, r->bw_mbps, r->lat_mean_us,
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
-	       r->cycles_driver, r->cycles_device,
-	       r->conversions, r->bounced_bytes, r->ios, r->errors, r->seconds);
+	       r->cycles_driver, r->cycles_device, r->conversions, r->bounced_bytes, r->ios,
+	       r->errors, r->seconds);
 	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }
 
 /* The full matrix, and the short set `make run` uses. */
 static const struct blk_workload full_set[] = {
-	{ "read", 4096, 1 },	  { "read", 4096, 32 },	    { "read", 4096, 256 },
-	{ "read", 65536, 1 },	  { "read", 65536, 32 },    { "read", 65536, 256 },
-	{ "write", 4096, 1 },	  { "write", 4096, 32 },    { "write", 4096, 256 },
-	{ "write", 65536, 1 },	  { "write", 65536, 32 },   { "write", 65536, 256 },
-	{ "randread", 4096, 1 },  { "randread", 4096, 32 }, { "randread", 4096, 256 },
-	{ "randread", 65536, 1 }, { "randread", 65536, 32 }, { "randread", 65536, 256 },
-	{ "randwrite", 4096, 1 }, { "randwrite", 4096, 32 }, { "randwrite", 4096, 256 },
+	{ "read", 4096, 1 },	   { "read", 4096, 32 },       { "read", 4096, 256 },
+	{ "read", 65536, 1 },	   { "read", 65536, 32 },      { "read", 65536, 256 },
+	{ "write", 4096, 1 },	   { "write", 4096, 32 },      { "write", 4096, 256 },
+	{ "write", 65536, 1 },	   { "write", 65536, 32 },     { "write", 65536, 256 },
+	{ "randread", 4096, 1 },   { "randread", 4096, 32 },   { "randread", 4096, 256 },
+	{ "randread", 65536, 1 },  { "randread", 65536, 32 },  { "randread", 65536, 256 },
+	{ "randwrite", 4096, 1 },  { "randwrite", 4096, 32 },  { "randwrite", 4096, 256 },
 	{ "randwrite", 65536, 1 }, { "randwrite", 65536, 32 }, { "randwrite", 65536, 256 },
 };
 static const struct blk_workload short_set[] = {
@@ -465,7 +467,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 		for (unsigned int i = 0; i < nw; i++) {
 			struct blk_result *r = &results[i][c];
 
-			if (blk_bench_run(&blk, kd, &cfgs[c], &set[i], warmup_ms, run_ms, iotlb, r)) {
+			if (blk_bench_run(&blk, kd, &cfgs[c], &set[i], warmup_ms, run_ms, iotlb,
+					  r)) {
 				failures++;
 				continue;
 			}
@@ -509,8 +512,9 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 			bench_json_begin("iotlb");
 			printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
 			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"entries\":%u,"
-			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64 ",\"ios\":%" PRIu64
-			       ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64 "}\n",
+			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64
+			       ",\"ios\":%" PRIu64 ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64
+			       "}\n",
 			       kernel_dma_mode_name(cfgs[c].mode), policy, set[i].rw, set[i].bs,
 			       set[i].iodepth, queues, iotlb->entries, iotlb->ways ? "set" : "full",
 			       iotlb->ways ? iotlb->ways : iotlb->entries, r->iotlb_granule, r->ios,
@@ -522,7 +526,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 }
 
 int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
-		    unsigned int warmup_ms, unsigned int run_ms, const struct blk_bench_iotlb *iotlb)
+		    unsigned int warmup_ms, unsigned int run_ms,
+		    const struct blk_bench_iotlb *iotlb)
 {
 	const struct blk_workload *set = full ? full_set : short_set;
 	unsigned int nw = full ? FULL_N : SHORT_N, queues = 1;

@@ -119,6 +119,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
  * Return: the number of runs that failed.
  */
 int blk_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes, bool full,
-		    unsigned int warmup_ms, unsigned int run_ms, const struct blk_bench_iotlb *iotlb);
+		    unsigned int warmup_ms, unsigned int run_ms,
+		    const struct blk_bench_iotlb *iotlb);
 
 #endif /* SLUICE_BENCH_BLK_BENCH_H */

@@ -118,8 +118,8 @@ static bool blk_wait_gave_up(struct virtio_blk *blk, struct blk_slot *slots, str
 }
 
 /* Submits, retrying while the queue or the bounce pool is full. */
-static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots,
-			    enum virtio_blk_op op, struct blk_slot *s, struct deadline *d)
+static int blk_submit_retry(struct virtio_blk *blk, struct blk_slot *slots, enum virtio_blk_op op,
+			    struct blk_slot *s, struct deadline *d)
 {
 	for (;;) {
 		int rc = virtio_blk_submit(blk, s->queue, op, s->sector, s->buf, s->len, s);
@@ -220,8 +220,8 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 			s->done = 0;
 			rc = blk_submit_retry(blk, slots, VIRTIO_BLK_OP_READ, s, &d);
 			if (rc) {
-				printf("blk: mode=%s submit of sector %" PRIu64 " failed (%d)\n", mname,
-				       s->sector, rc);
+				printf("blk: mode=%s submit of sector %" PRIu64 " failed (%d)\n",
+				       mname, s->sector, rc);
 				failures++;
 				goto out;
 			}
@@ -236,8 +236,8 @@ int blk_check_read(struct virtio_blk *blk, struct kernel_dma *kd, const struct k
 			struct blk_slot *s = &slots[tail % iodepth];
 
 			if (s->status) {
-				printf("blk: mode=%s read of sector %" PRIu64 " failed (%d)\n", mname,
-				       s->sector, s->status);
+				printf("blk: mode=%s read of sector %" PRIu64 " failed (%d)\n",
+				       mname, s->sector, s->status);
 				failures++;
 			}
 			if (private_copy) {
@@ -329,8 +329,8 @@ int blk_check_write(struct virtio_blk *blk, struct kernel_dma *kd, const struct 
 		failures++;
 	}
 	t1 = rdtsc();
-	printf("blk: mode=%s wrote pattern to sectors %" PRIu64 "..%" PRIu64
-	       " (%" PRIu64 " requests, scattered, flushed), %d errors, %.3f s\n",
+	printf("blk: mode=%s wrote pattern to sectors %" PRIu64 "..%" PRIu64 " (%" PRIu64
+	       " requests, scattered, flushed), %d errors, %.3f s\n",
 	       mname, first, first + count - 1, nblocks, failures, tsc_to_ns(t1 - t0) / 1e9);
 out:
 	return failures + blk_check_slots_free(blk, slots, kd, mode, iodepth);

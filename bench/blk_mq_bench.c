@@ -132,8 +132,9 @@ static void mq_job_fn(void *arg, unsigned int cpu)
 					job->errors += slot->status != 0;
 					job->lat_sum += lat;
 					if (job->nlat < MQ_LAT_SAMPLES)
-						job->lat[job->nlat++] =
-							lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
+						job->lat[job->nlat++] = lat > UINT32_MAX ?
+										UINT32_MAX :
+										(uint32_t)lat;
 				}
 				slot->state = MQ_SLOT_IDLE;
 			}
@@ -336,8 +337,9 @@ int blk_mq_bench_suite(struct kernel_dma *kd, struct virtio_device *vdev, uint64
 				failures++;
 				continue;
 			}
-			mq_print(kd, &cfgs[c], rws[w], ncpus, blk.nqueues < ncpus ? blk.nqueues : ncpus,
-				 &many, one.iops > 0 ? many.iops / one.iops : 0);
+			mq_print(kd, &cfgs[c], rws[w], ncpus,
+				 blk.nqueues < ncpus ? blk.nqueues : ncpus, &many,
+				 one.iops > 0 ? many.iops / one.iops : 0);
 		}
 		virtio_blk_remove(&blk);
 	}

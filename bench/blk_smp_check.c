@@ -43,7 +43,7 @@ struct smp_check_job {
 	uint64_t requests, errors, mismatches, first_bad_sector;
 	int rc;
 	unsigned int abandoned; /* requests left in flight when the job gave up */
-	uint8_t *private_copy;  /* arena mode: where read data is checked */
+	uint8_t *private_copy;	/* arena mode: where read data is checked */
 } __attribute__((aligned(64)));
 
 struct smp_check_run {
@@ -191,10 +191,11 @@ static int smp_check_phase(struct smp_check_run *run, const char *name)
 		const struct smp_check_job *job = &run->job[c];
 		unsigned int owner = smp_check_owner(run, c);
 
-		printf("blk-smp: mode=%s cpu %u queue %u %s %" PRIu64 " requests (blocks of cpu %u), "
+		printf("blk-smp: mode=%s cpu %u queue %u %s %" PRIu64
+		       " requests (blocks of cpu %u), "
 		       "%" PRIu64 " errors, %" PRIu64 " mismatches",
-		       name, c, job->queue, run->write ? "wrote" : "read back", job->requests, owner,
-		       job->errors, job->mismatches);
+		       name, c, job->queue, run->write ? "wrote" : "read back", job->requests,
+		       owner, job->errors, job->mismatches);
 		if (job->errors || job->mismatches)
 			printf(", first bad sector %" PRIu64, job->first_bad_sector);
 		if (job->rc == DEVICE_ERR_TIMEDOUT)
@@ -262,14 +263,15 @@ int blk_smp_check(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	}
 	printf("blk-smp: mode=%s %u CPUs wrote sectors %" PRIu64 "..%" PRIu64 " at once and read "
 	       "each other's blocks back: %s\n",
-	       name, run.ncpus, run.first, run.first + count - 1, failures ? "FAILED" : "all correct");
+	       name, run.ncpus, run.first, run.first + count - 1,
+	       failures ? "FAILED" : "all correct");
 out:
 	/* Requests a failed phase left in flight are taken back by stopping the
 	 * device; if it does not reset, their buffers are its own for good. */
 	for (unsigned int q = 0; q < blk->nqueues; q++)
 		if (virtio_blk_inflight(blk, q) && virtio_blk_stop(blk)) {
-			printf("blk-smp: mode=%s the device did not reset: %" PRIu64 " bytes and %" PRIu64
-			       " mappings quarantined, never reused\n",
+			printf("blk-smp: mode=%s the device did not reset: %" PRIu64
+			       " bytes and %" PRIu64 " mappings quarantined, never reused\n",
 			       name, blk->quarantined_bytes, blk->quarantined_mappings);
 			return failures + 1;
 		}

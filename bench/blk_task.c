@@ -70,18 +70,22 @@ int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 				       blk.queue_size, blk.seg_max, blk.size_max,
 				       blk.has_flush ? "yes" : "no", vdev->features);
 			if (pass == 0)
-				failures += blk_check_read(&blk, kd, cfg, (unsigned int)opts->iodepth,
+				failures += blk_check_read(&blk, kd, cfg,
+							   (unsigned int)opts->iodepth,
 							   (size_t)opts->bs);
 			else if (opts->blk == BLK_TASK_SMP)
-				failures += blk_smp_check(&blk, kd, cfg, (unsigned int)opts->iodepth,
+				failures += blk_smp_check(&blk, kd, cfg,
+							  (unsigned int)opts->iodepth,
 							  (size_t)opts->bs);
 			else
-				failures += blk_check_write(&blk, kd, cfg, (unsigned int)opts->iodepth,
+				failures += blk_check_write(&blk, kd, cfg,
+							    (unsigned int)opts->iodepth,
 							    (size_t)opts->bs);
 			virtio_blk_stats_get(&blk, &st);
 			printf("blk: mode=%s %" PRIu64 " requests, %" PRIu64 " errors, %" PRIu64
-			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64 " bad status bytes, %"
-			       PRIu64 " abandoned, %" PRIu64 " bad used entries\n",
+			       " busy retries, %" PRIu64 " bad lengths, %" PRIu64
+			       " bad status bytes, %" PRIu64 " abandoned, %" PRIu64
+			       " bad used entries\n",
 			       name, st.completed, st.errors, st.busy, st.bad_len, st.bad_status,
 			       st.abandoned, st.bad_used);
 			/* A device that lied in its answers, even where each lie was caught

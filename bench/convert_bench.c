@@ -22,8 +22,8 @@
 
 #define TWO_MIB (UINT64_C(2) << 20)
 
-static void convert_print(const char *what, uint64_t size, const char *direction,
-			  uint64_t cycles, unsigned int n, uint64_t splits)
+static void convert_print(const char *what, uint64_t size, const char *direction, uint64_t cycles,
+			  unsigned int n, uint64_t splits)
 {
 	double per = (double)cycles / n;
 
@@ -31,7 +31,8 @@ static void convert_print(const char *what, uint64_t size, const char *direction
 	printf(",\"mode\":\"%s\",\"case\":\"%s\",\"size\":%" PRIu64
 	       ",\"direction\":\"%s\",\"cycles_per_op\":%.0f,\"ns_per_op\":%.1f,\"ops\":%u,"
 	       "\"splits\":%" PRIu64 ",\"conversions\":%u}\n",
-	       bench_json_cc(), what, size, direction, per, tsc_to_ns((uint64_t)per) * 1.0, n, splits, n);
+	       bench_json_cc(), what, size, direction, per, tsc_to_ns((uint64_t)per) * 1.0, n,
+	       splits, n);
 }
 
 /* Times @n round trips of [va, va + size); @fresh_split: use a new 2 MiB page

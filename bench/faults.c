@@ -150,8 +150,8 @@ void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsigned int
 		printf("fault: writing the first byte of fault_trigger at 0x%" PRIx64 "\n",
 		       (uint64_t)(uintptr_t)&fault_trigger);
 	}
-	printf("fault: triggering '%s' on cpu %u as the options asked\n",
-	       options_fault_name(fault), cpu);
+	printf("fault: triggering '%s' on cpu %u as the options asked\n", options_fault_name(fault),
+	       cpu);
 	fflush(stdout);
 	smp_run(cpu + 1, fault_on_cpu, &req);
 	printf("fault: no exception happened\n");

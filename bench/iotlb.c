@@ -7,8 +7,7 @@
 
 #include <string.h>
 
-int iotlb_init(struct iotlb *t, unsigned int entries, unsigned int ways,
-	       unsigned int granule_shift)
+int iotlb_init(struct iotlb *t, unsigned int entries, unsigned int ways, unsigned int granule_shift)
 {
 	if (!entries || entries > IOTLB_MAX_ENTRIES || granule_shift > 40)
 		return -22;

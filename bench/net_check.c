@@ -103,7 +103,8 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 				break;
 			}
 			if (rc) {
-				printf("net: mode=%s send of frame %u failed (%d)\n", mname, sent, rc);
+				printf("net: mode=%s send of frame %u failed (%d)\n", mname, sent,
+				       rc);
 				return (int)(frames - received);
 			}
 			sent++;
@@ -117,7 +118,8 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 				continue;
 			}
 			memcpy(&seq, in + 14, 4);
-			if (why && !strcmp(why, "out of sequence") && seq > expected && seq < sent) {
+			if (why && !strcmp(why, "out of sequence") && seq > expected &&
+			    seq < sent) {
 				/* Frames were lost in between: count them, resynchronise. */
 				lost += seq - expected;
 				received += seq - expected;
@@ -126,8 +128,8 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 			}
 			if (why) {
 				if (bad < NET_CHECK_MAX_REPORTS)
-					printf("net: mode=%s frame %u (%zu bytes): %s\n", mname, expected,
-					       len, why);
+					printf("net: mode=%s frame %u (%zu bytes): %s\n", mname,
+					       expected, len, why);
 				bad++;
 			}
 			bytes += len;

@@ -36,7 +36,7 @@ struct net_smp_cpu {
 struct net_smp_run {
 	struct virtio_net *tx, *rx;
 	unsigned int ncpus, frames;
-	uint64_t *seen[SMP_MAX_CPUS]; /* per sender: bit n = frame n arrived */
+	uint64_t *seen[SMP_MAX_CPUS];	/* per sender: bit n = frame n arrived */
 	uint64_t arrived[SMP_MAX_CPUS]; /* per sender, any receiver */
 	uint64_t total;			/* all senders */
 	struct net_smp_cpu cpu[SMP_MAX_CPUS];
@@ -170,12 +170,15 @@ int net_smp_check(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 	for (unsigned int c = 0; c < ncpus; c++) {
 		const struct net_smp_cpu *me = &run.cpu[c];
 
-		printf("net-smp: mode=%s cpu %u sent %" PRIu64 " frames on tx pair %u, received %"
-		       PRIu64 " on rx pair %u (%" PRIu64 " bad, %" PRIu64 " duplicates, %" PRIu64
-		       " foreign), tx busy %" PRIu64 "%s\n",
+		printf("net-smp: mode=%s cpu %u sent %" PRIu64
+		       " frames on tx pair %u, received %" PRIu64 " on rx pair %u (%" PRIu64
+		       " bad, %" PRIu64 " duplicates, %" PRIu64 " foreign), tx busy %" PRIu64
+		       "%s\n",
 		       name, c, me->sent, c % tx->npairs, me->received, c % rx->npairs, me->bad,
 		       me->duplicates, me->foreign, me->busy,
-		       me->rc ? ", send failed" : me->timed_out ? ", device deadline passed" : "");
+		       me->rc	     ? ", send failed" :
+		       me->timed_out ? ", device deadline passed" :
+				       "");
 		received += me->received;
 		bad += me->bad;
 		dups += me->duplicates;

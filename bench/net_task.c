@@ -136,7 +136,8 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 				failures++;
 			printf("bench: net mode=%s %u-byte frames: %.0f frames/s, %.3f Gbit/s, %" PRIu64
 			       " lost\n",
-			       kernel_dma_config_name(&cfgs[c]), sizes[s], r->fps, r->gbps, r->lost);
+			       kernel_dma_config_name(&cfgs[c]), sizes[s], r->fps, r->gbps,
+			       r->lost);
 		}
 		virtio_net_remove(&net[0]);
 		virtio_net_remove(&net[1]);
@@ -168,8 +169,8 @@ int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 	int found = net_find_pair(nic), failures = 0, ncfg;
 
 	if (found < 2) {
-		printf("net: %d usable virtio-net device%s, 2 needed; network task skipped\n", found,
-		       found == 1 ? "" : "s");
+		printf("net: %d usable virtio-net device%s, 2 needed; network task skipped\n",
+		       found, found == 1 ? "" : "s");
 		return 0;
 	}
 	ncfg = kernel_dma_configs(kd, opts->modes, cfgs);
@@ -202,9 +203,11 @@ int run_net_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 		       net[0].queue_size, net[0].npairs, net[1].npairs,
 		       net[0].npairs + net[1].npairs == 2 ? "" : "s", up);
 		if (smp)
-			failures += net_smp_check(&net[0], &net[1], cfg, (unsigned int)opts->frames);
+			failures +=
+				net_smp_check(&net[0], &net[1], cfg, (unsigned int)opts->frames);
 		else
-			failures += net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
+			failures +=
+				net_check_run(&net[0], &net[1], cfg, (unsigned int)opts->frames);
 		virtio_net_stats_get(&net[1], &rx_st);
 		virtio_net_stats_get(&net[0], &tx_st);
 		printf("net: mode=%s rx: %" PRIu64 " bad lengths, %" PRIu64 " bad headers, %" PRIu64

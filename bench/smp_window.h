@@ -79,8 +79,8 @@ static inline void smp_window_enter(struct smp_window_cpu *c)
  * @locks: its DMA-lock counters.
  * Return: the phase the CPU is now in.
  */
-static inline int smp_window_step(struct smp_window *w, struct smp_window_cpu *c,
-				  unsigned int cpu, const struct kdma_cpu_stats *locks)
+static inline int smp_window_step(struct smp_window *w, struct smp_window_cpu *c, unsigned int cpu,
+				  const struct kdma_cpu_stats *locks)
 {
 	int phase;
 

@@ -58,6 +58,6 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts);
  * @cpu: the CPU index (fault_cpu=).
  */
 __attribute__((noreturn)) void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault,
-						 unsigned int cpu);
+						unsigned int cpu);
 
 #endif /* SLUICE_BENCH_TASK_RUNNERS_H */

@@ -40,8 +40,8 @@ static int task_failed(const char *task)
 
 	quarantine_totals_get(&q);
 	if (q.devices)
-		printf("quarantine: %" PRIu64 " device%s did not reset; %" PRIu64 " bytes and %"
-		       PRIu64 " DMA mappings left to them, never reused\n",
+		printf("quarantine: %" PRIu64 " device%s did not reset; %" PRIu64
+		       " bytes and %" PRIu64 " DMA mappings left to them, never reused\n",
 		       q.devices, q.devices == 1 ? "" : "s", q.bytes, q.mappings);
 	if (device_faults) {
 		printf("sluice: %s failed: %u device fault%s (deadline %u ms); exit %d\n", task,

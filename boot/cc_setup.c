@@ -170,8 +170,7 @@ static void sim_snp_setup_early(const struct boot_info *bi)
 			    o->snp_fault & (UINT64_C(1) << SNP_FAULT_AP_SILENT),
 			    o->snp_fault & (UINT64_C(1) << SNP_FAULT_VMPL1) ? 1 : 0,
 			    bi->sim_snp_fw_ghcb);
-	snp_boot(bi, cc_sim_snp_insn(), cc_sim_snp_observer(), "sim-snp",
-		 CC_SIM_SNP_SEV_STATUS);
+	snp_boot(bi, cc_sim_snp_insn(), cc_sim_snp_observer(), "sim-snp", CC_SIM_SNP_SEV_STATUS);
 	sim_snp = true;
 }
 
@@ -319,6 +318,9 @@ void cc_setup_report(const char *when)
 
 const char *cc_setup_name(void)
 {
-	return real_td ? "tdx" : real_snp ? "snp" : sim_td ? "sim-tdx" : sim_snp ? "sim-snp" :
-								 "emulated";
+	return real_td	? "tdx" :
+	       real_snp ? "snp" :
+	       sim_td	? "sim-tdx" :
+	       sim_snp	? "sim-snp" :
+			  "emulated";
 }

@@ -24,7 +24,8 @@ void kernel_dma_report(struct kernel_dma *kd)
 			continue;
 		sluice_dma_bounce_stats_get(&kd->bounce[p], -1, &bs);
 		printf("dma: bounce pool 0x%010" PRIx64 " %" PRIu64 " KiB, %" PRIu64
-		       " slots of 2 KiB in %" PRIu64 " area%s, policy %s, scrub %s, largest mapping "
+		       " slots of 2 KiB in %" PRIu64
+		       " area%s, policy %s, scrub %s, largest mapping "
 		       "%zu KiB\n",
 		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs, bs.nareas,
 		       bs.nareas == 1 ? "" : "s",
@@ -36,8 +37,8 @@ void kernel_dma_report(struct kernel_dma *kd)
 	mmu_stats_get(&ms);
 	printf("dma: coherent pools of the direct and arena modes: 2 x %" PRIu64 " KiB\n",
 	       KDMA_COHERENT_POOL_BYTES >> 10);
-	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64
-	       " chunks of 2 MiB, %" PRIu64 " shared now, converted lazily\n",
+	printf("dma: arena 0x%010" PRIx64 " %" PRIu64 " KiB = %" PRIu64 " chunks of 2 MiB, %" PRIu64
+	       " shared now, converted lazily\n",
 	       kd->arena_base, kd->arena_bytes >> 10, (uint64_t)as.nchunks,
 	       (uint64_t)as.chunks_shared);
 	printf("dma: conversions so far: %" PRIu64 " to shared (%" PRIu64 " cycles), %" PRIu64
@@ -47,14 +48,15 @@ void kernel_dma_report(struct kernel_dma *kd)
 	printf("dma: bounce copy %s (ERMS %s, FSRM %s); per-CPU slot caches %s\n",
 	       !strcmp(kd->copy_name, "movsb") ? "rep movsb / rep stosb" : "newlib memcpy / memset",
 	       kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
-	       (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ? "without locks (exclusive CPUs)"
-							       : "locked");
+	       (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ? "without locks (exclusive CPUs)" :
+								 "locked");
 	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
 	       kd->ncpus == 1 ? "" : "s");
 	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)
 		if (kd->cpu[c].log_dropped)
-			printf("dma: cpu %u had %" PRIu64 " message%s it could not print; last: %s\n", c,
-			       kd->cpu[c].log_dropped, kd->cpu[c].log_dropped == 1 ? "" : "s",
+			printf("dma: cpu %u had %" PRIu64
+			       " message%s it could not print; last: %s\n",
+			       c, kd->cpu[c].log_dropped, kd->cpu[c].log_dropped == 1 ? "" : "s",
 			       kd->cpu[c].last_log);
 }
 
@@ -75,7 +77,7 @@ const char *kernel_dma_policy_json(const struct kdma_config *cfg)
 {
 	/* In the order of enum sluice_dma_bounce_policy (checked at the top of this file). */
 	static const char *const quoted[SLUICE_DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
-							      "\"lifo\"", "\"sluice\"" };
+								     "\"lifo\"", "\"sluice\"" };
 
 	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= SLUICE_DMA_POLICY_COUNT)
 		return "null";

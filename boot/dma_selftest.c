@@ -86,7 +86,8 @@ static int selftest_in_place(struct kernel_dma *kd, const struct sluice_dma_tag 
 	if (!block)
 		return selftest_fail("arena alloc", 0);
 	if (!mmu_range_is_shared((uintptr_t)block, 8192))
-		return selftest_fail("arena block is not shared in the page tables", (uintptr_t)block);
+		return selftest_fail("arena block is not shared in the page tables",
+				     (uintptr_t)block);
 	rc = sluice_dma_map(&kd->arena_layer, tag, block, 8192, SLUICE_DMA_BIDIRECTIONAL, &addr);
 	if (rc || addr != (uintptr_t)block)
 		return selftest_fail("arena block did not map in place", (uintptr_t)block);

@@ -200,9 +200,9 @@ const char *kernel_dma_config_name(const struct kdma_config *cfg)
 	};
 
 	if (cfg->mode == KDMA_BOUNCE)
-		return (unsigned int)cfg->policy < SLUICE_DMA_POLICY_COUNT
-			       ? bounce_names[cfg->policy]
-			       : "?";
+		return (unsigned int)cfg->policy < SLUICE_DMA_POLICY_COUNT ?
+			       bounce_names[cfg->policy] :
+			       "?";
 	return kernel_dma_mode_name(cfg->mode);
 }
 
@@ -231,4 +231,3 @@ void kernel_dma_buf_free(struct kernel_dma *kd, enum kernel_dma_mode mode, void 
 		free(buf);
 	}
 }
-

@@ -88,8 +88,8 @@ static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
 
 	root = boot_open_root(li->DeviceHandle);
 	if (root) {
-		st = uefi_call_wrapper(root->Open, 5, root, &file, L"sluice.cfg", EFI_FILE_MODE_READ,
-				       0);
+		st = uefi_call_wrapper(root->Open, 5, root, &file, L"sluice.cfg",
+				       EFI_FILE_MODE_READ, 0);
 		if (!EFI_ERROR(st)) {
 			st = uefi_call_wrapper(file->Read, 3, file, &len, text);
 			if (EFI_ERROR(st))
@@ -154,8 +154,8 @@ static void boot_find_cc_blob(struct boot_info *bi)
 		memcpy(&bi->cc_blob, t->VendorTable, sizeof(bi->cc_blob));
 		if (!snp_cc_blob_header_ok(&bi->cc_blob, NULL, 0))
 			return;
-		n = bi->cc_blob.cpuid_len < sizeof(bi->cc_cpuid) ? bi->cc_blob.cpuid_len
-								  : sizeof(bi->cc_cpuid);
+		n = bi->cc_blob.cpuid_len < sizeof(bi->cc_cpuid) ? bi->cc_blob.cpuid_len :
+								   sizeof(bi->cc_cpuid);
 		memcpy(bi->cc_cpuid, (const void *)bi->cc_blob.cpuid_phys, n);
 		bi->cc_cpuid_copied = n;
 		return;
@@ -239,31 +239,30 @@ static void boot_reserve_trampoline(struct mem_region *r)
 
 	r->base = 0;
 	r->size = 0;
-	if (EFI_ERROR(uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress,
-					EfiLoaderData, 1, &addr)))
+	if (EFI_ERROR(uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+					1, &addr)))
 		return;
 	r->base = addr;
 	r->size = EFI_PAGE;
 }
 
 /* memmap.h names the UEFI memory types itself (it is built without GNU-EFI). */
-_Static_assert(UEFI_MT_RESERVED == EfiReservedMemoryType &&
-	       UEFI_MT_LOADER_CODE == EfiLoaderCode && UEFI_MT_LOADER_DATA == EfiLoaderData &&
-	       UEFI_MT_BOOT_SERVICES_CODE == EfiBootServicesCode &&
-	       UEFI_MT_BOOT_SERVICES_DATA == EfiBootServicesData &&
-	       UEFI_MT_RUNTIME_SERVICES_CODE == EfiRuntimeServicesCode &&
-	       UEFI_MT_RUNTIME_SERVICES_DATA == EfiRuntimeServicesData &&
-	       UEFI_MT_CONVENTIONAL == EfiConventionalMemory &&
-	       UEFI_MT_UNUSABLE == EfiUnusableMemory &&
-	       UEFI_MT_ACPI_RECLAIM == EfiACPIReclaimMemory &&
-	       UEFI_MT_ACPI_NVS == EfiACPIMemoryNVS && UEFI_MT_MMIO == EfiMemoryMappedIO &&
-	       UEFI_MT_MMIO_PORT_SPACE == EfiMemoryMappedIOPortSpace &&
-	       UEFI_MT_PAL_CODE == EfiPalCode,
+_Static_assert(UEFI_MT_RESERVED == EfiReservedMemoryType && UEFI_MT_LOADER_CODE == EfiLoaderCode &&
+		       UEFI_MT_LOADER_DATA == EfiLoaderData &&
+		       UEFI_MT_BOOT_SERVICES_CODE == EfiBootServicesCode &&
+		       UEFI_MT_BOOT_SERVICES_DATA == EfiBootServicesData &&
+		       UEFI_MT_RUNTIME_SERVICES_CODE == EfiRuntimeServicesCode &&
+		       UEFI_MT_RUNTIME_SERVICES_DATA == EfiRuntimeServicesData &&
+		       UEFI_MT_CONVENTIONAL == EfiConventionalMemory &&
+		       UEFI_MT_UNUSABLE == EfiUnusableMemory &&
+		       UEFI_MT_ACPI_RECLAIM == EfiACPIReclaimMemory &&
+		       UEFI_MT_ACPI_NVS == EfiACPIMemoryNVS && UEFI_MT_MMIO == EfiMemoryMappedIO &&
+		       UEFI_MT_MMIO_PORT_SPACE == EfiMemoryMappedIOPortSpace &&
+		       UEFI_MT_PAL_CODE == EfiPalCode,
 	       "boot/memmap.h disagrees with GNU-EFI on EFI_MEMORY_TYPE values");
 
 /* Runs after ExitBootServices: no firmware calls, no allocation. */
-static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_size,
-			  UINTN desc_size)
+static void boot_copy_map(struct boot_info *bi, const uint8_t *map, UINTN map_size, UINTN desc_size)
 {
 	unsigned int n = 0;
 
@@ -320,8 +319,8 @@ static void boot_exit_firmware(EFI_HANDLE image, struct boot_info *bi)
 
 	for (unsigned int attempt = 1; attempt <= EBS_MAX_ATTEMPTS; attempt++) {
 		map_size = buf_size;
-		st = uefi_call_wrapper(efi_bs->GetMemoryMap, 5, &map_size, (EFI_MEMORY_DESCRIPTOR *)map, &key,
-				       &desc_size,
+		st = uefi_call_wrapper(efi_bs->GetMemoryMap, 5, &map_size,
+				       (EFI_MEMORY_DESCRIPTOR *)map, &key, &desc_size,
 				       &desc_version);
 		if (EFI_ERROR(st))
 			boot_fail("GetMemoryMap", st);

@@ -93,12 +93,14 @@ static void report_accel(const struct cpu_info *cpu, struct kernel_options *opts
 			seen = i;
 	if (seen && opts->accel && seen != opts->accel)
 		printf("options: accel=%s, but the CPU's hypervisor signature says %s; "
-		       "results are labelled %s\n", options_accel_names[opts->accel],
-		       options_accel_names[seen], options_accel_names[seen]);
-	const char *source = !opts->accel ? (seen ? "from the CPU's hypervisor signature" :
-						    "not named by the runner") :
+		       "results are labelled %s\n",
+		       options_accel_names[opts->accel], options_accel_names[seen],
+		       options_accel_names[seen]);
+	const char *source = !opts->accel	 ? (seen ? "from the CPU's hypervisor signature" :
+							   "not named by the runner") :
 			     seen == opts->accel ? "named by the runner, confirmed by CPUID" :
-			     seen ? "from the CPU's hypervisor signature" : "as the runner named it";
+			     seen		 ? "from the CPU's hypervisor signature" :
+						   "as the runner named it";
 
 	if (seen)
 		opts->accel = seen;
@@ -136,7 +138,8 @@ static int selftest_shared_attribute(const struct boot_info *bi)
 	rc = mmu_set_shared(page, 4096, false);
 	t2 = rdtsc();
 	if (rc || mmu_is_shared(page)) {
-		printf("selftest: converting 0x%" PRIx64 " back to private failed (%d)\n", page, rc);
+		printf("selftest: converting 0x%" PRIx64 " back to private failed (%d)\n", page,
+		       rc);
 		return -1;
 	}
 	printf("mmu: 4 KiB page to shared %" PRIu64 " cycles (includes the 2 MiB split), back "
@@ -144,7 +147,6 @@ static int selftest_shared_attribute(const struct boot_info *bi)
 	       t1 - t0, t2 - t1);
 	return 0;
 }
-
 
 /* The task table (boot/tasks.h), in order: each task the options ask for runs;
  * one that fails ends the kernel with its status. */
@@ -218,11 +220,11 @@ void kernel_main(struct boot_info *bi)
 	report_accel(&cpu, &bi->options);
 
 	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
-					   .image_size = bi->image_size,
-					   .pagetables = bi->pagetables,
-					   .trampoline = bi->trampoline,
-					   .ranges = bi->ranges,
-					   .nranges = bi->nranges },
+					    .image_size = bi->image_size,
+					    .pagetables = bi->pagetables,
+					    .trampoline = bi->trampoline,
+					    .ranges = bi->ranges,
+					    .nranges = bi->nranges },
 		      &cpu, cc_setup_encoding());
 	if (rc) {
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);

@@ -25,22 +25,24 @@ enum option_type {
 struct option_def {
 	const char *key;
 	enum option_type type;
-	size_t offset; /* of the field in struct kernel_options */
-	uint64_t min, max; /* OPT_SIZE bounds, inclusive */
-	uint64_t align; /* OPT_SIZE: rounded up to this */
+	size_t offset;		    /* of the field in struct kernel_options */
+	uint64_t min, max;	    /* OPT_SIZE bounds, inclusive */
+	uint64_t align;		    /* OPT_SIZE: rounded up to this */
 	const char *const *choices; /* OPT_CHOICE: NULL-terminated, index = value */
 	const char *help;
 };
 
+/* The choice tables, in the order of their enums, wrapped by hand. */
+/* clang-format off */
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", "write_text",
-					      "exec_shared", "exec_data", "exec_stack", "ve", "vc", NULL };
+					     "exec_shared", "exec_data", "exec_stack", "ve", "vc", NULL };
 const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", "smp", NULL };
 const char *const options_net_names[] = { "check", "smp", NULL };
 const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq", "alloc",
-					     NULL };
+					    NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
 const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", "sim-snp", NULL };
@@ -50,6 +52,7 @@ const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad
 const char *const options_snp_fault_names[] = { "none", "early_return", "psc_error",
 						 "size_mismatch", "cf", "ap_silent", "vmpl1",
 						 "no_cc_blob", "bad_cc_blob", NULL };
+/* clang-format on */
 
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB, 4096,
@@ -143,9 +146,9 @@ void options_defaults(struct kernel_options *opts)
 	opts->fault = FAULT_NONE;
 	opts->pool_bytes = 16 * MIB;
 	opts->policies = 0xf; /* all four */
-	opts->scrub = 1;  /* zero: nothing private is copied into shared memory */
-	opts->modes = 7;  /* all */
-	opts->blk = 1;    /* check */
+	opts->scrub = 1;      /* zero: nothing private is copied into shared memory */
+	opts->modes = 7;      /* all */
+	opts->blk = 1;	      /* check */
 	opts->iodepth = 32;
 	opts->bs = 64 * 1024;
 	opts->frames = 1000;
@@ -177,12 +180,12 @@ const char *options_usage(void)
 		size_t used = 0;
 
 		for (size_t i = 0; i < OPTION_COUNT && used < sizeof(usage); i++)
-			used += (size_t)snprintf(usage + used, sizeof(usage) - used, "  %s=%s  %s\n",
-						 option_table[i].key,
-						 option_table[i].type == OPT_SIZE   ? "SIZE" :
-						 option_table[i].type == OPT_UINT   ? "N" :
-						 option_table[i].type == OPT_LIST   ? "LIST" :
-										      "VALUE",
+			used += (size_t)snprintf(usage + used, sizeof(usage) - used,
+						 "  %s=%s  %s\n", option_table[i].key,
+						 option_table[i].type == OPT_SIZE ? "SIZE" :
+						 option_table[i].type == OPT_UINT ? "N" :
+						 option_table[i].type == OPT_LIST ? "LIST" :
+										    "VALUE",
 						 option_table[i].help);
 	}
 	return usage;
@@ -215,13 +218,16 @@ static bool options_parse_size(const char *s, size_t n, uint64_t *out)
 		return false;
 	if (i < n) {
 		switch (s[i]) {
-		case 'k': case 'K':
+		case 'k':
+		case 'K':
 			mult = 1024;
 			break;
-		case 'm': case 'M':
+		case 'm':
+		case 'M':
 			mult = MIB;
 			break;
-		case 'g': case 'G':
+		case 'g':
+		case 'G':
 			mult = 1024 * MIB;
 			break;
 		default:
@@ -296,10 +302,11 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 			uint64_t v;
 
 			if (!options_parse_size(val, vlen, &v) || v < d->min || v > d->max) {
-				snprintf(err, err_len,
-					 "bad value in '%.*s': %s=SIZE must lie in %lluK..%lluK (K, M, G suffixes)",
-					 (int)len, word, d->key, (unsigned long long)(d->min / 1024),
-					 (unsigned long long)(d->max / 1024));
+				snprintf(
+					err, err_len,
+					"bad value in '%.*s': %s=SIZE must lie in %lluK..%lluK (K, M, G suffixes)",
+					(int)len, word, d->key, (unsigned long long)(d->min / 1024),
+					(unsigned long long)(d->max / 1024));
 				return -22;
 			}
 			v = (v + d->align - 1) / d->align * d->align;
@@ -310,10 +317,11 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 			uint64_t v;
 
 			/* A size parser without suffixes is a number parser. */
-			if (!options_parse_size(val, vlen, &v) || (vlen && (val[vlen - 1] < '0' ||
-									  val[vlen - 1] > '9')) ||
-			    v < d->min || v > d->max) {
-				snprintf(err, err_len, "bad value in '%.*s': %s=N must lie in %llu..%llu",
+			if (!options_parse_size(val, vlen, &v) ||
+			    (vlen && (val[vlen - 1] < '0' || val[vlen - 1] > '9')) || v < d->min ||
+			    v > d->max) {
+				snprintf(err, err_len,
+					 "bad value in '%.*s': %s=N must lie in %llu..%llu",
 					 (int)len, word, d->key, (unsigned long long)d->min,
 					 (unsigned long long)d->max);
 				return -22;
@@ -372,8 +380,8 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 			 (unsigned long long)opts->areas);
 		return -22;
 	}
-	if (opts->iotlb_ways && (opts->iotlb_ways > opts->iotlb_entries ||
-				 opts->iotlb_entries % opts->iotlb_ways)) {
+	if (opts->iotlb_ways &&
+	    (opts->iotlb_ways > opts->iotlb_entries || opts->iotlb_entries % opts->iotlb_ways)) {
 		snprintf(err, err_len, "iotlb_ways=%llu must divide iotlb_entries=%llu",
 			 (unsigned long long)opts->iotlb_ways,
 			 (unsigned long long)opts->iotlb_entries);

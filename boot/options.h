@@ -140,8 +140,8 @@ extern const char *const options_snp_fault_names[];
 #define SNP_FAULT_SIZE_MISMATCH 3
 #define SNP_FAULT_CF 4
 #define SNP_FAULT_AP_SILENT 5
-#define SNP_FAULT_VMPL1 6       /* the guest runs at VMPL1: refused at kernel entry */
-#define SNP_FAULT_NO_CC_BLOB 7  /* the simulated firmware installs no CC blob */
+#define SNP_FAULT_VMPL1 6	/* the guest runs at VMPL1: refused at kernel entry */
+#define SNP_FAULT_NO_CC_BLOB 7	/* the simulated firmware installs no CC blob */
 #define SNP_FAULT_BAD_CC_BLOB 8 /* it installs one whose CPUID count overflows the page */
 /* Values of accel=. */
 extern const char *const options_accel_names[];

@@ -129,7 +129,8 @@ static void pci_admit(const struct pci_space *space, struct pci_device *d)
 			bar->accepted = true;
 		if (bar->accepted)
 			continue;
-		printf("pci: %02x:%02x.%x BAR%u at 0x%" PRIx64 " (0x%" PRIx64 " bytes) refused: %s; "
+		printf("pci: %02x:%02x.%x BAR%u at 0x%" PRIx64 " (0x%" PRIx64
+		       " bytes) refused: %s; "
 		       "the function will not be used\n",
 		       d->bus, d->dev, d->fn, b, bar->base, bar->size, why);
 		pci_refuse(d);
@@ -205,8 +206,8 @@ void pci_report(void)
 				       bar->is_io ? "io:" : "", bar->base, bar->size >> 10,
 				       bar->is_64bit ? "/64-bit" : "");
 			else
-				printf(" BAR%u=%s0x%" PRIx64 "/%" PRIu64 "B", b, bar->is_io ? "io:" : "",
-				       bar->base, bar->size);
+				printf(" BAR%u=%s0x%" PRIx64 "/%" PRIu64 "B", b,
+				       bar->is_io ? "io:" : "", bar->base, bar->size);
 		}
 		printf("%s\n", d->refused ? " (refused)" : "");
 	}

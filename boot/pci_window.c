@@ -23,8 +23,7 @@ static void pci_space_busy(struct pci_space *s, uint64_t base, uint64_t size, co
 	s->nbusy++;
 }
 
-void pci_space_init(struct pci_space *s, const struct boot_info *bi,
-		    unsigned int phys_addr_bits)
+void pci_space_init(struct pci_space *s, const struct boot_info *bi, unsigned int phys_addr_bits)
 {
 	memset(s, 0, sizeof(*s));
 	s->ranges = bi->ranges;

@@ -70,8 +70,7 @@ struct pci_space {
  * @bi: the memory map and the regions reserved at boot (@bi must outlive @s).
  * @phys_addr_bits: the CPU's physical address width, or 0 if unknown.
  */
-void pci_space_init(struct pci_space *s, const struct boot_info *bi,
-		    unsigned int phys_addr_bits);
+void pci_space_init(struct pci_space *s, const struct boot_info *bi, unsigned int phys_addr_bits);
 
 /**
  * pci_window_check() - may a device window lie at [@base, @base + @size)?

@@ -104,8 +104,7 @@ static void cache_drain_one(struct sluice_dma_arena *a, struct sluice_dma_priv_a
 	if (any) {
 		arena_lock(a, &a->lock);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-			cache_spill(a, cpu, o,
-				    __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
+			cache_spill(a, cpu, o, __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
 		arena_unlock(a, &a->lock);
 		cpu->ctr.cache_drains++;
 	}
@@ -209,7 +208,8 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 		chunk_state_set(c, CHUNK_PRIVATE);
 		a->to_shared.failed++;
 		sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_WARN,
-				     "sluice_dma_arena: set_shared failed on chunk %p err %d", base, rc);
+				     "sluice_dma_arena: set_shared failed on chunk %p err %d", base,
+				     rc);
 		return NULL;
 	}
 	a->to_shared.done++;
@@ -335,8 +335,8 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	arena->nchunks = (unsigned int)nchunks;
 	arena->ncpus = cfg->ncpus;
 	arena->flags = cfg->flags;
-	arena->cap = cfg->max_shared && cfg->max_shared < nchunks ? cfg->max_shared
-								   : (unsigned int)nchunks;
+	arena->cap = cfg->max_shared && cfg->max_shared < nchunks ? cfg->max_shared :
+								    (unsigned int)nchunks;
 
 	meta = ((uintptr_t)cfg->meta + 63) & ~(uintptr_t)63;
 	arena->cpus = (struct sluice_dma_priv_arena_cpu *)meta;
@@ -441,7 +441,7 @@ static bool find_block(const struct sluice_dma_arena *a, uintptr_t p,
 		if (!(tag & TAG_HEAD))
 			continue;
 		if (tag_order(tag) < o)
-			return false;	/* torn read under concurrent change */
+			return false; /* torn read under concurrent change */
 		*cp = c;
 		*headp = h;
 		*tagp = tag;
@@ -484,7 +484,8 @@ static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
 	unsigned int head;
 	uint8_t tag;
 
-	if (!sluice_dma_arena_owns(a, vaddr, len) || !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
+	if (!sluice_dma_arena_owns(a, vaddr, len) ||
+	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
 		return false;
 	c = &a->chunks[cc - a->chunks];
 	/* 65535 live mappings of one block: refuse the next rather than wrap. */
@@ -505,7 +506,8 @@ static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
 	uint8_t tag;
 	uint16_t n;
 
-	if (!sluice_dma_arena_owns(a, vaddr, len) || !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
+	if (!sluice_dma_arena_owns(a, vaddr, len) ||
+	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
 		return false;
 	c = &a->chunks[cc - a->chunks];
 	n = __atomic_load_n(&c->maps[head], __ATOMIC_RELAXED);
@@ -539,7 +541,8 @@ void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
 			     struct sluice_dma_arena *arena)
 {
 	if (!region)
-		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p", (void *)arena);
+		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p",
+			  (void *)arena);
 	region->owns = sluice_dma_arena_inplace_owns;
 	region->ctx = arena;
 	region->get = arena_region_get;
@@ -606,13 +609,15 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		return 0;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a block start in the arena: %p", ptr);
+				    "sluice_dma_arena_free: not a block start in the arena: %p",
+				    ptr);
 	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: not a live block (double free?): %p", ptr);
+				    "sluice_dma_arena_free: not a live block (double free?): %p",
+				    ptr);
 	/*
 	 * Claim the block: of two racing frees of it, exactly one gets past
 	 * here. Sequentially consistent, as the in-place get: a get that
@@ -742,10 +747,11 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 			chunk_state_set(c, CHUNK_LEAKED);
 			arena->nleaked++;
 			arena->to_private.failed++;
-			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_WARN,
-					     "sluice_dma_arena: set_private failed, chunk leaked: %p "
-					     "err %d",
-					     base, rc);
+			sluice_dma_priv_logf(
+				arena_ops(arena), SLUICE_DMA_LOG_WARN,
+				"sluice_dma_arena: set_private failed, chunk leaked: %p "
+				"err %d",
+				base, rc);
 		}
 		arena_unlock(arena, &arena->lock);
 	}

@@ -44,7 +44,7 @@ static void list_remove(struct sluice_dma_priv_arena_chunk *c, unsigned int orde
 	if (next != NO_PAGE)
 		c->prev[next] = (uint16_t)prev;
 	if (c->head[order] == NO_PAGE)
-		c->avail &= (uint16_t)~(1u << order);
+		c->avail &= (uint16_t) ~(1u << order);
 }
 
 void sluice_dma_priv_arena_chunk_reset(struct sluice_dma_priv_arena_chunk *c)
@@ -63,8 +63,8 @@ void sluice_dma_priv_arena_chunk_reset(struct sluice_dma_priv_arena_chunk *c)
 }
 
 /* Take a block of @order from @c, which has one (avail says so). */
-void *sluice_dma_priv_arena_chunk_alloc(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
-			 unsigned int order)
+void *sluice_dma_priv_arena_chunk_alloc(struct sluice_dma_arena *a,
+					struct sluice_dma_priv_arena_chunk *c, unsigned int order)
 {
 	unsigned int o = order + (unsigned int)__builtin_ctz((unsigned int)(c->avail >> order));
 	unsigned int page = c->head[o];
@@ -82,8 +82,9 @@ void *sluice_dma_priv_arena_chunk_alloc(struct sluice_dma_arena *a, struct sluic
 }
 
 /* Give back the block at @page (not free, not in any list) and merge it up. */
-void sluice_dma_priv_arena_chunk_free(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
-		       unsigned int page, unsigned int order)
+void sluice_dma_priv_arena_chunk_free(struct sluice_dma_arena *a,
+				      struct sluice_dma_priv_arena_chunk *c, unsigned int page,
+				      unsigned int order)
 {
 	c->free_pages += (uint16_t)(1u << order);
 	while (order < MAX_ORDER) {
@@ -106,6 +107,7 @@ void sluice_dma_priv_arena_block_free(struct sluice_dma_arena *a, void *ptr, uns
 	uintptr_t off = (uintptr_t)ptr - a->base;
 	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 
-	sluice_dma_priv_arena_chunk_free(a, c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
-		   order);
+	sluice_dma_priv_arena_chunk_free(
+		a, c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
+		order);
 }

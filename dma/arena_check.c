@@ -124,14 +124,14 @@ static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
 			rc = check_chunk(a, c, flags, &t);
 			if (rc)
 				return rc;
-			c->next_release = 0;	/* mark: not yet seen in the active list */
+			c->next_release = 0; /* mark: not yet seen in the active list */
 			break;
 		case CHUNK_LEAKED:
 			nleaked++;
 			break;
 		default:
-			return check_fail(a, "chunk in transition (arena not quiescent):",
-					  chunk_base(a, c));
+			return check_fail(
+				a, "chunk in transition (arena not quiescent):", chunk_base(a, c));
 		}
 	}
 

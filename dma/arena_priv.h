@@ -40,18 +40,18 @@
 #define TAG_ORDER_MASK 0x0fu
 
 enum blk_state {
-	BLK_FREE = 1,		/* in its chunk's buddy lists */
-	BLK_LIVE = 2,		/* handed out */
-	BLK_FREEING = 3,	/* sluice_dma_arena_free() in progress (scrubbing) */
-	BLK_CACHED = 4,		/* in a per-CPU cache */
+	BLK_FREE = 1,	 /* in its chunk's buddy lists */
+	BLK_LIVE = 2,	 /* handed out */
+	BLK_FREEING = 3, /* sluice_dma_arena_free() in progress (scrubbing) */
+	BLK_CACHED = 4,	 /* in a per-CPU cache */
 };
 
 enum chunk_state {
-	CHUNK_PRIVATE = 0,	/* never converted, or converted back */
-	CHUNK_CONVERTING = 1,	/* set_shared in flight */
-	CHUNK_SHARED = 2,	/* in use by the allocator */
-	CHUNK_RELEASING = 3,	/* set_private in flight */
-	CHUNK_LEAKED = 4,	/* set_private failed: never touched again */
+	CHUNK_PRIVATE = 0,    /* never converted, or converted back */
+	CHUNK_CONVERTING = 1, /* set_shared in flight */
+	CHUNK_SHARED = 2,     /* in use by the allocator */
+	CHUNK_RELEASING = 3,  /* set_private in flight */
+	CHUNK_LEAKED = 4,     /* set_private failed: never touched again */
 };
 
 _Static_assert(CHUNK_PAGES == 512, "a chunk is 512 pages of 4 KiB");
@@ -168,9 +168,9 @@ static inline unsigned int size_to_order(size_t size)
  * A refused release: log the address, then trap on a strict arena or return
  * @err. Nothing has been changed when this is called.
  */
-#define ARENA_REFUSE(a, err, fmt, ...)                                                     \
-	sluice_dma_priv_refuse(arena_ops(a), (a) && ((a)->flags & SLUICE_DMA_ARENA_STRICT), \
-			       (err), __FILE__, __LINE__, "sluice_dma_arena: " fmt, __VA_ARGS__)
+#define ARENA_REFUSE(a, err, fmt, ...)                                                             \
+	sluice_dma_priv_refuse(arena_ops(a), (a) && ((a)->flags & SLUICE_DMA_ARENA_STRICT), (err), \
+			       __FILE__, __LINE__, "sluice_dma_arena: " fmt, __VA_ARGS__)
 
 /* arena_buddy.c: the buddy lists of one chunk; the arena lock is held. */
 SLUICE_DMA_PRIV void sluice_dma_priv_arena_chunk_reset(struct sluice_dma_priv_arena_chunk *c);

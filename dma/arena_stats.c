@@ -96,30 +96,33 @@ void sluice_dma_arena_stats_print(struct sluice_dma_arena *arena, const char *pr
 			     "leaked %u",
 			     prefix, (unsigned long long)st.region_bytes, st.nchunks, st.chunks_cap,
 			     st.ncpus, st.chunks_shared, st.chunks_hiwater, st.chunks_leaked);
-	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
-			     "%s: to_shared %llu cycles %llu failed %llu to_private %llu cycles %llu "
-			     "failed %llu",
-			     prefix, (unsigned long long)st.to_shared,
-			     (unsigned long long)st.to_shared_cycles,
-			     (unsigned long long)st.to_shared_failed, (unsigned long long)st.to_private,
-			     (unsigned long long)st.to_private_cycles,
-			     (unsigned long long)st.to_private_failed);
+	sluice_dma_priv_logf(
+		ops, SLUICE_DMA_LOG_INFO,
+		"%s: to_shared %llu cycles %llu failed %llu to_private %llu cycles %llu "
+		"failed %llu",
+		prefix, (unsigned long long)st.to_shared, (unsigned long long)st.to_shared_cycles,
+		(unsigned long long)st.to_shared_failed, (unsigned long long)st.to_private,
+		(unsigned long long)st.to_private_cycles, (unsigned long long)st.to_private_failed);
 	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
 			     "%s: allocs %llu failed %llu cap_hits %llu frees %llu live %llu "
 			     "live_bytes %llu cached %llu",
-			     prefix, (unsigned long long)st.allocs, (unsigned long long)st.alloc_failed,
-			     (unsigned long long)st.cap_hits, (unsigned long long)st.frees,
-			     (unsigned long long)st.blocks_live, (unsigned long long)st.bytes_live,
+			     prefix, (unsigned long long)st.allocs,
+			     (unsigned long long)st.alloc_failed, (unsigned long long)st.cap_hits,
+			     (unsigned long long)st.frees, (unsigned long long)st.blocks_live,
+			     (unsigned long long)st.bytes_live,
 			     (unsigned long long)st.blocks_cached);
 	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
 			     "%s: hits %llu misses %llu flushes %llu drains %llu search_steps %llu "
 			     "splits %llu merges %llu",
 			     prefix, (unsigned long long)st.cache_hits,
-			     (unsigned long long)st.cache_misses, (unsigned long long)st.cache_flushes,
-			     (unsigned long long)st.cache_drains, (unsigned long long)st.search_steps,
-			     (unsigned long long)st.splits, (unsigned long long)st.merges);
+			     (unsigned long long)st.cache_misses,
+			     (unsigned long long)st.cache_flushes,
+			     (unsigned long long)st.cache_drains,
+			     (unsigned long long)st.search_steps, (unsigned long long)st.splits,
+			     (unsigned long long)st.merges);
 	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_INFO,
-			     "%s: scrubbed_bytes %llu scrub_cycles %llu reclaim_passes %llu", prefix,
-			     (unsigned long long)st.bytes_scrubbed, (unsigned long long)st.scrub_cycles,
+			     "%s: scrubbed_bytes %llu scrub_cycles %llu reclaim_passes %llu",
+			     prefix, (unsigned long long)st.bytes_scrubbed,
+			     (unsigned long long)st.scrub_cycles,
 			     (unsigned long long)st.reclaim_passes);
 }

@@ -22,8 +22,8 @@ static inline unsigned int dma_ctz64(uint64_t w)
 #if UINTPTR_MAX >= UINT64_MAX
 	return (unsigned int)__builtin_ctzll(w);
 #else
-	return (uint32_t)w ? (unsigned int)__builtin_ctz((uint32_t)w)
-			   : 32u + (unsigned int)__builtin_ctz((uint32_t)(w >> 32));
+	return (uint32_t)w ? (unsigned int)__builtin_ctz((uint32_t)w) :
+			     32u + (unsigned int)__builtin_ctz((uint32_t)(w >> 32));
 #endif
 }
 

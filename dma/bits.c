@@ -61,4 +61,3 @@ unsigned long sluice_dma_priv_bits_find_one(const uint64_t *map, unsigned long s
 {
 	return dma_bits_find(map, start, end, 0);
 }
-

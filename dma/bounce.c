@@ -189,8 +189,8 @@ static bool dma_bounce_geometry(size_t bytes, unsigned int ncpus, unsigned int m
  */
 _Static_assert(DMA_CACHELINE + sizeof(struct sluice_dma_bounce_pool) + DMA_CACHELINE +
 			       DMA_CACHELINE /* policy header */ + 4 * DMA_CACHELINE +
-			       sizeof(uint64_t) /* bitmap word rounding */ <=
-		       SLUICE_DMA_BOUNCE_META_FIXED,
+			       sizeof(uint64_t) /* bitmap word rounding */
+		       <= SLUICE_DMA_BOUNCE_META_FIXED,
 	       "fixed metadata bound");
 
 size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
@@ -211,8 +211,8 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
 int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_port_ops *ops,
 			  unsigned int ncpus, enum sluice_dma_scrub scrub)
 {
-	if (!dl || !ops || !ops->set_shared || !ops->set_private || !ops->virt_to_dma ||
-	    !ncpus || (scrub != SLUICE_DMA_SCRUB_COPY && scrub != SLUICE_DMA_SCRUB_ZERO))
+	if (!dl || !ops || !ops->set_shared || !ops->set_private || !ops->virt_to_dma || !ncpus ||
+	    (scrub != SLUICE_DMA_SCRUB_COPY && scrub != SLUICE_DMA_SCRUB_ZERO))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Locking must be all or nothing. */
 	if (!ops->lock != !ops->unlock)
@@ -244,8 +244,8 @@ int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max
 
 int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 {
-	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_profile: layer %p not initialised",
-		   (void *)dl);
+	DMA_ASSERT(dl, dma_layer_ready(dl),
+		   "sluice_dma_layer_set_profile: layer %p not initialised", (void *)dl);
 	if (on && !dl->ops.cycles) {
 		dl->profile = false;
 		return SLUICE_DMA_ERR_NOSYS;
@@ -291,8 +291,8 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl)
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 				  const struct sluice_dma_inplace_region *region)
 {
-	DMA_ASSERT(dl, dma_layer_ready(dl), "sluice_dma_layer_set_inplace: layer %p not initialised",
-		   (void *)dl);
+	DMA_ASSERT(dl, dma_layer_ready(dl),
+		   "sluice_dma_layer_set_inplace: layer %p not initialised", (void *)dl);
 	/* Every map would call through a NULL owns: refuse it here, by name. */
 	DMA_ASSERT(dl, !region || region->owns,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
@@ -559,7 +559,8 @@ static void dma_destroy_count_live(const struct sluice_dma_layer *dl,
 			sluice_dma_priv_logf(
 				dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 				"layer destroy: pool %u: %s of %u bytes at dma 0x%llx still live",
-				p->index, rec->flags & DMA_SLOT_COHERENT ? "coherent memory" : "mapping",
+				p->index,
+				rec->flags & DMA_SLOT_COHERENT ? "coherent memory" : "mapping",
 				rec->len,
 				(unsigned long long)(p->dma_start +
 						     ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) +
@@ -650,12 +651,12 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 	const struct sluice_dma_port_ops *ops = dma_layer_ops(dl);
 	unsigned long prev_end = 0, covered = 0, busy = 0;
 
-	DMA_CHECK(ops, p->nslabs == (unsigned long)p->nareas * p->area_nslabs,
-		  "pool %u geometry", p->index);
+	DMA_CHECK(ops, p->nslabs == (unsigned long)p->nareas * p->area_nslabs, "pool %u geometry",
+		  p->index);
 	DMA_CHECK(ops, ((size_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) <= p->bytes, "pool %u size",
 		  p->index);
-	DMA_CHECK(ops, p->dma_start == dl->ops.virt_to_dma(dl->ops.ctx, p->vaddr),
-		  "pool %u moved", p->index);
+	DMA_CHECK(ops, p->dma_start == dl->ops.virt_to_dma(dl->ops.ctx, p->vaddr), "pool %u moved",
+		  p->index);
 
 	/*
 	 * Records sit in the slot of the mapping's address, @pad slots after the
@@ -674,7 +675,8 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 		end = head + rec->nslots;
 		DMA_CHECK(ops, rec->nslots && end <= p->nslabs && rec->pad < rec->nslots,
 			  "slot %lu: %u slots", s, rec->nslots);
-		DMA_CHECK(ops, head >= prev_end, "mapping at slot %lu overlaps the previous one", s);
+		DMA_CHECK(ops, head >= prev_end, "mapping at slot %lu overlaps the previous one",
+			  s);
 		DMA_CHECK(ops, head / p->area_nslabs == (end - 1) / p->area_nslabs,
 			  "mapping at slot %lu crosses an area", s);
 		DMA_CHECK(ops,
@@ -693,8 +695,9 @@ static int dma_bounce_pool_check(const struct sluice_dma_bounce_pool *p)
 		  busy, covered);
 	DMA_CHECK(ops, p->pops->used(p) == covered, "pool %u: used %lu, mapped %lu", p->index,
 		  p->pops->used(p), covered);
-	DMA_CHECK(ops, atomic_load(&p->total_used) >= covered &&
-			      atomic_load(&p->used_hiwater) >= atomic_load(&p->total_used),
+	DMA_CHECK(ops,
+		  atomic_load(&p->total_used) >= covered &&
+			  atomic_load(&p->used_hiwater) >= atomic_load(&p->total_used),
 		  "pool %u: total_used %lu hiwater %lu mapped %lu", p->index,
 		  (unsigned long)atomic_load(&p->total_used),
 		  (unsigned long)atomic_load(&p->used_hiwater), covered);

@@ -49,26 +49,26 @@ static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluic
  * message, naming the address, and return @err; a strict layer
  * (sluice_dma_layer_set_strict()) traps after the log line instead.
  */
-#define DMA_REFUSE(dl, err, ...)                                                           \
-	sluice_dma_priv_refuse(dma_layer_ops(dl), (dl) && (dl)->strict, (err), __FILE__,  \
-			       __LINE__, __VA_ARGS__)
+#define DMA_REFUSE(dl, err, ...)                                                                   \
+	sluice_dma_priv_refuse(dma_layer_ops(dl), (dl) && (dl)->strict, (err), __FILE__, __LINE__, \
+			       __VA_ARGS__)
 
 /*
  * DMA_ASSERT() - check a condition whose failure is a programmer error that
  * cannot be refused safely (an internal inconsistency, or a void setter
  * given no layer). The message must name the address.
  */
-#define DMA_ASSERT(dl, cond, ...)                                         \
-	do {                                                              \
-		if (__builtin_expect(!(cond), 0))                         \
-			DMA_FAIL(dma_layer_ops(dl), __VA_ARGS__);         \
+#define DMA_ASSERT(dl, cond, ...)                                 \
+	do {                                                      \
+		if (__builtin_expect(!(cond), 0))                 \
+			DMA_FAIL(dma_layer_ops(dl), __VA_ARGS__); \
 	} while (0)
 
 /* Slot record flags. */
-#define DMA_SLOT_LIVE 0x1	/* this slot holds a mapping's device address */
-#define DMA_SLOT_COHERENT 0x2	/* ... of a coherent allocation */
-#define DMA_SLOT_PAGES 0x4	/* ... that owns whole 4 KiB pages (OWN_PAGES, READONLY) */
-#define DMA_SLOT_ACCESS 0x8	/* ... whose device access was narrowed (restore it) */
+#define DMA_SLOT_LIVE 0x1     /* this slot holds a mapping's device address */
+#define DMA_SLOT_COHERENT 0x2 /* ... of a coherent allocation */
+#define DMA_SLOT_PAGES 0x4    /* ... that owns whole 4 KiB pages (OWN_PAGES, READONLY) */
+#define DMA_SLOT_ACCESS 0x8   /* ... whose device access was narrowed (restore it) */
 
 /**
  * struct dma_bounce_slot - record of a mapping, kept in the slot that holds the
@@ -336,9 +336,9 @@ static inline void dma_bounce_used_add(struct sluice_dma_bounce_pool *p, unsigne
 	unsigned long now = atomic_fetch_add_explicit(&p->total_used, n, memory_order_relaxed) + n;
 	unsigned long old = atomic_load_explicit(&p->used_hiwater, memory_order_relaxed);
 
-	while (now > old && !atomic_compare_exchange_weak_explicit(
-				    &p->used_hiwater, &old, now, memory_order_relaxed,
-				    memory_order_relaxed))
+	while (now > old &&
+	       !atomic_compare_exchange_weak_explicit(&p->used_hiwater, &old, now,
+						      memory_order_relaxed, memory_order_relaxed))
 		;
 }
 

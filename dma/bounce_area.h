@@ -83,12 +83,11 @@ static inline bool dma_bounce_area_has_room(const struct sluice_dma_bounce_pool 
  * of the run, the area's index moved past it, or -1. @fits is the policy's
  * test that the run at @s is free (a constant at every call: inlined).
  */
-static inline long dma_bounce_area_next_fit(struct sluice_dma_bounce_pool *p,
-					    const struct dma_bounce_req *r, unsigned int ai,
-					    struct dma_bounce_area *area, unsigned long *steps,
-					    bool (*fits)(const struct sluice_dma_bounce_pool *p,
-							 const struct dma_bounce_req *r,
-							 unsigned long s))
+static inline long
+dma_bounce_area_next_fit(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+			 unsigned int ai, struct dma_bounce_area *area, unsigned long *steps,
+			 bool (*fits)(const struct sluice_dma_bounce_pool *p,
+				      const struct dma_bounce_req *r, unsigned long s))
 {
 	unsigned long slot_base = (unsigned long)ai * p->area_nslabs;
 	unsigned long index = area->index, checked, s;
@@ -164,8 +163,8 @@ static inline int dma_bounce_areas_check(const struct sluice_dma_bounce_pool *p,
 			taken += !p->pops->is_free(p, s);
 		DMA_CHECK(ops, taken == areas[a].used, "%s area %u used %lu, counted %lu",
 			  p->pops->name, a, areas[a].used, taken);
-		DMA_CHECK(ops, !next_fit || areas[a].index < p->area_nslabs,
-			  "%s area %u index %lu", p->pops->name, a, areas[a].index);
+		DMA_CHECK(ops, !next_fit || areas[a].index < p->area_nslabs, "%s area %u index %lu",
+			  p->pops->name, a, areas[a].index);
 	}
 	DMA_CHECK(ops, atomic_load(&p->total_used) == dma_bounce_areas_used(p, areas),
 		  "%s total_used %lu, areas %lu", p->pops->name,

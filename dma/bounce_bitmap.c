@@ -14,7 +14,7 @@
 #include "dma/bounce_area.h"
 
 struct dma_bitmap_meta {
-	struct dma_bounce_area *areas;	/* index: next-fit start */
+	struct dma_bounce_area *areas; /* index: next-fit start */
 	uint64_t *map;
 };
 

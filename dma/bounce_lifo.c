@@ -18,7 +18,7 @@
 #define DMA_LIFO_NIL UINT32_MAX
 
 struct dma_lifo_meta {
-	struct dma_bounce_area *areas;	/* head: first free slot, DMA_LIFO_NIL when empty */
+	struct dma_bounce_area *areas; /* head: first free slot, DMA_LIFO_NIL when empty */
 	uint64_t *map;
 	uint32_t *next;
 	uint32_t *prev;

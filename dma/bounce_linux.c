@@ -47,7 +47,7 @@
 #include "dma/bounce_area.h"
 
 struct dma_linux_meta {
-	struct dma_bounce_area *areas;	/* index: next-fit start */
+	struct dma_bounce_area *areas; /* index: next-fit start */
 	unsigned int *list;
 };
 

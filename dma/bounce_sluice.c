@@ -74,13 +74,13 @@
  */
 #include "dma/bounce.h"
 
-#define DMA_SLUICE_CACHE_MAX 40	/* entries per class per CPU */
-#define DMA_SLUICE_REMOTE_MAX 32	/* runs a CPU's remote list holds */
-#define DMA_SLUICE_PROBE 8	/* magazine entries probed for one request */
+#define DMA_SLUICE_CACHE_MAX 40	 /* entries per class per CPU */
+#define DMA_SLUICE_REMOTE_MAX 32 /* runs a CPU's remote list holds */
+#define DMA_SLUICE_PROBE 8	 /* magazine entries probed for one request */
 #define DMA_SLUICE_EVEN 0x5555555555555555ull
-#define DMA_SLUICE_NONE (~0ul)	/* no failure remembered */
-#define DMA_SLUICE_BIG 4	/* longer runs a CPU keeps for reuse */
-#define DMA_SLUICE_PAIR 0x80000000u	/* remote list entry: a class 1 run */
+#define DMA_SLUICE_NONE (~0ul)	    /* no failure remembered */
+#define DMA_SLUICE_BIG 4	    /* longer runs a CPU keeps for reuse */
+#define DMA_SLUICE_PAIR 0x80000000u /* remote list entry: a class 1 run */
 
 /**
  * struct dma_sluice_area - one area's bitmap state.
@@ -271,8 +271,9 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 	}
 	/* Magazines may hold at most about an eighth of the pool. */
 	per_cpu = p->nslabs / ((unsigned long)m->ncpus * 8 * 3);
-	m->cache_max = per_cpu > DMA_SLUICE_CACHE_MAX ? DMA_SLUICE_CACHE_MAX
-		       : per_cpu < 4 ? 4 : (unsigned int)per_cpu;
+	m->cache_max = per_cpu > DMA_SLUICE_CACHE_MAX ? DMA_SLUICE_CACHE_MAX :
+		       per_cpu < 4		      ? 4 :
+							(unsigned int)per_cpu;
 	m->batch = m->cache_max / 2;
 	/* Longer runs: at most a sixteenth of the pool per CPU, at least one 256 KiB run. */
 	m->big_cap = p->nslabs / ((unsigned long)m->ncpus * 16);
@@ -487,8 +488,9 @@ static __attribute__((noinline)) void dma_sluice_refill(struct sluice_dma_bounce
 
 		dma_lock(p->dl, &a->lock);
 		if (a->nfree >= need)
-			dma_sluice_st(&c->n[k], c->n[k] + dma_sluice_area_take(p, m, a, i, k, m->batch,
-									  &c->ent[k][c->n[k]]));
+			dma_sluice_st(&c->n[k],
+				      c->n[k] + dma_sluice_area_take(p, m, a, i, k, m->batch,
+								     &c->ent[k][c->n[k]]));
 		dma_unlock(p->dl, &a->lock);
 		if (c->n[k])
 			return;
@@ -657,8 +659,8 @@ static long dma_sluice_area_find(struct sluice_dma_bounce_pool *p, const struct 
 	int memo;
 
 	/* With orig == 0 the min_align bits do not apply, so more slots qualify. */
-	step = r->orig ? r->stride
-		       : (unsigned long)((r->alloc_align_mask >> SLUICE_DMA_IO_TLB_SHIFT) + 1);
+	step = r->orig ? r->stride :
+			 (unsigned long)((r->alloc_align_mask >> SLUICE_DMA_IO_TLB_SHIFT) + 1);
 	/*
 	 * min_align bits above the alloc alignment give a stride that is not a
 	 * power of two (0x7fff over 0x3fff: 9), and rounding candidates to it
@@ -678,7 +680,9 @@ static long dma_sluice_area_find(struct sluice_dma_bounce_pool *p, const struct 
 
 	/* Only constraint-free requests may trust or update the failure memo. */
 	memo = (step == 1 || step == 2) && (!r->orig || !r->iotlb_align_mask) &&
-	       r->boundary_mask == SLUICE_DMA_NO_LIMIT ? (int)step - 1 : -1;
+			       r->boundary_mask == SLUICE_DMA_NO_LIMIT ?
+		       (int)step - 1 :
+		       -1;
 	dma_lock(p->dl, &a->lock);
 	if (a->nfree < n || (memo >= 0 && n >= a->fail_n[memo]))
 		goto not_found;
@@ -940,8 +944,8 @@ static unsigned long dma_sluice_cached(const struct dma_sluice_meta *m)
 		n += dma_sluice_ld(&c->n[0]) + 2ul * dma_sluice_ld(&c->n[1]) +
 		     __atomic_load_n(&c->big_slots, __ATOMIC_RELAXED);
 		for (unsigned int i = 0; i < rn && i < DMA_SLUICE_REMOTE_MAX; i++)
-			n += (__atomic_load_n(&c->rem[i], __ATOMIC_RELAXED) & DMA_SLUICE_PAIR) ? 2
-															 : 1;
+			n += (__atomic_load_n(&c->rem[i], __ATOMIC_RELAXED) & DMA_SLUICE_PAIR) ? 2 :
+												 1;
 	}
 	return n;
 }
@@ -972,9 +976,10 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 		for (unsigned long s = base; s < base + p->area_nslabs; s++) {
 			cnt += dma_bit_test(m->map, s);
 			if (dma_sluice_area_of(m, s) != a) {
-				sluice_dma_priv_logf(dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
-						     "check failed: sluice slot %lu maps to area %u",
-						     s, dma_sluice_area_of(m, s));
+				sluice_dma_priv_logf(
+					dma_layer_ops(p->dl), SLUICE_DMA_LOG_ERR,
+					"check failed: sluice slot %lu maps to area %u", s,
+					dma_sluice_area_of(m, s));
 				return SLUICE_DMA_ERR_FAULT;
 			}
 		}
@@ -1010,7 +1015,8 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 			bool magazine = i < c->n[0] + c->n[1];
 			bool remote = i >= c->n[0] + c->n[1] + c->nbig;
 
-			if (!len || s + len > p->nslabs || (len == 2 && (magazine || remote) && (s & 1)) ||
+			if (!len || s + len > p->nslabs ||
+			    (len == 2 && (magazine || remote) && (s & 1)) ||
 			    (!magazine && !remote && len <= 2) ||
 			    sluice_dma_priv_bits_find_one(m->map, s, s + len) != s + len ||
 			    dma_sluice_area_of(m, s) != dma_sluice_area_of(m, s + len - 1)) {

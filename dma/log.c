@@ -26,8 +26,7 @@ static void dma_fmt_putc(struct dma_fmt_buf *b, char c)
 		*b->p++ = c;
 }
 
-static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned int base,
-			bool neg)
+static void dma_fmt_num(struct dma_fmt_buf *b, unsigned long long v, unsigned int base, bool neg)
 {
 	char tmp[24];
 	int n = 0;
@@ -60,8 +59,10 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, va_list ap)
 		fmt++;
 		while (*fmt == 'l' || *fmt == 'z') {
 			/* %z: size_t is an int on ILP32 targets (i386), a long on LP64. */
-			longs += *fmt != 'z' ? 1 : sizeof(size_t) == sizeof(int) ? 0
-				: sizeof(size_t) == sizeof(long) ? 1 : 2;
+			longs += *fmt != 'z'			? 1 :
+				 sizeof(size_t) == sizeof(int)	? 0 :
+				 sizeof(size_t) == sizeof(long) ? 1 :
+								  2;
 			fmt++;
 		}
 		switch (*fmt) {
@@ -78,17 +79,17 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, va_list ap)
 			dma_fmt_putc(&b, (char)va_arg(ap, int));
 			break;
 		case 'd':
-			s = longs >= 2 ? va_arg(ap, long long)
-			    : longs == 1 ? va_arg(ap, long)
-					 : va_arg(ap, int);
+			s = longs >= 2 ? va_arg(ap, long long) :
+			    longs == 1 ? va_arg(ap, long) :
+					 va_arg(ap, int);
 			dma_fmt_num(&b, s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10,
 				    s < 0);
 			break;
 		case 'u':
 		case 'x':
-			u = longs >= 2 ? va_arg(ap, unsigned long long)
-			    : longs == 1 ? va_arg(ap, unsigned long)
-					 : va_arg(ap, unsigned int);
+			u = longs >= 2 ? va_arg(ap, unsigned long long) :
+			    longs == 1 ? va_arg(ap, unsigned long) :
+					 va_arg(ap, unsigned int);
 			if (*fmt == 'x')
 				dma_fmt_num(&b, u, 16, false);
 			else
@@ -112,7 +113,6 @@ static void dma_vfmt(char *buf, size_t size, const char *fmt, va_list ap)
 	}
 	*b.p = '\0';
 }
-
 
 void sluice_dma_priv_vlogf(const struct sluice_dma_port_ops *ops, enum sluice_dma_log_level level,
 			   const char *fmt, va_list ap)

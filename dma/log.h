@@ -44,8 +44,8 @@ SLUICE_DMA_PRIV void sluice_dma_priv_vlogf(const struct sluice_dma_port_ops *ops
 					   va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Report a programmer error through @ops' log ("BUG: msg (file:line)"), then trap. */
-SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_port_ops *ops,
-					  const char *file, int line, const char *fmt, ...)
+SLUICE_DMA_PRIV void sluice_dma_priv_fail(const struct sluice_dma_port_ops *ops, const char *file,
+					  int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn, cold));
 
 /*
@@ -66,13 +66,13 @@ SLUICE_DMA_PRIV int sluice_dma_priv_refuse(const struct sluice_dma_port_ops *ops
  * sluice_dma_arena_check()): when @cond is false, log "check failed: ..."
  * and return SLUICE_DMA_ERR_FAULT from the calling function.
  */
-#define DMA_CHECK(ops, cond, ...)                                                          \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			sluice_dma_priv_logf((ops), SLUICE_DMA_LOG_ERR,                    \
-					     "check failed: " __VA_ARGS__);                \
-			return SLUICE_DMA_ERR_FAULT;                                       \
-		}                                                                          \
+#define DMA_CHECK(ops, cond, ...)                                           \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			sluice_dma_priv_logf((ops), SLUICE_DMA_LOG_ERR,     \
+					     "check failed: " __VA_ARGS__); \
+			return SLUICE_DMA_ERR_FAULT;                        \
+		}                                                           \
 	} while (0)
 
 #endif /* SLUICE_DMA_LOG_H */

@@ -200,7 +200,7 @@ static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_po
 
 		dma_rec_pages(p, s, rec, &a, &n);
 		err = dl->ops.set_access(dl->ops.ctx, a, n,
-					  SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
+					 SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
 		if (err)
 			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 					     "dma 0x%llx: restoring device access failed (%d)",
@@ -376,7 +376,8 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	return 0;
 }
 
-#define DMA_ATTRS_ALL (SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)
+#define DMA_ATTRS_ALL \
+	(SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)
 
 /* The checks of a buffer that every map entry point makes first. */
 static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
@@ -393,8 +394,8 @@ static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size
 	return 0;
 }
 
-int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-			 void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			 size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
 			 uint64_t *dma_addr)
 {
 	unsigned long slots;
@@ -454,8 +455,8 @@ static int dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
 	if (kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind)
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
 				  (unsigned long long)dma_addr,
-				  kind ? "a streaming mapping, not coherent memory"
-				       : "coherent memory, not a streaming mapping");
+				  kind ? "a streaming mapping, not coherent memory" :
+					 "coherent memory, not a streaming mapping");
 	*pool_out = p;
 	*slot_out = s;
 	*rec_out = rec;
@@ -465,8 +466,8 @@ static int dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
 /* CPU address of device address @dma_addr outside the pools (in place). */
 static void *dma_inplace_va(const struct sluice_dma_layer *dl, uint64_t dma_addr)
 {
-	return dl->ops.dma_to_virt ? dl->ops.dma_to_virt(dl->ops.ctx, dma_addr)
-				    : (void *)(uintptr_t)dma_addr;
+	return dl->ops.dma_to_virt ? dl->ops.dma_to_virt(dl->ops.ctx, dma_addr) :
+				     (void *)(uintptr_t)dma_addr;
 }
 
 /* Whether the in-place hook owns the memory behind device address @dma_addr. */
@@ -641,8 +642,8 @@ int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *
 	return err;
 }
 
-int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg,
-			unsigned int nents, enum sluice_dma_dir dir)
+int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, unsigned int nents,
+			enum sluice_dma_dir dir)
 {
 	int first = 0;
 
@@ -896,7 +897,8 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *q = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); q;
 	     q = atomic_load_explicit(&q->next, memory_order_acquire)) {
-		if ((unsigned char *)vaddr >= q->vaddr && (unsigned char *)vaddr < q->vaddr + q->bytes) {
+		if ((unsigned char *)vaddr >= q->vaddr &&
+		    (unsigned char *)vaddr < q->vaddr + q->bytes) {
 			dma_addr = q->dma_start + (uint64_t)((unsigned char *)vaddr - q->vaddr);
 			p = q;
 			break;
@@ -913,10 +915,11 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 		    __atomic_load_n(&dl->region_coherent_live, __ATOMIC_RELAXED)) {
 			err = r->free(r->ctx, vaddr, size);
 			if (err)
-				return DMA_REFUSE(dl, err,
-						  "free_coherent of %p: the in-place region refused "
-						  "it (%d)",
-						  vaddr, err);
+				return DMA_REFUSE(
+					dl, err,
+					"free_coherent of %p: the in-place region refused "
+					"it (%d)",
+					vaddr, err);
 			__atomic_fetch_sub(&dl->region_coherent_live, 1, __ATOMIC_RELAXED);
 			return 0;
 		}

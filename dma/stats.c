@@ -26,7 +26,8 @@ static void dma_stats_add_pool(const struct sluice_dma_bounce_pool *p,
 
 		o->mappings += atomic_load_explicit(&c->mappings, memory_order_relaxed);
 		o->unmaps += atomic_load_explicit(&c->unmaps, memory_order_relaxed);
-		o->bytes_to_device += atomic_load_explicit(&c->bytes_to_device, memory_order_relaxed);
+		o->bytes_to_device +=
+			atomic_load_explicit(&c->bytes_to_device, memory_order_relaxed);
 		o->bytes_from_device +=
 			atomic_load_explicit(&c->bytes_from_device, memory_order_relaxed);
 		o->bytes_scrubbed += atomic_load_explicit(&c->bytes_scrubbed, memory_order_relaxed);

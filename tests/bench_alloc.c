@@ -72,22 +72,27 @@ static const unsigned int bench_occ[] = { 0, 50, 90 };
 enum { NSIZES = 6, NOCC = 3 };
 
 static struct {
-	unsigned long pairs;	/* pairs per thread per round, for 4 KiB and below */
+	unsigned long pairs; /* pairs per thread per round, for 4 KiB and below */
 	unsigned int rounds;
 	size_t only_size;
-	int only_policy;	/* -1: all */
+	int only_policy; /* -1: all */
 	size_t pool;
 	bool no_bounce, no_arena;
-	int only_copy;		/* -1: both */
-	bool nolock;		/* 1-thread cells on a port without locks */
-	bool locked;		/* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
-	const char *copy_req;	/* -C: libc, movsb, auto */
-	const char *copy_name;	/* what auto chose */
+	int only_copy;	       /* -1: both */
+	bool nolock;	       /* 1-thread cells on a port without locks */
+	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
+	const char *copy_req;  /* -C: libc, movsb, auto */
+	const char *copy_name; /* what auto chose */
 	FILE *json;
 	unsigned int threads[BENCH_NTHR_MAX];
 	unsigned int nthr;
-} cfg = { .pairs = 10000, .rounds = 9, .only_policy = -1, .only_copy = -1, .pool = 16ul << 20,
-	.copy_req = "auto", .copy_name = "libc" };
+} cfg = { .pairs = 10000,
+	  .rounds = 9,
+	  .only_policy = -1,
+	  .only_copy = -1,
+	  .pool = 16ul << 20,
+	  .copy_req = "auto",
+	  .copy_name = "libc" };
 
 /* The port settings of every layer the benchmark makes (see the file comment). */
 static void bench_port(struct fx *f)
@@ -125,13 +130,13 @@ static unsigned long pairs_for(size_t size, bool heavy)
 }
 
 struct figure {
-	double ns;		/* median over rounds */
+	double ns; /* median over rounds */
 	double cycles;
 	double ns_min, ns_max;
-	unsigned long nomem;	/* failed maps or allocations, all rounds and threads */
-	unsigned long ops;	/* pairs timed, all rounds and threads */
-	double paired;		/* median over rounds of linux / this, same round */
-	double round_ns[BENCH_MAX_ROUNDS];	/* per round, in run order */
+	unsigned long nomem;		   /* failed maps or allocations, all rounds and threads */
+	unsigned long ops;		   /* pairs timed, all rounds and threads */
+	double paired;			   /* median over rounds of linux / this, same round */
+	double round_ns[BENCH_MAX_ROUNDS]; /* per round, in run order */
 	bool valid;
 };
 
@@ -201,7 +206,7 @@ struct cell {
 	bool copy;
 	struct inflight q[BENCH_MAX_THREADS][BENCH_DEPTH];
 	unsigned char *src[BENCH_MAX_THREADS];
-	unsigned char *dst[BENCH_MAX_THREADS];	/* memcpy reference only */
+	unsigned char *dst[BENCH_MAX_THREADS]; /* memcpy reference only */
 	unsigned long k[BENCH_MAX_THREADS];
 	unsigned long nomem[BENCH_MAX_THREADS];
 	uint64_t *held;
@@ -655,8 +660,8 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 		free(c->zero[i]);
 	}
 	*scrub_cyc = s1.frees > s0.frees ? (double)(s1.scrub_cycles - s0.scrub_cycles) /
-						   (double)(s1.frees - s0.frees)
-					 : 0;
+						   (double)(s1.frees - s0.frees) :
+					   0;
 	/* The scrub's promise, whichever strategy: nothing idle or live holds a stale byte
 	 * that the next allocation would see (tests/test_arena.c checks it properly). */
 	for (unsigned int i = 0; i < threads; i++) {
@@ -930,7 +935,8 @@ static void print_bounce_table(void)
 					    !res[SLUICE_DMA_POLICY_SLUICE][si][oi][ti][cp].valid)
 						continue;
 					printf("%-3u %-5s %7zu %3u%% | %8.1f |", cfg.threads[ti],
-					       cp ? "copy" : "alloc", bench_sizes[si], bench_occ[oi], l->ns);
+					       cp ? "copy" : "alloc", bench_sizes[si],
+					       bench_occ[oi], l->ns);
 					for (unsigned int p = 1; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						const struct figure *v = &res[p][si][oi][ti][cp];
 
@@ -944,13 +950,13 @@ static void print_bounce_table(void)
 					x = sluice_vs_seeds(si, oi, ti, cp, &worst);
 					if (worst >= 0)
 						printf(" | %5.2fx %s%s%s", x,
-						       x >= 1		      ? "faster"
-						       : x * BENCH_NOISE >= 1 ? "tie (noise)"
-									      : "SLOWER",
+						       x >= 1		    ? "faster" :
+						       x * BENCH_NOISE >= 1 ? "tie (noise)" :
+									      "SLOWER",
 						       x < 1 ? " than " : "",
 						       x < 1 ? sluice_dma_bounce_policy_name(
-								       fx_policies[worst])
-							     : "");
+								       fx_policies[worst]) :
+							       "");
 					/* Cells where many requests failed time the failure path. */
 					for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						const struct figure *v = &res[p][si][oi][ti][cp];
@@ -1113,8 +1119,9 @@ static void run_copy_cells(void)
 			for (unsigned int op = 0; op < 2; op++) {
 				if (!copy_fig[si][im][op].valid)
 					continue;
-				json_figure(op ? "clear" : "copy", copy_impls[im].name, bench_sizes[si],
-					    1, 0, true, &copy_fig[si][im][op], NULL);
+				json_figure(op ? "clear" : "copy", copy_impls[im].name,
+					    bench_sizes[si], 1, 0, true, &copy_fig[si][im][op],
+					    NULL);
 			}
 	}
 }
@@ -1128,14 +1135,15 @@ static void run_scrub_cells(void)
 		if (!size_wanted(bench_sizes[si]))
 			continue;
 		for (unsigned int z = 0; z < 2; z++) {
-			enum sluice_dma_scrub sc =
-				z ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
+			enum sluice_dma_scrub sc = z ? SLUICE_DMA_SCRUB_ZERO :
+						       SLUICE_DMA_SCRUB_COPY;
 
 			scrub_fig[si][z] = scrub_cell(bench_sizes[si], sc);
-			snprintf(extra, sizeof(extra), ",\"direction\":\"from_device\",\"scrub\":\"%s\"",
+			snprintf(extra, sizeof(extra),
+				 ",\"direction\":\"from_device\",\"scrub\":\"%s\"",
 				 z ? "zero" : "copy");
-			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true, &scrub_fig[si][z],
-				    extra);
+			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true,
+				    &scrub_fig[si][z], extra);
 		}
 	}
 }
@@ -1253,7 +1261,8 @@ static void print_targets(void)
 		unsigned int slower = 0, ties = 0, cells = 0;
 
 		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, alloc: %.2fx faster "
-		       "(paired rounds %.2fx) (target >= 4x)\n", l1->ns / s1->ns, s1->paired);
+		       "(paired rounds %.2fx) (target >= 4x)\n",
+		       l1->ns / s1->ns, s1->paired);
 		printf("  sluice vs linux, 4 KiB, 50%% occupancy, 1 thread, copy:  %.2fx faster "
 		       "(paired rounds %.2fx)\n",
 		       res[SLUICE_DMA_POLICY_LINUX][2][1][0][1].ns /
@@ -1263,8 +1272,8 @@ static void print_targets(void)
 			const struct figure *s2 = &res[SLUICE_DMA_POLICY_SLUICE][2][1][1][0];
 
 			printf("  sluice %u-thread throughput / 1-thread, 4 KiB, 50%%, alloc: %.2fx "
-			       "(target >= 1.9x with 2)\n", cfg.threads[1],
-			       cfg.threads[1] * s1->ns / s2->ns);
+			       "(target >= 1.9x with 2)\n",
+			       cfg.threads[1], cfg.threads[1] * s1->ns / s2->ns);
 		}
 		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx (target <= 1.2x)\n",
 		       res[SLUICE_DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);

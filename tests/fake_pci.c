@@ -44,7 +44,7 @@ void fake_pci_cfg_wr32(uint8_t *cfg, unsigned int off, uint32_t v)
 
 void fake_pci_bar32(struct fake_pci_fn *f, unsigned int i, uint32_t base, uint64_t size)
 {
-	uint32_t answer = ((uint32_t)~(size - 1) & ~0xfu) | (base & 0xfu);
+	uint32_t answer = ((uint32_t) ~(size - 1) & ~0xfu) | (base & 0xfu);
 
 	fake_pci_cfg_wr32(f->cfg, PCI_BAR0 + 4 * i, base);
 	f->sizing_answer[i][0] = f->sizing_answer[i][1] = answer;

@@ -110,8 +110,8 @@ struct fake_queue *fake_virtio_queue(struct fake_virtio *f, uint16_t index)
 	return NULL;
 }
 
-static int fake_queue_setup(struct virtio_device *v, uint16_t index, uint16_t size,
-			    uint64_t desc, uint64_t driver, uint64_t device)
+static int fake_queue_setup(struct virtio_device *v, uint16_t index, uint16_t size, uint64_t desc,
+			    uint64_t driver, uint64_t device)
 {
 	struct fake_virtio *f = fv(v);
 	struct fake_queue *q;
@@ -175,8 +175,7 @@ static const struct virtio_transport_ops fake_ops = {
 	.config_read = fake_config_read,
 };
 
-void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features,
-		      uint16_t num_queues)
+void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features, uint16_t num_queues)
 {
 	memset(f, 0, sizeof(*f));
 	f->vdev.ops = &fake_ops;
@@ -184,8 +183,8 @@ void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features,
 	f->vdev.device_type = type;
 	f->vdev.confidential = true;
 	strcpy(f->vdev.name, "fake");
-	f->offered = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) |
-		     VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM) | features;
+	f->offered = VIRTIO_FEATURE(VIRTIO_F_VERSION_1) | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM) |
+		     features;
 	f->num_queues = num_queues;
 	f->max_size = 64;
 }
@@ -203,8 +202,7 @@ int fake_virtio_pop(struct fake_virtio *f, uint16_t qi, struct fake_chain *c)
 	const struct virtq_desc *table, *d;
 	unsigned int limit, i;
 
-	if (!q || !q->size ||
-	    q->next_avail == __atomic_load_n(&q->avail->idx, __ATOMIC_ACQUIRE))
+	if (!q || !q->size || q->next_avail == __atomic_load_n(&q->avail->idx, __ATOMIC_ACQUIRE))
 		return 0;
 	c->head = q->avail->ring[q->next_avail % q->size];
 	q->next_avail++;

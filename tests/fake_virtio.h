@@ -170,8 +170,7 @@ void fake_virtio_let_go(struct fake_virtio *f);
  * @features: feature bits offered besides the two above.
  * @num_queues: the queue count the device reports.
  */
-void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features,
-		      uint16_t num_queues);
+void fake_virtio_init(struct fake_virtio *f, uint16_t type, uint64_t features, uint16_t num_queues);
 
 /**
  * fake_virtio_queue() - the queue set up with index @index.

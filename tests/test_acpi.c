@@ -237,13 +237,10 @@ static void test_madt_cpus(void **state)
 	/* BSP id 0, AP id 1, a disabled id 2, an online-capable id 3, an IOAPIC
 	 * (type 1, ignored), an x2APIC id 300, a duplicate of id 1 as x2APIC. */
 	static const uint8_t entries[] = {
-		0, 8, 0, 0, 1, 0, 0, 0,
-		0, 8, 1, 1, 1, 0, 0, 0,
-		0, 8, 2, 2, 0, 0, 0, 0,
-		0, 8, 3, 3, 2, 0, 0, 0,
-		1, 12, 0, 0, 0, 0, 0xc0, 0xfe, 0, 0, 0, 0,
-		9, 16, 0, 0, 0x2c, 1, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0,
-		9, 16, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0,
+		0,    8,    0, 0, 1,  0, 0, 0,	0, 8, 1,    1, 1, 0, 0,	 0, 0, 8, 2,
+		2,    0,    0, 0, 0,  0, 8, 3,	3, 2, 0,    0, 0, 1, 12, 0, 0, 0, 0,
+		0xc0, 0xfe, 0, 0, 0,  0, 9, 16, 0, 0, 0x2c, 1, 0, 0, 1,	 0, 0, 0, 4,
+		0,    0,    0, 9, 16, 0, 0, 1,	0, 0, 0,    1, 0, 0, 0,	 5, 0, 0, 0,
 	};
 	struct fake_acpi *a = build(0x608, 0, 0);
 	struct acpi_cpus cpus;
@@ -268,8 +265,8 @@ static void test_madt_wakeup_mailbox(void **state)
 {
 	static uint8_t madt[256];
 	static const uint8_t entries[] = {
-		0, 8, 0, 0, 1, 0, 0, 0,
-		0x10, 16, 0, 0, 0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0, 0, 0, 0,
+		0, 8, 0, 0, 1,	  0,	0,    0,    0x10, 16, 0, 0,
+		0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0,	  0,  0, 0,
 	};
 	static const uint8_t future[] = {
 		0x10, 16, 1, 0, 0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0, 0, 0, 0,
@@ -293,9 +290,8 @@ static void test_madt_override_and_truncated_entries(void **state)
 	/* An override to a 64-bit base, one CPU, then an entry claiming 40 bytes
 	 * that the table does not hold, then a CPU that must not be read. */
 	static const uint8_t entries[] = {
-		5, 12, 0, 0, 0, 0, 0, 0xfe, 1, 0, 0, 0,
-		0, 8, 0, 7, 1, 0, 0, 0,
-		0, 40, 1, 8, 1, 0, 0, 0,
+		5, 12, 0, 0, 0, 0, 0, 0xfe, 1, 0, 0, 0, 0, 8,
+		0, 7,  1, 0, 0, 0, 0, 40,   1, 8, 1, 0, 0, 0,
 	};
 	struct fake_acpi *a = build(0x608, 0, 0);
 	struct acpi_cpus cpus;

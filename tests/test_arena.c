@@ -9,7 +9,7 @@
  * exactly the chunks the arena counts as shared. No test asserts on a time.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* fork, pipe, aligned_alloc under any -std */
+#define _GNU_SOURCE /* fork, pipe, aligned_alloc under any -std */
 #endif
 #include <setjmp.h>
 #include <stdarg.h>
@@ -263,8 +263,8 @@ static void test_alignment_every_size(void **state)
 {
 	struct fx *fx = *state;
 	static const size_t sizes[] = {
-		1, 100, 4095, 4096, 4097, 8192, 12288, 16384, 65535, 65536, 65537,
-		131072, 200000, 262144, 524288, 1 << 20, (1 << 20) + 1, CHUNK,
+		1,     100,   4095,   4096,   4097,   8192,   12288,   16384,	      65535,
+		65536, 65537, 131072, 200000, 262144, 524288, 1 << 20, (1 << 20) + 1, CHUNK,
 	};
 	struct blk b[sizeof(sizes) / sizeof(sizes[0])];
 	unsigned int n = sizeof(sizes) / sizeof(sizes[0]);
@@ -334,9 +334,9 @@ static void test_random_sequence_no_overlap(void **state)
 				memset(live[i].p, (int)(i % 250 + 1), live[i].size);
 		}
 		if (step % 250 == 0)
-			assert_int_equal(
-				sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB),
-				0);
+			assert_int_equal(sluice_dma_arena_check(&fx->arena,
+								SLUICE_DMA_ARENA_CHECK_SCRUB),
+					 0);
 		if (step % 1000 == 999)
 			sluice_dma_arena_reclaim(&fx->arena, 1);
 	}
@@ -359,13 +359,13 @@ static void test_percpu_recycle(void **state)
 	p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	sluice_dma_arena_free(&fx->arena, p);
 	q = sluice_dma_arena_alloc(&fx->arena, 4096);
-	assert_ptr_equal(q, p);		/* LIFO: the hot block comes back */
+	assert_ptr_equal(q, p); /* LIFO: the hot block comes back */
 
 	mock_port_set_cpu(1);
-	sluice_dma_arena_free(&fx->arena, q);	/* freed on another CPU: lands in cpu 1's cache */
+	sluice_dma_arena_free(&fx->arena, q); /* freed on another CPU: lands in cpu 1's cache */
 	mock_port_set_cpu(2);
 	r = sluice_dma_arena_alloc(&fx->arena, 4096);
-	assert_ptr_not_equal(r, p);	/* cpu 2's cache is empty: a miss */
+	assert_ptr_not_equal(r, p); /* cpu 2's cache is empty: a miss */
 	mock_port_set_cpu(1);
 	s = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_ptr_equal(s, p);
@@ -382,7 +382,7 @@ static void test_percpu_recycle(void **state)
 			t = sluice_dma_arena_alloc(&fx->arena, (size_t)4096 << o);
 			assert_non_null(t);
 			sluice_dma_arena_free(&fx->arena, t);
-			assert_false(sluice_dma_arena_owns(&fx->arena, t, 1));	/* cached != live */
+			assert_false(sluice_dma_arena_owns(&fx->arena, t, 1)); /* cached != live */
 			assert_ptr_equal(sluice_dma_arena_alloc(&fx->arena, (size_t)4096 << o), t);
 			sluice_dma_arena_free(&fx->arena, t);
 		}
@@ -440,12 +440,12 @@ static void test_scrub_no_stale_bytes(void **state)
 	assert_true(all_bytes(b, 4096, 0));
 	memset(b, 0x3c, 4096);
 	sluice_dma_arena_free(&fx->arena, b);
-	sluice_dma_arena_reclaim(&fx->arena, 1000);	/* drain caches, release nothing */
+	sluice_dma_arena_reclaim(&fx->arena, 1000); /* drain caches, release nothing */
 	while ((p[n] = sluice_dma_arena_alloc(&fx->arena, 4096)) != NULL) {
 		assert_true(all_bytes(p[n], 4096, 0));
 		n++;
 	}
-	assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES);	/* the whole chunk, cap 1 */
+	assert_int_equal(n, SLUICE_DMA_ARENA_CHUNK_PAGES); /* the whole chunk, cap 1 */
 	while (n)
 		sluice_dma_arena_free(&fx->arena, p[--n]);
 }
@@ -541,15 +541,15 @@ static void test_lazy_release(void **state)
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), CHUNK);
 	assert_int_equal(fx->mp.to_private_calls, 0);
 
-	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 pass */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0); /* idle 1 pass */
 	/* Using the chunk again restarts its idle count. */
 	p = sluice_dma_arena_alloc(&fx->arena, 8192);
 	sluice_dma_arena_free(&fx->arena, p);
-	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 1 */
-	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0);	/* idle 2 */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0); /* idle 1 */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 0); /* idle 2 */
 	assert_int_equal(fx->mp.to_private_calls, 0);
 	assert_true(sluice_dma_arena_is_shared(&fx->arena, p, 1));
-	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 1);	/* idle 3 > 2 */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 2), 1); /* idle 3 > 2 */
 	assert_int_equal(fx->mp.to_private_calls, 1);
 	assert_false(sluice_dma_arena_is_shared(&fx->arena, p, 1));
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
@@ -588,7 +588,7 @@ static void test_failed_release_leaks_chunk(void **state)
 	st = stats(fx);
 	assert_int_equal(st.chunks_leaked, 1);
 	assert_int_equal(st.to_private_failed, 1);
-	assert_int_equal(st.chunks_shared, 1);	/* still visible to the host */
+	assert_int_equal(st.chunks_shared, 1); /* still visible to the host */
 	assert_true(mock_port_is_shared(&fx->mp, leaked, CHUNK));
 	assert_false(sluice_dma_arena_owns(&fx->arena, leaked, 1));
 	assert_false(sluice_dma_arena_is_shared(&fx->arena, leaked, 1));
@@ -741,8 +741,8 @@ static void test_owns_live_blocks_only(void **state)
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p + 4096), 0);
 	sluice_dma_arena_free(&fx->arena, p);
 	sluice_dma_arena_free(&fx->arena, big);
-	assert_false(sluice_dma_arena_owns(&fx->arena, p, 1));		/* cached */
-	assert_false(sluice_dma_arena_owns(&fx->arena, big, 1));	/* back in the buddies */
+	assert_false(sluice_dma_arena_owns(&fx->arena, p, 1));	 /* cached */
+	assert_false(sluice_dma_arena_owns(&fx->arena, big, 1)); /* back in the buddies */
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 0);
 }
 
@@ -816,13 +816,13 @@ static void test_misuse_traps_naming_address(void **state)
 
 	/* A strict arena (the Sluice kernel's choice) traps on a bad free. */
 	fx->arena.flags |= SLUICE_DMA_ARENA_STRICT;
-	expect_trap(fx, do_free, p + 8192);			/* never allocated */
-	expect_trap(fx, do_free, p + 16);			/* inside a block */
-	expect_trap(fx, do_free, fx->region + 6 * CHUNK);	/* never converted */
-	expect_trap(fx, do_free, (void *)(uintptr_t)0x1000);	/* outside the arena */
+	expect_trap(fx, do_free, p + 8192);		     /* never allocated */
+	expect_trap(fx, do_free, p + 16);		     /* inside a block */
+	expect_trap(fx, do_free, fx->region + 6 * CHUNK);    /* never converted */
+	expect_trap(fx, do_free, (void *)(uintptr_t)0x1000); /* outside the arena */
 	sluice_dma_arena_free(&fx->arena, p);
-	expect_trap(fx, do_free, p);				/* double free */
-	expect_trap(fx, do_dma_addr, p);			/* freed block */
+	expect_trap(fx, do_free, p);	 /* double free */
+	expect_trap(fx, do_dma_addr, p); /* freed block */
 	fx->arena.flags &= ~SLUICE_DMA_ARENA_STRICT;
 }
 
@@ -860,16 +860,16 @@ static void test_free_mapped_block_refused(void **state)
 	assert_non_null(p);
 	assert_true(r.get(r.ctx, p, 4096));
 	assert_true(r.get(r.ctx, p + 4096, 4096));
-	assert_false(r.get(r.ctx, p + 4096, 8192));	/* past the block */
+	assert_false(r.get(r.ctx, p + 4096, 8192)); /* past the block */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
 	assert_non_null(strstr(fx->mp.last_log, "still mapped"));
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 8192);
 	assert_true(r.put(r.ctx, p, 4096));
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
 	assert_true(r.put(r.ctx, p + 4096, 1));
-	assert_false(r.put(r.ctx, p, 1));		/* no mapping left */
+	assert_false(r.put(r.ctx, p, 1)); /* no mapping left */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
-	assert_false(r.get(r.ctx, p, 1));		/* freed: no new mapping */
+	assert_false(r.get(r.ctx, p, 1)); /* freed: no new mapping */
 	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
 }
 

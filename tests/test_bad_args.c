@@ -39,8 +39,8 @@
 #define MIB (1024ul * 1024ul)
 #define CHUNK SLUICE_DMA_ARENA_CHUNK_SIZE
 #define MAP_LEN 1000u
-#define CPU_BYTE 0x11	/* the caller's buffer */
-#define DEV_BYTE 0xee	/* what the device wrote into its from-device slots */
+#define CPU_BYTE 0x11 /* the caller's buffer */
+#define DEV_BYTE 0xee /* what the device wrote into its from-device slots */
 
 /**
  * struct bx - the live state every row runs against.
@@ -112,9 +112,11 @@ static const struct sluice_dma_tag deftag = SLUICE_DMA_TAG_DEFAULT;
 static struct sluice_dma_tag tag_with(uint64_t min_align, uint64_t alloc_align, uint64_t boundary,
 				      uint64_t limit, size_t max_mapping)
 {
-	return (struct sluice_dma_tag){ .addr_limit = limit, .min_align_mask = min_align,
-				 .alloc_align_mask = alloc_align, .boundary_mask = boundary,
-				 .max_mapping = max_mapping };
+	return (struct sluice_dma_tag){ .addr_limit = limit,
+					.min_align_mask = min_align,
+					.alloc_align_mask = alloc_align,
+					.boundary_mask = boundary,
+					.max_mapping = max_mapping };
 }
 
 /* ------------------------------------------------------------------ addresses */
@@ -205,11 +207,26 @@ static long init_with(struct bx *b, void (*spoil)(struct sluice_dma_port_ops *o)
 	return sluice_dma_layer_init(null_layer ? NULL : &local, &ops, ncpus, scrub);
 }
 
-static void no_set_shared(struct sluice_dma_port_ops *o) { o->set_shared = NULL; }
-static void no_set_private(struct sluice_dma_port_ops *o) { o->set_private = NULL; }
-static void no_virt_to_dma(struct sluice_dma_port_ops *o) { o->virt_to_dma = NULL; }
-static void no_unlock(struct sluice_dma_port_ops *o) { o->unlock = NULL; }
-static void no_lock(struct sluice_dma_port_ops *o) { o->lock = NULL; }
+static void no_set_shared(struct sluice_dma_port_ops *o)
+{
+	o->set_shared = NULL;
+}
+static void no_set_private(struct sluice_dma_port_ops *o)
+{
+	o->set_private = NULL;
+}
+static void no_virt_to_dma(struct sluice_dma_port_ops *o)
+{
+	o->virt_to_dma = NULL;
+}
+static void no_unlock(struct sluice_dma_port_ops *o)
+{
+	o->unlock = NULL;
+}
+static void no_lock(struct sluice_dma_port_ops *o)
+{
+	o->lock = NULL;
+}
 
 static long init_null_layer(struct bx *b)
 {
@@ -364,9 +381,21 @@ static long pool_add_with(struct bx *b, void (*spoil)(struct bx *b, struct pool_
 	return rc;
 }
 
-static void sp_null_layer(struct bx *b, struct pool_args *a) { (void)b; a->dl = NULL; }
-static void sp_null_mem(struct bx *b, struct pool_args *a) { (void)b; a->mem = NULL; }
-static void sp_null_meta(struct bx *b, struct pool_args *a) { (void)b; a->meta = NULL; }
+static void sp_null_layer(struct bx *b, struct pool_args *a)
+{
+	(void)b;
+	a->dl = NULL;
+}
+static void sp_null_mem(struct bx *b, struct pool_args *a)
+{
+	(void)b;
+	a->mem = NULL;
+}
+static void sp_null_meta(struct bx *b, struct pool_args *a)
+{
+	(void)b;
+	a->meta = NULL;
+}
 static void sp_bad_policy(struct bx *b, struct pool_args *a)
 {
 	(void)b;
@@ -428,22 +457,70 @@ static void sp_mem_on_pool_meta(struct bx *b, struct pool_args *a)
 	a->mem = (void *)(((uintptr_t)b->f->meta[0] + 8 + 64) & ~(uintptr_t)4095);
 }
 
-static long pool_null_layer(struct bx *b) { return pool_add_with(b, sp_null_layer); }
-static long pool_null_mem(struct bx *b) { return pool_add_with(b, sp_null_mem); }
-static long pool_null_meta(struct bx *b) { return pool_add_with(b, sp_null_meta); }
-static long pool_bad_policy(struct bx *b) { return pool_add_with(b, sp_bad_policy); }
-static long pool_mem_misaligned(struct bx *b) { return pool_add_with(b, sp_mem_misaligned); }
-static long pool_bytes_not_pages(struct bx *b) { return pool_add_with(b, sp_bytes_not_pages); }
-static long pool_too_small(struct bx *b) { return pool_add_with(b, sp_too_small); }
-static long pool_meta_short(struct bx *b) { return pool_add_with(b, sp_meta_short); }
-static long pool_mem_wraps(struct bx *b) { return pool_add_with(b, sp_mem_wraps); }
-static long pool_meta_wraps(struct bx *b) { return pool_add_with(b, sp_meta_wraps); }
-static long pool_meta_in_mem(struct bx *b) { return pool_add_with(b, sp_meta_in_mem); }
-static long pool_same_mem_twice(struct bx *b) { return pool_add_with(b, sp_same_mem_twice); }
-static long pool_mem_overlaps_pool(struct bx *b) { return pool_add_with(b, sp_mem_overlaps_pool); }
-static long pool_meta_in_pool(struct bx *b) { return pool_add_with(b, sp_meta_in_pool); }
-static long pool_meta_on_pool_meta(struct bx *b) { return pool_add_with(b, sp_meta_on_pool_meta); }
-static long pool_mem_on_pool_meta(struct bx *b) { return pool_add_with(b, sp_mem_on_pool_meta); }
+static long pool_null_layer(struct bx *b)
+{
+	return pool_add_with(b, sp_null_layer);
+}
+static long pool_null_mem(struct bx *b)
+{
+	return pool_add_with(b, sp_null_mem);
+}
+static long pool_null_meta(struct bx *b)
+{
+	return pool_add_with(b, sp_null_meta);
+}
+static long pool_bad_policy(struct bx *b)
+{
+	return pool_add_with(b, sp_bad_policy);
+}
+static long pool_mem_misaligned(struct bx *b)
+{
+	return pool_add_with(b, sp_mem_misaligned);
+}
+static long pool_bytes_not_pages(struct bx *b)
+{
+	return pool_add_with(b, sp_bytes_not_pages);
+}
+static long pool_too_small(struct bx *b)
+{
+	return pool_add_with(b, sp_too_small);
+}
+static long pool_meta_short(struct bx *b)
+{
+	return pool_add_with(b, sp_meta_short);
+}
+static long pool_mem_wraps(struct bx *b)
+{
+	return pool_add_with(b, sp_mem_wraps);
+}
+static long pool_meta_wraps(struct bx *b)
+{
+	return pool_add_with(b, sp_meta_wraps);
+}
+static long pool_meta_in_mem(struct bx *b)
+{
+	return pool_add_with(b, sp_meta_in_mem);
+}
+static long pool_same_mem_twice(struct bx *b)
+{
+	return pool_add_with(b, sp_same_mem_twice);
+}
+static long pool_mem_overlaps_pool(struct bx *b)
+{
+	return pool_add_with(b, sp_mem_overlaps_pool);
+}
+static long pool_meta_in_pool(struct bx *b)
+{
+	return pool_add_with(b, sp_meta_in_pool);
+}
+static long pool_meta_on_pool_meta(struct bx *b)
+{
+	return pool_add_with(b, sp_meta_on_pool_meta);
+}
+static long pool_mem_on_pool_meta(struct bx *b)
+{
+	return pool_add_with(b, sp_mem_on_pool_meta);
+}
 
 /* The layer's own storage inside the memory it is given: it would be zeroed. */
 static long pool_layer_in_mem(struct bx *b)
@@ -463,20 +540,24 @@ static long pool_layer_in_mem(struct bx *b)
 static long policy_name_bad(struct bx *b)
 {
 	(void)b;
-	return strcmp(sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)-1), "?") ||
+	return strcmp(sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy) - 1), "?") ||
 	       strcmp(sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_COUNT), "?");
 }
 
 /* ------------------------------------------------------------------ tags */
 
-static long tag_null(struct bx *b) { (void)b; return sluice_dma_tag_check(NULL); }
+static long tag_null(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_tag_check(NULL);
+}
 
-#define TAG_ROW_FN(id, t)                                               \
-	static long id(struct bx *b)                                    \
-	{                                                               \
-		const struct sluice_dma_tag tag = t;                           \
-		(void)b;                                                \
-		return sluice_dma_tag_check(&tag);                             \
+#define TAG_ROW_FN(id, t)                            \
+	static long id(struct bx *b)                 \
+	{                                            \
+		const struct sluice_dma_tag tag = t; \
+		(void)b;                             \
+		return sluice_dma_tag_check(&tag);   \
 	}
 
 TAG_ROW_FN(tag_min_align_not_mask, tag_with(0x1001, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
@@ -572,18 +653,18 @@ static long map_dir_four(struct bx *b)
 }
 static long map_dir_negative(struct bx *b)
 {
-	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum sluice_dma_dir)-1);
+	return map_call(&b->f->dl, &deftag, b->buf, 10, (enum sluice_dma_dir) - 1);
 }
 static long map_buf_wraps(struct bx *b)
 {
 	return map_call(&b->f->dl, &deftag, (void *)(UINTPTR_MAX - 99), 200, SLUICE_DMA_TO_DEVICE);
 }
 
-#define MAP_TAG_ROW_FN(id, t)                                                   \
-	static long id(struct bx *b)                                            \
-	{                                                                       \
-		const struct sluice_dma_tag tag = t;                                   \
-		return map_call(&b->f->dl, &tag, b->buf, 100, SLUICE_DMA_TO_DEVICE);   \
+#define MAP_TAG_ROW_FN(id, t)                                                        \
+	static long id(struct bx *b)                                                 \
+	{                                                                            \
+		const struct sluice_dma_tag tag = t;                                 \
+		return map_call(&b->f->dl, &tag, b->buf, 100, SLUICE_DMA_TO_DEVICE); \
 	}
 
 MAP_TAG_ROW_FN(map_tag_min_align, tag_with(0x1001, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 0))
@@ -618,10 +699,10 @@ static long map_over_layer_max(struct bx *b)
  * Lengths above 4 GiB - 1 do not exist where size_t has 32 bits (i386, built by
  * tests/portable.mk): (size_t)UINT32_MAX + 1 would be 0 there.
  */
-#define SKIP_IF_32BIT_SIZE()              \
-	do {                              \
+#define SKIP_IF_32BIT_SIZE()                \
+	do {                                \
 		if (SIZE_MAX <= UINT32_MAX) \
-			skip();           \
+			skip();             \
 	} while (0)
 
 /* Longer than a slot record can hold: refused before the buffer is touched. */
@@ -717,16 +798,18 @@ static long written_null_layer(struct bx *b)
 }
 static long written_never(struct bx *b)
 {
-	return sluice_dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE, 1);
+	return sluice_dma_unmap_written(&b->f->dl, a_pool_free(b), MAP_LEN, SLUICE_DMA_FROM_DEVICE,
+					1);
 }
 static long written_wrong_len(struct bx *b)
 {
-	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE, 1);
+	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN + 1, SLUICE_DMA_FROM_DEVICE,
+					1);
 }
 static long written_beyond_len(struct bx *b)
 {
 	return sluice_dma_unmap_written(&b->f->dl, b->d_from, MAP_LEN, SLUICE_DMA_FROM_DEVICE,
-				 MAP_LEN + 1);
+					MAP_LEN + 1);
 }
 static long written_twice(struct bx *b)
 {
@@ -858,7 +941,11 @@ static long coh_call(struct sluice_dma_layer *dl, const struct sluice_dma_tag *t
 	return d == SENTINEL ? 0 : CLOBBERED;
 }
 
-static long coh_null_layer(struct bx *b) { (void)b; return coh_call(NULL, &deftag, 64); }
+static long coh_null_layer(struct bx *b)
+{
+	(void)b;
+	return coh_call(NULL, &deftag, 64);
+}
 static long coh_uninit_layer(struct bx *b)
 {
 	struct sluice_dma_layer zl;
@@ -867,12 +954,18 @@ static long coh_uninit_layer(struct bx *b)
 	memset(&zl, 0, sizeof(zl));
 	return coh_call(&zl, &deftag, 64);
 }
-static long coh_null_tag(struct bx *b) { return coh_call(&b->f->dl, NULL, 64); }
+static long coh_null_tag(struct bx *b)
+{
+	return coh_call(&b->f->dl, NULL, 64);
+}
 static long coh_null_out(struct bx *b)
 {
 	return sluice_dma_alloc_coherent(&b->f->dl, &deftag, 64, NULL) != NULL;
 }
-static long coh_zero_size(struct bx *b) { return coh_call(&b->f->dl, &deftag, 0); }
+static long coh_zero_size(struct bx *b)
+{
+	return coh_call(&b->f->dl, &deftag, 0);
+}
 static long coh_bad_tag(struct bx *b)
 {
 	const struct sluice_dma_tag t =
@@ -894,7 +987,10 @@ static long coh_over_u32(struct bx *b)
 }
 
 /* Beyond the pools' runs and the arena's largest block (2 MB). */
-static long coh_over_pool(struct bx *b) { return coh_call(&b->f->dl, &deftag, 4 * MIB); }
+static long coh_over_pool(struct bx *b)
+{
+	return coh_call(&b->f->dl, &deftag, 4 * MIB);
+}
 /* Pools out of the device's reach, and no region to fall back on. */
 static long coh_unreachable(struct bx *b)
 {
@@ -944,7 +1040,10 @@ static long free_twice(struct bx *b)
 
 /* ------------------------------------------------------------------ queries, stats */
 
-static long shared_null_layer(struct bx *b) { return sluice_dma_addr_is_shared(NULL, b->d_to, 1); }
+static long shared_null_layer(struct bx *b)
+{
+	return sluice_dma_addr_is_shared(NULL, b->d_to, 1);
+}
 static long shared_wraps(struct bx *b)
 {
 	return sluice_dma_addr_is_shared(&b->f->dl, b->d_to, SIZE_MAX);
@@ -957,7 +1056,11 @@ static long shared_past_pool(struct bx *b)
 {
 	return sluice_dma_addr_is_shared(&b->f->dl, (uintptr_t)b->f->mem[0], b->f->bytes[0] + 1);
 }
-static long count_null_layer(struct bx *b) { (void)b; return sluice_dma_bounce_pool_count(NULL); }
+static long count_null_layer(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_bounce_pool_count(NULL);
+}
 static long stats_null_layer(struct bx *b)
 {
 	struct sluice_dma_bounce_stats st;
@@ -987,7 +1090,11 @@ static long print_null_layer(struct bx *b)
 	sluice_dma_bounce_stats_print(NULL);
 	return 0;
 }
-static long check_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_check(NULL); }
+static long check_null_layer(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_layer_check(NULL);
+}
 static long check_uninit_layer(struct bx *b)
 {
 	struct sluice_dma_layer zl;
@@ -1008,7 +1115,7 @@ static long ops_of_bad(struct bx *b)
 {
 	(void)b;
 	return sluice_dma_priv_bounce_ops_of(SLUICE_DMA_POLICY_COUNT) != NULL ||
-	       sluice_dma_priv_bounce_ops_of((enum sluice_dma_bounce_policy)-1) != NULL;
+	       sluice_dma_priv_bounce_ops_of((enum sluice_dma_bounce_policy) - 1) != NULL;
 }
 
 static long req_call(const struct sluice_dma_tag *t, size_t len, bool null_req, bool null_off)
@@ -1020,10 +1127,26 @@ static long req_call(const struct sluice_dma_tag *t, size_t len, bool null_req, 
 					       null_off ? NULL : &off);
 }
 
-static long req_null_req(struct bx *b) { (void)b; return req_call(&deftag, 10, true, false); }
-static long req_null_tag(struct bx *b) { (void)b; return req_call(NULL, 10, false, false); }
-static long req_null_off(struct bx *b) { (void)b; return req_call(&deftag, 10, false, true); }
-static long req_zero_len(struct bx *b) { (void)b; return req_call(&deftag, 0, false, false); }
+static long req_null_req(struct bx *b)
+{
+	(void)b;
+	return req_call(&deftag, 10, true, false);
+}
+static long req_null_tag(struct bx *b)
+{
+	(void)b;
+	return req_call(NULL, 10, false, false);
+}
+static long req_null_off(struct bx *b)
+{
+	(void)b;
+	return req_call(&deftag, 10, false, true);
+}
+static long req_zero_len(struct bx *b)
+{
+	(void)b;
+	return req_call(&deftag, 0, false, false);
+}
 static long req_over_u32(struct bx *b)
 {
 	SKIP_IF_32BIT_SIZE();
@@ -1063,8 +1186,14 @@ static long balloc_with(struct bx *b, unsigned int cpu, bool zero_slots)
 		r.nslots = 0;
 	return sluice_dma_priv_bounce_alloc(pool0(b), &r, cpu);
 }
-static long balloc_bad_cpu(struct bx *b) { return balloc_with(b, 2, false); }
-static long balloc_zero_slots(struct bx *b) { return balloc_with(b, 0, true); }
+static long balloc_bad_cpu(struct bx *b)
+{
+	return balloc_with(b, 2, false);
+}
+static long balloc_zero_slots(struct bx *b)
+{
+	return balloc_with(b, 0, true);
+}
 static long balloc_null_pool(struct bx *b)
 {
 	struct dma_bounce_req r;
@@ -1102,14 +1231,18 @@ static long logf_null_layer(struct bx *b)
 }
 static long fail_names_argument(struct bx *b)
 {
-	sluice_dma_priv_fail(dma_layer_ops(&b->f->dl), "here.c", 7, "bad argument %s at %p", "widget",
-			     (void *)0x1234);
+	sluice_dma_priv_fail(dma_layer_ops(&b->f->dl), "here.c", 7, "bad argument %s at %p",
+			     "widget", (void *)0x1234);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ arena */
 
-static long ameta_zero_len(struct bx *b) { (void)b; return (long)sluice_dma_arena_meta_size(0, 1); }
+static long ameta_zero_len(struct bx *b)
+{
+	(void)b;
+	return (long)sluice_dma_arena_meta_size(0, 1);
+}
 static long ameta_not_chunks(struct bx *b)
 {
 	(void)b;
@@ -1154,8 +1287,12 @@ static long ainit_with(struct bx *b, void (*spoil)(struct bx *b, struct arena_ar
 	struct arena_args a = {
 		.arena = &local,
 		.ops = b->f->mp.ops,
-		.cfg = { .base = (void *)(uintptr_t)(64 * CHUNK), .len = 2 * CHUNK, .max_shared = 0,
-			 .ncpus = 2, .meta = meta, .meta_len = ml },
+		.cfg = { .base = (void *)(uintptr_t)(64 * CHUNK),
+			 .len = 2 * CHUNK,
+			 .max_shared = 0,
+			 .ncpus = 2,
+			 .meta = meta,
+			 .meta_len = ml },
 	};
 	long rc;
 
@@ -1166,9 +1303,21 @@ static long ainit_with(struct bx *b, void (*spoil)(struct bx *b, struct arena_ar
 	return rc;
 }
 
-static void as_null_arena(struct bx *b, struct arena_args *a) { (void)b; a->arena = NULL; }
-static void as_null_ops(struct bx *b, struct arena_args *a) { (void)b; a->null_ops = true; }
-static void as_null_cfg(struct bx *b, struct arena_args *a) { (void)b; a->null_cfg = true; }
+static void as_null_arena(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->arena = NULL;
+}
+static void as_null_ops(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->null_ops = true;
+}
+static void as_null_cfg(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->null_cfg = true;
+}
 static void as_no_set_shared(struct bx *b, struct arena_args *a)
 {
 	(void)b;
@@ -1187,15 +1336,31 @@ static void as_no_virt_to_dma(struct bx *b, struct arena_args *a)
 	a->ops.virt_to_dma = NULL;
 }
 
-static void as_lock_no_unlock(struct bx *b, struct arena_args *a) { (void)b; a->ops.unlock = NULL; }
-static void as_null_base(struct bx *b, struct arena_args *a) { (void)b; a->cfg.base = NULL; }
+static void as_lock_no_unlock(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->ops.unlock = NULL;
+}
+static void as_null_base(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.base = NULL;
+}
 static void as_base_misaligned(struct bx *b, struct arena_args *a)
 {
 	(void)b;
 	a->cfg.base = (unsigned char *)a->cfg.base + 4096;
 }
-static void as_zero_len(struct bx *b, struct arena_args *a) { (void)b; a->cfg.len = 0; }
-static void as_len_not_chunks(struct bx *b, struct arena_args *a) { (void)b; a->cfg.len += 4096; }
+static void as_zero_len(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.len = 0;
+}
+static void as_len_not_chunks(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.len += 4096;
+}
 static void as_many_chunks(struct bx *b, struct arena_args *a)
 {
 	(void)b;
@@ -1206,14 +1371,26 @@ static void as_region_wraps(struct bx *b, struct arena_args *a)
 	(void)b;
 	a->cfg.base = (void *)(UINTPTR_MAX & ~(uintptr_t)(CHUNK - 1));
 }
-static void as_zero_cpus(struct bx *b, struct arena_args *a) { (void)b; a->cfg.ncpus = 0; }
+static void as_zero_cpus(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.ncpus = 0;
+}
 static void as_many_cpus(struct bx *b, struct arena_args *a)
 {
 	(void)b;
 	a->cfg.ncpus = SLUICE_DMA_ARENA_MAX_CPUS + 1;
 }
-static void as_null_meta(struct bx *b, struct arena_args *a) { (void)b; a->cfg.meta = NULL; }
-static void as_meta_short(struct bx *b, struct arena_args *a) { (void)b; a->cfg.meta_len--; }
+static void as_null_meta(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.meta = NULL;
+}
+static void as_meta_short(struct bx *b, struct arena_args *a)
+{
+	(void)b;
+	a->cfg.meta_len--;
+}
 static void as_meta_wraps(struct bx *b, struct arena_args *a)
 {
 	(void)b;
@@ -1232,26 +1409,86 @@ static void as_arena_in_region(struct bx *b, struct arena_args *a)
 	a->cfg.len = 2 * CHUNK;
 }
 
-static long ainit_null_arena(struct bx *b) { return ainit_with(b, as_null_arena); }
-static long ainit_null_ops(struct bx *b) { return ainit_with(b, as_null_ops); }
-static long ainit_null_cfg(struct bx *b) { return ainit_with(b, as_null_cfg); }
-static long ainit_no_set_shared(struct bx *b) { return ainit_with(b, as_no_set_shared); }
-static long ainit_no_set_private(struct bx *b) { return ainit_with(b, as_no_set_private); }
-static long ainit_no_virt_to_dma(struct bx *b) { return ainit_with(b, as_no_virt_to_dma); }
-static long ainit_lock_no_unlock(struct bx *b) { return ainit_with(b, as_lock_no_unlock); }
-static long ainit_null_base(struct bx *b) { return ainit_with(b, as_null_base); }
-static long ainit_base_misaligned(struct bx *b) { return ainit_with(b, as_base_misaligned); }
-static long ainit_zero_len(struct bx *b) { return ainit_with(b, as_zero_len); }
-static long ainit_len_not_chunks(struct bx *b) { return ainit_with(b, as_len_not_chunks); }
-static long ainit_many_chunks(struct bx *b) { return ainit_with(b, as_many_chunks); }
-static long ainit_region_wraps(struct bx *b) { return ainit_with(b, as_region_wraps); }
-static long ainit_zero_cpus(struct bx *b) { return ainit_with(b, as_zero_cpus); }
-static long ainit_many_cpus(struct bx *b) { return ainit_with(b, as_many_cpus); }
-static long ainit_null_meta(struct bx *b) { return ainit_with(b, as_null_meta); }
-static long ainit_meta_short(struct bx *b) { return ainit_with(b, as_meta_short); }
-static long ainit_meta_wraps(struct bx *b) { return ainit_with(b, as_meta_wraps); }
-static long ainit_meta_in_region(struct bx *b) { return ainit_with(b, as_meta_in_region); }
-static long ainit_arena_in_region(struct bx *b) { return ainit_with(b, as_arena_in_region); }
+static long ainit_null_arena(struct bx *b)
+{
+	return ainit_with(b, as_null_arena);
+}
+static long ainit_null_ops(struct bx *b)
+{
+	return ainit_with(b, as_null_ops);
+}
+static long ainit_null_cfg(struct bx *b)
+{
+	return ainit_with(b, as_null_cfg);
+}
+static long ainit_no_set_shared(struct bx *b)
+{
+	return ainit_with(b, as_no_set_shared);
+}
+static long ainit_no_set_private(struct bx *b)
+{
+	return ainit_with(b, as_no_set_private);
+}
+static long ainit_no_virt_to_dma(struct bx *b)
+{
+	return ainit_with(b, as_no_virt_to_dma);
+}
+static long ainit_lock_no_unlock(struct bx *b)
+{
+	return ainit_with(b, as_lock_no_unlock);
+}
+static long ainit_null_base(struct bx *b)
+{
+	return ainit_with(b, as_null_base);
+}
+static long ainit_base_misaligned(struct bx *b)
+{
+	return ainit_with(b, as_base_misaligned);
+}
+static long ainit_zero_len(struct bx *b)
+{
+	return ainit_with(b, as_zero_len);
+}
+static long ainit_len_not_chunks(struct bx *b)
+{
+	return ainit_with(b, as_len_not_chunks);
+}
+static long ainit_many_chunks(struct bx *b)
+{
+	return ainit_with(b, as_many_chunks);
+}
+static long ainit_region_wraps(struct bx *b)
+{
+	return ainit_with(b, as_region_wraps);
+}
+static long ainit_zero_cpus(struct bx *b)
+{
+	return ainit_with(b, as_zero_cpus);
+}
+static long ainit_many_cpus(struct bx *b)
+{
+	return ainit_with(b, as_many_cpus);
+}
+static long ainit_null_meta(struct bx *b)
+{
+	return ainit_with(b, as_null_meta);
+}
+static long ainit_meta_short(struct bx *b)
+{
+	return ainit_with(b, as_meta_short);
+}
+static long ainit_meta_wraps(struct bx *b)
+{
+	return ainit_with(b, as_meta_wraps);
+}
+static long ainit_meta_in_region(struct bx *b)
+{
+	return ainit_with(b, as_meta_in_region);
+}
+static long ainit_arena_in_region(struct bx *b)
+{
+	return ainit_with(b, as_arena_in_region);
+}
 
 static struct sluice_dma_arena *zeroed_arena(void)
 {
@@ -1272,7 +1509,10 @@ static long aalloc_uninit(struct bx *b)
 	return sluice_dma_arena_alloc(zeroed_arena(), 4096) != NULL;
 }
 
-static long aalloc_zero(struct bx *b) { return sluice_dma_arena_alloc(&b->arena, 0) != NULL; }
+static long aalloc_zero(struct bx *b)
+{
+	return sluice_dma_arena_alloc(&b->arena, 0) != NULL;
+}
 static long aalloc_over_chunk(struct bx *b)
 {
 	return sluice_dma_arena_alloc(&b->arena, CHUNK + 1) != NULL;
@@ -1313,7 +1553,10 @@ static long afree_twice(struct bx *b)
 	sluice_dma_arena_free(&b->arena, b->blk);
 	return sluice_dma_arena_free(&b->arena, b->blk);
 }
-static long aowns_null(struct bx *b) { return sluice_dma_arena_owns(NULL, b->blk, 1); }
+static long aowns_null(struct bx *b)
+{
+	return sluice_dma_arena_owns(NULL, b->blk, 1);
+}
 static long aowns_free_block(struct bx *b)
 {
 	return sluice_dma_arena_owns(&b->arena, b->blk + 8 * KIB, 1);
@@ -1324,12 +1567,18 @@ static long aowns_past_block(struct bx *b)
 	return sluice_dma_arena_owns(&b->arena, b->blk + 4 * KIB, 4 * KIB + 1);
 }
 
-static long aowns_huge(struct bx *b) { return sluice_dma_arena_owns(&b->arena, b->blk, SIZE_MAX); }
+static long aowns_huge(struct bx *b)
+{
+	return sluice_dma_arena_owns(&b->arena, b->blk, SIZE_MAX);
+}
 static long ainplace_null_ctx(struct bx *b)
 {
 	return sluice_dma_arena_inplace_owns(NULL, b->blk, 1);
 }
-static long ashared_null(struct bx *b) { return sluice_dma_arena_is_shared(NULL, b->blk, 1); }
+static long ashared_null(struct bx *b)
+{
+	return sluice_dma_arena_is_shared(NULL, b->blk, 1);
+}
 static long ashared_unconverted(struct bx *b)
 {
 	return sluice_dma_arena_is_shared(&b->arena, b->region + CHUNK, 1);
@@ -1347,7 +1596,10 @@ static long ashared_below(struct bx *b)
 {
 	return sluice_dma_arena_is_shared(&b->arena, b->region - 1, 2);
 }
-static long asize_null(struct bx *b) { return (long)sluice_dma_arena_block_size(NULL, b->blk); }
+static long asize_null(struct bx *b)
+{
+	return (long)sluice_dma_arena_block_size(NULL, b->blk);
+}
 static long asize_inside(struct bx *b)
 {
 	return (long)sluice_dma_arena_block_size(&b->arena, b->blk + 16);
@@ -1373,16 +1625,31 @@ static long adma_free_block(struct bx *b)
 	(void)sluice_dma_arena_dma_addr(&b->arena, b->blk + 8 * KIB);
 	return 0;
 }
-static long areclaim_null(struct bx *b) { (void)b; return sluice_dma_arena_reclaim(NULL, 0); }
+static long areclaim_null(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_reclaim(NULL, 0);
+}
 static long areclaim_uninit(struct bx *b)
 {
 	(void)b;
 	return sluice_dma_arena_reclaim(zeroed_arena(), 0);
 }
-static long afini_null(struct bx *b) { (void)b; return sluice_dma_arena_destroy(NULL); }
-static long afini_uninit(struct bx *b) { (void)b; return sluice_dma_arena_destroy(zeroed_arena()); }
+static long afini_null(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_destroy(NULL);
+}
+static long afini_uninit(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_destroy(zeroed_arena());
+}
 /* A live block: refused, and nothing is released (checked after the row). */
-static long afini_live(struct bx *b) { return sluice_dma_arena_destroy(&b->arena); }
+static long afini_live(struct bx *b)
+{
+	return sluice_dma_arena_destroy(&b->arena);
+}
 static long astats_null_arena(struct bx *b)
 {
 	struct sluice_dma_arena_stats st;
@@ -1402,17 +1669,27 @@ static long aprint_null(struct bx *b)
 	sluice_dma_arena_stats_print(NULL, "x");
 	return 0;
 }
-static long acheck_null(struct bx *b) { (void)b; return sluice_dma_arena_check(NULL, 0); }
+static long acheck_null(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_arena_check(NULL, 0);
+}
 static long acheck_uninit(struct bx *b)
 {
 	(void)b;
 	return sluice_dma_arena_check(zeroed_arena(), 0);
 }
-static long acheck_bad_flag(struct bx *b) { return sluice_dma_arena_check(&b->arena, 0x80); }
+static long acheck_bad_flag(struct bx *b)
+{
+	return sluice_dma_arena_check(&b->arena, 0x80);
+}
 
 /* ------------------------------------------------------------------ API 0.2 */
 
-static long afree_mapped(struct bx *b) { return sluice_dma_arena_free(&b->arena, b->blk); }
+static long afree_mapped(struct bx *b)
+{
+	return sluice_dma_arena_free(&b->arena, b->blk);
+}
 static long unmap_inplace_unmapped(struct bx *b)
 {
 	sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_FROM_DEVICE);
@@ -1430,7 +1707,10 @@ static long attrs_call(struct bx *b, size_t len, enum sluice_dma_dir dir, unsign
 	/* A refused map reports 0 bytes mapped and leaves the address alone. */
 	return d == SENTINEL && len == 0 ? ret : CLOBBERED;
 }
-static long attrs_unknown(struct bx *b) { return attrs_call(b, 64, SLUICE_DMA_TO_DEVICE, 0x100); }
+static long attrs_unknown(struct bx *b)
+{
+	return attrs_call(b, 64, SLUICE_DMA_TO_DEVICE, 0x100);
+}
 static long attrs_readonly_from(struct bx *b)
 {
 	return attrs_call(b, 64, SLUICE_DMA_FROM_DEVICE, SLUICE_DMA_ATTR_READONLY);
@@ -1482,7 +1762,8 @@ static long sg_empty_segment(struct bx *b)
 }
 static long sg_over_segments(struct bx *b)
 {
-	struct sluice_dma_sg sg[3] = { { b->buf, 64, 0 }, { b->buf + 64, 64, 0 },
+	struct sluice_dma_sg sg[3] = { { b->buf, 64, 0 },
+				       { b->buf + 64, 64, 0 },
 				       { b->buf + 128, 64, 0 } };
 	struct sluice_dma_sg_limits lim = { .max_segments = 2 };
 
@@ -1518,13 +1799,24 @@ static long access_no_op(struct bx *b)
 {
 	return sluice_dma_set_access(&b->f->dl, b->coh_dma, SLUICE_DMA_ACCESS_READ);
 }
-static long access_bad_bits(struct bx *b) { return sluice_dma_set_access(&b->f->dl, b->coh_dma, 4); }
+static long access_bad_bits(struct bx *b)
+{
+	return sluice_dma_set_access(&b->f->dl, b->coh_dma, 4);
+}
 static long access_null_layer(struct bx *b)
 {
 	return sluice_dma_set_access(NULL, b->coh_dma, SLUICE_DMA_ACCESS_READ);
 }
-static long strict_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_set_strict(NULL, true); }
-static long caps_null_layer(struct bx *b) { (void)b; return sluice_dma_layer_caps(NULL); }
+static long strict_null_layer(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_layer_set_strict(NULL, true);
+}
+static long caps_null_layer(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_layer_caps(NULL);
+}
 static long aattrs_bad_attrs(struct bx *b)
 {
 	void *va = NULL;
@@ -1540,15 +1832,26 @@ static long aattrs_null_vaddr(struct bx *b)
 }
 static long aattrs_over_max_mapping(struct bx *b)
 {
-	const struct sluice_dma_tag t = tag_with(0, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 100);
+	const struct sluice_dma_tag t =
+		tag_with(0, 0, SLUICE_DMA_NO_LIMIT, SLUICE_DMA_NO_LIMIT, 100);
 	void *va = NULL;
 	uint64_t d;
 
 	return sluice_dma_alloc_attrs(&b->f->dl, &t, 101, 0, &va, &d);
 }
-static long unmap_all_null(struct bx *b) { (void)b; return sluice_dma_unmap_all(NULL, 0, NULL); }
-static long unmap_all_bad_flags(struct bx *b) { return sluice_dma_unmap_all(&b->f->dl, 0x10, NULL); }
-static long foreach_null_fn(struct bx *b) { return sluice_dma_mapping_foreach(&b->f->dl, NULL, NULL); }
+static long unmap_all_null(struct bx *b)
+{
+	(void)b;
+	return sluice_dma_unmap_all(NULL, 0, NULL);
+}
+static long unmap_all_bad_flags(struct bx *b)
+{
+	return sluice_dma_unmap_all(&b->f->dl, 0x10, NULL);
+}
+static long foreach_null_fn(struct bx *b)
+{
+	return sluice_dma_mapping_foreach(&b->f->dl, NULL, NULL);
+}
 static long destroy_report_live(struct bx *b)
 {
 	struct sluice_dma_destroy_report rep;
@@ -1661,26 +1964,38 @@ static const struct row rows[] = {
 	/* sluice_dma_unmap(), sluice_dma_unmap_discard() */
 	{ R(unmap_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(unmap_uninit_layer, SLUICE_DMA_ERR_INVAL), true, false },
-	{ E(unmap_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
-	{ E(unmap_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf), true, false },
-	{ E(unmap_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_to_plus1), true, false },
+	{ E(unmap_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true,
+	  false },
+	{ E(unmap_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf),
+	  true, false },
+	{ E(unmap_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_to_plus1), true,
+	  false },
 	{ E(unmap_wrong_len, SLUICE_DMA_ERR_INVAL, "length 999, mapped 1000", a_to), true, false },
 	{ E(unmap_zero_len, SLUICE_DMA_ERR_INVAL, "length 0, mapped 1000", a_to), true, false },
 	{ E(unmap_wrong_dir, SLUICE_DMA_ERR_INVAL, "direction 2, mapped 1", a_to), true, false },
 	{ E(unmap_invalid_dir, SLUICE_DMA_ERR_INVAL, "invalid direction 7", a_to), true, false },
-	{ E(unmap_invalid_dir_inplace, SLUICE_DMA_ERR_INVAL, "invalid direction 0", a_inplace), true, false },
-	{ E(unmap_inplace_past_block, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_inplace), true, false },
-	{ E(unmap_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping", a_coh), true, false },
+	{ E(unmap_invalid_dir_inplace, SLUICE_DMA_ERR_INVAL, "invalid direction 0", a_inplace),
+	  true, false },
+	{ E(unmap_inplace_past_block, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region",
+	    a_inplace),
+	  true, false },
+	{ E(unmap_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping",
+	    a_coh),
+	  true, false },
 	{ E(unmap_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_to), true, true },
 	{ R(discard_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
 	{ E(discard_never, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
-	{ E(discard_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true, false },
-	{ E(discard_wrong_dir, SLUICE_DMA_ERR_INVAL, "direction 3, mapped 2", a_from), true, false },
+	{ E(discard_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true,
+	  false },
+	{ E(discard_wrong_dir, SLUICE_DMA_ERR_INVAL, "direction 3, mapped 2", a_from), true,
+	  false },
 	{ E(discard_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
 	{ R(written_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
 	{ E(written_never, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
-	{ E(written_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true, false },
-	{ E(written_beyond_len, SLUICE_DMA_ERR_INVAL, "1001 bytes written of 1000 mapped", a_from), true, false },
+	{ E(written_wrong_len, SLUICE_DMA_ERR_INVAL, "length 1001, mapped 1000", a_from), true,
+	  false },
+	{ E(written_beyond_len, SLUICE_DMA_ERR_INVAL, "1001 bytes written of 1000 mapped", a_from),
+	  true, false },
 	{ E(written_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
 	/* sluice_dma_sync_for_cpu(), sluice_dma_sync_for_device() */
 	{ R(sync_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
@@ -1699,10 +2014,14 @@ static const struct row rows[] = {
 	{ R(sync_inplace_past_block, SLUICE_DMA_ERR_RANGE), true, false },
 	{ R(sync_inplace_len_past_block, SLUICE_DMA_ERR_RANGE), true, false },
 	{ R(sync_inplace_off_wraps, SLUICE_DMA_ERR_RANGE), true, false },
-	{ E(sync_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
-	{ E(sync_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf), true, false },
-	{ E(sync_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_from_plus1), true, false },
-	{ E(sync_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping", a_coh), true, false },
+	{ E(sync_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true,
+	  false },
+	{ E(sync_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf),
+	  true, false },
+	{ E(sync_inside_mapping, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_from_plus1), true,
+	  false },
+	{ E(sync_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping", a_coh),
+	  true, false },
 	{ E(sync_after_unmap, SLUICE_DMA_ERR_NOENT, "already unmapped", a_from), true, true },
 	/* sluice_dma_alloc_coherent(), sluice_dma_free_coherent() */
 	{ R(coh_null_layer, 0), false, false },
@@ -1717,10 +2036,13 @@ static const struct row rows[] = {
 	{ R(coh_unreachable, 0), true, false },
 	{ R(free_null_layer, SLUICE_DMA_ERR_INVAL), true, false },
 	{ E(free_null_vaddr, SLUICE_DMA_ERR_NOENT, "not in any pool", a_null), true, false },
-	{ E(free_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true, false },
+	{ E(free_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true,
+	  false },
 	{ E(free_private, SLUICE_DMA_ERR_NOENT, "not in any pool", a_buf), true, false },
-	{ E(free_wrong_size, SLUICE_DMA_ERR_INVAL, "size 4095, allocated 4096", a_coh), true, false },
-	{ E(free_streaming, SLUICE_DMA_ERR_NOENT, "a streaming mapping, not coherent memory", a_to), true, false },
+	{ E(free_wrong_size, SLUICE_DMA_ERR_INVAL, "size 4095, allocated 4096", a_coh), true,
+	  false },
+	{ E(free_streaming, SLUICE_DMA_ERR_NOENT, "a streaming mapping, not coherent memory", a_to),
+	  true, false },
 	{ E(free_inside, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_coh_plus16), true, false },
 	{ E(free_twice, SLUICE_DMA_ERR_NOENT, "already unmapped", a_coh), true, true },
 	/* sluice_dma_addr_is_shared(), pool count, statistics, self-check */
@@ -1750,12 +2072,16 @@ static const struct row rows[] = {
 	{ T(balloc_bad_cpu, "cpu 2, 1 slots: invalid", NULL), true, false },
 	{ T(balloc_zero_slots, "cpu 0, 0 slots: invalid", NULL), true, false },
 	{ T(balloc_null_pool, NULL, NULL), false, false },
-	{ T(bfree_past_end, "bounce free of slots 512+1 on cpu 0: outside pool", NULL), true, false },
-	{ T(bfree_run_past_end, "bounce free of slots 511+2 on cpu 0: outside pool", NULL), true, false },
-	{ T(bfree_zero_slots, "bounce free of slots 10+0 on cpu 0: outside pool", NULL), true, false },
+	{ T(bfree_past_end, "bounce free of slots 512+1 on cpu 0: outside pool", NULL), true,
+	  false },
+	{ T(bfree_run_past_end, "bounce free of slots 511+2 on cpu 0: outside pool", NULL), true,
+	  false },
+	{ T(bfree_zero_slots, "bounce free of slots 10+0 on cpu 0: outside pool", NULL), true,
+	  false },
 	{ T(bfree_bad_cpu, "bounce free of slots 10+1 on cpu 2: outside pool", NULL), true, false },
 	{ R(logf_null_layer, 0), false, false },
-	{ T(fail_names_argument, "BUG: bad argument widget at 0x1234 (here.c:7)", NULL), false, false },
+	{ T(fail_names_argument, "BUG: bad argument widget at 0x1234 (here.c:7)", NULL), false,
+	  false },
 	/* dma/include/sluice/arena.h */
 	{ R(ameta_zero_len, 0), false, false },
 	{ R(ameta_not_chunks, 0), false, false },
@@ -1792,8 +2118,10 @@ static const struct row rows[] = {
 	{ E(afree_never, SLUICE_DMA_ERR_NOENT, "not a live block", a_blk_plus8k), false, false },
 	{ E(afree_inside, SLUICE_DMA_ERR_NOENT, "not a block start", a_blk_plus16), false, false },
 	{ E(afree_unconverted, SLUICE_DMA_ERR_NOENT, "not a live block", a_chunk1), false, false },
-	{ E(afree_outside, SLUICE_DMA_ERR_NOENT, "not a block start in the arena", a_arena), false, false },
-	{ E(afree_twice, SLUICE_DMA_ERR_NOENT, "not a live block (double free?)", a_inplace), false, true },
+	{ E(afree_outside, SLUICE_DMA_ERR_NOENT, "not a block start in the arena", a_arena), false,
+	  false },
+	{ E(afree_twice, SLUICE_DMA_ERR_NOENT, "not a live block (double free?)", a_inplace), false,
+	  true },
 	{ R(aowns_null, 0), false, false },
 	{ R(aowns_free_block, 0), false, false },
 	{ R(aowns_past_block, 0), false, false },
@@ -1816,7 +2144,8 @@ static const struct row rows[] = {
 	{ R(afini_uninit, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(afini_live, SLUICE_DMA_ERR_BUSY), false, false },
 	{ T(astats_null_arena, NULL, NULL), false, false },
-	{ T(astats_null_out, "sluice_dma_arena_stats_get: NULL st for arena", a_arena), false, false },
+	{ T(astats_null_out, "sluice_dma_arena_stats_get: NULL st for arena", a_arena), false,
+	  false },
 	{ R(aprint_null, 0), false, false },
 	{ R(acheck_null, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(acheck_uninit, SLUICE_DMA_ERR_INVAL), false, false },
@@ -1825,7 +2154,8 @@ static const struct row rows[] = {
 	   coherent reasons, teardown */
 	{ E(afree_mapped, SLUICE_DMA_ERR_BUSY, "still mapped in place", a_inplace), false, false },
 	{ E(unmap_inplace_unmapped, SLUICE_DMA_ERR_NOENT, "in-place block holds no mapping",
-	    a_inplace), true, true },
+	    a_inplace),
+	  true, true },
 	{ R(attrs_unknown, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(attrs_readonly_from, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(attrs_readonly_bidi, SLUICE_DMA_ERR_INVAL), true, false },
@@ -1909,9 +2239,9 @@ static int setup(void **state)
 	b->buf = malloc(64 * KIB);
 	assert_non_null(b->buf);
 	memset(b->buf, CPU_BYTE, 64 * KIB);
-	assert_int_equal(
-		sluice_dma_map(&b->f->dl, &deftag, b->buf, MAP_LEN, SLUICE_DMA_TO_DEVICE, &b->d_to),
-		0);
+	assert_int_equal(sluice_dma_map(&b->f->dl, &deftag, b->buf, MAP_LEN, SLUICE_DMA_TO_DEVICE,
+					&b->d_to),
+			 0);
 	assert_int_equal(sluice_dma_map(&b->f->dl, &deftag, b->buf + 4 * KIB, MAP_LEN,
 					SLUICE_DMA_FROM_DEVICE, &b->d_from),
 			 0);
@@ -2112,8 +2442,10 @@ int main(void)
 					 sluice_dma_bounce_policy_name(fx_policies[p]));
 			else
 				snprintf(names[n], sizeof(names[n]), "%s", rows[i].name);
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = test_row,
-							.setup_func = setup, .teardown_func = teardown,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = test_row,
+							.setup_func = setup,
+							.teardown_func = teardown,
 							.initial_state = &cases[n] };
 			n++;
 		}

@@ -164,8 +164,8 @@ static void test_constraints(void **state)
 							     SLUICE_DMA_TO_DEVICE, &dma);
 				}
 				if (err)
-					fail_msg("tag %zu len %zu orig %p: error %d (max %zu)", ti, len,
-						 (void *)orig, err, max);
+					fail_msg("tag %zu len %zu orig %p: error %d (max %zu)", ti,
+						 len, (void *)orig, err, max);
 				maps++;
 				check_placement(t, orig, len, dma, &x);
 				check_no_overlap(l, n, &x);
@@ -387,9 +387,9 @@ static void test_large(void **state)
 				 0);
 		assert_memory_equal(fx_dev(d), buf, 1 * MIB);
 		/* More than is left: a runtime NOMEM, not a range error. */
-		assert_int_equal(
-			sluice_dma_map(&f->dl, &t, buf, 3 * MIB + 4096, SLUICE_DMA_TO_DEVICE, &d2),
-			SLUICE_DMA_ERR_NOMEM);
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 3 * MIB + 4096,
+						SLUICE_DMA_TO_DEVICE, &d2),
+				 SLUICE_DMA_ERR_NOMEM);
 		assert_int_equal(
 			sluice_dma_map(&f->dl, &t, buf, 2 * MIB, SLUICE_DMA_TO_DEVICE, &d2), 0);
 		assert_memory_equal(fx_dev(d2), buf, 2 * MIB);
@@ -398,9 +398,9 @@ static void test_large(void **state)
 		sluice_dma_unmap(&f->dl, d2, 2 * MIB, SLUICE_DMA_TO_DEVICE);
 	} else {
 		assert_int_equal(sluice_dma_max_mapping_size(&f->dl, &t), 256 * KIB);
-		assert_int_equal(
-			sluice_dma_map(&f->dl, &t, buf, 256 * KIB + 1, SLUICE_DMA_TO_DEVICE, &d),
-			SLUICE_DMA_ERR_RANGE);
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 256 * KIB + 1,
+						SLUICE_DMA_TO_DEVICE, &d),
+				 SLUICE_DMA_ERR_RANGE);
 	}
 	free(buf);
 }
@@ -432,8 +432,8 @@ static void *thread_main(void *p)
 
 		if (!busy[k]) {
 			size_t len = tsizes[rand_r(&seed) % 7];
-			enum sluice_dma_dir dir =
-				rand_r(&seed) % 2 ? SLUICE_DMA_TO_DEVICE : SLUICE_DMA_BIDIRECTIONAL;
+			enum sluice_dma_dir dir = rand_r(&seed) % 2 ? SLUICE_DMA_TO_DEVICE :
+								      SLUICE_DMA_BIDIRECTIONAL;
 			unsigned char *orig = buf + k * 65536;
 			uint64_t d;
 			int err;
@@ -516,7 +516,7 @@ static void *grow_mapper(void *p)
 	struct grow_arg *a = p;
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	unsigned char buf[2048];
-	uint64_t held[160];	/* two mappers want more than the first pool's 128 slots */
+	uint64_t held[160]; /* two mappers want more than the first pool's 128 slots */
 	unsigned int n = 0;
 
 	memset(buf, (int)a->cpu + 1, sizeof(buf));
@@ -602,7 +602,8 @@ static void test_random_model(void **state)
 		if (n < 256 && (n == 0 || rand_r(&seed) % 100 < 55)) {
 			const struct sluice_dma_tag *t = &tag_variants[rand_r(&seed) % 7];
 			size_t len = rsizes[rand_r(&seed) % 9];
-			unsigned char *orig = buf + (rand_r(&seed) % 3800) * KIB + rand_r(&seed) % 4096;
+			unsigned char *orig =
+				buf + (rand_r(&seed) % 3800) * KIB + rand_r(&seed) % 4096;
 			enum sluice_dma_dir dir = (enum sluice_dma_dir)(1 + rand_r(&seed) % 3);
 			uint64_t d;
 			struct live x;
@@ -646,19 +647,27 @@ static void test_random_model(void **state)
 /* ------------------------------------------------------------------ linux faithfulness */
 
 struct replay_step {
-	int op;			/* 0 map, 1 unmap step #arg */
+	int op; /* 0 map, 1 unmap step #arg */
 	unsigned int cpu;
 	size_t len;
-	size_t orig_off;	/* from a 64 KiB aligned buffer */
+	size_t orig_off; /* from a 64 KiB aligned buffer */
 	uint64_t min_align, alloc_align, boundary;
-	long want_slot;		/* slot of the returned address; -1: SLUICE_DMA_ERR_NOMEM */
+	long want_slot; /* slot of the returned address; -1: SLUICE_DMA_ERR_NOMEM */
 	int unmap_of;
 };
 
-#define MAP(len_, off_, ma_, aa_, b_, want_) \
-	{ 0, 0, (len_), (off_), (ma_), (aa_), (b_), (want_), 0 }
-#define MAPC(cpu_, len_, want_) { 0, (cpu_), (len_), 0, 0, 0, SLUICE_DMA_NO_LIMIT, (want_), 0 }
-#define UNMAP(i_) { 1, 0, 0, 0, 0, 0, 0, 0, (i_) }
+#define MAP(len_, off_, ma_, aa_, b_, want_)                         \
+	{                                                            \
+		0, 0, (len_), (off_), (ma_), (aa_), (b_), (want_), 0 \
+	}
+#define MAPC(cpu_, len_, want_)                                             \
+	{                                                                   \
+		0, (cpu_), (len_), 0, 0, 0, SLUICE_DMA_NO_LIMIT, (want_), 0 \
+	}
+#define UNMAP(i_)                            \
+	{                                    \
+		1, 0, 0, 0, 0, 0, 0, 0, (i_) \
+	}
 
 static void replay(struct fx *f, const struct replay_step *steps, unsigned int n)
 {
@@ -678,7 +687,7 @@ static void replay(struct fx *f, const struct replay_step *steps, unsigned int n
 			continue;
 		}
 		struct sluice_dma_tag t = { SLUICE_DMA_NO_LIMIT, s->min_align, s->alloc_align,
-				     s->boundary ? s->boundary : SLUICE_DMA_NO_LIMIT, 0 };
+					    s->boundary ? s->boundary : SLUICE_DMA_NO_LIMIT, 0 };
 		int err;
 
 		mock_port_set_cpu(s->cpu);
@@ -889,12 +898,12 @@ static void test_pool_args(void **state)
 	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 256 * KIB + 2048, meta,
 						    sizeof(meta)),
 			 SLUICE_DMA_ERR_INVAL);
-	assert_int_equal(
-		sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 128 * KIB, meta, sizeof(meta)),
-		SLUICE_DMA_ERR_INVAL);
-	assert_int_equal(
-		sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 512 * KIB, meta, sizeof(meta)),
-		SLUICE_DMA_ERR_NOMEM);
+	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 128 * KIB, meta,
+						    sizeof(meta)),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, tc->policy, mem, 512 * KIB, meta,
+						    sizeof(meta)),
+			 SLUICE_DMA_ERR_NOMEM);
 	assert_int_equal(sluice_dma_bounce_pool_add(&f->dl, SLUICE_DMA_POLICY_COUNT, mem, 512 * KIB,
 						    meta, sizeof(meta)),
 			 SLUICE_DMA_ERR_INVAL);

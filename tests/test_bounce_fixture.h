@@ -116,7 +116,8 @@ static inline int fx_free(struct fx *f)
 		err = -1;
 	}
 	if (mock_port_shared_bytes(&f->mp)) {
-		fprintf(stderr, "fx_free: %zu bytes still shared\n", mock_port_shared_bytes(&f->mp));
+		fprintf(stderr, "fx_free: %zu bytes still shared\n",
+			mock_port_shared_bytes(&f->mp));
 		err = -1;
 	}
 	for (unsigned int i = 0; i < f->npools; i++) {

@@ -49,8 +49,9 @@ static void test_matches_host_tool_in_pieces(void **state)
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, 100000, f), 100000);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cksum build/test/cksum-input.bin 2>/dev/null || "
-				   "cksum cksum-input.bin");
+	snprintf(cmd, sizeof(cmd),
+		 "cksum build/test/cksum-input.bin 2>/dev/null || "
+		 "cksum cksum-input.bin");
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));

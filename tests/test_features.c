@@ -58,7 +58,7 @@ struct call {
 
 static struct call calls[MAX_CALLS];
 static unsigned int ncalls;
-static int access_fail;	/* set_access returns this (0: succeeds) */
+static int access_fail; /* set_access returns this (0: succeeds) */
 
 static void calls_reset(void)
 {
@@ -78,8 +78,8 @@ static void rec_cache(void *ctx, void *vaddr, size_t len, enum sluice_dma_cache_
 {
 	(void)ctx;
 	if (ncalls < MAX_CALLS)
-		calls[ncalls++] = (struct call){ 'c', (uintptr_t)vaddr, len, op,
-						 *(unsigned char *)vaddr };
+		calls[ncalls++] =
+			(struct call){ 'c', (uintptr_t)vaddr, len, op, *(unsigned char *)vaddr };
 }
 
 /* ------------------------------------------------------------------ fixture */
@@ -133,8 +133,9 @@ static void add_arena(struct tcase *tc)
 	tc->ameta = malloc(ml);
 	assert_non_null(tc->region);
 	assert_non_null(tc->ameta);
-	cfg = (struct sluice_dma_arena_config){ .base = tc->region, .len = 2 * CHUNK,
-						.ncpus = 2, .meta = tc->ameta, .meta_len = ml };
+	cfg = (struct sluice_dma_arena_config){
+		.base = tc->region, .len = 2 * CHUNK, .ncpus = 2, .meta = tc->ameta, .meta_len = ml
+	};
 	assert_int_equal(sluice_dma_arena_init(&tc->arena, &tc->f->mp.ops, &cfg), 0);
 	sluice_dma_arena_region(&tc->hook, &tc->arena);
 	sluice_dma_layer_set_inplace(&tc->f->dl, &tc->hook);
@@ -154,9 +155,11 @@ static unsigned long used_slots(struct fx *f)
 
 static void test_strerror(void **state)
 {
-	static const int codes[] = { SLUICE_DMA_ERR_PERM,  SLUICE_DMA_ERR_NOENT, SLUICE_DMA_ERR_IO,
-				     SLUICE_DMA_ERR_NOMEM, SLUICE_DMA_ERR_FAULT, SLUICE_DMA_ERR_BUSY,
-				     SLUICE_DMA_ERR_INVAL, SLUICE_DMA_ERR_RANGE, SLUICE_DMA_ERR_NOSYS };
+	static const int codes[] = { SLUICE_DMA_ERR_PERM,  SLUICE_DMA_ERR_NOENT,
+				     SLUICE_DMA_ERR_IO,	   SLUICE_DMA_ERR_NOMEM,
+				     SLUICE_DMA_ERR_FAULT, SLUICE_DMA_ERR_BUSY,
+				     SLUICE_DMA_ERR_INVAL, SLUICE_DMA_ERR_RANGE,
+				     SLUICE_DMA_ERR_NOSYS };
 	const char *unknown = sluice_dma_strerror(-1000);
 
 	(void)state;
@@ -194,12 +197,13 @@ static void test_meta_size_macro(void **state)
 			assert_true(exact > 0);
 			if (bound < exact)
 				fail_msg("%s, %zu bytes, %u cpus: bound %zu < %zu",
-					 sluice_dma_bounce_policy_name(tc->policy), sizes[i], cpus[j],
-					 bound, exact);
+					 sluice_dma_bounce_policy_name(tc->policy), sizes[i],
+					 cpus[j], bound, exact);
 			/* A bound, not a guess: at most twice the need plus the constants (a pool
 			 * whose areas drop a remainder uses fewer slots than it has bytes for). */
-			assert_true(bound - exact <= exact + SLUICE_DMA_BOUNCE_META_FIXED +
-							      cpus[j] * SLUICE_DMA_BOUNCE_META_PER_CPU);
+			assert_true(bound - exact <=
+				    exact + SLUICE_DMA_BOUNCE_META_FIXED +
+					    cpus[j] * SLUICE_DMA_BOUNCE_META_PER_CPU);
 		}
 	/* And the static array works as a pool's metadata. */
 	mem = fx_aligned(4096, 1 * MIB);
@@ -249,9 +253,8 @@ static void test_destroy_reports_live(void **state)
 	void *c;
 
 	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, 100, SLUICE_DMA_TO_DEVICE, &d1), 0);
-	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf + 4096, 3000, SLUICE_DMA_FROM_DEVICE,
-					&d2),
-			 0);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &deftag, buf + 4096, 3000, SLUICE_DMA_FROM_DEVICE, &d2), 0);
 	c = sluice_dma_alloc_coherent(&f->dl, &deftag, 4096, &dc);
 	assert_non_null(c);
 	assert_int_equal(sluice_dma_layer_destroy_report(&f->dl, &rep), SLUICE_DMA_ERR_BUSY);
@@ -267,7 +270,7 @@ static void test_destroy_reports_live(void **state)
 	assert_int_equal(sluice_dma_unmap_all(&f->dl, 0, &n), 0);
 	assert_int_equal(n, 2);
 	for (int i = 0; i < 3000; i++)
-		assert_int_equal(buf[4096 + i], 0x5a);	/* copied back, as OVMF's Unmap */
+		assert_int_equal(buf[4096 + i], 0x5a); /* copied back, as OVMF's Unmap */
 	assert_int_equal(sluice_dma_layer_destroy_report(&f->dl, &rep), SLUICE_DMA_ERR_BUSY);
 	assert_int_equal(rep.live_mappings, 0);
 	assert_int_equal(rep.live_coherent, 1);
@@ -325,9 +328,8 @@ static void test_foreach(void **state)
 	void *c;
 
 	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, 100, SLUICE_DMA_TO_DEVICE, &d1), 0);
-	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf + 4096, 200, SLUICE_DMA_FROM_DEVICE,
-					&d2),
-			 0);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &deftag, buf + 4096, 200, SLUICE_DMA_FROM_DEVICE, &d2), 0);
 	c = sluice_dma_alloc_coherent(&f->dl, &deftag, 64, &dc);
 	assert_non_null(c);
 	assert_int_equal(sluice_dma_mapping_foreach(&f->dl, collect, &s), 0);
@@ -448,7 +450,7 @@ static void test_readonly_with_port_op(void **state)
 			 0);
 	assert_true(d2 >= pa + plen || d2 + len2 <= pa);
 	assert_int_equal(sluice_dma_unmap(&f->dl, d2, len2, SLUICE_DMA_TO_DEVICE), 0);
-	assert_int_equal(ncalls, 1);	/* OWN_PAGES alone changes nothing */
+	assert_int_equal(ncalls, 1); /* OWN_PAGES alone changes nothing */
 	/* Unmap restores full access to the same pages before they are reused. */
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, len, SLUICE_DMA_TO_DEVICE), 0);
 	assert_int_equal(ncalls, 2);
@@ -506,7 +508,8 @@ static void test_set_access(void **state)
 	assert_int_equal(sluice_dma_set_access(&f->dl, d + 1, SLUICE_DMA_ACCESS_WRITE),
 			 SLUICE_DMA_ERR_NOENT);
 	assert_int_equal(sluice_dma_map_attrs(&f->dl, &deftag, buf + 1024, &len,
-					      SLUICE_DMA_FROM_DEVICE, SLUICE_DMA_ATTR_OWN_PAGES, &dp),
+					      SLUICE_DMA_FROM_DEVICE, SLUICE_DMA_ATTR_OWN_PAGES,
+					      &dp),
 			 0);
 	assert_int_equal(sluice_dma_set_access(&f->dl, dp, SLUICE_DMA_ACCESS_WRITE), 0);
 	assert_int_equal(ncalls, 1);
@@ -562,9 +565,9 @@ static void test_cache_maint_points(void **state)
 	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 10, SLUICE_DMA_TO_DEVICE), 0);
 	assert_int_equal(ncalls, 2);
 	assert_int_equal(calls[1].arg, SLUICE_DMA_CACHE_CLEAN);
-	assert_int_equal(calls[1].first, 0x45);	/* after the copy */
+	assert_int_equal(calls[1].first, 0x45); /* after the copy */
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, 1000, SLUICE_DMA_TO_DEVICE), 0);
-	assert_int_equal(ncalls, 2);		/* nothing to read back */
+	assert_int_equal(ncalls, 2); /* nothing to read back */
 
 	/* From-device: clean the zeroed slots, invalidate before every read back. */
 	ncalls = 0;
@@ -607,7 +610,8 @@ static void test_cache_maint_inplace(void **state)
 	blk = sluice_dma_arena_alloc(&tc->arena, 4096);
 	assert_non_null(blk);
 	f->dl.ops.cache_maint = rec_cache;
-	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_BIDIRECTIONAL, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_BIDIRECTIONAL, &d),
+			 0);
 	assert_int_equal(d, (uintptr_t)blk);
 	assert_int_equal(ncalls, 1);
 	assert_int_equal(calls[0].addr, (uintptr_t)blk);
@@ -629,10 +633,13 @@ static void test_sg_map_unmap(void **state)
 	struct tcase *tc = *state;
 	struct fx *f = tc->f;
 	unsigned char *buf = malloc(64 * KIB);
-	struct sluice_dma_sg sg[3] = { { buf, 100, 0 }, { buf + 8192, 5000, 0 },
+	struct sluice_dma_sg sg[3] = { { buf, 100, 0 },
+				       { buf + 8192, 5000, 0 },
 				       { buf + 20000, 40000, 0 } };
-	struct sluice_dma_sg_limits lim = { .max_segments = 3, .max_segment_size = 40000,
-					    .max_total = 45100, .max_bounce_slots = 64 };
+	struct sluice_dma_sg_limits lim = { .max_segments = 3,
+					    .max_segment_size = 40000,
+					    .max_total = 45100,
+					    .max_bounce_slots = 64 };
 
 	memset(buf, 0x21, 64 * KIB);
 	assert_int_equal(sluice_dma_map_sg(&f->dl, &deftag, sg, 3, SLUICE_DMA_BIDIRECTIONAL, &lim),
@@ -663,7 +670,9 @@ static void test_sg_all_or_nothing(void **state)
 	struct sluice_dma_bounce_stats before, after;
 	size_t max = sluice_dma_max_mapping_size(&f->dl, &deftag);
 	unsigned char *huge = malloc(max + 1);
-	struct sluice_dma_sg sg[3] = { { buf, 100, 0 }, { buf + 4096, 3000, 0 }, { huge, max + 1, 0 } };
+	struct sluice_dma_sg sg[3] = { { buf, 100, 0 },
+				       { buf + 4096, 3000, 0 },
+				       { huge, max + 1, 0 } };
 	struct sluice_dma_sg_limits budget = { .max_bounce_slots = 2 };
 	struct sluice_dma_sg two[2] = { { buf, 2048, 0 }, { buf + 4096, 2048, 0 } };
 
@@ -706,8 +715,8 @@ static void test_sg_pool_full(void **state)
 
 	memset(buf, 1, max);
 	/* Fill the pool with mappings of the longest run. */
-	while (nheld < 64 && !sluice_dma_map(&f->dl, &deftag, buf, max, SLUICE_DMA_TO_DEVICE,
-					     &held[nheld]))
+	while (nheld < 64 &&
+	       !sluice_dma_map(&f->dl, &deftag, buf, max, SLUICE_DMA_TO_DEVICE, &held[nheld]))
 		nheld++;
 	assert_true(nheld > 0 && nheld < 64);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &before), 0);
@@ -753,7 +762,8 @@ static void test_large_coherent(void **state)
 	{
 		struct sluice_dma_destroy_report rep;
 
-		assert_int_equal(sluice_dma_layer_destroy_report(&f->dl, &rep), SLUICE_DMA_ERR_BUSY);
+		assert_int_equal(sluice_dma_layer_destroy_report(&f->dl, &rep),
+				 SLUICE_DMA_ERR_BUSY);
 		assert_int_equal(rep.live_region_coherent, 1);
 	}
 	assert_int_equal(sluice_dma_free_coherent(&f->dl, c, 100), SLUICE_DMA_ERR_INVAL);
@@ -778,7 +788,7 @@ static void test_coherent_reason(void **state)
 	void *va = NULL;
 	uint64_t d;
 
-	t.addr_limit = 4095;	/* the pool is out of reach */
+	t.addr_limit = 4095; /* the pool is out of reach */
 	assert_int_equal(sluice_dma_alloc_attrs(&f->dl, &t, 64, 0, &va, &d), SLUICE_DMA_ERR_RANGE);
 	assert_int_equal(sluice_dma_alloc_attrs(&f->dl, &deftag, 0, 0, &va, &d),
 			 SLUICE_DMA_ERR_INVAL);
@@ -806,9 +816,8 @@ static void test_inplace_mapped_block(void **state)
 	add_arena(tc);
 	blk = sluice_dma_arena_alloc(&tc->arena, 8192);
 	assert_non_null(blk);
-	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk + 4096, 4096, SLUICE_DMA_FROM_DEVICE,
-					&d),
-			 0);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &deftag, blk + 4096, 4096, SLUICE_DMA_FROM_DEVICE, &d), 0);
 	assert_int_equal(d, (uintptr_t)blk + 4096);
 	/* Refused at free time, where the bug is; the block stays the caller's. */
 	assert_int_equal(sluice_dma_arena_free(&tc->arena, blk), SLUICE_DMA_ERR_BUSY);
@@ -844,8 +853,8 @@ static void test_optional_ops(void **state)
 	/* An out-of-range cpu_id is folded, as the arena does. */
 	f->dl.ops.cpu_id = cpu_too_big;
 	memset(buf, 1, sizeof(buf));
-	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &d),
-			 0);
+	assert_int_equal(
+		sluice_dma_map(&f->dl, &deftag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &d), 0);
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, sizeof(buf), SLUICE_DMA_TO_DEVICE), 0);
 	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 }
@@ -888,8 +897,10 @@ int main(void)
 		for (unsigned int i = 0; i < NALL; i++) {
 			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(cases[c].policy));
-			tests[n] = (struct CMUnitTest){ .name = names[n], .test_func = all[i].fn,
-							.setup_func = setup, .teardown_func = teardown,
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
+							.setup_func = setup,
+							.teardown_func = teardown,
 							.initial_state = &cases[c] };
 			n++;
 		}

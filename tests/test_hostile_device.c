@@ -217,7 +217,8 @@ static void test_blk_protocol_errors_counted(void **state)
 	blk_device(&dev, 0, 1);
 	assert_int_equal(virtio_blk_init(&blk, &dev.vdev, &f->dl, 1, 0, why, sizeof(why)), 0);
 	/* An honest completion counts nothing. */
-	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf1, 4096, &cookie1), 0);
+	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf1, 4096, &cookie1),
+			 0);
 	virtio_blk_kick(&blk, 0);
 	assert_true(fake_virtio_pop(&dev, 0, &ch1));
 	blk_fill(&ch1, 0x22);
@@ -227,8 +228,10 @@ static void test_blk_protocol_errors_counted(void **state)
 	virtio_blk_stats_get(&blk, &st);
 	assert_int_equal(virtio_blk_protocol_errors(&st), 0);
 
-	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf1, 4096, &cookie1), 0);
-	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 8, buf2, 4096, &cookie2), 0);
+	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 0, buf1, 4096, &cookie1),
+			 0);
+	assert_int_equal(virtio_blk_submit(&blk, 0, VIRTIO_BLK_OP_READ, 8, buf2, 4096, &cookie2),
+			 0);
 	virtio_blk_kick(&blk, 0);
 	assert_true(fake_virtio_pop(&dev, 0, &ch1));
 	assert_true(fake_virtio_pop(&dev, 0, &ch2));
@@ -406,8 +409,8 @@ static void test_net_ctrl_queue_index_never_wraps(void **state)
 	unsigned int pairs = 0x8000;
 
 	mq_net_device(&dev, pairs, 5);
-	assert_int_not_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
-						sizeof(why)), 0);
+	assert_int_not_equal(
+		virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why, sizeof(why)), 0);
 	assert_non_null(strstr(why, "need 65537 queues, the device has 5"));
 	for (unsigned int q = 0; q < FAKE_VIRTIO_MAX_QUEUES; q++)
 		assert_true(dev.setups[q] <= 1);
@@ -423,8 +426,8 @@ static void test_net_pairs_bounded_by_num_queues(void **state)
 	unsigned int pairs = 4;
 
 	mq_net_device(&dev, pairs, 5);
-	assert_int_not_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
-						sizeof(why)), 0);
+	assert_int_not_equal(
+		virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why, sizeof(why)), 0);
 	assert_non_null(strstr(why, "4 queue pairs and a control queue need 9 queues"));
 }
 
@@ -440,8 +443,8 @@ static void test_net_ctrl_command_unanswered(void **state)
 
 	mq_net_device(&dev, pairs, 5);
 	ticks = 0;
-	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why,
-					    sizeof(why)), 0);
+	assert_int_equal(
+		virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 2, why, sizeof(why)), 0);
 	assert_int_equal(dev.setups[4], 1); /* the control queue at 2N = 4 */
 	assert_int_equal(net.npairs, 1);
 	assert_int_equal(net.ctrl_timeouts, 1);
@@ -460,8 +463,8 @@ static void test_net_queue_size_read_once(void **state)
 
 	fake_virtio_init(&dev, VIRTIO_ID_NET, 0, 2);
 	dev.max_size_alt = 8;
-	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 0, 1, why,
-					    sizeof(why)), 0);
+	assert_int_equal(
+		virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 0, 1, why, sizeof(why)), 0);
 	assert_true(net.queue_size <= 8);
 	assert_true(fake_virtio_queue(&dev, 0)->size <= 8 && fake_virtio_queue(&dev, 1)->size <= 8);
 	assert_int_equal(virtio_net_remove(&net), 0);
@@ -477,8 +480,8 @@ static void test_net_reset_failure_quarantines(void **state)
 	char why[160];
 
 	fake_virtio_init(&dev, VIRTIO_ID_NET, 0, 2);
-	assert_int_equal(virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 1, why,
-					    sizeof(why)), 0);
+	assert_int_equal(
+		virtio_net_init_mq(&net, &dev.vdev, &f->dl, &net_bufs, 8, 1, why, sizeof(why)), 0);
 	sluice_dma_bounce_stats_get(&f->dl, -1, &bs0);
 	dev.reset_fails = true;
 	assert_int_equal(virtio_net_remove(&net), -5);
@@ -510,7 +513,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blk_rw_ends_at_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blk_broken_queue_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blk_protocol_errors_counted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_blk_reset_failure_quarantines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blk_reset_failure_quarantines, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_blk_failed_init_releases_only_after_reset,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blk_num_queues_read_once, setup, teardown),
@@ -520,7 +524,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_net_ctrl_command_unanswered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_queue_size_read_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_net_reset_failure_quarantines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_reset_failure_quarantines, setup,
+						teardown),
 	};
 
 	signal(SIGALRM, on_alarm);

@@ -41,20 +41,20 @@
 #define HIGH_END (5 * GIB)
 
 static const struct kmap_range qemu_map[] = {
-	{ 0x0, 0x9f000, false },		/* usable */
-	{ TRAMPOLINE, PG, false },		/* the start-up page (kernel) */
-	{ 0x100000, 0x706000, false },		/* usable */
-	{ 0x806000, 0x2000, false },		/* ACPI */
-	{ 0x808000, 0x8000, false },		/* usable */
-	{ 0x810000, 0xf0000, false },		/* ACPI NVS */
+	{ 0x0, 0x9f000, false },		  /* usable */
+	{ TRAMPOLINE, PG, false },		  /* the start-up page (kernel) */
+	{ 0x100000, 0x706000, false },		  /* usable */
+	{ 0x806000, 0x2000, false },		  /* ACPI */
+	{ 0x808000, 0x8000, false },		  /* usable */
+	{ 0x810000, 0xf0000, false },		  /* ACPI NVS */
 	{ 0x900000, DMA_BASE - 0x900000, false }, /* usable */
-	{ DMA_BASE, DMA_END - DMA_BASE, false }, /* the DMA region (kernel) */
-	{ DMA_END, UNCACHED - DMA_END, false },	/* heap, image, firmware... */
-	{ UNCACHED, 1 * MIB, true },		/* RAM the firmware says is uncacheable */
+	{ DMA_BASE, DMA_END - DMA_BASE, false },  /* the DMA region (kernel) */
+	{ DMA_END, UNCACHED - DMA_END, false },	  /* heap, image, firmware... */
+	{ UNCACHED, 1 * MIB, true },		  /* RAM the firmware says is uncacheable */
 	{ UNCACHED + MIB, GIB - UNCACHED - MIB, false },
 	{ 0xb0000000, 256 * MIB, true },	/* PCIe ECAM */
 	{ 0xffc00000, 4 * MIB, true },		/* flash */
-	{ 4 * GIB, HIGH_END - 4 * GIB, false },	/* RAM above 4 GiB */
+	{ 4 * GIB, HIGH_END - 4 * GIB, false }, /* RAM above 4 GiB */
 };
 
 /* What a page must be. */
@@ -94,9 +94,18 @@ static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 	return 0;
 }
 
-static int setup_emulated(void **state) { return fx_setup(state, PT_SW_SHARED, 0); }
-static int setup_tdx51(void **state) { return fx_setup(state, 1ULL << 51, 0); }
-static int setup_sev51(void **state) { return fx_setup(state, 0, 1ULL << 51); }
+static int setup_emulated(void **state)
+{
+	return fx_setup(state, PT_SW_SHARED, 0);
+}
+static int setup_tdx51(void **state)
+{
+	return fx_setup(state, 1ULL << 51, 0);
+}
+static int setup_sev51(void **state)
+{
+	return fx_setup(state, 0, 1ULL << 51);
+}
 
 static int teardown(void **state)
 {
@@ -385,9 +394,11 @@ static void test_bad_layouts_refused(void **state)
 	assert_int_equal(f->fp.pt.tables_allocated, 1);
 }
 
-#define CASE(t, mode)						\
-	{ .name = #t "/" #mode, .test_func = t,				\
-	  .setup_func = setup_##mode, .teardown_func = teardown }
+#define CASE(t, mode)                                                             \
+	{                                                                         \
+		.name = #t "/" #mode, .test_func = t, .setup_func = setup_##mode, \
+		.teardown_func = teardown                                         \
+	}
 #define MATRIX(t) CASE(t, emulated), CASE(t, tdx51), CASE(t, sev51)
 
 int main(void)

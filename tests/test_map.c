@@ -235,7 +235,8 @@ static void test_no_stale_data(void **state)
 
 		for (unsigned int j = 0; j < LEN; j++)
 			if (dev[j] == 0xb7)
-				fail_msg("stale byte visible to the device at mapping %u + %u", i, j);
+				fail_msg("stale byte visible to the device at mapping %u + %u", i,
+					 j);
 		/* The device writes only the first quarter. */
 		memset(fx_dev(d[i]), 0x44, LEN / 4);
 	}
@@ -543,9 +544,9 @@ static void test_inplace(void **state)
 	assert_int_equal(st.mappings, 0);
 
 	/* Partly outside the region: bounces. */
-	assert_int_equal(
-		sluice_dma_map(&f->dl, &t, arena.base + 60 * KIB, 8192, SLUICE_DMA_TO_DEVICE, &d),
-		0);
+	assert_int_equal(sluice_dma_map(&f->dl, &t, arena.base + 60 * KIB, 8192,
+					SLUICE_DMA_TO_DEVICE, &d),
+			 0);
 	assert_true(d != (uint64_t)(uintptr_t)(arena.base + 60 * KIB));
 	sluice_dma_unmap(&f->dl, d, 8192, SLUICE_DMA_TO_DEVICE);
 	/* A private buffer bounces. */

@@ -59,8 +59,8 @@ static void test_later_words_win_and_comments_end_words(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(options_parse("heap=8M heap=4M#comment dma=4M\nfault=ud", &o, err,
-				       sizeof(err)), 0);
+	assert_int_equal(
+		options_parse("heap=8M heap=4M#comment dma=4M\nfault=ud", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 4 * MIB);
 	assert_int_equal(o.dma_bytes, 128 * MIB); /* dma=4M was inside the comment */
 	assert_int_equal(o.fault, FAULT_UD);
@@ -72,8 +72,11 @@ static void test_fault_choices(void **state)
 		const char *text;
 		enum fault_kind kind;
 	} cases[] = {
-		{ "fault=none", FAULT_NONE }, { "fault=pf", FAULT_PAGE }, { "fault=gp", FAULT_GP },
-		{ "fault=ud", FAULT_UD },     { "fault=div", FAULT_DIVIDE },
+		{ "fault=none", FAULT_NONE },
+		{ "fault=pf", FAULT_PAGE },
+		{ "fault=gp", FAULT_GP },
+		{ "fault=ud", FAULT_UD },
+		{ "fault=div", FAULT_DIVIDE },
 		{ "fault=write_text", FAULT_WRITE_TEXT },
 		{ "fault=exec_shared", FAULT_EXEC_SHARED },
 		{ "fault=exec_data", FAULT_EXEC_DATA },
@@ -99,11 +102,13 @@ static void test_unknown_key_lists_valid_ones(void **state)
 
 	(void)state;
 	assert_int_equal(options_parse("heap=8M bogus=1", &o, err, sizeof(err)), -22);
-	assert_string_equal(err, "unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
-				 "policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
-				 "bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
-				 "device_timeout_ms, cc, tdx_fault, tdx_fault_every, snp_fault, snp_fault_every, "
-				 "accel");
+	assert_string_equal(
+		err,
+		"unknown option 'bogus=1'; valid options: heap, dma, fault, pool, "
+		"policies, scrub, modes, blk, iodepth, bs, net, frames, bench, bench_set, "
+		"bench_ms, iotlb_entries, iotlb_ways, fail_private, areas, cpus, fault_cpu, "
+		"device_timeout_ms, cc, tdx_fault, tdx_fault_every, snp_fault, snp_fault_every, "
+		"accel");
 	assert_int_equal(options_parse("heapx=1M", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "unknown option 'heapx=1M'"));
 	assert_int_equal(options_parse("hea=1M", &o, err, sizeof(err)), -22);
@@ -112,15 +117,54 @@ static void test_unknown_key_lists_valid_ones(void **state)
 static void test_bad_values_name_the_word(void **state)
 {
 	static const char *const bad[] = {
-		"heap=", "heap=M", "heap=12Q", "heap=1MB", "heap=-1", "heap=0", "heap=512K",
-		"dma=1M", "dma=513M", "heap=99999999999999999999", "heap=18014398509481984G",
-		"fault=segv", "fault=", "fault=exec", "fault=write_text,", "heap", "fault",
-		"policies=fifo", "scrub=never", "pool=100K",
-		"modes=", "modes=direct,", "modes=bounce,fast", "modes=,arena", "iodepth=0",
-		"iodepth=1025", "iodepth=4K", "iodepth=x", "bs=256", "bs=2M", "blk=maybe",
-		"iotlb_entries=0", "iotlb_ways=5000", "bench=fio", "cpus=17", "cpus=x",
-		"fault_cpu=16", "areas=3", "areas=128", "accel=hvf", "accel=", "device_timeout_ms=5", "device_timeout_ms=600001",
-		"cc=sim-sev", "cc=snp", "snp_fault=lie", "snp_fault=cf,", "snp_fault_every=0",
+		"heap=",
+		"heap=M",
+		"heap=12Q",
+		"heap=1MB",
+		"heap=-1",
+		"heap=0",
+		"heap=512K",
+		"dma=1M",
+		"dma=513M",
+		"heap=99999999999999999999",
+		"heap=18014398509481984G",
+		"fault=segv",
+		"fault=",
+		"fault=exec",
+		"fault=write_text,",
+		"heap",
+		"fault",
+		"policies=fifo",
+		"scrub=never",
+		"pool=100K",
+		"modes=",
+		"modes=direct,",
+		"modes=bounce,fast",
+		"modes=,arena",
+		"iodepth=0",
+		"iodepth=1025",
+		"iodepth=4K",
+		"iodepth=x",
+		"bs=256",
+		"bs=2M",
+		"blk=maybe",
+		"iotlb_entries=0",
+		"iotlb_ways=5000",
+		"bench=fio",
+		"cpus=17",
+		"cpus=x",
+		"fault_cpu=16",
+		"areas=3",
+		"areas=128",
+		"accel=hvf",
+		"accel=",
+		"device_timeout_ms=5",
+		"device_timeout_ms=600001",
+		"cc=sim-sev",
+		"cc=snp",
+		"snp_fault=lie",
+		"snp_fault=cf,",
+		"snp_fault_every=0",
 		"snp_fault_every=1000001",
 	};
 	struct kernel_options o;
@@ -181,7 +225,8 @@ static void test_io_options(void **state)
 	assert_int_equal(o.frames, 0);
 	assert_int_not_equal(options_parse("frames=-1", &o, err, sizeof(err)), 0);
 	assert_int_equal(options_parse("modes=arena,direct iodepth=256 bs=4K blk=none", &o, err,
-				       sizeof(err)), 0);
+				       sizeof(err)),
+			 0);
 	assert_int_equal(o.modes, (1 << 2) | (1 << 0));
 	assert_int_equal(o.iodepth, 256);
 	assert_int_equal(o.bs, 4096);
@@ -192,7 +237,8 @@ static void test_io_options(void **state)
 	assert_int_equal(options_parse("modes=all", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.modes, 7);
 	assert_int_equal(options_parse("bench=blk,convert iotlb_entries=32 iotlb_ways=4", &o, err,
-				       sizeof(err)), 0);
+				       sizeof(err)),
+			 0);
 	assert_int_equal(o.bench, 6);
 	assert_int_equal(o.iotlb_entries, 32);
 	assert_int_equal(o.iotlb_ways, 4);
@@ -209,8 +255,7 @@ static void test_io_options(void **state)
 	assert_int_equal(options_parse("accel=kvm", &o, err, sizeof(err)), 0);
 	assert_string_equal(options_accel_names[o.accel], "kvm");
 	/* Ways must divide the entries, whatever the order of the words. */
-	assert_int_equal(options_parse("iotlb_ways=5 iotlb_entries=32", &o, err, sizeof(err)),
-			 -22);
+	assert_int_equal(options_parse("iotlb_ways=5 iotlb_entries=32", &o, err, sizeof(err)), -22);
 	assert_non_null(strstr(err, "iotlb_ways=5 must divide iotlb_entries=32"));
 }
 

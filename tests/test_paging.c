@@ -40,11 +40,26 @@ static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 	return 0;
 }
 
-static int setup_emulated(void **state) { return fx_setup(state, PT_SW_SHARED, 0); }
-static int setup_tdx51(void **state) { return fx_setup(state, 1ULL << 51, 0); }
-static int setup_tdx47(void **state) { return fx_setup(state, 1ULL << 47, 0); }
-static int setup_sev51(void **state) { return fx_setup(state, 0, 1ULL << 51); }
-static int setup_sev47(void **state) { return fx_setup(state, 0, 1ULL << 47); }
+static int setup_emulated(void **state)
+{
+	return fx_setup(state, PT_SW_SHARED, 0);
+}
+static int setup_tdx51(void **state)
+{
+	return fx_setup(state, 1ULL << 51, 0);
+}
+static int setup_tdx47(void **state)
+{
+	return fx_setup(state, 1ULL << 47, 0);
+}
+static int setup_sev51(void **state)
+{
+	return fx_setup(state, 0, 1ULL << 51);
+}
+static int setup_sev47(void **state)
+{
+	return fx_setup(state, 0, 1ULL << 47);
+}
 
 static int teardown(void **state)
 {
@@ -149,8 +164,7 @@ static void test_map_high_half_and_misaligned_pa(void **state)
 	expect_map(f, kva, 16 * MIB, PT_SIZE_2M, PT_PRESENT | flags);
 	expect_map(f, kva + 8 * MIB - 1, 24 * MIB - 1, PT_SIZE_2M, PT_PRESENT | flags);
 	expect_map(f, kva + 8 * MIB, 24 * MIB, PG, PT_PRESENT | flags);
-	assert_int_equal(pt_translate(&f->pt, kva + 8 * MIB + PG, NULL, NULL, NULL),
-			 PT_ERR_NOENT);
+	assert_int_equal(pt_translate(&f->pt, kva + 8 * MIB + PG, NULL, NULL, NULL), PT_ERR_NOENT);
 
 	/* va 2 MB aligned, pa off by 4 KiB: every page must be 4 KiB. */
 	assert_int_equal(pt_map_range(&f->pt, 64 * MIB, 128 * MIB + PG, 4 * MIB, PT_WRITE), 0);
@@ -172,7 +186,8 @@ static void test_map_identical_accepted_conflict_refused(void **state)
 	expect_map(f, 3 * MIB, 3 * MIB, PT_SIZE_2M, PRIV_RW);
 	/* A/D preset in the request do not make it different. */
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB,
-				      PT_WRITE | PT_NX | PT_ACCESSED | PT_DIRTY), 0);
+				      PT_WRITE | PT_NX | PT_ACCESSED | PT_DIRTY),
+			 0);
 
 	/* Overlap with an identical part extends the mapping. */
 	assert_int_equal(pt_map_range(&f->pt, 5 * MIB, 5 * MIB, 3 * MIB, PT_WRITE | PT_NX), 0);
@@ -183,7 +198,8 @@ static void test_map_identical_accepted_conflict_refused(void **state)
 			 PT_ERR_EXIST);
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), PT_ERR_EXIST);
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB,
-				      PT_WRITE | PT_NX | PT_ATTR_SHARED), PT_ERR_EXIST);
+				      PT_WRITE | PT_NX | PT_ATTR_SHARED),
+			 PT_ERR_EXIST);
 	/* A conflict at the end must not leave the new head mapped. */
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, 4 * MIB + PG, PT_WRITE), 0);
 	assert_int_equal(pt_map_range(&f->pt, 20 * MIB, 20 * MIB, 2 * MIB, PT_WRITE), 0);
@@ -446,7 +462,7 @@ static void test_sev_c_bit_51(void **state)
 	assert_int_equal(pt_map_range(&f->pt, 0xfe000000ULL, 0xfe000000ULL, PG, PT_ATTR_MMIO), 0);
 	assert_true(*fake_pt_raw_leaf(f, 2 * MIB, &level) & cbit);	  /* private RAM */
 	assert_false(*fake_pt_raw_leaf(f, 0xfe000000ULL, &level) & cbit); /* device */
-	assert_true(f->pt.pml4[0] & cbit);				/* table pointer */
+	assert_true(f->pt.pml4[0] & cbit);				  /* table pointer */
 	assert_int_equal(pt_set_shared(&f->pt, 3 * MIB, PG, true), 0);
 	assert_false(*fake_pt_raw_leaf(f, 3 * MIB, &level) & cbit);
 	assert_true(*fake_pt_raw_leaf(f, 3 * MIB + PG, &level) & cbit);
@@ -569,7 +585,8 @@ static void test_one_gib_leaf(void **state)
 	assert_int_equal(pt_split_2m(&f->pt, GIB), PT_ERR_INVAL);
 	/* Identical mapping inside it is accepted; a different one is not. */
 	assert_int_equal(pt_map_range(&f->pt, GIB + 2 * MIB, pa + 2 * MIB, 4 * MIB,
-				      PT_WRITE | PT_NX | PT_ATTR_PAT), 0);
+				      PT_WRITE | PT_NX | PT_ATTR_PAT),
+			 0);
 	assert_int_equal(pt_map_range(&f->pt, GIB, pa, PG, PT_WRITE | PT_NX), PT_ERR_EXIST);
 
 	/* One page needs two splits; with one table only, nothing changes. */
@@ -649,7 +666,10 @@ static void test_check_detects_corruption(void **state)
 }
 
 /* With both masks in use (not a real model), a leaf can be neither. */
-static int setup_both(void **state) { return fx_setup(state, 1ULL << 51, 1ULL << 47); }
+static int setup_both(void **state)
+{
+	return fx_setup(state, 1ULL << 51, 1ULL << 47);
+}
 
 static void test_check_detects_mixed_encoding(void **state)
 {
@@ -735,7 +755,7 @@ static void test_policy_refuses_wx_and_shared_exec(void **state)
 	int level;
 
 	assert_int_equal(pt_map_range(&f->pt, 2 * MIB, 2 * MIB, 2 * MIB, PT_WRITE), 0); /* W+X */
-	assert_int_equal(pt_map_range(&f->pt, 4 * MIB, 4 * MIB, 2 * MIB, 0), 0);	 /* R+X */
+	assert_int_equal(pt_map_range(&f->pt, 4 * MIB, 4 * MIB, 2 * MIB, 0), 0);	/* R+X */
 	assert_int_equal(pt_map_range(&f->pt, 6 * MIB, 6 * MIB, 2 * MIB, PT_WRITE | PT_NX), 0);
 	assert_int_equal(pt_set_policy(&f->pt, PT_POLICY_ALL), PT_ERR_INVAL);
 	assert_int_equal(f->pt.policy, 0);
@@ -754,8 +774,7 @@ static void test_policy_refuses_wx_and_shared_exec(void **state)
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, PG, PT_ATTR_SHARED), PT_ERR_INVAL);
 	assert_int_equal(pt_translate(&f->pt, 8 * MIB, NULL, NULL, NULL), PT_ERR_NOENT);
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB, 8 * MIB, PG, PT_WRITE | PT_NX), 0);
-	assert_int_equal(pt_map_range(&f->pt, 8 * MIB + PG, 8 * MIB + PG, PG,
-				      PT_ATTR_MMIO), 0);
+	assert_int_equal(pt_map_range(&f->pt, 8 * MIB + PG, 8 * MIB + PG, PG, PT_ATTR_MMIO), 0);
 	assert_int_equal(pt_map_range(&f->pt, 8 * MIB + 2 * PG, 8 * MIB + 2 * PG, PG, 0), 0);
 
 	/* Protection changes: executable code never writable, NX data never W+X. */
@@ -857,12 +876,12 @@ static void test_for_each_leaf_in_order(void **state)
 }
 
 /* Run @t once per encoding. */
-#define CASE(t, mode)						\
-	{ .name = #t "/" #mode, .test_func = t,				\
-	  .setup_func = setup_##mode, .teardown_func = teardown }
-#define MATRIX(t)							\
-	CASE(t, emulated), CASE(t, tdx51), CASE(t, tdx47),		\
-	CASE(t, sev51), CASE(t, sev47)
+#define CASE(t, mode)                                                             \
+	{                                                                         \
+		.name = #t "/" #mode, .test_func = t, .setup_func = setup_##mode, \
+		.teardown_func = teardown                                         \
+	}
+#define MATRIX(t) CASE(t, emulated), CASE(t, tdx51), CASE(t, tdx47), CASE(t, sev51), CASE(t, sev47)
 
 int main(void)
 {

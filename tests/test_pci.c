@@ -23,7 +23,7 @@ struct fake_fn {
 	bool present;
 	uint8_t bus, dev, fn;
 	uint8_t cfg[256];
-	uint64_t bar_size[PCI_NUM_BARS]; /* 0: not implemented; for 64-bit, in the low slot */
+	uint64_t bar_size[PCI_NUM_BARS];    /* 0: not implemented; for 64-bit, in the low slot */
 	unsigned int writes_while_decoding; /* BAR writes with decoding on: a bug */
 };
 
@@ -86,7 +86,8 @@ static void fake_write32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16
 			uint64_t mask = ~(f->bar_size[i] - 1);
 			uint32_t flags = old & ((old & 1) ? 0x3u : 0xfu);
 
-			wr32(f->cfg, off, ((uint32_t)mask & val & ~((old & 1) ? 0x3u : 0xfu)) | flags);
+			wr32(f->cfg, off,
+			     ((uint32_t)mask & val & ~((old & 1) ? 0x3u : 0xfu)) | flags);
 		} else if (i > 0 && f->bar_size[i - 1] && ((rd32(f->cfg, off - 4) >> 1) & 3) == 2) {
 			/* Upper half of a 64-bit BAR. */
 			uint64_t mask = ~(f->bar_size[i - 1] - 1);
@@ -307,9 +308,9 @@ static void test_enable_and_write16(void **state)
 	fake_bar32(f, 0, 0x6000, 0x20, true);
 	enumerate_one(&b, &d);
 	pci_enable(&d);
-	assert_int_equal(pci_read16(&d, PCI_COMMAND),
-			 PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
-				 PCI_COMMAND_INTX_DISABLE);
+	assert_int_equal(pci_read16(&d, PCI_COMMAND), PCI_COMMAND_IO | PCI_COMMAND_MEMORY |
+							      PCI_COMMAND_MASTER |
+							      PCI_COMMAND_INTX_DISABLE);
 	assert_true(pci_read16(&d, PCI_STATUS) & PCI_STATUS_CAP_LIST);
 	assert_int_equal(pci_read8(&d, 0x01), 0x1a);
 	pci_write16(&d, 0x3c, 0x1234);
@@ -463,9 +464,9 @@ static void test_virtio_caps_need_accepted_bar(void **state)
 static void test_virtio_caps_regions_inside_bar(void **state)
 {
 	static const struct {
-		uint8_t at;		/* the capability */
-		uint32_t off, len;	/* its new region in the 16 KiB BAR4 */
-		int bar;		/* its new BAR, or -1 to keep BAR4 */
+		uint8_t at;	   /* the capability */
+		uint32_t off, len; /* its new region in the 16 KiB BAR4 */
+		int bar;	   /* its new BAR, or -1 to keep BAR4 */
 		const char *reason;
 	} cases[] = {
 		{ 0x40, 0x3fd0, 0x38, -1, "common capability [0x3fd0, +0x38) does not fit BAR4" },

@@ -89,7 +89,7 @@ static void fill_regs(uint8_t *r)
 {
 	memset(r, 0, BAR_SIZE);
 	fake_pci_cfg_wr32(r, 0x04, 0x3); /* device_feature: bits 0-1 and 32-33 */
-	r[0x12] = 1;		/* num_queues */
+	r[0x12] = 1;			 /* num_queues */
 }
 
 /* --------------------------------------------------------------- harness */
@@ -112,8 +112,8 @@ static int setup(void **state)
 	memset(private_ram, RAM_PATTERN, sizeof(private_ram));
 	bi.ranges[0] = (struct mem_range){ 0x100000, (1u << 30) - 0x100000, MEM_USABLE, true };
 	bi.ranges[1] = (struct mem_range){ ECAM_BASE, ECAM_SIZE, MEM_RESERVED, false };
-	bi.ranges[2] = (struct mem_range){ addr(private_ram), sizeof(private_ram), MEM_USABLE,
-					   true };
+	bi.ranges[2] =
+		(struct mem_range){ addr(private_ram), sizeof(private_ram), MEM_USABLE, true };
 	bi.nranges = 3;
 	for (unsigned int i = 0; i < 3; i++)
 		assert_true(addr(regs[i]) >= 0x100000000ull);
@@ -196,7 +196,8 @@ static void assert_never_probed(uint8_t dev)
 			fail_msg("private RAM byte 0x%zx became 0x%02x", i, private_ram[i]);
 	if (probed(dev))
 		fail_msg("00:%02x.0 was probed", dev);
-	assert_int_equal(fake_pci_command(&fake_pci.fns[dev - 2]) & (PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER),
+	assert_int_equal(fake_pci_command(&fake_pci.fns[dev - 2]) &
+				 (PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER),
 			 0);
 	assert_true(d->refused);
 	for (unsigned int b = 0; b < PCI_NUM_BARS; b++)

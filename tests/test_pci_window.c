@@ -208,17 +208,18 @@ static void test_ecam_window(void **state)
 
 	(void)state;
 	/* As OVMF lists it: uncached reserved memory. */
-	assert_int_equal(pci_window_check(&space, 0xb0000000, 256 * MIB, PCI_WINDOW_ECAM, w,
-					  sizeof(w)), 0);
+	assert_int_equal(
+		pci_window_check(&space, 0xb0000000, 256 * MIB, PCI_WINDOW_ECAM, w, sizeof(w)), 0);
 	/* Cacheable reserved memory is memory, not configuration space. */
-	assert_int_equal(pci_window_check(&space, 0x3f6ec000, 1 * MIB, PCI_WINDOW_ECAM, w,
-					  sizeof(w)), -22);
+	assert_int_equal(
+		pci_window_check(&space, 0x3f6ec000, 1 * MIB, PCI_WINDOW_ECAM, w, sizeof(w)), -22);
 	assert_non_null(strstr(w, "firmware-reserved memory"));
 	/* RAM stays refused. */
 	assert_int_equal(pci_window_check(&space, 0x30000000, 256 * MIB, PCI_WINDOW_ECAM, w,
-					  sizeof(w)), -22);
-	assert_int_equal(pci_window_check(&space, 0xb0000000, 2 * GIB, PCI_WINDOW_ECAM, w,
-					  sizeof(w)), -22);
+					  sizeof(w)),
+			 -22);
+	assert_int_equal(
+		pci_window_check(&space, 0xb0000000, 2 * GIB, PCI_WINDOW_ECAM, w, sizeof(w)), -22);
 	assert_non_null(strstr(w, "the local APIC"));
 }
 
@@ -260,9 +261,9 @@ static void test_efi_memory_types(void **state)
 		{ UEFI_MT_PAL_CODE, MEM_RESERVED },
 		{ UEFI_MT_PERSISTENT, MEM_RESERVED },
 		{ UEFI_MT_UNACCEPTED, MEM_RESERVED },
-		{ 16, MEM_RESERVED },		/* EfiMaxMemoryType and later types */
-		{ 0x70000000, MEM_RESERVED },	/* OEM */
-		{ 0x80000000, MEM_RESERVED },	/* OS loader */
+		{ 16, MEM_RESERVED },	      /* EfiMaxMemoryType and later types */
+		{ 0x70000000, MEM_RESERVED }, /* OEM */
+		{ 0x80000000, MEM_RESERVED }, /* OS loader */
 		{ 0xffffffff, MEM_RESERVED },
 	};
 

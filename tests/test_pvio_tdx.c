@@ -193,8 +193,8 @@ static void test_model_vmm_gets_every_request_but_map_gpa(void **state)
 	assert_int_equal(vmm_calls, 2);
 	assert_int_equal(e->m.n_vmm_calls, 2);
 	assert_int_equal(e->m.n_vmcall, 0);
-	assert_int_equal(tdx_vmcall(&e->td, TDVMCALL_MAP_GPA, 0x100000, 4096, 0,
-				    0, NULL), TDVMCALL_SUCCESS);
+	assert_int_equal(tdx_vmcall(&e->td, TDVMCALL_MAP_GPA, 0x100000, 4096, 0, 0, NULL),
+			 TDVMCALL_SUCCESS);
 	assert_int_equal(vmm_calls, 2);
 	assert_int_equal(e->m.n_map, 1);
 }

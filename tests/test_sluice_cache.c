@@ -486,6 +486,8 @@ static void test_tlb_sync(void **state)
 
 int main(void)
 {
+	/* One test a line, not packed in columns. */
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_remote_list),
@@ -495,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_port_copy),
 		cmocka_unit_test(test_tlb_sync),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@
 #include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
-#define NPAGES 4096u              /* 16 MiB modelled */
+#define NPAGES 4096u		  /* 16 MiB modelled */
 #define K4 UINT64_C(4096)
 #define M2 (UINT64_C(2) << 20)
 #define GHCB_GPA (BASE + 8 * M2 - K4) /* the last page, away from the tests' ranges */
@@ -114,8 +114,7 @@ static void test_cbit_47_and_51(void **state)
 	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0x2f, 0, 0 }, &pos, NULL, 0), 0);
 	assert_int_equal(pos, 47);
 	/* EBX[11:6] (physical address reduction) does not leak into the position. */
-	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0x173, 0, 0 }, &pos, NULL, 0),
-			 0);
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0x173, 0, 0 }, &pos, NULL, 0), 0);
 	assert_int_equal(pos, 51);
 	e = env_new(false);
 	assert_int_equal(e->g.s.cbit_pos, 51);
@@ -158,7 +157,8 @@ static void test_refusals(void **state)
 				  (uint32_t[4]){ 0xf, 0x33, 0, 0 }, why, sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "lacks SEV-SNP"));
-	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0, 0, 0 }, &pos, why, sizeof(why)),
+	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 0, 0, 0 }, &pos, why,
+					     sizeof(why)),
 			 SNP_ERR_REFUSED);
 	assert_non_null(strstr(why, "C-bit position 0"));
 	assert_int_equal(snp_cbit_from_cpuid((uint32_t[4]){ 0x1f, 52, 0, 0 }, &pos, NULL, 0),

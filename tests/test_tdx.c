@@ -23,7 +23,7 @@
 #include "arch/x86_64/tdx_model.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
-#define NPAGES 4096u              /* 16 MiB modelled */
+#define NPAGES 4096u		  /* 16 MiB modelled */
 #define K4 UINT64_C(4096)
 #define M2 (UINT64_C(2) << 20)
 
@@ -378,8 +378,8 @@ static void test_model_catches_wrong_order(void **state)
 	assert_non_null(strstr(e->m.last_rule, "R4"));
 	/* Mapping a page private before it was accepted (R5). */
 	tdx_model_note_ptes(&e->m, BASE + K4, K4, true);
-	assert_int_equal(tdx_vmcall(&e->t, TDVMCALL_MAP_GPA, (BASE + K4) | e->t.shared_bit, K4,
-				    0, 0, NULL),
+	assert_int_equal(tdx_vmcall(&e->t, TDVMCALL_MAP_GPA, (BASE + K4) | e->t.shared_bit, K4, 0,
+				    0, NULL),
 			 TDVMCALL_SUCCESS);
 	assert_int_equal(tdx_vmcall(&e->t, TDVMCALL_MAP_GPA, BASE + K4, K4, 0, 0, NULL),
 			 TDVMCALL_SUCCESS);

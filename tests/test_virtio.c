@@ -31,8 +31,9 @@ static void test_handshake_order_and_subset(void **state)
 	char why[128] = "";
 
 	(void)state;
-	fake_init(&d, F(VIRTIO_F_VERSION_1) | F(VIRTIO_F_ACCESS_PLATFORM) |
-			      F(VIRTIO_F_RING_EVENT_IDX) | F(5) | F(9),
+	fake_init(&d,
+		  F(VIRTIO_F_VERSION_1) | F(VIRTIO_F_ACCESS_PLATFORM) | F(VIRTIO_F_RING_EVENT_IDX) |
+			  F(5) | F(9),
 		  true);
 	assert_int_equal(virtio_negotiate(&d.vdev, F(VIRTIO_F_RING_EVENT_IDX) | F(5) | F(40), why,
 					  sizeof(why)),

@@ -409,11 +409,11 @@ static void test_chain(void **state)
 	for (unsigned int i = 0; i < 5; i++) {
 		buf[i] = malloc(lens[i]);
 		fill(buf[i], lens[i], i + 1);
-		assert_int_equal(
-			sluice_dma_map(&tc->f->dl, &t, buf[i], lens[i],
-				       i < 2 ? SLUICE_DMA_TO_DEVICE : SLUICE_DMA_FROM_DEVICE,
-				       &b[i].dma_addr),
-			0);
+		assert_int_equal(sluice_dma_map(&tc->f->dl, &t, buf[i], lens[i],
+						i < 2 ? SLUICE_DMA_TO_DEVICE :
+							SLUICE_DMA_FROM_DEVICE,
+						&b[i].dma_addr),
+				 0);
 		b[i].len = lens[i];
 	}
 	assert_int_equal(virtq_add(&tc->vq, b, 2, 3, tok(7)), 0);
@@ -1426,10 +1426,11 @@ int main(void)
 		case_name(&cases[c], cn, sizeof(cn));
 		for (unsigned int i = 0; i < NALL; i++) {
 			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name, cn);
-			tests[n] = (struct CMUnitTest){
-				.name = names[n], .test_func = all[i].fn, .setup_func = setup,
-				.teardown_func = teardown, .initial_state = &cases[c]
-			};
+			tests[n] = (struct CMUnitTest){ .name = names[n],
+							.test_func = all[i].fn,
+							.setup_func = setup,
+							.teardown_func = teardown,
+							.initial_state = &cases[c] };
 			n++;
 		}
 	}

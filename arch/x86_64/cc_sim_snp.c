@@ -110,7 +110,10 @@ static void sim_vmm(void *ctx, struct ghcb *g)
 	switch (code) {
 	case SVM_EXIT_IOIO: {
 		uint16_t port = (uint16_t)(info1 >> 16);
-		unsigned int size = (info1 & 0x10) ? 1 : (info1 & 0x20) ? 2 : (info1 & 0x40) ? 4 : 0;
+		unsigned int size = (info1 & 0x10) ? 1 :
+				    (info1 & 0x20) ? 2 :
+				    (info1 & 0x40) ? 4 :
+						     0;
 
 		if (!size || !ghcb_is_valid(g, GHCB_OFF(rax))) {
 			vmm_error(g, GHCB_ERR_MISSING_INPUT);
@@ -348,8 +351,8 @@ void cc_sim_snp_raise_vc(uint64_t exit_code)
 			 "jmp *%2\n"
 			 "1:"
 			 :
-			 : "r"(ist), "r"(exit_code), "r"(idt_stub(29)),
-			   "i"(GDT_KERNEL_DATA), "i"(GDT_KERNEL_CODE)
+			 : "r"(ist), "r"(exit_code), "r"(idt_stub(29)), "i"(GDT_KERNEL_DATA),
+			   "i"(GDT_KERNEL_CODE)
 			 : "rax", "memory");
 	__builtin_unreachable();
 }
@@ -358,11 +361,13 @@ void cc_sim_snp_report(const char *when)
 {
 	char extra[200];
 
-	snprintf(extra, sizeof(extra),
-		 "model over %" PRIu64 " MiB, %lu VMGEXITs to the simulated hypervisor "
-		 "(%lu PSC, %lu MSR-protocol PSC), %lu PVALIDATE, %lu RMPADJUST, rule violations %lu",
-		 model.npages >> 8, vmgexits + psc_before + model.n_psc + psc_msr_before + model.n_psc_msr,
-		 psc_before + model.n_psc, psc_msr_before + model.n_psc_msr,
-		 pval_before + model.n_pval, model.n_rmpadjust, model.violations);
+	snprintf(
+		extra, sizeof(extra),
+		"model over %" PRIu64 " MiB, %lu VMGEXITs to the simulated hypervisor "
+		"(%lu PSC, %lu MSR-protocol PSC), %lu PVALIDATE, %lu RMPADJUST, rule violations %lu",
+		model.npages >> 8,
+		vmgexits + psc_before + model.n_psc + psc_msr_before + model.n_psc_msr,
+		psc_before + model.n_psc, psc_msr_before + model.n_psc_msr,
+		pval_before + model.n_pval, model.n_rmpadjust, model.violations);
 	cc_snp_report(when, extra);
 }

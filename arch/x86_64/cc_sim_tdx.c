@@ -140,7 +140,9 @@ void cc_sim_tdx_report(const char *when)
 {
 	char extra[160];
 
-	snprintf(extra, sizeof(extra), "model over %" PRIu64 " MiB, %lu VMCALLs to the VMM, "
-		 "rule violations %lu", model.npages >> 8, model.n_vmm_calls, model.violations);
+	snprintf(extra, sizeof(extra),
+		 "model over %" PRIu64 " MiB, %lu VMCALLs to the VMM, "
+		 "rule violations %lu",
+		 model.npages >> 8, model.n_vmm_calls, model.violations);
 	cc_tdx_report(when, extra);
 }

@@ -67,8 +67,8 @@ static int ghcb_setup_this_cpu(unsigned int cpu)
 
 	slots[cpu].backup = &ghcb_backups[cpu];
 	spin_lock(&glue.lock);
-	rc = cpu < ghcbs_prepared ? snp_ghcb_register(&snp, &ghcb_pages[cpu], ghcb_gpa_of(cpu))
-				  : SNP_ERR_INVAL;
+	rc = cpu < ghcbs_prepared ? snp_ghcb_register(&snp, &ghcb_pages[cpu], ghcb_gpa_of(cpu)) :
+				    SNP_ERR_INVAL;
 	if (!rc)
 		ghcbs_registered++;
 	spin_unlock(&glue.lock);
@@ -113,8 +113,7 @@ static const char *vc_name(uint64_t code)
  */
 static void vc_report(uint64_t rip, uint64_t code)
 {
-	printf("#VC: exit code 0x%" PRIx64 " (%s), rip 0x%" PRIx64 "\n", code, vc_name(code),
-	       rip);
+	printf("#VC: exit code 0x%" PRIx64 " (%s), rip 0x%" PRIx64 "\n", code, vc_name(code), rip);
 }
 
 /* ------------------------------------------------------------ APs */
@@ -214,8 +213,8 @@ static int ap_start(void *ctx, unsigned int cpu)
 	return ghcb_setup_this_cpu(cpu % SMP_MAX_CPUS);
 }
 
-static const struct smp_ap_ops ap_ops = { "SNP AP creation (a VMSA per AP)", ap_create,
-					  ap_destroy, ap_start, NULL };
+static const struct smp_ap_ops ap_ops = { "SNP AP creation (a VMSA per AP)", ap_create, ap_destroy,
+					  ap_start, NULL };
 
 static void vmsa_pages_assign(void)
 {

@@ -42,7 +42,7 @@
 /* ------------------------------------------------------------ MSR protocol */
 
 #define GHCB_MSR_INFO_MASK UINT64_C(0xfff)
-#define GHCB_MSR_INFO(v) ((v) & GHCB_MSR_INFO_MASK)
+#define GHCB_MSR_INFO(v) ((v)&GHCB_MSR_INFO_MASK)
 #define GHCB_MSR_REG_GPA_REQ UINT64_C(0x012)
 #define GHCB_MSR_REG_GPA_RESP UINT64_C(0x013)
 #define GHCB_MSR_PSC_REQ UINT64_C(0x014)
@@ -61,7 +61,7 @@
 /* Reason code set 1 is the guest's own; Sluice's codes there. */
 #define GHCB_TERM_SET_SLUICE 1
 #define GHCB_TERM_SLUICE_REGISTER 0 /* GHCB registration failed */
-#define GHCB_TERM_SLUICE_PSC 1      /* a page state change failed */
+#define GHCB_TERM_SLUICE_PSC 1	    /* a page state change failed */
 #define GHCB_TERM_SLUICE_PVALIDATE 2
 #define GHCB_TERM_SLUICE_FATAL 3 /* pvio_fatal(): the kernel stopped */
 
@@ -253,10 +253,10 @@ static inline bool ghcb_is_valid(const struct ghcb *g, size_t off)
 }
 
 /* Set a save-area field and mark it valid, in one step so none is forgotten. */
-#define GHCB_SET(g, field, v)                                 \
-	do {                                                  \
-		(g)->field = (v);                             \
-		ghcb_set_valid((g), GHCB_OFF(field));         \
+#define GHCB_SET(g, field, v)                         \
+	do {                                          \
+		(g)->field = (v);                     \
+		ghcb_set_valid((g), GHCB_OFF(field)); \
 	} while (0)
 
 /**

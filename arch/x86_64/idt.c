@@ -50,7 +50,10 @@ void idt_init(void)
 	 * (20) on IST2, its own, and #VC (29) on IST3, its own (gdt.c). */
 	for (unsigned int v = 0; v < IDT_VECTORS; v++)
 		idt_set_gate(v, (uint64_t)(trap_stubs + v * IDT_STUB_SIZE),
-			     (v == 2 || v == 8 || v == 18) ? 1 : v == 20 ? 2 : v == 29 ? 3 : 0);
+			     (v == 2 || v == 8 || v == 18) ? 1 :
+			     v == 20			   ? 2 :
+			     v == 29			   ? 3 :
+							     0);
 	idt_load();
 }
 

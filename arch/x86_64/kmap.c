@@ -132,8 +132,7 @@ int kmap_build(struct page_table *pt, const struct kmap_layout *l)
 int kmap_set_exec(struct page_table *pt, const struct kmap_layout *l, uint64_t va, uint64_t len,
 		  bool exec)
 {
-	if (!pt || !l || !len || va + len < va || va < l->switch_start ||
-	    va + len > l->switch_end)
+	if (!pt || !l || !len || va + len < va || va < l->switch_start || va + len > l->switch_end)
 		return PT_ERR_INVAL;
 	return pt_set_prot(pt, va, len, exec ? 0 : kmap_ram_attr(l));
 }

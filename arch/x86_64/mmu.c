@@ -17,8 +17,8 @@
 
 #define FOUR_GIB (4ull << 30)
 #define MSR_EFER 0xC0000080u
-#define EFER_NXE (1ull << 11)	/* XD bit usable in paging entries (SDM vol. 3 2.2.1) */
-#define CR0_WP (1ull << 16)	/* supervisor writes honour R/W (SDM vol. 3 2.5, 4.6.1) */
+#define EFER_NXE (1ull << 11) /* XD bit usable in paging entries (SDM vol. 3 2.2.1) */
+#define CR0_WP (1ull << 16)   /* supervisor writes honour R/W (SDM vol. 3 2.5, 4.6.1) */
 /* QEMU's port-0x80 dummy device: a write is a real VM exit under KVM. */
 #define CONVERSION_TRAP_PORT 0x80
 
@@ -108,7 +108,8 @@ static int mmu_verify_wx(void)
 int mmu_init(const struct mmu_memory *mem, const struct cpu_info *cpu,
 	     const struct mmu_encoding *enc)
 {
-	struct pt_ops ops = { .ctx = &pt_pool, .alloc_table = mmu_alloc_table,
+	struct pt_ops ops = { .ctx = &pt_pool,
+			      .alloc_table = mmu_alloc_table,
 			      .flush_page = mmu_flush_page };
 	uint64_t text_start = (uint64_t)(uintptr_t)_text;
 	uint64_t text_end = (uint64_t)(uintptr_t)_text_page_end;

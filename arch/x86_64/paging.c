@@ -16,10 +16,11 @@
 #include "arch/x86_64/paging.h"
 
 /* Table pointers: permissions are decided by the leaves alone. */
-#define PT_TABLE_BITS	(PT_PRESENT | PT_WRITE | PT_USER)
+#define PT_TABLE_BITS (PT_PRESENT | PT_WRITE | PT_USER)
 /* Attribute bits a leaf keeps, in 4 KiB layout (PAT at bit 7). */
-#define PT_LEAF_ATTRS	(PT_PRESENT | PT_WRITE | PT_USER | PT_PWT | PT_PCD | \
-			 PT_ACCESSED | PT_DIRTY | PT_PAT_4K | PT_GLOBAL | PT_NX)
+#define PT_LEAF_ATTRS                                                                             \
+	(PT_PRESENT | PT_WRITE | PT_USER | PT_PWT | PT_PCD | PT_ACCESSED | PT_DIRTY | PT_PAT_4K | \
+	 PT_GLOBAL | PT_NX)
 
 _Static_assert(sizeof(uint64_t) == 8 && sizeof(void *) == 8, "LP64 only");
 _Static_assert((PT_LEAF_ATTRS & PT_ADDR_MASK) == 0, "attributes outside the frame");
@@ -104,8 +105,7 @@ static inline uint64_t pt_encoding(const struct page_table *pt, bool shared)
 
 static inline bool pt_entry_shared(const struct page_table *pt, uint64_t e)
 {
-	return (e & pt->shared_set_mask) == pt->shared_set_mask &&
-	       (e & pt->shared_clear_mask) == 0;
+	return (e & pt->shared_set_mask) == pt->shared_set_mask && (e & pt->shared_clear_mask) == 0;
 }
 
 static inline bool pt_entry_private(const struct page_table *pt, uint64_t e)
@@ -229,8 +229,8 @@ static uint64_t pt_table_entry(const struct page_table *pt, const uint64_t *tabl
 
 /* ---- init -------------------------------------------------------------- */
 
-int pt_init(struct page_table *pt, const struct pt_ops *ops,
-	    uint64_t shared_set_mask, uint64_t shared_clear_mask)
+int pt_init(struct page_table *pt, const struct pt_ops *ops, uint64_t shared_set_mask,
+	    uint64_t shared_clear_mask)
 {
 	uint64_t masks = shared_set_mask | shared_clear_mask;
 	uint64_t addr_masks = masks & PT_ADDR_MASK;
@@ -266,19 +266,19 @@ int pt_init(struct page_table *pt, const struct pt_ops *ops,
 /* ---- map --------------------------------------------------------------- */
 
 struct pt_map_req {
-	uint64_t va;		/* start of the whole request */
+	uint64_t va; /* start of the whole request */
 	uint64_t pa;
-	uint64_t attrs;		/* 4 KiB-layout leaf attributes with encoding */
-	bool dry;		/* count tables and detect conflicts, write nothing */
-	uint64_t need;		/* dry: tables the real pass will take */
+	uint64_t attrs; /* 4 KiB-layout leaf attributes with encoding */
+	bool dry;	/* count tables and detect conflicts, write nothing */
+	uint64_t need;	/* dry: tables the real pass will take */
 };
 
 /*
  * Whether the existing leaf @e at @level, whose range starts at @base, maps
  * every page of [@s, @s + n) exactly as @r asks (A/D ignored: the CPU sets them).
  */
-static bool pt_leaf_matches(const struct page_table *pt, const struct pt_map_req *r,
-			    uint64_t e, int level, uint64_t base, uint64_t s)
+static bool pt_leaf_matches(const struct page_table *pt, const struct pt_map_req *r, uint64_t e,
+			    int level, uint64_t base, uint64_t s)
 {
 	uint64_t ad = PT_ACCESSED | PT_DIRTY;
 	uint64_t enc = pt->shared_set_mask | pt->shared_clear_mask;
@@ -295,8 +295,8 @@ static bool pt_leaf_matches(const struct page_table *pt, const struct pt_map_req
  * run will have allocated, i.e. all entries empty). Ranges are half-open and
  * @end is 0 for a range ending at 2^64, so only @end - 1 is ever compared.
  */
-static int pt_map_level(struct page_table *pt, struct pt_map_req *r, uint64_t *table,
-			int level, uint64_t va, uint64_t end)
+static int pt_map_level(struct page_table *pt, struct pt_map_req *r, uint64_t *table, int level,
+			uint64_t va, uint64_t end)
 {
 	uint64_t size = pt_level_size(level);
 	uint64_t base = va & ~(size - 1);
@@ -323,8 +323,8 @@ static int pt_map_level(struct page_table *pt, struct pt_map_req *r, uint64_t *t
 			goto next;
 		}
 		/* Empty entry: a leaf if size and alignment allow (no 1 GiB leaves). */
-		if (level == 1 || (level == 2 && s == base && e_ - s == size &&
-				   !(spa & (size - 1)))) {
+		if (level == 1 ||
+		    (level == 2 && s == base && e_ - s == size && !(spa & (size - 1)))) {
 			if (!r->dry)
 				pte_write(&table[i], pt_make_leaf(r->attrs, spa, level));
 			goto next;
@@ -347,14 +347,12 @@ next:
 	return PT_OK;
 }
 
-int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
-		 uint64_t flags)
+int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len, uint64_t flags)
 {
 	struct pt_map_req r = { .va = va, .pa = pa, .dry = true };
 	int err;
 
-	if (!pt_range_ok(va, len) || (pa & (PT_SIZE_4K - 1)) ||
-	    (flags & ~PT_ATTR_MAP_ALLOWED))
+	if (!pt_range_ok(va, len) || (pa & (PT_SIZE_4K - 1)) || (flags & ~PT_ATTR_MAP_ALLOWED))
 		return PT_ERR_INVAL;
 	if (pa + len < pa || pa + len > pt->_pa_limit)
 		return PT_ERR_INVAL;
@@ -379,8 +377,8 @@ int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
 
 /* ---- walk -------------------------------------------------------------- */
 
-int pt_translate(const struct page_table *pt, uint64_t va, uint64_t *pa,
-		 uint64_t *page_size, uint64_t *flags)
+int pt_translate(const struct page_table *pt, uint64_t va, uint64_t *pa, uint64_t *page_size,
+		 uint64_t *flags)
 {
 	uint64_t *e;
 	uint64_t v, size;

@@ -43,26 +43,26 @@ enum pt_err {
 };
 
 /* Entry bits, as the hardware defines them (Intel SDM vol. 3 tables 4-14..4-20). */
-#define PT_PRESENT	(1ULL << 0)
-#define PT_WRITE	(1ULL << 1)
-#define PT_USER		(1ULL << 2)
-#define PT_PWT		(1ULL << 3)
-#define PT_PCD		(1ULL << 4)
-#define PT_ACCESSED	(1ULL << 5)
-#define PT_DIRTY	(1ULL << 6)
-#define PT_HUGE		(1ULL << 7)	/* PS: leaf in a PDPTE (1 GiB) or PDE (2 MB) */
-#define PT_PAT_4K	(1ULL << 7)	/* same bit, but PAT in a 4 KiB PTE */
-#define PT_GLOBAL	(1ULL << 8)
-#define PT_PAT_LARGE	(1ULL << 12)	/* PAT in a 2 MB / 1 GiB leaf */
-#define PT_NX		(1ULL << 63)	/* reserved (#PF) unless EFER.NXE is set */
-#define PT_ADDR_MASK	0x000ffffffffff000ULL	/* bits 12..51 */
+#define PT_PRESENT (1ULL << 0)
+#define PT_WRITE (1ULL << 1)
+#define PT_USER (1ULL << 2)
+#define PT_PWT (1ULL << 3)
+#define PT_PCD (1ULL << 4)
+#define PT_ACCESSED (1ULL << 5)
+#define PT_DIRTY (1ULL << 6)
+#define PT_HUGE (1ULL << 7)   /* PS: leaf in a PDPTE (1 GiB) or PDE (2 MB) */
+#define PT_PAT_4K (1ULL << 7) /* same bit, but PAT in a 4 KiB PTE */
+#define PT_GLOBAL (1ULL << 8)
+#define PT_PAT_LARGE (1ULL << 12)	   /* PAT in a 2 MB / 1 GiB leaf */
+#define PT_NX (1ULL << 63)		   /* reserved (#PF) unless EFER.NXE is set */
+#define PT_ADDR_MASK 0x000ffffffffff000ULL /* bits 12..51 */
 
 /*
  * Bits the hardware ignores in every entry; the shared/private encoding may
  * live here. Bit 11 is avoided because HLAT gives it a meaning.
  */
-#define PT_SW_SHARED	(1ULL << 9)	/* the emulated model's shared bit */
-#define PT_SW_BITS	((7ULL << 9) | (0x7fULL << 52))	/* 9..11, 52..58 */
+#define PT_SW_SHARED (1ULL << 9)		   /* the emulated model's shared bit */
+#define PT_SW_BITS ((7ULL << 9) | (0x7fULL << 52)) /* 9..11, 52..58 */
 
 /*
  * Attribute words passed to pt_map_range() and returned by pt_translate().
@@ -72,18 +72,18 @@ enum pt_err {
  * pt_init(). Bits 12 and 13 are address bits in an entry, so they cannot be
  * mistaken for a real attribute.
  */
-#define PT_ATTR_PAT	(1ULL << 12)
-#define PT_ATTR_SHARED	(1ULL << 13)
-#define PT_ATTR_MAP_ALLOWED (PT_PRESENT | PT_WRITE | PT_USER | PT_PWT | PT_PCD | \
-			     PT_ACCESSED | PT_DIRTY | PT_GLOBAL | PT_NX | \
-			     PT_ATTR_PAT | PT_ATTR_SHARED)
+#define PT_ATTR_PAT (1ULL << 12)
+#define PT_ATTR_SHARED (1ULL << 13)
+#define PT_ATTR_MAP_ALLOWED                                                                       \
+	(PT_PRESENT | PT_WRITE | PT_USER | PT_PWT | PT_PCD | PT_ACCESSED | PT_DIRTY | PT_GLOBAL | \
+	 PT_NX | PT_ATTR_PAT | PT_ATTR_SHARED)
 /*
  * Permission bits pt_set_prot() sets: writable, and non-executable. Bit 63 is
  * XD only with IA32_EFER.NXE = 1; otherwise it is reserved and a leaf with it
  * set faults with RSVD=1 (SDM vol. 3 2.2.1, 4.5 tables 4-19/4-20, 4.6.1). A
  * leaf with neither bit is read-only and executable.
  */
-#define PT_PROT_MASK	(PT_WRITE | PT_NX)
+#define PT_PROT_MASK (PT_WRITE | PT_NX)
 
 /*
  * Policies for pt_set_policy(). Both need NX: without EFER.NXE every page is
@@ -94,17 +94,17 @@ enum pt_err {
  * PT_POLICY_SHARED_NX: no shared leaf is executable: bytes the host can write
  *	are never fetched as instructions.
  */
-#define PT_POLICY_WX		(1u << 0)
-#define PT_POLICY_SHARED_NX	(1u << 1)
-#define PT_POLICY_ALL		(PT_POLICY_WX | PT_POLICY_SHARED_NX)
+#define PT_POLICY_WX (1u << 0)
+#define PT_POLICY_SHARED_NX (1u << 1)
+#define PT_POLICY_ALL (PT_POLICY_WX | PT_POLICY_SHARED_NX)
 
 /* Device memory: uncached and never encrypted. */
-#define PT_ATTR_MMIO	(PT_WRITE | PT_PCD | PT_PWT | PT_NX | PT_ATTR_SHARED)
+#define PT_ATTR_MMIO (PT_WRITE | PT_PCD | PT_PWT | PT_NX | PT_ATTR_SHARED)
 
-#define PT_SIZE_4K	0x1000ULL
-#define PT_SIZE_2M	0x200000ULL
-#define PT_SIZE_1G	0x40000000ULL
-#define PT_ENTRIES	512
+#define PT_SIZE_4K 0x1000ULL
+#define PT_SIZE_2M 0x200000ULL
+#define PT_SIZE_1G 0x40000000ULL
+#define PT_ENTRIES 512
 
 _Static_assert(PT_HUGE == PT_PAT_4K, "PS and the 4 KiB PAT bit share bit 7");
 _Static_assert((PT_ATTR_MAP_ALLOWED & PT_ADDR_MASK) == (PT_ATTR_PAT | PT_ATTR_SHARED),
@@ -185,8 +185,8 @@ struct page_table {
  * Return: 0, PT_ERR_INVAL for bad masks or ops, PT_ERR_NOMEM if the PML4
  * could not be allocated.
  */
-int pt_init(struct page_table *pt, const struct pt_ops *ops,
-	    uint64_t shared_set_mask, uint64_t shared_clear_mask);
+int pt_init(struct page_table *pt, const struct pt_ops *ops, uint64_t shared_set_mask,
+	    uint64_t shared_clear_mask);
 
 /**
  * pt_map_range() - map [@va, @va + @len) to [@pa, @pa + @len).
@@ -208,8 +208,7 @@ int pt_init(struct page_table *pt, const struct pt_ops *ops,
  * PT_POLICY_SHARED_NX); PT_ERR_EXIST if any page is mapped differently;
  * PT_ERR_NOMEM if a table could not be allocated. On error nothing was changed.
  */
-int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
-		 uint64_t flags);
+int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len, uint64_t flags);
 
 /**
  * pt_translate() - walk the tables for one address.
@@ -223,8 +222,8 @@ int pt_map_range(struct page_table *pt, uint64_t va, uint64_t pa, uint64_t len,
  *
  * Return: 0, PT_ERR_NOENT if @va is not mapped, PT_ERR_INVAL if non-canonical.
  */
-int pt_translate(const struct page_table *pt, uint64_t va, uint64_t *pa,
-		 uint64_t *page_size, uint64_t *flags);
+int pt_translate(const struct page_table *pt, uint64_t va, uint64_t *pa, uint64_t *page_size,
+		 uint64_t *flags);
 
 /**
  * pt_split_2m() - replace the 2 MB leaf containing @va by 512 4 KiB entries.

@@ -80,7 +80,8 @@ static void native_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_
 static void native_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	(void)ctx;
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
 			 : "a"(leaf), "c"(sub));
 }
 

@@ -53,7 +53,9 @@ static bool snp_exit(struct pvio_snp *p, struct ghcb *g, uint64_t gpa, uint64_t 
 static uint64_t ioio_info(uint16_t port, unsigned int size, bool in)
 {
 	return ((uint64_t)port << 16) | IOIO_ADDR_64 | (in ? IOIO_TYPE_IN : 0) |
-	       (size == 1 ? IOIO_DATA_8 : size == 2 ? IOIO_DATA_16 : IOIO_DATA_32);
+	       (size == 1 ? IOIO_DATA_8 :
+		size == 2 ? IOIO_DATA_16 :
+			    IOIO_DATA_32);
 }
 
 static uint32_t snp_io_in(void *ctx, uint16_t port, unsigned int size)
@@ -159,7 +161,6 @@ static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r))
 		ps(ctx)->cpuid_misses++;
 }
-
 
 /*
  * MSRs an SEV-ES/SNP guest reads and writes itself: they never raise #VC, and

@@ -41,8 +41,7 @@ static uint32_t tdx_io_in(void *ctx, uint16_t port, unsigned int size)
 
 static void tdx_io_out(void *ctx, uint16_t port, unsigned int size, uint32_t v)
 {
-	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_IO, size, DIR_WRITE, port, v & size_mask(size),
-		       NULL))
+	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_IO, size, DIR_WRITE, port, v & size_mask(size), NULL))
 		pt(ctx)->errors++;
 }
 
@@ -51,8 +50,8 @@ static uint64_t tdx_mmio_read(void *ctx, uint64_t pa, unsigned int size)
 {
 	uint64_t v = 0;
 
-	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_MMIO, size, DIR_READ, pa | pt(ctx)->td->shared_bit,
-		       0, &v)) {
+	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_MMIO, size, DIR_READ, pa | pt(ctx)->td->shared_bit, 0,
+		       &v)) {
 		pt(ctx)->errors++;
 		return size_mask(size);
 	}

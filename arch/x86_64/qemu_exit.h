@@ -17,12 +17,13 @@
 
 /* Kernel exit codes the run script and tests know. */
 #define SLUICE_EXIT_PASS 0
-#define SLUICE_EXIT_FAIL 1      /* a check or test inside the kernel failed */
+#define SLUICE_EXIT_FAIL 1	 /* a check or test inside the kernel failed */
 #define SLUICE_EXIT_BAD_OPTION 2 /* invalid options on the command line */
-#define SLUICE_EXIT_EXCEPTION 3 /* a CPU exception */
-#define SLUICE_EXIT_BOOT 4      /* boot could not complete */
-#define SLUICE_EXIT_PANIC 5     /* kernel panic or abort() */
-#define SLUICE_EXIT_DEVICE 6    /* a device broke its protocol, missed its deadline or
+#define SLUICE_EXIT_EXCEPTION 3	 /* a CPU exception */
+#define SLUICE_EXIT_BOOT 4	 /* boot could not complete */
+#define SLUICE_EXIT_PANIC 5	 /* kernel panic or abort() */
+#define SLUICE_EXIT_DEVICE \
+	6 /* a device broke its protocol, missed its deadline or
 				 * did not reset; the kernel stopped using it */
 
 /**

@@ -69,8 +69,8 @@ struct cpu_local {
 	volatile uint32_t parked; /* in the simulated TD's firmware, waiting on the mailbox */
 	uint64_t stack_top;
 	volatile int start_error; /* the platform's ap_start hook failed on this AP */
-	unsigned int park;        /* its slot in sim_parks (simulated AP creation) */
-} __attribute__((aligned(64))); /* one cache line each: no false sharing */
+	unsigned int park;	  /* its slot in sim_parks (simulated AP creation) */
+} __attribute__((aligned(64)));	  /* one cache line each: no false sharing */
 
 _Static_assert(__builtin_offsetof(struct cpu_local, index) == 8, "smp_cpu_id reads %gs:8");
 
@@ -249,8 +249,8 @@ static int smp_sipi_and_wait(struct cpu_local *cl, uint64_t page, volatile uint3
 	return 0;
 
 not_accepted:
-	printf("smp: cpu %u (APIC %u): its local APIC did not accept the IPI; skipped\n",
-	       cl->index, cl->apic_id);
+	printf("smp: cpu %u (APIC %u): its local APIC did not accept the IPI; skipped\n", cl->index,
+	       cl->apic_id);
 	return -1;
 }
 
@@ -341,8 +341,7 @@ void smp_simulate_parking(void)
 	sim_vmsa_parking = true;
 }
 
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi,
-		    uint64_t gs_base)
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base)
 {
 	for (unsigned int i = 0; i < SIM_PARKS; i++) {
 		struct sim_park *k = &sim_parks[i];
@@ -452,7 +451,8 @@ static int smp_create_ap(struct cpu_local *cl, uint64_t page)
 				ap_ops->destroy(ap_ops->ctx, cl->index, cl->apic_id);
 			if (err)
 				printf("smp: cpu %u (APIC %u) failed to start (%d); destroyed, "
-				       "skipped\n", cl->index, cl->apic_id, err);
+				       "skipped\n",
+				       cl->index, cl->apic_id, err);
 			else
 				printf("smp: cpu %u (APIC %u) did not report in within %" PRIu64
 				       " ms of %s; destroyed, skipped\n",
@@ -522,7 +522,8 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 	 */
 	if (mmu_set_trampoline_exec(true)) {
 		printf("smp: cpu %u (APIC %u): the start-up page cannot be made executable; "
-		       "skipped\n", cl->index, cl->apic_id);
+		       "skipped\n",
+		       cl->index, cl->apic_id);
 		trap_set_cpu_stack_bounds(cl->index, 0, 0);
 		free(stack);
 		free(ist);

@@ -112,8 +112,7 @@ void smp_simulate_parking(void);
  * @apic_id: the AP.
  * Return: 0, or -1 if no AP with that APIC ID is parked.
  */
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi,
-		    uint64_t gs_base);
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base);
 
 /**
  * smp_sim_destroy() - the simulated hypervisor's AP destroy: a parked AP with

@@ -89,8 +89,8 @@ void snp_terminate(struct snp *s, unsigned int set, unsigned int code)
 
 static bool snp_range_ok(const struct snp *s, uint64_t gpa, uint64_t len)
 {
-	return len && !(gpa & (SNP_PAGE_4K - 1)) && !(len & (SNP_PAGE_4K - 1)) &&
-	       gpa + len > gpa && gpa + len <= s->cbit;
+	return len && !(gpa & (SNP_PAGE_4K - 1)) && !(len & (SNP_PAGE_4K - 1)) && gpa + len > gpa &&
+	       gpa + len <= s->cbit;
 }
 
 /* ------------------------------------------------------------ PVALIDATE */
@@ -382,7 +382,8 @@ int snp_to_shared(struct snp *s, uint64_t gpa, uint64_t len)
 	/* Some pages may be shared now (the PSC's progress is the hypervisor's
 	 * word); the mappings still carry the C-bit. Back to private: PSC, then
 	 * validate; the mappings need no change. */
-	if (snp_psc(s, gpa, len, SNP_PSC_OP_PRIVATE) || snp_pvalidate(s, gpa, len, true, false, NULL))
+	if (snp_psc(s, gpa, len, SNP_PSC_OP_PRIVATE) ||
+	    snp_pvalidate(s, gpa, len, true, false, NULL))
 		return snp_failed(s, len, false);
 	return snp_failed(s, len, true);
 }

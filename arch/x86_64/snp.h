@@ -63,14 +63,14 @@
  * #VC, which it does not handle), and every bit it does not know.
  */
 #define SEV_STATUS_TOLERATED                                                           \
-	(SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP | SEV_STATUS_DEBUG_SWAP |  \
+	(SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP | SEV_STATUS_DEBUG_SWAP | \
 	 SEV_STATUS_PREVENT_HOST_IBS | SEV_STATUS_BTB_ISOLATION | SEV_STATUS_SMT_PROT)
 
 /* Error codes of this file (negative, errno-style, as tdx.h). */
 #define SNP_ERR_INVAL (-22)
-#define SNP_ERR_IO (-5)      /* the hypervisor refused or lied; range rolled back */
+#define SNP_ERR_IO (-5)	      /* the hypervisor refused or lied; range rolled back */
 #define SNP_ERR_LEAKED (-133) /* failed and could not be rolled back */
-#define SNP_ERR_REFUSED (-1) /* a guest we cannot run in */
+#define SNP_ERR_REFUSED (-1)  /* a guest we cannot run in */
 
 /* PSC rounds without progress (cur_entry unchanged) before the hypervisor is
  * deemed stuck or lying: Linux loops for ever, this kernel does not. */
@@ -383,28 +383,28 @@ struct vmcb_seg {
 struct snp_vmsa {
 	struct vmcb_seg es, cs, ss, ds, fs, gs, gdtr, ldtr, idtr, tr; /* 0x000 */
 	uint8_t rsvd_0a0[0x0ca - 0x0a0];
-	uint8_t vmpl;   /* 0x0CA */
-	uint8_t cpl;    /* 0x0CB */
+	uint8_t vmpl; /* 0x0CA */
+	uint8_t cpl;  /* 0x0CB */
 	uint8_t rsvd_0cc[4];
-	uint64_t efer;  /* 0x0D0 */
+	uint64_t efer; /* 0x0D0 */
 	uint8_t rsvd_0d8[0x148 - 0x0d8];
-	uint64_t cr4;   /* 0x148 */
-	uint64_t cr3;   /* 0x150 */
-	uint64_t cr0;   /* 0x158 */
-	uint64_t dr7;   /* 0x160 */
-	uint64_t dr6;   /* 0x168 */
+	uint64_t cr4;	 /* 0x148 */
+	uint64_t cr3;	 /* 0x150 */
+	uint64_t cr0;	 /* 0x158 */
+	uint64_t dr7;	 /* 0x160 */
+	uint64_t dr6;	 /* 0x168 */
 	uint64_t rflags; /* 0x170 */
-	uint64_t rip;   /* 0x178 */
+	uint64_t rip;	 /* 0x178 */
 	uint8_t rsvd_180[0x1d8 - 0x180];
-	uint64_t rsp;   /* 0x1D8 */
+	uint64_t rsp; /* 0x1D8 */
 	uint8_t rsvd_1e0[0x268 - 0x1e0];
 	uint64_t g_pat; /* 0x268 */
 	uint8_t rsvd_270[0x338 - 0x270];
-	uint64_t rdi;   /* 0x338 */
+	uint64_t rdi; /* 0x338 */
 	uint8_t rsvd_340[0x3b0 - 0x340];
 	uint64_t sev_features; /* 0x3B0 */
 	uint8_t rsvd_3b8[0x3e8 - 0x3b8];
-	uint64_t xcr0;  /* 0x3E8 */
+	uint64_t xcr0; /* 0x3E8 */
 	uint8_t rsvd_3f0[4096 - 0x3f0];
 } __attribute__((packed, aligned(4096)));
 

@@ -71,8 +71,8 @@ int snp_cc_blob_check(bool found, const struct snp_cc_blob *b, const void *cpuid
 	if (!snp_cc_blob_header_ok(b, why, why_len))
 		return -1;
 	if (!cpuid || room < offsetof(struct snp_cpuid_page, fn)) {
-		say(why, why_len, "snp: CC blob: the CPUID page was not read (%llu bytes)",
-		    room, 0);
+		say(why, why_len, "snp: CC blob: the CPUID page was not read (%llu bytes)", room,
+		    0);
 		return -1;
 	}
 	memcpy(&count, &p->count, sizeof(count));

@@ -14,8 +14,13 @@
 
 /* The EFI configuration table's GUID of the blob, 067b1f5f-cf26-44c5-8554-93d777912d42
  * (EFI_GUID field order: Data1, Data2, Data3, Data4[8]). */
-#define SNP_CC_BLOB_GUID_INIT                                                         \
-	{ 0x067b1f5f, 0xcf26, 0x44c5, { 0x85, 0x54, 0x93, 0xd7, 0x77, 0x91, 0x2d, 0x42 } }
+#define SNP_CC_BLOB_GUID_INIT                                          \
+	{                                                              \
+		0x067b1f5f, 0xcf26, 0x44c5,                            \
+		{                                                      \
+			0x85, 0x54, 0x93, 0xd7, 0x77, 0x91, 0x2d, 0x42 \
+		}                                                      \
+	}
 #define SNP_CC_BLOB_MAGIC UINT32_C(0x45444d41) /* "AMDE" */
 #define SNP_CC_BLOB_VERSION 1
 /* What the UEFI stage copies of the CPUID page (one page, as the firmware's). */

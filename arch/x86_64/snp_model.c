@@ -84,8 +84,9 @@ void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
 		c = m->page[i] & SNP_PG_PTE_C;
 		assigned = m->page[i] & SNP_PG_ASSIGNED;
 		if (c != assigned)
-			broken(m, c ? "R5: a C-bit mapping of a shared page at a TLB flush"
-				    : "R5: a mapping without the C-bit of a private page at a TLB flush",
+			broken(m,
+			       c ? "R5: a C-bit mapping of a shared page at a TLB flush" :
+				   "R5: a mapping without the C-bit of a private page at a TLB flush",
 			       a);
 	}
 }
@@ -240,7 +241,8 @@ static void model_ap_creation(struct snp_model *m, struct ghcb *g)
 
 		if ((vmsa & (PAGE - 1)) || i < 0 || (m->page[i] & want) != want ||
 		    !ghcb_is_valid(g, GHCB_OFF(rax))) {
-			broken(m, "R7: an AP created from a page that is not a validated VMSA", vmsa);
+			broken(m, "R7: an AP created from a page that is not a validated VMSA",
+			       vmsa);
 			ok = false;
 		}
 	} else if (op != SNP_AP_DESTROY) {
@@ -335,8 +337,8 @@ static void model_msr_protocol(struct snp_model *m)
 		gfn = v >> 12;
 		ghcb_page_shared(m, gfn << 12);
 		m->ghcb_gpa[c] = m->faults.reg_refuse ? 0 : gfn << 12;
-		m->ghcb_msr[c] =
-			((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) | GHCB_MSR_REG_GPA_RESP;
+		m->ghcb_msr[c] = ((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) |
+				 GHCB_MSR_REG_GPA_RESP;
 		break;
 	case GHCB_MSR_PSC_REQ: {
 		unsigned int op = (unsigned int)((v >> 52) & 0xf);
@@ -428,8 +430,9 @@ static uint32_t model_pvalidate(void *ctx, uint64_t va, bool size_2m, bool valid
 	}
 	for (unsigned int k = 0; k < n; k++) {
 		if (!(m->page[i + k] & SNP_PG_ASSIGNED)) {
-			broken(m, "R2: PVALIDATE of a page not assigned to the guest (no PSC to "
-				  "private before)",
+			broken(m,
+			       "R2: PVALIDATE of a page not assigned to the guest (no PSC to "
+			       "private before)",
 			       va + (uint64_t)k * PAGE);
 			return PVALIDATE_FAIL_INPUT;
 		}
@@ -497,7 +500,7 @@ void snp_model_firmware_ghcb(struct snp_model *m, unsigned int cpu, uint64_t gpa
 	int64_t i = page_index(m, gpa);
 
 	if (i >= 0)
-		m->page[i] &= (uint8_t)~(SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
+		m->page[i] &= (uint8_t) ~(SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
 	m->ghcb_msr[cpu % SNP_MODEL_MAX_CPUS] = gpa;
 	m->ghcb_gpa[cpu % SNP_MODEL_MAX_CPUS] = gpa;
 }

@@ -26,8 +26,8 @@ static uint64_t tdx_call(struct tdx *t, struct tdcall_regs *r)
 	return t->insn->tdcall(t->insn->ctx, r);
 }
 
-int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt,
-	     char *why, size_t why_len)
+int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt, char *why,
+	     size_t why_len)
 {
 	struct tdcall_regs r;
 
@@ -153,8 +153,8 @@ int tdx_ve_info_get(struct tdx *t, struct tdx_ve_info *out)
 
 static bool tdx_range_ok(const struct tdx *t, uint64_t gpa, uint64_t len)
 {
-	return len && !(gpa & (TDX_PAGE_4K - 1)) && !(len & (TDX_PAGE_4K - 1)) &&
-	       gpa + len > gpa && gpa + len <= t->shared_bit;
+	return len && !(gpa & (TDX_PAGE_4K - 1)) && !(len & (TDX_PAGE_4K - 1)) && gpa + len > gpa &&
+	       gpa + len <= t->shared_bit;
 }
 
 /*

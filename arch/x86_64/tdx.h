@@ -47,7 +47,7 @@
 #define TDX_PAGE_SIZE_MISMATCH UINT64_C(0xC0000B0B00000000)
 #define TDX_OPERAND_INVALID UINT64_C(0xC000010000000000)
 #define TDX_OPERAND_BUSY UINT64_C(0x8000020000000000)
-#define TDX_STATUS_CLASS(s) ((s) & UINT64_C(0xFFFFFFFF00000000))
+#define TDX_STATUS_CLASS(s) ((s)&UINT64_C(0xFFFFFFFF00000000))
 
 /* TDG.VP.VMCALL: R10 = 0 selects the GHCI-defined sub-functions in R11. */
 #define TDVMCALL_CPUID 10
@@ -68,10 +68,10 @@
 #define TDX_ATTR_SEPT_VE_DISABLE (UINT64_C(1) << 28)
 
 /* Error codes of this file (negative, errno-style). */
-#define TDX_ERR_INVAL (-22)  /* bad arguments */
-#define TDX_ERR_IO (-5)      /* the VMM or the module refused; range rolled back */
+#define TDX_ERR_INVAL (-22)   /* bad arguments */
+#define TDX_ERR_IO (-5)	      /* the VMM or the module refused; range rolled back */
 #define TDX_ERR_LEAKED (-133) /* EHWPOISON: failed and could not be rolled back */
-#define TDX_ERR_REFUSED (-1) /* EPERM: a TD we cannot run in */
+#define TDX_ERR_REFUSED (-1)  /* EPERM: a TD we cannot run in */
 
 /* Rounds of MapGPA "retry" without progress before the VMM is deemed lying. */
 #define TDX_MAP_GPA_MAX_STALLS 3
@@ -171,8 +171,8 @@ struct tdx_ve_info {
  * does not handle.
  * Return: 0, or TDX_ERR_REFUSED with @why set.
  */
-int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt,
-	     char *why, size_t why_len);
+int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt, char *why,
+	     size_t why_len);
 
 /**
  * tdx_to_shared() - convert [@gpa, @gpa + @len) from private to shared.

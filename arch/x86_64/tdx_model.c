@@ -60,8 +60,7 @@ static bool nth(unsigned long n, unsigned int every)
 	return every && n % every == 0;
 }
 
-void tdx_model_set_pages(struct tdx_model *m, uint64_t gpa, uint64_t len,
-			 enum tdx_page_state state)
+void tdx_model_set_pages(struct tdx_model *m, uint64_t gpa, uint64_t len, enum tdx_page_state state)
 {
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
@@ -124,8 +123,8 @@ static void model_map_gpa(struct tdx_model *m, struct tdcall_regs *r)
 		return;
 	}
 	half = len;
-	if (len >= 2 * PAGE && (nth(m->n_map, m->faults.map_partial_every) ||
-				m->n_map == m->faults.map_partial_at))
+	if (len >= 2 * PAGE &&
+	    (nth(m->n_map, m->faults.map_partial_every) || m->n_map == m->faults.map_partial_at))
 		half = (len / 2) & ~(uint64_t)(PAGE - 1);
 	for (uint64_t a = plain; a < plain + half; a += PAGE) {
 		int64_t i = page_index(m, a);
@@ -134,7 +133,8 @@ static void model_map_gpa(struct tdx_model *m, struct tdcall_regs *r)
 			continue; /* outside the window: not modelled */
 		if (to_shared) {
 			if (!m->pte_shared[i])
-				broken(m, "R4: MapGPA to shared of a page the guest maps private", a);
+				broken(m, "R4: MapGPA to shared of a page the guest maps private",
+				       a);
 			m->state[i] = TDX_PAGE_SHARED;
 		} else if (m->state[i] == TDX_PAGE_SHARED) {
 			m->state[i] = TDX_PAGE_PENDING;

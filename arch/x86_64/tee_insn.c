@@ -14,8 +14,7 @@
 #include <stdbool.h>
 
 /* TDCALL with every register of the ABI; @sti puts STI right before it. */
-static inline __attribute__((always_inline)) uint64_t tdcall_regs(struct tdcall_regs *r,
-								   bool sti)
+static inline __attribute__((always_inline)) uint64_t tdcall_regs(struct tdcall_regs *r, bool sti)
 {
 	register uint64_t r8 __asm__("r8") = r->r8;
 	register uint64_t r9 __asm__("r9") = r->r9;
@@ -29,15 +28,13 @@ static inline __attribute__((always_inline)) uint64_t tdcall_regs(struct tdcall_
 	if (sti)
 		__asm__ volatile("sti\n\t.byte 0x66, 0x0f, 0x01, 0xcc" /* sti; tdcall */
 				 : "+a"(r->rax), "+c"(r->rcx), "+d"(r->rdx), "+r"(r8), "+r"(r9),
-				   "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13), "+r"(r14),
-				   "+r"(r15)
+				   "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15)
 				 :
 				 : "memory");
 	else
 		__asm__ volatile(".byte 0x66, 0x0f, 0x01, 0xcc" /* tdcall */
 				 : "+a"(r->rax), "+c"(r->rcx), "+d"(r->rdx), "+r"(r8), "+r"(r9),
-				   "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13), "+r"(r14),
-				   "+r"(r15)
+				   "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15)
 				 :
 				 : "memory");
 	r->r8 = r8;
@@ -102,8 +99,7 @@ static void tee_vmgexit_native(void *ctx, void *ghcb)
  * validate; EAX = result, rFLAGS.CF = "Validated bit unchanged" (AMD APM vol. 3;
  * Linux arch/x86/include/asm/sev.h pvalidate() reads CF the same way).
  */
-static uint32_t tee_pvalidate_native(void *ctx, uint64_t va, bool size_2m, bool validate,
-				     bool *cf)
+static uint32_t tee_pvalidate_native(void *ctx, uint64_t va, bool size_2m, bool validate, bool *cf)
 {
 	uint64_t rax = va;
 	bool carry;
@@ -133,8 +129,7 @@ static void tee_wr_ghcb_msr_native(void *ctx, uint64_t v)
 	(void)ctx;
 	/* The hypervisor reads the MSR at the next VMGEXIT: everything written to
 	 * the GHCB page before must be visible by then (memory clobber). */
-	__asm__ volatile("wrmsr" ::"c"(MSR_SEV_ES_GHCB), "a"((uint32_t)v),
-			 "d"((uint32_t)(v >> 32))
+	__asm__ volatile("wrmsr" ::"c"(MSR_SEV_ES_GHCB), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
 			 : "memory");
 }
 

@@ -24,15 +24,38 @@ static int in_trap[SMP_MAX_CPUS];
 static int reporting_cpu = -1;
 
 static const char *const trap_names[32] = {
-	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
-	"#OF overflow", "#BR bound range", "#UD invalid opcode", "#NM device not available",
-	"#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
-	"#NP segment not present", "#SS stack fault", "#GP general protection",
-	"#PF page fault", "reserved 15", "#MF x87 error", "#AC alignment check",
-	"#MC machine check", "#XM SIMD error", "#VE virtualization exception",
-	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
-	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
-	"#VC VMM communication", "#SX security exception", "reserved 31",
+	"#DE divide error",
+	"#DB debug",
+	"NMI",
+	"#BP breakpoint",
+	"#OF overflow",
+	"#BR bound range",
+	"#UD invalid opcode",
+	"#NM device not available",
+	"#DF double fault",
+	"coprocessor segment overrun",
+	"#TS invalid TSS",
+	"#NP segment not present",
+	"#SS stack fault",
+	"#GP general protection",
+	"#PF page fault",
+	"reserved 15",
+	"#MF x87 error",
+	"#AC alignment check",
+	"#MC machine check",
+	"#XM SIMD error",
+	"#VE virtualization exception",
+	"#CP control protection",
+	"reserved 22",
+	"reserved 23",
+	"reserved 24",
+	"reserved 25",
+	"reserved 26",
+	"reserved 27",
+	"#HV hypervisor injection",
+	"#VC VMM communication",
+	"#SX security exception",
+	"reserved 31",
 };
 
 void trap_set_stack_bounds(uint64_t lo, uint64_t hi)
@@ -102,9 +125,8 @@ static void trap_print_pf_cause(uint64_t code)
 		uint64_t bit;
 		const char *name;
 	} bits[] = {
-		{ 1u << 0, "P" },    { 1u << 1, "W/R" },	{ 1u << 2, "U/S" },
-		{ 1u << 3, "RSVD" }, { 1u << 4, "I/D" },	{ 1u << 5, "PK" },
-		{ 1u << 6, "SS" },   { 1u << 15, "SGX" },
+		{ 1u << 0, "P" },   { 1u << 1, "W/R" }, { 1u << 2, "U/S" }, { 1u << 3, "RSVD" },
+		{ 1u << 4, "I/D" }, { 1u << 5, "PK" },	{ 1u << 6, "SS" },  { 1u << 15, "SGX" },
 	};
 	bool present = code & 1, write = code & 2, fetch = code & 16;
 	const char *what;
@@ -123,7 +145,8 @@ static void trap_print_pf_cause(uint64_t code)
 		what = "shadow-stack access";
 	else if (!present)
 		what = fetch ? "instruction fetch from a non-present page" :
-		       write ? "write to a non-present page" : "read of a non-present page";
+		       write ? "write to a non-present page" :
+			       "read of a non-present page";
 	else if (fetch)
 		what = "instruction fetch from a non-executable page";
 	else if (write)

@@ -72,8 +72,9 @@ uint64_t tsc_calibrate(uint16_t pm_timer_port, int pm_timer_32bit)
 
 	for (int round = 0; round < CALIBRATE_ROUNDS; round++)
 		hz[round] = pm_timer_port ?
-			tsc_measure_pm(pm_timer_port, pm_timer_32bit ? 0xffffffffu : 0xffffffu) :
-			tsc_measure_pit();
+				    tsc_measure_pm(pm_timer_port,
+						   pm_timer_32bit ? 0xffffffffu : 0xffffffu) :
+				    tsc_measure_pit();
 	/* The median of three: one disturbed window (an SMI, a host hiccup that
 	 * stalls one clock but not the other) cannot skew the result. */
 	for (int i = 0; i < CALIBRATE_ROUNDS; i++)

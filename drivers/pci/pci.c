@@ -103,8 +103,8 @@ static void pci_size_bars(struct pci_device *d)
 	pci_write16(d, PCI_COMMAND, cmd);
 }
 
-int pci_enumerate(const struct pci_config_ops *ops, unsigned int first_bus,
-		  unsigned int last_bus, struct pci_device *out, int max)
+int pci_enumerate(const struct pci_config_ops *ops, unsigned int first_bus, unsigned int last_bus,
+		  struct pci_device *out, int max)
 {
 	int n = 0;
 

@@ -114,8 +114,8 @@ void pci_write16(const struct pci_device *d, uint16_t off, uint16_t val);
  * writes, then restored (the firmware assigned them; Sluice keeps its choice).
  * Return: number of functions found (at most @max; the rest are ignored).
  */
-int pci_enumerate(const struct pci_config_ops *ops, unsigned int first_bus,
-		  unsigned int last_bus, struct pci_device *out, int max);
+int pci_enumerate(const struct pci_config_ops *ops, unsigned int first_bus, unsigned int last_bus,
+		  struct pci_device *out, int max);
 
 /**
  * pci_enable() - turn on memory (and I/O) decoding and bus mastering, INTx off.

@@ -60,8 +60,10 @@ int virtio_negotiate(struct virtio_device *vdev, uint64_t wanted, char *why, siz
 	/* The device may refuse the subset: it must still show FEATURES_OK. */
 	status = ops->get_status(vdev);
 	if (!(status & VIRTIO_STATUS_FEATURES_OK)) {
-		virtio_say(why, why_len, "device refused the negotiated features (FEATURES_OK "
-					 "not kept)", vdev->name);
+		virtio_say(why, why_len,
+			   "device refused the negotiated features (FEATURES_OK "
+			   "not kept)",
+			   vdev->name);
 		virtio_fail(vdev);
 		return VIRTIO_ERR_IO;
 	}

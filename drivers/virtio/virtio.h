@@ -62,8 +62,8 @@ struct virtio_transport_ops {
 	void (*set_features)(struct virtio_device *vdev, uint64_t features);
 	uint16_t (*num_queues)(struct virtio_device *vdev);
 	uint16_t (*queue_max_size)(struct virtio_device *vdev, uint16_t index);
-	int (*queue_setup)(struct virtio_device *vdev, uint16_t index, uint16_t size,
-			   uint64_t desc, uint64_t driver, uint64_t device);
+	int (*queue_setup)(struct virtio_device *vdev, uint16_t index, uint16_t size, uint64_t desc,
+			   uint64_t driver, uint64_t device);
 	void (*queue_notify)(struct virtio_device *vdev, uint16_t index);
 	int (*config_read)(struct virtio_device *vdev, uint32_t offset, void *buf, uint32_t len);
 };

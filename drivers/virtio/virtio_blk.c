@@ -93,7 +93,7 @@ struct virtio_blk_queue {
 	unsigned int nfree;
 	unsigned int size;
 	struct virtio_blk_stats stats; /* per queue: each CPU counts only its own */
-	struct spinlock lock;          /* taken only when blk->shared_queues */
+	struct spinlock lock;	       /* taken only when blk->shared_queues */
 };
 
 /* A queue is used by one CPU at a time unless the caller said otherwise; then
@@ -152,7 +152,8 @@ static int virtio_blk_read_config(struct virtio_blk *blk, char *why, size_t why_
 	if (virtio_has_feature(vdev, VIRTIO_BLK_F_SIZE_MAX) &&
 	    !vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_SIZE_MAX, &v32, 4)) {
 		if (v32 < VIRTIO_BLK_SECTOR) {
-			snprintf(why, why_len, "%s: size_max %u is below one sector", vdev->name, v32);
+			snprintf(why, why_len, "%s: size_max %u is below one sector", vdev->name,
+				 v32);
 			return ERR_RANGE;
 		}
 		blk->size_max = v32;
@@ -293,8 +294,8 @@ static uint64_t virtio_blk_cycles(const struct virtio_blk *blk)
 static void virtio_blk_unmap(struct virtio_blk *blk, struct virtio_blk_queue *q,
 			     struct virtio_blk_req *r, bool copy_back)
 {
-	enum sluice_dma_dir dir =
-		r->op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE : SLUICE_DMA_TO_DEVICE;
+	enum sluice_dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE :
+								SLUICE_DMA_TO_DEVICE;
 	uint64_t t0 = virtio_blk_cycles(blk);
 
 	for (unsigned int i = 0; i < r->nsegs; i++) {
@@ -443,8 +444,8 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	t0 = virtio_blk_cycles(blk);
 	for (size_t off = 0; off < len; nsegs++) {
 		size_t seg = len - off < seg_limit ? len - off : seg_limit;
-		enum sluice_dma_dir dir =
-			op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE : SLUICE_DMA_TO_DEVICE;
+		enum sluice_dma_dir dir = op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE :
+								     SLUICE_DMA_TO_DEVICE;
 
 		rc = sluice_dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
 				    &r->segs[nsegs].dma);
@@ -464,7 +465,7 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
 
 	slot = &q->slots[id];
-	slot->type = op == VIRTIO_BLK_OP_READ ? VIRTIO_BLK_T_IN :
+	slot->type = op == VIRTIO_BLK_OP_READ  ? VIRTIO_BLK_T_IN :
 		     op == VIRTIO_BLK_OP_WRITE ? VIRTIO_BLK_T_OUT :
 						 VIRTIO_BLK_T_FLUSH;
 	slot->reserved = 0;

@@ -76,9 +76,9 @@ struct virtio_net_ctrl {
 
 /* Private state of one buffer. */
 struct virtio_net_buf {
-	uint8_t *cpu;	  /* the buffer */
-	uint64_t dma;	  /* its mapping while the device owns it */
-	uint32_t len;	  /* mapped length */
+	uint8_t *cpu; /* the buffer */
+	uint64_t dma; /* its mapping while the device owns it */
+	uint32_t len; /* mapped length */
 	bool mapped;
 };
 
@@ -166,8 +166,7 @@ static int virtio_net_post_rx(struct virtio_net *net, struct virtio_net_pair *p,
 
 /* Buffers and rings of pair @pi; receive buffers posted (those that found no
  * bounce slot wait in rx_unposted). */
-static int virtio_net_pair_setup(struct virtio_net *net, unsigned int pi, char *why,
-				 size_t why_len)
+static int virtio_net_pair_setup(struct virtio_net *net, unsigned int pi, char *why, size_t why_len)
 {
 	struct virtio_net_pair *p = &net->pairs[pi];
 	const struct virtio_net_buffers *bufs = &net->bufs;
@@ -252,7 +251,8 @@ static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out, ch
 	if (needed > num_queues) {
 		snprintf(why, why_len, "%s: %u queue pairs%s need %u queues, the device has %u",
 			 vdev->name, max,
-			 virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? " and a control queue" : "",
+			 virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? " and a control queue" :
+									  "",
 			 needed, num_queues);
 		return ERR_INVAL;
 	}
@@ -431,8 +431,8 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 		return ERR_INVAL;
 	}
 	if (max_pairs < 1 || max_pairs > VIRTIO_NET_MAX_PAIRS) {
-		snprintf(why, why_len, "%s: %u queue pairs asked for (1..%u)", vdev->name, max_pairs,
-			 VIRTIO_NET_MAX_PAIRS);
+		snprintf(why, why_len, "%s: %u queue pairs asked for (1..%u)", vdev->name,
+			 max_pairs, VIRTIO_NET_MAX_PAIRS);
 		return ERR_INVAL;
 	}
 	if (max_pairs > 1)

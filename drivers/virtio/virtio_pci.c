@@ -119,8 +119,10 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 	/* The host chose the BAR's address: only one the platform checked lies outside
 	 * RAM and mapped shared may be touched, or register accesses hit private memory. */
 	if (!bar->accepted) {
-		snprintf(why, why_len, "%s capability uses BAR%u at 0x%llx, which the platform did "
-			 "not accept", what, r->bar, (unsigned long long)bar->base);
+		snprintf(why, why_len,
+			 "%s capability uses BAR%u at 0x%llx, which the platform did "
+			 "not accept",
+			 what, r->bar, (unsigned long long)bar->base);
 		return ERR_INVAL;
 	}
 	/* 64-bit sums: offset + length cannot wrap. */
@@ -128,14 +130,15 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 		snprintf(why, why_len,
 			 "%s capability [0x%x, +0x%x) does not fit BAR%u of 0x%llx bytes (or is "
 			 "shorter than 0x%x)",
-			 what, r->offset, r->length, r->bar, (unsigned long long)bar->size, min_len);
+			 what, r->offset, r->length, r->bar, (unsigned long long)bar->size,
+			 min_len);
 		return ERR_INVAL;
 	}
 	return 0;
 }
 
-int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *caps,
-			  char *why, size_t why_len)
+int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *caps, char *why,
+			  size_t why_len)
 {
 	bool have[VIRTIO_PCI_CAP_PCI_CFG + 1] = { false };
 	unsigned int seen = 0;
@@ -188,13 +191,14 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 			 have[VIRTIO_PCI_CAP_ISR_CFG]);
 		return ERR_INVAL;
 	}
-	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, 4, "common", why,
-			       why_len);
+	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, 4, "common", why, why_len);
 	if (!rc)
 		rc = vpci_check_region(pci, &caps->notify, 2, 2, "notify", why, why_len);
 	if (!rc && (caps->notify_off_multiplier & 1)) {
-		snprintf(why, why_len, "odd notify_off_multiplier %u: notify addresses would be "
-			 "misaligned", caps->notify_off_multiplier);
+		snprintf(why, why_len,
+			 "odd notify_off_multiplier %u: notify addresses would be "
+			 "misaligned",
+			 caps->notify_off_multiplier);
 		rc = ERR_INVAL;
 	}
 	if (!rc)
@@ -336,8 +340,7 @@ static void vpci_queue_notify(struct virtio_device *vdev, uint16_t index)
 		mmio_write16(vp->queue_notify[index], index);
 }
 
-static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *buf,
-			    uint32_t len)
+static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *buf, uint32_t len)
 {
 	struct virtio_pci *vp = to_vp(vdev);
 	uint8_t *out = buf;

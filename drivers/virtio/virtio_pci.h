@@ -87,8 +87,8 @@ struct virtio_pci {
  * Return: 0, or -22 when a required structure is missing or a capability
  * points outside its BAR.
  */
-int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *caps,
-			  char *why, size_t why_len);
+int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *caps, char *why,
+			  size_t why_len);
 
 /**
  * virtio_pci_probe() - bind the transport to a modern virtio function.

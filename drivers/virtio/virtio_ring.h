@@ -108,7 +108,7 @@ _Static_assert(offsetof(struct virtq_used, ring) == 4, "used ring at 4");
 /* Bytes of each part for a queue of @num entries, event fields included
  * (the spec's sizes: 16 * num, 6 + 2 * num, 6 + 8 * num). */
 #define VIRTQ_DESC_TABLE_SIZE(num) ((size_t)(num) * sizeof(struct virtq_desc))
-#define VIRTQ_AVAIL_SIZE(num) (sizeof(struct virtq_avail) + (size_t)(num) * 2 + 2)
+#define VIRTQ_AVAIL_SIZE(num) (sizeof(struct virtq_avail) + (size_t)(num)*2 + 2)
 #define VIRTQ_USED_SIZE(num) \
 	(sizeof(struct virtq_used) + (size_t)(num) * sizeof(struct virtq_used_elem) + 2)
 

@@ -123,9 +123,9 @@ static void virtq_log_bad(struct virtq *vq, enum sluice_dma_log_level level, con
  * the queue must not notice.
  */
 #ifdef SLUICE_HOST
-#define VIRTQ_READ_HOOK(vq, what, addr)                                      \
-	do {                                                                 \
-		if ((vq)->read_hook)                                         \
+#define VIRTQ_READ_HOOK(vq, what, addr)                                       \
+	do {                                                                  \
+		if ((vq)->read_hook)                                          \
 			(vq)->read_hook((vq)->read_hook_ctx, (what), (addr)); \
 	} while (0)
 #else
@@ -283,8 +283,7 @@ fail_desc:
 	return err;
 }
 
-void virtq_ring_addrs(const struct virtq *vq, uint64_t *desc, uint64_t *driver,
-		      uint64_t *device)
+void virtq_ring_addrs(const struct virtq *vq, uint64_t *desc, uint64_t *driver, uint64_t *device)
 {
 	*desc = vq->desc_dma;
 	*driver = vq->avail_dma;
@@ -334,8 +333,8 @@ static void virtq_write_desc(struct virtq_desc *d, uint64_t addr, uint32_t len, 
 	d->next = virtio_cpu_to_le16(next);
 }
 
-int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out,
-	      unsigned int n_in, void *token)
+int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out, unsigned int n_in,
+	      void *token)
 {
 	struct virtq_head *h;
 	uint64_t writable = 0;

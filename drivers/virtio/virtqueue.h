@@ -231,8 +231,7 @@ int virtq_init(struct virtq *vq, struct sluice_dma_layer *dl, const struct sluic
  * @driver: set to the driver (available) area's address.
  * @device: set to the device (used) area's address.
  */
-void virtq_ring_addrs(const struct virtq *vq, uint64_t *desc, uint64_t *driver,
-		      uint64_t *device);
+void virtq_ring_addrs(const struct virtq *vq, uint64_t *desc, uint64_t *driver, uint64_t *device);
 
 /**
  * virtq_destroy() - free the rings. The device must have been reset first (it
@@ -273,8 +272,8 @@ int virtq_reset(struct virtq *vq);
  * buffer is not in shared memory (counted and logged; nothing is published);
  * SLUICE_DMA_ERR_IO if the queue is broken.
  */
-int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out,
-	      unsigned int n_in, void *token);
+int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, unsigned int n_out, unsigned int n_in,
+	      void *token);
 
 /**
  * virtq_kick() - notify the device of the chains added since the last kick,

@@ -61,9 +61,9 @@ static struct edk2_iommu_map *map_of(struct edk2_iommu *io, void *mapping)
 	if (!mapping || p < base || p >= base + io->nmaps * sizeof(*io->maps) ||
 	    (p - base) % sizeof(*io->maps))
 		return NULL;
-	return io->maps[(p - base) / sizeof(*io->maps)].live
-		       ? &io->maps[(p - base) / sizeof(*io->maps)]
-		       : NULL;
+	return io->maps[(p - base) / sizeof(*io->maps)].live ?
+		       &io->maps[(p - base) / sizeof(*io->maps)] :
+		       NULL;
 }
 
 static struct edk2_iommu_buf *buf_of(struct edk2_iommu *io, const void *host)
@@ -74,8 +74,8 @@ static struct edk2_iommu_buf *buf_of(struct edk2_iommu *io, const void *host)
 	return NULL;
 }
 
-EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void *host,
-			  UINTN *bytes, EFI_PHYSICAL_ADDRESS *dev, void **mapping)
+EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void *host, UINTN *bytes,
+			  EFI_PHYSICAL_ADDRESS *dev, void **mapping)
 {
 	struct edk2_iommu_map *m = NULL;
 	struct sluice_dma_tag tag;
@@ -112,13 +112,15 @@ EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void 
 		if (op == EdkiiIoMmuOperationBusMasterCommonBuffer &&
 		    (b->dev > BELOW_4G || len - 1 > BELOW_4G - b->dev))
 			return EFI_UNSUPPORTED;
-		*m = (struct edk2_iommu_map){ true, op, host, len, b->dev, SLUICE_DMA_BIDIRECTIONAL };
+		*m =
+			(struct edk2_iommu_map){ true, op,     host,
+						 len,  b->dev, SLUICE_DMA_BIDIRECTIONAL };
 		break;
 	default:
 		m->dir = op == EdkiiIoMmuOperationBusMasterRead ||
-				 op == EdkiiIoMmuOperationBusMasterRead64
-			 ? SLUICE_DMA_TO_DEVICE
-			 : SLUICE_DMA_FROM_DEVICE;
+					 op == EdkiiIoMmuOperationBusMasterRead64 ?
+				 SLUICE_DMA_TO_DEVICE :
+				 SLUICE_DMA_FROM_DEVICE;
 		tag = op_tag(op >= EdkiiIoMmuOperationBusMasterRead64);
 		/*
 		 * NumberOfBytes is in/out: map what one mapping holds. Own pages,
@@ -160,8 +162,8 @@ EFI_STATUS edk2_iommu_unmap(struct edk2_iommu *io, void *mapping)
 	return EFI_SUCCESS;
 }
 
-EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memory_type,
-				      UINTN pages, void **host, uint64_t attributes)
+EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memory_type, UINTN pages,
+				      void **host, uint64_t attributes)
 {
 	struct edk2_iommu_buf *b = NULL;
 	struct sluice_dma_tag tag;
@@ -184,8 +186,8 @@ EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memor
 	tag = op_tag(attributes & EDKII_IOMMU_ATTRIBUTE_DUAL_ADDRESS_CYCLE);
 	err = sluice_dma_alloc_attrs(io->dl, &tag, pages * EFI_PAGE_SIZE, 0, &b->host, &b->dev);
 	if (err)
-		return edk2_iommu_status(err) == EFI_INVALID_PARAMETER ? EFI_INVALID_PARAMETER
-								       : EFI_OUT_OF_RESOURCES;
+		return edk2_iommu_status(err) == EFI_INVALID_PARAMETER ? EFI_INVALID_PARAMETER :
+									 EFI_OUT_OF_RESOURCES;
 	b->pages = pages;
 	b->live = true;
 	*host = b->host;
@@ -216,12 +218,14 @@ EFI_STATUS edk2_iommu_set_attribute(struct edk2_iommu *io, EFI_HANDLE device, vo
 	struct edk2_iommu_map *m = io ? map_of(io, mapping) : NULL;
 	uint64_t allowed;
 
-	if (!device || !m || (access & ~(uint64_t)(EDKII_IOMMU_ACCESS_READ | EDKII_IOMMU_ACCESS_WRITE)))
+	if (!device || !m ||
+	    (access & ~(uint64_t)(EDKII_IOMMU_ACCESS_READ | EDKII_IOMMU_ACCESS_WRITE)))
 		return EFI_INVALID_PARAMETER;
 	/* IoMmu.h: Read needs READ, Write needs WRITE, a common buffer both. */
-	allowed = m->dir == SLUICE_DMA_TO_DEVICE	  ? EDKII_IOMMU_ACCESS_READ
-		  : m->dir == SLUICE_DMA_FROM_DEVICE ? EDKII_IOMMU_ACCESS_WRITE
-						     : EDKII_IOMMU_ACCESS_READ | EDKII_IOMMU_ACCESS_WRITE;
+	allowed = m->dir == SLUICE_DMA_TO_DEVICE   ? EDKII_IOMMU_ACCESS_READ :
+		  m->dir == SLUICE_DMA_FROM_DEVICE ? EDKII_IOMMU_ACCESS_WRITE :
+						     EDKII_IOMMU_ACCESS_READ |
+							     EDKII_IOMMU_ACCESS_WRITE;
 	if (access & ~allowed)
 		return EFI_INVALID_PARAMETER;
 	/* The values are the library's (SLUICE_DMA_ACCESS_* are EDK2's bits). */

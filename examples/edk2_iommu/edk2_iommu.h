@@ -55,7 +55,7 @@ typedef void *EFI_HANDLE;
 #define EFI_UNSUPPORTED (EDK2_EFI_ERROR_BIT | 3)
 #define EFI_DEVICE_ERROR (EDK2_EFI_ERROR_BIT | 7)
 #define EFI_OUT_OF_RESOURCES (EDK2_EFI_ERROR_BIT | 9)
-#define EFI_ERROR(s) (((s) & EDK2_EFI_ERROR_BIT) != 0)
+#define EFI_ERROR(s) (((s)&EDK2_EFI_ERROR_BIT) != 0)
 
 #define EFI_PAGE_SIZE 4096u
 
@@ -79,7 +79,7 @@ typedef enum {
 #define EDKII_IOMMU_ATTRIBUTE_MEMORY_WRITE_COMBINE 0x0080
 #define EDKII_IOMMU_ATTRIBUTE_MEMORY_CACHED 0x0800
 #define EDKII_IOMMU_ATTRIBUTE_DUAL_ADDRESS_CYCLE 0x8000
-#define EDKII_IOMMU_ATTRIBUTE_VALID_FOR_ALLOCATE_BUFFER                                   \
+#define EDKII_IOMMU_ATTRIBUTE_VALID_FOR_ALLOCATE_BUFFER                                     \
 	(EDKII_IOMMU_ATTRIBUTE_MEMORY_WRITE_COMBINE | EDKII_IOMMU_ATTRIBUTE_MEMORY_CACHED | \
 	 EDKII_IOMMU_ATTRIBUTE_DUAL_ADDRESS_CYCLE)
 
@@ -165,8 +165,8 @@ EFI_STATUS edk2_iommu_init(struct edk2_iommu *io, struct sluice_dma_layer *dl,
  * EFI_OUT_OF_RESOURCES (no slots, no pool below the limit, the table full);
  * EFI_DEVICE_ERROR (the port failed to protect a read-only mapping).
  */
-EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void *host,
-			  UINTN *bytes, EFI_PHYSICAL_ADDRESS *dev, void **mapping);
+EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void *host, UINTN *bytes,
+			  EFI_PHYSICAL_ADDRESS *dev, void **mapping);
 
 /**
  * edk2_iommu_unmap() - EDKII_IOMMU_UNMAP: end a mapping; a Write's data is
@@ -192,8 +192,8 @@ EFI_STATUS edk2_iommu_unmap(struct edk2_iommu *io, void *mapping);
  * set; EFI_INVALID_PARAMETER for a NULL @host, zero @pages or another memory
  * type; EFI_OUT_OF_RESOURCES when there is no room (or the table is full).
  */
-EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memory_type,
-				      UINTN pages, void **host, uint64_t attributes);
+EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memory_type, UINTN pages,
+				      void **host, uint64_t attributes);
 
 /**
  * edk2_iommu_free_buffer() - EDKII_IOMMU_FREE_BUFFER.

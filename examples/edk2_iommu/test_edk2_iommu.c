@@ -24,7 +24,7 @@
 #include "tests/mock_port.h"
 
 #define POOL (1024u * 1024u)
-#define LOW_BUS 0x40000000ull	/* the translated pool's bus address */
+#define LOW_BUS 0x40000000ull /* the translated pool's bus address */
 
 struct env {
 	struct mock_port mp;
@@ -35,7 +35,7 @@ struct env {
 	struct edk2_iommu_buf bufs[4];
 };
 
-static unsigned char *low_pool;	/* the pool the translating ops move below 4 GiB */
+static unsigned char *low_pool; /* the pool the translating ops move below 4 GiB */
 
 static uint64_t low_virt_to_dma(void *ctx, const void *v)
 {
@@ -109,16 +109,16 @@ static void test_map_read_write(void **state)
 			 EFI_SUCCESS);
 	assert_int_equal(n, 5000);
 	assert_true(sluice_dma_addr_is_shared(&e->dl, dev, n));
-	assert_memory_equal((void *)(uintptr_t)dev, buf, n);	/* copied in, as OVMF */
+	assert_memory_equal((void *)(uintptr_t)dev, buf, n); /* copied in, as OVMF */
 	n = 3000;
 	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationBusMasterWrite64, buf + 5000, &n,
 					&dev, &mw),
 			 EFI_SUCCESS);
-	memset((void *)(uintptr_t)dev, 0xd7, 3000);	/* the device writes */
+	memset((void *)(uintptr_t)dev, 0xd7, 3000); /* the device writes */
 	assert_int_equal(buf[5000], 0x3c);
 	assert_int_equal(edk2_iommu_unmap(&e->io, mw), EFI_SUCCESS);
 	for (int i = 0; i < 3000; i++)
-		assert_int_equal(buf[5000 + i], 0xd7);	/* copied back at Unmap */
+		assert_int_equal(buf[5000 + i], 0xd7); /* copied back at Unmap */
 	assert_int_equal(edk2_iommu_unmap(&e->io, mr), EFI_SUCCESS);
 	/* "Mapping is not a value that was returned by Map()". */
 	assert_int_equal(edk2_iommu_unmap(&e->io, mr), EFI_INVALID_PARAMETER);
@@ -140,7 +140,7 @@ static void test_map_invalid(void **state)
 	(void)state;
 	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationMaximum, buf, &n, &dev, &m),
 			 EFI_INVALID_PARAMETER);
-	assert_int_equal(n, 0);	/* OVMF: *NumberOfBytes = 0 on failure */
+	assert_int_equal(n, 0); /* OVMF: *NumberOfBytes = 0 on failure */
 	n = sizeof(buf);
 	assert_int_equal(edk2_iommu_map(&e->io, (EDKII_IOMMU_OPERATION)-1, buf, &n, &dev, &m),
 			 EFI_INVALID_PARAMETER);
@@ -287,12 +287,12 @@ static void test_buffers(void **state)
 					&dev, &m),
 			 EFI_UNSUPPORTED);
 	n = 4 * 4096;
-	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationBusMasterCommonBuffer64, host, &n,
-					&dev, &m),
-			 EFI_UNSUPPORTED);	/* longer than the buffer */
+	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationBusMasterCommonBuffer64, host,
+					&n, &dev, &m),
+			 EFI_UNSUPPORTED); /* longer than the buffer */
 	n = 3 * 4096;
-	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationBusMasterCommonBuffer64, host, &n,
-					&dev, &m),
+	assert_int_equal(edk2_iommu_map(&e->io, EdkiiIoMmuOperationBusMasterCommonBuffer64, host,
+					&n, &dev, &m),
 			 EFI_SUCCESS);
 	assert_int_equal(dev, (uintptr_t)host);
 	/* Not while a device may use it; not with another size; once. */
@@ -376,7 +376,7 @@ static void test_exit_boot(void **state)
 						    EDKII_IOMMU_ATTRIBUTE_DUAL_ADDRESS_CYCLE),
 			 EFI_SUCCESS);
 	assert_int_equal(edk2_iommu_exit_boot(&e->io), 2);
-	assert_int_equal(buf[4096], 0x77);	/* the Write's data landed */
+	assert_int_equal(buf[4096], 0x77); /* the Write's data landed */
 	assert_int_equal(edk2_iommu_unmap(&e->io, mr), EFI_INVALID_PARAMETER);
 	/* Buffers stay: the layer still holds one allocation until it is freed. */
 	assert_int_equal(sluice_dma_layer_destroy(&e->dl), SLUICE_DMA_ERR_BUSY);
@@ -387,6 +387,8 @@ static void test_exit_boot(void **state)
 
 int main(void)
 {
+	/* One test a line, not packed in columns. */
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_read_write),
 		cmocka_unit_test(test_map_invalid),
@@ -397,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_set_attribute),
 		cmocka_unit_test(test_exit_boot),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

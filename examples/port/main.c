@@ -30,13 +30,13 @@ static unsigned char arena_meta[SLUICE_DMA_ARENA_META_SIZE(ARENA_BYTES, NCPUS)];
 
 static int failures;
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
 			printf("FAIL %s:%d: %s (last log: %s)\n", __FILE__, __LINE__, #cond, \
-			       port.log);                                             \
-			failures++;                                                   \
-		}                                                                     \
+			       port.log);                                                    \
+			failures++;                                                          \
+		}                                                                            \
 	} while (0)
 
 /* The device: DMA by bus address, only where the platform lets it. */
@@ -60,12 +60,16 @@ int main(void)
 {
 	const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
 	struct sluice_dma_arena_config acfg = {
-		.base = port_mem, .len = ARENA_BYTES, .ncpus = NCPUS,
-		.meta = arena_meta, .meta_len = sizeof(arena_meta),
+		.base = port_mem,
+		.len = ARENA_BYTES,
+		.ncpus = NCPUS,
+		.meta = arena_meta,
+		.meta_len = sizeof(arena_meta),
 	};
 	/* The firmware's own (private) buffers, after the arena and the pool. */
 	unsigned char *priv = port_mem + ARENA_BYTES + POOL_BYTES;
-	struct sluice_dma_sg sg[3] = { { priv, 100, 0 }, { priv + 8192, 3000, 0 },
+	struct sluice_dma_sg sg[3] = { { priv, 100, 0 },
+				       { priv + 8192, 3000, 0 },
 				       { priv + 20000, 9000, 0 } };
 	struct sluice_dma_destroy_report rep;
 	unsigned char tmp[9000], *ring;
@@ -82,7 +86,7 @@ int main(void)
 	CHECK(sluice_dma_arena_init(&arena, &port.ops, &acfg) == 0);
 	sluice_dma_arena_region(&region, &arena);
 	sluice_dma_layer_set_inplace(&layer, &region);
-	CHECK(port_shared_bytes(&port) == POOL_BYTES);	/* the arena converts lazily */
+	CHECK(port_shared_bytes(&port) == POOL_BYTES); /* the arena converts lazily */
 	printf("port: layer %u.%u, pool of %u KiB at bus 0x%llx, caps 0x%x\n",
 	       SLUICE_DMA_VERSION_MAJOR, SLUICE_DMA_VERSION_MINOR, POOL_BYTES >> 10,
 	       (unsigned long long)port_bus_addr(port_mem + ARENA_BYTES),
@@ -128,13 +132,13 @@ int main(void)
 	CHECK(ring && port_device_may_access(&port, dring, 4096, true));
 	CHECK(sluice_dma_free_coherent(&layer, ring, 4096) == 0);
 	ring = sluice_dma_alloc_coherent(&layer, &tag, MIB, &dring);
-	CHECK(ring && dring == port_bus_addr(ring) && port_device_may_access(&port, dring, MIB, true));
+	CHECK(ring && dring == port_bus_addr(ring) &&
+	      port_device_may_access(&port, dring, MIB, true));
 	CHECK(sluice_dma_free_coherent(&layer, ring, MIB) == 0);
 
 	/* 7. A bad handle is an error, not a crash (EDK2: EFI_INVALID_PARAMETER). */
 	CHECK(sluice_dma_unmap(&layer, d, len, SLUICE_DMA_TO_DEVICE) == SLUICE_DMA_ERR_NOENT);
-	printf("port: a second unmap is refused: %s\n",
-	       sluice_dma_strerror(SLUICE_DMA_ERR_NOENT));
+	printf("port: a second unmap is refused: %s\n", sluice_dma_strerror(SLUICE_DMA_ERR_NOENT));
 
 	/* 8. ExitBootServices: end what drivers left, then release everything. */
 	CHECK(sluice_dma_map(&layer, &tag, priv, 512, SLUICE_DMA_FROM_DEVICE, &d) == 0);

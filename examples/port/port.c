@@ -151,7 +151,7 @@ void port_init(struct port *p)
 		.set_private = port_set_private,
 		.virt_to_dma = port_virt_to_dma,
 		.dma_to_virt = port_dma_to_virt,
-		.cpu_id = 0,	/* one CPU: index 0 */
+		.cpu_id = 0, /* one CPU: index 0 */
 		.lock = port_lock,
 		.unlock = port_unlock,
 		.log = port_log,
@@ -167,7 +167,8 @@ bool port_device_may_access(const struct port *p, uint64_t bus, size_t len, bool
 	if (first < 0 || last < 0)
 		return false;
 	for (long i = first; i <= last; i++)
-		if (!bit(p->shared, (unsigned long)i) || (write && bit(p->readonly, (unsigned long)i)))
+		if (!bit(p->shared, (unsigned long)i) ||
+		    (write && bit(p->readonly, (unsigned long)i)))
 			return false;
 	return true;
 }

@@ -18,9 +18,9 @@
 #include <sluice/dma_port.h>
 
 #define PORT_PAGE 4096u
-#define PORT_MEM_BYTES (6u << 20)	      /* 6 MiB of "RAM" */
+#define PORT_MEM_BYTES (6u << 20) /* 6 MiB of "RAM" */
 #define PORT_PAGES (PORT_MEM_BYTES / PORT_PAGE)
-#define PORT_BUS_BASE 0x80000000ull	      /* RAM as devices see it */
+#define PORT_BUS_BASE 0x80000000ull /* RAM as devices see it */
 
 /**
  * struct port - the platform state behind the ops.

@@ -201,8 +201,8 @@ void fuzz_dma_dirty(const void *p, size_t len)
 
 		if (a < base || a - base >= FUZZ_POOL_BYTES)
 			continue;
-		last = len && len - 1 < base + FUZZ_POOL_BYTES - a ? a + len - 1
-								   : base + FUZZ_POOL_BYTES - 1;
+		last = len && len - 1 < base + FUZZ_POOL_BYTES - a ? a + len - 1 :
+								     base + FUZZ_POOL_BYTES - 1;
 		s = (a - base) >> SLUICE_DMA_IO_TLB_SHIFT;
 		e = (last - base) >> SLUICE_DMA_IO_TLB_SHIFT;
 		/* Word at a time: a 1 MiB coherent allocation is one call. */
@@ -309,8 +309,8 @@ static struct fuzz_dma_snap *fuzz_dma_build(enum sluice_dma_bounce_policy policy
 	FUZZ_CHECK(sluice_dma_layer_set_strict(&fd->dl, true) == 0);
 	snap->npools = second == FUZZ_DMA_ONE_POOL ? 1 : 2;
 	for (unsigned int i = 0; i < snap->npools; i++) {
-		enum sluice_dma_bounce_policy pol =
-			i ? (enum sluice_dma_bounce_policy)second : policy;
+		enum sluice_dma_bounce_policy pol = i ? (enum sluice_dma_bounce_policy)second :
+							policy;
 
 		snap->meta_len[i] = sluice_dma_bounce_meta_size(pol, FUZZ_POOL_BYTES, ncpus);
 		snap->meta[i] = malloc(snap->meta_len[i]);

@@ -167,10 +167,10 @@ _Noreturn void fuzz_fail(const char *file, int line, const char *what);
 bool fuzz_ignored(const char *what);
 
 /* Check an invariant of the code under test; a failure is a finding. */
-#define FUZZ_CHECK(cond)                                                \
-	do {                                                            \
-		if (__builtin_expect(!(cond), 0))                       \
-			fuzz_fail(__FILE__, __LINE__, #cond);           \
+#define FUZZ_CHECK(cond)                                      \
+	do {                                                  \
+		if (__builtin_expect(!(cond), 0))             \
+			fuzz_fail(__FILE__, __LINE__, #cond); \
 	} while (0)
 
 /* Bytes of each bounce pool a target may add (the largest pool any policy needs

@@ -348,7 +348,8 @@ static void dof_random_tag(struct fuzz_in *in, struct sluice_dma_tag *t)
 		t->boundary_mask = (1ull << (11 + fuzz_below(in, 14))) - 1;
 	if (how & 8)
 		t->addr_limit = fuzz_u8(in) & 1 ? fuzz_u64(in) :
-			(uint64_t)(uintptr_t)fuzz_dma_pool_mem(0) + fuzz_below(in, 2 * FUZZ_POOL_BYTES);
+						  (uint64_t)(uintptr_t)fuzz_dma_pool_mem(0) +
+							  fuzz_below(in, 2 * FUZZ_POOL_BYTES);
 	if (how & 16)
 		t->max_mapping = fuzz_u32(in) % (512u * 1024u);
 }
@@ -417,8 +418,12 @@ static void dof_map(struct dof *s)
 	if (owned && dof_in_limits(tag, (uint64_t)(uintptr_t)buf, len) &&
 	    !((uintptr_t)buf & tag->alloc_align_mask)) {
 		FUZZ_CHECK(rc == 0 && dma == (uint64_t)(uintptr_t)buf);
-		s->maps[slot] = (struct dof_map){ .live = true, .inplace = true, .block = bi,
-						  .buf = buf, .dma = dma, .len = len,
+		s->maps[slot] = (struct dof_map){ .live = true,
+						  .inplace = true,
+						  .block = bi,
+						  .buf = buf,
+						  .dma = dma,
+						  .len = len,
 						  .dir = (enum sluice_dma_dir)dir };
 		return;
 	}
@@ -452,8 +457,12 @@ static void dof_map(struct dof *s)
 			   ((uint64_t)(uintptr_t)buf & tag->min_align_mask));
 		FUZZ_CHECK(((dma - off) & tag->alloc_align_mask) == 0);
 		FUZZ_CHECK(!dof_overlaps_live(s, dma, len, -1));
-		*m = (struct dof_map){ .live = true, .block = bi, .buf = buf, .dma = dma,
-				       .len = len, .dir = (enum sluice_dma_dir)dir };
+		*m = (struct dof_map){ .live = true,
+				       .block = bi,
+				       .buf = buf,
+				       .dma = dma,
+				       .len = len,
+				       .dir = (enum sluice_dma_dir)dir };
 		m->dev = dof_dev[slot];
 		/* What the device sees: the caller's bytes, or zeros - never
 		 * anything an earlier mapping or the host left there. */
@@ -508,7 +517,8 @@ static void dof_sync(struct dof *s, bool for_cpu)
 		return;
 	m = &s->maps[i];
 	off = fuzz_u8(in) & 1 ? fuzz_below(in, (uint32_t)m->len + 2) : 0;
-	len = fuzz_u8(in) & 1 ? fuzz_below(in, (uint32_t)m->len + 2) : m->len - (off < m->len ? off : 0);
+	len = fuzz_u8(in) & 1 ? fuzz_below(in, (uint32_t)m->len + 2) :
+				m->len - (off < m->len ? off : 0);
 	dir = fuzz_u8(in) & 3 ? (int)m->dir : (int)fuzz_below(in, 5);
 	if (!len || !dof_dir_valid(dir)) {
 		expect = SLUICE_DMA_ERR_INVAL;
@@ -519,8 +529,8 @@ static void dof_sync(struct dof *s, bool for_cpu)
 		const struct dof_block *b = &s->blocks[m->block];
 		size_t from = (size_t)(m->buf - b->ptr);
 
-		expect = off > b->size - from || len > b->size - from - off ? SLUICE_DMA_ERR_RANGE
-									    : 0;
+		expect = off > b->size - from || len > b->size - from - off ? SLUICE_DMA_ERR_RANGE :
+									      0;
 	} else if (dir != (int)m->dir) {
 		expect = SLUICE_DMA_ERR_PERM;
 	} else if (off > m->len || len > m->len - off) {
@@ -862,9 +872,9 @@ static void dof_teardown(struct dof *s)
 		/* Each block was checked zero as it was freed; all idle memory is,
 		 * here, on a sample (every idle block of every shared chunk). */
 		FUZZ_CHECK(sluice_dma_arena_check(&s->arena,
-						  fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE)
-							  ? SLUICE_DMA_ARENA_CHECK_SCRUB
-							  : 0) == 0);
+						  fuzz_sampled(s->in, 0x5c2b, DOF_SCRUB_SAMPLE) ?
+							  SLUICE_DMA_ARENA_CHECK_SCRUB :
+							  0) == 0);
 		sluice_dma_arena_stats_get(&s->arena, &as);
 		rc = sluice_dma_arena_destroy(&s->arena);
 		FUZZ_CHECK(rc == (as.chunks_leaked ? SLUICE_DMA_ERR_IO : 0));

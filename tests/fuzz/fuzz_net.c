@@ -296,8 +296,8 @@ void fnet_serve_rx(struct fnet *s, unsigned int p)
 		len = fuzz_u32(in);
 		break;
 	default:
-		len = fuzz_u8(in) & 1 ? VIRTIO_NET_BUF_SIZE + 1u + fuzz_u8(in)
-				      : fuzz_below(in, VIRTIO_NET_HDR_LEN + VIRTIO_NET_MIN_FRAME);
+		len = fuzz_u8(in) & 1 ? VIRTIO_NET_BUF_SIZE + 1u + fuzz_u8(in) :
+					fuzz_below(in, VIRTIO_NET_HDR_LEN + VIRTIO_NET_MIN_FRAME);
 		break;
 	}
 	fake_virtio_push(&s->dev, q->index, fnet_pick_id(s, q, head, how2), len);

@@ -344,8 +344,8 @@ static void psf_read_map(struct fuzz_in *in)
 		r->wb = t & 0x40;
 		psf_anchor(r->base);
 		psf_anchor(r->base + r->size);
-		bi->ranges[i] = (struct mem_range){ r->base, r->size, mem_kind_from_efi_type(r->type),
-						    r->wb };
+		bi->ranges[i] = (struct mem_range){ r->base, r->size,
+						    mem_kind_from_efi_type(r->type), r->wb };
 		/* (1) memmap.c's classification. */
 		FUZZ_CHECK(bi->ranges[i].kind == ref_kind(r->type));
 		FUZZ_CHECK(mem_kind_name(bi->ranges[i].kind)[0] != '?');
@@ -356,8 +356,8 @@ static void psf_read_map(struct fuzz_in *in)
 static void psf_read_busy(struct fuzz_in *in)
 {
 	struct boot_info *bi = &psf.bi;
-	struct mem_region *regions[] = { &bi->heap,	   &bi->dma,   &bi->pagetables,
-					  &bi->stack,	   &bi->trampoline };
+	struct mem_region *regions[] = { &bi->heap, &bi->dma, &bi->pagetables, &bi->stack,
+					 &bi->trampoline };
 	uint8_t which = fuzz_u8(in);
 	struct mem_region image = { 0, 0 };
 
@@ -379,7 +379,8 @@ static void psf_read_busy(struct fuzz_in *in)
 		psf.busy[psf.nbusy++] = (struct psf_region){ image.base, image.size };
 	for (unsigned int i = 0; i < 5; i++)
 		if (regions[i]->size)
-			psf.busy[psf.nbusy++] = (struct psf_region){ regions[i]->base, regions[i]->size };
+			psf.busy[psf.nbusy++] =
+				(struct psf_region){ regions[i]->base, regions[i]->size };
 	if (bi->cpus.lapic_base)
 		psf.busy[psf.nbusy++] = (struct psf_region){ bi->cpus.lapic_base, PSF_PAGE };
 }
@@ -396,7 +397,8 @@ static unsigned int psf_read_bar(struct fuzz_in *in, struct fake_pci_fn *f, unsi
 		if (mode & 8) {
 			uint32_t size = 4u << (fuzz_u8(in) % 7);
 
-			fake_pci_cfg_wr32(f->cfg, PCI_BAR0 + 4 * i, (fuzz_u16(in) & ~(size - 1)) | 1);
+			fake_pci_cfg_wr32(f->cfg, PCI_BAR0 + 4 * i,
+					  (fuzz_u16(in) & ~(size - 1)) | 1);
 			f->sizing_answer[i][0] = ~(size - 1) | 1;
 		}
 		break;
@@ -479,7 +481,8 @@ static void psf_check_space(struct fuzz_in *in, unsigned int bits)
 		int rc;
 
 		memset(why, 0xaa, sizeof(why));
-		rc = pci_window_check(&s, base, size, flags & 0x80 ? PCI_WINDOW_ECAM : 0, why, why_len);
+		rc = pci_window_check(&s, base, size, flags & 0x80 ? PCI_WINDOW_ECAM : 0, why,
+				      why_len);
 		FUZZ_CHECK(rc == 0 || rc == -22);
 		FUZZ_CHECK((rc == 0) == ref_window_ok(base, size, flags & 0x80));
 		if (rc)
@@ -490,7 +493,8 @@ static void psf_check_space(struct fuzz_in *in, unsigned int bits)
 static const struct fake_pci_map *psf_map_of(uint64_t pa, uint64_t len)
 {
 	for (unsigned int i = 0; i < fake_pci.nmaps; i++)
-		if (fake_pci.maps[i].pa == pa && fake_pci.maps[i].len == len && !fake_pci.maps[i].rc)
+		if (fake_pci.maps[i].pa == pa && fake_pci.maps[i].len == len &&
+		    !fake_pci.maps[i].rc)
 			return &fake_pci.maps[i];
 	return NULL;
 }
@@ -557,7 +561,8 @@ static void psf_check_setup(int found)
 			FUZZ_CHECK(mmu_range_is_shared(bar->base, bar->size));
 		}
 		if (d->refused)
-			FUZZ_CHECK(!(fake_pci_command(f) & (PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER)));
+			FUZZ_CHECK(
+				!(fake_pci_command(f) & (PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER)));
 	}
 	FUZZ_CHECK(psf.bar_lines == refused);
 }

@@ -185,8 +185,7 @@ static int vbf_setup(struct fake_virtio *f, const struct fake_queue *fq)
 	struct vbf *s = f->ctx;
 
 	FUZZ_CHECK(fq->index < VBF_MAX_QUEUES);
-	FUZZ_CHECK(fq->size && fq->size <= s->max_size[fq->index] &&
-		   !(fq->size & (fq->size - 1)));
+	FUZZ_CHECK(fq->size && fq->size <= s->max_size[fq->index] && !(fq->size & (fq->size - 1)));
 	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->desc, VIRTQ_DESC_TABLE_SIZE(fq->size)));
 	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->avail, VIRTQ_AVAIL_SIZE(fq->size)));
 	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, fq->used, VIRTQ_USED_SIZE(fq->size)));
@@ -250,14 +249,14 @@ static void vbf_device_pop(struct vbf *s, unsigned int qi, int req)
 	if (fc.indirect)
 		FUZZ_CHECK(fc.table_len / 16 <= VIRTQ_INDIRECT_MAX &&
 			   (!conf || mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)fc.table,
-							  fc.table_len)));
+							 fc.table_len)));
 	c->req = req;
 	c->head = fc.head;
 	c->nseg = fc.n;
 	for (unsigned int k = 0; k < fc.n; k++) {
 		FUZZ_CHECK(fc.len[k]);
 		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)fc.addr[k],
-							 fc.len[k]));
+							fc.len[k]));
 		c->addr[k] = fc.addr[k];
 		c->len[k] = fc.len[k];
 		c->write[k] = fc.write[k];
@@ -272,8 +271,9 @@ static void vbf_device_pop(struct vbf *s, unsigned int qi, int req)
 
 		memcpy(&type, hdr, 4);
 		memcpy(&sector, hdr + 8, 8);
-		FUZZ_CHECK(type == (r->op == VIRTIO_BLK_OP_READ ? 0u :
-				    r->op == VIRTIO_BLK_OP_WRITE ? 1u : 4u));
+		FUZZ_CHECK(type == (r->op == VIRTIO_BLK_OP_READ	 ? 0u :
+				    r->op == VIRTIO_BLK_OP_WRITE ? 1u :
+								   4u));
 		FUZZ_CHECK(sector == (r->op == VIRTIO_BLK_OP_FLUSH ? 0 : r->sector));
 		FUZZ_CHECK(*(const uint8_t *)(uintptr_t)c->addr[c->nseg - 1] == 0xff);
 	}
@@ -281,7 +281,8 @@ static void vbf_device_pop(struct vbf *s, unsigned int qi, int req)
 		FUZZ_CHECK(c->write[k] == (r->op == VIRTIO_BLK_OP_READ));
 		/* What the device reads of a write is the caller's data. */
 		if (r->op == VIRTIO_BLK_OP_WRITE)
-			FUZZ_CHECK(!memcmp((void *)(uintptr_t)c->addr[k], r->buf + data, c->len[k]));
+			FUZZ_CHECK(
+				!memcmp((void *)(uintptr_t)c->addr[k], r->buf + data, c->len[k]));
 		data += c->len[k];
 	}
 	FUZZ_CHECK(data == r->len);
@@ -355,8 +356,8 @@ static void vbf_submit(struct vbf *s)
 	}
 	if (expect == 1) {
 		uint64_t seg = vbf_seg_limit(s);
-		unsigned int n = (unsigned int)(op == VIRTIO_BLK_OP_FLUSH ? 2 :
-						(len + seg - 1) / seg + 2);
+		unsigned int n =
+			(unsigned int)(op == VIRTIO_BLK_OP_FLUSH ? 2 : (len + seg - 1) / seg + 2);
 
 		/* A chain of more buffers than the queue has entries is refused by
 		 * virtq_add(), indirect or not (virtio 2.7.5.3.1 read strictly). */
@@ -552,8 +553,12 @@ static bool vbf_configure(struct vbf *s, uint8_t mode)
 	struct fuzz_in *in = s->in;
 	struct fake_virtio *f = &s->dev;
 	uint16_t feat = fuzz_u16(in);
-	static const unsigned int bits[] = { VBF_F_SIZE_MAX, VBF_F_SEG_MAX, VBF_F_RO,
-					     VBF_F_BLK_SIZE, VBF_F_FLUSH, VBF_F_MQ,
+	static const unsigned int bits[] = { VBF_F_SIZE_MAX,
+					     VBF_F_SEG_MAX,
+					     VBF_F_RO,
+					     VBF_F_BLK_SIZE,
+					     VBF_F_FLUSH,
+					     VBF_F_MQ,
 					     VIRTIO_F_RING_INDIRECT_DESC,
 					     VIRTIO_F_RING_EVENT_IDX };
 	uint64_t capacity;

@@ -191,9 +191,9 @@ static void vnm_notify(struct fake_virtio *f, uint16_t index)
 		FUZZ_CHECK(fc.n == 3 && !fc.write[0] && !fc.write[1] && fc.write[2]);
 		FUZZ_CHECK(fc.len[0] == 2 && fc.len[1] == 2 && fc.len[2] == 1);
 		for (unsigned int k = 0; k < 3; k++)
-			FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp,
-								 (void *)(uintptr_t)fc.addr[k],
-								 fc.len[k]));
+			FUZZ_CHECK(!conf ||
+				   mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)fc.addr[k],
+						       fc.len[k]));
 		cmd = (const uint8_t *)(uintptr_t)fc.addr[0];
 		FUZZ_CHECK(cmd[0] == 4 && cmd[1] == 0); /* VIRTIO_NET_CTRL_MQ, VQ_PAIRS_SET */
 		memcpy(&pairs, (const void *)(uintptr_t)fc.addr[1], 2);
@@ -248,8 +248,8 @@ static unsigned int vnm_configure(struct fnet *s, uint16_t *max_pairs_cfg)
 	f->num_queues = vnm.nq;
 	/* With MQ (the driver asks for it only to use more than one pair) the
 	 * control queue sits at 2 * max_virtqueue_pairs, else at 2. */
-	vnm.ctrl_index = 2u * (wanted > 1 && (f->offered & VIRTIO_FEATURE(FNET_F_MQ)) ?
-			       *max_pairs_cfg : 1u);
+	vnm.ctrl_index =
+		2u * (wanted > 1 && (f->offered & VIRTIO_FEATURE(FNET_F_MQ)) ? *max_pairs_cfg : 1u);
 	/* Data queues share a size, one of them may differ, the control queue
 	 * has its own. */
 	b = fuzz_u8(in);

@@ -155,8 +155,7 @@ int fuzz_virtio_net_rx_one(const uint8_t *data, size_t size)
 	usable = vnf_configure(s, mode, &max_queue);
 	why[0] = '\0';
 	fuzz_quarantine_mark(&mark, s->fd);
-	rc = virtio_net_init(&s->net, &s->dev.vdev, &s->fd->dl, &bufs, max_queue, why,
-			     sizeof(why));
+	rc = virtio_net_init(&s->net, &s->dev.vdev, &s->fd->dl, &bufs, max_queue, why, sizeof(why));
 	FUZZ_CHECK(!rc == usable);
 	if (rc) {
 		FUZZ_CHECK(why[0] && memchr(why, '\0', sizeof(why)) != NULL);

@@ -86,8 +86,7 @@ static uint32_t vpf_read32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint
 	return vpf_rd32(s->cfg, off);
 }
 
-static void vpf_write32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off,
-			uint32_t val)
+static void vpf_write32(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off, uint32_t val)
 {
 	struct vpf *s = ctx;
 

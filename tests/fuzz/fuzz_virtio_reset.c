@@ -176,9 +176,9 @@ static void vrb_take(struct vrb *s, unsigned int qi, unsigned int k)
 	FUZZ_CHECK(fake_virtio_pop(&s->dev, (uint16_t)qi, &r->chain) == 1);
 	FUZZ_CHECK(r->chain.n >= 3 && r->chain.len[0] == 16 && r->chain.len[r->chain.n - 1] == 1);
 	for (unsigned int j = 0; j < r->chain.n; j++)
-		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp,
-							 (void *)(uintptr_t)r->chain.addr[j],
-							 r->chain.len[j]));
+		FUZZ_CHECK(!conf ||
+			   mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)r->chain.addr[j],
+					       r->chain.len[j]));
 	r->inflight = true;
 	r->queue = qi;
 }
@@ -250,8 +250,8 @@ static bool vrb_rw_deadline(struct vrb *s)
 
 		fake_virtio_set_idx(&s->dev, 0, (uint16_t)(fq->used_idx + 0x100));
 	}
-	rc = virtio_blk_rw(&s->blk, write ? VIRTIO_BLK_OP_WRITE : VIRTIO_BLK_OP_READ, 0,
-			   vrb_rw_buf, sizeof(vrb_rw_buf));
+	rc = virtio_blk_rw(&s->blk, write ? VIRTIO_BLK_OP_WRITE : VIRTIO_BLK_OP_READ, 0, vrb_rw_buf,
+			   sizeof(vrb_rw_buf));
 	if (rc == -16) {
 		FUZZ_CHECK(!virtio_blk_inflight(&s->blk, 0) && !s->blk.stopped);
 		return false;

@@ -204,9 +204,9 @@ static void vqf_device_view(struct vqf *s, uint16_t head, const struct vqf_req *
 		FUZZ_CHECK(r->need == 1 && n >= 2 && n <= VIRTQ_INDIRECT_MAX);
 		FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp, t, d->len));
 		for (unsigned int i = 0; i < n; i++) {
-			FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp,
-								 (void *)(uintptr_t)t[i].addr,
-								 t[i].len));
+			FUZZ_CHECK(!conf ||
+				   mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)t[i].addr,
+						       t[i].len));
 			if (t[i].flags & VIRTQ_DESC_F_WRITE)
 				writable += t[i].len;
 			FUZZ_CHECK(!(t[i].flags & VIRTQ_DESC_F_NEXT) == (i + 1 == n));
@@ -216,9 +216,9 @@ static void vqf_device_view(struct vqf *s, uint16_t head, const struct vqf_req *
 
 		for (;;) {
 			FUZZ_CHECK(hops++ < r->need);
-			FUZZ_CHECK(!conf || mock_port_is_shared(&s->fd->mp,
-								 (void *)(uintptr_t)d->addr,
-								 d->len));
+			FUZZ_CHECK(!conf ||
+				   mock_port_is_shared(&s->fd->mp, (void *)(uintptr_t)d->addr,
+						       d->len));
 			if (d->flags & VIRTQ_DESC_F_WRITE)
 				writable += d->len;
 			if (!(d->flags & VIRTQ_DESC_F_NEXT))

@@ -79,10 +79,10 @@ extern "C" {
  * bound spends 33 bytes per 2 KiB slot where the linux policy needs 28 and
  * the bitmap and sluice policies about 24 (under 2% of the pool either way).
  */
-#define SLUICE_DMA_BOUNCE_META_SIZE(bytes, ncpus)                                      \
-	((size_t)SLUICE_DMA_BOUNCE_META_FIXED +                                        \
+#define SLUICE_DMA_BOUNCE_META_SIZE(bytes, ncpus)                                         \
+	((size_t)SLUICE_DMA_BOUNCE_META_FIXED +                                           \
 	 ((size_t)(bytes) >> SLUICE_DMA_IO_TLB_SHIFT) * SLUICE_DMA_BOUNCE_META_PER_SLOT + \
-	 (size_t)(ncpus) * SLUICE_DMA_BOUNCE_META_PER_CPU)
+	 (size_t)(ncpus)*SLUICE_DMA_BOUNCE_META_PER_CPU)
 
 /*
  * Attributes of a streaming mapping (sluice_dma_map_attrs()), Linux's
@@ -589,8 +589,8 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
  * when the port's set_access op failed to make a read-only mapping read-only
  * (nothing mapped).
  */
-int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-			 void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			 size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
 			 uint64_t *dma_addr);
 
 /**
@@ -711,8 +711,8 @@ int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *
  * attempted even after one is refused.
  * Return: 0, or the first error sluice_dma_unmap() returned for a segment.
  */
-int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg,
-			unsigned int nents, enum sluice_dma_dir dir);
+int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, unsigned int nents,
+			enum sluice_dma_dir dir);
 
 /**
  * sluice_dma_sync_for_cpu() - give the CPU ownership of part of a mapping: copy what

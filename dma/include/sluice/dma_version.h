@@ -28,7 +28,7 @@ extern "C" {
  * @minor: minor version (0 .. 255).
  * @patch: patch level (0 .. 255).
  */
-#define SLUICE_DMA_VERSION_ENCODE(major, minor, patch)                              \
+#define SLUICE_DMA_VERSION_ENCODE(major, minor, patch) \
 	(((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
 
 /* The version of these headers, encoded; compare with sluice_dma_version(). */

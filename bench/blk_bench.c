@@ -473,9 +473,9 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 				continue;
 			}
 			ok[i][c] = true;
-			printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u: %.0f IOPS, %.1f MB/s, "
-			       "lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: map %.0f, "
-			       "copy %.0f, convert %.0f, driver %.0f, device %.0f\n",
+			printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u: %.0f IOPS, "
+			       "%.1f MB/s, lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: "
+			       "map %.0f, copy %.0f, convert %.0f, driver %.0f, device %.0f\n",
 			       kernel_dma_config_name(&cfgs[c]), queues, set[i].rw, set[i].bs,
 			       set[i].iodepth, r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us,
 			       r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
@@ -511,8 +511,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 				continue;
 			bench_json_begin("iotlb");
 			printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
-			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"entries\":%u,"
-			       "\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64
+			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,"
+			       "\"entries\":%u,\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64
 			       ",\"ios\":%" PRIu64 ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64
 			       "}\n",
 			       kernel_dma_mode_name(cfgs[c].mode), policy, set[i].rw, set[i].bs,

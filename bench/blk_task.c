@@ -63,8 +63,8 @@ int run_blk_tasks(struct kernel_dma *kd, const struct kernel_options *opts,
 			virtio_blk_share_queues(&blk, blk.nqueues < smp_cpu_count());
 			if (pass == 0)
 				printf("blk: mode=%s %s: %" PRIu64 " sectors (%" PRIu64
-				       " MiB), block %u, %u queue%s of %u, seg_max %u, size_max %u, "
-				       "flush %s, features 0x%" PRIx64 "\n",
+				       " MiB), block %u, %u queue%s of %u, seg_max %u, "
+				       "size_max %u, flush %s, features 0x%" PRIx64 "\n",
 				       name, vdev->name, blk.capacity, blk.capacity >> 11,
 				       blk.blk_size, blk.nqueues, blk.nqueues == 1 ? "" : "s",
 				       blk.queue_size, blk.seg_max, blk.size_max,

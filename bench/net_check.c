@@ -89,8 +89,8 @@ int net_check_run(struct virtio_net *tx, struct virtio_net *rx, const struct kdm
 		int rc;
 
 		if (deadline_passed(&d)) {
-			printf("net: mode=%s frame %u never arrived within %u ms (%u sent, %u foreign "
-			       "frames meanwhile)\n",
+			printf("net: mode=%s frame %u never arrived within %u ms (%u sent, "
+			       "%u foreign frames meanwhile)\n",
 			       mname, received, deadline_timeout_ms(), sent, foreign);
 			return (int)(frames - received) + (int)bad;
 		}

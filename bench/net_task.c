@@ -134,8 +134,8 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 						  (unsigned int)opts->bench_ms, r);
 			if (!ok[s][c])
 				failures++;
-			printf("bench: net mode=%s %u-byte frames: %.0f frames/s, %.3f Gbit/s, %" PRIu64
-			       " lost\n",
+			printf("bench: net mode=%s %u-byte frames: %.0f frames/s, %.3f Gbit/s, "
+			       "%" PRIu64 " lost\n",
 			       kernel_dma_config_name(&cfgs[c]), sizes[s], r->fps, r->gbps,
 			       r->lost);
 		}

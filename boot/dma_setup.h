@@ -133,7 +133,9 @@ void kernel_dma_lock_stats_reset(struct kernel_dma *kd);
 
 /**
  * kernel_dma_arena_release() - convert the arena's idle chunks back to private
- *	(the lazy release of the DMA_PMD design: Luigi Rizzo's RFC "DMA_PMD: PMD_SIZE-backed IO buffer pools", LKML) and print what happened, leaks included.
+ *	(the lazy release of the DMA_PMD design: Luigi Rizzo's RFC "DMA_PMD:
+ *	PMD_SIZE-backed IO buffer pools", LKML) and print what happened, leaks
+ *	included.
  * @kd: the instance.
  * @label: what the release follows, for the message.
  */

@@ -201,7 +201,8 @@ void kernel_main(struct boot_info *bi)
 	report_cpu(&cpu);
 	report_tsc(&pm);
 	report_memory(bi);
-	printf("boot: efi_main -> kernel_main %.3f ms (ExitBootServices at %.3f ms, %u attempt%s)\n",
+	printf("boot: efi_main -> kernel_main %.3f ms (ExitBootServices at %.3f ms, "
+	       "%u attempt%s)\n",
 	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1e6,
 	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1e6, bi->ebs_attempts,
 	       bi->ebs_attempts == 1 ? "" : "s");

@@ -34,8 +34,9 @@ struct option_def {
 
 /* The choice tables, in the order of their enums, wrapped by hand. */
 /* clang-format off */
-static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div", "write_text",
-					     "exec_shared", "exec_data", "exec_stack", "ve", "vc", NULL };
+static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div",
+					     "write_text", "exec_shared", "exec_data",
+					     "exec_stack", "ve", "vc", NULL };
 const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
 const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
@@ -113,10 +114,10 @@ static const struct option_def option_table[] = {
 	  "deadline of every wait on a device (reset, command, request, frame), ms; "
 	  "default 10000" },
 	{ "cc", OPT_CHOICE, offsetof(struct kernel_options, cc), 0, 0, 0, options_cc_names,
-	  "confidential-computing platform: auto (the TDX protocol in a real TD, else emulated), emulated (a PTE "
-	  "bit and a trapping write), sim-tdx (the TDX protocol against a model of the TDX "
-	  "module), sim-snp (the SEV-SNP protocol against a model of the RMP and the "
-	  "hypervisor); default auto" },
+	  "confidential-computing platform: auto (the TDX protocol in a real TD, else "
+	  "emulated), emulated (a PTE bit and a trapping write), sim-tdx (the TDX protocol "
+	  "against a model of the TDX module), sim-snp (the SEV-SNP protocol against a "
+	  "model of the RMP and the hypervisor); default auto" },
 	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,
 	  options_tdx_fault_names,
 	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
@@ -302,11 +303,12 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 			uint64_t v;
 
 			if (!options_parse_size(val, vlen, &v) || v < d->min || v > d->max) {
-				snprintf(
-					err, err_len,
-					"bad value in '%.*s': %s=SIZE must lie in %lluK..%lluK (K, M, G suffixes)",
-					(int)len, word, d->key, (unsigned long long)(d->min / 1024),
-					(unsigned long long)(d->max / 1024));
+				snprintf(err, err_len,
+					 "bad value in '%.*s': %s=SIZE must lie in %lluK..%lluK "
+					 "(K, M, G suffixes)",
+					 (int)len, word, d->key,
+					 (unsigned long long)(d->min / 1024),
+					 (unsigned long long)(d->max / 1024));
 				return -22;
 			}
 			v = (v + d->align - 1) / d->align * d->align;

@@ -45,9 +45,9 @@ int virtio_probe_all(bool confidential)
 			continue;
 		if (!virtio_pci_device_type(&pci[i])) {
 			if (pci[i].vendor_id == VIRTIO_PCI_VENDOR)
-				printf("virtio: %02x:%02x.%x %04x:%04x refused: a legacy/transitional "
-				       "device; Sluice drives modern devices only "
-				       "(disable-legacy=on)\n",
+				printf("virtio: %02x:%02x.%x %04x:%04x refused: a "
+				       "legacy/transitional device; Sluice drives modern "
+				       "devices only (disable-legacy=on)\n",
 				       pci[i].bus, pci[i].dev, pci[i].fn, pci[i].vendor_id,
 				       pci[i].device_id);
 			continue;

@@ -32,8 +32,9 @@
  * benchmark of the DMA layer") - the default is the fastest there.
  *
  * The scrub is most of an alloc+free pair (4 KiB: ~57 ns of `rep stosb`
- * against ~30 ns for the rest on the loaded benchmark host). Deferring it to an idle pass would move
- * the same stores elsewhere and leave dirty blocks in the caches. What was
+ * against ~30 ns for the rest on the loaded benchmark host). Deferring it to
+ * an idle pass would move the same stores elsewhere and leave dirty blocks in
+ * the caches. What was
  * cut is the overhead around it: only one scrub in ARENA_SCRUB_SAMPLE of the
  * cached orders reads the clock (two clock reads cost ~23 ns, as much as the
  * rest of the pair), and scrub_cycles is scaled from the sampled ones.

@@ -9,8 +9,12 @@
 # The style file is always the repository's top-level .clang-format, whatever
 # folder a file is in. The whole tree is held to it (`make format-check`, part of
 # `make test`), so a change never has to reformat code it did not touch.
+# clang-format does not break string literals or comments, so the 100-column
+# limit is also checked on its own: every line, tabs 8 wide, counted in
+# characters (not bytes).
 # Exit 0: every file is formatted; 1: the diff clang-format wants is printed for
-# each file that is not; 2: no clang-format, or a file that does not exist.
+# each file that is not, and every line over 100 columns is named; 2: no
+# clang-format, or a file that does not exist.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -55,6 +59,18 @@ for f in "${files[@]}"; do
 		bad=$((bad + 1))
 	fi
 done
+[ "${FORMAT_FIX:-0}" = 1 ] || python3 - "${files[@]}" <<'EOF' || bad=$((bad + 1))
+import sys
+long = 0
+for name in sys.argv[1:]:
+    with open(name, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            width = len(line.rstrip("\n").expandtabs(8))
+            if width > 100:
+                print(f"{name}:{n}: {width} columns (the limit is 100)")
+                long += 1
+sys.exit(1 if long else 0)
+EOF
 if [ "$bad" -gt 0 ]; then
 	echo "format-check: $bad of ${#files[@]} files differ from .clang-format" \
 		"(FORMAT_FIX=1 scripts/format-check.sh FILE... rewrites them)" >&2

@@ -819,17 +819,20 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
 		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-C libc|movsb|auto] [-o file.json]\n"
-		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies); default 10000\n"
+		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
+		"      default 10000\n"
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
 		"  -s  one size only (bytes)\n"
 		"  -c  0: allocator cells only, 1: copy cells only\n"
-		"  -p  one bounce policy only (linux, bitmap, lifo, sluice; no ratios without linux)\n"
+		"  -p  one bounce policy only (linux, bitmap, lifo, sluice; no ratios\n"
+		"      without linux)\n"
 		"  -t  largest thread count (default: 2, or more when the machine has more CPUs)\n"
 		"  -P  bounce pool size in MiB (default 16)\n"
 		"  -B  skip the bounce cells; -A  skip the arena cells\n"
 		"  -L  one thread on a port without locks (what the locks cost)\n"
 		"  -X  the port does not promise exclusive CPU indices: sluice's magazines locked\n"
-		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb with ERMS)\n"
+		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
+		"      with ERMS)\n"
 		"  -o  write the JSON lines to this file instead of stdout\n",
 		prog, BENCH_MAX_ROUNDS);
 }
@@ -919,7 +922,8 @@ static double sluice_vs_seeds(unsigned int si, unsigned int oi, unsigned int ti,
 
 static void print_bounce_table(void)
 {
-	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, > 1 is faster;\n"
+	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, "
+	       "> 1 is faster;\n"
 	       "last column: sluice vs its closest baseline policy, median of per-round ratios\n");
 	printf("%-3s %-5s %7s %4s | %8s | %16s %16s %16s | %s\n", "thr", "copy", "size", "occ",
 	       "linux", "bitmap", "lifo", "sluice", "sluice vs best baseline");
@@ -957,7 +961,8 @@ static void print_bounce_table(void)
 						       x < 1 ? sluice_dma_bounce_policy_name(
 								       fx_policies[worst]) :
 							       "");
-					/* Cells where many requests failed time the failure path. */
+					/* Cells where many requests failed time the
+					 * failure path. */
 					for (unsigned int p = 0; p < SLUICE_DMA_POLICY_COUNT; p++) {
 						const struct figure *v = &res[p][si][oi][ti][cp];
 
@@ -1165,13 +1170,13 @@ static void run_arena_cells(void)
 				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z,
 						&scrub_cyc);
 				arena_scrub_ns[k][si][ti] = z.ns;
-				snprintf(
-					extra, sizeof(extra),
-					",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
-					"\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,\"scrub_cycles\":%.1f,"
-					"\"ns_excl_scrub\":%.1f,\"scrub_cycles_arena\":%.1f",
-					st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
-					z.cycles, f->ns - z.ns, scrub_cyc);
+				snprintf(extra, sizeof(extra),
+					 ",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
+					 "\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,"
+					 "\"scrub_cycles\":%.1f,\"ns_excl_scrub\":%.1f,"
+					 "\"scrub_cycles_arena\":%.1f",
+					 st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
+					 z.cycles, f->ns - z.ns, scrub_cyc);
 				json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0,
 					    false, f, extra);
 			}
@@ -1271,11 +1276,12 @@ static void print_targets(void)
 		if (cfg.nthr > 1 && res[SLUICE_DMA_POLICY_SLUICE][2][1][1][0].valid) {
 			const struct figure *s2 = &res[SLUICE_DMA_POLICY_SLUICE][2][1][1][0];
 
-			printf("  sluice %u-thread throughput / 1-thread, 4 KiB, 50%%, alloc: %.2fx "
-			       "(target >= 1.9x with 2)\n",
+			printf("  sluice %u-thread throughput / 1-thread, 4 KiB, 50%%, alloc: "
+			       "%.2fx (target >= 1.9x with 2)\n",
 			       cfg.threads[1], cfg.threads[1] * s1->ns / s2->ns);
 		}
-		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx (target <= 1.2x)\n",
+		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx "
+		       "(target <= 1.2x)\n",
 		       res[SLUICE_DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);
 		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 			for (unsigned int cp = 0; cp < 2; cp++)

@@ -2,9 +2,9 @@
 /*
  * test_features.c - what firmware stacks expect of the DMA library (README.md,
  * "What the API offers firmware"), under every bounce policy: scatter-gather
- * lists (all or nothing, limits, a bounce budget), partial maps (EDK2's NumberOfBytes in/out), read-only
- * mappings and access changes through the port's set_access op, cache
- * maintenance through cache_maint at the right points, coherent memory
+ * lists (all or nothing, limits, a bounce budget), partial maps (EDK2's
+ * NumberOfBytes in/out), read-only mappings and access changes through the
+ * port's set_access op, cache maintenance through cache_maint at the right points, coherent memory
  * beyond the pools' runs (from the arena), the teardown at ExitBootServices
  * (foreach, unmap_all) and a destroy that reports what is live and keeps a
  * leak in the statistics, sluice_dma_strerror(), the compile-time metadata

@@ -299,31 +299,30 @@ static unsigned int run_trace(unsigned int ncpus, size_t bytes, uint64_t seed, u
 		if (merr) {
 			refused++;
 			if (!err)
-				fail_msg(
-					"seed %llu step %u: upstream fails %zu B (min_align %#llx "
-					"alloc_align %#llx boundary %#llx), the policy mapped slot %ld",
-					(unsigned long long)seed, step, len,
-					(unsigned long long)t.min_align_mask,
-					(unsigned long long)t.alloc_align_mask,
-					(unsigned long long)t.boundary_mask, fx_slot(f, 0, dma));
+				fail_msg("seed %llu step %u: upstream fails %zu B (min_align %#llx "
+					 "alloc_align %#llx boundary %#llx), the policy mapped "
+					 "slot %ld",
+					 (unsigned long long)seed, step, len,
+					 (unsigned long long)t.min_align_mask,
+					 (unsigned long long)t.alloc_align_mask,
+					 (unsigned long long)t.boundary_mask, fx_slot(f, 0, dma));
 		} else {
 			if (err)
 				fail_msg("seed %llu step %u: upstream maps %zu B at slot %lu, the "
 					 "policy failed (%d)",
 					 (unsigned long long)seed, step, len, want.head, err);
 			if (dma != want.dma)
-				fail_msg(
-					"seed %llu step %u: %zu B on cpu %u (min_align %#llx "
-					"alloc_align %#llx boundary %#llx, offset %#zx): slot %ld + "
-					"%#llx, upstream slot %lu + %#llx",
-					(unsigned long long)seed, step, len, cpu,
-					(unsigned long long)t.min_align_mask,
-					(unsigned long long)t.alloc_align_mask,
-					(unsigned long long)t.boundary_mask, off,
-					fx_slot(f, 0, dma),
-					(unsigned long long)(dma & (M_IO_TLB_SIZE - 1)),
-					(unsigned long)((want.dma - m->start) >> M_IO_TLB_SHIFT),
-					(unsigned long long)(want.dma & (M_IO_TLB_SIZE - 1)));
+				fail_msg("seed %llu step %u: %zu B on cpu %u (min_align %#llx "
+					 "alloc_align %#llx boundary %#llx, offset %#zx): "
+					 "slot %ld + %#llx, upstream slot %lu + %#llx",
+					 (unsigned long long)seed, step, len, cpu,
+					 (unsigned long long)t.min_align_mask,
+					 (unsigned long long)t.alloc_align_mask,
+					 (unsigned long long)t.boundary_mask, off,
+					 fx_slot(f, 0, dma),
+					 (unsigned long long)(dma & (M_IO_TLB_SIZE - 1)),
+					 (unsigned long)((want.dma - m->start) >> M_IO_TLB_SHIFT),
+					 (unsigned long long)(want.dma & (M_IO_TLB_SIZE - 1)));
 			live[nlive++] = want;
 		}
 		if (layer_steps(f) != m->steps)

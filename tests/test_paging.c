@@ -5,9 +5,10 @@
  * The address space is tests/fake_pt.c's: table pages from the heap, an
  * allocator that can be told to fail after N more tables, and every flush_page
  * call recorded so tests can check exactly which translations were
- * invalidated; the mapped addresses themselves are never touched. Most tests run once per confidential-computing
- * encoding (emulated bit 9, TDX shared bit 51/47, SEV C-bit 51/47), and every
- * teardown runs pt_check(). Nothing here measures or asserts a time.
+ * invalidated; the mapped addresses themselves are never touched. Most tests
+ * run once per confidential-computing encoding (emulated bit 9, TDX shared
+ * bit 51/47, SEV C-bit 51/47), and every teardown runs pt_check(). Nothing
+ * here measures or asserts a time.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -7,12 +7,13 @@
  * The platform below pci_setup() is replaced at link time (tests/fake_pci.c, shared
  * with the fuzz target fuzz_pci_setup): acpi_mcfg() gives an ECAM window,
  * pci_ecam_ops_init() / pci_port_ops_init() hand out a simulated configuration
- * space, and mmu_map_mmio() / mmu_range_is_shared() model the kernel's identity map (RAM is mapped write-back and private, so mapping a
- * device window over it gives PT_ERR_EXIST). "Physical" addresses are host
- * addresses: "private RAM" is a host buffer the fake memory map lists as usable,
- * and device registers are host buffers in a hole of that map, so a driver that
- * probes a BAR over private RAM really writes into that buffer, and the test sees
- * it.
+ * space, and mmu_map_mmio() / mmu_range_is_shared() model the kernel's
+ * identity map (RAM is mapped write-back and private, so mapping a device
+ * window over it gives PT_ERR_EXIST). "Physical" addresses are host addresses:
+ * "private RAM" is a host buffer the fake memory map lists as usable, and
+ * device registers are host buffers in a hole of that map, so a driver that
+ * probes a BAR over private RAM really writes into that buffer, and the test
+ * sees it.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -260,7 +260,10 @@ struct xarg {
 	unsigned int cpu;
 };
 
-/* Map on this CPU, hand the mapping over; unmap whatever the queue holds (often the other CPU's). */
+/*
+ * Map on this CPU, hand the mapping over; unmap whatever the queue holds
+ * (often the other CPU's).
+ */
 static void *xworker(void *p)
 {
 	struct xarg *a = p;

@@ -361,13 +361,13 @@ void cc_sim_snp_report(const char *when)
 {
 	char extra[200];
 
-	snprintf(
-		extra, sizeof(extra),
-		"model over %" PRIu64 " MiB, %lu VMGEXITs to the simulated hypervisor "
-		"(%lu PSC, %lu MSR-protocol PSC), %lu PVALIDATE, %lu RMPADJUST, rule violations %lu",
-		model.npages >> 8,
-		vmgexits + psc_before + model.n_psc + psc_msr_before + model.n_psc_msr,
-		psc_before + model.n_psc, psc_msr_before + model.n_psc_msr,
-		pval_before + model.n_pval, model.n_rmpadjust, model.violations);
+	snprintf(extra, sizeof(extra),
+		 "model over %" PRIu64 " MiB, %lu VMGEXITs to the simulated hypervisor "
+		 "(%lu PSC, %lu MSR-protocol PSC), %lu PVALIDATE, %lu RMPADJUST, "
+		 "rule violations %lu",
+		 model.npages >> 8,
+		 vmgexits + psc_before + model.n_psc + psc_msr_before + model.n_psc_msr,
+		 psc_before + model.n_psc, psc_msr_before + model.n_psc_msr,
+		 pval_before + model.n_pval, model.n_rmpadjust, model.violations);
 	cc_snp_report(when, extra);
 }

@@ -343,7 +343,7 @@ void mmu_report(void)
 		       encoding_name, cc_backend->name,
 		       nx_usable ? "; a shared page is never executable" : "");
 	else
-		printf("mmu: shared attribute = software bit 9 (emulated confidential computing); a "
-		       "conversion = PTE update + invlpg + one trapping port write%s\n",
+		printf("mmu: shared attribute = software bit 9 (emulated confidential computing); "
+		       "a conversion = PTE update + invlpg + one trapping port write%s\n",
 		       nx_usable ? "; a shared page is never executable" : "");
 }

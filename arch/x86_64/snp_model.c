@@ -83,11 +83,13 @@ void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
 			continue;
 		c = m->page[i] & SNP_PG_PTE_C;
 		assigned = m->page[i] & SNP_PG_ASSIGNED;
-		if (c != assigned)
-			broken(m,
-			       c ? "R5: a C-bit mapping of a shared page at a TLB flush" :
-				   "R5: a mapping without the C-bit of a private page at a TLB flush",
-			       a);
+		if (c != assigned) {
+			const char *why =
+				c ? "R5: a C-bit mapping of a shared page at a TLB flush" :
+				    "R5: no C-bit on a private page's mapping at a TLB flush";
+
+			broken(m, why, a);
+		}
 	}
 }
 

@@ -4,8 +4,8 @@
  *
  * Prints vector, name, error code (a page fault's bit by bit, with its cause),
  * RIP (absolute and relative to the image base), CR2, the registers and a
- * frame-pointer stack trace, then leaves QEMU with SLUICE_EXIT_EXCEPTION. It uses only the polled serial port: printf or the heap
- * may be what broke.
+ * frame-pointer stack trace, then leaves QEMU with SLUICE_EXIT_EXCEPTION. It
+ * uses only the polled serial port: printf or the heap may be what broke.
  */
 #include <stdbool.h>
 

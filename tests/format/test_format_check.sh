@@ -4,6 +4,7 @@
 # with one function's layout spoiled in each way the style decides: spaces for the
 # indentation tab, a brace on the wrong line, a line over 100 columns, a pointer
 # star on the type. FORMAT_FIX=1 repairs the spoiled file back to the original.
+# A comment line over 100 columns, which clang-format leaves alone, is named.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,6 +54,15 @@ refused brace_on_own_line 's/^\t\(for .*\) {$/\t\1\n\t{/'
 # The prototype joined into one line of 104 columns.
 refused over_100_columns '/uint64_t limit,$/{N;s/,\n\t*  */, /}'
 refused star_on_type 's/const uint64_t \*widths/const uint64_t* widths/'
+
+# A comment clang-format does not reflow, pushed past 100 columns: named.
+sed 's|^/\* A sample in the house style. \*/$|/* A sample in the house style, with a comment that runs on past the hundredth column of its line. */|' \
+	"$tmp/good.c" >"$tmp/long_comment.c"
+"$check" "$tmp/long_comment.c" >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$tmp/out"; fail "long_comment: exit $rc, not 1"; }
+grep -q "long_comment.c:6: 10[0-9] columns" "$tmp/out" || { cat "$tmp/out"; fail "long_comment: line not named"; }
+echo "refused: long_comment"
 
 "$check" "$tmp/missing.c" >"$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "a missing file is not exit 2"

@@ -45,4 +45,23 @@ int fake_pt_fini(struct fake_pt *f);
 uint64_t fake_pt_frame_mask(const struct fake_pt *f);
 uint64_t *fake_pt_raw_leaf(const struct fake_pt *f, uint64_t va, int *level);
 
+/*
+ * FAKE_PT_ENCODING_SETUPS(fx) - one CMocka setup per confidential-computing
+ * encoding of the shared bit, each calling fx(state, set_mask, clear_mask):
+ * setup_emulated (software bit 9), setup_tdx51 / setup_tdx47 (TDX: the shared
+ * bit at GPAW - 1), setup_sev51 / setup_sev47 (SEV: the C-bit, cleared for
+ * shared). A test that runs only some of them leaves the others unused.
+ */
+#define FAKE_PT_ENCODING_SETUP(name, fx, set, clear)                  \
+	static int __attribute__((unused)) setup_##name(void **state) \
+	{                                                             \
+		return fx(state, set, clear);                         \
+	}
+#define FAKE_PT_ENCODING_SETUPS(fx)                           \
+	FAKE_PT_ENCODING_SETUP(emulated, fx, PT_SW_SHARED, 0) \
+	FAKE_PT_ENCODING_SETUP(tdx51, fx, 1ULL << 51, 0)      \
+	FAKE_PT_ENCODING_SETUP(tdx47, fx, 1ULL << 47, 0)      \
+	FAKE_PT_ENCODING_SETUP(sev51, fx, 0, 1ULL << 51)      \
+	FAKE_PT_ENCODING_SETUP(sev47, fx, 0, 1ULL << 47)
+
 #endif

@@ -30,6 +30,7 @@
 #include <sluice/arena.h>
 #include <sluice/dma.h>
 #include "tests/test_bounce_fixture.h"
+#include "tests/test_matrix.h"
 
 #define KIB 1024ul
 #define MIB (1024ul * 1024ul)
@@ -861,12 +862,16 @@ static void test_optional_ops(void **state)
 
 /* ------------------------------------------------------------------ main */
 
+static void policy_case_name(const void *c, char *buf, size_t len)
+{
+	const struct tcase *tc = c;
+
+	snprintf(buf, len, "%s", sluice_dma_bounce_policy_name(tc->policy));
+}
+
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CMUnitTestFunction fn;
-	} all[] = {
+	static const struct test_matrix_test all[] = {
 		{ "strerror", test_strerror },
 		{ "meta_size_macro", test_meta_size_macro },
 		{ "destroy_leak_counted", test_destroy_leak_counted },
@@ -887,23 +892,9 @@ int main(void)
 		{ "inplace_mapped_block", test_inplace_mapped_block },
 		{ "optional_ops", test_optional_ops },
 	};
-	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	static struct CMUnitTest tests[NALL * SLUICE_DMA_POLICY_COUNT];
-	static char names[NALL * SLUICE_DMA_POLICY_COUNT][64];
-	size_t n = 0;
-
-	for (unsigned int c = 0; c < SLUICE_DMA_POLICY_COUNT; c++) {
+	for (unsigned int c = 0; c < SLUICE_DMA_POLICY_COUNT; c++)
 		cases[c].policy = fx_policies[c];
-		for (unsigned int i = 0; i < NALL; i++) {
-			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name,
-				 sluice_dma_bounce_policy_name(cases[c].policy));
-			tests[n] = (struct CMUnitTest){ .name = names[n],
-							.test_func = all[i].fn,
-							.setup_func = setup,
-							.teardown_func = teardown,
-							.initial_state = &cases[c] };
-			n++;
-		}
-	}
-	return _cmocka_run_group_tests("features", tests, n, NULL, NULL);
+	return test_matrix_run("features", all, sizeof(all) / sizeof(all[0]), cases,
+			       sizeof(cases[0]), SLUICE_DMA_POLICY_COUNT, policy_case_name, setup,
+			       teardown);
 }

@@ -94,18 +94,7 @@ static int fx_setup(void **state, uint64_t set_mask, uint64_t clear_mask)
 	return 0;
 }
 
-static int setup_emulated(void **state)
-{
-	return fx_setup(state, PT_SW_SHARED, 0);
-}
-static int setup_tdx51(void **state)
-{
-	return fx_setup(state, 1ULL << 51, 0);
-}
-static int setup_sev51(void **state)
-{
-	return fx_setup(state, 0, 1ULL << 51);
-}
+FAKE_PT_ENCODING_SETUPS(fx_setup)
 
 static int teardown(void **state)
 {

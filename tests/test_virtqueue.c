@@ -23,6 +23,7 @@
 
 #include "drivers/virtio/virtqueue.h"
 #include "tests/test_bounce_fixture.h"
+#include "tests/test_matrix.h"
 
 #define MIB (1024ul * 1024ul)
 
@@ -1380,21 +1381,19 @@ static void test_bad_args(void **state)
 
 /* ------------------------------------------------------------------ main */
 
-static const char *case_name(const struct tcase *tc, char *buf, size_t len)
+static void case_name(const void *c, char *buf, size_t len)
 {
+	const struct tcase *tc = c;
+
 	snprintf(buf, len, "%s/%u%s%s%s%s", sluice_dma_bounce_policy_name(tc->policy), tc->num,
 		 tc->flags ? "/" : "/plain", tc->flags & VIRTQ_INIT_CONFIDENTIAL ? "conf" : "",
 		 tc->flags & VIRTQ_INIT_INDIRECT ? "+indirect" : "",
 		 tc->flags & VIRTQ_INIT_EVENT_IDX ? "+event_idx" : "");
-	return buf;
 }
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CMUnitTestFunction fn;
-	} all[] = {
+	static const struct test_matrix_test all[] = {
 		{ "rings", test_rings },
 		{ "single", test_single },
 		{ "chain", test_chain },
@@ -1415,24 +1414,6 @@ int main(void)
 		{ "notify", test_notify },
 		{ "bad_args", test_bad_args },
 	};
-	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	static struct CMUnitTest tests[NALL * NCASES];
-	static char names[NALL * NCASES][96];
-	size_t n = 0;
-
-	for (unsigned int c = 0; c < NCASES; c++) {
-		char cn[64];
-
-		case_name(&cases[c], cn, sizeof(cn));
-		for (unsigned int i = 0; i < NALL; i++) {
-			snprintf(names[n], sizeof(names[n]), "%s/%s", all[i].name, cn);
-			tests[n] = (struct CMUnitTest){ .name = names[n],
-							.test_func = all[i].fn,
-							.setup_func = setup,
-							.teardown_func = teardown,
-							.initial_state = &cases[c] };
-			n++;
-		}
-	}
-	return _cmocka_run_group_tests("virtqueue", tests, n, NULL, NULL);
+	return test_matrix_run("virtqueue", all, sizeof(all) / sizeof(all[0]), cases,
+			       sizeof(cases[0]), NCASES, case_name, setup, teardown);
 }

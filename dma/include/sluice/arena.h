@@ -83,7 +83,7 @@ extern "C" {
  * sluice_dma_arena_config flag: scrub a block when it is allocated instead of
  * when it is freed. Both keep every byte of a freed block from the next owner
  * (dma/arena.c explains the guarantee); without this flag idle blocks also
- * read zero, which sluice_dma_arena_check() can then verify. Added in 0.4.
+ * read zero, which sluice_dma_arena_check() can then verify. Added in 0.5.
  */
 #define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
 

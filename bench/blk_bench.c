@@ -36,7 +36,8 @@ struct bench_slot {
  * @slots: one per request of the queue depth; @pending: those that found no room.
  * @win: warm-up and measured window; the counters below count inside it only.
  * @dma0, @copy0, @bs0, @ms0: DMA-layer counters when the window opened.
- * @copy, @bs1, @ms1: the same when it closed (@copy: the copy cycles inside it).
+ * @dma, @copy, @bs1, @ms1: the same when it closed (@dma, @copy: the cycles inside
+ *	it; the drain after the window is not counted).
  */
 struct bench_state {
 	struct virtio_blk *blk;
@@ -52,7 +53,7 @@ struct bench_state {
 	uint32_t *lat; /* cycles, first BLK_BENCH_MAX_SAMPLES of the window */
 	uint64_t nlat, lat_sum;
 	uint64_t cycles_busy; /* submit + completion handling */
-	uint64_t dma0, copy0, copy;
+	uint64_t dma0, dma, copy0, copy;
 	struct sluice_dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
 };
@@ -215,8 +216,12 @@ static void blk_bench_window_open(struct bench_state *st)
 
 static void blk_bench_window_close(struct bench_state *st)
 {
+	struct virtio_blk_stats bst;
+
 	st->t_end = rdtsc();
 	st->blk->trace = NULL;
+	virtio_blk_stats_get(st->blk, &bst);
+	st->dma = bst.cycles_dma - st->dma0;
 	st->copy = sluice_dma_layer_copy_cycles(st->dl) - st->copy0;
 	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs1);
 	mmu_stats_get(&st->ms1);
@@ -324,11 +329,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 	out->bw_mbps = out->iops * st->w->bs / 1e6;
 	if (st->ios) {
 		double ns_per_cycle = 1e9 / (double)st->win.hz;
-		struct virtio_blk_stats bst;
-		uint64_t dma, conv;
+		uint64_t dma = st->dma, conv;
 
-		virtio_blk_stats_get(st->blk, &bst);
-		dma = bst.cycles_dma - st->dma0;
 		conv = (st->ms1.to_shared_cycles + st->ms1.to_private_cycles) -
 		       (st->ms0.to_shared_cycles + st->ms0.to_private_cycles);
 

@@ -501,11 +501,18 @@ unsigned long sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_boun
 void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 					    const struct dma_bounce_req *r, unsigned int cpu)
 {
+	unsigned long steps = 0;
 	long s;
 
 	if (!p->pops->walk_oversize)
 		return;
-	s = sluice_dma_priv_bounce_alloc(p, r, cpu);
+	/*
+	 * The search steps count, the refusal does not count as a full pool
+	 * (full_events): the layer reports SLUICE_DMA_ERR_RANGE, not NOMEM,
+	 * as it does for the policies that refuse without a walk.
+	 */
+	s = p->pops->alloc(p, r, cpu, &steps);
+	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
 	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld", p->pops->name,
 		   r->nslots, s);
 }

@@ -146,11 +146,13 @@ struct sluice_dma_bounce_pool;
  * @max_slots: largest run this policy can ever allocate.
  * @check: policy invariants, given the slots that live records cover
  *	(@covered(s)). Return 0 or log and return SLUICE_DMA_ERR_FAULT.
- * @walk_oversize: a request longer than @max_slots (or than its boundary
- *	allows) still runs @alloc, which walks every area and fails, before the
- *	layer refuses it: what Linux's swiotlb_find_slots() spends on such a
- *	request (it refuses nothing up front), so that the `linux` policy's
- *	failure costs what upstream's does. The other policies refuse at once.
+ * @walk_oversize: a request within the maximum mapping size that padding
+ *	makes longer than @max_slots (or than its boundary allows) still runs
+ *	@alloc, which walks every area and fails, before the layer refuses it:
+ *	what Linux's swiotlb_find_slots() spends on such a request, so that the
+ *	`linux` policy's failure costs what upstream's does. The other policies
+ *	refuse at once; a request over the maximum mapping size is refused at
+ *	once for all.
  */
 struct dma_bounce_policy_ops {
 	const char *name;

@@ -36,10 +36,13 @@
  * requests on the same geometry it picks the same slots as upstream
  * (swiotlb_search_pool_area(), swiotlb_release_slots()).
  *
- * A request longer than a segment (or than its boundary allows) is no
- * exception: upstream refuses nothing up front and walks every area before it
- * fails, and so does this policy (walk_oversize), so that a comparison under
- * exhaustion or oversize requests charges it what Linux pays.
+ * A request within the maximum mapping size that alignment padding makes
+ * longer than a segment (or than its boundary allows) is not refused up front
+ * either: upstream walks every area before it fails, and so does this policy
+ * (walk_oversize), so that a comparison under such requests charges it what
+ * Linux pays. A request longer than the maximum mapping size the driver was
+ * told (sluice_dma_max_mapping_size()) is refused by the layer at once, for
+ * every policy.
  *
  * It is not a model of the dynamic (CONFIG_SWIOTLB_DYNAMIC) pool list: growth
  * is the layer's, which searches pools in the order they were added.

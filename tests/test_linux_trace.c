@@ -366,7 +366,8 @@ static void test_trace_areas(void **state)
  * An oversize request (alignment rounding past a 128-slot segment) on an
  * empty pool: upstream walks every area, stride by stride, before it fails;
  * so must the policy (its steps are checked against the model's in
- * run_trace() too), and the map fails with SLUICE_DMA_ERR_RANGE. A run longer
+ * run_trace() too), and the map fails with SLUICE_DMA_ERR_RANGE without
+ * counting a full pool. A run longer
  * than its boundary cannot be asked for: the tag check and
  * sluice_dma_max_mapping_size() keep the rounded size inside the boundary.
  */
@@ -394,6 +395,13 @@ static void test_trace_oversize_walks(void **state)
 			 SLUICE_DMA_ERR_RANGE);
 	mock_port_set_cpu(0);
 	assert_int_equal(layer_steps(f), m.steps);
+	/* Refused as too long, not for want of room: no pool counts itself full. */
+	{
+		struct sluice_dma_bounce_stats st;
+
+		assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
+		assert_int_equal(st.full_events, 0);
+	}
 
 	assert_int_equal(fx_free(f), 0);
 	free(buf);

@@ -81,9 +81,14 @@ static void kd_lock(void *ctx, void *lock)
 	}
 	/* Memory the layer hands out under this lock may have been converted by
 	 * another CPU: this CPU's TLB must not hold its old mapping (mmu.h). The
-	 * library lets memory reach a CPU only under a lock taken on it after the
+	 * library hands memory to a CPU only under a lock taken on it after the
 	 * conversion, lock-free per-CPU caches included (dma_port.h, @lock), so
-	 * this one sync covers every path. */
+	 * this sync covers every allocation. Not covered by it: a CPU that unmaps
+	 * or syncs a mapping another CPU made copies through its own translation
+	 * before any lock. In this kernel that copy only ever reads a bounce
+	 * pool, and pools are added once at set-up (kernel_dma_init()), before
+	 * any AP runs work, and each AP syncs before it does; arena mappings
+	 * are in place and copy nothing. */
 	mmu_tlb_sync();
 }
 

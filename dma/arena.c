@@ -229,7 +229,7 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 
 static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 {
-	bool drained = false;
+	bool drained = false, fresh = false;
 	void *p;
 
 	arena_lock(a, &a->lock);
@@ -254,6 +254,7 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 			continue;
 		}
 		p = convert_alloc(a, order);
+		fresh = true; /* the whole chunk was just zeroed */
 		break;
 	}
 	if (p) {
@@ -264,7 +265,7 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 		a->alloc_failed++;
 	}
 	arena_unlock(a, &a->lock);
-	if (p && scrub_on_alloc(a)) {
+	if (p && scrub_on_alloc(a) && !fresh) {
 		/* The slow path: always timed, counted under the lock once more. */
 		size_t size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 		uint64_t cyc = arena_scrub(a, p, size, true, 1);

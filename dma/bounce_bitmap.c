@@ -77,6 +77,9 @@ static long dma_bitmap_area_find(struct sluice_dma_bounce_pool *p, const struct 
 static long dma_bitmap_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			     unsigned int cpu, unsigned long *steps)
 {
+	/* The layer sends nothing longer (no walk_oversize); a run never crosses a segment. */
+	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
+		return -1;
 	return dma_bounce_search_from_cpu(p, r, cpu, steps, dma_bitmap_area_find);
 }
 

@@ -120,6 +120,9 @@ found:
 static long dma_lifo_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			   unsigned int cpu, unsigned long *steps)
 {
+	/* The layer sends nothing longer (no walk_oversize); a run never crosses a segment. */
+	if (r->nslots > SLUICE_DMA_IO_TLB_SEGSIZE)
+		return -1;
 	return dma_bounce_search_from_cpu(p, r, cpu, steps, dma_lifo_area_find);
 }
 

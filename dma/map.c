@@ -32,24 +32,6 @@ static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
 				   __ATOMIC_RELAXED);
 }
 
-/*
- * The bounce copy and clear: the port's, chosen once at start-up for its CPU
- * (e.g. `rep movsb` with ERMS/FSRM), else the library's memcpy / memset.
- */
-static inline void dma_copy(const struct sluice_dma_layer *dl, void *dst, const void *src,
-			    size_t len)
-{
-	if (dl->ops.copy)
-		dl->ops.copy(dl->ops.ctx, dst, src, len);
-	else
-		memcpy(dst, src, len);
-}
-
-static inline void dma_zero(const struct sluice_dma_layer *dl, void *dst, size_t len)
-{
-	dma_port_zero(&dl->ops, dst, len);
-}
-
 static bool dma_dir_valid(enum sluice_dma_dir dir)
 {
 	return dir == SLUICE_DMA_TO_DEVICE || dir == SLUICE_DMA_FROM_DEVICE ||
@@ -265,10 +247,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 		 * device write must leave the original bytes, never a previous
 		 * mapping's.
 		 */
-		dma_copy(dl, tlb, buf, len);
+		dma_port_copy(&dl->ops, tlb, buf, len);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
 	} else {
-		dma_zero(dl, tlb, len);
+		dma_port_zero(&dl->ops, tlb, len);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
 	}
 	dma_copy_end(dl, t0);
@@ -517,7 +499,7 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 
 		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
 		t0 = dma_copy_start(dl);
-		dma_copy(dl, rec->orig, tlb, written);
+		dma_port_copy(&dl->ops, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
 	}
@@ -710,13 +692,13 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_INVALIDATE);
 		t0 = dma_copy_start(dl);
-		dma_copy(dl, orig, tlb, len);
+		dma_port_copy(&dl->ops, orig, tlb, len);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
 	} else if (!for_cpu && (dir & SLUICE_DMA_TO_DEVICE)) {
 		uint64_t t0 = dma_copy_start(dl);
 
-		dma_copy(dl, tlb, orig, len);
+		dma_port_copy(&dl->ops, tlb, orig, len);
 		dma_copy_end(dl, t0);
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
 		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
@@ -868,7 +850,7 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	rec = &p->slots[s];
 	va = dma_slot_vaddr(p, s, rec->off);
 	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
-	dma_zero(dl, va, size);
+	dma_port_zero(&dl->ops, va, size);
 	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
 	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
 	*vaddr = va;

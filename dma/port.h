@@ -73,6 +73,19 @@ static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *v
 }
 
 /*
+ * The bounce copy: the port's copy op, chosen once at start-up for its CPU
+ * (e.g. `rep movsb` with ERMS/FSRM), else the library's memcpy.
+ */
+static inline void dma_port_copy(const struct sluice_dma_port_ops *ops, void *dst, const void *src,
+				 size_t len)
+{
+	if (ops->copy)
+		ops->copy(ops->ctx, dst, src, len);
+	else
+		memcpy(dst, src, len);
+}
+
+/*
  * Clearing memory a device may see (bounce slots, coherent memory, arena
  * blocks): the port's zero op, chosen once for its CPU (e.g. `rep stosb` with
  * ERMS, or non-temporal stores), else the library's memset.

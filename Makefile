@@ -2,8 +2,11 @@
 #
 #   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
 #                                       ARGS: the checks and the short benchmark suite
-#   make test                           host tests (plain and ASan+UBSan), library
-#                                       checks (check-lib), QEMU end-to-end tests
+#   make test                           make check, then the QEMU end-to-end tests
+#   make check                          the fast tier: host tests (plain and ASan+UBSan),
+#                                       library checks, portable builds, static checks,
+#                                       JOBS at a time (default: all cores); no QEMU boot
+#   make probes                         what this machine can do, one line each
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
@@ -81,11 +84,11 @@ include $(sort $(wildcard tests/*.mk))
 KERNEL_SRCS += $(DMA_SRCS)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 
-.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke e2e-cc clean help
+.PHONY: all deps deps-test newlib image run test check probes host-tests lib check-lib smoke e2e-cc clean help
 all: image
 
 help:
-	@sed -n '3,21p' Makefile
+	@sed -n '3,25p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -277,27 +280,57 @@ endef
 $(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
 
 host-tests: deps-test $(HOST_TEST_BINS) $(SAN_TEST_BINS)
-	@scripts/run-tests.sh host $(HOST_TEST_BINS) $(SAN_TEST_BINS)
+	@scripts/run-tests.sh -j $(JOBS) host $(HOST_TEST_BINS) $(SAN_CHECKS)
 
 # ---------------------------------------------------------------- all tests
 E2E_TESTS := $(filter-out tests/e2e/lib.sh,$(sort $(wildcard tests/e2e/*.sh)))
 
 # The host benchmark runs once, briefly, under valgrind: it exercises every policy,
 # the arena and two threads, so memory errors and leaks anywhere on those paths fail.
-VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
-	--errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 -r 1 -s 4096 -t 2 \
-	-P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
+VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=1 \
+	--leak-check=full --errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 \
+	-r 1 -s 4096 -t 2 -P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
 
-test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib \
-		$(PORTABLE_TARGETS)
+# The fast tier: every host test (plain, and under ASan+UBSan where the machine runs
+# sanitized programs), the library's checks and portable builds, the host benchmark
+# under valgrind, and the static checks (layers, format, function length, symbols,
+# headers, instruction audit, capability probes), JOBS at a time. No QEMU boot
+# (test_accel.sh boots a stub QEMU).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
+CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
+	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
+	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
+	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
+	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
+	scripts/format-check.sh tests/format/test_format_check.sh
+CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib portable-build
+# Python's byte-code caches would land beside the scripts, in the source tree.
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: check check-build probes
+probes: deps-test
+	@scripts/probe.sh --all
+# What the tests run, built JOBS at a time, after the install and the probes.
+check-build:
+	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 $(CHECK_BUILD)
+
+# tests_run LABEL, SERIAL-COMMANDS: the fast tier's commands JOBS at a time, then the
+# serial ones; the source tree must be as it was before (scripts/check-tree.sh).
+define tests_run
 	@mkdir -p $(BUILD)/test
-	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
-		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-		tests/cc_insn/test_audit.sh scripts/check-layers.py \
-		tests/layers/test_check_layers.sh scripts/check-function-length.py \
-		"scripts/check-function-length.py --self-test" scripts/format-check.sh \
-		tests/format/test_format_check.sh $(E2E_TESTS)
+	@scripts/check-tree.sh snapshot $(BUILD)/test/tree-before.txt
+	@scripts/run-tests.sh -j $(JOBS) $(1) $(CHECK_CMDS) $(if $(2),--serial $(2)); rc=$$?; \
+		scripts/check-tree.sh compare $(BUILD)/test/tree-before.txt || rc=1; exit $$rc
+endef
+
+check: probes
+	@$(MAKE) --no-print-directory check-build
+	$(call tests_run,check,)
+
+test: probes
+	@$(MAKE) --no-print-directory check-build
+	$(call tests_run,all,$(E2E_TESTS))
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
@@ -316,3 +349,7 @@ distclean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# make print-VAR: a variable's value as this machine's make sees it (the tests use it).
+print-%:
+	@echo '$($*)'

@@ -76,12 +76,13 @@ include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
 include bench/build.mk
+include firmware/build.mk
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 
-.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke e2e-cc clean help
+.PHONY: all deps deps-test newlib image firmware run test host-tests lib check-lib smoke e2e-cc clean help
 all: image
 
 help:
@@ -132,7 +133,9 @@ $(BUILD)/gitrev: FORCE
 $(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
 FORCE:
 
-image: deps $(BUILD)/sluice.efi
+image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
+# The firmware images alone (no newlib needed): the IoMmu driver and its test app.
+firmware: $(FIRMWARE_IMAGES)
 
 # With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
 # every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU

@@ -42,6 +42,11 @@ EFI_STATUS edk2_iommu_init(struct edk2_iommu *io, struct sluice_dma_layer *dl,
 	io->nmaps = nmaps;
 	io->bufs = bufs;
 	io->nbufs = nbufs;
+	io->arena = NULL;
+	io->buffers_from_arena = false;
+	io->long_maps = 0;
+	io->long_bytes_to_device = 0;
+	io->long_bytes_from_device = 0;
 	return EFI_SUCCESS;
 }
 

@@ -591,7 +591,7 @@ static void unload_mode(EFI_HANDLE blk, EFI_HANDLE drv, const struct app_cfg *cf
 	check_run(&r, base);
 	st = uefi_call_wrapper(BS->UnloadImage, 1, drv);
 	Print(L"fw: unload while the disk is connected: %r\n", st);
-	if (st != EFI_ACCESS_DENIED)
+	if (st != EFI_ACCESS_DENIED || !control())
 		fail("unload was not refused while buffers are live");
 	disconnect(blk);
 	st = uefi_call_wrapper(BS->UnloadImage, 1, drv);
@@ -635,6 +635,8 @@ static void test_mode(EFI_HANDLE blk, EFI_HANDLE drv, const struct app_cfg *cfg,
 	Print(L"fw: unload while the disk is connected: %r\n", st);
 	if (st != EFI_ACCESS_DENIED)
 		fail("unload was not refused while buffers are live");
+	if (control() != ctl)
+		fail("a refused unload took the protocols away");
 	ctl->print_stats(ctl);
 	Print(L"fw: exiting boot services\n");
 	st = exit_boot_services();

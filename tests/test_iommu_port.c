@@ -61,11 +61,11 @@ static void test_layer_on_port(void **state)
 	(void)state;
 	memset(buf, 0x42, sizeof(buf));
 	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, SLUICE_DMA_SCRUB_ZERO), 0);
-	assert_int_equal(sluice_dma_bounce_pool_add(&dl, SLUICE_DMA_POLICY_LINUX, pool, POOL, meta,
-						    ml),
-			 0);
+	assert_int_equal(
+		sluice_dma_bounce_pool_add(&dl, SLUICE_DMA_POLICY_LINUX, pool, POOL, meta, ml), 0);
 	assert_int_equal(p.pages_shared, POOL / 4096);
-	assert_int_equal(sluice_dma_map(&dl, &tag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &dev), 0);
+	assert_int_equal(sluice_dma_map(&dl, &tag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &dev),
+			 0);
 	assert_true(iommu_port_is_shared(&p, dev, sizeof(buf)));
 	assert_memory_equal((void *)(uintptr_t)dev, buf, sizeof(buf)); /* the port's copy op */
 	assert_int_equal(sluice_dma_unmap(&dl, dev, sizeof(buf), SLUICE_DMA_TO_DEVICE), 0);

@@ -153,14 +153,15 @@ static int map_long(struct edk2_iommu *io, struct edk2_iommu_map *m,
 }
 
 /* BusMasterRead / Write (and their 64-bit twins): bounce. */
-static int map_streaming(struct edk2_iommu *io, struct edk2_iommu_map *m,
-			 EDKII_IOMMU_OPERATION op, void *host, size_t len)
+static int map_streaming(struct edk2_iommu *io, struct edk2_iommu_map *m, EDKII_IOMMU_OPERATION op,
+			 void *host, size_t len)
 {
 	struct sluice_dma_tag tag = op_tag(op >= EdkiiIoMmuOperationBusMasterRead64);
 	unsigned int attrs;
 	int err;
 
-	m->dir = op == EdkiiIoMmuOperationBusMasterRead || op == EdkiiIoMmuOperationBusMasterRead64 ?
+	m->dir = op == EdkiiIoMmuOperationBusMasterRead ||
+				 op == EdkiiIoMmuOperationBusMasterRead64 ?
 			 SLUICE_DMA_TO_DEVICE :
 			 SLUICE_DMA_FROM_DEVICE;
 	m->host = host;

@@ -77,15 +77,15 @@ static void print_stats(struct iommu_driver *d)
 	Print(L"sluice-iommu: allocs=%ld alloc_failed=%ld frees=%ld free_invalid=%ld "
 	      L"foreign_frees=%ld bytes_to_device=%ld bytes_from_device=%ld unshared=%ld "
 	      L"live_maps=%ld live_bufs=%ld pages_shared=%ld conversions=%ld refused=%ld\n",
-	      s.allocs, s.alloc_failed, s.frees, s.free_invalid, s.foreign_frees,
-	      s.bytes_to_device, s.bytes_from_device, s.unshared_handouts, s.live_maps,
-	      s.live_bufs, s.pages_shared, s.conversions, s.conversions_refused);
+	      s.allocs, s.alloc_failed, s.frees, s.free_invalid, s.foreign_frees, s.bytes_to_device,
+	      s.bytes_from_device, s.unshared_handouts, s.live_maps, s.live_bufs, s.pages_shared,
+	      s.conversions, s.conversions_refused);
 }
 
 /* ---- the control protocol ---- */
 
-static UINT64 SLUICE_IOMMU_EFIAPI ctl_configure(struct sluice_iommu_control *self,
-						uint32_t policy, uint32_t arena_buffers)
+static UINT64 SLUICE_IOMMU_EFIAPI ctl_configure(struct sluice_iommu_control *self, uint32_t policy,
+						uint32_t arena_buffers)
 {
 	struct iommu_driver *d = &iommu;
 	EFI_STATUS st;

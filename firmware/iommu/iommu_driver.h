@@ -20,12 +20,12 @@
 #include <sluice/dma.h>
 
 /* EDKII_IOMMU_PROTOCOL (tianocore/edk2 MdeModulePkg/Include/Protocol/IoMmu.h). */
-#define EDKII_IOMMU_PROTOCOL_GUID                                                  \
-	{                                                                          \
-		0x4e939de9, 0xd948, 0x4b0f,                                        \
-		{                                                                  \
-			0x88, 0xed, 0xe6, 0xe1, 0xce, 0x51, 0x7c, 0x1e             \
-		}                                                                  \
+#define EDKII_IOMMU_PROTOCOL_GUID                                      \
+	{                                                              \
+		0x4e939de9, 0xd948, 0x4b0f,                            \
+		{                                                      \
+			0x88, 0xed, 0xe6, 0xe1, 0xce, 0x51, 0x7c, 0x1e \
+		}                                                      \
 	}
 #define EDKII_IOMMU_PROTOCOL_REVISION 0x00010000u
 
@@ -33,17 +33,18 @@ struct edkii_iommu_protocol;
 /* The five functions, in the protocol's order (IoMmu.h, struct _EDKII_IOMMU_PROTOCOL). */
 struct edkii_iommu_protocol {
 	UINT64 Revision;
-	EFI_STATUS(EFIAPI *SetAttribute)(struct edkii_iommu_protocol *This, EFI_HANDLE DeviceHandle,
-					 VOID *Mapping, UINT64 IoMmuAccess);
-	EFI_STATUS(EFIAPI *Map)(struct edkii_iommu_protocol *This, EDKII_IOMMU_OPERATION Operation,
-				VOID *HostAddress, UINTN *NumberOfBytes,
-				EFI_PHYSICAL_ADDRESS *DeviceAddress, VOID **Mapping);
+	EFI_STATUS(EFIAPI *SetAttribute)
+	(struct edkii_iommu_protocol *This, EFI_HANDLE DeviceHandle, VOID *Mapping,
+	 UINT64 IoMmuAccess);
+	EFI_STATUS(EFIAPI *Map)
+	(struct edkii_iommu_protocol *This, EDKII_IOMMU_OPERATION Operation, VOID *HostAddress,
+	 UINTN *NumberOfBytes, EFI_PHYSICAL_ADDRESS *DeviceAddress, VOID **Mapping);
 	EFI_STATUS(EFIAPI *Unmap)(struct edkii_iommu_protocol *This, VOID *Mapping);
-	EFI_STATUS(EFIAPI *AllocateBuffer)(struct edkii_iommu_protocol *This, EFI_ALLOCATE_TYPE Type,
-					   EFI_MEMORY_TYPE MemoryType, UINTN Pages,
-					   VOID **HostAddress, UINT64 Attributes);
-	EFI_STATUS(EFIAPI *FreeBuffer)(struct edkii_iommu_protocol *This, UINTN Pages,
-				       VOID *HostAddress);
+	EFI_STATUS(EFIAPI *AllocateBuffer)
+	(struct edkii_iommu_protocol *This, EFI_ALLOCATE_TYPE Type, EFI_MEMORY_TYPE MemoryType,
+	 UINTN Pages, VOID **HostAddress, UINT64 Attributes);
+	EFI_STATUS(EFIAPI *FreeBuffer)
+	(struct edkii_iommu_protocol *This, UINTN Pages, VOID *HostAddress);
 };
 
 /* Concurrent mappings and buffers the adapter's tables hold. */

@@ -21,8 +21,8 @@ static int ip_set_shared(void *ctx, void *vaddr, size_t len)
 	struct iommu_port *p = ctx;
 	uint64_t start = (uint64_t)(uintptr_t)vaddr;
 
-	if (!len || (start | len) % PAGE || start + len < start || overlaps(p, start, start + len) ||
-	    p->nranges == IOMMU_PORT_MAX_RANGES) {
+	if (!len || (start | len) % PAGE || start + len < start ||
+	    overlaps(p, start, start + len) || p->nranges == IOMMU_PORT_MAX_RANGES) {
 		p->refused++;
 		return SLUICE_DMA_ERR_IO;
 	}
@@ -109,20 +109,15 @@ static void ip_zero(void *ctx, void *dst, size_t len)
 
 struct sluice_dma_port_ops iommu_port_ops(struct iommu_port *port)
 {
-	return (struct sluice_dma_port_ops){
-		.ctx = port,
-		.set_shared = ip_set_shared,
-		.set_private = ip_set_private,
-		.virt_to_dma = ip_virt_to_dma,
-		.dma_to_virt = ip_dma_to_virt,
-		.log = ip_log,
+	return (struct sluice_dma_port_ops)
+	{
+		.ctx = port, .set_shared = ip_set_shared, .set_private = ip_set_private,
+		.virt_to_dma = ip_virt_to_dma, .dma_to_virt = ip_dma_to_virt, .log = ip_log,
 #if defined(__x86_64__)
-		.cycles = ip_cycles,
-		.copy = ip_copy,
-		.zero = ip_zero,
+		.cycles = ip_cycles, .copy = ip_copy, .zero = ip_zero,
 #endif
 		/* One CPU, and the driver raises the TPL to TPL_NOTIFY around every
 		 * library call, so no call interrupts another. */
-		.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE,
+			.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE,
 	};
 }

@@ -16,12 +16,12 @@
 #include <stdint.h>
 
 /* {5f0b8c31-6a2e-4d57-9c1e-3b7a92d4e815}: ours, random. */
-#define SLUICE_IOMMU_CONTROL_GUID                                                  \
-	{                                                                          \
-		0x5f0b8c31, 0x6a2e, 0x4d57,                                        \
-		{                                                                  \
-			0x9c, 0x1e, 0x3b, 0x7a, 0x92, 0xd4, 0xe8, 0x15             \
-		}                                                                  \
+#define SLUICE_IOMMU_CONTROL_GUID                                      \
+	{                                                              \
+		0x5f0b8c31, 0x6a2e, 0x4d57,                            \
+		{                                                      \
+			0x9c, 0x1e, 0x3b, 0x7a, 0x92, 0xd4, 0xe8, 0x15 \
+		}                                                      \
 	}
 #define SLUICE_IOMMU_CONTROL_REVISION 0x00010000u
 
@@ -95,8 +95,9 @@ struct sluice_iommu_control;
  * @revision: SLUICE_IOMMU_CONTROL_REVISION.
  * @configure: tear the layer down and build it again with @policy (enum
  *	sluice_dma_bounce_policy) and, with @arena_buffers, AllocateBuffer from
- *	the arena; counters restart (see &struct sluice_iommu_stats). Returns EFI_SUCCESS, EFI_ACCESS_DENIED while
- *	anything is mapped or allocated (disconnect the devices first),
+ *	the arena; counters restart (see &struct sluice_iommu_stats). Returns
+ *	EFI_SUCCESS, EFI_ACCESS_DENIED while anything is mapped or allocated
+ *	(disconnect the devices first),
  *	EFI_INVALID_PARAMETER for an unknown policy, EFI_OUT_OF_RESOURCES.
  * @get_stats: copy the counters (no boot service used: valid after
  *	ExitBootServices too).

@@ -328,7 +328,8 @@ static void read_disk(EFI_HANDLE blk, const struct app_cfg *cfg, struct run *r)
 		for (uint64_t off = 0; off < bytes; off += cfg->bs) {
 			UINTN len = bytes - off < cfg->bs ? (UINTN)(bytes - off) : cfg->bs;
 			uint64_t t0 = rdtsc();
-			EFI_STATUS st = uefi_call_wrapper(bio->ReadBlocks, 5, bio, bio->Media->MediaId,
+			EFI_STATUS st = uefi_call_wrapper(bio->ReadBlocks, 5, bio,
+							  bio->Media->MediaId,
 							  off / bio->Media->BlockSize, len,
 							  (void *)(UINTN)buf);
 
@@ -427,8 +428,8 @@ static void run_one(EFI_HANDLE blk, struct sluice_iommu_control *ctl, const stru
 	read_file(blk, cfg, r);
 	Print(L"fw: config=%a disk cksum %ld %ld, %ld reads of %ld bytes, %ld errors; "
 	      L"file %s cksum %ld %ld\n",
-	      r->name, (UINT64)r->disk_crc, r->disk_bytes, r->ios, (UINT64)cfg->bs, r->errors, cfg->file,
-	      (UINT64)r->file_crc, r->file_bytes);
+	      r->name, (UINT64)r->disk_crc, r->disk_bytes, r->ios, (UINT64)cfg->bs, r->errors,
+	      cfg->file, (UINT64)r->file_crc, r->file_bytes);
 	if (ctl) {
 		ctl->get_stats(ctl, &r->st);
 		print_stats_line(r->name, &r->st);
@@ -482,8 +483,7 @@ static void check_run(const struct run *r, const struct run *base)
 {
 	if (r->disk_crc != base->disk_crc || r->disk_bytes != base->disk_bytes || r->errors)
 		fail("disk checksum differs from the identity mapping's");
-	if (r->file_crc != base->file_crc || r->file_bytes != base->file_bytes ||
-	    !r->file_bytes)
+	if (r->file_crc != base->file_crc || r->file_bytes != base->file_bytes || !r->file_bytes)
 		fail("file checksum differs from the identity mapping's");
 	if (r->st.map_failed || r->st.unshared_handouts || r->st.unmap_invalid ||
 	    r->st.free_invalid || r->st.alloc_failed)
@@ -528,8 +528,8 @@ static EFI_STATUS exit_boot_services(void)
 
 	for (int i = 0; i < 8 && EFI_ERROR(st); i++) {
 		size = sizeof(map);
-		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, (EFI_MEMORY_DESCRIPTOR *)map, &key,
-				       &desc_size, &desc_ver);
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, (EFI_MEMORY_DESCRIPTOR *)map,
+				       &key, &desc_size, &desc_ver);
 		if (EFI_ERROR(st))
 			return st;
 		st = uefi_call_wrapper(BS->ExitBootServices, 2, self, key);
@@ -626,7 +626,7 @@ static void test_mode(EFI_HANDLE blk, EFI_HANDLE drv, const struct app_cfg *cfg,
 	}
 	/* VirtioBlkDxe's ring from the identity run came back through us. */
 	if (!runs[0].st.foreign_unmaps || !runs[0].st.foreign_frees)
-		fail("the root bridge's earlier mapping and buffer did not come back to the driver");
+		fail("the root bridge's earlier mapping and buffer did not come back to us");
 	bench_line(cfg, base, base);
 	for (UINTN i = 0; i < NCONFIGS; i++)
 		bench_line(cfg, &runs[i], base);

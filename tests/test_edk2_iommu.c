@@ -452,8 +452,8 @@ static void test_map_long_through_arena(void **state)
 	assert_memory_equal((void *)(uintptr_t)dev, buf, len);
 	assert_int_equal(edk2_iommu_unmap(&a.e->io, mr), EFI_SUCCESS);
 	n = len;
-	assert_int_equal(edk2_iommu_map(&a.e->io, EdkiiIoMmuOperationBusMasterWrite64, buf, &n, &dev,
-					&mw),
+	assert_int_equal(edk2_iommu_map(&a.e->io, EdkiiIoMmuOperationBusMasterWrite64, buf, &n,
+					&dev, &mw),
 			 EFI_SUCCESS);
 	assert_int_equal(n, len);
 	/* The block holds no byte of the caller's buffer before the device writes. */
@@ -501,8 +501,8 @@ static void test_buffers_from_arena(void **state)
 			 EFI_SUCCESS);
 	assert_int_equal(cdev, (uintptr_t)host);
 	n = len;
-	assert_int_equal(edk2_iommu_map(&a.e->io, EdkiiIoMmuOperationBusMasterWrite64, buf, &n, &dev,
-					&mw),
+	assert_int_equal(edk2_iommu_map(&a.e->io, EdkiiIoMmuOperationBusMasterWrite64, buf, &n,
+					&dev, &mw),
 			 EFI_SUCCESS);
 	memset((void *)(uintptr_t)dev, 0x5e, len);
 	assert_int_equal(edk2_iommu_exit_boot(&a.e->io), 2);

@@ -7,6 +7,8 @@
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
+#   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
+#                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
 #   make check-lib                      its symbol, header and install/pkg-config checks
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
@@ -86,7 +88,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,21p' Makefile
+	@sed -n '3,23p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -180,6 +182,23 @@ bench: image
 		echo "bench: no charts (see above)"; \
 	scripts/bench.py report $(BUILD)/bench/results.json --out $(BUILD)/bench/REPORT.md; \
 	exit $$rc
+
+# The firmware bounce cost: one boot of OVMF with build/iommu-test.efi reading a 16 MiB
+# disk through OVMF's VirtioBlkDxe FW_BENCH_REPS times with the root bridge's identity
+# mapping, then over sluice-iommu.efi with each policy and with the arena
+# (tests/firmware/iommu_app.c); the fwblk JSON lines go to build/bench/firmware.json.
+FW_BENCH_REPS ?= 5
+.PHONY: bench-firmware
+bench-firmware: firmware
+	@mkdir -p $(BUILD)/bench
+	@scripts/fat_image.py $(BUILD)/bench/fw-disk.img 16 DATA.BIN 4096 20261204 >/dev/null
+	@scripts/run-qemu.sh --efi $(BUILD)/iommu-test.efi --esp-file $(BUILD)/sluice-iommu.efi \
+		--disk $(BUILD)/bench/fw-disk.img --log $(BUILD)/bench/firmware.serial \
+		--args "mode=test reps=$(FW_BENCH_REPS) $(ARGS)" >/dev/null; rc=$$?; \
+	grep -ao '{"suite":"fwblk".*}' $(BUILD)/bench/firmware.serial > $(BUILD)/bench/firmware.json; \
+	cat $(BUILD)/bench/firmware.json; \
+	scripts/bench.py contract $(BUILD)/bench/firmware.json >/dev/null || rc=1; \
+	grep -aq '^fw: all checks passed' $(BUILD)/bench/firmware.serial || rc=1; exit $$rc
 
 plot:
 	@scripts/deps.sh bench

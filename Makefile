@@ -333,7 +333,8 @@ e2e-cc: image
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
-		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz
+		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz \
+		$(BUILD)/firmware $(FIRMWARE_IMAGES)
 distclean:
 	rm -rf $(BUILD)
 

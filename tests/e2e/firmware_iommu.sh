@@ -5,7 +5,8 @@
 # build/sluice-iommu.efi (EDKII_IOMMU_PROTOCOL) and, for each bounce policy and with
 # AllocateBuffer from the arena, disconnects and reconnects the virtio-blk controller
 # (iommu_platform=on) so that OVMF's VirtioBlkDxe runs on our protocol, and reads both
-# again. Every checksum must be the host's; the driver's statistics must show the
+# again; and sends 64 frames of 60..1514 bytes from one virtio-net NIC to the other
+# through OVMF's VirtioNetDxe (EFI_SIMPLE_NETWORK_PROTOCOL), each compared. Every checksum must be the host's; the driver's statistics must show the
 # maps, the bytes bounced, no failed map, no device address outside shared memory; an
 # unload must be refused while the ring is live; after ExitBootServices nothing may be
 # left mapped. A second boot unloads the driver once the disk is disconnected.
@@ -32,7 +33,8 @@ boot_kernel firmware_iommu 0 "${fw_args[@]}" --args "mode=test"
 configs="identity bounce/linux bounce/bitmap bounce/lifo bounce/sluice bounce/sluice\+arena"
 for c in $configs; do
 	expect "$BOOT_LOG" \
-		"^fw: config=$c disk cksum $dsum $dbytes, [0-9]+ reads of 65536 bytes, 0 errors; file DATA.BIN cksum $fsum $fbytes\$"
+		"^fw: config=$c disk cksum $dsum $dbytes, [0-9]+ reads of 65536 bytes, 0 errors; file DATA.BIN cksum $fsum $fbytes\$" \
+		"^fw: config=$c net: sent 64 frames of 60\.\.1514 bytes, received 64, 0 bad, 0 lost\$"
 	[ "$c" = identity ] && continue
 	expect "$BOOT_LOG" \
 		"^fw: $c stats: maps=[1-9][0-9]* map_failed=0 .* unmap_invalid=0 .* alloc_failed=0 .* free_invalid=0 " \

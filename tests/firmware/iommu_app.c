@@ -8,7 +8,11 @@
  * "absent" placeholder), then over build/sluice-iommu.efi in each
  * configuration: bounce pools of each policy, and AllocateBuffer from the arena.
  * Between configurations the virtio-blk controller is disconnected and
- * connected again, so that VirtioBlkDxe starts afresh on the new layer.
+ * connected again, so that VirtioBlkDxe starts afresh on the new layer. In each
+ * configuration (first round only) the two virtio-net controllers are started
+ * afresh too (VirtioNetDxe alone, not the network stack above it), and 64
+ * frames of 60..1514 bytes go from one to the other through
+ * EFI_SIMPLE_NETWORK_PROTOCOL, each compared byte for byte.
  *
  * Options (sluice.cfg on the boot volume, written by scripts/run-qemu.sh):
  *   mode=test    the above, then an unload that must be refused (the disk is
@@ -63,10 +67,13 @@ struct run {
 	uint64_t cycles, ios, errors;
 	uint64_t passes;
 	uint64_t disk_bounced;
+	uint64_t net_sent, net_got, net_bad;
 	struct sluice_iommu_stats st;
 };
 
 static EFI_HANDLE self;
+static EFI_HANDLE nics[2]; /* the two virtio-net controllers, when there are two */
+static bool have_net;
 static uint64_t tsc_hz;
 static int failures;
 
@@ -381,6 +388,164 @@ static void read_file(EFI_HANDLE blk, const struct app_cfg *cfg, struct run *r)
 	uefi_call_wrapper(BS->FreePages, 2, buf, EFI_SIZE_TO_PAGES(FILE_CHUNK));
 }
 
+/* ------------------------------------------------------------ the network */
+
+#define VIRTIO_NET_MODERN 0x1041
+#define NET_FRAMES 64
+#define ETH_HDR 14
+#define NET_ETHERTYPE 0x88b5 /* IEEE local experimental */
+
+/* The two virtio-net controllers, in PCI handle order. */
+static UINTN find_virtio_net(EFI_HANDLE out[2])
+{
+	EFI_GUID pci_guid = EFI_PCI_IO_PROTOCOL_GUID;
+	EFI_HANDLE *handles = NULL;
+	UINTN n = 0, found = 0;
+
+	if (EFI_ERROR(uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &pci_guid, NULL, &n,
+					&handles)))
+		return 0;
+	for (UINTN i = 0; i < n && found < 2; i++) {
+		EFI_PCI_IO_PROTOCOL *pci = NULL;
+		UINT32 id = 0;
+
+		if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, handles[i], &pci_guid,
+						(void **)&pci)) ||
+		    EFI_ERROR(uefi_call_wrapper(pci->Pci.Read, 5, pci, EfiPciIoWidthUint32, 0, 1, &id)))
+			continue;
+		if ((id & 0xffff) == VIRTIO_VENDOR && id >> 16 == VIRTIO_NET_MODERN)
+			out[found++] = handles[i];
+	}
+	uefi_call_wrapper(BS->FreePool, 1, handles);
+	return found;
+}
+
+/* VirtioNetDxe's SNP sits on a child whose device path extends the controller's. */
+static EFI_SIMPLE_NETWORK *snp_of(EFI_HANDLE nic)
+{
+	EFI_GUID snp_guid = EFI_SIMPLE_NETWORK_PROTOCOL_GUID;
+	EFI_DEVICE_PATH *parent = DevicePathFromHandle(nic);
+	EFI_SIMPLE_NETWORK *found = NULL;
+	EFI_HANDLE *handles = NULL;
+	UINTN n = 0, plen;
+
+	if (!parent || EFI_ERROR(uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &snp_guid,
+						   NULL, &n, &handles)))
+		return NULL;
+	plen = DevicePathSize(parent) - sizeof(EFI_DEVICE_PATH); /* without the end node */
+	for (UINTN i = 0; i < n && !found; i++) {
+		EFI_DEVICE_PATH *child = DevicePathFromHandle(handles[i]);
+
+		if (child && DevicePathSize(child) > plen + sizeof(EFI_DEVICE_PATH) &&
+		    !CompareMem(child, parent, plen))
+			uefi_call_wrapper(BS->HandleProtocol, 3, handles[i], &snp_guid,
+					  (void **)&found);
+	}
+	uefi_call_wrapper(BS->FreePool, 1, handles);
+	return found;
+}
+
+/* Start both NICs afresh (VirtioNetDxe only: not the network stack above it). */
+static bool net_up(EFI_HANDLE nic[2], EFI_SIMPLE_NETWORK *snp[2])
+{
+	for (int i = 0; i < 2; i++) {
+		disconnect(nic[i]);
+		if (EFI_ERROR(uefi_call_wrapper(BS->ConnectController, 4, nic[i], NULL, NULL, FALSE)))
+			return false;
+		snp[i] = snp_of(nic[i]);
+		if (!snp[i] || EFI_ERROR(uefi_call_wrapper(snp[i]->Start, 1, snp[i])) ||
+		    EFI_ERROR(uefi_call_wrapper(snp[i]->Initialize, 3, snp[i], 0, 0)))
+			return false;
+	}
+	return true;
+}
+
+static void frame_fill(uint8_t *f, UINTN len, UINTN seq, const EFI_MAC_ADDRESS *dst,
+		       const EFI_MAC_ADDRESS *src)
+{
+	CopyMem(f, (void *)dst, 6);
+	CopyMem(f + 6, (void *)src, 6);
+	f[12] = NET_ETHERTYPE >> 8;
+	f[13] = NET_ETHERTYPE & 0xff;
+	f[14] = (uint8_t)seq;
+	for (UINTN i = 15; i < len; i++)
+		f[i] = (uint8_t)(seq * 31 + i * 7);
+}
+
+/* Wait for NIC0 to hand the frame back (its Map ends there). */
+static bool tx_done(EFI_SIMPLE_NETWORK *snp, void *frame)
+{
+	for (int tries = 0; tries < 20000; tries++) {
+		void *done = NULL;
+
+		if (!EFI_ERROR(uefi_call_wrapper(snp->GetStatus, 3, snp, NULL, &done)) &&
+		    done == frame)
+			return true;
+		uefi_call_wrapper(BS->Stall, 1, 10);
+	}
+	return false;
+}
+
+/* Receive one of our frames on NIC1 (others, if any, are skipped). */
+static UINTN rx_one(EFI_SIMPLE_NETWORK *snp, uint8_t *buf, UINTN max)
+{
+	for (int tries = 0; tries < 20000; tries++) {
+		UINTN len = max;
+		EFI_STATUS st = uefi_call_wrapper(snp->Receive, 7, snp, NULL, &len, buf, NULL, NULL,
+						  NULL);
+
+		if (!EFI_ERROR(st) && len >= ETH_HDR + 1 && buf[12] == NET_ETHERTYPE >> 8 &&
+		    buf[13] == (NET_ETHERTYPE & 0xff))
+			return len;
+		if (st == EFI_NOT_READY)
+			uefi_call_wrapper(BS->Stall, 1, 10);
+	}
+	return 0;
+}
+
+/* NET_FRAMES frames of 60..1514 bytes from NIC0 to NIC1, each checked. */
+static void net_check(EFI_HANDLE nic[2], struct run *r)
+{
+	static uint8_t tx[1514], rx[1600], want[1514];
+	EFI_SIMPLE_NETWORK *snp[2];
+	UINTN got = 0, bad = 0;
+
+	if (!net_up(nic, snp)) {
+		fail("virtio-net did not start");
+		return;
+	}
+	for (UINTN seq = 0; seq < NET_FRAMES; seq++) {
+		UINTN len = 60 + seq * (1514 - 60) / (NET_FRAMES - 1), n;
+
+		frame_fill(tx, len, seq, &snp[1]->Mode->CurrentAddress,
+			   &snp[0]->Mode->CurrentAddress);
+		CopyMem(want, tx, len);
+		if (EFI_ERROR(uefi_call_wrapper(snp[0]->Transmit, 7, snp[0], 0, len, tx, NULL, NULL,
+						NULL)) ||
+		    !tx_done(snp[0], tx)) {
+			bad++;
+			continue;
+		}
+		n = rx_one(snp[1], rx, sizeof(rx));
+		if (!n)
+			continue;
+		got++;
+		if (n != len || CompareMem(rx, want, len))
+			bad++;
+	}
+	for (int i = 0; i < 2; i++) {
+		uefi_call_wrapper(snp[i]->Shutdown, 1, snp[i]);
+		uefi_call_wrapper(snp[i]->Stop, 1, snp[i]);
+		disconnect(nic[i]);
+	}
+	r->net_sent = NET_FRAMES;
+	r->net_got = got;
+	r->net_bad = bad;
+	Print(L"fw: config=%a net: sent %d frames of 60..1514 bytes, received %ld, %ld bad, "
+	      L"%ld lost\n",
+	      r->name, NET_FRAMES, (UINT64)got, (UINT64)bad, (UINT64)(NET_FRAMES - got));
+}
+
 /* ------------------------------------------------------------ configurations */
 
 static void print_stats_line(const char *prefix, const struct sluice_iommu_stats *s)
@@ -426,6 +591,8 @@ static void run_one(EFI_HANDLE blk, struct sluice_iommu_control *ctl, const stru
 	}
 	r->file_bytes = 0;
 	read_file(blk, cfg, r);
+	if (have_net && !r->passes)
+		net_check(nics, r);
 	r->passes++;
 	Print(L"fw: config=%a disk cksum %ld %ld, %ld reads of %ld bytes, %ld errors; "
 	      L"file %s cksum %ld %ld\n",
@@ -487,6 +654,8 @@ static void check_run(const struct run *r, const struct run *base)
 		fail("disk checksum differs from the identity mapping's");
 	if (r->file_crc != base->file_crc || r->file_bytes != base->file_bytes || !r->file_bytes)
 		fail("file checksum differs from the identity mapping's");
+	if (have_net && (r->net_got != r->net_sent || r->net_bad))
+		fail("frames lost or damaged");
 	if (r->st.map_failed || r->st.unshared_handouts || r->st.unmap_invalid ||
 	    r->st.free_invalid || r->st.alloc_failed)
 		fail("the driver counted a failure");
@@ -679,6 +848,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		fail("no virtio-blk (1af4:1042) controller");
 		qemu_exit(1);
 	}
+	have_net = find_virtio_net(nics) == 2;
 	/* The root bridge's identity mapping: no IoMmu protocol yet. */
 	for (UINTN i = 0; i < cfg.reps; i++)
 		run_one(blk, NULL, &cfg, &base, 0, false);

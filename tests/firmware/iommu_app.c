@@ -411,7 +411,8 @@ static UINTN find_virtio_net(EFI_HANDLE out[2])
 
 		if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, handles[i], &pci_guid,
 						(void **)&pci)) ||
-		    EFI_ERROR(uefi_call_wrapper(pci->Pci.Read, 5, pci, EfiPciIoWidthUint32, 0, 1, &id)))
+		    EFI_ERROR(uefi_call_wrapper(pci->Pci.Read, 5, pci, EfiPciIoWidthUint32, 0, 1,
+						&id)))
 			continue;
 		if ((id & 0xffff) == VIRTIO_VENDOR && id >> 16 == VIRTIO_NET_MODERN)
 			out[found++] = handles[i];
@@ -450,7 +451,8 @@ static bool net_up(EFI_HANDLE nic[2], EFI_SIMPLE_NETWORK *snp[2])
 {
 	for (int i = 0; i < 2; i++) {
 		disconnect(nic[i]);
-		if (EFI_ERROR(uefi_call_wrapper(BS->ConnectController, 4, nic[i], NULL, NULL, FALSE)))
+		if (EFI_ERROR(
+			    uefi_call_wrapper(BS->ConnectController, 4, nic[i], NULL, NULL, FALSE)))
 			return false;
 		snp[i] = snp_of(nic[i]);
 		if (!snp[i] || EFI_ERROR(uefi_call_wrapper(snp[i]->Start, 1, snp[i])) ||
@@ -491,8 +493,8 @@ static UINTN rx_one(EFI_SIMPLE_NETWORK *snp, uint8_t *buf, UINTN max)
 {
 	for (int tries = 0; tries < 20000; tries++) {
 		UINTN len = max;
-		EFI_STATUS st = uefi_call_wrapper(snp->Receive, 7, snp, NULL, &len, buf, NULL, NULL,
-						  NULL);
+		EFI_STATUS st =
+			uefi_call_wrapper(snp->Receive, 7, snp, NULL, &len, buf, NULL, NULL, NULL);
 
 		if (!EFI_ERROR(st) && len >= ETH_HDR + 1 && buf[12] == NET_ETHERTYPE >> 8 &&
 		    buf[13] == (NET_ETHERTYPE & 0xff))

@@ -10,6 +10,8 @@
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
+#   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
+#                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
 #   make check-lib                      its symbol, header and install/pkg-config checks
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
@@ -79,16 +81,18 @@ include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
 include bench/build.mk
+include firmware/build.mk
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 
-.PHONY: all deps deps-test newlib image run test check probes host-tests lib check-lib smoke e2e-cc clean help
+.PHONY: all deps deps-test newlib image firmware run test check probes host-tests lib check-lib \
+	smoke e2e-cc clean help
 all: image
 
 help:
-	@sed -n '3,25p' Makefile
+	@sed -n '3,27p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -135,7 +139,9 @@ $(BUILD)/gitrev: FORCE
 $(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
 FORCE:
 
-image: deps $(BUILD)/sluice.efi
+image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
+# The firmware images alone (no newlib needed): the IoMmu driver and its test app.
+firmware: $(FIRMWARE_IMAGES)
 
 # With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
 # every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU
@@ -180,6 +186,23 @@ bench: image
 		echo "bench: no charts (see above)"; \
 	scripts/bench.py report $(BUILD)/bench/results.json --out $(BUILD)/bench/REPORT.md; \
 	exit $$rc
+
+# The firmware bounce cost: one boot of OVMF with build/iommu-test.efi reading a 16 MiB
+# disk through OVMF's VirtioBlkDxe FW_BENCH_REPS times with the root bridge's identity
+# mapping, then over sluice-iommu.efi with each policy and with the arena
+# (tests/firmware/iommu_app.c); the fwblk JSON lines go to build/bench/firmware.json.
+FW_BENCH_REPS ?= 5
+.PHONY: bench-firmware
+bench-firmware: firmware
+	@mkdir -p $(BUILD)/bench
+	@scripts/fat_image.py $(BUILD)/bench/fw-disk.img 16 DATA.BIN 4096 20261204 >/dev/null
+	@scripts/run-qemu.sh --efi $(BUILD)/iommu-test.efi --esp-file $(BUILD)/sluice-iommu.efi \
+		--disk $(BUILD)/bench/fw-disk.img --log $(BUILD)/bench/firmware.serial \
+		--args "mode=test reps=$(FW_BENCH_REPS) $(ARGS)" >/dev/null; rc=$$?; \
+	grep -ao '{"suite":"fwblk".*}' $(BUILD)/bench/firmware.serial > $(BUILD)/bench/firmware.json; \
+	cat $(BUILD)/bench/firmware.json; \
+	scripts/bench.py contract $(BUILD)/bench/firmware.json >/dev/null || rc=1; \
+	grep -aq '^fw: all checks passed' $(BUILD)/bench/firmware.serial || rc=1; exit $$rc
 
 plot:
 	@scripts/deps.sh bench
@@ -344,7 +367,8 @@ e2e-cc: image
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
-		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz
+		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz \
+		$(BUILD)/firmware $(FIRMWARE_IMAGES)
 distclean:
 	rm -rf $(BUILD)
 

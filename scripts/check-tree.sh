@@ -22,9 +22,11 @@ file=${2:-}
 	exit 2
 }
 
+# The tree's state, one line per entry git lists; nothing at all for a clean tree
+# (so no pipeline status of grep finding no line counts as a failure).
 state() {
-	git -C "$top" status --porcelain=v1 -z --untracked-files=all --ignored |
-		tr '\0' '\n' | grep -v '^...build/' | sort |
+	{ git -C "$top" status --porcelain=v1 -z --untracked-files=all --ignored || return 1; } |
+		tr '\0' '\n' | { grep -v '^...build/' || true; } | sort |
 		while IFS= read -r entry; do
 			path=${entry:3}
 			if [ -f "$top/$path" ]; then
@@ -42,7 +44,7 @@ fi
 case "$verb" in
 snapshot)
 	mkdir -p "$(dirname "$file")"
-	state >"$file"
+	state >"$file" || { echo "check-tree: git status failed" >&2; exit 2; }
 	;;
 compare)
 	[ -f "$file" ] || { echo "check-tree: no snapshot $file" >&2; exit 2; }

@@ -40,6 +40,13 @@ expect_compare() {
 	fi
 }
 
+# A clean tree (git lists nothing): the snapshot is empty, not an error.
+"$check" snapshot "$snap" && ok "clean snapshot" || fail "snapshot of a clean tree failed"
+expect_compare clean 0 "no file outside build/"
+echo stray >"$repo/stray.txt"
+expect_compare clean-then-new 1 "?? stray.txt"
+rm "$repo/stray.txt"
+
 # A dirty tree before the run is the baseline, not a failure.
 echo "local edit" >>"$repo/kept.txt"
 echo "mine" >"$repo/notes.txt"

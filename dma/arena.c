@@ -419,9 +419,9 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
  * Find the block containing @p: walk the aligned candidates upwards; the first
  * head found is the block (pages strictly inside a block carry tag 0).
  */
-static bool find_block(const struct sluice_dma_arena *a, uintptr_t p,
-		       const struct sluice_dma_priv_arena_chunk **cp, unsigned int *headp,
-		       uint8_t *tagp)
+bool sluice_dma_priv_arena_find_block(const struct sluice_dma_arena *a, uintptr_t p,
+				      const struct sluice_dma_priv_arena_chunk **cp,
+				      unsigned int *headp, uint8_t *tagp)
 {
 	uintptr_t off;
 	const struct sluice_dma_priv_arena_chunk *c;
@@ -461,7 +461,8 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
 
 	if (!len)
 		len = 1;
-	if (!find_block(arena, p, &c, &head, &tag) || tag_state(tag) != BLK_LIVE)
+	if (!sluice_dma_priv_arena_find_block(arena, p, &c, &head, &tag) ||
+	    tag_state(tag) != BLK_LIVE)
 		return false;
 	start = (uintptr_t)page_addr(arena, c, head);
 	return len <= (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - (p - start);
@@ -470,87 +471,6 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
 bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
 {
 	return sluice_dma_arena_owns(ctx, vaddr, len);
-}
-
-/*
- * The in-place hook's get: count one mapping in the block holding the range.
- * Counted first, checked second (sequentially consistent, against the claim
- * in sluice_dma_arena_free()): a free racing with this get either sees the
- * count and refuses, or has claimed the block and this get backs out.
- */
-static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
-{
-	struct sluice_dma_arena *a = ctx;
-	const struct sluice_dma_priv_arena_chunk *cc;
-	struct sluice_dma_priv_arena_chunk *c;
-	unsigned int head;
-	uint8_t tag;
-
-	if (!sluice_dma_arena_owns(a, vaddr, len) ||
-	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
-		return false;
-	c = &a->chunks[cc - a->chunks];
-	/* 65535 live mappings of one block: refuse the next rather than wrap. */
-	if (__atomic_add_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST) == 0 ||
-	    tag_state(__atomic_load_n(&c->tag[head], __ATOMIC_SEQ_CST)) != BLK_LIVE) {
-		__atomic_sub_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST);
-		return false;
-	}
-	return true;
-}
-
-static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
-{
-	struct sluice_dma_arena *a = ctx;
-	const struct sluice_dma_priv_arena_chunk *cc;
-	struct sluice_dma_priv_arena_chunk *c;
-	unsigned int head;
-	uint8_t tag;
-	uint16_t n;
-
-	if (!sluice_dma_arena_owns(a, vaddr, len) ||
-	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
-		return false;
-	c = &a->chunks[cc - a->chunks];
-	n = __atomic_load_n(&c->maps[head], __ATOMIC_RELAXED);
-	do {
-		if (!n)
-			return false;
-	} while (!__atomic_compare_exchange_n(&c->maps[head], &n, (uint16_t)(n - 1), true,
-					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	return true;
-}
-
-static void *arena_region_alloc(void *ctx, size_t size)
-{
-	return sluice_dma_arena_alloc(ctx, size);
-}
-
-/* Only a block of exactly the size an allocation of @size gets. */
-static int arena_region_free(void *ctx, void *vaddr, size_t size)
-{
-	struct sluice_dma_arena *a = ctx;
-	size_t bs = sluice_dma_arena_block_size(a, vaddr);
-
-	if (!bs)
-		return SLUICE_DMA_ERR_NOENT;
-	if (!size || size > bs || (bs > SLUICE_DMA_ARENA_MIN_BLOCK && size <= bs / 2))
-		return SLUICE_DMA_ERR_INVAL;
-	return sluice_dma_arena_free(a, vaddr);
-}
-
-void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
-			     struct sluice_dma_arena *arena)
-{
-	if (!region)
-		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p",
-			  (void *)arena);
-	region->owns = sluice_dma_arena_inplace_owns;
-	region->ctx = arena;
-	region->get = arena_region_get;
-	region->put = arena_region_put;
-	region->alloc = arena_region_alloc;
-	region->free = arena_region_free;
 }
 
 bool sluice_dma_arena_is_shared(const struct sluice_dma_arena *arena, const void *vaddr, size_t len)
@@ -578,21 +498,32 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 	unsigned int head;
 	uint8_t tag;
 
-	if (!find_block(arena, (uintptr_t)ptr, &c, &head, &tag) || tag_state(tag) != BLK_LIVE ||
-	    page_addr(arena, c, head) != ptr)
+	if (!sluice_dma_priv_arena_find_block(arena, (uintptr_t)ptr, &c, &head, &tag) ||
+	    tag_state(tag) != BLK_LIVE || page_addr(arena, c, head) != ptr)
 		return 0;
 	return SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag);
 }
 
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr)
 {
-	if (!sluice_dma_arena_owns(arena, vaddr, 1))
-		ARENA_BUG(arena, "sluice_dma_arena_dma_addr: not inside a live arena block: %p",
-			  vaddr);
+	/* A query: a miss answers 0, the address no block has, and says why. */
+	if (!sluice_dma_arena_owns(arena, vaddr, 1)) {
+		if (arena && arena->nchunks)
+			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_ERR,
+					     "sluice_dma_arena_dma_addr: not inside a live arena "
+					     "block: %p",
+					     vaddr);
+		return 0;
+	}
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
 int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
+{
+	return sluice_dma_priv_arena_free(arena, ptr, false);
+}
+
+int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
 {
 	struct sluice_dma_priv_arena_chunk *c;
 	struct sluice_dma_priv_arena_cpu *cpu;
@@ -640,6 +571,20 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
 	}
+	/*
+	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
+	 * which checks its size and counts it; the region's free clears the mark.
+	 */
+	if (!coherent && sluice_dma_priv_arena_is_coherent(c, page)) {
+		tag_set(c, page, tag);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block is a layer's coherent memory "
+				    "(free it with sluice_dma_free_coherent()): %p",
+				    ptr);
+	}
+	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
+		if (__atomic_load_n(&c->rec[page][i], __ATOMIC_RELAXED) & REC_COHERENT)
+			__atomic_store_n(&c->rec[page][i], 0, __ATOMIC_RELAXED);
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 

@@ -74,6 +74,15 @@ extern "C" {
 /* Chunk indices are stored in 16 bits: at most 65535 chunks (128 GB). */
 #define SLUICE_DMA_ARENA_MAX_CHUNKS 65535u
 #define SLUICE_DMA_ARENA_MAX_CPUS 1024u
+/*
+ * Records of in-place mappings per 4 KiB page (API 0.6): each live in-place
+ * mapping made through sluice_dma_arena_region()'s hook is recorded by its
+ * exact start and length in the page it starts in (several mappings of one
+ * range share a record and count), so that an unmap of any other address or
+ * length is refused. A fifth distinct range starting in one page is refused
+ * by the hook, and the layer bounces it instead.
+ */
+#define SLUICE_DMA_ARENA_MAP_RECORDS 4u
 
 /* sluice_dma_arena_config flag: a bad free traps after its log line instead of
  * returning an error (the Sluice kernel's choice). */
@@ -243,6 +252,12 @@ struct sluice_dma_priv_arena_conversions {
  * host can write shared memory, so free-list links kept there could be forged.
  */
 struct sluice_dma_priv_arena_chunk {
+	/*
+	 * Per page: records of the in-place mappings that start in it (count,
+	 * offset in the page, length), or of the coherent allocation whose head
+	 * it is (its exact size); 0 = unused. See arena_region.c.
+	 */
+	uint64_t rec[SLUICE_DMA_ARENA_CHUNK_PAGES][SLUICE_DMA_ARENA_MAP_RECORDS];
 	/* Free-list links of free block heads (page indices, 0xffff = none). */
 	uint16_t next[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	uint16_t prev[SLUICE_DMA_ARENA_CHUNK_PAGES];
@@ -370,7 +385,8 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
  *
  * Return: 0; SLUICE_DMA_ERR_BUSY for a block still mapped in place through a
  * layer (sluice_dma_arena_region()'s get: the device may still use it;
- * unmap first); SLUICE_DMA_ERR_NOENT for an address that is not the start of
+ * unmap first), or a block that is a layer's coherent memory (free it with
+ * sluice_dma_free_coherent(), API 0.6); SLUICE_DMA_ERR_NOENT for an address that is not the start of
  * a live block (never allocated, inside a block, freed already, or freed by
  * another CPU at the same time); SLUICE_DMA_ERR_INVAL for a NULL or
  * uninitialised @arena. A refused free changes nothing and logs the address;
@@ -413,10 +429,14 @@ struct sluice_dma_inplace_region;
  * @region: the hook to fill (every callback of &struct sluice_dma_inplace_region).
  * @arena: the arena; it must outlive the hook's registration.
  *
- * With this hook a layer maps live blocks in place and counts each mapping
- * in the block (sluice_dma_arena_free() refuses a mapped block, an unmap of
- * a block never mapped is refused), and serves coherent allocations longer
- * than its bounce pools' longest run from the arena (up to 2 MB).
+ * With this hook a layer maps live blocks in place and records each mapping
+ * by its exact start and length (sluice_dma_arena_free() refuses a mapped
+ * block; an unmap of any other address or length is refused; a fifth
+ * distinct range starting in one 4 KiB page bounces instead), serves coherent
+ * allocations longer than its bounce pools' longest run from the arena (up
+ * to 2 MB, any alignment up to 2 MB, marked as the layer's and freed only
+ * through it with the size it asked for), and lists both for the layer's
+ * teardown (sluice_dma_mapping_foreach(), sluice_dma_unmap_all()).
  * Register it with sluice_dma_layer_set_inplace().
  */
 void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
@@ -450,9 +470,10 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 /**
  * sluice_dma_arena_dma_addr() - device address of a byte inside a live block.
  * @arena: the arena.
- * @vaddr: CPU address inside a live block (checked; a miss, or a NULL @arena,
- *	logs and traps).
- * Return: the address the device uses, from the virt_to_dma op.
+ * @vaddr: CPU address inside a live block (checked).
+ * Return: the address the device uses, from the virt_to_dma op; 0 for an
+ * address in no live block (logged) or a NULL or uninitialised @arena. A
+ * query: since API 0.6 it answers instead of trapping.
  */
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr);
 

@@ -183,7 +183,9 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	int ci, rc;
 
 	if (a->nshared + a->nconverting >= a->cap) {
-		a->cap_hits++;
+		/* A cap is a limit someone set; a region used up is not one. */
+		if (a->cap < a->nchunks)
+			a->cap_hits++;
 		return NULL;
 	}
 	ci = pick_private_chunk(a);
@@ -204,6 +206,7 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 
 	arena_lock(a, &a->lock);
 	a->nconverting--;
+	__atomic_store_n(&a->conv_gen, a->conv_gen + 1, __ATOMIC_RELEASE);
 	if (rc) {
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
@@ -227,9 +230,26 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	return sluice_dma_priv_arena_chunk_alloc(a, c, order);
 }
 
+/*
+ * Drop the arena lock until the conversion in flight ends (conv_gen moves),
+ * or a bound passes: the converter may be the code this call interrupted on
+ * the same CPU, which cannot finish while we spin. Retaken on return.
+ */
+static void arena_wait_conversion(struct sluice_dma_arena *a)
+{
+	unsigned int gen = a->conv_gen;
+
+	arena_unlock(a, &a->lock);
+	for (unsigned long i = 0;
+	     i < ARENA_WAIT_SPINS && __atomic_load_n(&a->conv_gen, __ATOMIC_ACQUIRE) == gen; i++)
+		dma_cpu_relax();
+	arena_lock(a, &a->lock);
+}
+
 static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 {
 	bool drained = false, fresh = false;
+	unsigned int waits = 0;
 	void *p;
 
 	arena_lock(a, &a->lock);
@@ -251,6 +271,15 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 			cache_drain_all(a);
 			drained = true;
 			arena_lock(a, &a->lock);
+			continue;
+		}
+		/*
+		 * A conversion in flight will bring a whole chunk: wait for it and
+		 * search again rather than convert one more (or fail at the cap).
+		 */
+		if (a->nconverting && waits < ARENA_CONVERSION_WAITS) {
+			arena_wait_conversion(a);
+			waits++;
 			continue;
 		}
 		p = convert_alloc(a, order);

@@ -30,6 +30,13 @@
 #define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
 #define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
 #define NO_PAGE 0xffffu
+/*
+ * A caller that finds no room while a chunk is being converted waits for it:
+ * at most this many times per call, each for at most ARENA_WAIT_SPINS
+ * relax hints (a few milliseconds), then it converts a chunk itself.
+ */
+#define ARENA_CONVERSION_WAITS 8u
+#define ARENA_WAIT_SPINS (1ul << 20)
 /* One scrub in this many (a power of two) of the cached orders is timed. */
 #define ARENA_SCRUB_SAMPLE 16u
 

@@ -316,6 +316,8 @@ struct sluice_dma_arena {
 	uint64_t splits;
 	uint64_t merges;
 	uint64_t reclaim_passes;
+	/* Conversions ended (either way): what a caller waiting for one watches. */
+	unsigned int conv_gen;
 };
 
 /**
@@ -366,12 +368,17 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
  * The block is aligned to its own (rounded) size and reads all zero. The common
  * case pops the calling CPU's cache; a miss takes the arena lock and searches
  * the shared chunks, and when none has room converts a new chunk (unlocked, one
- * set_shared call) if the cap allows.
+ * set_shared call) if the cap allows. While another caller converts a chunk,
+ * a caller that found no room waits for that conversion and searches again
+ * rather than failing or converting a chunk of its own (API 0.6); a wait
+ * that outlasts a bound (the converter may be the interrupted code on the
+ * same CPU) goes on to convert.
  *
  * Return: the block's CPU address, or NULL (counted in alloc_failed) when @size
- * is 0 or above 2 MB, the cap is reached (also counted in cap_hits), the region
- * is exhausted, or converting a new chunk failed; NULL, uncounted, for a NULL
- * or uninitialised @arena.
+ * is 0 or above 2 MB, the cap is reached (also counted in cap_hits; a region
+ * exhausted below no cap is not a cap hit), the region is exhausted, or
+ * converting a new chunk failed; NULL, uncounted, for a NULL or
+ * uninitialised @arena.
  */
 void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
 

@@ -576,7 +576,7 @@ void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 	 * as it does for the policies that refuse without a walk.
 	 */
 	s = p->pops->alloc(p, r, cpu, &steps);
-	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld", p->pops->name,
 		   r->nslots, s);
 }
@@ -593,7 +593,7 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 		   (const void *)r, cpu, r ? r->nslots : 0);
 	s = p->pops->alloc(p, r, cpu, &steps);
 
-	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
 		atomic_fetch_add_explicit(&p->full_events, 1, memory_order_relaxed);
 	return s;

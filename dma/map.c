@@ -145,7 +145,7 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 		rec->off = (uint16_t)(offset & (SLUICE_DMA_IO_TLB_SIZE - 1));
 		rec->dir = (uint8_t)dir;
 		rec->flags = DMA_SLOT_LIVE | flags;
-		dma_pcpu_add(&p->pcpu[cpu].mappings, 1);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].mappings, 1);
 		*pool_out = p;
 		*slot_out = s;
 		return 0;
@@ -191,7 +191,7 @@ static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_po
 	rec->flags = 0;
 	rec->orig = NULL;
 	rec->len = 0;
-	dma_pcpu_add(&p->pcpu[cpu].unmaps, 1);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].unmaps, 1);
 	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
 }
 
@@ -248,10 +248,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 		 * mapping's.
 		 */
 		dma_port_copy(&dl->ops, tlb, buf, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_to_device, len);
 	} else {
 		dma_port_zero(&dl->ops, tlb, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_scrubbed, len);
 	}
 	dma_copy_end(dl, t0);
 	/*
@@ -501,7 +501,7 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_from_device, written);
 	}
 	dma_release(dl, p, s, rec, cpu);
 }
@@ -694,14 +694,14 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, orig, tlb, len);
 		dma_copy_end(dl, t0);
-		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_from_device, len);
 	} else if (!for_cpu && (dir & SLUICE_DMA_TO_DEVICE)) {
 		uint64_t t0 = dma_copy_start(dl);
 
 		dma_port_copy(&dl->ops, tlb, orig, len);
 		dma_copy_end(dl, t0);
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
-		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_to_device, len);
 	}
 	return 0;
 }
@@ -859,7 +859,7 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
 	dma_port_zero(&dl->ops, va, size);
 	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
-	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
+	dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
 	*vaddr = va;
 	*dma_addr = dma_slot_addr(p, s, rec->off);
 	return 0;

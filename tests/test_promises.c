@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,6 +302,66 @@ static void test_teardown_every_kind(void **state)
 	free(buf);
 }
 
+/* ------------------------------------------------------------------ statistics */
+
+/*
+ * The locked path (no SLUICE_DMA_PORT_CPU_EXCLUSIVE) with CPU indices that
+ * drift: threads share indices and move between them, as a port whose
+ * cpu_id is not exclusive sees. Every counter stays exact.
+ */
+#define STAT_THREADS 4
+#define STAT_MAPS 20000
+#define STAT_LEN 1000u
+
+struct stat_worker {
+	struct fx *f;
+	unsigned int t;
+	unsigned int failed;
+	pthread_t thread;
+};
+
+static void *stat_worker_main(void *arg)
+{
+	struct stat_worker *w = arg;
+	unsigned char buf[STAT_LEN];
+
+	memset(buf, 0x22, sizeof(buf));
+	for (unsigned int i = 0; i < STAT_MAPS; i++) {
+		uint64_t d;
+
+		/* Two threads per index at any time, each index changing every 8 maps. */
+		mock_port_set_cpu((w->t + i / 8) % 2);
+		if (sluice_dma_map(&w->f->dl, &deftag, buf, STAT_LEN, SLUICE_DMA_TO_DEVICE, &d) ||
+		    sluice_dma_unmap(&w->f->dl, d, STAT_LEN, SLUICE_DMA_TO_DEVICE))
+			w->failed++;
+	}
+	return NULL;
+}
+
+static void test_stats_exact_drifting_cpus(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	struct stat_worker w[STAT_THREADS];
+	struct sluice_dma_bounce_stats st;
+	uint64_t total = (uint64_t)STAT_THREADS * STAT_MAPS;
+
+	assert_false(f->dl.ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE);
+	for (unsigned int i = 0; i < STAT_THREADS; i++) {
+		w[i] = (struct stat_worker){ .f = f, .t = i };
+		assert_int_equal(pthread_create(&w[i].thread, NULL, stat_worker_main, &w[i]), 0);
+	}
+	for (unsigned int i = 0; i < STAT_THREADS; i++) {
+		assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+		assert_int_equal(w[i].failed, 0);
+	}
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, -1, &st), 0);
+	assert_int_equal(st.mappings, total);
+	assert_int_equal(st.unmaps, total);
+	assert_int_equal(st.bytes_to_device, total * STAT_LEN);
+	assert_int_equal(st.used, 0);
+}
+
 /* ------------------------------------------------------------------ configuration */
 
 /* A live layer is not initialised again (its pools would leak, shared). */
@@ -331,6 +392,7 @@ int main(void)
 		CASES(test_coherent_any_alignment_freeable),
 		CASES(test_never_fits_is_range),
 		CASES(test_teardown_every_kind),
+		CASES(test_stats_exact_drifting_cpus),
 		CASES(test_reinit_live_layer_refused),
 	};
 

@@ -328,36 +328,67 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus)
 	return arena_geometry_ok(len, ncpus) ? SLUICE_DMA_ARENA_META_SIZE(len, ncpus) : 0;
 }
 
-int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
-			  const struct sluice_dma_arena_config *cfg)
+/* Every refusal of sluice_dma_arena_init(), each logged with its reason. */
+static int arena_config_check(const struct sluice_dma_arena *arena,
+			      const struct sluice_dma_port_ops *ops,
+			      const struct sluice_dma_arena_config *cfg)
 {
-	uintptr_t base, meta;
-	size_t nchunks;
+	uintptr_t base = (uintptr_t)cfg->base;
 
-	if (!arena || !ops || !cfg)
-		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->set_shared || !ops->set_private || !ops->virt_to_dma)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena %p: the port lacks set_shared, set_private or "
+				      "virt_to_dma",
+				      (const void *)arena);
 	if (!ops->lock != !ops->unlock)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena %p: the port has lock without unlock or the reverse",
+				      (const void *)arena);
 	if (cfg->flags & ~(SLUICE_DMA_ARENA_STRICT | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC))
-		return SLUICE_DMA_ERR_INVAL;
-	base = (uintptr_t)cfg->base;
-	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
-	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) ||
-	    !arena_geometry_ok(cfg->len, cfg->ncpus) || base + cfg->len < base)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL, "arena %p: unknown flags 0x%x",
+				      (const void *)arena, cfg->flags);
+	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) || base + cfg->len < base)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: not 2 MB aligned, or wraps", cfg->base);
+	if (!arena_geometry_ok(cfg->len, cfg->ncpus))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: %zu bytes (a non-zero multiple of 2 MB, "
+				      "at most %u chunks), %u CPUs (1 to %u)",
+				      cfg->base, cfg->len, SLUICE_DMA_ARENA_MAX_CHUNKS, cfg->ncpus,
+				      SLUICE_DMA_ARENA_MAX_CPUS);
 	if (!cfg->meta || cfg->meta_len < sluice_dma_arena_meta_size(cfg->len, cfg->ncpus) ||
 	    (uintptr_t)cfg->meta + cfg->meta_len < (uintptr_t)cfg->meta)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena metadata %p: %zu bytes, %zu needed, or wraps",
+				      cfg->meta, cfg->meta_len,
+				      sluice_dma_arena_meta_size(cfg->len, cfg->ncpus));
 	/*
 	 * The region becomes shared: free lists or the ops table (function
 	 * pointers) kept inside it could be forged by the host.
 	 */
 	if (ranges_overlap(base, cfg->len, (uintptr_t)cfg->meta, cfg->meta_len) ||
 	    ranges_overlap(base, cfg->len, (uintptr_t)arena, sizeof(*arena)))
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: holds the metadata %p or the arena %p",
+				      cfg->base, cfg->meta, (const void *)arena);
+	return 0;
+}
 
+int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
+			  const struct sluice_dma_arena_config *cfg)
+{
+	uintptr_t base, meta;
+	size_t nchunks;
+	int err;
+
+	if (!arena || !ops || !cfg)
+		return SLUICE_DMA_ERR_INVAL;
+	err = arena_config_check(arena, ops, cfg);
+	if (err)
+		return err;
+
+	base = (uintptr_t)cfg->base;
+	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
 	__builtin_memset(arena, 0, sizeof(*arena));
 	__builtin_memset(cfg->meta, 0, cfg->meta_len);
 	arena->ops = *ops;

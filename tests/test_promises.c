@@ -377,6 +377,104 @@ static void test_reinit_live_layer_refused(void **state)
 	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 }
 
+/* A configuration refused: @call returns @err and logs why, naming @word. */
+#define EXPECT_LOGGED(mp, call, err, word)                                   \
+	do {                                                                 \
+		(mp)->last_log[0] = 0;                                       \
+		assert_int_equal((call), (err));                             \
+		assert_non_null(strstr((mp)->last_log, "config refused: ")); \
+		assert_non_null(strstr((mp)->last_log, (word)));             \
+	} while (0)
+
+/* Every configuration mistake of the layer and its pools says what it is. */
+static void test_config_errors_logged(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	struct mock_port *mp = &f->mp;
+	struct sluice_dma_port_ops ops = mp->ops;
+	static struct sluice_dma_layer dl; /* fresh storage */
+	size_t bytes = 256 * KIB, ml = sluice_dma_bounce_meta_size(f->policy, bytes, 2);
+	unsigned char *mem = fx_aligned(4096, bytes + 4096), *meta = malloc(ml);
+
+	assert_non_null(mem);
+	assert_non_null(meta);
+	ops.virt_to_dma = NULL;
+	EXPECT_LOGGED(mp, sluice_dma_layer_init(&dl, &ops, 2, SLUICE_DMA_SCRUB_ZERO),
+		      SLUICE_DMA_ERR_INVAL, "virt_to_dma");
+	ops = mp->ops;
+	ops.unlock = NULL;
+	EXPECT_LOGGED(mp, sluice_dma_layer_init(&dl, &ops, 2, SLUICE_DMA_SCRUB_ZERO),
+		      SLUICE_DMA_ERR_INVAL, "lock without unlock");
+	EXPECT_LOGGED(mp, sluice_dma_layer_init(&dl, &mp->ops, 0, SLUICE_DMA_SCRUB_ZERO),
+		      SLUICE_DMA_ERR_INVAL, "0 CPUs");
+	EXPECT_LOGGED(mp, sluice_dma_layer_init(&dl, &mp->ops, 2, (enum sluice_dma_scrub)7),
+		      SLUICE_DMA_ERR_INVAL, "scrub 7");
+	EXPECT_LOGGED(mp, sluice_dma_layer_set_max_areas(&f->dl, 3), SLUICE_DMA_ERR_INVAL,
+		      "power of two");
+	EXPECT_LOGGED(mp, sluice_dma_layer_set_max_areas(&f->dl, 2), SLUICE_DMA_ERR_INVAL,
+		      "after a pool");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, NULL, bytes, meta, ml),
+		      SLUICE_DMA_ERR_INVAL, "bounce pool: policy");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, mem + 16, bytes, meta, ml),
+		      SLUICE_DMA_ERR_INVAL, "4 KiB pages");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, mem, bytes - 16, meta, ml),
+		      SLUICE_DMA_ERR_INVAL, "4 KiB pages");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, mem, 64 * KIB, meta, ml),
+		      SLUICE_DMA_ERR_INVAL, "too small");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, mem, bytes, meta, ml - 1),
+		      SLUICE_DMA_ERR_NOMEM, "needed");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, mem, bytes, mem + 4096, ml),
+		      SLUICE_DMA_ERR_INVAL, "inside the pool");
+	EXPECT_LOGGED(mp, sluice_dma_bounce_pool_add(&f->dl, f->policy, f->mem[0], bytes, meta, ml),
+		      SLUICE_DMA_ERR_INVAL, "live pool");
+	free(mem);
+	free(meta);
+}
+
+/* Every configuration mistake of an arena says what it is. */
+static void test_arena_config_errors_logged(void **state)
+{
+	struct pc *c = *state;
+	struct mock_port *mp = &c->f->mp;
+	struct sluice_dma_port_ops ops = mp->ops;
+	static struct sluice_dma_arena a;
+	size_t ml = sluice_dma_arena_meta_size(2 * CHUNK, 2);
+	void *meta = malloc(ml);
+	struct sluice_dma_arena_config good = {
+		.base = c->region, .len = 2 * CHUNK, .ncpus = 2, .meta = meta, .meta_len = ml
+	};
+	struct sluice_dma_arena_config cfg = good;
+
+	assert_non_null(meta);
+	ops.set_private = NULL;
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL, "lacks");
+	cfg.flags = 0x80;
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &mp->ops, &cfg), SLUICE_DMA_ERR_INVAL,
+		      "unknown flags 0x80");
+	cfg = good;
+	cfg.base = c->region + 4096;
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &mp->ops, &cfg), SLUICE_DMA_ERR_INVAL,
+		      "2 MB aligned");
+	cfg = good;
+	cfg.len = CHUNK + 4096;
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &mp->ops, &cfg), SLUICE_DMA_ERR_INVAL,
+		      "multiple of 2 MB");
+	cfg = good;
+	cfg.meta_len = ml - 1;
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &mp->ops, &cfg), SLUICE_DMA_ERR_INVAL,
+		      "needed");
+	/* Metadata inside the region: the host could forge the free lists. */
+	cfg = good;
+	cfg.base = c->region + CHUNK;
+	cfg.len = CHUNK;
+	cfg.meta = c->region + CHUNK + 4096;
+	cfg.meta_len = sluice_dma_arena_meta_size(CHUNK, 2);
+	EXPECT_LOGGED(mp, sluice_dma_arena_init(&a, &mp->ops, &cfg), SLUICE_DMA_ERR_INVAL,
+		      "holds the metadata");
+	free(meta);
+}
+
 #define CASES(fn)                                                                         \
 	cmocka_unit_test_prestate_setup_teardown(fn, setup, teardown, &cases[0]),         \
 		cmocka_unit_test_prestate_setup_teardown(fn, setup, teardown, &cases[1]), \
@@ -394,6 +492,8 @@ int main(void)
 		CASES(test_teardown_every_kind),
 		CASES(test_stats_exact_drifting_cpus),
 		CASES(test_reinit_live_layer_refused),
+		CASES(test_config_errors_logged),
+		CASES(test_arena_config_errors_logged),
 	};
 
 	for (int i = 0; i < SLUICE_DMA_POLICY_COUNT; i++)

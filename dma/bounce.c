@@ -197,7 +197,7 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
 				   unsigned int ncpus)
 {
 	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
-	struct dma_bounce_geometry g;
+	struct dma_bounce_geometry g = { 0 };
 
 	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, 0, &g))
 		return 0;
@@ -487,7 +487,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 			       void *mem, size_t bytes, void *meta, size_t meta_len)
 {
 	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
-	struct dma_bounce_geometry g;
+	struct dma_bounce_geometry g = { 0 };
 	struct sluice_dma_bounce_pool *p;
 	uint64_t t0, t1;
 	unsigned int n;

@@ -583,23 +583,27 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	return sluice_dma_priv_arena_free(arena, ptr, false);
 }
 
-int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
+/*
+ * Validate and claim the block at @ptr for a free (@coherent: the region's
+ * free of the layer's coherent memory): 0 with the block FREEING and its
+ * chunk, page and live tag set; 1 for NULL (nothing to do); or the refusal,
+ * with nothing changed.
+ */
+static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
+			    struct sluice_dma_priv_arena_chunk **cp, unsigned int *pagep,
+			    uint8_t *tagp)
 {
 	struct sluice_dma_priv_arena_chunk *c;
-	struct sluice_dma_priv_arena_cpu *cpu;
 	uintptr_t p = (uintptr_t)ptr, off;
-	unsigned int page, order, n;
+	unsigned int page;
 	uint8_t tag;
-	uint64_t cyc;
-	size_t size;
-	bool scrub;
 
 	if (!arena || !arena->ncpus)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
 				    "sluice_dma_arena_free: no arena; block %p", ptr);
 	off = p - arena->base;
 	if (!ptr)
-		return 0;
+		return 1;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a block start in the arena: %p",
@@ -645,6 +649,26 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
 		if (__atomic_load_n(&c->rec[page][i], __ATOMIC_RELAXED) & REC_COHERENT)
 			__atomic_store_n(&c->rec[page][i], 0, __ATOMIC_RELAXED);
+	*cp = c;
+	*pagep = page;
+	*tagp = tag;
+	return 0;
+}
+
+int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
+{
+	struct sluice_dma_priv_arena_chunk *c = NULL;
+	struct sluice_dma_priv_arena_cpu *cpu;
+	unsigned int page = 0, order, n;
+	uint8_t tag = 0;
+	uint64_t cyc;
+	size_t size;
+	bool scrub;
+	int err;
+
+	err = arena_free_claim(arena, ptr, coherent, &c, &page, &tag);
+	if (err)
+		return err > 0 ? 0 : err;
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 

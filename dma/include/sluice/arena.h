@@ -393,9 +393,10 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
  * Return: 0; SLUICE_DMA_ERR_BUSY for a block still mapped in place through a
  * layer (sluice_dma_arena_region()'s get: the device may still use it;
  * unmap first), or a block that is a layer's coherent memory (free it with
- * sluice_dma_free_coherent(), API 0.6); SLUICE_DMA_ERR_NOENT for an address that is not the start of
- * a live block (never allocated, inside a block, freed already, or freed by
- * another CPU at the same time); SLUICE_DMA_ERR_INVAL for a NULL or
+ * sluice_dma_free_coherent(), API 0.6); SLUICE_DMA_ERR_NOENT for an address
+ * that is not the start of a live block (never allocated, inside a block,
+ * freed already, or freed by another CPU at the same time);
+ * SLUICE_DMA_ERR_INVAL for a NULL or
  * uninitialised @arena. A refused free changes nothing and logs the address;
  * an arena configured with SLUICE_DMA_ARENA_STRICT traps instead.
  */

@@ -647,8 +647,8 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 				    ptr);
 	}
 	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
-		if (__atomic_load_n(&c->rec[page][i], __ATOMIC_RELAXED) & REC_COHERENT)
-			__atomic_store_n(&c->rec[page][i], 0, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)
+			__atomic_store_n(&chunk_rec(c, page)[i], 0, __ATOMIC_RELAXED);
 	*cp = c;
 	*pagep = page;
 	*tagp = tag;

@@ -173,6 +173,8 @@ static inline unsigned int size_to_order(size_t size)
  * length (at most 2 MB, 22 bits), bit 62 the coherent mark (then the length
  * is the size the layer asked for and the count is 0). 0 is an unused record.
  */
+/* A record as the atomics see it: 8-byte aligned on every target (i386 too). */
+typedef uint64_t arena_rec_t __attribute__((aligned(8)));
 #define REC_COUNT_MASK 0xffffull
 #define REC_OFF_SHIFT 16
 #define REC_LEN_SHIFT 28
@@ -180,6 +182,12 @@ static inline unsigned int size_to_order(size_t size)
 #define REC_COHERENT (1ull << 62)
 _Static_assert(SLUICE_DMA_ARENA_MAX_BLOCK < (1ull << 22), "a length fits 22 bits");
 _Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0), "records must be lock-free");
+
+/* The records of page @page of @c (written only through the __atomic builtins). */
+static inline arena_rec_t *chunk_rec(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
+{
+	return (arena_rec_t *)(uintptr_t)c->rec[page];
+}
 
 static inline uint64_t rec_key(uintptr_t off_in_page, size_t len)
 {

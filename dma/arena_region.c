@@ -37,19 +37,20 @@ region_block(struct sluice_dma_arena *a, const void *vaddr, size_t len, unsigned
 }
 
 /* The records of the page holding @vaddr (inside chunk @c of @a). */
-static uint64_t *region_page_recs(const struct sluice_dma_arena *a,
-				  struct sluice_dma_priv_arena_chunk *c, const void *vaddr)
+static arena_rec_t *region_page_recs(const struct sluice_dma_arena *a,
+				     struct sluice_dma_priv_arena_chunk *c, const void *vaddr)
 {
 	uintptr_t off = (uintptr_t)vaddr - a->base;
 
-	return c->rec[(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1)];
+	return chunk_rec(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1));
 }
 
 /* One more mapping of the range @key in @recs: an existing record or a new one. */
-static bool rec_take(uint64_t *recs, uint64_t key)
+static bool rec_take(arena_rec_t *recs, uint64_t key)
 {
 	for (;;) {
-		uint64_t *empty = NULL, w;
+		arena_rec_t *empty = NULL;
+		uint64_t w;
 		unsigned int i;
 
 		for (i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
@@ -76,7 +77,7 @@ static bool rec_take(uint64_t *recs, uint64_t key)
 }
 
 /* One mapping of the range @key less in @recs; false if none is recorded. */
-static bool rec_drop(uint64_t *recs, uint64_t key)
+static bool rec_drop(arena_rec_t *recs, uint64_t key)
 {
 	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
 		uint64_t w = __atomic_load_n(&recs[i], __ATOMIC_ACQUIRE);
@@ -102,7 +103,8 @@ static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
 {
 	struct sluice_dma_arena *a = ctx;
 	struct sluice_dma_priv_arena_chunk *c;
-	uint64_t *recs, key;
+	arena_rec_t *recs;
+	uint64_t key;
 	unsigned int head;
 
 	if (!len)
@@ -152,7 +154,7 @@ bool sluice_dma_priv_arena_is_coherent(const struct sluice_dma_priv_arena_chunk 
 				       unsigned int head)
 {
 	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
-		if (__atomic_load_n(&c->rec[head][i], __ATOMIC_ACQUIRE) & REC_COHERENT)
+		if (__atomic_load_n(&chunk_rec(c, head)[i], __ATOMIC_ACQUIRE) & REC_COHERENT)
 			return true;
 	return false;
 }
@@ -178,7 +180,7 @@ static void *arena_region_alloc_aligned(void *ctx, size_t size, size_t align)
 	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
 		uint64_t w = 0;
 
-		if (__atomic_compare_exchange_n(&c->rec[head][i], &w,
+		if (__atomic_compare_exchange_n(&chunk_rec(c, head)[i], &w,
 						REC_COHERENT | rec_key(0, size), false,
 						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			return p;
@@ -204,7 +206,7 @@ static int arena_region_free(void *ctx, void *vaddr, size_t size)
 
 	c = sluice_dma_arena_block_size(a, vaddr) ? region_block(a, vaddr, 1, &head) : NULL;
 	for (unsigned int i = 0; c && i < SLUICE_DMA_ARENA_MAP_RECORDS && !w; i++) {
-		w = __atomic_load_n(&c->rec[head][i], __ATOMIC_ACQUIRE);
+		w = __atomic_load_n(&chunk_rec(c, head)[i], __ATOMIC_ACQUIRE);
 		w = w & REC_COHERENT ? w : 0;
 	}
 	if (!w)
@@ -222,7 +224,7 @@ static int region_walk_chunk(struct sluice_dma_arena *a, struct sluice_dma_priv_
 {
 	for (unsigned int pg = 0; pg < CHUNK_PAGES; pg++) {
 		for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
-			uint64_t w = __atomic_load_n(&c->rec[pg][i], __ATOMIC_ACQUIRE);
+			uint64_t w = __atomic_load_n(&chunk_rec(c, pg)[i], __ATOMIC_ACQUIRE);
 			unsigned char *va = page_addr(a, c, pg);
 			int ret;
 

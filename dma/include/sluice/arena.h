@@ -257,6 +257,7 @@ struct sluice_dma_priv_arena_chunk {
 	 * offset in the page, length), or of the coherent allocation whose head
 	 * it is (its exact size); 0 = unused. See arena_region.c.
 	 */
+	SLUICE_DMA_ALIGNAS(8)
 	uint64_t rec[SLUICE_DMA_ARENA_CHUNK_PAGES][SLUICE_DMA_ARENA_MAP_RECORDS];
 	/* Free-list links of free block heads (page indices, 0xffff = none). */
 	uint16_t next[SLUICE_DMA_ARENA_CHUNK_PAGES];

@@ -69,6 +69,27 @@ static EFI_FILE_HANDLE boot_open_root(EFI_HANDLE device)
 	return root;
 }
 
+/*
+ * Options built into the image (make image BUILTIN_OPTIONS="..."): measured
+ * with it, so the only source that may weaken a guarantee in a confidential
+ * guest (boot/options_trust.c).
+ */
+#ifndef SLUICE_BUILTIN_OPTIONS
+#define SLUICE_BUILTIN_OPTIONS ""
+#endif
+static struct kernel_options boot_trusted_options;
+static uint64_t boot_builtin_set, boot_cfg_set;
+
+static void __attribute__((noreturn)) boot_bad_options(const char *what, const char *err)
+{
+	serial_puts("sluice: ");
+	serial_puts(what);
+	serial_puts(err);
+	serial_puts("\nsluice: valid options:\n");
+	serial_puts(options_usage());
+	qemu_exit(SLUICE_EXIT_BAD_OPTION);
+}
+
 static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
 {
 	EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
@@ -105,11 +126,42 @@ static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
 		uefi_call_wrapper(root->Close, 1, root);
 	}
 	memcpy(bi->options_text, text, sizeof(bi->options_text));
-	if (options_parse(text, &bi->options, err, sizeof(err))) {
+	/* The measured options first (built into the image), then the host's file. */
+	options_defaults(&boot_trusted_options);
+	if (options_parse_over(SLUICE_BUILTIN_OPTIONS, &boot_trusted_options, &boot_builtin_set,
+			       err, sizeof(err)))
+		boot_bad_options("built-in options: ", err);
+	if (SLUICE_BUILTIN_OPTIONS[0])
+		bi->options_source = text[0] ? "built-in options and sluice.cfg" :
+					       "built-in options";
+	bi->options = boot_trusted_options;
+	if (options_parse_over(text, &bi->options, &boot_cfg_set, err, sizeof(err)) ||
+	    options_validate(&bi->options, err, sizeof(err)))
+		boot_bad_options("", err);
+}
+
+/*
+ * In a confidential guest (a real TD or SEV-SNP guest, or cc=sim-tdx /
+ * cc=sim-snp) the host's sluice.cfg may not weaken a guarantee beyond what
+ * the measured options chose (boot/options_trust.c): refuse to boot, saying
+ * which option and why.
+ */
+static void boot_check_option_trust(struct boot_info *bi)
+{
+	const char *guest = bi->cc_at_boot == CC_TDX	     ? "TD" :
+			    bi->cc_at_boot == CC_SEV_SNP     ? "SEV-SNP guest" :
+			    bi->options.cc == CC_OPT_SIM_TDX ? "sim-tdx" :
+			    bi->options.cc == CC_OPT_SIM_SNP ? "sim-snp" :
+							       NULL;
+	char err[400];
+
+	if (!guest)
+		return;
+	if (options_trust_check(&boot_trusted_options, &bi->options, boot_builtin_set, boot_cfg_set,
+				guest, err, sizeof(err))) {
 		serial_puts("sluice: ");
 		serial_puts(err);
-		serial_puts("\nsluice: valid options:\n");
-		serial_puts(options_usage());
+		serial_puts("\n");
 		qemu_exit(SLUICE_EXIT_BAD_OPTION);
 	}
 }
@@ -375,6 +427,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 		bi->c_bit_at_boot = early.c_bit;
 		bi->sev_status_at_boot = early.sev_status;
 	}
+	boot_check_option_trust(bi);
 	if (bi->options.cc == CC_OPT_SIM_SNP && bi->cc_at_boot == CC_NONE)
 		boot_sim_snp_firmware(bi);
 	if (bi->cc_at_boot == CC_SEV_SNP || bi->options.cc == CC_OPT_SIM_SNP)

@@ -279,8 +279,8 @@ static int options_apply_list(const struct option_def *d, const char *word, size
 	return 0;
 }
 
-static int options_apply(const char *word, size_t len, struct kernel_options *opts, char *err,
-			 size_t err_len)
+static int options_apply(const char *word, size_t len, struct kernel_options *opts, uint64_t *set,
+			 char *err, size_t err_len)
 {
 	const char *eq = memchr(word, '=', len);
 	size_t klen = eq ? (size_t)(eq - word) : len;
@@ -294,6 +294,7 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 
 		if (strlen(d->key) != klen || memcmp(d->key, word, klen))
 			continue;
+		*set |= UINT64_C(1) << i;
 		if (!eq) {
 			snprintf(err, err_len, "option '%.*s' needs a value (%s)", (int)len, word,
 				 d->help);
@@ -349,12 +350,22 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 	return -22;
 }
 
-int options_parse(const char *text, struct kernel_options *opts, char *err, size_t err_len)
+uint64_t options_key_bit(const char *key)
+{
+	_Static_assert(OPTION_COUNT <= 64, "option masks are 64 bits");
+	for (size_t i = 0; i < OPTION_COUNT; i++)
+		if (!strcmp(option_table[i].key, key))
+			return UINT64_C(1) << i;
+	return 0;
+}
+
+int options_parse_over(const char *text, struct kernel_options *opts, uint64_t *set, char *err,
+		       size_t err_len)
 {
 	const char *p = text;
+	uint64_t local = 0;
 
 	_Static_assert(sizeof(enum fault_kind) == sizeof(int), "OPT_CHOICE fields are int-sized");
-	options_defaults(opts);
 	if (err_len)
 		err[0] = '\0';
 	while (p && *p) {
@@ -373,10 +384,16 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		start = p;
 		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && *p != '#')
 			p++;
-		rc = options_apply(start, (size_t)(p - start), opts, err, err_len);
+		rc = options_apply(start, (size_t)(p - start), opts, set ? set : &local, err,
+				   err_len);
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+int options_validate(const struct kernel_options *opts, char *err, size_t err_len)
+{
 	if (opts->areas & (opts->areas - 1)) {
 		snprintf(err, err_len, "areas=%llu is not a power of two",
 			 (unsigned long long)opts->areas);
@@ -402,4 +419,13 @@ int options_parse(const char *text, struct kernel_options *opts, char *err, size
 		return -22;
 	}
 	return 0;
+}
+
+int options_parse(const char *text, struct kernel_options *opts, char *err, size_t err_len)
+{
+	int rc;
+
+	options_defaults(opts);
+	rc = options_parse_over(text, opts, NULL, err, err_len);
+	return rc ? rc : options_validate(opts, err, err_len);
 }

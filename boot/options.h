@@ -180,6 +180,59 @@ void options_defaults(struct kernel_options *opts);
 int options_parse(const char *text, struct kernel_options *opts, char *err, size_t err_len);
 
 /**
+ * options_parse_over() - parse option words over @opts as they are (no defaults
+ *	first, no cross-option checks): one source of several.
+ * @text: the option text (NULL or empty: nothing).
+ * @opts: updated word by word.
+ * @set: or-ed with options_key_bit() of every key the text sets (may be NULL).
+ * @err: on failure, a one-line message naming the bad word.
+ * @err_len: size of @err.
+ * Return: 0, or -22 with @err set.
+ */
+int options_parse_over(const char *text, struct kernel_options *opts, uint64_t *set, char *err,
+		       size_t err_len);
+
+/**
+ * options_validate() - the checks across options (areas a power of two, the
+ *	IOTLB geometry, the pools within dma=) once every source is parsed.
+ * @opts: the options.
+ * @err: on failure, a one-line message.
+ * @err_len: size of @err.
+ * Return: 0, or -22 with @err set.
+ */
+int options_validate(const struct kernel_options *opts, char *err, size_t err_len);
+
+/**
+ * options_key_bit() - the bit of option @key in the masks options_parse_over()
+ *	fills (its row in the option table); 0 for an unknown key.
+ * @key: an option name ("scrub").
+ */
+uint64_t options_key_bit(const char *key);
+
+/**
+ * options_trust_check() - hold the host's options to what a confidential guest
+ *	may let the host choose (boot/options_trust.c says which and why).
+ * @trusted: the options from measured sources only: the defaults and the
+ *	options built into the image (BUILTIN_OPTIONS).
+ * @opts: the options in force, @trusted with the boot volume's sluice.cfg
+ *	applied; in a confidential guest the default modes lose direct here
+ *	unless the image's own options asked for it.
+ * @builtin_set: keys the built-in options set (options_key_bit() bits).
+ * @cfg_set: keys sluice.cfg set.
+ * @guest: what makes the guest confidential ("TD", "sim-tdx", ...), for the message.
+ * @err: on refusal, one line naming the option, the guarantee it weakens and
+ *	where such an option may come from.
+ * @err_len: size of @err.
+ *
+ * Called only in a confidential guest (a real TD or SEV-SNP guest, or under
+ * cc=sim-tdx / cc=sim-snp); elsewhere every option may come from sluice.cfg.
+ * Return: 0, or -1 (EPERM) with @err set: refuse to boot.
+ */
+int options_trust_check(const struct kernel_options *trusted, struct kernel_options *opts,
+			uint64_t builtin_set, uint64_t cfg_set, const char *guest, char *err,
+			size_t err_len);
+
+/**
  * options_usage() - a multi-line description of every option, its values and default.
  * Return: a static string.
  */

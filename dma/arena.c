@@ -183,7 +183,9 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	int ci, rc;
 
 	if (a->nshared + a->nconverting >= a->cap) {
-		a->cap_hits++;
+		/* A cap is a limit someone set; a region used up is not one. */
+		if (a->cap < a->nchunks)
+			a->cap_hits++;
 		return NULL;
 	}
 	ci = pick_private_chunk(a);
@@ -204,6 +206,7 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 
 	arena_lock(a, &a->lock);
 	a->nconverting--;
+	__atomic_store_n(&a->conv_gen, a->conv_gen + 1, __ATOMIC_RELEASE);
 	if (rc) {
 		/* The port promises nothing of the range stayed shared: still private. */
 		chunk_state_set(c, CHUNK_PRIVATE);
@@ -227,9 +230,26 @@ static void *convert_alloc(struct sluice_dma_arena *a, unsigned int order)
 	return sluice_dma_priv_arena_chunk_alloc(a, c, order);
 }
 
+/*
+ * Drop the arena lock until the conversion in flight ends (conv_gen moves),
+ * or a bound passes: the converter may be the code this call interrupted on
+ * the same CPU, which cannot finish while we spin. Retaken on return.
+ */
+static void arena_wait_conversion(struct sluice_dma_arena *a)
+{
+	unsigned int gen = a->conv_gen;
+
+	arena_unlock(a, &a->lock);
+	for (unsigned long i = 0;
+	     i < ARENA_WAIT_SPINS && __atomic_load_n(&a->conv_gen, __ATOMIC_ACQUIRE) == gen; i++)
+		dma_cpu_relax();
+	arena_lock(a, &a->lock);
+}
+
 static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 {
 	bool drained = false, fresh = false;
+	unsigned int waits = 0;
 	void *p;
 
 	arena_lock(a, &a->lock);
@@ -251,6 +271,15 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 			cache_drain_all(a);
 			drained = true;
 			arena_lock(a, &a->lock);
+			continue;
+		}
+		/*
+		 * A conversion in flight will bring a whole chunk: wait for it and
+		 * search again rather than convert one more (or fail at the cap).
+		 */
+		if (a->nconverting && waits < ARENA_CONVERSION_WAITS) {
+			arena_wait_conversion(a);
+			waits++;
 			continue;
 		}
 		p = convert_alloc(a, order);
@@ -299,36 +328,67 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus)
 	return arena_geometry_ok(len, ncpus) ? SLUICE_DMA_ARENA_META_SIZE(len, ncpus) : 0;
 }
 
-int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
-			  const struct sluice_dma_arena_config *cfg)
+/* Every refusal of sluice_dma_arena_init(), each logged with its reason. */
+static int arena_config_check(const struct sluice_dma_arena *arena,
+			      const struct sluice_dma_port_ops *ops,
+			      const struct sluice_dma_arena_config *cfg)
 {
-	uintptr_t base, meta;
-	size_t nchunks;
+	uintptr_t base = (uintptr_t)cfg->base;
 
-	if (!arena || !ops || !cfg)
-		return SLUICE_DMA_ERR_INVAL;
 	if (!ops->set_shared || !ops->set_private || !ops->virt_to_dma)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena %p: the port lacks set_shared, set_private or "
+				      "virt_to_dma",
+				      (const void *)arena);
 	if (!ops->lock != !ops->unlock)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena %p: the port has lock without unlock or the reverse",
+				      (const void *)arena);
 	if (cfg->flags & ~(SLUICE_DMA_ARENA_STRICT | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC))
-		return SLUICE_DMA_ERR_INVAL;
-	base = (uintptr_t)cfg->base;
-	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
-	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) ||
-	    !arena_geometry_ok(cfg->len, cfg->ncpus) || base + cfg->len < base)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL, "arena %p: unknown flags 0x%x",
+				      (const void *)arena, cfg->flags);
+	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) || base + cfg->len < base)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: not 2 MB aligned, or wraps", cfg->base);
+	if (!arena_geometry_ok(cfg->len, cfg->ncpus))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: %zu bytes (a non-zero multiple of 2 MB, "
+				      "at most %u chunks), %u CPUs (1 to %u)",
+				      cfg->base, cfg->len, SLUICE_DMA_ARENA_MAX_CHUNKS, cfg->ncpus,
+				      SLUICE_DMA_ARENA_MAX_CPUS);
 	if (!cfg->meta || cfg->meta_len < sluice_dma_arena_meta_size(cfg->len, cfg->ncpus) ||
 	    (uintptr_t)cfg->meta + cfg->meta_len < (uintptr_t)cfg->meta)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena metadata %p: %zu bytes, %zu needed, or wraps",
+				      cfg->meta, cfg->meta_len,
+				      sluice_dma_arena_meta_size(cfg->len, cfg->ncpus));
 	/*
 	 * The region becomes shared: free lists or the ops table (function
 	 * pointers) kept inside it could be forged by the host.
 	 */
 	if (ranges_overlap(base, cfg->len, (uintptr_t)cfg->meta, cfg->meta_len) ||
 	    ranges_overlap(base, cfg->len, (uintptr_t)arena, sizeof(*arena)))
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena region %p: holds the metadata %p or the arena %p",
+				      cfg->base, cfg->meta, (const void *)arena);
+	return 0;
+}
 
+int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
+			  const struct sluice_dma_arena_config *cfg)
+{
+	uintptr_t base, meta;
+	size_t nchunks;
+	int err;
+
+	if (!arena || !ops || !cfg)
+		return SLUICE_DMA_ERR_INVAL;
+	err = arena_config_check(arena, ops, cfg);
+	if (err)
+		return err;
+
+	base = (uintptr_t)cfg->base;
+	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
 	__builtin_memset(arena, 0, sizeof(*arena));
 	__builtin_memset(cfg->meta, 0, cfg->meta_len);
 	arena->ops = *ops;
@@ -419,9 +479,9 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
  * Find the block containing @p: walk the aligned candidates upwards; the first
  * head found is the block (pages strictly inside a block carry tag 0).
  */
-static bool find_block(const struct sluice_dma_arena *a, uintptr_t p,
-		       const struct sluice_dma_priv_arena_chunk **cp, unsigned int *headp,
-		       uint8_t *tagp)
+bool sluice_dma_priv_arena_find_block(const struct sluice_dma_arena *a, uintptr_t p,
+				      const struct sluice_dma_priv_arena_chunk **cp,
+				      unsigned int *headp, uint8_t *tagp)
 {
 	uintptr_t off;
 	const struct sluice_dma_priv_arena_chunk *c;
@@ -461,7 +521,8 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
 
 	if (!len)
 		len = 1;
-	if (!find_block(arena, p, &c, &head, &tag) || tag_state(tag) != BLK_LIVE)
+	if (!sluice_dma_priv_arena_find_block(arena, p, &c, &head, &tag) ||
+	    tag_state(tag) != BLK_LIVE)
 		return false;
 	start = (uintptr_t)page_addr(arena, c, head);
 	return len <= (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - (p - start);
@@ -470,87 +531,6 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
 bool sluice_dma_arena_inplace_owns(void *ctx, const void *vaddr, size_t len)
 {
 	return sluice_dma_arena_owns(ctx, vaddr, len);
-}
-
-/*
- * The in-place hook's get: count one mapping in the block holding the range.
- * Counted first, checked second (sequentially consistent, against the claim
- * in sluice_dma_arena_free()): a free racing with this get either sees the
- * count and refuses, or has claimed the block and this get backs out.
- */
-static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
-{
-	struct sluice_dma_arena *a = ctx;
-	const struct sluice_dma_priv_arena_chunk *cc;
-	struct sluice_dma_priv_arena_chunk *c;
-	unsigned int head;
-	uint8_t tag;
-
-	if (!sluice_dma_arena_owns(a, vaddr, len) ||
-	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
-		return false;
-	c = &a->chunks[cc - a->chunks];
-	/* 65535 live mappings of one block: refuse the next rather than wrap. */
-	if (__atomic_add_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST) == 0 ||
-	    tag_state(__atomic_load_n(&c->tag[head], __ATOMIC_SEQ_CST)) != BLK_LIVE) {
-		__atomic_sub_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST);
-		return false;
-	}
-	return true;
-}
-
-static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
-{
-	struct sluice_dma_arena *a = ctx;
-	const struct sluice_dma_priv_arena_chunk *cc;
-	struct sluice_dma_priv_arena_chunk *c;
-	unsigned int head;
-	uint8_t tag;
-	uint16_t n;
-
-	if (!sluice_dma_arena_owns(a, vaddr, len) ||
-	    !find_block(a, (uintptr_t)vaddr, &cc, &head, &tag))
-		return false;
-	c = &a->chunks[cc - a->chunks];
-	n = __atomic_load_n(&c->maps[head], __ATOMIC_RELAXED);
-	do {
-		if (!n)
-			return false;
-	} while (!__atomic_compare_exchange_n(&c->maps[head], &n, (uint16_t)(n - 1), true,
-					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	return true;
-}
-
-static void *arena_region_alloc(void *ctx, size_t size)
-{
-	return sluice_dma_arena_alloc(ctx, size);
-}
-
-/* Only a block of exactly the size an allocation of @size gets. */
-static int arena_region_free(void *ctx, void *vaddr, size_t size)
-{
-	struct sluice_dma_arena *a = ctx;
-	size_t bs = sluice_dma_arena_block_size(a, vaddr);
-
-	if (!bs)
-		return SLUICE_DMA_ERR_NOENT;
-	if (!size || size > bs || (bs > SLUICE_DMA_ARENA_MIN_BLOCK && size <= bs / 2))
-		return SLUICE_DMA_ERR_INVAL;
-	return sluice_dma_arena_free(a, vaddr);
-}
-
-void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
-			     struct sluice_dma_arena *arena)
-{
-	if (!region)
-		ARENA_BUG(arena, "sluice_dma_arena_region: NULL region for arena %p",
-			  (void *)arena);
-	region->owns = sluice_dma_arena_inplace_owns;
-	region->ctx = arena;
-	region->get = arena_region_get;
-	region->put = arena_region_put;
-	region->alloc = arena_region_alloc;
-	region->free = arena_region_free;
 }
 
 bool sluice_dma_arena_is_shared(const struct sluice_dma_arena *arena, const void *vaddr, size_t len)
@@ -578,37 +558,52 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 	unsigned int head;
 	uint8_t tag;
 
-	if (!find_block(arena, (uintptr_t)ptr, &c, &head, &tag) || tag_state(tag) != BLK_LIVE ||
-	    page_addr(arena, c, head) != ptr)
+	if (!sluice_dma_priv_arena_find_block(arena, (uintptr_t)ptr, &c, &head, &tag) ||
+	    tag_state(tag) != BLK_LIVE || page_addr(arena, c, head) != ptr)
 		return 0;
 	return SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag);
 }
 
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr)
 {
-	if (!sluice_dma_arena_owns(arena, vaddr, 1))
-		ARENA_BUG(arena, "sluice_dma_arena_dma_addr: not inside a live arena block: %p",
-			  vaddr);
+	/* A query: a miss answers 0, the address no block has, and says why. */
+	if (!sluice_dma_arena_owns(arena, vaddr, 1)) {
+		if (arena && arena->nchunks)
+			sluice_dma_priv_logf(arena_ops(arena), SLUICE_DMA_LOG_ERR,
+					     "sluice_dma_arena_dma_addr: not inside a live arena "
+					     "block: %p",
+					     vaddr);
+		return 0;
+	}
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
 int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 {
+	return sluice_dma_priv_arena_free(arena, ptr, false);
+}
+
+/*
+ * Validate and claim the block at @ptr for a free (@coherent: the region's
+ * free of the layer's coherent memory): 0 with the block FREEING and its
+ * chunk, page and live tag set; 1 for NULL (nothing to do); or the refusal,
+ * with nothing changed.
+ */
+static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
+			    struct sluice_dma_priv_arena_chunk **cp, unsigned int *pagep,
+			    uint8_t *tagp)
+{
 	struct sluice_dma_priv_arena_chunk *c;
-	struct sluice_dma_priv_arena_cpu *cpu;
 	uintptr_t p = (uintptr_t)ptr, off;
-	unsigned int page, order, n;
+	unsigned int page;
 	uint8_t tag;
-	uint64_t cyc;
-	size_t size;
-	bool scrub;
 
 	if (!arena || !arena->ncpus)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
 				    "sluice_dma_arena_free: no arena; block %p", ptr);
 	off = p - arena->base;
 	if (!ptr)
-		return 0;
+		return 1;
 	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a block start in the arena: %p",
@@ -640,6 +635,40 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
 	}
+	/*
+	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
+	 * which checks its size and counts it; the region's free clears the mark.
+	 */
+	if (!coherent && sluice_dma_priv_arena_is_coherent(c, page)) {
+		tag_set(c, page, tag);
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block is a layer's coherent memory "
+				    "(free it with sluice_dma_free_coherent()): %p",
+				    ptr);
+	}
+	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
+		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)
+			__atomic_store_n(&chunk_rec(c, page)[i], 0, __ATOMIC_RELAXED);
+	*cp = c;
+	*pagep = page;
+	*tagp = tag;
+	return 0;
+}
+
+int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
+{
+	struct sluice_dma_priv_arena_chunk *c = NULL;
+	struct sluice_dma_priv_arena_cpu *cpu;
+	unsigned int page = 0, order, n;
+	uint8_t tag = 0;
+	uint64_t cyc;
+	size_t size;
+	bool scrub;
+	int err;
+
+	err = arena_free_claim(arena, ptr, coherent, &c, &page, &tag);
+	if (err)
+		return err > 0 ? 0 : err;
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 

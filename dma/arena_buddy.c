@@ -52,6 +52,8 @@ void sluice_dma_priv_arena_chunk_reset(struct sluice_dma_priv_arena_chunk *c)
 	for (unsigned int i = 0; i < CHUNK_PAGES; i++) {
 		tag_set(c, i, 0);
 		__atomic_store_n(&c->maps[i], 0, __ATOMIC_RELAXED);
+		for (unsigned int r = 0; r < SLUICE_DMA_ARENA_MAP_RECORDS; r++)
+			__atomic_store_n(&chunk_rec(c, i)[r], 0, __ATOMIC_RELAXED);
 	}
 	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_NR_ORDERS; o++)
 		c->head[o] = NO_PAGE;

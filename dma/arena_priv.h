@@ -30,6 +30,13 @@
 #define CHUNK_PAGES SLUICE_DMA_ARENA_CHUNK_PAGES
 #define MAX_ORDER (SLUICE_DMA_ARENA_NR_ORDERS - 1)
 #define NO_PAGE 0xffffu
+/*
+ * A caller that finds no room while a chunk is being converted waits for it:
+ * at most this many times per call, each for at most ARENA_WAIT_SPINS
+ * relax hints (a few milliseconds), then it converts a chunk itself.
+ */
+#define ARENA_CONVERSION_WAITS 8u
+#define ARENA_WAIT_SPINS (1ul << 20)
 /* One scrub in this many (a power of two) of the cached orders is timed. */
 #define ARENA_SCRUB_SAMPLE 16u
 
@@ -159,6 +166,39 @@ static inline unsigned int size_to_order(size_t size)
 	       (unsigned int)__builtin_clzl((unsigned long)(pages - 1));
 }
 
+/*
+ * A record of chunk.rec (arena_region.c): the in-place mappings of one exact
+ * range that start in a page, or a coherent allocation at a block's head.
+ * Bits 0..15 the mapping count, 16..27 the offset in the page, 28..49 the
+ * length (at most 2 MB, 22 bits), bit 62 the coherent mark (then the length
+ * is the size the layer asked for and the count is 0). 0 is an unused record.
+ */
+/* A record as the atomics see it: 8-byte aligned on every target (i386 too). */
+typedef uint64_t arena_rec_t __attribute__((aligned(8)));
+#define REC_COUNT_MASK 0xffffull
+#define REC_OFF_SHIFT 16
+#define REC_LEN_SHIFT 28
+#define REC_KEY_MASK (((1ull << 34) - 1) << REC_OFF_SHIFT)
+#define REC_COHERENT (1ull << 62)
+_Static_assert(SLUICE_DMA_ARENA_MAX_BLOCK < (1ull << 22), "a length fits 22 bits");
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0), "records must be lock-free");
+
+/* The records of page @page of @c (written only through the __atomic builtins). */
+static inline arena_rec_t *chunk_rec(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
+{
+	return (arena_rec_t *)(uintptr_t)c->rec[page];
+}
+
+static inline uint64_t rec_key(uintptr_t off_in_page, size_t len)
+{
+	return (uint64_t)off_in_page << REC_OFF_SHIFT | (uint64_t)len << REC_LEN_SHIFT;
+}
+
+static inline size_t rec_len(uint64_t r)
+{
+	return (size_t)(r >> REC_LEN_SHIFT) & ((1u << 22) - 1);
+}
+
 /* ---- logging: the library's one path (log.h), every line prefixed -------- */
 
 /* A programmer error: name the address, then stop before memory is corrupted. */
@@ -182,6 +222,17 @@ SLUICE_DMA_PRIV void sluice_dma_priv_arena_chunk_free(struct sluice_dma_arena *a
 						      unsigned int page, unsigned int order);
 SLUICE_DMA_PRIV void sluice_dma_priv_arena_block_free(struct sluice_dma_arena *a, void *ptr,
 						      unsigned int order);
+
+/* arena.c: the block holding @p (lock-free); the free, told whether the
+ * caller is the region's coherent free (which may free a marked block). */
+SLUICE_DMA_PRIV bool sluice_dma_priv_arena_find_block(const struct sluice_dma_arena *a, uintptr_t p,
+						      const struct sluice_dma_priv_arena_chunk **cp,
+						      unsigned int *headp, uint8_t *tagp);
+SLUICE_DMA_PRIV int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr,
+					       bool coherent);
+/* arena_region.c: whether a live block is a layer's coherent memory. */
+SLUICE_DMA_PRIV bool sluice_dma_priv_arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c,
+						       unsigned int head);
 
 /* arena_stats.c: add one set of counters (per CPU or global) to @sum. */
 SLUICE_DMA_PRIV void

@@ -197,7 +197,7 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
 				   unsigned int ncpus)
 {
 	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
-	struct dma_bounce_geometry g;
+	struct dma_bounce_geometry g = { 0 };
 
 	if (!pops || !ncpus || !dma_bounce_geometry(bytes, ncpus, 0, &g))
 		return 0;
@@ -208,15 +208,44 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
 	       dma_align_up(pops->meta_size(g.nslabs, g.nareas, ncpus), DMA_CACHELINE);
 }
 
+/* What marks a layer as initialised: its own address, so zeroed or copied storage never matches. */
+static uintptr_t dma_layer_key(const struct sluice_dma_layer *dl)
+{
+	return (uintptr_t)dl ^ (uintptr_t)0x51c3d3a7u;
+}
+
+/* A layer already initialised that still holds pools or memory. */
+static bool dma_layer_live(const struct sluice_dma_layer *dl)
+{
+	return dl->live_key == dma_layer_key(dl) && dma_layer_ready(dl) &&
+	       (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE) ||
+		__atomic_load_n(&dl->inplace_live, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&dl->region_coherent_live, __ATOMIC_RELAXED));
+}
+
 int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_port_ops *ops,
 			  unsigned int ncpus, enum sluice_dma_scrub scrub)
 {
-	if (!dl || !ops || !ops->set_shared || !ops->set_private || !ops->virt_to_dma || !ncpus ||
-	    (scrub != SLUICE_DMA_SCRUB_COPY && scrub != SLUICE_DMA_SCRUB_ZERO))
+	if (!dl || !ops)
 		return SLUICE_DMA_ERR_INVAL;
+	if (!ops->set_shared || !ops->set_private || !ops->virt_to_dma)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "layer %p: the port lacks set_shared, set_private or "
+				      "virt_to_dma",
+				      (void *)dl);
+	if (!ncpus || (scrub != SLUICE_DMA_SCRUB_COPY && scrub != SLUICE_DMA_SCRUB_ZERO))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL, "layer %p: %u CPUs, scrub %d",
+				      (void *)dl, ncpus, (int)scrub);
 	/* Locking must be all or nothing. */
 	if (!ops->lock != !ops->unlock)
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "layer %p: the port has lock without unlock or the reverse",
+				      (void *)dl);
+	/* Wiping a live layer would leak its shared pools and orphan its mappings. */
+	if (dma_layer_live(dl))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_BUSY,
+				      "layer %p is live (pools or mappings): destroy it first",
+				      (void *)dl);
 	memset(dl, 0, sizeof(*dl));
 	/* A copy: the caller's table need not outlive the call (dma_port.h). */
 	dl->ops = *ops;
@@ -228,16 +257,21 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	__atomic_store_n(&dl->nomem_events, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dl->copy_cycles, 0, __ATOMIC_RELAXED);
 	dma_lock_init(dl, &dl->grow_lock);
+	dl->live_key = dma_layer_key(dl);
 	return 0;
 }
 
 int sluice_dma_layer_set_max_areas(struct sluice_dma_layer *dl, unsigned int max_areas)
 {
-	if (!dma_layer_ready(dl) || (max_areas & (max_areas - 1)))
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
+	if (max_areas & (max_areas - 1))
+		return DMA_CONFIG_ERR(&dl->ops, SLUICE_DMA_ERR_INVAL,
+				      "max_areas %u is not a power of two", max_areas);
 	/* Pools already carved keep their areas: refuse rather than mix. */
 	if (__atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE))
-		return SLUICE_DMA_ERR_INVAL;
+		return DMA_CONFIG_ERR(&dl->ops, SLUICE_DMA_ERR_INVAL,
+				      "max_areas after a pool was added");
 	dl->max_areas = max_areas;
 	return 0;
 }
@@ -398,42 +432,72 @@ static unsigned int dma_pool_link(struct sluice_dma_layer *dl, struct sluice_dma
 	return n;
 }
 
+/* Every refusal of a pool add's arguments, each with its reason in the log. */
+static int dma_pool_args_check(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
+			       const struct dma_bounce_policy_ops *pops, void *mem, size_t bytes,
+			       void *meta, size_t meta_len, struct dma_bounce_geometry *g)
+{
+	const struct sluice_dma_port_ops *ops = &dl->ops;
+
+	if (!dma_policy_known(policy) || !mem || !meta)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool: policy %d, memory %p, metadata %p", (int)policy,
+				      mem, meta);
+	/* A known policy this build left out: say so, rather than a bare INVAL. */
+	if (!pops)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_NOSYS,
+				      "bounce pool: policy %s is not compiled into this library "
+				      "(SLUICE_DMA_POLICIES)",
+				      dma_policy_names[policy]);
+	if (((uintptr_t)mem & (SLUICE_DMA_PAGE_SIZE - 1)) || (bytes & (SLUICE_DMA_PAGE_SIZE - 1)))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool %p: %zu bytes, not whole 4 KiB pages", mem,
+				      bytes);
+	if ((uintptr_t)mem + bytes < (uintptr_t)mem || (uintptr_t)meta + meta_len < (uintptr_t)meta)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool %p or its metadata %p wraps the address space",
+				      mem, meta);
+	if (!dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, g))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool %p: %zu bytes is too small (at least 128 slots "
+				      "per area)",
+				      mem, bytes);
+	if (meta_len < sluice_dma_bounce_meta_size(policy, bytes, dl->ncpus))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_NOMEM,
+				      "bounce pool %p: metadata of %zu bytes, %zu needed", mem,
+				      meta_len,
+				      sluice_dma_bounce_meta_size(policy, bytes, dl->ncpus));
+	/*
+	 * The pool memory becomes shared and is zeroed: metadata or the layer
+	 * inside it would be wiped, then forged by the host at will.
+	 */
+	if (dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)meta, meta_len) ||
+	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)dl, sizeof(*dl)))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool %p: metadata %p or the layer %p inside the pool",
+				      mem, meta, (void *)dl);
+	if (dma_pool_overlaps_live(dl, mem, bytes, meta, meta_len))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "bounce pool %p: memory or metadata %p on a live pool", mem,
+				      meta);
+	return 0;
+}
+
 int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_bounce_policy policy,
 			       void *mem, size_t bytes, void *meta, size_t meta_len)
 {
 	const struct dma_bounce_policy_ops *pops = sluice_dma_priv_bounce_ops_of(policy);
-	struct dma_bounce_geometry g;
+	struct dma_bounce_geometry g = { 0 };
 	struct sluice_dma_bounce_pool *p;
 	uint64_t t0, t1;
 	unsigned int n;
 	int err;
 
-	if (!dma_layer_ready(dl) || !dma_policy_known(policy) || !mem || !meta)
+	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
-	/* A known policy this build left out: say so, rather than a bare INVAL. */
-	if (!pops) {
-		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
-				     "bounce pool: policy %s is not compiled into this library "
-				     "(SLUICE_DMA_POLICIES)",
-				     dma_policy_names[policy]);
-		return SLUICE_DMA_ERR_NOSYS;
-	}
-	if (((uintptr_t)mem & (SLUICE_DMA_PAGE_SIZE - 1)) || (bytes & (SLUICE_DMA_PAGE_SIZE - 1)) ||
-	    (uintptr_t)mem + bytes < (uintptr_t)mem ||
-	    !dma_bounce_geometry(bytes, dl->ncpus, dl->max_areas, &g))
-		return SLUICE_DMA_ERR_INVAL;
-	if (meta_len < sluice_dma_bounce_meta_size(policy, bytes, dl->ncpus))
-		return SLUICE_DMA_ERR_NOMEM;
-	/*
-	 * The pool memory becomes shared and is zeroed below: metadata or the
-	 * layer inside it would be wiped, then forged by the host at will.
-	 */
-	if ((uintptr_t)meta + meta_len < (uintptr_t)meta ||
-	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)meta, meta_len) ||
-	    dma_ranges_overlap((uintptr_t)mem, bytes, (uintptr_t)dl, sizeof(*dl)))
-		return SLUICE_DMA_ERR_INVAL;
-	if (dma_pool_overlaps_live(dl, mem, bytes, meta, meta_len))
-		return SLUICE_DMA_ERR_INVAL;
+	err = dma_pool_args_check(dl, policy, pops, mem, bytes, meta, meta_len, &g);
+	if (err)
+		return err;
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
@@ -512,7 +576,7 @@ void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 	 * as it does for the policies that refuse without a walk.
 	 */
 	s = p->pops->alloc(p, r, cpu, &steps);
-	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld", p->pops->name,
 		   r->nslots, s);
 }
@@ -529,7 +593,7 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 		   (const void *)r, cpu, r ? r->nslots : 0);
 	s = p->pops->alloc(p, r, cpu, &steps);
 
-	dma_pcpu_add(&p->pcpu[cpu].search_steps, steps);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
 		atomic_fetch_add_explicit(&p->full_events, 1, memory_order_relaxed);
 	return s;

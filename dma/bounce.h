@@ -349,15 +349,21 @@ static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigne
 	atomic_fetch_sub_explicit(&p->total_used, n, memory_order_relaxed);
 }
 
-static inline void dma_pcpu_add(atomic_ulong *c, unsigned long v)
+/*
+ * Add @v to a per-CPU counter of @dl's pools. Under SLUICE_DMA_PORT_CPU_EXCLUSIVE
+ * there is one writer per CPU index: a relaxed load and store is exact and
+ * avoids a locked instruction on the map path. Without the promise (the
+ * locked path) callers may share an index, and a load and store could lose
+ * an update that raced it: an atomic add keeps every counter exact, as
+ * sluice_dma_bounce_stats_get() promises, for one locked instruction each.
+ */
+static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong *c, unsigned long v)
 {
-	/*
-	 * One writer per CPU index: a relaxed load and store is enough and
-	 * avoids a locked instruction on the map path. If callers share a CPU
-	 * index an update may be lost; allocator state never depends on these.
-	 */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
+	if (dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE)
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+				      memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
 /* The layer's calls into the port (port.h, where the rules live). */

@@ -596,7 +596,7 @@ static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sl
 		if (dma_bounce_slot_aligned(p, r, s) && dma_bounce_span_ok(p, r, s, r->nslots)) {
 			c->ent[k][i] = c->ent[k][n - 1];
 			dma_sluice_st(&c->n[k], n - 1);
-			dma_pcpu_add(&p->pcpu[cpu].cache_hits, 1);
+			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 			dma_sluice_unown(p, c);
 			return s;
 		}
@@ -632,7 +632,7 @@ static long dma_sluice_big_get(struct sluice_dma_bounce_pool *p, struct dma_slui
 			c->big_len[j - 1] = c->big_len[j];
 		}
 		c->nbig--;
-		dma_pcpu_add(&p->pcpu[cpu].cache_hits, 1);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 		break;
 	}
 	dma_unlock(p->dl, &c->lock);
@@ -804,7 +804,7 @@ static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_
 			dma_sluice_unown(p, c);
 			m->owner[s] = (uint16_t)cpu;
 			(*steps)++;
-			dma_pcpu_add(&p->pcpu[cpu].cache_hits, 1);
+			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 			return s;
 		}
 		dma_sluice_unown(p, c);

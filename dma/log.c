@@ -166,3 +166,16 @@ int sluice_dma_priv_refuse(const struct sluice_dma_port_ops *ops, bool strict, i
 			     sluice_dma_strerror(err));
 	return err;
 }
+
+int sluice_dma_priv_config_err(const struct sluice_dma_port_ops *ops, int err, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	dma_vfmt(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_ERR, "config refused: %s (%s)", msg,
+			     sluice_dma_strerror(err));
+	return err;
+}

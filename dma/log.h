@@ -58,6 +58,18 @@ SLUICE_DMA_PRIV int sluice_dma_priv_refuse(const struct sluice_dma_port_ops *ops
 					   int err, const char *file, int line, const char *fmt,
 					   ...) __attribute__((format(printf, 6, 7), cold));
 
+/*
+ * A configuration the library refuses (an init or a pool add given a missing
+ * op, a misplaced or short area, a bad size...): log "config refused: msg
+ * (reason)" at ERR and return @err, so that no -22 comes back unexplained.
+ * With no @ops (or no log op) there is nothing to print through.
+ */
+SLUICE_DMA_PRIV int sluice_dma_priv_config_err(const struct sluice_dma_port_ops *ops, int err,
+					       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold));
+
+#define DMA_CONFIG_ERR(ops, err, ...) sluice_dma_priv_config_err((ops), (err), __VA_ARGS__)
+
 /* A programmer error at this line: the message must name the address. */
 #define DMA_FAIL(ops, ...) sluice_dma_priv_fail((ops), __FILE__, __LINE__, __VA_ARGS__)
 

@@ -145,7 +145,7 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 		rec->off = (uint16_t)(offset & (SLUICE_DMA_IO_TLB_SIZE - 1));
 		rec->dir = (uint8_t)dir;
 		rec->flags = DMA_SLOT_LIVE | flags;
-		dma_pcpu_add(&p->pcpu[cpu].mappings, 1);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].mappings, 1);
 		*pool_out = p;
 		*slot_out = s;
 		return 0;
@@ -191,7 +191,7 @@ static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_po
 	rec->flags = 0;
 	rec->orig = NULL;
 	rec->len = 0;
-	dma_pcpu_add(&p->pcpu[cpu].unmaps, 1);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].unmaps, 1);
 	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
 }
 
@@ -248,10 +248,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 		 * mapping's.
 		 */
 		dma_port_copy(&dl->ops, tlb, buf, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_to_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_to_device, len);
 	} else {
 		dma_port_zero(&dl->ops, tlb, len);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_scrubbed, len);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_scrubbed, len);
 	}
 	dma_copy_end(dl, t0);
 	/*
@@ -501,7 +501,7 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
-		dma_pcpu_add(&p->pcpu[cpu].bytes_from_device, written);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_from_device, written);
 	}
 	dma_release(dl, p, s, rec, cpu);
 }
@@ -694,14 +694,14 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, orig, tlb, len);
 		dma_copy_end(dl, t0);
-		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_from_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_from_device, len);
 	} else if (!for_cpu && (dir & SLUICE_DMA_TO_DEVICE)) {
 		uint64_t t0 = dma_copy_start(dl);
 
 		dma_port_copy(&dl->ops, tlb, orig, len);
 		dma_copy_end(dl, t0);
 		dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
-		dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_to_device, len);
+		dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_to_device, len);
 	}
 	return 0;
 }
@@ -769,29 +769,36 @@ static size_t dma_roundup_pow2_size(size_t v)
  * pools' longest run, or when the pools are full. A block aligned to its own
  * power-of-two size satisfies alignment masks and boundaries up to that size;
  * the device address is checked anyway (virt_to_dma need not preserve more
- * than page alignment).
+ * than page alignment). The region records @size, the size free takes back:
+ * an alignment beyond the size needs alloc_aligned, or the block could never
+ * be freed; what the region can never hold is RANGE, not NOMEM.
  */
 static int dma_region_alloc(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
 			    size_t size, void **vaddr, uint64_t *dma_addr)
 {
 	const struct sluice_dma_inplace_region *r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
-	size_t need = size, block;
+	size_t align = SLUICE_DMA_PAGE_SIZE, block;
 	uint64_t a;
 	void *va;
 
 	if (!r || !r->alloc)
 		return SLUICE_DMA_ERR_NOSYS;
-	if (tag->alloc_align_mask >= need)
-		need = (size_t)tag->alloc_align_mask + 1;
-	block = dma_roundup_pow2_size(need);
-	if (tag->boundary_mask != SLUICE_DMA_NO_LIMIT && block - 1 > tag->boundary_mask)
+	if (tag->alloc_align_mask >= (uint64_t)SIZE_MAX / 2)
 		return SLUICE_DMA_ERR_RANGE;
-	va = r->alloc(r->ctx, block);
+	if (tag->alloc_align_mask >= align)
+		align = (size_t)tag->alloc_align_mask + 1;
+	block = dma_roundup_pow2_size(size > align ? size : align);
+	if (block < size || block < align ||
+	    (tag->boundary_mask != SLUICE_DMA_NO_LIMIT && block - 1 > tag->boundary_mask) ||
+	    (r->alloc_max && block > r->alloc_max) ||
+	    (align > dma_roundup_pow2_size(size) && !r->alloc_aligned))
+		return SLUICE_DMA_ERR_RANGE;
+	va = r->alloc_aligned ? r->alloc_aligned(r->ctx, size, align) : r->alloc(r->ctx, size);
 	if (!va)
 		return SLUICE_DMA_ERR_NOMEM;
 	a = dl->ops.virt_to_dma(dl->ops.ctx, va);
 	if (!dma_inplace_fits(tag, a, size)) {
-		int err = r->free(r->ctx, va, block);
+		int err = r->free(r->ctx, va, size);
 
 		DMA_ASSERT(dl, !err, "coherent block %p: the region refused its own block (%d)", va,
 			   err);
@@ -852,7 +859,7 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
 	dma_port_zero(&dl->ops, va, size);
 	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
-	dma_pcpu_add(&p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
+	dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
 	*vaddr = va;
 	*dma_addr = dma_slot_addr(p, s, rec->off);
 	return 0;
@@ -921,10 +928,45 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 
 /* ------------------------------------------------------------------ teardown */
 
+/* The walk over the in-place region's records: @fn and its argument. */
+struct dma_region_walk_ctx {
+	struct sluice_dma_layer *dl;
+	int (*fn)(void *arg, const struct sluice_dma_mapping_info *m);
+	void *arg;
+};
+
+static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent,
+			       unsigned int count)
+{
+	struct dma_region_walk_ctx *w = arg;
+	struct sluice_dma_mapping_info m;
+
+	m.dma_addr = w->dl->ops.virt_to_dma(w->dl->ops.ctx, vaddr);
+	m.len = len;
+	m.orig = coherent ? NULL : vaddr;
+	m.vaddr = vaddr;
+	/* The region keeps no direction: an in-place unmap needs none but the cache's. */
+	m.dir = SLUICE_DMA_BIDIRECTIONAL;
+	m.coherent = coherent;
+	m.pool = SLUICE_DMA_POOL_NONE;
+	m.in_place = true;
+	/* One call per mapping: @fn may end each (a copy, as for the pools). */
+	for (unsigned int i = 0; i < count; i++) {
+		int ret = w->fn(w->arg, &m);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
 			       int (*fn)(void *arg, const struct sluice_dma_mapping_info *m),
 			       void *arg)
 {
+	const struct sluice_dma_inplace_region *r;
+	struct dma_region_walk_ctx w = { dl, fn, arg };
+
 	if (!dma_layer_ready(dl) || !fn)
 		return SLUICE_DMA_ERR_INVAL;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
@@ -943,13 +985,15 @@ int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
 			m.dir = (enum sluice_dma_dir)rec->dir;
 			m.coherent = rec->flags & DMA_SLOT_COHERENT;
 			m.pool = p->index;
+			m.in_place = false;
 			/* A copy: @fn may end this mapping, which clears the record. */
 			ret = fn(arg, &m);
 			if (ret)
 				return ret;
 		}
 	}
-	return 0;
+	r = __atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	return r && r->walk ? r->walk(r->ctx, dma_region_walk_one, &w) : 0;
 }
 
 struct dma_unmap_all_ctx {
@@ -957,6 +1001,21 @@ struct dma_unmap_all_ctx {
 	unsigned int flags;
 	unsigned long count;
 };
+
+/* An in-place mapping or region coherent memory: ended as its owner would. */
+static void dma_unmap_all_region(struct dma_unmap_all_ctx *c,
+				 const struct sluice_dma_mapping_info *m)
+{
+	int err;
+
+	if (m->coherent)
+		err = sluice_dma_free_coherent(c->dl, m->vaddr, m->len);
+	else
+		err = dma_unmap_inplace(c->dl, m->dma_addr, m->len, m->dir);
+	DMA_ASSERT(c->dl, !err, "unmap_all: the region refused its own record at dma 0x%llx (%d)",
+		   (unsigned long long)m->dma_addr, err);
+	c->count++;
+}
 
 static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 {
@@ -968,6 +1027,10 @@ static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 
 	if (m->coherent && !(c->flags & SLUICE_DMA_UNMAP_ALL_COHERENT))
 		return 0;
+	if (m->in_place) {
+		dma_unmap_all_region(c, m);
+		return 0;
+	}
 	err = dma_lookup(c->dl, m->dma_addr, m->coherent, &p, &s, &rec, "unmap_all");
 	DMA_ASSERT(c->dl, !err && rec, "unmap_all: the record of dma 0x%llx vanished",
 		   (unsigned long long)m->dma_addr);

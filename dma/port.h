@@ -98,4 +98,19 @@ static inline void dma_port_zero(const struct sluice_dma_port_ops *ops, void *ds
 		memset(dst, 0, len);
 }
 
+/*
+ * A spin-wait hint to the CPU (x86 pause, Arm yield): lets a sibling hyper-
+ * thread run and saves power while a waiter polls; no platform call.
+ */
+static inline void dma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
 #endif /* SLUICE_DMA_PORT_PRIV_H */

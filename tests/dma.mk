@@ -5,6 +5,10 @@ test_map_SRCS := tests/test_map.c tests/mock_port.c $(DMA_SRCS)
 # Every exported function of dma/ with each kind of bad argument, from one table.
 HOST_TESTS += test_bad_args
 test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
+# Promises of dma.h and arena.h for every kind of handle: foreign and interior
+# handles, coherent memory of any alignment, RANGE, teardown of every kind.
+HOST_TESTS += test_promises
+test_promises_SRCS := tests/test_promises.c tests/mock_port.c $(DMA_SRCS)
 # What firmware stacks expect: scatter-gather, partial and read-only maps, cache
 # maintenance, large coherent memory, teardown, the error model (README.md,
 # "What the API offers firmware").

@@ -1610,20 +1610,18 @@ static long asize_free(struct bx *b)
 	return (long)sluice_dma_arena_block_size(&b->arena, b->blk + 8 * KIB);
 }
 
+/* A query: a bad address answers 0 (no block has it) instead of trapping. */
 static long adma_null(struct bx *b)
 {
-	(void)sluice_dma_arena_dma_addr(NULL, b->blk);
-	return 0;
+	return (long)sluice_dma_arena_dma_addr(NULL, b->blk);
 }
 static long adma_outside(struct bx *b)
 {
-	(void)sluice_dma_arena_dma_addr(&b->arena, &b->arena);
-	return 0;
+	return (long)sluice_dma_arena_dma_addr(&b->arena, &b->arena);
 }
 static long adma_free_block(struct bx *b)
 {
-	(void)sluice_dma_arena_dma_addr(&b->arena, b->blk + 8 * KIB);
-	return 0;
+	return (long)sluice_dma_arena_dma_addr(&b->arena, b->blk + 8 * KIB);
 }
 static long areclaim_null(struct bx *b)
 {
@@ -2135,9 +2133,9 @@ static const struct row rows[] = {
 	{ R(asize_null, 0), false, false },
 	{ R(asize_inside, 0), false, false },
 	{ R(asize_free, 0), false, false },
-	{ T(adma_null, NULL, NULL), false, false },
-	{ T(adma_outside, "not inside a live arena block", a_arena), false, false },
-	{ T(adma_free_block, "not inside a live arena block", a_blk_plus8k), false, false },
+	{ R(adma_null, 0), false, false },
+	{ R(adma_outside, 0), false, false },
+	{ R(adma_free_block, 0), false, false },
 	{ R(areclaim_null, 0), false, false },
 	{ R(areclaim_uninit, 0), false, false },
 	{ R(afini_null, SLUICE_DMA_ERR_INVAL), false, false },

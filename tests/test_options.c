@@ -328,6 +328,75 @@ static void test_usage_lists_every_option(void **state)
 	assert_non_null(strstr(u, "unknown|tcg|kvm"));
 }
 
+/*
+ * The trust split: the built-in (measured) options over the defaults, then
+ * sluice.cfg over them, as boot/efi_entry.c does; in a confidential guest a
+ * weakening value from sluice.cfg is refused with a line saying why.
+ */
+static int trust_boot(const char *builtin, const char *cfg, struct kernel_options *opts, char *err,
+		      size_t err_len)
+{
+	struct kernel_options trusted;
+	uint64_t bset = 0, cset = 0;
+
+	options_defaults(&trusted);
+	assert_int_equal(options_parse_over(builtin, &trusted, &bset, err, err_len), 0);
+	*opts = trusted;
+	assert_int_equal(options_parse_over(cfg, opts, &cset, err, err_len), 0);
+	assert_int_equal(options_validate(opts, err, err_len), 0);
+	return options_trust_check(&trusted, opts, bset, cset, "sim-tdx", err, err_len);
+}
+
+static void test_trust_weakening_refused(void **state)
+{
+	static const char *const hostile[] = {
+		"scrub=copy", "device_timeout_ms=600000",   "modes=direct",
+		"modes=all",  "frames=10 scrub=copy bs=4K",
+	};
+	struct kernel_options o;
+	char err[400];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		assert_int_equal(trust_boot("", hostile[i], &o, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "from sluice.cfg refused: it weakens a guarantee"));
+		assert_non_null(strstr(err, "(sim-tdx)"));
+	}
+	assert_int_equal(trust_boot("", "scrub=copy", &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'scrub=copy'"));
+	assert_non_null(strstr(err, "private bytes into shared memory"));
+	assert_int_equal(trust_boot("", "modes=direct,arena", &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'modes=direct,arena'"));
+}
+
+static void test_trust_tuning_and_measured_allowed(void **state)
+{
+	struct kernel_options o;
+	char err[400];
+
+	(void)state;
+	/* Tuning, stronger values, and the trusted value restated are the host's to pick. */
+	assert_int_equal(trust_boot("",
+				    "heap=32M frames=10 policies=lifo modes=bounce,arena "
+				    "scrub=zero device_timeout_ms=2000 tdx_fault=busy",
+				    &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(o.device_timeout_ms, 2000);
+	/* The default loses direct in a confidential guest. */
+	assert_int_equal(trust_boot("", "", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.modes, 6);
+	/* What the measured image says holds, and sluice.cfg may restate it. */
+	assert_int_equal(trust_boot("scrub=copy modes=all device_timeout_ms=60000",
+				    "scrub=copy modes=direct device_timeout_ms=60000", &o, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(o.scrub, 0);
+	assert_int_equal(o.modes, 1);
+	assert_int_equal(trust_boot("device_timeout_ms=60000", "device_timeout_ms=60001", &o, err,
+				    sizeof(err)),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_cc_options),
 		cmocka_unit_test(test_small_error_buffer_is_safe),
 		cmocka_unit_test(test_usage_lists_every_option),
+		cmocka_unit_test(test_trust_weakening_refused),
+		cmocka_unit_test(test_trust_tuning_and_measured_allowed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,15 @@ extern "C" {
 /* Chunk indices are stored in 16 bits: at most 65535 chunks (128 GB). */
 #define SLUICE_DMA_ARENA_MAX_CHUNKS 65535u
 #define SLUICE_DMA_ARENA_MAX_CPUS 1024u
+/*
+ * Records of in-place mappings per 4 KiB page (API 0.6): each live in-place
+ * mapping made through sluice_dma_arena_region()'s hook is recorded by its
+ * exact start and length in the page it starts in (several mappings of one
+ * range share a record and count), so that an unmap of any other address or
+ * length is refused. A fifth distinct range starting in one page is refused
+ * by the hook, and the layer bounces it instead.
+ */
+#define SLUICE_DMA_ARENA_MAP_RECORDS 4u
 
 /* sluice_dma_arena_config flag: a bad free traps after its log line instead of
  * returning an error (the Sluice kernel's choice). */
@@ -243,6 +252,13 @@ struct sluice_dma_priv_arena_conversions {
  * host can write shared memory, so free-list links kept there could be forged.
  */
 struct sluice_dma_priv_arena_chunk {
+	/*
+	 * Per page: records of the in-place mappings that start in it (count,
+	 * offset in the page, length), or of the coherent allocation whose head
+	 * it is (its exact size); 0 = unused. See arena_region.c.
+	 */
+	SLUICE_DMA_ALIGNAS(8)
+	uint64_t rec[SLUICE_DMA_ARENA_CHUNK_PAGES][SLUICE_DMA_ARENA_MAP_RECORDS];
 	/* Free-list links of free block heads (page indices, 0xffff = none). */
 	uint16_t next[SLUICE_DMA_ARENA_CHUNK_PAGES];
 	uint16_t prev[SLUICE_DMA_ARENA_CHUNK_PAGES];
@@ -301,6 +317,8 @@ struct sluice_dma_arena {
 	uint64_t splits;
 	uint64_t merges;
 	uint64_t reclaim_passes;
+	/* Conversions ended (either way): what a caller waiting for one watches. */
+	unsigned int conv_gen;
 };
 
 /**
@@ -351,12 +369,17 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
  * The block is aligned to its own (rounded) size and reads all zero. The common
  * case pops the calling CPU's cache; a miss takes the arena lock and searches
  * the shared chunks, and when none has room converts a new chunk (unlocked, one
- * set_shared call) if the cap allows.
+ * set_shared call) if the cap allows. While another caller converts a chunk,
+ * a caller that found no room waits for that conversion and searches again
+ * rather than failing or converting a chunk of its own (API 0.6); a wait
+ * that outlasts a bound (the converter may be the interrupted code on the
+ * same CPU) goes on to convert.
  *
  * Return: the block's CPU address, or NULL (counted in alloc_failed) when @size
- * is 0 or above 2 MB, the cap is reached (also counted in cap_hits), the region
- * is exhausted, or converting a new chunk failed; NULL, uncounted, for a NULL
- * or uninitialised @arena.
+ * is 0 or above 2 MB, the cap is reached (also counted in cap_hits; a region
+ * exhausted below no cap is not a cap hit), the region is exhausted, or
+ * converting a new chunk failed; NULL, uncounted, for a NULL or
+ * uninitialised @arena.
  */
 void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
 
@@ -370,9 +393,11 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size);
  *
  * Return: 0; SLUICE_DMA_ERR_BUSY for a block still mapped in place through a
  * layer (sluice_dma_arena_region()'s get: the device may still use it;
- * unmap first); SLUICE_DMA_ERR_NOENT for an address that is not the start of
- * a live block (never allocated, inside a block, freed already, or freed by
- * another CPU at the same time); SLUICE_DMA_ERR_INVAL for a NULL or
+ * unmap first), or a block that is a layer's coherent memory (free it with
+ * sluice_dma_free_coherent(), API 0.6); SLUICE_DMA_ERR_NOENT for an address
+ * that is not the start of a live block (never allocated, inside a block,
+ * freed already, or freed by another CPU at the same time);
+ * SLUICE_DMA_ERR_INVAL for a NULL or
  * uninitialised @arena. A refused free changes nothing and logs the address;
  * an arena configured with SLUICE_DMA_ARENA_STRICT traps instead.
  */
@@ -413,10 +438,14 @@ struct sluice_dma_inplace_region;
  * @region: the hook to fill (every callback of &struct sluice_dma_inplace_region).
  * @arena: the arena; it must outlive the hook's registration.
  *
- * With this hook a layer maps live blocks in place and counts each mapping
- * in the block (sluice_dma_arena_free() refuses a mapped block, an unmap of
- * a block never mapped is refused), and serves coherent allocations longer
- * than its bounce pools' longest run from the arena (up to 2 MB).
+ * With this hook a layer maps live blocks in place and records each mapping
+ * by its exact start and length (sluice_dma_arena_free() refuses a mapped
+ * block; an unmap of any other address or length is refused; a fifth
+ * distinct range starting in one 4 KiB page bounces instead), serves coherent
+ * allocations longer than its bounce pools' longest run from the arena (up
+ * to 2 MB, any alignment up to 2 MB, marked as the layer's and freed only
+ * through it with the size it asked for), and lists both for the layer's
+ * teardown (sluice_dma_mapping_foreach(), sluice_dma_unmap_all()).
  * Register it with sluice_dma_layer_set_inplace().
  */
 void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
@@ -450,9 +479,10 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 /**
  * sluice_dma_arena_dma_addr() - device address of a byte inside a live block.
  * @arena: the arena.
- * @vaddr: CPU address inside a live block (checked; a miss, or a NULL @arena,
- *	logs and traps).
- * Return: the address the device uses, from the virt_to_dma op.
+ * @vaddr: CPU address inside a live block (checked).
+ * Return: the address the device uses, from the virt_to_dma op; 0 for an
+ * address in no live block (logged) or a NULL or uninitialised @arena. A
+ * query: since API 0.6 it answers instead of trapping.
  */
 uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const void *vaddr);
 

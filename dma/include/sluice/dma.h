@@ -224,17 +224,37 @@ struct sluice_dma_tag {
  *	block; nothing counted). With it the region can refuse to free a block
  *	that is still mapped (the arena does), and an unmap of a block never
  *	mapped is caught. Needs @put.
- * @put: undo one @get of the same range; false if the block holds no mapping
- *	(the unmap is then refused as a bad handle).
+ * @put: undo one @get of exactly the same range (start and length); false if
+ *	no @get of that range is live (the unmap is then refused as a bad
+ *	handle: an address inside another mapping is no mapping).
  * @alloc: optional. A zeroed block of at least @size bytes, aligned to @size
  *	rounded up to a power of two (at least 4 KiB), shared, reachable
  *	through the ops' virt_to_dma; NULL when there is none. Used for coherent
- *	allocations longer than the bounce pools' longest run.
- * @free: release a block from @alloc: 0, or a negative code (not a block
- *	from @alloc, another size, still mapped) and nothing freed. Needs @alloc.
+ *	allocations longer than the bounce pools' longest run. The region
+ *	records @size: @free takes exactly that size.
+ * @free: release a block from @alloc or @alloc_aligned: 0, or a negative
+ *	code and nothing freed: SLUICE_DMA_ERR_NOENT for anything else (a block
+ *	the region handed out another way, an address inside a block),
+ *	SLUICE_DMA_ERR_INVAL for another size, SLUICE_DMA_ERR_BUSY while mapped.
+ *	Needs @alloc.
+ * @alloc_aligned: optional (API 0.6). As @alloc, aligned to @align (a power
+ *	of two, at least 4 KiB) when that is more than @size rounded up. Without
+ *	it, coherent memory aligned beyond its size is refused with
+ *	SLUICE_DMA_ERR_RANGE (a block the layer could not free again).
+ * @alloc_max: optional (API 0.6). The largest block @alloc can ever return
+ *	(0: unknown); a coherent request beyond it is SLUICE_DMA_ERR_RANGE.
+ * @walk: optional (API 0.6). Call @fn once per live record of the region:
+ *	an in-place mapping (@coherent false; @count mappings of exactly
+ *	[@vaddr, @vaddr + @len)) or a block from @alloc (@coherent true, @len
+ *	the size asked for, @count 1). A non-zero return of @fn stops the walk
+ *	and is returned. @fn may end the record it is given. Takes no lock:
+ *	the caller keeps every other user away. Lets sluice_dma_mapping_foreach()
+ *	list, and sluice_dma_unmap_all() end, what a layer holds in the region.
  *
- * The callbacks after @ctx were added in API 0.2 and may be left NULL.
- * sluice_dma_arena_region() (<sluice/arena.h>) fills all of them for an arena.
+ * The callbacks after @ctx were added in API 0.2, those after @free in 0.6;
+ * all may be left NULL. sluice_dma_arena_region() (<sluice/arena.h>) fills
+ * all of them for an arena. A region shared by several layers reports every
+ * layer's records to each of them.
  */
 struct sluice_dma_inplace_region {
 	bool (*owns)(void *ctx, const void *vaddr, size_t len);
@@ -243,6 +263,12 @@ struct sluice_dma_inplace_region {
 	bool (*put)(void *ctx, const void *vaddr, size_t len);
 	void *(*alloc)(void *ctx, size_t size);
 	int (*free)(void *ctx, void *vaddr, size_t size);
+	void *(*alloc_aligned)(void *ctx, size_t size, size_t align);
+	size_t alloc_max;
+	int (*walk)(void *ctx,
+		    int (*fn)(void *arg, void *vaddr, size_t len, bool coherent,
+			      unsigned int count),
+		    void *arg);
 };
 
 /**
@@ -310,6 +336,8 @@ struct sluice_dma_bounce_pool;
  * @region_coherent_live: coherent allocations served by the in-place region.
  * @retired_leaked_bytes: leaked_bytes of pools that sluice_dma_layer_destroy()
  *	released (so the statistics still show the leak after the pools are gone).
+ * @live_key: set by sluice_dma_layer_init() from the layer's own address, so
+ *	that an init of a live layer is told from one of fresh storage (API 0.6).
  *
  * @pools, @inplace and the counters are shared between CPUs without a
  * lock. They are plain fields that the library reads and writes only through
@@ -335,6 +363,7 @@ struct sluice_dma_layer {
 	unsigned long inplace_live;
 	unsigned long region_coherent_live;
 	uint64_t retired_leaked_bytes;
+	uintptr_t live_key;
 };
 
 /**
@@ -344,7 +373,11 @@ struct sluice_dma_layer {
  *	Copied, so the table need not outlive the call (dma_port.h, lifetime).
  * @ncpus: number of CPU indices @ops->cpu_id may return (>= 1).
  * @scrub: stale-data strategy for from-device bounces.
- * Return: 0, or SLUICE_DMA_ERR_INVAL for missing ops or a zero @ncpus.
+ * Every refusal but a NULL @dl or @ops logs its reason through @ops' log.
+ * Return: 0; SLUICE_DMA_ERR_INVAL for missing ops or a zero @ncpus;
+ * SLUICE_DMA_ERR_BUSY (API 0.6) for a layer that was initialised and still
+ * holds pools or memory: destroy it first (wiping it would leak its pools
+ * shared and orphan its mappings).
  */
 int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_port_ops *ops,
 			  unsigned int ncpus, enum sluice_dma_scrub scrub);
@@ -416,7 +449,7 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl);
  * @live_mappings: streaming bounce mappings still live.
  * @live_coherent: coherent allocations from the pools still live.
  * @live_bytes: bytes of those mappings and allocations.
- * @live_inplace: in-place mappings not unmapped (counted, not enumerable).
+ * @live_inplace: in-place mappings not unmapped.
  * @live_region_coherent: coherent allocations from the in-place region.
  * @pools_released: pools converted back (or leaked) and forgotten.
  * @leaked_bytes: pool bytes whose conversion back to private failed.
@@ -489,6 +522,7 @@ size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t 
  * to a power of two, fewer if an area would have less than 128 slots, each
  * area a whole number of 128-slot segments (a remainder is left unused).
  *
+ * Every refusal but a NULL or uninitialised @dl logs its reason.
  * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL argument, bad alignment, size or policy,
  * @mem or @meta wrapping the address space, @meta or @dl inside @mem (it is
  * zeroed and shared), or @mem or @meta overlapping an existing pool's memory
@@ -601,7 +635,9 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
  * @dir: the direction given to sluice_dma_map().
  *
  * Return: 0; SLUICE_DMA_ERR_NOENT for an address that is not a live mapping
- * (never mapped, already unmapped, inside a mapping, coherent memory);
+ * (never mapped, already unmapped, inside a mapping, coherent memory; for
+ * an in-place mapping, whose region records start and length together, also
+ * another length);
  * SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl, an invalid @dir
  * (even for an in-place mapping, which needs no other work), or a live
  * mapping given with another length or direction. Refused calls change
@@ -826,7 +862,10 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
  * @vaddr: CPU address of its slots.
  * @dir: its direction (BIDIRECTIONAL for coherent memory).
  * @coherent: whether it is coherent memory rather than a streaming mapping.
- * @pool: index of its pool.
+ * @pool: index of its pool; SLUICE_DMA_POOL_NONE for an in-place record.
+ * @in_place: (API 0.6) an in-place mapping or coherent memory from the
+ *	in-place region (@vaddr is the buffer itself; @dir is BIDIRECTIONAL,
+ *	the region keeps no direction).
  */
 struct sluice_dma_mapping_info {
 	uint64_t dma_addr;
@@ -836,18 +875,25 @@ struct sluice_dma_mapping_info {
 	enum sluice_dma_dir dir;
 	bool coherent;
 	unsigned int pool;
+	bool in_place;
 };
+
+/* &struct sluice_dma_mapping_info.pool of a record that is in no pool. */
+#define SLUICE_DMA_POOL_NONE (~0u)
 
 /**
  * sluice_dma_mapping_foreach() - call @fn for every live bounce mapping and
- *	coherent allocation of the pools, in pool and address order.
+ *	coherent allocation of the pools, in pool and address order, then for
+ *	every in-place mapping and coherent allocation of the in-place region
+ *	when the region can walk its records (the arena's can).
  * @dl: the layer; the caller must keep mappers away (the walk takes no lock).
  * @fn: the callback; a non-zero return stops the walk and is returned. It may
  *	end the mapping it is given (unmap or free_coherent) and no other.
  * @arg: handed to @fn.
  *
- * In-place mappings and coherent memory from the region have no record in
- * the layer and are not reported; the destroy report counts them.
+ * Of a region without a walk callback, in-place mappings and coherent memory
+ * are not reported; the destroy report counts them. A region shared by
+ * several layers reports every layer's records.
  * Return: 0 after a full walk, @fn's non-zero value, or SLUICE_DMA_ERR_INVAL
  * for a NULL or uninitialised @dl or a NULL @fn.
  */
@@ -871,10 +917,12 @@ int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
  *	CPU addresses their owners hold become invalid).
  * @count: set to the number of mappings (and allocations) ended; may be NULL.
  *
- * Touches no memory outside the layer's pools and the mapped buffers, and
- * converts nothing (the memory map may be locked); in-place mappings are not
- * ended (the layer keeps no record of them). sluice_dma_layer_destroy() can
- * follow.
+ * Touches no memory outside the layer's pools, the in-place region's
+ * metadata and the mapped buffers, and converts nothing (the memory map may
+ * be locked). In-place mappings end too, and with COHERENT the region's
+ * coherent memory is freed, when the region can walk its records (API 0.6;
+ * the arena's can): everything sluice_dma_mapping_foreach() lists ends, and
+ * sluice_dma_layer_destroy() can follow.
  * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl or an
  * unknown flag.
  */

@@ -165,11 +165,14 @@ struct sluice_dma_port_ops {
  * from an interrupt handler that can fire inside a map). The per-CPU slot
  * caches of the `sluice` policy are then touched by their CPU without any lock
  * or atomic read-modify-write; without the promise they are locked, and CPUs
- * that share an index stay correct. With it, a request that fails may leave
- * slots in other CPUs' caches (at most an eighth of the pool): those CPUs are
- * asked to return them and do at their next call (see dma/PORTING.md). Slots
- * still enter a cache only under a lock taken on its CPU (a refill, the
- * CPU's remote list) or as a mapping that CPU held: the port's @lock, if it
+ * that share an index stay correct. The pools' per-CPU statistics likewise:
+ * a plain load and store under the promise, an atomic add without it (API
+ * 0.6; before, an index shared by running callers could lose updates).
+ * With the promise, a request that fails may leave slots in other CPUs'
+ * caches (at most an eighth of the pool): those CPUs are asked to return
+ * them and do at their next call (see dma/PORTING.md). Slots still enter a
+ * cache only under a lock taken on its CPU (a refill, the CPU's remote list)
+ * or as a mapping that CPU held: the port's @lock, if it
  * syncs the CPU's TLB, covers the lock-free hits too.
  */
 #define SLUICE_DMA_PORT_CPU_EXCLUSIVE 0x1u

@@ -254,7 +254,8 @@ static void sim_tdx_start(const struct boot_info *bi)
 	}
 	sim_td = true;
 	cc_sim_tdx_report("at boot");
-	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9));
+	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9),
+				 bi->options.tdx_fault & (UINT64_C(1) << 10));
 }
 
 void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
@@ -268,6 +269,7 @@ void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 		printf("memory: no unaccepted memory in the firmware's map\n");
 	if (real_td) {
 		cc_tdx_report("at boot", NULL);
+		smp_mailbox_only();
 		return;
 	}
 	if (real_snp || sim_snp) {

@@ -140,14 +140,94 @@ static void test_cpuid_from_the_page(void **state)
 	assert_int_equal(e->g.m.n_exit, exits);
 }
 
-static void test_halt(void **state)
+static unsigned int native_halts;
+static bool native_halt_irqs;
+
+static void recording_halt(void *ctx, bool irqs)
+{
+	(void)ctx;
+	native_halts++;
+	native_halt_irqs = irqs;
+}
+
+/* The idle wait is the native "sti; hlt" (an automatic exit): never a GHCB
+ * exit, which KVM refuses (test_model_refuses_hlt_as_kvm). */
+static void test_halt_is_native(void **state)
 {
 	struct env *e = *state;
+	struct pvio_ops rec = pvio_native;
+	unsigned long exits = e->g.m.n_exit;
 
+	rec.halt = recording_halt;
+	e->p.native = &rec;
+	native_halts = 0;
 	e->p.ops.halt(e->p.ops.ctx, true);
-	assert_true(e->g.m.last_exit_code == SVM_EXIT_HLT);
+	assert_int_equal(native_halts, 1);
+	assert_true(native_halt_irqs);
 	e->p.ops.halt(e->p.ops.ctx, false);
-	assert_int_equal(e->g.m.n_exit, 2);
+	assert_int_equal(native_halts, 2);
+	assert_false(native_halt_irqs);
+	assert_int_equal(e->g.m.n_exit, exits);
+	assert_int_equal(e->g.m.n_refused, 0);
+}
+
+/* R8: HLT sent as a GHCB exit is answered as KVM's sev_es_validate_vmgexit()
+ * answers it: SW_EXITINFO1 = 2, GHCB_ERR_INVALID_EVENT; nothing is executed. */
+static void test_model_refuses_hlt_as_kvm(void **state)
+{
+	struct env *e = *state;
+	unsigned long exits = e->g.m.n_exit;
+
+	ghcb_invalidate(e->ghcb);
+	assert_int_equal(ghcb_call(&e->g.insn, e->ghcb, GHCB_GPA, SVM_EXIT_HLT, 0, 0),
+			 GHCB_RESULT_ERROR);
+	assert_true(e->ghcb->sw_exit_info_2 == GHCB_ERR_INVALID_EVENT);
+	assert_int_equal(e->g.m.n_refused, 1);
+	assert_true(e->g.m.last_refused_code == SVM_EXIT_HLT);
+	assert_int_equal(e->g.m.n_exit, exits);
+}
+
+/* R8: the inputs KVM requires: an OUT without RAX, a WRMSR without RDX, an
+ * exit whose SW_EXITINFO2 is not marked valid are GHCB_ERR_MISSING_INPUT; an IN
+ * needs no RAX; GHCB usage 1 is GHCB_ERR_INVALID_USAGE. */
+static void test_model_wants_kvm_inputs(void **state)
+{
+	struct env *e = *state;
+	struct ghcb *g = e->ghcb;
+	const struct tee_insn_ops *insn = &e->g.insn;
+	uint64_t out = (UINT64_C(0x3f8) << 16) | (1u << 4), in = out | 1;
+
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_IOIO, out, 0), GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_IOIO, in, 0), GHCB_RESULT_OK);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	GHCB_SET(g, rax, 1);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_MSR, 1, 0), GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	g->protocol_version = GHCB_PROTOCOL_VERSION;
+	GHCB_SET(g, sw_exit_code, SVM_EXIT_MSR);
+	GHCB_SET(g, sw_exit_info_1, 0);
+	g->sw_exit_info_2 = 0; /* not marked valid */
+	insn->wr_ghcb_msr(insn->ctx, GHCB_GPA);
+	insn->vmgexit(insn->ctx, g);
+	assert_true(g->sw_exit_info_1 == GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	g->ghcb_usage = 1;
+	GHCB_SET(g, sw_exit_code, SVM_EXIT_MSR);
+	GHCB_SET(g, sw_exit_info_1, 0);
+	GHCB_SET(g, sw_exit_info_2, 0);
+	insn->wr_ghcb_msr(insn->ctx, GHCB_GPA);
+	insn->vmgexit(insn->ctx, g);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_INVALID_USAGE);
+	g->ghcb_usage = 0;
+	assert_int_equal(e->g.m.n_refused, 4);
 }
 
 static void test_failing_hypervisor_reads_all_ones(void **state)
@@ -224,7 +304,9 @@ int main(void)
 		T(test_mmio_through_the_shared_buffer),
 		T(test_msr),
 		T(test_cpuid_from_the_page),
-		T(test_halt),
+		T(test_halt_is_native),
+		T(test_model_refuses_hlt_as_kvm),
+		T(test_model_wants_kvm_inputs),
 		T(test_failing_hypervisor_reads_all_ones),
 		T(test_per_cpu_ghcb_and_vmm_hook),
 	};

@@ -564,7 +564,8 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	(void)state;
 	/* A GHCB exit before any registration. */
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_RDTSC, 0, 0),
+			 GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 1);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Registering a page that is still private. */
@@ -572,13 +573,13 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	assert_int_equal(e->g.m.violations, 2);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Using it: private, so refused again. */
-	assert_int_equal(ghcb_call(&e->g.insn, g, BASE, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g, BASE, SVM_EXIT_RDTSC, 0, 0), GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 3);
 	/* Done right: no violation, the exit goes through. */
 	e->g.m.violations = 0;
 	assert_int_equal(snp_ghcb_setup(&e->g.s, g, GHCB_GPA), 0);
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_RDTSC, 0, 0), 0);
 	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
@@ -616,7 +617,7 @@ static void test_ghcb_per_cpu(void **state)
 	assert_int_equal(e->g.m.violations, 0);
 	/* CPU 0 exiting through CPU 1's page: not its registered GHCB. */
 	ghcb_invalidate(g1);
-	assert_int_equal(ghcb_call(&e->g.insn, g1, gpa1, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g1, gpa1, SVM_EXIT_RDTSC, 0, 0), GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 1);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	free(g1);
@@ -649,7 +650,7 @@ static void test_nested_exchange_restores_the_page(void **state)
 	e->g.s.slot.backup = backup;
 	inner = snp_ghcb_get(&e->g.s, &gpa);
 	memcpy(inner->shared_buffer, "inner", 6);
-	assert_int_equal(ghcb_call(&e->g.insn, inner, gpa, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(ghcb_call(&e->g.insn, inner, gpa, SVM_EXIT_RDTSC, 0, 0), 0);
 	snp_ghcb_put(&e->g.s);
 	assert_int_equal(e->g.s.slot.nested, 2);
 	assert_true(ghcb_is_valid(outer, GHCB_OFF(rax)));

@@ -188,7 +188,7 @@ static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 	struct ghcb *g;
 
 	if (msr_is_guest_state(msr))
-		return pvio_native.rdmsr(pvio_native.ctx, msr);
+		return ps(ctx)->native->rdmsr(ps(ctx)->native->ctx, msr);
 	g = snp_ghcb(ps(ctx), &gpa);
 	if (!g)
 		return 0;
@@ -209,7 +209,7 @@ static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 	struct ghcb *g;
 
 	if (msr_is_guest_state(msr)) {
-		pvio_native.wrmsr(pvio_native.ctx, msr, v);
+		ps(ctx)->native->wrmsr(ps(ctx)->native->ctx, msr, v);
 		return;
 	}
 	g = snp_ghcb(ps(ctx), &gpa);
@@ -222,46 +222,21 @@ static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 	snp_ghcb_put(ps(ctx)->snp);
 }
 
-/* The interrupt flag around the idle exit; host tests run in user mode, where
- * STI and CLI fault: there the flag is left alone (as pvio_tdx.c). */
-static void irq_enable(void)
-{
-#ifndef SLUICE_HOST
-	__asm__ volatile("sti" ::: "memory");
-#endif
-}
-
-static void irq_disable(void)
-{
-#ifndef SLUICE_HOST
-	__asm__ volatile("cli" ::: "memory");
-#endif
-}
-
 /*
- * HLT: the exchange runs with interrupts off, as a #VC handler would run it;
- * the hypervisor's HLT wakes on a pending interrupt whatever the guest's IF
- * (it cannot see it), and the interrupt is taken in the window opened after
- * the exchange (STI's shadow covers the NOP). A handler that does I/O while
- * the exchange is in flight (the simulated hypervisor's native HLT takes the
- * interrupt itself) nests on the same page: snp_ghcb_get() saves it.
+ * HLT is not a NAE event: it is an automatic exit, which the hypervisor sees
+ * without a GHCB, so the idle wait is the native "sti; hlt" (its one-
+ * instruction shadow: a wake-up after the caller's check is still taken by
+ * the HLT). KVM's sev_es_validate_vmgexit() has no case for SW_EXITCODE 0x78
+ * (GHCB_ERR_INVALID_EVENT; older KVM stops the VM), EDK2's #VC handler
+ * (OvmfPkg/Library/CcExitLib/CcExitVcHandler.c) and Linux's
+ * (arch/x86/coco/sev/vc-handle.c) have none, and Linux idles with native
+ * "sti; hlt" in an SNP guest.
  */
 static void snp_halt(void *ctx, bool irqs)
 {
-	uint64_t gpa;
-	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	const struct pvio_ops *n = ps(ctx)->native;
 
-	if (g) {
-		snp_exit(ps(ctx), g, gpa, SVM_EXIT_HLT, 0, 0);
-		snp_ghcb_put(ps(ctx)->snp);
-	}
-	if (irqs) {
-		irq_enable();
-#ifndef SLUICE_HOST
-		__asm__ volatile("nop" ::: "memory");
-#endif
-	}
-	irq_disable();
+	n->halt(n->ctx, irqs);
 }
 
 static void snp_fatal(void *ctx, int code, const char *msg)
@@ -282,6 +257,7 @@ void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_pag
 	p->cpuid = cpuid;
 	p->errors = 0;
 	p->cpuid_misses = 0;
+	p->native = &pvio_native;
 	p->ops = (struct pvio_ops){
 		.name = "snp",
 		.io_in = snp_io_in,

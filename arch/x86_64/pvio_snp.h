@@ -60,12 +60,15 @@ _Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits i
  * @errors: exits the hypervisor failed, or a missing GHCB (a read then returns
  *	all ones, as a port or register nobody answers does).
  * @cpuid_misses: leaves not in the CPUID page (answered with zeros).
+ * @native: the instructions that are automatic exits or no exit at all (HLT,
+ *	the GHCB MSR): &pvio_native, a recording double in host tests.
  */
 struct pvio_snp {
 	struct pvio_ops ops;
 	struct snp *snp;
 	const struct snp_cpuid_page *cpuid;
 	unsigned long errors, cpuid_misses;
+	const struct pvio_ops *native;
 };
 
 /**

@@ -258,6 +258,72 @@ static void model_ap_creation(struct snp_model *m, struct ghcb *g)
 	}
 }
 
+/*
+ * R8: which NAE events the hypervisor accepts, and which of their inputs must
+ * be marked valid, as KVM's sev_es_validate_vmgexit() (Linux
+ * arch/x86/kvm/svm/sev.c) has them: SW_EXITCODE, SW_EXITINFO1 and
+ * SW_EXITINFO2 valid for every event (else GHCB_ERR_MISSING_INPUT), GHCB usage
+ * 0 (else GHCB_ERR_INVALID_USAGE), then per event. Any code not listed there,
+ * HLT (0x78) among them (HLT is an automatic exit, not a NAE event), is
+ * GHCB_ERR_INVALID_EVENT.
+ * Return: 0, or the GHCB_ERR_* reason KVM puts in SW_EXITINFO2.
+ */
+static uint64_t kvm_validate_vmgexit(const struct ghcb *g)
+{
+#define V(f) ghcb_is_valid(g, GHCB_OFF(f))
+	uint64_t info1 = g->sw_exit_info_1;
+
+	if (g->ghcb_usage)
+		return GHCB_ERR_INVALID_USAGE;
+	if (!V(sw_exit_code) || !V(sw_exit_info_1) || !V(sw_exit_info_2))
+		return GHCB_ERR_MISSING_INPUT;
+	switch (g->sw_exit_code) {
+	case 0x27:	 /* READ_DR7 */
+	case 0x6e:	 /* RDTSC */
+	case 0x76:	 /* INVD */
+	case 0x87:	 /* RDTSCP */
+	case 0x89:	 /* WBINVD */
+	case 0x80000003: /* NMI_COMPLETE */
+	case 0x80000004: /* AP_HLT_LOOP */
+	case 0x80000005: /* AP_JUMP_TABLE */
+	case 0x80000011: /* GUEST_REQUEST */
+	case 0x80000012: /* EXT_GUEST_REQUEST */
+	case 0x8000fffd: /* HV_FEATURES */
+	case 0x8000fffe: /* TERM_REQUEST */
+	case 0x8000ffff: /* UNSUPPORTED_EVENT */
+		return 0;
+	case 0x37: /* WRITE_DR7 */
+		return V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x6f: /* RDPMC */
+		return V(rcx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_CPUID:
+		return V(rax) && V(rcx) && (g->rax != 0xd || V(xcr0)) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_IOIO:
+		/* A string needs the scratch area, an OUT its value (SVM_IOIO_STR_MASK
+		 * = bit 2, SVM_IOIO_TYPE_MASK = bit 0: IN). */
+		if (info1 & 4)
+			return V(sw_scratch) ? 0 : GHCB_ERR_MISSING_INPUT;
+		return (info1 & 1) || V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_MSR:
+		return V(rcx) && (!info1 || (V(rax) && V(rdx))) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x81: /* VMMCALL */
+		return V(rax) && V(cpl) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x8a: /* MONITOR */
+		return V(rax) && V(rcx) && V(rdx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x8b: /* MWAIT */
+		return V(rax) && V(rcx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_VMGEXIT_MMIO_READ:
+	case SVM_VMGEXIT_MMIO_WRITE:
+	case SVM_VMGEXIT_PSC:
+		return V(sw_scratch) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_VMGEXIT_AP_CREATION:
+		return (uint32_t)info1 == SNP_AP_DESTROY || V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	default:
+		return GHCB_ERR_INVALID_EVENT;
+	}
+#undef V
+}
+
 /* Every other NAE event: recorded and answered from the model's values. */
 static void model_exit(struct snp_model *m, struct ghcb *g)
 {
@@ -310,10 +376,8 @@ static void model_exit(struct snp_model *m, struct ghcb *g)
 			GHCB_SET(g, rax, m->msr_value & 0xffffffffu);
 			GHCB_SET(g, rdx, m->msr_value >> 32);
 		}
-	} else if (code != SVM_EXIT_HLT && code != SVM_EXIT_CPUID) {
-		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
-		g->sw_exit_info_2 = GHCB_ERR_INVALID_EVENT;
 	}
+	/* Any other event kvm_validate_vmgexit() let through: nothing to return. */
 }
 
 /* R6 for a page about to serve as, or serving as, the GHCB. */
@@ -374,6 +438,7 @@ static void model_vmgexit(void *ctx, void *page)
 	struct snp_model *m = ctx;
 	struct ghcb *g = page;
 	unsigned int c = vcpu(m);
+	uint64_t reason;
 
 	if (GHCB_MSR_INFO(m->ghcb_msr[c])) {
 		model_msr_protocol(m);
@@ -391,6 +456,16 @@ static void model_vmgexit(void *ctx, void *page)
 	if (!ghcb_page_shared(m, m->ghcb_gpa[c])) {
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
+		return;
+	}
+	reason = kvm_validate_vmgexit(g);
+	if (reason) {
+		/* KVM's answer (svm_vmgexit_bad_input()): the guest resumes with
+		 * SW_EXITINFO1 = 2 and the reason in SW_EXITINFO2. */
+		__atomic_add_fetch(&m->n_refused, 1, __ATOMIC_RELAXED);
+		m->last_refused_code = g->sw_exit_code;
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = reason;
 		return;
 	}
 	if (g->sw_exit_code == SVM_VMGEXIT_PSC)

@@ -51,6 +51,16 @@
  *     vol. 2 "VMSA"; GHCB spec "SNP AP Creation"; Linux wakeup_cpu_via_vmgexit()
  *     and snp_set_vmsa()); RMPADJUST of a page that is not private and
  *     validated fails. Test: test_rule_r7_ap_create_needs_vmsa.
+ *  R8 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
+ *     sev_es_validate_vmgexit()): SW_EXITCODE/SW_EXITINFO1/SW_EXITINFO2 not
+ *     marked valid, or an event's own inputs not valid (e.g. RAX of an OUT,
+ *     RCX/RAX/RDX of a WRMSR, SW_SCRATCH of MMIO and PSC), answer
+ *     GHCB_ERR_MISSING_INPUT; an exit code KVM does not list, HLT (0x78) among
+ *     them, GHCB_ERR_INVALID_EVENT; GHCB usage other than 0,
+ *     GHCB_ERR_INVALID_USAGE. The guest gets SW_EXITINFO1 = 2 and the reason
+ *     in SW_EXITINFO2 (svm_vmgexit_bad_input()); @n_refused counts them.
+ *     Tests (tests/test_pvio_snp.c): test_model_refuses_hlt_as_kvm,
+ *     test_model_wants_kvm_inputs; e2e sim_snp.sh checks "0 refused".
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -138,6 +148,8 @@ struct snp_model_faults {
  *	the last non-PSC GHCB exit as the hypervisor saw it.
  * @last_mmio: the bytes of the last MMIO write.
  * @vmpl: the VMPL the guest runs at (0 unless a test or snp_fault=vmpl1 says).
+ * @n_refused: GHCB exits refused as KVM refuses them (R8); @last_refused_code:
+ *	the last one's SW_EXITCODE.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -167,6 +179,8 @@ struct snp_model {
 	uint64_t last_mmio;
 	uint64_t io_value, mmio_value, msr_value;
 	unsigned int vmpl;
+	unsigned long n_refused;
+	uint64_t last_refused_code;
 };
 
 /**

@@ -38,6 +38,7 @@ struct env {
 	struct ghcb *ghcb;
 	bool pte_fail;
 	unsigned int flushes, cache_flushes;
+	uint64_t evicted;
 	char why[160];
 };
 
@@ -65,10 +66,21 @@ static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
 	((struct env *)ctx)->cache_flushes++;
 }
 
+/* The eviction reads each page through its private mapping: the model checks
+ * that such an access is allowed (R3: assigned, validated, C-bit set). */
+static void env_evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
+{
+	struct env *e = ctx;
+
+	e->evicted += npages;
+	snp_model_note_access(&e->g.m, gpa, npages * K4);
+}
+
 static struct env *env_new(bool with_ghcb)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
+	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e,
+				       env_evict_cache };
 
 	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      e->why, sizeof(e->why));
@@ -230,6 +242,41 @@ static void test_round_trip_4k_and_2m(void **state)
 	assert_int_equal(e->g.s.stats.to_private, 2);
 	assert_true(e->cache_flushes >= 5 && e->flushes >= 5);
 	assert_int_equal(e->g.m.violations, 0);
+}
+
+/* The cache-coherency mitigation: every page PVALIDATE makes private is read
+ * through its private mapping right after (Linux pvalidate_pages() /
+ * sev_evict_cache()); none when CPUID 0x8000001F EBX[31] (COHERENCY_SFW_NO)
+ * says the CPU needs none; never for pages made shared. */
+static void test_coherency_mitigation_after_validate(void **state)
+{
+	struct env *e = *state;
+	uint64_t gpa = BASE + 2 * M2, len = M2 + 3 * K4;
+
+	assert_int_equal(snp_to_shared(&e->g.s, gpa, len), 0);
+	assert_int_equal(e->evicted, 0);
+	assert_int_equal(snp_to_private(&e->g.s, gpa, len), 0);
+	assert_int_equal(e->evicted, len / K4);
+	assert_true(e->g.s.stats.pages_evicted == len / K4);
+	assert_int_equal(e->g.m.violations, 0);
+	/* A CPU without the vulnerability: no eviction. */
+	{
+		struct env *f = calloc(1, sizeof(*f));
+		const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, f,
+					       env_evict_cache };
+		const uint32_t sfw_no[4] = { 0x1b, 0x33 | (1u << 31), 0, 0 };
+
+		snp_env_start(&f->g, f->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, sfw_no, f->why,
+			      sizeof(f->why));
+		assert_true(f->g.s.coherency_sfw_no);
+		f->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
+		assert_int_equal(snp_ghcb_setup(&f->g.s, f->ghcb, GHCB_GPA), 0);
+		assert_int_equal(snp_to_shared(&f->g.s, gpa, len), 0);
+		assert_int_equal(snp_to_private(&f->g.s, gpa, len), 0);
+		assert_int_equal(f->evicted, 0);
+		assert_true(f->g.s.stats.pages_validated == len / K4);
+		env_free(f);
+	}
 }
 
 static void test_unaligned_range_mixes_sizes(void **state)
@@ -769,6 +816,7 @@ int main(void)
 		T(test_ghcb_setup),
 		cmocka_unit_test(test_ghcb_registration_refused),
 		T(test_round_trip_4k_and_2m),
+		T(test_coherency_mitigation_after_validate),
 		T(test_unaligned_range_mixes_sizes),
 		T(test_bad_arguments),
 		T(test_2m_falls_back_to_4k),

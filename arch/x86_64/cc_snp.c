@@ -43,6 +43,20 @@ static struct snp_ghcb_slot *cpu_slot(void *ctx)
 }
 
 /* snp.c speaks of the private attribute, the kernel's mappings of shared. */
+/* The cache-coherency mitigation (snp_pt_ops.evict_cache): one read of the
+ * first and of the last byte of each page, through its private mapping (the
+ * kernel identity-maps RAM), as Linux sev_evict_cache() does. */
+static void evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
+{
+	(void)ctx;
+	for (uint64_t i = 0; i < npages; i++) {
+		const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)(gpa + i * 4096);
+
+		(void)p[0];
+		(void)p[4095];
+	}
+}
+
 static int set_pte_private(void *ctx, uint64_t gpa, uint64_t len, bool private_)
 {
 	return cc_glue_set_pte_shared(ctx, gpa, len, !private_);
@@ -241,7 +255,7 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 		 unsigned int *term_code, char *why, size_t why_len)
 {
 	const struct snp_pt_ops pt = { set_pte_private, cc_glue_flush_tlb, cc_glue_flush_cache,
-				       &glue };
+				       &glue, evict_cache };
 	uint32_t leaf[4];
 	uint64_t gpa;
 	int rc;
@@ -377,12 +391,13 @@ void cc_snp_report(const char *when, const char *extra)
 	       "CPU), paravirtual I/O %s (%lu hypervisor errors, %lu CPUID misses, %lu nested), "
 	       "APs created %lu (%lu destroyed); PSC %" PRIu64 " requests (%" PRIu64
 	       " MSR, %" PRIu64 " batches, %" PRIu64 " early returns), pages validated %" PRIu64
-	       ", rescinded %" PRIu64 " (%" PRIu64 " x 2M, %" PRIu64 " 2M->4K), ",
+	       " (%" PRIu64 " evicted from the cache after it), rescinded %" PRIu64 " (%" PRIu64
+	       " x 2M, %" PRIu64 " 2M->4K), ",
 	       glue.platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
 	       ghcbs_registered == 1 ? "" : "s", pvio->name, pv.errors, pv.cpuid_misses, nested,
 	       aps_created, aps_destroyed, s.psc_requests, s.psc_msr, s.psc_batches,
-	       s.psc_early_returns, s.pages_validated, s.pages_rescinded, s.pvalidate_2m,
-	       s.size_fallbacks);
+	       s.psc_early_returns, s.pages_validated, s.pages_evicted, s.pages_rescinded,
+	       s.pvalidate_2m, s.size_fallbacks);
 	cc_glue_conversions_print(s.to_shared, s.to_private, s.failed, s.rolled_back,
 				  s.leaked_pages, extra);
 }

@@ -79,6 +79,7 @@ int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt
 	if (rc)
 		return rc;
 	s->cbit = UINT64_C(1) << s->cbit_pos;
+	s->coherency_sfw_no = cpuid_8000001f[1] & SNP_CPUID_COHERENCY_SFW_NO;
 	return 0;
 }
 
@@ -109,9 +110,16 @@ static int snp_pval_one(struct snp *s, uint64_t gpa, bool size_2m, bool validate
 		return -(int)rc;
 	if (cf)
 		return 1;
-	if (validate)
+	if (validate) {
 		s->stats.pages_validated += size_2m ? 512 : 1;
-	else
+		/* The cache-coherency mitigation, page by page as it becomes
+		 * private (Linux pvalidate_pages(): unless COHERENCY_SFW_NO). */
+		if (!s->coherency_sfw_no) {
+			if (s->pt.evict_cache)
+				s->pt.evict_cache(s->pt.ctx, gpa, size_2m ? 512 : 1);
+			s->stats.pages_evicted += size_2m ? 512 : 1;
+		}
+	} else
 		s->stats.pages_rescinded += size_2m ? 512 : 1;
 	if (size_2m)
 		s->stats.pvalidate_2m++;

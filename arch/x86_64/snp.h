@@ -79,6 +79,10 @@
 #define SNP_PAGE_4K (UINT64_C(1) << 12)
 #define SNP_PAGE_2M (UINT64_C(1) << 21)
 
+/* CPUID 0x8000001F EBX[31]: no cache-coherency mitigation needed after
+ * PVALIDATE (Linux arch/x86/kernel/cpu/scattered.c, X86_FEATURE_COHERENCY_SFW_NO). */
+#define SNP_CPUID_COHERENCY_SFW_NO (1u << 31)
+
 /**
  * struct snp_pt_ops - the guest's side of a conversion.
  * @set_pte_private: set (@private) or clear the C-bit in the CPU mappings of
@@ -88,12 +92,20 @@
  *	same physical page read with the other key would otherwise see stale
  *	lines: Linux flushes unless the CPU has SME_COHERENT). May be NULL.
  * @ctx: handed to each.
+ * @evict_cache: the cache-coherency mitigation after PVALIDATE validated
+ *	@npages 4 KiB pages from @gpa: read the first and the last byte of each
+ *	through its private mapping, which evicts every line of the page (Linux
+ *	sev_evict_cache(), called from pvalidate_pages() for pages made private;
+ *	EDK2 MemEncryptSevSnpDoCoherencyMitigation()). Not called when CPUID
+ *	0x8000001F EBX[31] (COHERENCY_SFW_NO) is set. NULL: the reads are not
+ *	made (host tests whose GPAs are not mapped).
  */
 struct snp_pt_ops {
 	int (*set_pte_private)(void *ctx, uint64_t gpa, uint64_t len, bool private_);
 	void (*flush_tlb)(void *ctx, uint64_t gpa, uint64_t len);
 	void (*flush_cache)(void *ctx, uint64_t gpa, uint64_t len);
 	void *ctx;
+	void (*evict_cache)(void *ctx, uint64_t gpa, uint64_t npages);
 };
 
 /**
@@ -112,11 +124,15 @@ struct snp_pt_ops {
  * @rolled_back: of those, ranges brought back to their state before the call.
  * @leaked_pages: 4 KiB pages of failed conversions that could not be rolled
  *	back: in no known state; never to be used again.
+ * @pages_evicted: 4 KiB pages validated and then evicted from the cache (the
+ *	cache-coherency mitigation; 0 when CPUID 0x8000001F EBX[31] says it is
+ *	not needed).
  */
 struct snp_stats {
 	uint64_t psc_requests, psc_msr, psc_batches, psc_early_returns;
 	uint64_t pages_validated, pages_rescinded, pvalidate_2m, size_fallbacks;
 	uint64_t to_shared, to_private, failed, rolled_back, leaked_pages;
+	uint64_t pages_evicted;
 };
 
 /**
@@ -171,6 +187,7 @@ struct snp {
 	unsigned int psc_max_entries;
 	uint64_t last_psc_error;
 	struct snp_stats stats;
+	bool coherency_sfw_no;
 };
 
 /**
@@ -194,7 +211,8 @@ int snp_cbit_from_cpuid(const uint32_t r[4], unsigned int *pos, char *why, size_
  * @insn: the TEE instructions.
  * @pt: the page-table side (copied).
  * @sev_status: SEV_STATUS (MSR 0xC0010131), read by the caller.
- * @cpuid_8000001f: CPUID leaf 0x8000001F from the SNP CPUID page.
+ * @cpuid_8000001f: CPUID leaf 0x8000001F from the SNP CPUID page (EBX[31],
+ *	COHERENCY_SFW_NO, turns the cache-coherency mitigation off).
  * @why: on failure, the reason, one line.
  * @why_len: its size.
  *

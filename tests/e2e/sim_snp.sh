@@ -22,7 +22,7 @@ expect "$BOOT_LOG" \
 	'^mmu: shared attribute = software bit 9; a conversion = the SNP \(sim-snp\) protocol' \
 	'^smp: application processors start through SNP AP creation \(a VMSA per AP\), not INIT-SIPI \(the simulated hypervisor releases APs it parked\)$' \
 	'^smp: cpu 1 \(APIC 1\) online in [0-9.]+ ms$' '^smp: 2 CPUs online$' \
-	"${after}2 GHCBs registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, [0-9]+ nested\), APs created 1 \(0 destroyed\); PSC [1-9][0-9]* requests \([0-9]+ MSR, [1-9][0-9]* batches, 0 early returns\), pages validated [1-9][0-9]*, rescinded [1-9][0-9]* \([1-9][0-9]* x 2M, [0-9]+ 2M->4K\), conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed \(0 rolled back, 0 pages leaked\), model over [0-9]+ MiB, [1-9][0-9]* VMGEXITs to the simulated hypervisor .*, [1-9][0-9]* RMPADJUST, rule violations 0$" \
+	"${after}2 GHCBs registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, [0-9]+ nested\), APs created 1 \(0 destroyed\); PSC [1-9][0-9]* requests \([0-9]+ MSR, [1-9][0-9]* batches, 0 early returns\), pages validated ([1-9][0-9]*) \(\1 evicted from the cache after it\), rescinded [1-9][0-9]* \([1-9][0-9]* x 2M, [0-9]+ 2M->4K\), conversions [1-9][0-9]* to shared, [1-9][0-9]* to private, 0 failed \(0 rolled back, 0 pages leaked\), model over [0-9]+ MiB, [1-9][0-9]* VMGEXITs to the simulated hypervisor .*, [1-9][0-9]* RMPADJUST, rule violations 0$" \
 	"${after}.*MSR-protocol PSC, 0 refused as KVM refuses them\), "
 reject "$BOOT_LOG" 'VIOLATION' 'EXCEPTION'
 cc_data_verify sim_snp sim-snp

@@ -584,23 +584,34 @@ static void test_rule_r4_2m_only_when_aligned(void **state)
 	assert_non_null(strstr(e->g.m.last_rule, "R4"));
 }
 
-static void test_rule_r5_cbit_matches_at_flush(void **state)
+/* R5: the RMP is checked on access. Linux's and EDK2's shared-to-private order
+ * (C-bit set and TLB flushed before the PSC and PVALIDATE) breaks no rule; an
+ * access through the private mapping before PVALIDATE does (R3), as does one
+ * through a mapping whose C-bit was cleared while the page is private. */
+static void test_rule_r5_rmp_checked_on_access(void **state)
 {
 	struct env *e = *state;
-	bool cf;
+	bool cf = true;
 
-	/* Linux's to-private order (C-bit set and TLB flush before the PSC) is
-	 * what this rule refuses: a private mapping of a shared page. */
 	assert_int_equal(snp_to_shared(&e->g.s, BASE, K4), 0);
 	snp_model_note_ptes(&e->g.m, BASE, K4, true);
 	snp_model_note_flush(&e->g.m, BASE, K4);
+	assert_int_equal(snp_psc_msr(&e->g.s, BASE, SNP_PSC_OP_PRIVATE), 0);
+	assert_int_equal(e->g.m.violations, 0);
+	snp_model_note_access(&e->g.m, BASE, 8); /* before PVALIDATE: caught */
 	assert_int_equal(e->g.m.violations, 1);
-	assert_non_null(strstr(e->g.m.last_rule, "R5"));
-	/* And the other way: the C-bit cleared while the page is private. */
+	assert_non_null(strstr(e->g.m.last_rule, "R3"));
+	assert_int_equal(e->g.insn.pvalidate(e->g.insn.ctx, BASE, false, true, &cf), 0);
+	assert_false(cf);
+	snp_model_note_access(&e->g.m, BASE, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_range(e, BASE, K4, A | V | C);
+	/* The C-bit cleared on a private page: the flush passes, the access not. */
 	snp_model_note_ptes(&e->g.m, BASE + K4, K4, false);
 	snp_model_note_flush(&e->g.m, BASE + K4, K4);
+	assert_int_equal(e->g.m.violations, 1);
+	snp_model_note_access(&e->g.m, BASE + K4, 8);
 	assert_int_equal(e->g.m.violations, 2);
-	(void)cf;
 }
 
 static void test_rule_r6_ghcb_registered_and_shared(void **state)
@@ -835,7 +846,7 @@ int main(void)
 		T(test_rule_r2_validate_after_psc_private),
 		T(test_rule_r3_no_access_in_between),
 		T(test_rule_r4_2m_only_when_aligned),
-		T(test_rule_r5_cbit_matches_at_flush),
+		T(test_rule_r5_rmp_checked_on_access),
 		cmocka_unit_test(test_rule_r6_ghcb_registered_and_shared),
 		cmocka_unit_test(test_ghcb_per_cpu),
 		T(test_nested_exchange_restores_the_page),

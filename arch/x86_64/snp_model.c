@@ -73,24 +73,19 @@ void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool p
 	}
 }
 
+/*
+ * R5: the RMP is checked on access, not when a translation is flushed (APM
+ * vol. 2 "SEV-SNP", RMP checks on the guest's memory accesses): a mapping
+ * whose C-bit does not match the RMP may exist for a while, as in Linux's and
+ * EDK2's shared-to-private order (C-bit set, TLB flush, PSC, PVALIDATE:
+ * __set_memory_enc_pgtable(), InternalMemEncryptSevSetMemoryEncrypted()).
+ * The flush itself breaks no rule; an access through such a mapping does
+ * (R3, snp_model_note_access()). Only counted.
+ */
 void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
 {
-	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
-		int64_t i = page_index(m, a);
-		bool c, assigned;
-
-		if (i < 0)
-			continue;
-		c = m->page[i] & SNP_PG_PTE_C;
-		assigned = m->page[i] & SNP_PG_ASSIGNED;
-		if (c != assigned) {
-			const char *why =
-				c ? "R5: a C-bit mapping of a shared page at a TLB flush" :
-				    "R5: no C-bit on a private page's mapping at a TLB flush";
-
-			broken(m, why, a);
-		}
-	}
+	(void)gpa, (void)len;
+	m->n_flush++;
 }
 
 void snp_model_note_access(struct snp_model *m, uint64_t gpa, uint64_t len)

@@ -34,11 +34,13 @@
  *     2 MiB PVALIDATE over pages that are not one 2 MiB RMP entry answers
  *     FAIL_SIZEMISMATCH (APM vol. 3 PVALIDATE; GHCB spec PSC entry page size).
  *     Tests: test_rule_r4_2m_only_when_aligned, test_2m_falls_back_to_4k.
- *  R5 The C-bit of every mapping matches the page's RMP state at every TLB
- *     flush: C-bit set iff the page is assigned. (A private mapping of a
- *     hypervisor page, or a shared mapping of a guest page, faults on first
- *     touch: APM vol. 2 "SEV-SNP", RMP checks.) Test:
- *     test_rule_r5_cbit_matches_at_flush.
+ *  R5 The RMP is checked on access, not at a TLB flush: a mapping whose C-bit
+ *     does not match the page's RMP state breaks no rule until it is used
+ *     (APM vol. 2 "SEV-SNP", RMP checks are made on the access), so Linux's
+ *     and EDK2's shared-to-private order (C-bit, flush, PSC, PVALIDATE)
+ *     passes; an access through such a mapping is an R3 violation. (An
+ *     earlier version of this model checked the C-bit at every flush, which
+ *     is stricter than the hardware.) Test: test_rule_r5_rmp_checked_on_access.
  *  R6 The GHCB is registered before use and shared: a GHCB-protocol VMGEXIT
  *     whose GHCB MSR is not the registered GPA, or whose page is private or
  *     mapped with the C-bit, is a violation, as is registering a private page
@@ -150,6 +152,7 @@ struct snp_model_faults {
  * @vmpl: the VMPL the guest runs at (0 unless a test or snp_fault=vmpl1 says).
  * @n_refused: GHCB exits refused as KVM refuses them (R8); @last_refused_code:
  *	the last one's SW_EXITCODE.
+ * @n_flush: TLB flushes the guest reported (snp_model_note_flush()).
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -181,6 +184,7 @@ struct snp_model {
 	unsigned int vmpl;
 	unsigned long n_refused;
 	uint64_t last_refused_code;
+	unsigned long n_flush;
 };
 
 /**
@@ -224,8 +228,8 @@ void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops);
 void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_);
 
 /**
- * snp_model_note_flush() - the guest flushed its TLBs for a range: rule R5 is
- *	checked for every page of it.
+ * snp_model_note_flush() - the guest flushed its TLBs for a range: counted; no
+ *	rule is checked there (R5: the RMP is checked on access).
  * @m: the model.
  * @gpa: start.
  * @len: bytes.

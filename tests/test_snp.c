@@ -745,6 +745,25 @@ static int test_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t
 	return hv_ap.answer;
 }
 
+/* An AP's VMSA carries the initial FPU/SSE control state Linux gives it
+ * (wakeup_cpu_via_vmgexit()): MXCSR 0x1f80, FCW 0x40, FTW 0x5555; zeros would
+ * unmask every SSE exception on the AP. */
+static void test_vmsa_ap_defaults(void **state)
+{
+	struct snp_vmsa *v = aligned_alloc(4096, sizeof(*v));
+
+	(void)state;
+	memset(v, 0xa5, sizeof(*v));
+	snp_vmsa_ap_defaults(v);
+	assert_int_equal(v->mxcsr, 0x1f80);
+	assert_int_equal(v->x87_fcw, 0x40);
+	assert_int_equal(v->x87_ftw, 0x5555);
+	assert_int_equal(v->xcr0, 1);
+	assert_true(v->dr6 == 0xffff0ff0 && v->dr7 == 0x400 && v->rflags == 2);
+	assert_true(v->rip == 0 && v->efer == 0 && v->sev_features == 0);
+	free(v);
+}
+
 static void test_rule_r7_ap_create_needs_vmsa(void **state)
 {
 	struct env *e = *state;
@@ -851,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_ghcb_per_cpu),
 		T(test_nested_exchange_restores_the_page),
 		T(test_rule_r7_ap_create_needs_vmsa),
+		cmocka_unit_test(test_vmsa_ap_defaults),
 		T(test_faults_every_nth),
 	};
 

@@ -206,7 +206,7 @@ static int sim_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t 
 		return -1;
 	if (sim_ap_silent)
 		return 0;
-	return smp_sim_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base);
+	return smp_sim_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base, v->mxcsr);
 }
 
 /* ------------------------------------------------------------ the CPUID page */

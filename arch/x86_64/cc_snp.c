@@ -160,7 +160,7 @@ static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t
 {
 	const struct vmcb_seg data = { GDT_KERNEL_DATA, 0x0c93, 0xffffffff, 0 };
 
-	memset(v, 0, sizeof(*v));
+	snp_vmsa_ap_defaults(v);
 	v->cs = (struct vmcb_seg){ GDT_KERNEL_CODE, 0x029b, 0xffffffff, 0 };
 	v->ds = v->es = v->ss = data;
 	v->fs = (struct vmcb_seg){ 0, 0, 0xffffffff, 0 };
@@ -171,14 +171,9 @@ static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t
 	v->cr0 = read_cr0();
 	v->cr3 = read_cr3();
 	v->cr4 = read_cr4();
-	v->dr6 = 0xffff0ff0;
-	v->dr7 = 0x400;
-	v->rflags = 0x2;
 	v->rip = entry;
 	v->rsp = rsp;
 	v->rdi = arg;
-	v->g_pat = UINT64_C(0x0007040600070406); /* the power-on PAT */
-	v->xcr0 = 1;
 	v->sev_features = snp.sev_status >> 2;
 	v->vmpl = 0;
 	v->cpl = 0;

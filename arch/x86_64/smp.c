@@ -178,6 +178,17 @@ void smp_set_ap_ops(const struct smp_ap_ops *ops)
 	ap_ops = ops;
 }
 
+#define MXCSR_EXCEPTION_MASKS 0x1f80u
+#define SMP_ERR_MXCSR (-1001)
+
+static bool ap_mxcsr_unmasked(void)
+{
+	uint32_t mxcsr;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+	return (mxcsr & MXCSR_EXCEPTION_MASKS) != MXCSR_EXCEPTION_MASKS;
+}
+
 __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 {
 	/* In the simulated TD the first arrival is the firmware's INIT-SIPI start:
@@ -201,6 +212,14 @@ __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 		}
 	}
 	smp_set_gs(cl);
+	/* An AP whose SSE exceptions are not all masked (MXCSR[12:7]; a VMSA
+	 * that left MXCSR 0, for one) would fault on its first inexact result:
+	 * refused here rather than later. */
+	if (ap_mxcsr_unmasked()) {
+		__atomic_store_n(&cl->start_error, SMP_ERR_MXCSR, __ATOMIC_RELEASE);
+		for (;;)
+			cpu_relax();
+	}
 	/* INIT left x87 in its reset state; SSE is enabled by CR4 copied from the BSP. */
 	__asm__ volatile("fninit");
 	if (read_cr4() & CR4_OSXSAVE)
@@ -340,6 +359,7 @@ static struct sim_park {
 	volatile uint32_t state;
 	uint32_t apic_id;
 	uint64_t rip, rsp, rdi, gs_base;
+	uint32_t mxcsr;
 } sim_parks[SIM_PARKS];
 static unsigned int sim_parks_used;
 static bool sim_vmsa_parking;
@@ -350,7 +370,8 @@ void smp_simulate_parking(void)
 	sim_vmsa_parking = true;
 }
 
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base)
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
+		    uint32_t mxcsr)
 {
 	for (unsigned int i = 0; i < SIM_PARKS; i++) {
 		struct sim_park *k = &sim_parks[i];
@@ -362,6 +383,7 @@ int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, 
 		k->rsp = rsp;
 		k->rdi = rdi;
 		k->gs_base = gs_base;
+		k->mxcsr = mxcsr;
 		__atomic_store_n(&k->state, PARK_GO, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -377,8 +399,8 @@ void smp_sim_destroy(uint32_t apic_id)
 }
 
 /* A parked AP: wait to be released, then become what the VMSA says (the GS
- * base through the native instruction, as the hardware loads it from the VMSA;
- * RSP, RDI, RIP) and never come back. */
+ * base through the native instruction and MXCSR, as the hardware loads them
+ * from the VMSA; RSP, RDI, RIP) and never come back. */
 __attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
 {
 	struct sim_park *k = &sim_parks[cl->park];
@@ -389,6 +411,7 @@ __attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
 	while (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_GO)
 		cpu_relax();
 	pvio_native.wrmsr(pvio_native.ctx, MSR_GS_BASE, k->gs_base);
+	__asm__ volatile("ldmxcsr %0" : : "m"(k->mxcsr));
 	__asm__ volatile("cli\n\tmov %0, %%rsp\n\tjmp *%2"
 			 :
 			 : "r"(k->rsp), "D"(k->rdi), "r"(k->rip)
@@ -471,7 +494,11 @@ static int smp_create_ap(struct cpu_local *cl, uint64_t page)
 		if (err || now_ns() > deadline) {
 			if (ap_ops->destroy)
 				ap_ops->destroy(ap_ops->ctx, cl->index, cl->apic_id);
-			if (err)
+			if (err == SMP_ERR_MXCSR)
+				printf("smp: cpu %u (APIC %u) came up with SSE exceptions "
+				       "unmasked in MXCSR; destroyed, skipped\n",
+				       cl->index, cl->apic_id);
+			else if (err)
 				printf("smp: cpu %u (APIC %u) failed to start (%d); destroyed, "
 				       "skipped\n",
 				       cl->index, cl->apic_id, err);

@@ -126,11 +126,17 @@ void smp_simulate_parking(void);
 /**
  * smp_sim_release() - start a parked AP from a VMSA's state: the simulated
  *	hypervisor's VMRUN. Called on any CPU; the AP loads @gs_base into its GS
- *	base, @rsp, @rdi, and jumps to @rip with interrupts off.
+ *	base, @mxcsr into MXCSR, @rsp, @rdi, and jumps to @rip with interrupts off.
  * @apic_id: the AP.
+ * @rip: the VMSA's RIP.
+ * @rsp: its RSP.
+ * @rdi: its RDI.
+ * @gs_base: its GS base.
+ * @mxcsr: its MXCSR.
  * Return: 0, or -1 if no AP with that APIC ID is parked.
  */
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base);
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
+		    uint32_t mxcsr);
 
 /**
  * smp_sim_destroy() - the simulated hypervisor's AP destroy: a parked AP with

@@ -552,3 +552,16 @@ int snp_ap_create(struct snp *s, uint32_t apic_id, unsigned int op, uint64_t vms
 	snp_ghcb_put(s);
 	return res == GHCB_RESULT_OK ? 0 : SNP_ERR_IO;
 }
+
+void snp_vmsa_ap_defaults(struct snp_vmsa *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->dr6 = 0xffff0ff0;
+	v->dr7 = 0x400;
+	v->rflags = 0x2;
+	v->g_pat = UINT64_C(0x0007040600070406); /* the power-on PAT */
+	v->xcr0 = 1;
+	v->mxcsr = SNP_VMSA_MXCSR_DEFAULT;
+	v->x87_fcw = SNP_VMSA_X87_FCW_DEFAULT;
+	v->x87_ftw = SNP_VMSA_X87_FTW_DEFAULT;
+}

@@ -423,8 +423,35 @@ struct snp_vmsa {
 	uint64_t sev_features; /* 0x3B0 */
 	uint8_t rsvd_3b8[0x3e8 - 0x3b8];
 	uint64_t xcr0; /* 0x3E8 */
-	uint8_t rsvd_3f0[4096 - 0x3f0];
+	uint8_t rsvd_3f0[0x408 - 0x3f0];
+	uint32_t mxcsr;	  /* 0x408 */
+	uint16_t x87_ftw; /* 0x40C */
+	uint16_t x87_fsw; /* 0x40E */
+	uint16_t x87_fcw; /* 0x410 */
+	uint8_t rsvd_412[4096 - 0x412];
 } __attribute__((packed, aligned(4096)));
+
+_Static_assert(offsetof(struct snp_vmsa, mxcsr) == 0x408, "VMSA MXCSR");
+_Static_assert(offsetof(struct snp_vmsa, x87_ftw) == 0x40c, "VMSA x87 FTW");
+_Static_assert(offsetof(struct snp_vmsa, x87_fcw) == 0x410, "VMSA x87 FCW");
+
+/* An AP's initial state where the VMSA's zero would be wrong (Linux
+ * arch/x86/coco/sev/core.c, wakeup_cpu_via_vmgexit(), AP_INIT_*_DEFAULT): MXCSR
+ * with every SSE exception masked, x87 control word with every exception
+ * masked, the tag word in the VMSA's abridged "all empty" encoding. */
+#define SNP_VMSA_MXCSR_DEFAULT 0x1f80u
+#define SNP_VMSA_X87_FCW_DEFAULT 0x0040u
+#define SNP_VMSA_X87_FTW_DEFAULT 0x5555u
+
+/**
+ * snp_vmsa_ap_defaults() - zero @v and set the architectural defaults an AP's
+ *	VMSA needs besides its entry state (as Linux wakeup_cpu_via_vmgexit()):
+ *	DR6 0xffff0ff0, DR7 0x400, RFLAGS 0x2, the power-on PAT, XCR0 1, and
+ *	MXCSR, x87 FCW and FTW as above (a zero MXCSR unmasks every SSE
+ *	exception: the first inexact result would fault).
+ * @v: the VMSA page.
+ */
+void snp_vmsa_ap_defaults(struct snp_vmsa *v);
 
 _Static_assert(offsetof(struct snp_vmsa, cs) == 0x010, "VMSA CS");
 _Static_assert(offsetof(struct snp_vmsa, gs) == 0x050, "VMSA GS");

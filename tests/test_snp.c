@@ -343,6 +343,26 @@ static void test_exactly_full_batch(void **state)
 	assert_int_equal(e->g.m.violations, 0);
 }
 
+/* A hypervisor that stops inside a 2 MiB entry says how far it got in the
+ * entry's cur_page; the next request carries it over (KVM snp_begin_psc()
+ * skips those pages, Linux resends the buffer as the hypervisor left it), so
+ * the 512 pages are changed once, not 256 of them twice. A cur_page beyond the
+ * entry is a lie: refused. */
+static void test_psc_resumes_at_cur_page(void **state)
+{
+	struct env *e = *state;
+	unsigned long before;
+
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, M2), 0);
+	before = e->g.m.n_psc_pages;
+	e->g.m.faults.psc_half_entry_at = e->g.m.n_psc + 1;
+	assert_int_equal(snp_to_private(&e->g.s, BASE + 2 * M2, M2), 0);
+	assert_int_equal(e->g.s.stats.psc_early_returns, 1);
+	assert_int_equal(e->g.m.n_psc_pages - before, 512);
+	assert_range(e, BASE + 2 * M2, M2, A | V | C);
+	assert_int_equal(e->g.m.violations, 0);
+}
+
 static void test_early_return_in_the_middle(void **state)
 {
 	struct env *e = *state;
@@ -852,6 +872,7 @@ int main(void)
 		T(test_2m_falls_back_to_4k),
 		T(test_exactly_full_batch),
 		T(test_early_return_in_the_middle),
+		T(test_psc_resumes_at_cur_page),
 		T(test_psc_error_rolls_back),
 		T(test_psc_without_progress_ends),
 		T(test_psc_going_backwards_is_a_lie),

@@ -329,6 +329,13 @@ static inline bool snp_psc_entry_2m(uint64_t e)
 	return (e & SNP_PSC_ENTRY_2M) != 0;
 }
 
+#define SNP_PSC_CUR_PAGE_MASK UINT64_C(0xfff)
+
+static inline unsigned int snp_psc_entry_cur_page(uint64_t e)
+{
+	return (unsigned int)(e & SNP_PSC_CUR_PAGE_MASK);
+}
+
 /* ------------------------------------------------------------ calls */
 
 /**

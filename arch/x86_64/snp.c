@@ -257,13 +257,38 @@ void snp_ghcb_put(struct snp *s)
 		memcpy(sl->ghcb, sl->backup, sizeof(*sl->ghcb));
 }
 
+/*
+ * The hypervisor's progress inside the entry it stopped at: cur_page, the 4 KiB
+ * pages of it already done (GHCB spec "SNP Page State Change"; KVM
+ * snp_begin_psc() skips them, Linux vmgexit_psc() resends the buffer as the
+ * hypervisor left it). Read once from the shared entry; an entry the
+ * hypervisor did not stop inside, a count beyond the entry's pages, or one
+ * smaller than before in the same entry is refused (UINT_MAX).
+ */
+static unsigned int snp_psc_cur_page(const struct snp_psc_desc *d, unsigned int at,
+				     unsigned int end, unsigned int was_at, unsigned int was)
+{
+	uint64_t e;
+	unsigned int cp;
+
+	if (at > end)
+		return 0;
+	e = *(const volatile uint64_t *)&d->entries[at];
+	cp = snp_psc_entry_cur_page(e);
+	if (cp > (snp_psc_entry_2m(e) ? 512u : 1u) || (at == was_at && cp < was))
+		return UINT32_MAX;
+	return cp;
+}
+
 /* One descriptor of [gpa, end) (already cut to fit), until the hypervisor has
- * processed every entry. */
+ * processed every entry. The descriptor is rebuilt from private data for every
+ * round; only cur_entry and the cur_page of that entry carry the hypervisor's
+ * progress over. */
 static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint64_t gpa,
 			 uint64_t end, unsigned int op)
 {
 	struct snp_psc_desc *d = (struct snp_psc_desc *)g->shared_buffer;
-	unsigned int cur = 0, stalls = 0, n = 0;
+	unsigned int cur = 0, cur_page = 0, stalls = 0, n = 0;
 	uint64_t next;
 
 	s->stats.psc_batches++;
@@ -271,9 +296,11 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		struct snp_psc_hdr h;
 		uint64_t info2;
 		uint32_t res;
+		unsigned int cp;
 
 		ghcb_invalidate(g);
 		n = snp_psc_fill(d, gpa, end, op, s->psc_max_entries, &next);
+		d->entries[cur] |= cur_page;
 		d->hdr.cur_entry = (uint16_t)cur;
 		d->hdr.end_entry = (uint16_t)(n - 1);
 		d->hdr.reserved = 0;
@@ -296,7 +323,12 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		if (h.cur_entry > h.end_entry)
 			return 0;
 		s->stats.psc_early_returns++;
-		if (h.cur_entry == cur) {
+		cp = snp_psc_cur_page(d, h.cur_entry, h.end_entry, cur, cur_page);
+		if (cp == UINT32_MAX) {
+			s->last_psc_error = UINT64_MAX;
+			return SNP_ERR_IO;
+		}
+		if (h.cur_entry == cur && cp == cur_page) {
 			if (++stalls >= SNP_PSC_MAX_STALLS) {
 				s->last_psc_error = UINT64_MAX;
 				return SNP_ERR_IO;
@@ -305,6 +337,7 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		}
 		stalls = 0;
 		cur = h.cur_entry;
+		cur_page = cp;
 	}
 }
 

@@ -138,21 +138,30 @@ static void psc_page(struct snp_model *m, uint64_t gpa, unsigned int op, bool en
 	/* To private of a page already private: nothing changes. */
 }
 
-/* One PSC entry. Returns false for an entry the hypervisor refuses. */
-static bool psc_entry(struct snp_model *m, uint64_t e)
+/* One PSC entry, its pages [cur_page, @last) (KVM snp_begin_psc() skips the
+ * cur_page pages already done; a cur_page beyond the entry is refused).
+ * Returns false for an entry the hypervisor refuses. */
+static bool psc_entry(struct snp_model *m, uint64_t e, unsigned int last)
 {
 	uint64_t gpa = snp_psc_entry_gfn(e) << 12;
 	unsigned int op = snp_psc_entry_op(e);
 	bool big = snp_psc_entry_2m(e);
+	unsigned int first = snp_psc_entry_cur_page(e);
 
 	if (op != SNP_PSC_OP_PRIVATE && op != SNP_PSC_OP_SHARED)
+		return false;
+	if (last > (big ? PAGES_2M : 1u))
+		last = big ? PAGES_2M : 1u;
+	if (first > last)
 		return false;
 	if (big && (gpa & ((UINT64_C(1) << 21) - 1))) {
 		broken(m, "R4: a 2 MiB Page State Change entry not 2 MiB aligned", gpa);
 		return false;
 	}
-	for (unsigned int k = 0; k < (big ? PAGES_2M : 1); k++)
+	for (unsigned int k = first; k < last; k++) {
 		psc_page(m, gpa + (uint64_t)k * PAGE, op, big);
+		m->n_psc_pages++;
+	}
 	if (big && op == SNP_PSC_OP_PRIVATE) {
 		/* Pages that were private already kept their 4 KiB entries: then
 		 * the hypervisor could not make one 2 MiB entry of the range. */
@@ -206,8 +215,18 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 	 * entry, so that every early return still makes progress. */
 	if (m->n_psc == m->faults.psc_early_at || nth(m->n_psc, m->faults.psc_early_every))
 		todo = todo / 2 ? todo / 2 : 1;
+	if (m->n_psc == m->faults.psc_half_entry_at && snp_psc_entry_2m(d->entries[cur]) &&
+	    snp_psc_entry_cur_page(d->entries[cur]) < PAGES_2M / 2) {
+		/* Stop half way through a 2 MiB entry: cur_page says where. */
+		if (!psc_entry(m, d->entries[cur], PAGES_2M / 2)) {
+			g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_ENTRY;
+			return;
+		}
+		d->entries[cur] = (d->entries[cur] & ~SNP_PSC_CUR_PAGE_MASK) | (PAGES_2M / 2);
+		return;
+	}
 	for (k = 0; k < todo; k++) {
-		if (!psc_entry(m, d->entries[cur + k])) {
+		if (!psc_entry(m, d->entries[cur + k], UINT32_MAX)) {
 			d->hdr.cur_entry = (uint16_t)(cur + k);
 			g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_ENTRY;
 			return;

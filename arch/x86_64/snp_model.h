@@ -100,6 +100,8 @@
  * @psc_error_every: the same for every Nth.
  * @psc_backwards_at: that PSC moves cur_entry backwards (a lie).
  * @psc_msr_error_at: that MSR-protocol PSC is refused.
+ * @psc_half_entry_at: that GHCB PSC stops half way through its current 2 MiB
+ *	entry (cur_page 256) and returns early.
  * @rmp_4k_only: the hypervisor backs everything with 4 KiB RMP entries: every
  *	2 MiB PVALIDATE is a size mismatch.
  * @pval_mismatch_at: that PVALIDATE answers FAIL_SIZEMISMATCH.
@@ -113,7 +115,7 @@
  */
 struct snp_model_faults {
 	unsigned long psc_early_at, psc_early_every, psc_stall_every, psc_error_at;
-	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at;
+	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at, psc_half_entry_at;
 	bool rmp_4k_only;
 	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
 		pval_cf_every;
@@ -153,6 +155,8 @@ struct snp_model_faults {
  * @n_refused: GHCB exits refused as KVM refuses them (R8); @last_refused_code:
  *	the last one's SW_EXITCODE.
  * @n_flush: TLB flushes the guest reported (snp_model_note_flush()).
+ * @n_psc_pages: 4 KiB pages GHCB PSC entries changed (a page done twice counts
+ *	twice).
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -185,6 +189,7 @@ struct snp_model {
 	unsigned long n_refused;
 	uint64_t last_refused_code;
 	unsigned long n_flush;
+	unsigned long n_psc_pages;
 };
 
 /**

@@ -171,7 +171,7 @@ static void test_halt_is_native(void **state)
 	assert_int_equal(e->g.m.n_refused, 0);
 }
 
-/* R8: HLT sent as a GHCB exit is answered as KVM's sev_es_validate_vmgexit()
+/* R9: HLT sent as a GHCB exit is answered as KVM's sev_es_validate_vmgexit()
  * answers it: SW_EXITINFO1 = 2, GHCB_ERR_INVALID_EVENT; nothing is executed. */
 static void test_model_refuses_hlt_as_kvm(void **state)
 {
@@ -187,7 +187,7 @@ static void test_model_refuses_hlt_as_kvm(void **state)
 	assert_int_equal(e->g.m.n_exit, exits);
 }
 
-/* R8: the inputs KVM requires: an OUT without RAX, a WRMSR without RDX, an
+/* R9: the inputs KVM requires: an OUT without RAX, a WRMSR without RDX, an
  * exit whose SW_EXITINFO2 is not marked valid are GHCB_ERR_MISSING_INPUT; an IN
  * needs no RAX; GHCB usage 1 is GHCB_ERR_INVALID_USAGE. */
 static void test_model_wants_kvm_inputs(void **state)

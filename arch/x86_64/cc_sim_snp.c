@@ -95,7 +95,7 @@ static void vmm_error(struct ghcb *g, uint64_t err)
  * MMIO: SW_EXITINFO1 = GPA, SW_EXITINFO2 = size, the data at SW_SCRATCH in the
  * shared buffer; MSR: RCX, SW_EXITINFO1 = 0 read / 1 write, RAX:RDX), the
  * outputs marked valid. The model refused before any event KVM's
- * sev_es_validate_vmgexit() refuses (rule R8 of snp_model.h: HLT among them,
+ * sev_es_validate_vmgexit() refuses (rule R9 of snp_model.h: HLT among them,
  * an automatic exit the guest executes natively), and every input it needs
  * not marked valid.
  */

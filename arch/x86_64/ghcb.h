@@ -202,7 +202,7 @@ _Static_assert(sizeof(struct ghcb) == 4096, "the GHCB is one page");
 /* NAE events: SW_EXITCODE values (GHCB spec "NAE events"; Linux svm.h). */
 #define SVM_EXIT_CPUID UINT64_C(0x72)
 #define SVM_EXIT_RDTSC UINT64_C(0x6e)
-#define SVM_EXIT_HLT UINT64_C(0x78) /* not a NAE event: KVM refuses it (snp_model.h R8) */
+#define SVM_EXIT_HLT UINT64_C(0x78) /* not a NAE event: KVM refuses it (snp_model.h R9) */
 #define SVM_EXIT_IOIO UINT64_C(0x7b)
 #define SVM_EXIT_MSR UINT64_C(0x7c)
 #define SVM_VMGEXIT_MMIO_READ UINT64_C(0x80000001)

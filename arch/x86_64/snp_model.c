@@ -273,7 +273,7 @@ static void model_ap_creation(struct snp_model *m, struct ghcb *g)
 }
 
 /*
- * R8: which NAE events the hypervisor accepts, and which of their inputs must
+ * R9: which NAE events the hypervisor accepts, and which of their inputs must
  * be marked valid, as KVM's sev_es_validate_vmgexit() (Linux
  * arch/x86/kvm/svm/sev.c) has them: SW_EXITCODE, SW_EXITINFO1 and
  * SW_EXITINFO2 valid for every event (else GHCB_ERR_MISSING_INPUT), GHCB usage

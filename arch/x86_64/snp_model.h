@@ -53,7 +53,7 @@
  *     vol. 2 "VMSA"; GHCB spec "SNP AP Creation"; Linux wakeup_cpu_via_vmgexit()
  *     and snp_set_vmsa()); RMPADJUST of a page that is not private and
  *     validated fails. Test: test_rule_r7_ap_create_needs_vmsa.
- *  R8 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
+ *  R9 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
  *     sev_es_validate_vmgexit()): SW_EXITCODE/SW_EXITINFO1/SW_EXITINFO2 not
  *     marked valid, or an event's own inputs not valid (e.g. RAX of an OUT,
  *     RCX/RAX/RDX of a WRMSR, SW_SCRATCH of MMIO and PSC), answer
@@ -152,7 +152,7 @@ struct snp_model_faults {
  *	the last non-PSC GHCB exit as the hypervisor saw it.
  * @last_mmio: the bytes of the last MMIO write.
  * @vmpl: the VMPL the guest runs at (0 unless a test or snp_fault=vmpl1 says).
- * @n_refused: GHCB exits refused as KVM refuses them (R8); @last_refused_code:
+ * @n_refused: GHCB exits refused as KVM refuses them (R9); @last_refused_code:
  *	the last one's SW_EXITCODE.
  * @n_flush: TLB flushes the guest reported (snp_model_note_flush()).
  * @n_psc_pages: 4 KiB pages GHCB PSC entries changed (a page done twice counts

@@ -768,6 +768,37 @@ static int test_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t
 /* An AP's VMSA carries the initial FPU/SSE control state Linux gives it
  * (wakeup_cpu_via_vmgexit()): MXCSR 0x1f80, FCW 0x40, FTW 0x5555; zeros would
  * unmask every SSE exception on the AP. */
+/* The GHCB protocol version and the hypervisor's features, through the MSR
+ * protocol, as Linux sev_es_negotiate_protocol() and get_hv_features(): KVM's
+ * answer (versions 1..2, SNP and AP creation) is accepted; a hypervisor that
+ * cannot speak version 2, or lacks the SNP feature, is refused with the
+ * general reason Linux gives. */
+static void test_negotiate_protocol_and_features(void **state)
+{
+	struct env *e = *state;
+	unsigned int code = 99;
+
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), 0);
+	assert_int_equal(e->g.s.ghcb_version, 2);
+	assert_true(e->g.s.hv_features == (GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION));
+	e->g.m.ghcb_max = 1;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_PROTOCOL_UNSUPPORTED);
+	e->g.m.ghcb_max = 3;
+	e->g.m.ghcb_min = 3;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_PROTOCOL_UNSUPPORTED);
+	e->g.m.ghcb_min = 2;
+	e->g.m.hv_features = GHCB_HV_FT_SNP_AP_CREATION;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_SNP_UNSUPPORTED);
+	assert_non_null(strstr(e->why, "lack SEV-SNP"));
+	e->g.m.hv_features = GHCB_HV_FT_SNP;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), 0);
+	assert_false(e->g.s.hv_features & GHCB_HV_FT_SNP_AP_CREATION);
+	assert_int_equal(e->g.m.violations, 0);
+}
+
 static void test_vmsa_ap_defaults(void **state)
 {
 	struct snp_vmsa *v = aligned_alloc(4096, sizeof(*v));
@@ -892,6 +923,7 @@ int main(void)
 		T(test_nested_exchange_restores_the_page),
 		T(test_rule_r7_ap_create_needs_vmsa),
 		cmocka_unit_test(test_vmsa_ap_defaults),
+		T(test_negotiate_protocol_and_features),
 		T(test_faults_every_nth),
 	};
 

@@ -253,6 +253,7 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 				       &glue, evict_cache };
 	uint32_t leaf[4];
 	uint64_t gpa;
+	unsigned int code;
 	int rc;
 
 	cc_glue_init(&glue, insn, obs, name);
@@ -279,6 +280,12 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 			      why, why_len))
 		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
 				  GHCB_TERM_SLUICE_FW_GHCB, 0);
+	/* The protocol version and the hypervisor's features before any GHCB
+	 * exit (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP); after
+	 * the GHCB MSR was read, as these requests overwrite it. */
+	rc = snp_negotiate(&snp, &code, why, why_len);
+	if (rc)
+		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL, code, rc);
 	/* From here every port, MMIO and MSR access and every CPUID of this
 	 * CPU goes through the firmware's GHCB (mapped shared by the firmware's
 	 * page tables, which stay loaded until mmu_init()). */
@@ -341,13 +348,21 @@ void cc_snp_finish(void)
 	cc_glue_install(&glue, "SNP", snp_convert, &snp);
 	trap_set_vc_reporter(vc_report);
 	vmsa_pages_assign();
-	smp_set_ap_ops(&ap_ops);
+	/* Linux creates APs with VMGEXIT only when the hypervisor offers it
+	 * (snp_set_wakeup_secondary_cpu()); without, INIT-SIPI is no way either. */
+	if (snp.hv_features & GHCB_HV_FT_SNP_AP_CREATION)
+		smp_set_ap_ops(&ap_ops);
+	else
+		smp_disable_aps("the hypervisor does not offer SNP AP creation "
+				"(GHCB_HV_FT_SNP_AP_CREATION)");
 	active = true;
-	printf("cc: %s boot: VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
+	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
+	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
 	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
 	       "kernel entry to mmu_init; %u GHCB pages of ours made shared before it (MSR "
 	       "protocol), mapped shared and the bootstrap CPU's registered right after it\n",
-	       glue.platform, cpuid_page ? cpuid_page->count : 0, fw_ghcb_gpa, ghcbs_prepared);
+	       glue.platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
+	       fw_ghcb_gpa, ghcbs_prepared);
 }
 
 bool cc_snp_active(void)

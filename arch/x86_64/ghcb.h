@@ -48,6 +48,17 @@
 #define GHCB_MSR_PSC_REQ UINT64_C(0x014)
 #define GHCB_MSR_PSC_RESP UINT64_C(0x015)
 #define GHCB_MSR_TERM_REQ UINT64_C(0x100)
+/* SEV information (protocol version negotiation): request 0x002, response
+ * 0x001 with the hypervisor's maximum version in [63:48], its minimum in
+ * [47:32] and the C-bit position in [31:24]; hypervisor features: request
+ * 0x080, response 0x081 with the feature bitmap in [63:12] (GHCB spec "SEV
+ * Information", "Hypervisor Feature Support"; Linux sev-common.h). */
+#define GHCB_MSR_SEV_INFO_RESP UINT64_C(0x001)
+#define GHCB_MSR_SEV_INFO_REQ UINT64_C(0x002)
+#define GHCB_MSR_HV_FT_REQ UINT64_C(0x080)
+#define GHCB_MSR_HV_FT_RESP UINT64_C(0x081)
+#define GHCB_HV_FT_SNP (UINT64_C(1) << 0)
+#define GHCB_HV_FT_SNP_AP_CREATION (UINT64_C(1) << 1)
 
 /* Page State Change operations (GHCB spec, PSC entry / MSR request [55:52]). */
 #define SNP_PSC_OP_PRIVATE 1

@@ -459,6 +459,13 @@ void smp_mailbox_only(void)
 	mailbox_only = true;
 }
 
+static const char *aps_disabled;
+
+void smp_disable_aps(const char *why)
+{
+	aps_disabled = why;
+}
+
 /*
  * Start @cl through the platform (SNP: the AP-create request with its VMSA;
  * INIT-SIPI is not used, except by the simulation to park the AP first). An AP
@@ -647,6 +654,10 @@ unsigned int smp_init(const struct acpi_cpus *mc, const struct mem_range *ranges
 	       bsp_apic);
 	if (listed <= 1 || max_cpus == 1)
 		return 1;
+	if (aps_disabled) {
+		printf("smp: %s; running on one CPU\n", aps_disabled);
+		return 1;
+	}
 	if (!ap_ops)
 		wakeup_mailbox = smp_checked_mailbox(mc, ranges, nranges);
 	if (mailbox_only && !ap_ops && !wakeup_mailbox) {

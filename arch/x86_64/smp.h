@@ -77,6 +77,13 @@ void smp_simulate_td_firmware(bool silent, bool late);
 void smp_report_late(void);
 
 /**
+ * smp_disable_aps() - start no AP: the platform has no way to (smp_init() says
+ *	@why and runs on one CPU). Call before smp_init().
+ * @why: the reason, printed (a string that lives as long as the kernel).
+ */
+void smp_disable_aps(const char *why);
+
+/**
  * smp_mailbox_only() - this guest is a TD: its APs start only through the MADT's
  *	wakeup mailbox; without a usable one the kernel runs on one CPU rather than
  *	send INIT-SIPI. Call before smp_init().

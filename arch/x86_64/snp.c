@@ -83,6 +83,38 @@ int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt
 	return 0;
 }
 
+int snp_negotiate(struct snp *s, unsigned int *term_code, char *why, size_t why_len)
+{
+	uint64_t v = ghcb_msr_call(s->insn, GHCB_MSR_SEV_INFO_REQ);
+	unsigned int max = (unsigned int)(v >> 48), min = (unsigned int)((v >> 32) & 0xffff);
+
+	*term_code = GHCB_TERM_PROTOCOL_UNSUPPORTED;
+	if (GHCB_MSR_INFO(v) != GHCB_MSR_SEV_INFO_RESP) {
+		snp_say(why, why_len,
+			"snp: the hypervisor answered the SEV information request "
+			"with 0x%llx",
+			(unsigned long long)v);
+		return SNP_ERR_REFUSED;
+	}
+	if (max < GHCB_PROTOCOL_VERSION || min > GHCB_PROTOCOL_VERSION) {
+		snp_say(why, why_len,
+			"snp: the hypervisor speaks GHCB protocol versions 0x%llx; "
+			"an SNP guest needs version 2",
+			(unsigned long long)(v >> 32));
+		return SNP_ERR_REFUSED;
+	}
+	s->ghcb_version = GHCB_PROTOCOL_VERSION;
+	v = ghcb_msr_call(s->insn, GHCB_MSR_HV_FT_REQ);
+	*term_code = GHCB_TERM_SNP_UNSUPPORTED;
+	if (GHCB_MSR_INFO(v) != GHCB_MSR_HV_FT_RESP || !((v >> 12) & GHCB_HV_FT_SNP)) {
+		snp_say(why, why_len, "snp: the hypervisor's features 0x%llx lack SEV-SNP",
+			(unsigned long long)v);
+		return SNP_ERR_REFUSED;
+	}
+	s->hv_features = v >> 12;
+	return 0;
+}
+
 void snp_terminate(struct snp *s, unsigned int set, unsigned int code)
 {
 	ghcb_msr_call(s->insn, ghcb_msr_term_req(set, code));

@@ -188,7 +188,26 @@ struct snp {
 	uint64_t last_psc_error;
 	struct snp_stats stats;
 	bool coherency_sfw_no;
+	unsigned int ghcb_version;
+	uint64_t hv_features;
 };
+
+/**
+ * snp_negotiate() - the GHCB protocol version and the hypervisor's features,
+ *	through the MSR protocol (no GHCB needed), as Linux
+ *	sev_es_negotiate_protocol() and snp_init()/get_hv_features() do: the
+ *	hypervisor's range [min, max] must include version 2 (the one with the
+ *	SNP events; this kernel speaks only it), and its features must include
+ *	GHCB_HV_FT_SNP. The result is kept in @s (ghcb_version, hv_features;
+ *	AP creation is used only with GHCB_HV_FT_SNP_AP_CREATION).
+ * @s: an initialised guest.
+ * @term_code: on failure, the GHCB_TERM_SET_GENERAL reason to terminate with
+ *	(GHCB_TERM_PROTOCOL_UNSUPPORTED or GHCB_TERM_SNP_UNSUPPORTED).
+ * @why: on failure, the reason, one line.
+ * @why_len: its size.
+ * Return: 0 or SNP_ERR_REFUSED.
+ */
+int snp_negotiate(struct snp *s, unsigned int *term_code, char *why, size_t why_len);
 
 /**
  * snp_cbit_from_cpuid() - the C-bit position from CPUID 0x8000001F.

@@ -22,6 +22,12 @@ void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t
 	m->npages = npages;
 	m->page = page;
 	memset(page, SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C, npages);
+	/* As KVM answers an SNP guest (arch/x86/kvm/svm/sev.c: GHCB_VERSION_MIN
+	 * 1, GHCB_VERSION_DEFAULT 2, GHCB_HV_FT_SUPPORTED). */
+	m->ghcb_min = 1;
+	m->ghcb_max = 2;
+	m->hv_features = GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION;
+	m->cbit_pos = 51;
 }
 
 static int64_t page_index(const struct snp_model *m, uint64_t gpa)
@@ -434,6 +440,16 @@ static void model_msr_protocol(struct snp_model *m)
 		m->ghcb_msr[c] = GHCB_MSR_PSC_RESP;
 		break;
 	}
+	case GHCB_MSR_SEV_INFO_REQ:
+		/* KVM sev_handle_vmgexit_msr_protocol(): its version range and
+		 * the C-bit position. */
+		m->ghcb_msr[c] = ((uint64_t)m->ghcb_max << 48) | ((uint64_t)m->ghcb_min << 32) |
+				 ((uint64_t)m->cbit_pos << 24) | GHCB_MSR_SEV_INFO_RESP;
+		break;
+	case GHCB_MSR_HV_FT_REQ:
+		/* KVM: GHCB_HV_FT_SUPPORTED (SNP, SNP AP creation). */
+		m->ghcb_msr[c] = (m->hv_features << 12) | GHCB_MSR_HV_FT_RESP;
+		break;
 	case GHCB_MSR_TERM_REQ:
 		m->terminated++;
 		m->term_set = (unsigned int)((v >> 12) & 0xf);

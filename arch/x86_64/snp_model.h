@@ -157,6 +157,10 @@ struct snp_model_faults {
  * @n_flush: TLB flushes the guest reported (snp_model_note_flush()).
  * @n_psc_pages: 4 KiB pages GHCB PSC entries changed (a page done twice counts
  *	twice).
+ * @ghcb_min, @ghcb_max, @cbit_pos: the SEV information response (MSR protocol
+ *	0x001), as KVM gives it: versions 1..2, C-bit 51 unless a test says.
+ * @hv_features: the hypervisor features response (0x081): KVM's
+ *	GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION unless a test says.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -190,6 +194,8 @@ struct snp_model {
 	uint64_t last_refused_code;
 	unsigned long n_flush;
 	unsigned long n_psc_pages;
+	unsigned int ghcb_min, ghcb_max, cbit_pos;
+	uint64_t hv_features;
 };
 
 /**

@@ -140,6 +140,47 @@ static void test_cpuid_from_the_page(void **state)
 	assert_int_equal(e->g.m.n_exit, exits);
 }
 
+static uint64_t fake_cr4;
+
+static uint64_t read_fake_cr4(void)
+{
+	return fake_cr4;
+}
+
+/* The lookup as Linux's: the indexed leaves 0x12, 0x1d, 0x1e, 0x24 told apart
+ * by ECX; leaf 0xD sub-leaf 0 taken from the entry for the base XSAVE area
+ * (XCR0 1 or 3, XSS 0), not one computed for more features; OSXSAVE and OSPKE
+ * from this CPU's CR4. */
+static void test_cpuid_lookup_as_linux(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint32_t r[4];
+
+	e->cpuid.count = 8;
+	e->cpuid.fn[3] = (struct snp_cpuid_fn){ .eax_in = 0x1d, .ecx_in = 0, .eax = 1 };
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){ .eax_in = 0x1d, .ecx_in = 1, .eax = 0x1d1 };
+	e->cpuid.fn[5] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 0xe7, .ebx = 0x988 };
+	e->cpuid.fn[6] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 3, .ebx = 0x240 };
+	e->cpuid.fn[7] = (struct snp_cpuid_fn){ .eax_in = 1, .ecx = 0x80000000u | (1u << 27) };
+	o->cpuid(o->ctx, 0x1d, 1, r);
+	assert_int_equal(r[0], 0x1d1);
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 0x240);
+	e->p.read_cr4 = read_fake_cr4;
+	fake_cr4 = 0;
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_true(r[2] == 0x80000000u); /* OSXSAVE off: CR4.OSXSAVE clear */
+	fake_cr4 = UINT64_C(1) << 18;
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_true(r[2] == (0x80000000u | (1u << 27)));
+	fake_cr4 = UINT64_C(1) << 22;
+	o->cpuid(o->ctx, 7, 0, r);
+	assert_true(r[2] & (1u << 4));
+}
+
 static unsigned int native_halts;
 static bool native_halt_irqs;
 
@@ -304,6 +345,7 @@ int main(void)
 		T(test_mmio_through_the_shared_buffer),
 		T(test_msr),
 		T(test_cpuid_from_the_page),
+		T(test_cpuid_lookup_as_linux),
 		T(test_halt_is_native),
 		T(test_model_refuses_hlt_as_kvm),
 		T(test_model_wants_kvm_inputs),

@@ -127,9 +127,55 @@ static void snp_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v
  * Linux snp_cpuid_get_validated_func() compares ecx_in for). */
 static bool cpuid_indexed(uint32_t leaf)
 {
-	return leaf == 0x4 || leaf == 0x7 || leaf == 0xb || leaf == 0xd || leaf == 0xf ||
-	       leaf == 0x10 || leaf == 0x14 || leaf == 0x17 || leaf == 0x18 || leaf == 0x1f ||
-	       leaf == 0x8000001d || leaf == 0x80000020 || leaf == 0x80000026;
+	switch (leaf) {
+	case 0x4:
+	case 0x7:
+	case 0xb:
+	case 0xd:
+	case 0xf:
+	case 0x10:
+	case 0x12:
+	case 0x14:
+	case 0x17:
+	case 0x18:
+	case 0x1d:
+	case 0x1e:
+	case 0x1f:
+	case 0x24:
+	case 0x8000001d:
+	case 0x80000020:
+	case 0x80000026:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Leaf 0xD sub-leaves 0 and 1 exist in the page once per XCR0/XSS they were
+ * computed for; the base one is taken (Linux: the sizes are then recomputed
+ * for the features enabled, which this kernel does not need). */
+static bool cpuid_entry_usable(const struct snp_cpuid_fn *f)
+{
+	if (f->eax_in == 0xd && (f->ecx_in == 0 || f->ecx_in == 1))
+		return (f->xcr0_in == 1 || f->xcr0_in == 3) && !f->xss_in;
+	return true;
+}
+
+#define CR4_OSXSAVE (UINT64_C(1) << 18)
+#define CR4_PKE (UINT64_C(1) << 22)
+
+void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4])
+{
+	(void)sub;
+	if (leaf == 1) {
+		r[2] &= ~(1u << 27);
+		if (cr4 & CR4_OSXSAVE)
+			r[2] |= 1u << 27;
+	} else if (leaf == 7) {
+		r[2] &= ~(1u << 4);
+		if (cr4 & CR4_PKE)
+			r[2] |= 1u << 4;
+	}
 }
 
 bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
@@ -143,7 +189,8 @@ bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uin
 	for (uint32_t i = 0; i < n; i++) {
 		const struct snp_cpuid_fn *f = &page->fn[i];
 
-		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub))
+		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub) ||
+		    !cpuid_entry_usable(f))
 			continue;
 		r[0] = f->eax;
 		r[1] = f->ebx;
@@ -158,8 +205,11 @@ bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uin
  * zeros (as Linux does for leaves inside the valid ranges), never a VMGEXIT. */
 static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r))
+	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r)) {
 		ps(ctx)->cpuid_misses++;
+		return;
+	}
+	pvio_snp_cpuid_postprocess(leaf, sub, ps(ctx)->read_cr4(), r);
 }
 
 /*
@@ -251,6 +301,18 @@ static void snp_fatal(void *ctx, int code, const char *msg)
 	}
 }
 
+static uint64_t native_cr4(void)
+{
+#ifdef SLUICE_HOST
+	return 0; /* user mode: host tests set their own */
+#else
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+#endif
+}
+
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
 {
 	p->snp = s;
@@ -258,6 +320,7 @@ void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_pag
 	p->errors = 0;
 	p->cpuid_misses = 0;
 	p->native = &pvio_native;
+	p->read_cr4 = native_cr4;
 	p->ops = (struct pvio_ops){
 		.name = "snp",
 		.io_in = snp_io_in,

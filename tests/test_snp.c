@@ -799,6 +799,51 @@ static void test_negotiate_protocol_and_features(void **state)
 	assert_int_equal(e->g.m.violations, 0);
 }
 
+/* R10, the per-CPU TLB model: CPU 1 has reached page P (a private translation in
+ * its TLB); CPU 0 makes P shared, flushing only its own TLB (the kernel's
+ * conversion flushes the converting CPU and advances a generation). CPU 1
+ * touching P before it drops its TLB uses the stale private translation of a
+ * page the RMP now gives the hypervisor: caught. After mmu_tlb_sync()'s CR3
+ * reload (snp_model_note_tlb_sync()), which the kernel makes before converted
+ * memory is reached, the same access is correct: the generation scheme holds
+ * where every CPU syncs first. */
+static void test_rule_r10_stale_tlb_on_another_cpu(void **state)
+{
+	struct env *e = env_new(true);
+	static struct snp_env_cpus cpus;
+	struct snp_model_tlb *tlb = calloc(NPAGES, sizeof(*tlb));
+	const uint64_t p = BASE + 3 * M2;
+
+	(void)state;
+	e->g.m.tlb = tlb;
+	snp_env_two_cpus(&cpus, &e->g.s, &e->g.m);
+	cpus.slots[0] = e->g.s.slot; /* CPU 0 keeps the GHCB env_new() set up */
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	cpus.cur = 0;
+	assert_int_equal(snp_to_shared(&e->g.s, p, K4), 0);
+	snp_model_note_access(&e->g.m, p, 8); /* CPU 0 flushed: fine */
+	assert_int_equal(e->g.m.violations, 0);
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R10"));
+	snp_model_note_tlb_sync(&e->g.m);
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	/* And back to private: CPU 1 again sees the shared mapping until it syncs. */
+	cpus.cur = 0;
+	assert_int_equal(snp_to_private(&e->g.s, p, K4), 0);
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 2);
+	snp_model_note_tlb_sync(&e->g.m);
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 2);
+	free(tlb);
+	env_free(e);
+}
+
 static void test_vmsa_ap_defaults(void **state)
 {
 	struct snp_vmsa *v = aligned_alloc(4096, sizeof(*v));
@@ -923,6 +968,7 @@ int main(void)
 		T(test_nested_exchange_restores_the_page),
 		T(test_rule_r7_ap_create_needs_vmsa),
 		cmocka_unit_test(test_vmsa_ap_defaults),
+		cmocka_unit_test(test_rule_r10_stale_tlb_on_another_cpu),
 		T(test_negotiate_protocol_and_features),
 		T(test_faults_every_nth),
 	};

@@ -65,13 +65,29 @@ static bool nth(unsigned long n, unsigned long every)
 	return every && n % every == 0;
 }
 
+/* R10: the page's translation changes; every CPU may keep the old one. */
+static void tlb_note_change(struct snp_model *m, int64_t i, bool private_)
+{
+	struct snp_model_tlb *t;
+	bool c = m->page[i] & SNP_PG_PTE_C;
+
+	if (!m->tlb || c == private_)
+		return;
+	t = &m->tlb[i];
+	t->old_c = c;
+	t->gen = m->tlb_gen;
+	t->fresh = 0;
+}
+
 void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_)
 {
+	m->tlb_gen++;
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 
 		if (i < 0)
 			continue;
+		tlb_note_change(m, i, private_);
 		if (private_)
 			m->page[i] |= SNP_PG_PTE_C;
 		else
@@ -90,24 +106,63 @@ void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool p
  */
 void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
 {
-	(void)gpa, (void)len;
+	unsigned int c = vcpu(m);
+
 	m->n_flush++;
+	if (!m->tlb)
+		return;
+	/* The flush is the calling CPU's own (R10). */
+	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
+		int64_t i = page_index(m, a);
+
+		if (i >= 0)
+			m->tlb[i].fresh |= (uint16_t)(1u << c);
+	}
+}
+
+void snp_model_note_tlb_sync(struct snp_model *m)
+{
+	m->tlb_synced[vcpu(m)] = m->tlb_gen;
+}
+
+/* The C-bit the calling CPU's translation of page @i says (R10). */
+static bool tlb_c_seen(const struct snp_model *m, int64_t i, unsigned int c)
+{
+	const struct snp_model_tlb *t;
+
+	if (!m->tlb)
+		return m->page[i] & SNP_PG_PTE_C;
+	t = &m->tlb[i];
+	if ((t->fresh & (1u << c)) || m->tlb_synced[c] >= t->gen)
+		return m->page[i] & SNP_PG_PTE_C;
+	return t->old_c;
 }
 
 void snp_model_note_access(struct snp_model *m, uint64_t gpa, uint64_t len)
 {
+	unsigned int c = vcpu(m);
+
 	for (uint64_t a = gpa & ~(uint64_t)(PAGE - 1); a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 		uint8_t f;
+		bool seen;
 
 		if (i < 0)
 			continue;
 		f = m->page[i];
-		if ((f & SNP_PG_ASSIGNED) && (f & SNP_PG_VALIDATED) && (f & SNP_PG_PTE_C))
+		seen = tlb_c_seen(m, i, c);
+		if ((f & SNP_PG_ASSIGNED) && (f & SNP_PG_VALIDATED) && seen)
 			continue;
-		if (!(f & SNP_PG_ASSIGNED) && !(f & SNP_PG_PTE_C))
+		if (!(f & SNP_PG_ASSIGNED) && !seen)
 			continue;
-		broken(m, "R3: an access to a page between its rescission and its new mapping", a);
+		if (seen != (bool)(f & SNP_PG_PTE_C))
+			broken(m, "R10: a CPU reached a converted page through a stale translation",
+			       a);
+		else
+			broken(m,
+			       "R3: an access to a page between its rescission and its new "
+			       "mapping",
+			       a);
 	}
 }
 

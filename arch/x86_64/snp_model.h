@@ -53,6 +53,10 @@
  *     vol. 2 "VMSA"; GHCB spec "SNP AP Creation"; Linux wakeup_cpu_via_vmgexit()
  *     and snp_set_vmsa()); RMPADJUST of a page that is not private and
  *     validated fails. Test: test_rule_r7_ap_create_needs_vmsa.
+ *  R8 RMPADJUST may set only the permissions of a less privileged
+ *     (numerically higher) VMPL than the guest's own; otherwise
+ *     RMPADJUST_FAIL_PERMISSION (APM vol. 3 RMPADJUST). Test:
+ *     test_vmpl0_check (tests/test_snp_boot.c).
  *  R9 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
  *     sev_es_validate_vmgexit()): SW_EXITCODE/SW_EXITINFO1/SW_EXITINFO2 not
  *     marked valid, or an event's own inputs not valid (e.g. RAX of an OUT,
@@ -63,6 +67,16 @@
  *     in SW_EXITINFO2 (svm_vmgexit_bad_input()); @n_refused counts them.
  *     Tests (tests/test_pvio_snp.c): test_model_refuses_hlt_as_kvm,
  *     test_model_wants_kvm_inputs; e2e sim_snp.sh checks "0 refused".
+ *  R10 Per-CPU TLBs (when @tlb is given): a change of a page's C-bit leaves
+ *     every CPU but the ones that then flush that page (snp_model_note_flush(),
+ *     the calling CPU) or their whole TLB (snp_model_note_tlb_sync()) holding
+ *     the old translation (SDM vol. 3 4.10.5, APM vol. 2 5.5: no TLB coherence
+ *     in hardware). An access (snp_model_note_access()) from such a CPU is
+ *     checked with the old C-bit, and one that the RMP would fault is a
+ *     violation: a stale translation on another CPU during a conversion.
+ *     Test: test_rule_r10_stale_tlb_on_another_cpu (it also shows the
+ *     kernel's TLB generation scheme, mmu_tlb_sync() before converted memory
+ *     is reached, passes).
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -123,6 +137,19 @@ struct snp_model_faults {
 };
 
 /**
+ * struct snp_model_tlb - per page, what the per-CPU TLB model (R10) keeps.
+ * @gen: the model's generation at the page's last C-bit change.
+ * @fresh: CPUs (bit per CPU) that flushed the page since that change.
+ * @old_c: the C-bit before that change (what a stale translation says).
+ */
+struct snp_model_tlb {
+	uint32_t gen;
+	uint16_t fresh;
+	uint8_t old_c;
+	uint8_t pad;
+};
+
+/**
  * struct snp_model - the model's state.
  * @base: GPA of the first modelled page (2 MiB aligned for 2 MiB tests).
  * @npages: pages modelled.
@@ -161,6 +188,10 @@ struct snp_model_faults {
  *	0x001), as KVM gives it: versions 1..2, C-bit 51 unless a test says.
  * @hv_features: the hypervisor features response (0x081): KVM's
  *	GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION unless a test says.
+ * @tlb: per page, the per-CPU TLB model of R10 (caller storage, @npages
+ *	entries, zeroed), or NULL: every CPU is taken to see the current
+ *	mappings. @tlb_gen: its generation; @tlb_synced: per CPU, the generation
+ *	of its last whole-TLB flush.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -196,6 +227,9 @@ struct snp_model {
 	unsigned long n_psc_pages;
 	unsigned int ghcb_min, ghcb_max, cbit_pos;
 	uint64_t hv_features;
+	struct snp_model_tlb *tlb;
+	uint32_t tlb_gen;
+	uint32_t tlb_synced[SNP_MODEL_MAX_CPUS];
 };
 
 /**
@@ -248,7 +282,14 @@ void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool p
 void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len);
 
 /**
- * snp_model_note_access() - the guest reads or writes a range: rule R3.
+ * snp_model_note_tlb_sync() - the calling CPU dropped its whole TLB (R10).
+ * @m: the model.
+ */
+void snp_model_note_tlb_sync(struct snp_model *m);
+
+/**
+ * snp_model_note_access() - the guest reads or writes a range: rule R3, and
+ *	R10 through the calling CPU's possibly stale translations.
  * @m: the model.
  * @gpa: start.
  * @len: bytes (at least 1).

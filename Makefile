@@ -294,6 +294,7 @@ test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib 
 	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
 		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
 		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
+		tests/cc_host/test_cc_host.sh \
 		tests/cc_insn/test_audit.sh scripts/check-layers.py \
 		tests/layers/test_check_layers.sh scripts/check-function-length.py \
 		"scripts/check-function-length.py --self-test" scripts/format-check.sh \

@@ -65,10 +65,14 @@ static __attribute__((noreturn)) void td_fatal(const char *msg)
  *  3. mmu_init()'s CR3 write to the end of cc_snp_after_mmu(): our tables map
  *     every page private except MMIO; no GHCB-protocol exit may happen (nothing
  *     prints, mmu_init() does no I/O after the CR3 write). cc_snp_after_mmu()
- *     clears the C-bit of the firmware's GHCB and of ours, then registers the
- *     bootstrap CPU's own (MSR protocol).
+ *     clears the C-bit of our GHCB pages, then registers the bootstrap CPU's
+ *     own (MSR protocol). The firmware's GHCB stays mapped private in our
+ *     tables: a page the host named in the GHCB MSR is never made shared by
+ *     us (Linux never adopts the firmware's GHCB; this kernel uses it only in
+ *     window 2, through the firmware's own mapping).
  *  4. from there on: per-CPU GHCBs of ours; the firmware's page is never used
- *     again (left shared, reserved memory).
+ *     or touched again (shared in the RMP, private in our tables, reserved
+ *     memory).
  */
 static struct mmu_encoding snp_encoding;
 static bool real_snp;

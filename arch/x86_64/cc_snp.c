@@ -322,12 +322,11 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 {
 	int rc = 0;
 
-	/* No output until the end: the firmware's GHCB is mapped private by
-	 * our tables until the first step below, ours is not mapped shared yet. */
+	/* No output until the end: our tables map the firmware's GHCB private,
+	 * and it stays so: a page the host named in the GHCB MSR is never made
+	 * shared in our tables (Linux never adopts the firmware's GHCB at all);
+	 * ours is not mapped shared yet. */
 	console_up = false;
-	rc = cc_glue_set_pte_shared(&glue, fw_ghcb_gpa, SNP_PAGE_4K, true);
-	if (!rc)
-		cc_glue_flush_tlb(&glue, fw_ghcb_gpa, SNP_PAGE_4K);
 	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
 		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
 	if (!rc) {
@@ -359,10 +358,12 @@ void cc_snp_finish(void)
 	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
 	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
 	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
-	       "kernel entry to mmu_init; %u GHCB pages of ours made shared before it (MSR "
-	       "protocol), mapped shared and the bootstrap CPU's registered right after it\n",
+	       "kernel entry to mmu_init (through the firmware's mapping; %s in ours); %u GHCB "
+	       "pages of ours made shared before it (MSR protocol), mapped shared and the "
+	       "bootstrap CPU's registered right after it\n",
 	       glue.platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
-	       fw_ghcb_gpa, ghcbs_prepared);
+	       fw_ghcb_gpa, mmu_is_shared(fw_ghcb_gpa) ? "mapped shared" : "private, never shared",
+	       ghcbs_prepared);
 }
 
 bool cc_snp_active(void)

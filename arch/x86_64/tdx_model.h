@@ -27,12 +27,16 @@
  *  R4 No private mapping of a shared page, ever: MapGPA to shared while the
  *     guest still maps a page private, or a TLB flush after which a page mapped
  *     private is shared, is a violation (Linux arch/x86/coco/tdx/tdx.c,
- *     tdx_early_init(): "Private mapping => Shared Page == Guest shutdown").
+ *     tdx_early_init(): "Private mapping => Shared Page == Guest shutdown";
+ *     Linux orders its steps so that no such mapping exists). The TDX module
+ *     faults only on an access through such a mapping: checking it at MapGPA
+ *     and at the flush is a project rule, stricter than the hardware.
  *     Tests: every conversion test asserts no violation;
  *     test_model_catches_wrong_order shows the model catches the wrong order.
  *  R5 A page converted to private is pending until accepted; a private mapping
  *     of a pending page at a TLB flush is a violation (the first access would
- *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set). Tests:
+ *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set). Project
+ *     rule: the hardware faults on the access, the model at the flush. Tests:
  *     as R4.
  *  R6 TDG.VP.VMCALL<Instruction.RDMSR/WRMSR> is answered only for the MSRs
  *     KVM emulates for a TD (Linux arch/x86/kvm/vmx/tdx.c,

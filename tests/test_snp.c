@@ -361,6 +361,13 @@ static void test_psc_resumes_at_cur_page(void **state)
 	assert_int_equal(e->g.m.n_psc_pages - before, 512);
 	assert_range(e, BASE + 2 * M2, M2, A | V | C);
 	assert_int_equal(e->g.m.violations, 0);
+	/* A cur_page beyond the entry's 512 pages is a lie: refused, rolled back. */
+	e->g.m.faults.psc_bad_cur_page_at = e->g.m.n_psc + 1;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, M2), SNP_ERR_IO);
+	assert_true(e->g.s.last_psc_error == UINT64_MAX);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
+	assert_range(e, BASE + 2 * M2, M2, A | V | C);
+	assert_int_equal(e->g.m.violations, 0);
 }
 
 static void test_early_return_in_the_middle(void **state)

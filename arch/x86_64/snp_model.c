@@ -276,6 +276,11 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 	 * entry, so that every early return still makes progress. */
 	if (m->n_psc == m->faults.psc_early_at || nth(m->n_psc, m->faults.psc_early_every))
 		todo = todo / 2 ? todo / 2 : 1;
+	if (m->n_psc == m->faults.psc_bad_cur_page_at) {
+		/* A lie: more pages done than the entry has. */
+		d->entries[cur] = (d->entries[cur] & ~SNP_PSC_CUR_PAGE_MASK) | (PAGES_2M + 1);
+		return;
+	}
 	if (m->n_psc == m->faults.psc_half_entry_at && snp_psc_entry_2m(d->entries[cur]) &&
 	    snp_psc_entry_cur_page(d->entries[cur]) < PAGES_2M / 2) {
 		/* Stop half way through a 2 MiB entry: cur_page says where. */

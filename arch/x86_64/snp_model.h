@@ -116,6 +116,8 @@
  * @psc_msr_error_at: that MSR-protocol PSC is refused.
  * @psc_half_entry_at: that GHCB PSC stops half way through its current 2 MiB
  *	entry (cur_page 256) and returns early.
+ * @psc_bad_cur_page_at: that GHCB PSC does nothing and returns with a
+ *	cur_page beyond the entry's pages (a lie).
  * @rmp_4k_only: the hypervisor backs everything with 4 KiB RMP entries: every
  *	2 MiB PVALIDATE is a size mismatch.
  * @pval_mismatch_at: that PVALIDATE answers FAIL_SIZEMISMATCH.
@@ -130,6 +132,7 @@
 struct snp_model_faults {
 	unsigned long psc_early_at, psc_early_every, psc_stall_every, psc_error_at;
 	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at, psc_half_entry_at;
+	unsigned long psc_bad_cur_page_at;
 	bool rmp_4k_only;
 	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
 		pval_cf_every;

@@ -2,11 +2,16 @@
 #
 #   make run   [ARGS="key=value ..."]   build the UEFI image and boot it in QEMU; with no
 #                                       ARGS: the checks and the short benchmark suite
-#   make test                           host tests (plain and ASan+UBSan), library
-#                                       checks (check-lib), QEMU end-to-end tests
+#   make test                           make check, then the QEMU end-to-end tests
+#   make check                          the fast tier: host tests (plain and ASan+UBSan),
+#                                       library checks, portable builds, static checks,
+#                                       JOBS at a time (default: all cores); no QEMU boot
+#   make probes                         what this machine can do, one line each
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
+#   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
+#                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
 #   make check-lib                      its symbol, header and install/pkg-config checks
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
@@ -76,16 +81,18 @@ include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
 include bench/build.mk
+include firmware/build.mk
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 
-.PHONY: all deps deps-test newlib image run test host-tests lib check-lib smoke e2e-cc clean help
+.PHONY: all deps deps-test newlib image firmware run test check probes host-tests lib check-lib \
+	smoke e2e-cc clean help
 all: image
 
 help:
-	@sed -n '3,21p' Makefile
+	@sed -n '3,27p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -132,7 +139,9 @@ $(BUILD)/gitrev: FORCE
 $(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
 FORCE:
 
-image: deps $(BUILD)/sluice.efi
+image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
+# The firmware images alone (no newlib needed): the IoMmu driver and its test app.
+firmware: $(FIRMWARE_IMAGES)
 
 # With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
 # every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU
@@ -177,6 +186,23 @@ bench: image
 		echo "bench: no charts (see above)"; \
 	scripts/bench.py report $(BUILD)/bench/results.json --out $(BUILD)/bench/REPORT.md; \
 	exit $$rc
+
+# The firmware bounce cost: one boot of OVMF with build/iommu-test.efi reading a 16 MiB
+# disk through OVMF's VirtioBlkDxe FW_BENCH_REPS times with the root bridge's identity
+# mapping, then over sluice-iommu.efi with each policy and with the arena
+# (tests/firmware/iommu_app.c); the fwblk JSON lines go to build/bench/firmware.json.
+FW_BENCH_REPS ?= 5
+.PHONY: bench-firmware
+bench-firmware: firmware
+	@mkdir -p $(BUILD)/bench
+	@scripts/fat_image.py $(BUILD)/bench/fw-disk.img 16 DATA.BIN 4096 20261204 >/dev/null
+	@scripts/run-qemu.sh --efi $(BUILD)/iommu-test.efi --esp-file $(BUILD)/sluice-iommu.efi \
+		--disk $(BUILD)/bench/fw-disk.img --log $(BUILD)/bench/firmware.serial \
+		--args "mode=test reps=$(FW_BENCH_REPS) $(ARGS)" >/dev/null; rc=$$?; \
+	grep -ao '{"suite":"fwblk".*}' $(BUILD)/bench/firmware.serial > $(BUILD)/bench/firmware.json; \
+	cat $(BUILD)/bench/firmware.json; \
+	scripts/bench.py contract $(BUILD)/bench/firmware.json >/dev/null || rc=1; \
+	grep -aq '^fw: all checks passed' $(BUILD)/bench/firmware.serial || rc=1; exit $$rc
 
 plot:
 	@scripts/deps.sh bench
@@ -277,28 +303,57 @@ endef
 $(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
 
 host-tests: deps-test $(HOST_TEST_BINS) $(SAN_TEST_BINS)
-	@scripts/run-tests.sh host $(HOST_TEST_BINS) $(SAN_TEST_BINS)
+	@scripts/run-tests.sh -j $(JOBS) host $(HOST_TEST_BINS) $(SAN_CHECKS)
 
 # ---------------------------------------------------------------- all tests
 E2E_TESTS := $(filter-out tests/e2e/lib.sh,$(sort $(wildcard tests/e2e/*.sh)))
 
 # The host benchmark runs once, briefly, under valgrind: it exercises every policy,
 # the arena and two threads, so memory errors and leaks anywhere on those paths fail.
-VALGRIND_BENCH := valgrind -q --error-exitcode=1 --leak-check=full \
-	--errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 -r 1 -s 4096 -t 2 \
-	-P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
+VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=1 \
+	--leak-check=full --errors-for-leak-kinds=definite $(BUILD)/host/bench_alloc -n 200 \
+	-r 1 -s 4096 -t 2 -P 2 -o $(BUILD)/test/bench_alloc_valgrind.json
 
-test: deps-test image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib \
-		$(PORTABLE_TARGETS)
+# The fast tier: every host test (plain, and under ASan+UBSan where the machine runs
+# sanitized programs), the library's checks and portable builds, the host benchmark
+# under valgrind, and the static checks (layers, format, function length, symbols,
+# headers, instruction audit, capability probes), JOBS at a time. No QEMU boot
+# (test_accel.sh and test_cc_host.sh boot a stub QEMU).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
+CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
+	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
+	tests/cc_host/test_cc_host.sh tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
+	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
+	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
+	scripts/format-check.sh tests/format/test_format_check.sh
+CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib portable-build
+# Python's byte-code caches would land beside the scripts, in the source tree.
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: check check-build probes
+probes: deps-test
+	@scripts/probe.sh --all
+# What the tests run, built JOBS at a time, after the install and the probes.
+check-build:
+	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 $(CHECK_BUILD)
+
+# tests_run LABEL, SERIAL-COMMANDS: the fast tier's commands JOBS at a time, then the
+# serial ones; the source tree must be as it was before (scripts/check-tree.sh).
+define tests_run
 	@mkdir -p $(BUILD)/test
-	@scripts/run-tests.sh all $(HOST_TEST_BINS) $(SAN_TEST_BINS) \
-		$(LIB_CHECKS) $(PORTABLE_CHECKS) "$(VALGRIND_BENCH)" \
-		"/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-		tests/cc_host/test_cc_host.sh \
-		tests/cc_insn/test_audit.sh scripts/check-layers.py \
-		tests/layers/test_check_layers.sh scripts/check-function-length.py \
-		"scripts/check-function-length.py --self-test" scripts/format-check.sh \
-		tests/format/test_format_check.sh $(E2E_TESTS)
+	@scripts/check-tree.sh snapshot $(BUILD)/test/tree-before.txt
+	@scripts/run-tests.sh -j $(JOBS) $(1) $(CHECK_CMDS) $(if $(2),--serial $(2)); rc=$$?; \
+		scripts/check-tree.sh compare $(BUILD)/test/tree-before.txt || rc=1; exit $$rc
+endef
+
+check: probes
+	@$(MAKE) --no-print-directory check-build
+	$(call tests_run,check,)
+
+test: probes
+	@$(MAKE) --no-print-directory check-build
+	$(call tests_run,all,$(E2E_TESTS))
 
 smoke: image
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
@@ -312,8 +367,13 @@ e2e-cc: image
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
-		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz
+		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz \
+		$(BUILD)/firmware $(FIRMWARE_IMAGES)
 distclean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# make print-VAR: a variable's value as this machine's make sees it (the tests use it).
+print-%:
+	@echo '$($*)'

@@ -15,6 +15,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "drivers/deadline.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
@@ -87,6 +88,25 @@ static inline enum bench_phase bench_window_tick(struct bench_window *win, uint6
 		return BENCH_BEGIN;
 	}
 	return now - win->t_measure >= win->run_cycles ? BENCH_DONE : BENCH_MEASURE;
+}
+
+/**
+ * bench_window_over() - whether a measured window may close.
+ * @win: a window that bench_window_tick() found BENCH_DONE.
+ * @now: the TSC now.
+ * @events: completions counted in the window so far.
+ * @min_events: completions it needs (at least one turnover of the queue).
+ *
+ * A window lasts its run time and at least @min_events completions, so that a guest
+ * that gets little CPU (a loaded host, TCG) still measures something rather than a
+ * window with nothing in it; but never longer than the device deadline
+ * (device_timeout_ms=), past which a device that completes nothing is broken, not slow.
+ */
+static inline bool bench_window_over(const struct bench_window *win, uint64_t now, uint64_t events,
+				     uint64_t min_events)
+{
+	return events >= min_events ||
+	       now - win->t_measure >= win->hz / 1000 * deadline_timeout_ms();
 }
 
 /**

@@ -229,8 +229,8 @@ static void blk_bench_window_close(struct bench_state *st)
 
 /*
  * Whether the window is over: it lasts run_ms and at least one turnover of the
- * queue (a short window at a deep queue would otherwise count nothing), but never
- * more than ten times run_ms.
+ * queue (a short window at a deep queue would otherwise count nothing), bounded by
+ * the device deadline (bench_window_over()).
  */
 static bool blk_bench_window_over(struct bench_state *st, uint64_t now)
 {
@@ -239,8 +239,7 @@ static bool blk_bench_window_over(struct bench_state *st, uint64_t now)
 		blk_bench_window_open(st);
 		return false;
 	case BENCH_DONE:
-		return st->ios >= st->w->iodepth ||
-		       now - st->win.t_measure >= st->win.run_cycles * 10;
+		return bench_window_over(&st->win, now, st->ios, st->w->iodepth);
 	default:
 		return false;
 	}

@@ -82,7 +82,7 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 		if (phase == BENCH_BEGIN) {
 			frames = lost = 0;
 			net_dma_snap(tx, rx, &s0);
-		} else if (phase == BENCH_DONE)
+		} else if (phase == BENCH_DONE && bench_window_over(&win, rdtsc(), frames, window))
 			break;
 		while (sent - next < window) {
 			memcpy(frame + 14, &sent, 4);

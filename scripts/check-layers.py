@@ -7,13 +7,14 @@ The floors (docs/ARCHITECTURE.md, "Floors"), lowest first:
     0  arch/  dma/     side by side, neither includes the other (dma/ is the
                        platform-free library; its public headers are
                        dma/include/sluice/*.h, included as <sluice/...>)
-    1  drivers/
+    1  drivers/  firmware/  side by side, neither includes the other (firmware/:
+                       UEFI drivers built on dma/, e.g. the IoMmu driver)
     2  boot/
     3  bench/
 
 A file may include files of its own floor and of lower floors, never of a higher
 one, never anything under tests/ or examples/. Every .c, .h and .S file under
-arch/ dma/ drivers/ boot/ bench/ is read; tests/ and examples/ are not checked.
+arch/ dma/ drivers/ firmware/ boot/ bench/ is read; tests/ and examples/ are not checked.
 Quoted includes are resolved from the top of the tree (the kernel builds with
 -I.), then from the including file's folder; <sluice/...> names dma/; other
 angle includes are the C library's and are skipped.
@@ -30,9 +31,9 @@ import os
 import re
 import sys
 
-FLOORS = {"arch": 0, "dma": 0, "drivers": 1, "boot": 2, "bench": 3}
+FLOORS = {"arch": 0, "dma": 0, "drivers": 1, "firmware": 1, "boot": 2, "bench": 3}
 # Folders side by side on one floor that must not include each other.
-APART = {("arch", "dma"), ("dma", "arch")}
+APART = {("arch", "dma"), ("dma", "arch"), ("drivers", "firmware"), ("firmware", "drivers")}
 SOURCE_EXT = (".c", ".h", ".S")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -92,10 +93,10 @@ def check(root):
                 if target not in FLOORS:
                     offences.append(f"{rel}:{lineno}: includes {inc} from {target or 'the top'}/, "
                                     f"which is not a floor of the kernel (only arch/ dma/ "
-                                    f"drivers/ boot/ bench/ are)")
+                                    f"drivers/ firmware/ boot/ bench/ are)")
                 elif (here, target) in APART:
                     offences.append(f"{rel}:{lineno}: includes {inc}: {here}/ and {target}/ "
-                                    f"share the bottom floor and must not include each other")
+                                    f"share a floor and must not include each other")
                 elif FLOORS[target] > FLOORS[here]:
                     offences.append(f"{rel}:{lineno}: includes {inc}: {target}/ (floor "
                                     f"{FLOORS[target]}) is above {here}/ (floor {FLOORS[here]})")

@@ -50,15 +50,22 @@ for f in "${files[@]}"; do
 		echo "format-check: no file $f" >&2
 		exit 2
 	fi
-	if [ "${FORMAT_FIX:-0}" = 1 ]; then
-		"$cf" "$style" -i "$f"
-		continue
-	fi
-	# diff's exit status says whether clang-format would change anything.
-	if ! "$cf" "$style" "$f" | diff -u --label "$f" --label "$f (clang-format)" "$f" -; then
-		bad=$((bad + 1))
-	fi
 done
+if [ "${FORMAT_FIX:-0}" = 1 ]; then
+	"$cf" "$style" -i "${files[@]}"
+else
+	# One clang-format for every file (a process per file cost a minute and a half on
+	# 2 cores); it names the files it would change, and only those are diffed.
+	mapfile -t differ < <("$cf" "$style" --dry-run "${files[@]}" 2>&1 |
+		sed -n 's/^\(.*\):[0-9]*:[0-9]*: [a-z]*: code should be clang-formatted.*/\1/p' |
+		awk '!seen[$0]++')
+	for f in "${differ[@]}"; do
+		# diff's exit status says whether clang-format would change anything.
+		if ! "$cf" "$style" "$f" | diff -u --label "$f" --label "$f (clang-format)" "$f" -; then
+			bad=$((bad + 1))
+		fi
+	done
+fi
 [ "${FORMAT_FIX:-0}" = 1 ] || python3 - "${files[@]}" <<'EOF' || bad=$((bad + 1))
 import sys
 long = 0

@@ -4,8 +4,14 @@
 #   scripts/run-qemu.sh [--args "key=value ..."] [--timeout SECONDS] [--log FILE]
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
 #                       [--blk-queue-size N] [--blkdebug RULES] [--net-tap]
-#                       [--vhost-user-blk SOCKET] [--cc-host=tdx|snp]
-#                       [-- extra qemu args]
+#                       [--vhost-user-blk SOCKET] [--efi FILE] [--esp-file FILE]...
+#                       [--cc-host=tdx|snp] [-- extra qemu args]
+#
+# --efi FILE: the UEFI application the firmware boots (default build/sluice.efi),
+# e.g. build/iommu-test.efi for the firmware tests; it finds its options in
+# sluice.cfg as the kernel does. --esp-file FILE (repeatable): also put FILE in
+# the root of the boot volume (e.g. build/sluice-iommu.efi, which that
+# application loads).
 #
 # --cc-host=tdx|snp (or SLUICE_CC_HOST=tdx|snp): boot as a real TD or SEV-SNP
 # guest on a host that can run one (scripts/cc-host.sh checks QEMU, KVM and the
@@ -51,6 +57,8 @@ blk_queue_size=256
 blkdebug=""
 net_tap=0
 vhost_user_blk=""
+image="$build/sluice.efi"
+esp_files=()
 cc_host=${SLUICE_CC_HOST:-}
 extra=()
 
@@ -67,6 +75,8 @@ while [ $# -gt 0 ]; do
 	--blkdebug) blkdebug=$2; shift 2 ;;
 	--net-tap) net_tap=1; shift ;;
 	--vhost-user-blk) vhost_user_blk=$2; shift 2 ;;
+	--efi) image=$2; shift 2 ;;
+	--esp-file) esp_files+=("$2"); shift 2 ;;
 	--cc-host=*) cc_host=${1#--cc-host=}; shift ;;
 	--cc-host) cc_host=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
@@ -124,7 +134,6 @@ kvm)
 esac
 echo "run-qemu: accelerator $accel_label ($accel_reason)"
 
-image="$build/sluice.efi"
 [ -f "$image" ] || { echo "run-qemu: $image is missing; run make first" >&2; exit 2; }
 code=/usr/share/OVMF/OVMF_CODE_4M.fd
 vars_template=/usr/share/OVMF/OVMF_VARS_4M.fd
@@ -136,6 +145,12 @@ vars_template=/usr/share/OVMF/OVMF_VARS_4M.fd
 esp="$build/esp"
 mkdir -p "$esp/EFI/BOOT"
 cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
+# Extra files of an earlier run never linger either.
+rm -f "$esp"/*.efi
+for f in ${esp_files[@]+"${esp_files[@]}"}; do
+	[ -f "$f" ] || { echo "run-qemu: --esp-file: $f is missing" >&2; exit 2; }
+	cp "$f" "$esp/"
+done
 # accel= goes first, so that an accel= in --args (a test's) wins; the kernel names
 # it in its report and in every benchmark JSON line (TCG and KVM figures never mix).
 # SLUICE_CC goes first for the same reason: a test that names its platform keeps it.

@@ -102,8 +102,13 @@ $(BUILD)/fuzz/$(1): $$($(1)_TEST_OBJS) $$($(1)_SUPPORT_OBJS)
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_prog,$(t))))
 
-.PHONY: fuzz fuzz-build fuzz-clean
-fuzz-build: deps-test $(FUZZ_BINS)
+.PHONY: fuzz fuzz-build fuzz-clean fuzz-probe
+# libFuzzer is tried first (scripts/probe.sh libfuzzer): where clang cannot build a
+# fuzzer that runs, make fuzz stops with the probe's reason before compiling anything.
+fuzz-probe: deps-test
+	@scripts/probe.sh libfuzzer || { echo "fuzz: libFuzzer does not work on this machine" \
+		"(see the probe line above)" >&2; exit 1; }
+fuzz-build: deps-test fuzz-probe $(FUZZ_BINS)
 
 # The corpus is copied to build/fuzz/run/: libFuzzer adds what it finds to its
 # first corpus directory, and the repository keeps only the hand-made seeds.

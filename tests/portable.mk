@@ -27,10 +27,15 @@
 #   build/portable/test-i386/         i386-gcc's archive, gcc -m32, Debian's i386 CMocka
 #   build/portable/test-aarch64/      aarch64-gcc-gro's archive, the cross gcc,
 #                                     Debian's arm64 CMocka, run under qemu-aarch64
-# qemu-aarch64 runs with the cross toolchain's loader (-L /usr/aarch64-linux-gnu)
-# and its libc first on the library path: without LD_LIBRARY_PATH the loader of
-# libc6-arm64-cross would pick the libc of libc6:arm64 (a different build, pulled
-# in by libcmocka0:arm64) from ld.so.cache, and the first pthread_create hangs.
+# The i386 and aarch64 tests run through `scripts/probe.sh exec ARCH`, which runs them
+# as the machine allows: i386 natively where the kernel has IA32 emulation, else
+# under qemu-i386; aarch64 under qemu-aarch64 (with the cross toolchain's loader and
+# libc, see scripts/probe.sh); with no way, each is reported as not run, with why.
+#
+# What this machine can build is probed too (scripts/probe.sh gcc-i386, gcc-aarch64,
+# clang): a configuration whose compiler does not work is not built, and its checks
+# are reported as not run. The probes run when the lists below are first expanded,
+# i.e. in the sub-make of `make check-portable` / `make check`, after scripts/deps.sh.
 
 PORT_DIR := $(BUILD)/portable
 PORT_LIB_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
@@ -52,6 +57,25 @@ PORT_BIN_x86_64 :=
 PORT_BIN_i386 :=
 PORT_BIN_aarch64 := $(AARCH64)-
 port_arch = $(firstword $(subst -, ,$(1)))
+# The capability each configuration's compiler needs (scripts/probe.sh).
+PORT_CAP_x86_64-gcc := gcc
+PORT_CAP_x86_64-clang := clang
+PORT_CAP_x86_64-gcc-gro := gcc
+PORT_CAP_i386-gcc := gcc-i386
+PORT_CAP_i386-clang := clang
+PORT_CAP_aarch64-gcc := gcc-aarch64
+PORT_CAP_aarch64-clang := clang
+PORT_CAP_aarch64-gcc-gro := gcc-aarch64
+port_cap = $(PORT_CAP_$(1))
+# 1 when capability $(1) works here (gcc, the host compiler, always does); each
+# probe runs once per make and its verdict is cached in build/probes/.
+port_cap_ok = $(if $(filter gcc,$(1)),1,$(if $(PORT_OK_$(1)),$(PORT_OK_$(1)),$\
+	$(eval PORT_OK_$(1) := $(shell scripts/probe.sh $(1) >/dev/null && echo 1 || echo 0))$\
+	$(PORT_OK_$(1))))
+port_ok = $(filter 1,$(call port_cap_ok,$(call port_cap,$(1))))
+# run CMD as a check of configuration $(1): reported as not run where its compiler
+# does not work
+port_check = "$(if $(filter gcc,$(call port_cap,$(1))),,scripts/probe.sh run $(call port_cap,$(1)) -- )$(2)"
 port_bin = $(PORT_BIN_$(call port_arch,$(1)))
 port_lib = $(PORT_DIR)/$(1)/libsluice-dma.a
 
@@ -72,7 +96,7 @@ $(call port_lib,$(1)): $(patsubst %,$(PORT_DIR)/$(1)/%.o,$(DMA_SRCS))
 	$$(Q)$(call port_bin,$(1))ar rcs $$@ $$^
 endef
 $(foreach c,$(PORT_CONFIGS),$(eval $(call port_lib_rules,$(c))))
-PORT_LIBS := $(foreach c,$(PORT_CONFIGS),$(call port_lib,$(c)))
+PORT_LIBS = $(foreach c,$(PORT_CONFIGS),$(if $(call port_ok,$(c)),$(call port_lib,$(c))))
 
 # ---------------------------------------------------------------- host tests
 PORT_TESTS := test_bounce test_map test_bad_args test_arena
@@ -84,10 +108,9 @@ PORT_TEST_LIB_i386 := i386-gcc
 PORT_TEST_CC_aarch64 := $(AARCH64)-gcc
 PORT_TEST_LIB_aarch64 := aarch64-gcc-gro
 PORT_TEST_SETS := x86_64-gro i386 aarch64
-PORT_RUN_x86_64-gro :=
-PORT_RUN_i386 :=
-PORT_RUN_aarch64 := qemu-aarch64 -L /usr/$(AARCH64) \
-	-E LD_LIBRARY_PATH=/usr/$(AARCH64)/lib:/usr/lib/$(AARCH64)
+PORT_TEST_ARCH_x86_64-gro := x86_64
+PORT_TEST_ARCH_i386 := i386
+PORT_TEST_ARCH_aarch64 := aarch64
 
 define port_test_rules
 $(PORT_DIR)/test-$(1)/$(2): $(filter-out dma/%,$($(2)_SRCS)) \
@@ -98,24 +121,43 @@ $(PORT_DIR)/test-$(1)/$(2): $(filter-out dma/%,$($(2)_SRCS)) \
 		$(call port_lib,$(PORT_TEST_LIB_$(1))) $$(HOST_LIBS) $$($(2)_LDFLAGS)
 endef
 $(foreach s,$(PORT_TEST_SETS),$(foreach t,$(PORT_TESTS),$(eval $(call port_test_rules,$(s),$(t)))))
-PORT_TEST_BINS := $(foreach s,$(PORT_TEST_SETS),$(patsubst %,$(PORT_DIR)/test-$(s)/%,$(PORT_TESTS)))
+PORT_TEST_BINS = $(foreach s,$(PORT_TEST_SETS),$(if $(call port_ok,$(PORT_TEST_LIB_$(s))),$\
+	$(patsubst %,$(PORT_DIR)/test-$(s)/%,$(PORT_TESTS))))
 
 # ---------------------------------------------------------------- the checks
 # Commands for scripts/run-tests.sh, as LIB_CHECKS: each archive's symbols, the
 # -gro archives' registers, then the tests (the aarch64 ones through qemu-user).
-PORTABLE_TARGETS := $(PORT_LIBS) $(PORT_TEST_BINS)
+PORTABLE_TARGETS = $(PORT_LIBS) $(PORT_TEST_BINS)
 PORTABLE_CHECKS := \
-	$(foreach c,$(PORT_CONFIGS),"$(if $(call port_bin,$(c)),NM=$(call port_bin,$(c))nm )$\
-		scripts/check-lib-symbols.sh $(call port_lib,$(c))") \
-	$(foreach c,$(filter %-gro,$(PORT_CONFIGS)),"$(if $(call port_bin,$(c)),$\
-		OBJDUMP=$(call port_bin,$(c))objdump )scripts/check-general-regs.sh $\
-		$(call port_arch,$(c)) $(call port_lib,$(c))") \
-	$(foreach s,$(PORT_TEST_SETS),$(foreach t,$(PORT_TESTS),\
-		"$(strip $(PORT_RUN_$(s)) $(PORT_DIR)/test-$(s)/$(t))"))
+	$(foreach c,$(PORT_CONFIGS),$(call port_check,$(c),$\
+		$(if $(call port_bin,$(c)),NM=$(call port_bin,$(c))nm )$\
+		scripts/check-lib-symbols.sh $(call port_lib,$(c)))) \
+	$(foreach c,$(filter %-gro,$(PORT_CONFIGS)),$(call port_check,$(c),$\
+		$(if $(call port_bin,$(c)),OBJDUMP=$(call port_bin,$(c))objdump )$\
+		scripts/check-general-regs.sh $(call port_arch,$(c)) $(call port_lib,$(c)))) \
+	$(foreach s,$(PORT_TEST_SETS),$(foreach t,$(PORT_TESTS),$\
+		$(call port_check,$(PORT_TEST_LIB_$(s)),$\
+		$(if $(filter x86_64,$(PORT_TEST_ARCH_$(s))),,scripts/probe.sh exec $\
+		$(PORT_TEST_ARCH_$(s)) )$(PORT_DIR)/test-$(s)/$(t))))
 
 .PHONY: check-portable portable-size
-check-portable: deps-portable $(PORTABLE_TARGETS)
-	@scripts/run-tests.sh portable $(PORTABLE_CHECKS)
+.PHONY: portable-build
+# The builds this machine can make. The probes run when this list is expanded, so
+# only in a sub-make started after scripts/deps.sh (PORTABLE_PROBED=1): a probe made
+# before the install would see no cross compiler.
+ifdef PORTABLE_PROBED
+portable-build: $(PORTABLE_TARGETS)
+endif
+check-portable: deps-portable
+	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-build
+	@scripts/run-tests.sh -j $(JOBS) portable $(PORTABLE_CHECKS)
 
-portable-size: $(PORT_LIBS)
-	@scripts/lib-size.sh $(foreach c,$(PORT_CONFIGS),$(c)=$(call port_lib,$(c)))
+portable-size: deps-portable
+	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-size-report
+.PHONY: portable-size-report
+ifdef PORTABLE_PROBED
+portable-size-report: $(PORT_LIBS)
+endif
+portable-size-report:
+	@scripts/lib-size.sh $(foreach c,$(PORT_CONFIGS),$(if $(call port_ok,$(c)),$\
+		$(c)=$(call port_lib,$(c))))

@@ -626,7 +626,7 @@ def contract_emitters():
     out = {}
     for name in ("bench/result_json.c", "bench/blk_bench.c", "bench/blk_mq_bench.c",
                  "bench/net_bench.c", "bench/convert_bench.c", "bench/alloc_smp_bench.c",
-                 "tests/bench_alloc.c"):
+                 "tests/bench_alloc.c", "tests/firmware/iommu_app.c"):
         with open(os.path.join(TOP, name)) as f:
             out[name] = set(re.findall(r'\\"([a-z][a-z0-9_]*)\\":', f.read()))
     return out

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -34,28 +35,31 @@ static void test_known_values(void **state)
 static void test_matches_host_tool_in_pieces(void **state)
 {
 	uint8_t *buf = malloc(100000);
-	char cmd[256], line[128];
+	char cmd[320], line[128], path[256];
 	struct cksum c;
 	FILE *f;
 	unsigned long want;
+	int fd;
 
 	(void)state;
 	srand(7);
 	for (size_t i = 0; i < 100000; i++)
 		buf[i] = (uint8_t)rand();
-	f = fopen("build/test/cksum-input.bin", "wb");
-	if (!f) /* run from elsewhere than the top directory */
-		f = fopen("cksum-input.bin", "wb");
+	/* A private temporary file: a test never writes into the source tree. */
+	snprintf(path, sizeof(path), "%s/sluice-cksum-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, 100000, f), 100000);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "cksum build/test/cksum-input.bin 2>/dev/null || "
-		 "cksum cksum-input.bin");
+	snprintf(cmd, sizeof(cmd), "cksum '%s'", path);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	pclose(f);
+	unlink(path);
 	want = strtoul(line, NULL, 10);
 	/* Fed in uneven pieces, as a block reader does. */
 	cksum_init(&c);

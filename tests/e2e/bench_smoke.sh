@@ -7,8 +7,10 @@
 # every line parses and carries the contract's keys.
 . "$(dirname "$0")/lib.sh"
 
-# 60 ms windows (a run may stretch to ten): with 20 ms, a run saw no completion at
-# all while other work loaded both host cores, and its lines carried no figures.
+# 60 ms windows. Each window also waits for a count of completions (one turnover of its
+# queue: iodepth requests, half a ring of frames), bounded only by the device deadline
+# (bench_window_over()): a window of a fixed length once saw no 64 KiB read complete
+# while other work loaded both host cores, and its lines carried no figures.
 boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert,net bench_ms=60 policies=linux,sluice"
 python3 - "$BOOT_LOG" <<'PY' || e2e_fail "benchmark JSON lines incomplete"
 import json, sys

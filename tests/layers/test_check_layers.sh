@@ -3,7 +3,8 @@
 # tree, and fails, naming the file and the line, on a copy of the tree with one
 # planted include that points the wrong way: drivers/ including boot/, arch/
 # including bench/, arch/ and dma/ including each other (quoted and as
-# <sluice/...>), boot/ including tests/. A downward include (bench/ -> boot/) and
+# <sluice/...>), boot/ including tests/, firmware/ including boot/ or drivers/ and
+# drivers/ including firmware/. A downward include (bench/ -> boot/) and
 # an upward one under tests/ (not checked) leave it passing.
 set -uo pipefail
 
@@ -21,7 +22,7 @@ cat "$tmp/tree.out"
 fresh() {
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t"
-	for d in arch dma drivers boot bench tests; do cp -r "$top/$d" "$tmp/t/$d"; done
+	for d in arch dma drivers firmware boot bench tests; do cp -r "$top/$d" "$tmp/t/$d"; done
 }
 
 # plant FILE TEXT: append TEXT as a new last line of FILE in the copy; prints the
@@ -63,6 +64,10 @@ refused arch/x86_64/tsc.c '#include <sluice/dma.h>' "arch/ -> dma/, public heade
 refused dma/map.c '#include "arch/x86_64/cpu.h"' "dma/ -> arch/"
 refused dma/bounce.h '  #  include "drivers/deadline.h"' "dma/ -> drivers/, spaced"
 refused boot/main.c '#include "tests/fake_pci.h"' "boot/ -> tests/"
+refused firmware/iommu/iommu_port.c '#include "boot/dma_setup.h"' "firmware/ -> boot/"
+refused firmware/iommu/iommu_setup.c '#include "drivers/deadline.h"' "firmware/ -> drivers/"
+refused drivers/virtio/virtqueue.c '#include "firmware/iommu/iommu_port.h"' "drivers/ -> firmware/"
+passes firmware/iommu/iommu_port.c '#include "dma/bounce.h"' "firmware/ -> dma/ points down"
 passes bench/tasks.c '#include "boot/dma_setup.h"' "bench/ -> boot/ points down"
 passes tests/fake_pci.c '#include "bench/tasks.c"' "tests/ are not checked"
 echo "test_check_layers: the tree passes; upward and arch/dma includes are named and refused"

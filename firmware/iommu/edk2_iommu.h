@@ -19,11 +19,20 @@
  * returns EFI_UNSUPPORTED (no IOMMU); here it narrows the device's access
  * through the port's set_access op when there is one.
  *
- * In real firmware the types below come from <Uefi.h> and
- * <Protocol/IoMmu.h>; this example carries the few it needs (values from the
- * UEFI specification) so that it builds and is tested on a host. A DXE driver
- * wraps these functions in EFIAPI thunks that find the struct edk2_iommu from
- * This and installs the protocol.
+ * In real firmware the UEFI types come from the firmware's headers (<Uefi.h>,
+ * or GNU-EFI's <efi.h>: define EDK2_IOMMU_FIRMWARE_TYPES and include that
+ * first); without it this header carries the few it needs (values from the
+ * UEFI specification) so that the adapter builds and is tested on a host.
+ * The DXE driver of firmware/iommu/iommu_driver.c wraps these functions in
+ * EFIAPI thunks and installs the protocol.
+ *
+ * Mappings longer than the bounce pools' longest run (256 KiB with the linux,
+ * bitmap and lifo policies) bounce through a block of the arena when one is
+ * set (edk2_iommu_set_arena()): OVMF's own virtio drivers map a whole request
+ * at once and fail when Map() returns fewer bytes
+ * (OvmfPkg/Library/VirtioLib/VirtioLib.c, VirtioMapAllBytesInSharedBuffer()),
+ * and OVMF's IoMmuDxe bounces any length (one allocation per Map()). Without an
+ * arena such a Map() returns the bytes one mapping holds, as IoMmu.h allows.
  *
  * The adapter allocates nothing: the caller gives it tables for mappings
  * and buffers (as the library takes its metadata), and a Mapping handle is
@@ -43,7 +52,10 @@
 
 #include <sluice/dma.h>
 
-/* ---- the UEFI / EDK2 definitions this adapter needs (values from the spec) ---- */
+#include <sluice/arena.h>
+
+#ifndef EDK2_IOMMU_FIRMWARE_TYPES
+/* ---- the UEFI definitions this adapter needs (values from the spec) ---- */
 typedef uint64_t EFI_STATUS;
 typedef uint64_t EFI_PHYSICAL_ADDRESS;
 typedef uintptr_t UINTN;
@@ -62,6 +74,9 @@ typedef void *EFI_HANDLE;
 /* EFI_MEMORY_TYPE values AllocateBuffer accepts (OVMF accepts no others). */
 #define EfiBootServicesData 4
 #define EfiRuntimeServicesData 6
+#endif /* EDK2_IOMMU_FIRMWARE_TYPES */
+
+/* ---- the EDK2 definitions (MdeModulePkg/Include/Protocol/IoMmu.h) ---- */
 
 typedef enum {
 	EdkiiIoMmuOperationBusMasterRead,
@@ -93,6 +108,7 @@ typedef enum {
  * @bytes: bytes mapped (NumberOfBytes on output).
  * @dev: DeviceAddress.
  * @dir: the library direction (Read: to device, Write: from device).
+ * @block: the arena block a long mapping bounces through, else NULL.
  */
 struct edk2_iommu_map {
 	bool live;
@@ -101,6 +117,7 @@ struct edk2_iommu_map {
 	UINTN bytes;
 	EFI_PHYSICAL_ADDRESS dev;
 	enum sluice_dma_dir dir;
+	void *block;
 };
 
 /**
@@ -109,12 +126,14 @@ struct edk2_iommu_map {
  * @host: HostAddress returned.
  * @pages: its size in pages.
  * @dev: its device address.
+ * @from_arena: an arena block (else coherent memory of the layer).
  */
 struct edk2_iommu_buf {
 	bool live;
 	void *host;
 	UINTN pages;
 	EFI_PHYSICAL_ADDRESS dev;
+	bool from_arena;
 };
 
 /**
@@ -122,6 +141,11 @@ struct edk2_iommu_buf {
  * @dl: the DMA layer (pools added, port set up).
  * @maps: table of mappings, @nmaps entries, zeroed.
  * @bufs: table of buffers, @nbufs entries, zeroed.
+ * @arena: the arena for long mappings (and buffers), or NULL.
+ * @buffers_from_arena: AllocateBuffer takes arena blocks, not layer memory.
+ * @long_maps: mappings that bounced through the arena.
+ * @long_bytes_to_device: bytes copied into arena blocks at Map.
+ * @long_bytes_from_device: bytes copied back from them at Unmap.
  */
 struct edk2_iommu {
 	struct sluice_dma_layer *dl;
@@ -129,6 +153,11 @@ struct edk2_iommu {
 	unsigned int nmaps;
 	struct edk2_iommu_buf *bufs;
 	unsigned int nbufs;
+	struct sluice_dma_arena *arena;
+	bool buffers_from_arena;
+	uint64_t long_maps;
+	uint64_t long_bytes_to_device;
+	uint64_t long_bytes_from_device;
 };
 
 /**
@@ -146,6 +175,35 @@ EFI_STATUS edk2_iommu_init(struct edk2_iommu *io, struct sluice_dma_layer *dl,
 			   struct edk2_iommu_buf *bufs, unsigned int nbufs);
 
 /**
+ * edk2_iommu_set_arena() - give the instance an arena (before any call).
+ * @io: the instance.
+ * @arena: an initialised arena whose blocks the device can reach, or NULL.
+ * @buffers: true: AllocateBuffer takes arena blocks (power-of-two sizes up to
+ *	2 MB, shared a chunk at a time) instead of the layer's coherent memory.
+ * Mappings longer than sluice_dma_max_mapping_size() bounce through arena
+ * blocks whenever @arena is set.
+ */
+void edk2_iommu_set_arena(struct edk2_iommu *io, struct sluice_dma_arena *arena, bool buffers);
+
+/**
+ * edk2_iommu_live() - mappings and buffers still live.
+ * @io: the instance.
+ * @maps: out, live mappings (NULL: not wanted).
+ * @bufs: out, live buffers (NULL: not wanted).
+ */
+void edk2_iommu_live(const struct edk2_iommu *io, unsigned int *maps, unsigned int *bufs);
+
+/**
+ * edk2_iommu_owns() - whether [@host, @host + @len) overlaps memory the instance
+ *	hands out (a live buffer, the layer's pools or the arena's region).
+ * @io: the instance.
+ * @host: an address.
+ * @len: bytes.
+ * Return: true if it does (a FreeBuffer of it is the instance's to judge).
+ */
+bool edk2_iommu_owns(const struct edk2_iommu *io, const void *host, size_t len);
+
+/**
  * edk2_iommu_map() - EDKII_IOMMU_MAP.
  * @io: the instance.
  * @op: the operation. BusMasterRead[64]: the device reads HostAddress
@@ -154,6 +212,8 @@ EFI_STATUS edk2_iommu_init(struct edk2_iommu *io, struct sluice_dma_layer *dl,
  *	CommonBuffer[64]: HostAddress must come from AllocateBuffer (else
  *	EFI_UNSUPPORTED, as the protocol says); it is mapped as it is.
  *	The operations without 64 keep the device address below 4 GiB.
+ *	A mapping longer than the pools' longest run bounces through an arena
+ *	block when the instance has an arena (edk2_iommu_set_arena()).
  * @host: HostAddress.
  * @bytes: NumberOfBytes: in, bytes to map; out, bytes mapped (fewer when one
  *	mapping cannot hold them all; 0 on failure, as OVMF).
@@ -184,6 +244,8 @@ EFI_STATUS edk2_iommu_unmap(struct edk2_iommu *io, void *mapping);
  * @io: the instance.
  * @type: EFI_ALLOCATE_TYPE, ignored (the protocol says so).
  * @memory_type: EfiBootServicesData or EfiRuntimeServicesData.
+ *	Memory comes from the layer (coherent memory: its pools' runs, longer
+ *	from the in-place region), or from the arena (edk2_iommu_set_arena()).
  * @pages: pages to allocate (>= 1).
  * @host: HostAddress, out.
  * @attributes: EDKII_IOMMU_ATTRIBUTE_* bits; without DUAL_ADDRESS_CYCLE the
@@ -224,7 +286,9 @@ EFI_STATUS edk2_iommu_set_attribute(struct edk2_iommu *io, EFI_HANDLE device, vo
  * edk2_iommu_exit_boot() - what OVMF's IoMmuUnmapAllMappings() does at
  *	ExitBootServices, once every driver has halted its device: end every
  *	live mapping (copying a Write's data back) without touching the
- *	memory map. Buffers from AllocateBuffer stay allocated and shared.
+ *	memory map or converting anything (arena blocks of long mappings go
+ *	back to the arena's free lists, no conversion). Buffers from
+ *	AllocateBuffer stay allocated and shared.
  * @io: the instance.
  * Return: the number of mappings ended.
  */

@@ -6,6 +6,8 @@
  */
 #include "edk2_iommu.h"
 
+#include <string.h>
+
 #define BELOW_4G (((uint64_t)1 << 32) - 1)
 
 EFI_STATUS edk2_iommu_status(int err)
@@ -40,7 +42,48 @@ EFI_STATUS edk2_iommu_init(struct edk2_iommu *io, struct sluice_dma_layer *dl,
 	io->nmaps = nmaps;
 	io->bufs = bufs;
 	io->nbufs = nbufs;
+	io->arena = NULL;
+	io->buffers_from_arena = false;
+	io->long_maps = 0;
+	io->long_bytes_to_device = 0;
+	io->long_bytes_from_device = 0;
 	return EFI_SUCCESS;
+}
+
+void edk2_iommu_set_arena(struct edk2_iommu *io, struct sluice_dma_arena *arena, bool buffers)
+{
+	io->arena = arena;
+	io->buffers_from_arena = arena && buffers;
+}
+
+void edk2_iommu_live(const struct edk2_iommu *io, unsigned int *maps, unsigned int *bufs)
+{
+	unsigned int nm = 0, nb = 0;
+
+	for (unsigned int i = 0; i < io->nmaps; i++)
+		nm += io->maps[i].live;
+	for (unsigned int i = 0; i < io->nbufs; i++)
+		nb += io->bufs[i].live;
+	if (maps)
+		*maps = nm;
+	if (bufs)
+		*bufs = nb;
+}
+
+bool edk2_iommu_owns(const struct edk2_iommu *io, const void *host, size_t len)
+{
+	uintptr_t p = (uintptr_t)host;
+
+	for (unsigned int i = 0; i < io->nbufs; i++) {
+		uintptr_t b = (uintptr_t)io->bufs[i].host;
+
+		if (io->bufs[i].live && p < b + io->bufs[i].pages * EFI_PAGE_SIZE && b < p + len)
+			return true;
+	}
+	/* Identity ports: the pools' CPU addresses are their device addresses. */
+	if (sluice_dma_addr_is_shared(io->dl, (uint64_t)p, len))
+		return true;
+	return io->arena && sluice_dma_arena_owns(io->arena, host, len);
 }
 
 /* The device may only reach the low 4 GiB for the operations without "64". */
@@ -74,13 +117,91 @@ static struct edk2_iommu_buf *buf_of(struct edk2_iommu *io, const void *host)
 	return NULL;
 }
 
+/* An arena block is in reach of the device when it ends below the tag's limit. */
+static bool block_in_reach(const struct sluice_dma_tag *t, uint64_t dev, size_t len)
+{
+	return dev <= t->addr_limit && len - 1 <= t->addr_limit - dev;
+}
+
+/*
+ * A mapping longer than one bounce mapping can hold, through an arena block
+ * (shared already; zeroed when it was freed, so a from-device block shows the
+ * device no private byte). The copies are bounded by the length recorded here.
+ */
+static int map_long(struct edk2_iommu *io, struct edk2_iommu_map *m,
+		    const struct sluice_dma_tag *tag, size_t len)
+{
+	void *block = sluice_dma_arena_alloc(io->arena, len);
+	uint64_t dev;
+
+	if (!block)
+		return SLUICE_DMA_ERR_NOMEM;
+	dev = sluice_dma_arena_dma_addr(io->arena, block);
+	if (!block_in_reach(tag, dev, len)) {
+		sluice_dma_arena_free(io->arena, block);
+		return SLUICE_DMA_ERR_RANGE;
+	}
+	if (m->dir == SLUICE_DMA_TO_DEVICE) {
+		memcpy(block, m->host, len);
+		io->long_bytes_to_device += len;
+	}
+	m->block = block;
+	m->dev = dev;
+	m->bytes = len;
+	io->long_maps++;
+	return 0;
+}
+
+/* BusMasterRead / Write (and their 64-bit twins): bounce. */
+static int map_streaming(struct edk2_iommu *io, struct edk2_iommu_map *m, EDKII_IOMMU_OPERATION op,
+			 void *host, size_t len)
+{
+	struct sluice_dma_tag tag = op_tag(op >= EdkiiIoMmuOperationBusMasterRead64);
+	unsigned int attrs;
+	int err;
+
+	m->dir = op == EdkiiIoMmuOperationBusMasterRead ||
+				 op == EdkiiIoMmuOperationBusMasterRead64 ?
+			 SLUICE_DMA_TO_DEVICE :
+			 SLUICE_DMA_FROM_DEVICE;
+	m->host = host;
+	m->block = NULL;
+	if (io->arena && len > sluice_dma_max_mapping_size(io->dl, &tag)) {
+		err = map_long(io, m, &tag, len);
+	} else {
+		/*
+		 * NumberOfBytes is in/out: map what one mapping holds. Own pages,
+		 * so that SetAttribute can change this mapping alone; read-only
+		 * for a BusMasterRead where the port can enforce it.
+		 */
+		attrs = SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES;
+		if (m->dir == SLUICE_DMA_TO_DEVICE)
+			attrs |= SLUICE_DMA_ATTR_READONLY;
+		err = sluice_dma_map_attrs(io->dl, &tag, host, &len, m->dir, attrs, &m->dev);
+		m->bytes = len;
+	}
+	if (err)
+		return err;
+	m->live = true;
+	m->op = op;
+	return 0;
+}
+
+/* End a long mapping: a Write's data copied back (what was mapped, no more). */
+static int unmap_long(struct edk2_iommu *io, struct edk2_iommu_map *m)
+{
+	if (m->dir == SLUICE_DMA_FROM_DEVICE) {
+		memcpy(m->host, m->block, m->bytes);
+		io->long_bytes_from_device += m->bytes;
+	}
+	return sluice_dma_arena_free(io->arena, m->block);
+}
+
 EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void *host, UINTN *bytes,
 			  EFI_PHYSICAL_ADDRESS *dev, void **mapping)
 {
 	struct edk2_iommu_map *m = NULL;
-	struct sluice_dma_tag tag;
 	struct edk2_iommu_buf *b;
-	unsigned int attrs;
 	size_t len;
 	int err;
 
@@ -112,31 +233,17 @@ EFI_STATUS edk2_iommu_map(struct edk2_iommu *io, EDKII_IOMMU_OPERATION op, void 
 		if (op == EdkiiIoMmuOperationBusMasterCommonBuffer &&
 		    (b->dev > BELOW_4G || len - 1 > BELOW_4G - b->dev))
 			return EFI_UNSUPPORTED;
-		*m =
-			(struct edk2_iommu_map){ true, op,     host,
-						 len,  b->dev, SLUICE_DMA_BIDIRECTIONAL };
+		*m = (struct edk2_iommu_map){ .live = true,
+					      .op = op,
+					      .host = host,
+					      .bytes = len,
+					      .dev = b->dev,
+					      .dir = SLUICE_DMA_BIDIRECTIONAL };
 		break;
 	default:
-		m->dir = op == EdkiiIoMmuOperationBusMasterRead ||
-					 op == EdkiiIoMmuOperationBusMasterRead64 ?
-				 SLUICE_DMA_TO_DEVICE :
-				 SLUICE_DMA_FROM_DEVICE;
-		tag = op_tag(op >= EdkiiIoMmuOperationBusMasterRead64);
-		/*
-		 * NumberOfBytes is in/out: map what one mapping holds. Own pages,
-		 * so that SetAttribute can change this mapping alone; read-only
-		 * for a BusMasterRead where the port can enforce it.
-		 */
-		attrs = SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES;
-		if (m->dir == SLUICE_DMA_TO_DEVICE)
-			attrs |= SLUICE_DMA_ATTR_READONLY;
-		err = sluice_dma_map_attrs(io->dl, &tag, host, &len, m->dir, attrs, &m->dev);
+		err = map_streaming(io, m, op, host, len);
 		if (err)
 			return edk2_iommu_status(err);
-		m->live = true;
-		m->op = op;
-		m->host = host;
-		m->bytes = len;
 		break;
 	}
 	*bytes = m->bytes;
@@ -153,13 +260,30 @@ EFI_STATUS edk2_iommu_unmap(struct edk2_iommu *io, void *mapping)
 	if (!m)
 		return EFI_INVALID_PARAMETER;
 	/* A common buffer stays where it is; a Write's data is copied back. */
-	if (m->op != EdkiiIoMmuOperationBusMasterCommonBuffer &&
-	    m->op != EdkiiIoMmuOperationBusMasterCommonBuffer64)
+	if (m->block)
+		err = unmap_long(io, m);
+	else if (m->op != EdkiiIoMmuOperationBusMasterCommonBuffer &&
+		 m->op != EdkiiIoMmuOperationBusMasterCommonBuffer64)
 		err = sluice_dma_unmap(io->dl, m->dev, m->bytes, m->dir);
 	if (err)
 		return edk2_iommu_status(err);
 	m->live = false;
 	return EFI_SUCCESS;
+}
+
+/* A zeroed arena block (blocks are scrubbed on free; new chunks are zeroed). */
+static int alloc_from_arena(struct edk2_iommu *io, struct edk2_iommu_buf *b,
+			    const struct sluice_dma_tag *tag, size_t len)
+{
+	b->host = sluice_dma_arena_alloc(io->arena, len);
+	if (!b->host)
+		return SLUICE_DMA_ERR_NOMEM;
+	b->dev = sluice_dma_arena_dma_addr(io->arena, b->host);
+	if (!block_in_reach(tag, b->dev, len)) {
+		sluice_dma_arena_free(io->arena, b->host);
+		return SLUICE_DMA_ERR_RANGE;
+	}
+	return 0;
 }
 
 EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memory_type, UINTN pages,
@@ -184,7 +308,12 @@ EFI_STATUS edk2_iommu_allocate_buffer(struct edk2_iommu *io, int type, int memor
 	if (!b)
 		return EFI_OUT_OF_RESOURCES;
 	tag = op_tag(attributes & EDKII_IOMMU_ATTRIBUTE_DUAL_ADDRESS_CYCLE);
-	err = sluice_dma_alloc_attrs(io->dl, &tag, pages * EFI_PAGE_SIZE, 0, &b->host, &b->dev);
+	if (io->buffers_from_arena)
+		err = alloc_from_arena(io, b, &tag, pages * EFI_PAGE_SIZE);
+	else
+		err = sluice_dma_alloc_attrs(io->dl, &tag, pages * EFI_PAGE_SIZE, 0, &b->host,
+					     &b->dev);
+	b->from_arena = io->buffers_from_arena;
 	if (err)
 		return edk2_iommu_status(err) == EFI_INVALID_PARAMETER ? EFI_INVALID_PARAMETER :
 									 EFI_OUT_OF_RESOURCES;
@@ -205,7 +334,8 @@ EFI_STATUS edk2_iommu_free_buffer(struct edk2_iommu *io, UINTN pages, void *host
 	for (unsigned int i = 0; i < io->nmaps; i++)
 		if (io->maps[i].live && io->maps[i].host == host)
 			return EFI_INVALID_PARAMETER;
-	err = sluice_dma_free_coherent(io->dl, b->host, pages * EFI_PAGE_SIZE);
+	err = b->from_arena ? sluice_dma_arena_free(io->arena, b->host) :
+			      sluice_dma_free_coherent(io->dl, b->host, pages * EFI_PAGE_SIZE);
 	if (err)
 		return edk2_iommu_status(err);
 	b->live = false;
@@ -241,11 +371,21 @@ unsigned long edk2_iommu_exit_boot(struct edk2_iommu *io)
 	/*
 	 * The streaming mappings all at once, with the library's teardown
 	 * (from-device data copied back, nothing converted: the memory map is
-	 * locked); then forget the handles, common buffers included.
+	 * locked); then the long ones and the common buffers, counted too.
 	 */
 	if (sluice_dma_unmap_all(io->dl, 0, &n))
 		return 0;
-	for (unsigned int i = 0; i < io->nmaps; i++)
-		io->maps[i].live = false;
+	for (unsigned int i = 0; i < io->nmaps; i++) {
+		struct edk2_iommu_map *m = &io->maps[i];
+
+		if (!m->live)
+			continue;
+		/* Long mappings copy back here; common buffers are only forgotten. */
+		if (m->block)
+			unmap_long(io, m);
+		if (m->block || m->dir == SLUICE_DMA_BIDIRECTIONAL)
+			n++;
+		m->live = false;
+	}
 	return n;
 }

@@ -318,12 +318,12 @@ VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=
 # sanitized programs), the library's checks and portable builds, the host benchmark
 # under valgrind, and the static checks (layers, format, function length, symbols,
 # headers, instruction audit, capability probes), JOBS at a time. No QEMU boot
-# (test_accel.sh boots a stub QEMU).
+# (test_accel.sh and test_cc_host.sh boot a stub QEMU).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
 CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
 	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
+	tests/cc_host/test_cc_host.sh tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh

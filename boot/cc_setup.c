@@ -65,10 +65,14 @@ static __attribute__((noreturn)) void td_fatal(const char *msg)
  *  3. mmu_init()'s CR3 write to the end of cc_snp_after_mmu(): our tables map
  *     every page private except MMIO; no GHCB-protocol exit may happen (nothing
  *     prints, mmu_init() does no I/O after the CR3 write). cc_snp_after_mmu()
- *     clears the C-bit of the firmware's GHCB and of ours, then registers the
- *     bootstrap CPU's own (MSR protocol).
+ *     clears the C-bit of our GHCB pages, then registers the bootstrap CPU's
+ *     own (MSR protocol). The firmware's GHCB stays mapped private in our
+ *     tables: a page the host named in the GHCB MSR is never made shared by
+ *     us (Linux never adopts the firmware's GHCB; this kernel uses it only in
+ *     window 2, through the firmware's own mapping).
  *  4. from there on: per-CPU GHCBs of ours; the firmware's page is never used
- *     again (left shared, reserved memory).
+ *     or touched again (shared in the RMP, private in our tables, reserved
+ *     memory).
  */
 static struct mmu_encoding snp_encoding;
 static bool real_snp;
@@ -254,7 +258,8 @@ static void sim_tdx_start(const struct boot_info *bi)
 	}
 	sim_td = true;
 	cc_sim_tdx_report("at boot");
-	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9));
+	smp_simulate_td_firmware(bi->options.tdx_fault & (UINT64_C(1) << 9),
+				 bi->options.tdx_fault & (UINT64_C(1) << 10));
 }
 
 void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
@@ -268,6 +273,7 @@ void cc_setup(const struct boot_info *bi, const struct cpu_info *cpu)
 		printf("memory: no unaccepted memory in the firmware's map\n");
 	if (real_td) {
 		cc_tdx_report("at boot", NULL);
+		smp_mailbox_only();
 		return;
 	}
 	if (real_snp || sim_snp) {

@@ -24,6 +24,7 @@
 #include "arch/x86_64/snp_boot.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/sim_tdvf.h"
 #include "boot/boot_info.h"
 #include "boot/memmap.h"
 
@@ -259,6 +260,41 @@ static void boot_sim_snp_firmware(struct boot_info *bi)
 		boot_fail("sim-snp: installing the CC blob", st);
 }
 
+/*
+ * cc=sim-tdx: this stage plays the part of TDVF before the kernel reads the
+ * MADT (EDK2 OvmfPkg/TdxDxe/TdxAcpiTable.c): two pages of EfiACPIMemoryNVS,
+ * the mailbox (command noop, APIC ID invalid) and the page of the relocated AP
+ * loop, and QEMU's MADT with the version-1 Multiprocessor Wakeup structure
+ * appended (sim_tdvf_build_madt()), which the CPU list is read from. Only
+ * where no real confidential guest was found.
+ */
+static void boot_sim_td_firmware(struct boot_info *bi)
+{
+	const struct acpi_sdt_header *madt = acpi_find_table(bi->acpi_rsdp, "APIC");
+	EFI_PHYSICAL_ADDRESS pages = LOW_4G;
+	struct acpi_wakeup_mailbox *mb;
+	uint8_t *table = NULL;
+	size_t cap, len;
+	EFI_STATUS st;
+
+	if (!madt)
+		return; /* no MADT, no CPUs to start: as TDVF, nothing to alter */
+	st = uefi_call_wrapper(efi_bs->AllocatePages, 4, AllocateMaxAddress, EfiACPIMemoryNVS, 2,
+			       &pages);
+	if (EFI_ERROR(st))
+		boot_fail("sim-tdx: the mailbox pages", st);
+	memset((void *)pages, 0, 2 * EFI_PAGE);
+	mb = (struct acpi_wakeup_mailbox *)pages;
+	mb->apic_id = 0xffffffffu;
+	cap = madt->length + SIM_TDVF_WAKEUP_LEN;
+	st = uefi_call_wrapper(efi_bs->AllocatePool, 3, EfiACPIReclaimMemory, cap, (void **)&table);
+	if (EFI_ERROR(st))
+		boot_fail("sim-tdx: the MADT", st);
+	len = sim_tdvf_build_madt(madt, table, cap, pages, pages + EFI_PAGE);
+	if (!len || !acpi_madt_parse((const struct acpi_sdt_header *)table, &bi->cpus))
+		boot_fail("sim-tdx: building the MADT", EFI_BAD_BUFFER_SIZE);
+}
+
 /* Pages of EfiLoaderData below 4 GiB (for devices with 32-bit DMA), aligned to @align. */
 static void boot_reserve(struct mem_region *r, uint64_t bytes, uint64_t align, const char *what)
 {
@@ -430,6 +466,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 	boot_check_option_trust(bi);
 	if (bi->options.cc == CC_OPT_SIM_SNP && bi->cc_at_boot == CC_NONE)
 		boot_sim_snp_firmware(bi);
+	if (bi->options.cc == CC_OPT_SIM_TDX && bi->cc_at_boot == CC_NONE)
+		boot_sim_td_firmware(bi);
 	if (bi->cc_at_boot == CC_SEV_SNP || bi->options.cc == CC_OPT_SIM_SNP)
 		boot_find_cc_blob(bi);
 

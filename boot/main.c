@@ -237,7 +237,8 @@ void kernel_main(struct boot_info *bi)
 	mmu_report();
 	if (selftest_shared_attribute(bi))
 		exit(SLUICE_EXIT_FAIL);
-	smp_init(&bi->cpus, bi->trampoline, (unsigned int)bi->options.cpus);
+	smp_init(&bi->cpus, bi->ranges, bi->nranges, bi->trampoline,
+		 (unsigned int)bi->options.cpus);
 	kd = kernel_dma_init(bi, &cpu);
 	if (!kd)
 		exit(SLUICE_EXIT_BOOT);
@@ -252,6 +253,7 @@ void kernel_main(struct boot_info *bi)
 
 	run_tasks(&(struct task_env){ kd, &bi->options });
 
+	smp_report_late();
 	cc_setup_report("after the tasks");
 	printf("sluice: boot report complete; exit 0\n");
 	exit(SLUICE_EXIT_PASS);

@@ -49,7 +49,8 @@ const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
 const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", "sim-snp", NULL };
 const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad_resume",
 						 "map_error", "keep_accepted", "busy",
-						 "accept_error", "4k", "ap_silent", NULL };
+						 "accept_error", "4k", "ap_silent", "ap_late",
+						 NULL };
 const char *const options_snp_fault_names[] = { "none", "early_return", "psc_error",
 						 "size_mismatch", "cf", "ap_silent", "vmpl1",
 						 "no_cc_blob", "bad_cc_blob", NULL };
@@ -121,7 +122,7 @@ static const struct option_def option_table[] = {
 	{ "tdx_fault", OPT_LIST, offsetof(struct kernel_options, tdx_fault), 0, 0, 0,
 	  options_tdx_fault_names,
 	  "sim-tdx faults: partial,stall,bad_resume,map_error,keep_accepted,busy,accept_error,"
-	  "4k,ap_silent; default none" },
+	  "4k,ap_silent,ap_late; default none" },
 	{ "tdx_fault_every", OPT_UINT, offsetof(struct kernel_options, tdx_fault_every), 1, 1000000,
 	  1, NULL, "every Nth call of a faulted kind fails, 1..1000000; default 5" },
 	{ "snp_fault", OPT_LIST, offsetof(struct kernel_options, snp_fault), 0, 0, 0,

@@ -5,13 +5,18 @@
 #                       [--smp N] [--mem MIB] [--disk FILE] [--blk-queues N]
 #                       [--blk-queue-size N] [--blkdebug RULES] [--net-tap]
 #                       [--vhost-user-blk SOCKET] [--efi FILE] [--esp-file FILE]...
-#                       [-- extra qemu args]
+#                       [--cc-host=tdx|snp] [-- extra qemu args]
 #
 # --efi FILE: the UEFI application the firmware boots (default build/sluice.efi),
 # e.g. build/iommu-test.efi for the firmware tests; it finds its options in
 # sluice.cfg as the kernel does. --esp-file FILE (repeatable): also put FILE in
 # the root of the boot volume (e.g. build/sluice-iommu.efi, which that
 # application loads).
+#
+# --cc-host=tdx|snp (or SLUICE_CC_HOST=tdx|snp): boot as a real TD or SEV-SNP
+# guest on a host that can run one (scripts/cc-host.sh checks QEMU, KVM and the
+# firmware first and says what is missing; the command line follows QEMU's
+# docs/system/i386/tdx.rst and amd-memory-encryption.rst). KVM is then required.
 #
 # --smp N: processors QEMU gives the guest; default: the kernel option cpus=N when
 # --args has one (N > 0), else 2. --blk-queues N: virtio-blk request queues;
@@ -54,6 +59,7 @@ net_tap=0
 vhost_user_blk=""
 image="$build/sluice.efi"
 esp_files=()
+cc_host=${SLUICE_CC_HOST:-}
 extra=()
 
 while [ $# -gt 0 ]; do
@@ -71,6 +77,8 @@ while [ $# -gt 0 ]; do
 	--vhost-user-blk) vhost_user_blk=$2; shift 2 ;;
 	--efi) image=$2; shift 2 ;;
 	--esp-file) esp_files+=("$2"); shift 2 ;;
+	--cc-host=*) cc_host=${1#--cc-host=}; shift ;;
+	--cc-host) cc_host=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "run-qemu: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -86,9 +94,29 @@ if [ -z "$smp" ]; then
 fi
 [ -n "$blk_queues" ] || blk_queues=$smp
 
+[ -n "$cc_host" ] && [ -n "$vhost_user_blk" ] && {
+	echo "run-qemu: --cc-host and --vhost-user-blk cannot be combined (guest RAM is the confidential guest's memfd)" >&2
+	exit 2
+}
+# A confidential host: its checks first (nothing else is tried when they fail),
+# then its QEMU arguments in place of the plain VM's firmware and machine.
+cc_args=()
+if [ -n "$cc_host" ]; then
+	cc_out=$("$top/scripts/cc-host.sh" "$cc_host" "$mem") || {
+		echo "$cc_out" >&2
+		exit 2
+	}
+	mapfile -t cc_args <<<"$cc_out"
+fi
+
 # The accelerator is chosen by trying it (scripts/qemu-accel.sh): a /dev/kvm that
 # opens may still fail on the firmware's first instructions. SLUICE_ACCEL=auto|kvm|tcg.
-choice=$("$top/scripts/qemu-accel.sh")
+# A confidential guest runs under KVM only: cc-host.sh gave its -accel.
+if [ -n "$cc_host" ]; then
+	choice=$'kvm\t'"$cc_host host (scripts/cc-host.sh)"
+else
+	choice=$("$top/scripts/qemu-accel.sh")
+fi
 rc=$?
 [ "$rc" -eq 0 ] || { echo "run-qemu: no accelerator (see above)" >&2; exit 2; }
 accel_name=${choice%%$'\t'*}
@@ -97,6 +125,7 @@ case "$accel_name" in
 kvm)
 	accel=(-accel kvm -cpu "${SLUICE_KVM_CPU:-host}")
 	accel_label="KVM"
+	[ -n "$cc_host" ] && accel=()
 	;;
 *)
 	accel=(-accel tcg)
@@ -181,11 +210,16 @@ if [ -n "$vhost_user_blk" ]; then
 fi
 
 echo "run-qemu: options '${args}', ${smp} CPU(s), ${blk_queues} blk queue(s)${vhost_user_blk:+ (vhost-user-blk on $vhost_user_blk)}, timeout ${timeout}s, serial log $log"
+# The firmware and the machine: OVMF in flash for a plain VM; for a confidential
+# guest cc-host.sh's arguments (-accel, -cpu, the guest object, -machine with
+# confidential-guest-support, -bios with TDVF or an SNP OVMF).
+fw_args=(-machine "$machine"
+	-drive if=pflash,format=raw,readonly=on,file="$code"
+	-drive if=pflash,format=raw,file="$vars")
+[ -n "$cc_host" ] && fw_args=("${cc_args[@]}")
 timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" \
-	-machine "$machine" -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
+	"${fw_args[@]}" -m "$mem" -smp "$smp" -display none -no-reboot -monitor none \
 	-serial stdio \
-	-drive if=pflash,format=raw,readonly=on,file="$code" \
-	-drive if=pflash,format=raw,file="$vars" \
 	-drive file=fat:rw:"$esp",format=raw,if=none,id=esp -device ide-hd,drive=esp,bootindex=0 \
 	"${blk_args[@]}" \
 	"${net_args[@]}" \

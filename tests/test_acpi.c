@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/mem_range.h"
+#include "arch/x86_64/sim_tdvf.h"
 
 /* One buffer per table; identity "physical" addresses are host pointers. */
 struct fake_acpi {
@@ -259,29 +261,112 @@ static void test_madt_cpus(void **state)
 	assert_int_equal(cpus.wakeup_mailbox, 0);
 }
 
-/* A TD's MADT: the Multiprocessor Wakeup structure gives the mailbox; a version
- * we do not know is ignored (no mailbox rather than a misread one). */
+/* A TD's MADT: the Multiprocessor Wakeup structure gives the mailbox whatever
+ * its version (Linux acpi_parse_mp_wake()); version 1 (ACPI 6.6, what TDVF's
+ * TdxAcpiTable.c writes) adds the reset vector; an entry shorter than the
+ * version-0 fields gives nothing; the first entry wins. */
 static void test_madt_wakeup_mailbox(void **state)
 {
 	static uint8_t madt[256];
-	static const uint8_t entries[] = {
+	static const uint8_t v0[] = {
 		0, 8, 0, 0, 1,	  0,	0,    0,    0x10, 16, 0, 0,
 		0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0,	  0,  0, 0,
 	};
-	static const uint8_t future[] = {
-		0x10, 16, 1, 0, 0, 0, 0, 0, 0x00, 0xf0, 0x7f, 0x3f, 0, 0, 0, 0,
+	static const uint8_t tdvf_v1[] = {
+		0x10, 24, 1, 0, 0,    0,    0,	  0,	0x00, 0xf0, 0x7f, 0x3f,
+		0,    0,  0, 0, 0x00, 0x10, 0x80, 0x3f, 0,    0,    0,	  0,
+	};
+	/* A version-1 number in a version-0 sized entry: the mailbox, no reset vector. */
+	static const uint8_t v1_short[] = {
+		0x10, 16, 1, 0, 0, 0, 0, 0, 0x00, 0xe0, 0x7f, 0x3f, 0, 0, 0, 0,
+	};
+	static const uint8_t truncated[] = {
+		0x10, 12, 0, 0, 0, 0, 0, 0, 0x00, 0xe0, 0x7f, 0x3f,
+	};
+	static const uint8_t two[] = {
+		0x10, 16, 0, 0, 0, 0, 0, 0, 0x00, 0xd0, 0x7f, 0x3f, 0, 0, 0, 0,
+		0x10, 16, 0, 0, 0, 0, 0, 0, 0x00, 0xc0, 0x7f, 0x3f, 0, 0, 0, 0,
 	};
 	struct fake_acpi *a = build(0x608, 0, 0);
 	struct acpi_cpus cpus;
 
 	(void)state;
-	add_madt(a, madt, entries, sizeof(entries));
+	add_madt(a, madt, v0, sizeof(v0));
 	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
 	assert_int_equal(cpus.wakeup_mailbox, 0x3f7ff000);
+	assert_int_equal(cpus.wakeup_version, 0);
 	assert_int_equal(cpus.count, 1);
-	add_madt(a, madt, future, sizeof(future));
+	add_madt(a, madt, tdvf_v1, sizeof(tdvf_v1));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.wakeup_mailbox, 0x3f7ff000);
+	assert_int_equal(cpus.wakeup_version, 1);
+	assert_int_equal(cpus.wakeup_reset_vector, 0x3f801000);
+	add_madt(a, madt, v1_short, sizeof(v1_short));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.wakeup_mailbox, 0x3f7fe000);
+	assert_int_equal(cpus.wakeup_reset_vector, 0);
+	add_madt(a, madt, truncated, sizeof(truncated));
 	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
 	assert_int_equal(cpus.wakeup_mailbox, 0);
+	add_madt(a, madt, two, sizeof(two));
+	assert_true(acpi_madt_cpus(addr(a->rsdp), &cpus));
+	assert_int_equal(cpus.wakeup_mailbox, 0x3f7fd000);
+	assert_int_equal(cpus.wakeup_entries, 2);
+}
+
+/* The simulated TDVF's MADT: QEMU's with a version-1 wakeup structure appended,
+ * checksum valid, the CPUs unchanged, the mailbox found (as a real TD's). */
+static void test_sim_tdvf_madt_is_version_1(void **state)
+{
+	static uint8_t madt[256], out[256];
+	static const uint8_t cpus2[] = { 0, 8, 0, 0, 1, 0, 0, 0, 0, 8, 1, 1, 1, 0, 0, 0 };
+	struct fake_acpi *a = build(0x608, 0, 0);
+	const struct acpi_sdt_header *h;
+	struct acpi_cpus cpus;
+	size_t n;
+
+	(void)state;
+	add_madt(a, madt, cpus2, sizeof(cpus2));
+	h = acpi_find_table(addr(a->rsdp), "APIC");
+	assert_non_null(h);
+	assert_int_equal(sim_tdvf_build_madt(h, out, h->length + 23, 0x7f000, 0x80000), 0);
+	n = sim_tdvf_build_madt(h, out, sizeof(out), 0x7f000, 0x80000);
+	assert_int_equal(n, h->length + 24);
+	assert_true(acpi_checksum_ok(out, (uint32_t)n));
+	assert_true(acpi_madt_parse((const struct acpi_sdt_header *)out, &cpus));
+	assert_int_equal(cpus.count, 2);
+	assert_int_equal(cpus.wakeup_version, 1);
+	assert_int_equal(cpus.wakeup_mailbox, 0x7f000);
+	assert_int_equal(cpus.wakeup_reset_vector, 0x80000);
+	assert_false(acpi_madt_parse(NULL, &cpus));
+}
+
+/* The wakeup mailbox is used only in a page the firmware reserved (TDVF:
+ * EfiACPIMemoryNVS): not in RAM the kernel uses, not unaligned, not MMIO, not
+ * straddling the end of a range. */
+static void test_mailbox_must_be_firmware_memory(void **state)
+{
+	static const struct mem_range map[] = {
+		{ 0x0, 0x7f000, MEM_USABLE, true },
+		{ 0x7f000, 0x2000, MEM_ACPI, true },
+		{ 0x81000, 0x1000, MEM_KERNEL, true },
+		{ 0x82000, 0x1000, MEM_RESERVED, true },
+		{ 0xfee00000, 0x1000, MEM_RESERVED, false },
+		{ 0xfef00000, 0x1000, MEM_MMIO, false },
+	};
+	unsigned int n = sizeof(map) / sizeof(map[0]);
+
+	(void)state;
+	assert_true(mem_range_firmware_page(map, n, 0x7f000));
+	assert_true(mem_range_firmware_page(map, n, 0x80000));
+	assert_true(mem_range_firmware_page(map, n, 0x82000));
+	assert_false(mem_range_firmware_page(map, n, 0x1000));	   /* the kernel's RAM */
+	assert_false(mem_range_firmware_page(map, n, 0x81000));	   /* the kernel's own */
+	assert_false(mem_range_firmware_page(map, n, 0x7f800));	   /* not aligned */
+	assert_false(mem_range_firmware_page(map, n, 0xfee00000)); /* uncached */
+	assert_false(mem_range_firmware_page(map, n, 0xfef00000)); /* MMIO */
+	assert_false(mem_range_firmware_page(map, n, 0x90000000)); /* outside the map */
+	assert_false(mem_range_firmware_page(map, n, 0));
 }
 
 static void test_madt_override_and_truncated_entries(void **state)
@@ -347,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_checksum),
 		cmocka_unit_test(test_madt_cpus),
 		cmocka_unit_test(test_madt_wakeup_mailbox),
+		cmocka_unit_test(test_sim_tdvf_madt_is_version_1),
+		cmocka_unit_test(test_mailbox_must_be_firmware_memory),
 		cmocka_unit_test(test_madt_override_and_truncated_entries),
 		cmocka_unit_test(test_no_madt),
 	};

@@ -36,7 +36,7 @@ struct env {
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->g.m };
+	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->g.m, NULL };
 
 	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      NULL, 0);
@@ -140,14 +140,135 @@ static void test_cpuid_from_the_page(void **state)
 	assert_int_equal(e->g.m.n_exit, exits);
 }
 
-static void test_halt(void **state)
+static uint64_t fake_cr4;
+
+static uint64_t read_fake_cr4(void)
+{
+	return fake_cr4;
+}
+
+/* The lookup as Linux's: the indexed leaves 0x12, 0x1d, 0x1e, 0x24 told apart
+ * by ECX; leaf 0xD sub-leaf 0 taken from the entry for the base XSAVE area
+ * (XCR0 1 or 3, XSS 0), not one computed for more features; OSXSAVE and OSPKE
+ * from this CPU's CR4. */
+static void test_cpuid_lookup_as_linux(void **state)
 {
 	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint32_t r[4];
 
+	e->cpuid.count = 8;
+	e->cpuid.fn[3] = (struct snp_cpuid_fn){ .eax_in = 0x1d, .ecx_in = 0, .eax = 1 };
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){ .eax_in = 0x1d, .ecx_in = 1, .eax = 0x1d1 };
+	e->cpuid.fn[5] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 0xe7, .ebx = 0x988 };
+	e->cpuid.fn[6] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 3, .ebx = 0x240 };
+	e->cpuid.fn[7] = (struct snp_cpuid_fn){ .eax_in = 1, .ecx = 0x80000000u | (1u << 27) };
+	o->cpuid(o->ctx, 0x1d, 1, r);
+	assert_int_equal(r[0], 0x1d1);
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 0x240);
+	e->p.read_cr4 = read_fake_cr4;
+	fake_cr4 = 0;
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_true(r[2] == 0x80000000u); /* OSXSAVE off: CR4.OSXSAVE clear */
+	fake_cr4 = UINT64_C(1) << 18;
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_true(r[2] == (0x80000000u | (1u << 27)));
+	fake_cr4 = UINT64_C(1) << 22;
+	o->cpuid(o->ctx, 7, 0, r);
+	assert_true(r[2] & (1u << 4));
+}
+
+static unsigned int native_halts;
+static bool native_halt_irqs;
+
+static void recording_halt(void *ctx, bool irqs)
+{
+	(void)ctx;
+	native_halts++;
+	native_halt_irqs = irqs;
+}
+
+/* The idle wait is the native "sti; hlt" (an automatic exit): never a GHCB
+ * exit, which KVM refuses (test_model_refuses_hlt_as_kvm). */
+static void test_halt_is_native(void **state)
+{
+	struct env *e = *state;
+	struct pvio_ops rec = pvio_native;
+	unsigned long exits = e->g.m.n_exit;
+
+	rec.halt = recording_halt;
+	e->p.native = &rec;
+	native_halts = 0;
 	e->p.ops.halt(e->p.ops.ctx, true);
-	assert_true(e->g.m.last_exit_code == SVM_EXIT_HLT);
+	assert_int_equal(native_halts, 1);
+	assert_true(native_halt_irqs);
 	e->p.ops.halt(e->p.ops.ctx, false);
-	assert_int_equal(e->g.m.n_exit, 2);
+	assert_int_equal(native_halts, 2);
+	assert_false(native_halt_irqs);
+	assert_int_equal(e->g.m.n_exit, exits);
+	assert_int_equal(e->g.m.n_refused, 0);
+}
+
+/* R9: HLT sent as a GHCB exit is answered as KVM's sev_es_validate_vmgexit()
+ * answers it: SW_EXITINFO1 = 2, GHCB_ERR_INVALID_EVENT; nothing is executed. */
+static void test_model_refuses_hlt_as_kvm(void **state)
+{
+	struct env *e = *state;
+	unsigned long exits = e->g.m.n_exit;
+
+	ghcb_invalidate(e->ghcb);
+	assert_int_equal(ghcb_call(&e->g.insn, e->ghcb, GHCB_GPA, SVM_EXIT_HLT, 0, 0),
+			 GHCB_RESULT_ERROR);
+	assert_true(e->ghcb->sw_exit_info_2 == GHCB_ERR_INVALID_EVENT);
+	assert_int_equal(e->g.m.n_refused, 1);
+	assert_true(e->g.m.last_refused_code == SVM_EXIT_HLT);
+	assert_int_equal(e->g.m.n_exit, exits);
+}
+
+/* R9: the inputs KVM requires: an OUT without RAX, a WRMSR without RDX, an
+ * exit whose SW_EXITINFO2 is not marked valid are GHCB_ERR_MISSING_INPUT; an IN
+ * needs no RAX; GHCB usage 1 is GHCB_ERR_INVALID_USAGE. */
+static void test_model_wants_kvm_inputs(void **state)
+{
+	struct env *e = *state;
+	struct ghcb *g = e->ghcb;
+	const struct tee_insn_ops *insn = &e->g.insn;
+	uint64_t out = (UINT64_C(0x3f8) << 16) | (1u << 4), in = out | 1;
+
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_IOIO, out, 0), GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_IOIO, in, 0), GHCB_RESULT_OK);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	GHCB_SET(g, rax, 1);
+	assert_int_equal(ghcb_call(insn, g, GHCB_GPA, SVM_EXIT_MSR, 1, 0), GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	g->protocol_version = GHCB_PROTOCOL_VERSION;
+	GHCB_SET(g, sw_exit_code, SVM_EXIT_MSR);
+	GHCB_SET(g, sw_exit_info_1, 0);
+	g->sw_exit_info_2 = 0; /* not marked valid */
+	insn->wr_ghcb_msr(insn->ctx, GHCB_GPA);
+	insn->vmgexit(insn->ctx, g);
+	assert_true(g->sw_exit_info_1 == GHCB_RESULT_ERROR);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_MISSING_INPUT);
+	ghcb_invalidate(g);
+	GHCB_SET(g, rcx, 0x830);
+	g->ghcb_usage = 1;
+	GHCB_SET(g, sw_exit_code, SVM_EXIT_MSR);
+	GHCB_SET(g, sw_exit_info_1, 0);
+	GHCB_SET(g, sw_exit_info_2, 0);
+	insn->wr_ghcb_msr(insn->ctx, GHCB_GPA);
+	insn->vmgexit(insn->ctx, g);
+	assert_true(g->sw_exit_info_2 == GHCB_ERR_INVALID_USAGE);
+	g->ghcb_usage = 0;
+	assert_int_equal(e->g.m.n_refused, 4);
 }
 
 static void test_failing_hypervisor_reads_all_ones(void **state)
@@ -224,7 +345,10 @@ int main(void)
 		T(test_mmio_through_the_shared_buffer),
 		T(test_msr),
 		T(test_cpuid_from_the_page),
-		T(test_halt),
+		T(test_cpuid_lookup_as_linux),
+		T(test_halt_is_native),
+		T(test_model_refuses_hlt_as_kvm),
+		T(test_model_wants_kvm_inputs),
 		T(test_failing_hypervisor_reads_all_ones),
 		T(test_per_cpu_ghcb_and_vmm_hook),
 	};

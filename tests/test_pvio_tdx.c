@@ -51,6 +51,8 @@ static int setup(void **state)
 	return 0;
 }
 
+static void answering_vmm(void *ctx, struct tdcall_regs *r);
+
 static int teardown(void **state)
 {
 	free(*state);
@@ -122,6 +124,94 @@ static void test_msr_routing(void **state)
 	assert_call(e, TDVMCALL_RDMSR, 0x1b, 0, 0, 0);
 	o->wrmsr(o->ctx, 0x830, 0x4000);
 	assert_call(e, TDVMCALL_WRMSR, 0x830, 0x4000, 0, 0);
+	assert_int_equal(e->p.errors, 0);
+	assert_int_equal(e->m.n_msr_refused, 0);
+}
+
+/* The native instructions of the test: recorded, never executed. */
+static unsigned int native_wrmsrs, native_rdmsrs;
+static uint32_t native_last_msr;
+
+static uint64_t recording_rdmsr(void *ctx, uint32_t msr)
+{
+	(void)ctx;
+	native_rdmsrs++;
+	native_last_msr = msr;
+	return 0x10;
+}
+
+static void recording_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+	(void)ctx, (void)v;
+	native_wrmsrs++;
+	native_last_msr = msr;
+}
+
+/* What the TD's CPU virtualises is the native instruction, never a VMCALL: the
+ * x2APIC EOI of the wake-up IPI's handler above all (through the VMM, KVM
+ * refuses it and the vector stays in service), TPR, PPR, ISR/TMR/IRR, EFER. A
+ * write to IA32_APIC_BASE, which KVM refuses, is not sent. */
+static void test_virtualised_msrs_are_native(void **state)
+{
+	static const uint32_t native[] = { 0x80b, 0x808, 0x80a, 0x810,
+					   0x817, 0x818, 0x827, 0xc0000080u };
+	struct env *e = *state;
+	struct pvio_ops rec = pvio_native;
+	const struct pvio_ops *o = &e->p.ops;
+	unsigned long calls = e->m.n_vmcall;
+
+	rec.rdmsr = recording_rdmsr;
+	rec.wrmsr = recording_wrmsr;
+	e->p.native = &rec;
+	native_wrmsrs = native_rdmsrs = 0;
+	for (unsigned int i = 0; i < sizeof(native) / sizeof(native[0]); i++) {
+		o->wrmsr(o->ctx, native[i], 0);
+		assert_int_equal(native_last_msr, native[i]);
+		assert_int_equal(o->rdmsr(o->ctx, native[i]), 0x10);
+	}
+	assert_int_equal(native_wrmsrs, 8);
+	assert_int_equal(native_rdmsrs, 8);
+	assert_int_equal(e->m.n_vmcall, calls);
+	o->wrmsr(o->ctx, 0x1b, 0xfee00c00);
+	assert_int_equal(e->m.n_vmcall, calls);
+	assert_int_equal(e->p.errors, 1);
+	assert_int_equal(e->m.n_msr_refused, 0);
+}
+
+/* The model answers MSR VMCALLs as KVM does (tdx_has_emulated_msr(),
+ * tdx_is_read_only_msr()): the EOI and APIC_BASE writes sent through
+ * TDVMCALL are refused with TDVMCALL_INVALID_OPERAND, the APIC_BASE read and
+ * the ICR write are answered; an ISR word asked of the VMM is also a project
+ * rule's violation. */
+static void test_model_refuses_what_kvm_refuses(void **state)
+{
+	struct env *e = *state;
+	uint64_t v = 0;
+
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_WRMSR, 0x80b, 0, 0, 0, NULL) ==
+		    TDVMCALL_INVALID_OPERAND);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_WRMSR, 0x1b, 0xfee00c00, 0, 0, NULL) ==
+		    TDVMCALL_INVALID_OPERAND);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_RDMSR, 0x808, 0, 0, 0, &v) ==
+		    TDVMCALL_INVALID_OPERAND);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_RDMSR, 0x12345678, 0, 0, 0, &v) ==
+		    TDVMCALL_INVALID_OPERAND);
+	assert_int_equal(e->m.n_msr_refused, 4);
+	assert_int_equal(e->m.violations, 0);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_RDMSR, 0x1b, 0, 0, 0, &v) == TDVMCALL_SUCCESS);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_WRMSR, 0x830, 0x4000, 0, 0, NULL) ==
+		    TDVMCALL_SUCCESS);
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_WRMSR, 0x80f, 0x1ff, 0, 0, NULL) ==
+		    TDVMCALL_SUCCESS);
+	assert_int_equal(e->m.n_msr_refused, 4);
+	/* KVM would answer ISR word 1 from its own copy; the model flags it. */
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_RDMSR, 0x811, 0, 0, 0, &v) == TDVMCALL_SUCCESS);
+	assert_int_equal(e->m.violations, 1);
+	/* The same answers with the simulated TD's VMM plugged in. */
+	e->m.vmm = answering_vmm;
+	assert_true(tdx_vmcall(&e->td, TDVMCALL_WRMSR, 0x80b, 0, 0, 0, NULL) ==
+		    TDVMCALL_INVALID_OPERAND);
+	assert_int_equal(e->m.n_msr_refused, 5);
 }
 
 static void test_halt_says_whether_interrupts_are_blocked(void **state)
@@ -228,6 +318,8 @@ int main(void)
 		T(test_port_io),
 		T(test_mmio_uses_the_shared_gpa),
 		T(test_cpuid_routing),
+		T(test_virtualised_msrs_are_native),
+		T(test_model_refuses_what_kvm_refuses),
 		T(test_msr_routing),
 		T(test_halt_says_whether_interrupts_are_blocked),
 		T(test_failing_vmm_reads_all_ones),

@@ -38,6 +38,7 @@ struct env {
 	struct ghcb *ghcb;
 	bool pte_fail;
 	unsigned int flushes, cache_flushes;
+	uint64_t evicted;
 	char why[160];
 };
 
@@ -65,10 +66,21 @@ static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
 	((struct env *)ctx)->cache_flushes++;
 }
 
+/* The eviction reads each page through its private mapping: the model checks
+ * that such an access is allowed (R3: assigned, validated, C-bit set). */
+static void env_evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
+{
+	struct env *e = ctx;
+
+	e->evicted += npages;
+	snp_model_note_access(&e->g.m, gpa, npages * K4);
+}
+
 static struct env *env_new(bool with_ghcb)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
+	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e,
+				       env_evict_cache };
 
 	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      e->why, sizeof(e->why));
@@ -232,6 +244,41 @@ static void test_round_trip_4k_and_2m(void **state)
 	assert_int_equal(e->g.m.violations, 0);
 }
 
+/* The cache-coherency mitigation: every page PVALIDATE makes private is read
+ * through its private mapping right after (Linux pvalidate_pages() /
+ * sev_evict_cache()); none when CPUID 0x8000001F EBX[31] (COHERENCY_SFW_NO)
+ * says the CPU needs none; never for pages made shared. */
+static void test_coherency_mitigation_after_validate(void **state)
+{
+	struct env *e = *state;
+	uint64_t gpa = BASE + 2 * M2, len = M2 + 3 * K4;
+
+	assert_int_equal(snp_to_shared(&e->g.s, gpa, len), 0);
+	assert_int_equal(e->evicted, 0);
+	assert_int_equal(snp_to_private(&e->g.s, gpa, len), 0);
+	assert_int_equal(e->evicted, len / K4);
+	assert_true(e->g.s.stats.pages_evicted == len / K4);
+	assert_int_equal(e->g.m.violations, 0);
+	/* A CPU without the vulnerability: no eviction. */
+	{
+		struct env *f = calloc(1, sizeof(*f));
+		const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, f,
+					       env_evict_cache };
+		const uint32_t sfw_no[4] = { 0x1b, 0x33 | (1u << 31), 0, 0 };
+
+		snp_env_start(&f->g, f->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, sfw_no, f->why,
+			      sizeof(f->why));
+		assert_true(f->g.s.coherency_sfw_no);
+		f->ghcb = aligned_alloc(4096, sizeof(struct ghcb));
+		assert_int_equal(snp_ghcb_setup(&f->g.s, f->ghcb, GHCB_GPA), 0);
+		assert_int_equal(snp_to_shared(&f->g.s, gpa, len), 0);
+		assert_int_equal(snp_to_private(&f->g.s, gpa, len), 0);
+		assert_int_equal(f->evicted, 0);
+		assert_true(f->g.s.stats.pages_validated == len / K4);
+		env_free(f);
+	}
+}
+
 static void test_unaligned_range_mixes_sizes(void **state)
 {
 	struct env *e = *state;
@@ -293,6 +340,33 @@ static void test_exactly_full_batch(void **state)
 	assert_int_equal(e->g.s.stats.psc_batches, 1 + 2 + 2 + 2);
 	assert_int_equal(snp_to_private(&e->g.s, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4), 0);
 	assert_range(e, BASE + M2, (SNP_PSC_MAX_ENTRIES + 1) * K4, A | V | C);
+	assert_int_equal(e->g.m.violations, 0);
+}
+
+/* A hypervisor that stops inside a 2 MiB entry says how far it got in the
+ * entry's cur_page; the next request carries it over (KVM snp_begin_psc()
+ * skips those pages, Linux resends the buffer as the hypervisor left it), so
+ * the 512 pages are changed once, not 256 of them twice. A cur_page beyond the
+ * entry is a lie: refused. */
+static void test_psc_resumes_at_cur_page(void **state)
+{
+	struct env *e = *state;
+	unsigned long before;
+
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, M2), 0);
+	before = e->g.m.n_psc_pages;
+	e->g.m.faults.psc_half_entry_at = e->g.m.n_psc + 1;
+	assert_int_equal(snp_to_private(&e->g.s, BASE + 2 * M2, M2), 0);
+	assert_int_equal(e->g.s.stats.psc_early_returns, 1);
+	assert_int_equal(e->g.m.n_psc_pages - before, 512);
+	assert_range(e, BASE + 2 * M2, M2, A | V | C);
+	assert_int_equal(e->g.m.violations, 0);
+	/* A cur_page beyond the entry's 512 pages is a lie: refused, rolled back. */
+	e->g.m.faults.psc_bad_cur_page_at = e->g.m.n_psc + 1;
+	assert_int_equal(snp_to_shared(&e->g.s, BASE + 2 * M2, M2), SNP_ERR_IO);
+	assert_true(e->g.s.last_psc_error == UINT64_MAX);
+	assert_int_equal(e->g.s.stats.rolled_back, 1);
+	assert_range(e, BASE + 2 * M2, M2, A | V | C);
 	assert_int_equal(e->g.m.violations, 0);
 }
 
@@ -537,23 +611,34 @@ static void test_rule_r4_2m_only_when_aligned(void **state)
 	assert_non_null(strstr(e->g.m.last_rule, "R4"));
 }
 
-static void test_rule_r5_cbit_matches_at_flush(void **state)
+/* R5: the RMP is checked on access. Linux's and EDK2's shared-to-private order
+ * (C-bit set and TLB flushed before the PSC and PVALIDATE) breaks no rule; an
+ * access through the private mapping before PVALIDATE does (R3), as does one
+ * through a mapping whose C-bit was cleared while the page is private. */
+static void test_rule_r5_rmp_checked_on_access(void **state)
 {
 	struct env *e = *state;
-	bool cf;
+	bool cf = true;
 
-	/* Linux's to-private order (C-bit set and TLB flush before the PSC) is
-	 * what this rule refuses: a private mapping of a shared page. */
 	assert_int_equal(snp_to_shared(&e->g.s, BASE, K4), 0);
 	snp_model_note_ptes(&e->g.m, BASE, K4, true);
 	snp_model_note_flush(&e->g.m, BASE, K4);
+	assert_int_equal(snp_psc_msr(&e->g.s, BASE, SNP_PSC_OP_PRIVATE), 0);
+	assert_int_equal(e->g.m.violations, 0);
+	snp_model_note_access(&e->g.m, BASE, 8); /* before PVALIDATE: caught */
 	assert_int_equal(e->g.m.violations, 1);
-	assert_non_null(strstr(e->g.m.last_rule, "R5"));
-	/* And the other way: the C-bit cleared while the page is private. */
+	assert_non_null(strstr(e->g.m.last_rule, "R3"));
+	assert_int_equal(e->g.insn.pvalidate(e->g.insn.ctx, BASE, false, true, &cf), 0);
+	assert_false(cf);
+	snp_model_note_access(&e->g.m, BASE, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_range(e, BASE, K4, A | V | C);
+	/* The C-bit cleared on a private page: the flush passes, the access not. */
 	snp_model_note_ptes(&e->g.m, BASE + K4, K4, false);
 	snp_model_note_flush(&e->g.m, BASE + K4, K4);
+	assert_int_equal(e->g.m.violations, 1);
+	snp_model_note_access(&e->g.m, BASE + K4, 8);
 	assert_int_equal(e->g.m.violations, 2);
-	(void)cf;
 }
 
 static void test_rule_r6_ghcb_registered_and_shared(void **state)
@@ -564,7 +649,8 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	(void)state;
 	/* A GHCB exit before any registration. */
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_RDTSC, 0, 0),
+			 GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 1);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Registering a page that is still private. */
@@ -572,13 +658,13 @@ static void test_rule_r6_ghcb_registered_and_shared(void **state)
 	assert_int_equal(e->g.m.violations, 2);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	/* Using it: private, so refused again. */
-	assert_int_equal(ghcb_call(&e->g.insn, g, BASE, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g, BASE, SVM_EXIT_RDTSC, 0, 0), GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 3);
 	/* Done right: no violation, the exit goes through. */
 	e->g.m.violations = 0;
 	assert_int_equal(snp_ghcb_setup(&e->g.s, g, GHCB_GPA), 0);
 	ghcb_invalidate(g);
-	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(ghcb_call(&e->g.insn, g, GHCB_GPA, SVM_EXIT_RDTSC, 0, 0), 0);
 	assert_int_equal(e->g.m.violations, 0);
 	env_free(e);
 }
@@ -616,7 +702,7 @@ static void test_ghcb_per_cpu(void **state)
 	assert_int_equal(e->g.m.violations, 0);
 	/* CPU 0 exiting through CPU 1's page: not its registered GHCB. */
 	ghcb_invalidate(g1);
-	assert_int_equal(ghcb_call(&e->g.insn, g1, gpa1, SVM_EXIT_HLT, 0, 0), GHCB_RESULT_ERROR);
+	assert_int_equal(ghcb_call(&e->g.insn, g1, gpa1, SVM_EXIT_RDTSC, 0, 0), GHCB_RESULT_ERROR);
 	assert_int_equal(e->g.m.violations, 1);
 	assert_non_null(strstr(e->g.m.last_rule, "R6"));
 	free(g1);
@@ -649,7 +735,7 @@ static void test_nested_exchange_restores_the_page(void **state)
 	e->g.s.slot.backup = backup;
 	inner = snp_ghcb_get(&e->g.s, &gpa);
 	memcpy(inner->shared_buffer, "inner", 6);
-	assert_int_equal(ghcb_call(&e->g.insn, inner, gpa, SVM_EXIT_HLT, 0, 0), 0);
+	assert_int_equal(ghcb_call(&e->g.insn, inner, gpa, SVM_EXIT_RDTSC, 0, 0), 0);
 	snp_ghcb_put(&e->g.s);
 	assert_int_equal(e->g.s.slot.nested, 2);
 	assert_true(ghcb_is_valid(outer, GHCB_OFF(rax)));
@@ -684,6 +770,101 @@ static int test_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t
 	hv_ap.vmsa = vmsa_gpa;
 	hv_ap.features = sev_features;
 	return hv_ap.answer;
+}
+
+/* An AP's VMSA carries the initial FPU/SSE control state Linux gives it
+ * (wakeup_cpu_via_vmgexit()): MXCSR 0x1f80, FCW 0x40, FTW 0x5555; zeros would
+ * unmask every SSE exception on the AP. */
+/* The GHCB protocol version and the hypervisor's features, through the MSR
+ * protocol, as Linux sev_es_negotiate_protocol() and get_hv_features(): KVM's
+ * answer (versions 1..2, SNP and AP creation) is accepted; a hypervisor that
+ * cannot speak version 2, or lacks the SNP feature, is refused with the
+ * general reason Linux gives. */
+static void test_negotiate_protocol_and_features(void **state)
+{
+	struct env *e = *state;
+	unsigned int code = 99;
+
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), 0);
+	assert_int_equal(e->g.s.ghcb_version, 2);
+	assert_true(e->g.s.hv_features == (GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION));
+	e->g.m.ghcb_max = 1;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_PROTOCOL_UNSUPPORTED);
+	e->g.m.ghcb_max = 3;
+	e->g.m.ghcb_min = 3;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_PROTOCOL_UNSUPPORTED);
+	e->g.m.ghcb_min = 2;
+	e->g.m.hv_features = GHCB_HV_FT_SNP_AP_CREATION;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), SNP_ERR_REFUSED);
+	assert_int_equal(code, GHCB_TERM_SNP_UNSUPPORTED);
+	assert_non_null(strstr(e->why, "lack SEV-SNP"));
+	e->g.m.hv_features = GHCB_HV_FT_SNP;
+	assert_int_equal(snp_negotiate(&e->g.s, &code, e->why, sizeof(e->why)), 0);
+	assert_false(e->g.s.hv_features & GHCB_HV_FT_SNP_AP_CREATION);
+	assert_int_equal(e->g.m.violations, 0);
+}
+
+/* R10, the per-CPU TLB model: CPU 1 has reached page P (a private translation in
+ * its TLB); CPU 0 makes P shared, flushing only its own TLB (the kernel's
+ * conversion flushes the converting CPU and advances a generation). CPU 1
+ * touching P before it drops its TLB uses the stale private translation of a
+ * page the RMP now gives the hypervisor: caught. After mmu_tlb_sync()'s CR3
+ * reload (snp_model_note_tlb_sync()), which the kernel makes before converted
+ * memory is reached, the same access is correct: the generation scheme holds
+ * where every CPU syncs first. */
+static void test_rule_r10_stale_tlb_on_another_cpu(void **state)
+{
+	struct env *e = env_new(true);
+	static struct snp_env_cpus cpus;
+	struct snp_model_tlb *tlb = calloc(NPAGES, sizeof(*tlb));
+	const uint64_t p = BASE + 3 * M2;
+
+	(void)state;
+	e->g.m.tlb = tlb;
+	snp_env_two_cpus(&cpus, &e->g.s, &e->g.m);
+	cpus.slots[0] = e->g.s.slot; /* CPU 0 keeps the GHCB env_new() set up */
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	cpus.cur = 0;
+	assert_int_equal(snp_to_shared(&e->g.s, p, K4), 0);
+	snp_model_note_access(&e->g.m, p, 8); /* CPU 0 flushed: fine */
+	assert_int_equal(e->g.m.violations, 0);
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R10"));
+	snp_model_note_tlb_sync(&e->g.m);
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 1);
+	/* And back to private: CPU 1 again sees the shared mapping until it syncs. */
+	cpus.cur = 0;
+	assert_int_equal(snp_to_private(&e->g.s, p, K4), 0);
+	cpus.cur = 1;
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 2);
+	snp_model_note_tlb_sync(&e->g.m);
+	snp_model_note_access(&e->g.m, p, 8);
+	assert_int_equal(e->g.m.violations, 2);
+	free(tlb);
+	env_free(e);
+}
+
+static void test_vmsa_ap_defaults(void **state)
+{
+	struct snp_vmsa *v = aligned_alloc(4096, sizeof(*v));
+
+	(void)state;
+	memset(v, 0xa5, sizeof(*v));
+	snp_vmsa_ap_defaults(v);
+	assert_int_equal(v->mxcsr, 0x1f80);
+	assert_int_equal(v->x87_fcw, 0x40);
+	assert_int_equal(v->x87_ftw, 0x5555);
+	assert_int_equal(v->xcr0, 1);
+	assert_true(v->dr6 == 0xffff0ff0 && v->dr7 == 0x400 && v->rflags == 2);
+	assert_true(v->rip == 0 && v->efer == 0 && v->sev_features == 0);
+	free(v);
 }
 
 static void test_rule_r7_ap_create_needs_vmsa(void **state)
@@ -768,11 +949,13 @@ int main(void)
 		T(test_ghcb_setup),
 		cmocka_unit_test(test_ghcb_registration_refused),
 		T(test_round_trip_4k_and_2m),
+		T(test_coherency_mitigation_after_validate),
 		T(test_unaligned_range_mixes_sizes),
 		T(test_bad_arguments),
 		T(test_2m_falls_back_to_4k),
 		T(test_exactly_full_batch),
 		T(test_early_return_in_the_middle),
+		T(test_psc_resumes_at_cur_page),
 		T(test_psc_error_rolls_back),
 		T(test_psc_without_progress_ends),
 		T(test_psc_going_backwards_is_a_lie),
@@ -786,11 +969,14 @@ int main(void)
 		T(test_rule_r2_validate_after_psc_private),
 		T(test_rule_r3_no_access_in_between),
 		T(test_rule_r4_2m_only_when_aligned),
-		T(test_rule_r5_cbit_matches_at_flush),
+		T(test_rule_r5_rmp_checked_on_access),
 		cmocka_unit_test(test_rule_r6_ghcb_registered_and_shared),
 		cmocka_unit_test(test_ghcb_per_cpu),
 		T(test_nested_exchange_restores_the_page),
 		T(test_rule_r7_ap_create_needs_vmsa),
+		cmocka_unit_test(test_vmsa_ap_defaults),
+		cmocka_unit_test(test_rule_r10_stale_tlb_on_another_cpu),
+		T(test_negotiate_protocol_and_features),
 		T(test_faults_every_nth),
 	};
 

@@ -159,6 +159,8 @@ bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out)
 #define MADT_TYPE_LAPIC_OVERRIDE 5
 #define MADT_TYPE_X2APIC 9
 #define MADT_TYPE_MP_WAKEUP 0x10
+#define MADT_MP_WAKEUP_V0_LEN 16
+#define MADT_MP_WAKEUP_V1_LEN 24
 #define MADT_CPU_ENABLED 1u
 #define MADT_CPU_ONLINE_CAPABLE 2u
 
@@ -178,9 +180,35 @@ static void madt_add_cpu(struct acpi_cpus *out, uint32_t apic_id, uint32_t flags
 	out->apic_id[out->count++] = apic_id;
 }
 
+/*
+ * The Multiprocessor Wakeup structure (type 0x10): the mailbox address is at
+ * the same place in every version (ACPI 6.4 version 0: 16 bytes; ACPI 6.6
+ * version 1, which current TDVF writes, EDK2 OvmfPkg/TdxDxe/TdxAcpiTable.c:
+ * 24 bytes, a reset vector added). As Linux acpi_parse_mp_wake()
+ * (arch/x86/kernel/acpi/madt_wakeup.c): the mailbox whatever the version once
+ * the entry holds the version-0 fields, the reset vector from version 1 with
+ * 24 bytes; only the first entry counts (acpi_table_parse_madt(..., 1)), a
+ * later one is counted, not used.
+ */
+static void madt_wakeup(struct acpi_cpus *out, const uint8_t *e, uint8_t len)
+{
+	if (len < MADT_MP_WAKEUP_V0_LEN)
+		return;
+	if (out->wakeup_entries++)
+		return;
+	memcpy(&out->wakeup_version, e + 2, 2);
+	memcpy(&out->wakeup_mailbox, e + 8, 8);
+	if (out->wakeup_version >= 1 && len >= MADT_MP_WAKEUP_V1_LEN)
+		memcpy(&out->wakeup_reset_vector, e + 16, 8);
+}
+
 bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out)
 {
-	const struct acpi_sdt_header *madt = acpi_find_table(rsdp, "APIC");
+	return acpi_madt_parse(acpi_find_table(rsdp, "APIC"), out);
+}
+
+bool acpi_madt_parse(const struct acpi_sdt_header *madt, struct acpi_cpus *out)
+{
 	const uint8_t *raw = (const uint8_t *)madt;
 	uint32_t lapic32 = 0, flags = 0;
 
@@ -207,13 +235,8 @@ bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out)
 			madt_add_cpu(out, id, cpu_flags);
 		} else if (type == MADT_TYPE_LAPIC_OVERRIDE && len >= 12) {
 			memcpy(&out->lapic_base, raw + off + 4, 8);
-		} else if (type == MADT_TYPE_MP_WAKEUP && len >= 16) {
-			uint16_t version;
-
-			/* Version 0 is the only one defined: its layout is what we use. */
-			memcpy(&version, raw + off + 2, 2);
-			if (version == 0)
-				memcpy(&out->wakeup_mailbox, raw + off + 8, 8);
+		} else if (type == MADT_TYPE_MP_WAKEUP) {
+			madt_wakeup(out, raw + off, len);
 		}
 		off += len;
 	}

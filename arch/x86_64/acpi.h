@@ -98,8 +98,13 @@ bool acpi_mcfg(uint64_t rsdp, struct acpi_mcfg_window *out);
  *	beyond %ACPI_MAX_CPUS (counted, not started).
  * @pcat_compat: the system also has dual 8259 PICs (MADT flag PCAT_COMPAT).
  * @wakeup_mailbox: physical address of the Multiprocessor Wakeup mailbox (MADT
- *	type 0x10, ACPI 6.4 5.2.12.19: how a TD's firmware, TDVF, lets the OS start
- *	application processors, which receive no INIT or SIPI), 0 when absent.
+ *	type 0x10, ACPI 6.4 5.2.12.19 / 6.6: how a TD's firmware, TDVF, lets the OS
+ *	start application processors, which receive no INIT or SIPI), 0 when
+ *	absent. Taken from the first such entry, whatever its version.
+ * @wakeup_version: that entry's MailBoxVersion (TDVF writes 1).
+ * @wakeup_reset_vector: its ResetVector (version 1 only), else 0.
+ * @wakeup_entries: how many wakeup entries the table has (only the first is
+ *	used; more than one is worth a warning).
  */
 struct acpi_cpus {
 	uint64_t lapic_base;
@@ -108,6 +113,9 @@ struct acpi_cpus {
 	unsigned int skipped;
 	bool pcat_compat;
 	uint64_t wakeup_mailbox;
+	uint16_t wakeup_version;
+	uint64_t wakeup_reset_vector;
+	unsigned int wakeup_entries;
 };
 
 /**
@@ -135,11 +143,20 @@ struct acpi_wakeup_mailbox {
  *
  * Reads Processor Local APIC (type 0) and Processor Local x2APIC (type 9) entries
  * that are enabled or online-capable, the Local APIC Address Override (type 5)
- * and the Multiprocessor Wakeup structure (type 0x10, mailbox version 0).
+ * and the Multiprocessor Wakeup structure (type 0x10, any mailbox version).
  * An entry whose length runs past the table or is below its type's size ends the
  * walk: what was read before it is kept. Duplicate APIC IDs are listed once.
  * Return: true if a MADT was found.
  */
 bool acpi_madt_cpus(uint64_t rsdp, struct acpi_cpus *out);
+
+/**
+ * acpi_madt_parse() - acpi_madt_cpus() on a MADT already found (and its
+ *	checksum verified), e.g. the one the simulated TD's firmware built.
+ * @madt: the table, or NULL.
+ * @out: filled in (count 0 when @madt is NULL).
+ * Return: true if @madt was given and holds the fixed fields.
+ */
+bool acpi_madt_parse(const struct acpi_sdt_header *madt, struct acpi_cpus *out);
 
 #endif /* SLUICE_ARCH_ACPI_H */

@@ -24,6 +24,7 @@ KERNEL_SRCS += \
 	arch/x86_64/pvio_tdx.c \
 	arch/x86_64/qemu_exit.c \
 	arch/x86_64/serial.c \
+	arch/x86_64/sim_tdvf.c \
 	arch/x86_64/smp.c \
 	arch/x86_64/snp.c \
 	arch/x86_64/snp_boot.c \

@@ -93,9 +93,11 @@ static void vmm_error(struct ghcb *g, uint64_t err)
  * does for an SNP guest: the instruction, natively, with the inputs the GHCB
  * carries (IOIO: SW_EXITINFO1 = port << 16 | size and direction bits, RAX;
  * MMIO: SW_EXITINFO1 = GPA, SW_EXITINFO2 = size, the data at SW_SCRATCH in the
- * shared buffer; MSR: RCX, SW_EXITINFO1 = 0 read / 1 write, RAX:RDX; HLT), the
- * outputs marked valid. An input not marked valid is an error, as KVM's
- * sev_es_validate_vmgexit() makes it.
+ * shared buffer; MSR: RCX, SW_EXITINFO1 = 0 read / 1 write, RAX:RDX), the
+ * outputs marked valid. The model refused before any event KVM's
+ * sev_es_validate_vmgexit() refuses (rule R9 of snp_model.h: HLT among them,
+ * an automatic exit the guest executes natively), and every input it needs
+ * not marked valid.
  */
 static void sim_vmm(void *ctx, struct ghcb *g)
 {
@@ -115,8 +117,8 @@ static void sim_vmm(void *ctx, struct ghcb *g)
 				    (info1 & 0x40) ? 4 :
 						     0;
 
-		if (!size || !ghcb_is_valid(g, GHCB_OFF(rax))) {
-			vmm_error(g, GHCB_ERR_MISSING_INPUT);
+		if (!size) {
+			vmm_error(g, GHCB_ERR_INVALID_INPUT);
 		} else if (info1 & 1) {
 			GHCB_SET(g, rax, n->io_in(n->ctx, port, size));
 		} else {
@@ -161,12 +163,6 @@ static void sim_vmm(void *ctx, struct ghcb *g)
 		}
 		break;
 	}
-	case SVM_EXIT_HLT:
-		/* The hypervisor wakes the vCPU on a pending interrupt, which it
-		 * cannot mask by the guest's IF: natively, an interrupt is taken
-		 * here (a handler's I/O then nests on this GHCB: snp_ghcb_get()). */
-		n->halt(n->ctx, true);
-		break;
 	case SVM_EXIT_CPUID:
 		/* Not asked by this kernel (the CPUID page answers), answered as a
 		 * hypervisor would. */
@@ -210,7 +206,7 @@ static int sim_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t 
 		return -1;
 	if (sim_ap_silent)
 		return 0;
-	return smp_sim_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base);
+	return smp_sim_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base, v->mxcsr);
 }
 
 /* ------------------------------------------------------------ the CPUID page */
@@ -359,15 +355,15 @@ void cc_sim_snp_raise_vc(uint64_t exit_code)
 
 void cc_sim_snp_report(const char *when)
 {
-	char extra[200];
+	char extra[260];
 
 	snprintf(extra, sizeof(extra),
 		 "model over %" PRIu64 " MiB, %lu VMGEXITs to the simulated hypervisor "
-		 "(%lu PSC, %lu MSR-protocol PSC), %lu PVALIDATE, %lu RMPADJUST, "
-		 "rule violations %lu",
+		 "(%lu PSC, %lu MSR-protocol PSC, %lu refused as KVM refuses them), "
+		 "%lu PVALIDATE, %lu RMPADJUST, rule violations %lu",
 		 model.npages >> 8,
 		 vmgexits + psc_before + model.n_psc + psc_msr_before + model.n_psc_msr,
-		 psc_before + model.n_psc, psc_msr_before + model.n_psc_msr,
+		 psc_before + model.n_psc, psc_msr_before + model.n_psc_msr, model.n_refused,
 		 pval_before + model.n_pval, model.n_rmpadjust, model.violations);
 	cc_snp_report(when, extra);
 }

@@ -138,11 +138,11 @@ void cc_sim_tdx_arm_faults(void)
 
 void cc_sim_tdx_report(const char *when)
 {
-	char extra[160];
+	char extra[200];
 
 	snprintf(extra, sizeof(extra),
-		 "model over %" PRIu64 " MiB, %lu VMCALLs to the VMM, "
-		 "rule violations %lu",
-		 model.npages >> 8, model.n_vmm_calls, model.violations);
+		 "model over %" PRIu64 " MiB, %lu VMCALLs to the VMM (%lu refused as KVM "
+		 "refuses them), rule violations %lu",
+		 model.npages >> 8, model.n_vmm_calls, model.n_msr_refused, model.violations);
 	cc_tdx_report(when, extra);
 }

@@ -43,6 +43,20 @@ static struct snp_ghcb_slot *cpu_slot(void *ctx)
 }
 
 /* snp.c speaks of the private attribute, the kernel's mappings of shared. */
+/* The cache-coherency mitigation (snp_pt_ops.evict_cache): one read of the
+ * first and of the last byte of each page, through its private mapping (the
+ * kernel identity-maps RAM), as Linux sev_evict_cache() does. */
+static void evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
+{
+	(void)ctx;
+	for (uint64_t i = 0; i < npages; i++) {
+		const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)(gpa + i * 4096);
+
+		(void)p[0];
+		(void)p[4095];
+	}
+}
+
 static int set_pte_private(void *ctx, uint64_t gpa, uint64_t len, bool private_)
 {
 	return cc_glue_set_pte_shared(ctx, gpa, len, !private_);
@@ -146,7 +160,7 @@ static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t
 {
 	const struct vmcb_seg data = { GDT_KERNEL_DATA, 0x0c93, 0xffffffff, 0 };
 
-	memset(v, 0, sizeof(*v));
+	snp_vmsa_ap_defaults(v);
 	v->cs = (struct vmcb_seg){ GDT_KERNEL_CODE, 0x029b, 0xffffffff, 0 };
 	v->ds = v->es = v->ss = data;
 	v->fs = (struct vmcb_seg){ 0, 0, 0xffffffff, 0 };
@@ -157,14 +171,9 @@ static void vmsa_fill(struct snp_vmsa *v, uint64_t entry, uint64_t rsp, uint64_t
 	v->cr0 = read_cr0();
 	v->cr3 = read_cr3();
 	v->cr4 = read_cr4();
-	v->dr6 = 0xffff0ff0;
-	v->dr7 = 0x400;
-	v->rflags = 0x2;
 	v->rip = entry;
 	v->rsp = rsp;
 	v->rdi = arg;
-	v->g_pat = UINT64_C(0x0007040600070406); /* the power-on PAT */
-	v->xcr0 = 1;
 	v->sev_features = snp.sev_status >> 2;
 	v->vmpl = 0;
 	v->cpl = 0;
@@ -241,9 +250,10 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 		 unsigned int *term_code, char *why, size_t why_len)
 {
 	const struct snp_pt_ops pt = { set_pte_private, cc_glue_flush_tlb, cc_glue_flush_cache,
-				       &glue };
+				       &glue, evict_cache };
 	uint32_t leaf[4];
 	uint64_t gpa;
+	unsigned int code;
 	int rc;
 
 	cc_glue_init(&glue, insn, obs, name);
@@ -270,6 +280,12 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 			      why, why_len))
 		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
 				  GHCB_TERM_SLUICE_FW_GHCB, 0);
+	/* The protocol version and the hypervisor's features before any GHCB
+	 * exit (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP); after
+	 * the GHCB MSR was read, as these requests overwrite it. */
+	rc = snp_negotiate(&snp, &code, why, why_len);
+	if (rc)
+		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL, code, rc);
 	/* From here every port, MMIO and MSR access and every CPUID of this
 	 * CPU goes through the firmware's GHCB (mapped shared by the firmware's
 	 * page tables, which stay loaded until mmu_init()). */
@@ -306,12 +322,11 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 {
 	int rc = 0;
 
-	/* No output until the end: the firmware's GHCB is mapped private by
-	 * our tables until the first step below, ours is not mapped shared yet. */
+	/* No output until the end: our tables map the firmware's GHCB private,
+	 * and it stays so: a page the host named in the GHCB MSR is never made
+	 * shared in our tables (Linux never adopts the firmware's GHCB at all);
+	 * ours is not mapped shared yet. */
 	console_up = false;
-	rc = cc_glue_set_pte_shared(&glue, fw_ghcb_gpa, SNP_PAGE_4K, true);
-	if (!rc)
-		cc_glue_flush_tlb(&glue, fw_ghcb_gpa, SNP_PAGE_4K);
 	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
 		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
 	if (!rc) {
@@ -332,13 +347,23 @@ void cc_snp_finish(void)
 	cc_glue_install(&glue, "SNP", snp_convert, &snp);
 	trap_set_vc_reporter(vc_report);
 	vmsa_pages_assign();
-	smp_set_ap_ops(&ap_ops);
+	/* Linux creates APs with VMGEXIT only when the hypervisor offers it
+	 * (snp_set_wakeup_secondary_cpu()); without, INIT-SIPI is no way either. */
+	if (snp.hv_features & GHCB_HV_FT_SNP_AP_CREATION)
+		smp_set_ap_ops(&ap_ops);
+	else
+		smp_disable_aps("the hypervisor does not offer SNP AP creation "
+				"(GHCB_HV_FT_SNP_AP_CREATION)");
 	active = true;
-	printf("cc: %s boot: VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
+	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
+	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
 	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
-	       "kernel entry to mmu_init; %u GHCB pages of ours made shared before it (MSR "
-	       "protocol), mapped shared and the bootstrap CPU's registered right after it\n",
-	       glue.platform, cpuid_page ? cpuid_page->count : 0, fw_ghcb_gpa, ghcbs_prepared);
+	       "kernel entry to mmu_init (through the firmware's mapping; %s in ours); %u GHCB "
+	       "pages of ours made shared before it (MSR protocol), mapped shared and the "
+	       "bootstrap CPU's registered right after it\n",
+	       glue.platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
+	       fw_ghcb_gpa, mmu_is_shared(fw_ghcb_gpa) ? "mapped shared" : "private, never shared",
+	       ghcbs_prepared);
 }
 
 bool cc_snp_active(void)
@@ -377,12 +402,13 @@ void cc_snp_report(const char *when, const char *extra)
 	       "CPU), paravirtual I/O %s (%lu hypervisor errors, %lu CPUID misses, %lu nested), "
 	       "APs created %lu (%lu destroyed); PSC %" PRIu64 " requests (%" PRIu64
 	       " MSR, %" PRIu64 " batches, %" PRIu64 " early returns), pages validated %" PRIu64
-	       ", rescinded %" PRIu64 " (%" PRIu64 " x 2M, %" PRIu64 " 2M->4K), ",
+	       " (%" PRIu64 " evicted from the cache after it), rescinded %" PRIu64 " (%" PRIu64
+	       " x 2M, %" PRIu64 " 2M->4K), ",
 	       glue.platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
 	       ghcbs_registered == 1 ? "" : "s", pvio->name, pv.errors, pv.cpuid_misses, nested,
 	       aps_created, aps_destroyed, s.psc_requests, s.psc_msr, s.psc_batches,
-	       s.psc_early_returns, s.pages_validated, s.pages_rescinded, s.pvalidate_2m,
-	       s.size_fallbacks);
+	       s.psc_early_returns, s.pages_validated, s.pages_evicted, s.pages_rescinded,
+	       s.pvalidate_2m, s.size_fallbacks);
 	cc_glue_conversions_print(s.to_shared, s.to_private, s.failed, s.rolled_back,
 				  s.leaked_pages, extra);
 }

@@ -85,13 +85,14 @@ bool cc_snp_console_up(void);
 
 /**
  * cc_snp_after_mmu() - right after mmu_init() switched to this kernel's page
- *	tables, before anything prints: clear the C-bit of the firmware's GHCB
- *	page and of every GHCB page of ours in the new tables (TLB flushed),
- *	then register the bootstrap CPU's own GHCB (MSR protocol) and use
- *	per-CPU GHCBs from then on. Between mmu_init()'s CR3 write and the end of
- *	this call no GHCB-protocol exit may happen: the firmware's page is mapped
- *	with the C-bit until the first step, ours is not registered until the
- *	last; only MSR-protocol exits (which need no GHCB) run here.
+ *	tables, before anything prints: clear the C-bit of every GHCB page of
+ *	ours in the new tables (TLB flushed), then register the bootstrap CPU's
+ *	own GHCB (MSR protocol) and use per-CPU GHCBs from then on. The
+ *	firmware's GHCB is left mapped private (never made shared in our tables:
+ *	the host chose its address). Between mmu_init()'s CR3 write and the end
+ *	of this call no GHCB-protocol exit may happen: ours is not registered
+ *	until the last step; only MSR-protocol exits (which need no GHCB) run
+ *	here.
  * @why: on failure, the reason.
  * @why_len: its size.
  * Return: 0, or a negative code (terminate with GHCB_TERM_SLUICE_GHCB_SETUP).

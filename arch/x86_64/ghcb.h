@@ -48,6 +48,17 @@
 #define GHCB_MSR_PSC_REQ UINT64_C(0x014)
 #define GHCB_MSR_PSC_RESP UINT64_C(0x015)
 #define GHCB_MSR_TERM_REQ UINT64_C(0x100)
+/* SEV information (protocol version negotiation): request 0x002, response
+ * 0x001 with the hypervisor's maximum version in [63:48], its minimum in
+ * [47:32] and the C-bit position in [31:24]; hypervisor features: request
+ * 0x080, response 0x081 with the feature bitmap in [63:12] (GHCB spec "SEV
+ * Information", "Hypervisor Feature Support"; Linux sev-common.h). */
+#define GHCB_MSR_SEV_INFO_RESP UINT64_C(0x001)
+#define GHCB_MSR_SEV_INFO_REQ UINT64_C(0x002)
+#define GHCB_MSR_HV_FT_REQ UINT64_C(0x080)
+#define GHCB_MSR_HV_FT_RESP UINT64_C(0x081)
+#define GHCB_HV_FT_SNP (UINT64_C(1) << 0)
+#define GHCB_HV_FT_SNP_AP_CREATION (UINT64_C(1) << 1)
 
 /* Page State Change operations (GHCB spec, PSC entry / MSR request [55:52]). */
 #define SNP_PSC_OP_PRIVATE 1
@@ -201,7 +212,8 @@ _Static_assert(sizeof(struct ghcb) == 4096, "the GHCB is one page");
 
 /* NAE events: SW_EXITCODE values (GHCB spec "NAE events"; Linux svm.h). */
 #define SVM_EXIT_CPUID UINT64_C(0x72)
-#define SVM_EXIT_HLT UINT64_C(0x78)
+#define SVM_EXIT_RDTSC UINT64_C(0x6e)
+#define SVM_EXIT_HLT UINT64_C(0x78) /* not a NAE event: KVM refuses it (snp_model.h R9) */
 #define SVM_EXIT_IOIO UINT64_C(0x7b)
 #define SVM_EXIT_MSR UINT64_C(0x7c)
 #define SVM_VMGEXIT_MMIO_READ UINT64_C(0x80000001)
@@ -326,6 +338,13 @@ static inline unsigned int snp_psc_entry_op(uint64_t e)
 static inline bool snp_psc_entry_2m(uint64_t e)
 {
 	return (e & SNP_PSC_ENTRY_2M) != 0;
+}
+
+#define SNP_PSC_CUR_PAGE_MASK UINT64_C(0xfff)
+
+static inline unsigned int snp_psc_entry_cur_page(uint64_t e)
+{
+	return (unsigned int)(e & SNP_PSC_CUR_PAGE_MASK);
 }
 
 /* ------------------------------------------------------------ calls */

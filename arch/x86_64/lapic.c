@@ -78,10 +78,19 @@ int lapic_init(uint64_t mmio_base)
 	return 0;
 }
 
+/* IA32_APIC_BASE is written only when a mode bit is missing, as Linux
+ * x2apic_enable() does: in a TD the TDX module starts every vCPU in x2APIC mode
+ * and the VMM refuses the write (tdx_is_read_only_msr(), Linux
+ * arch/x86/kvm/vmx/tdx.c). */
 void lapic_enable_on_ap(void)
 {
-	if (x2apic)
-		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE | APIC_BASE_X2APIC);
+	uint64_t base, want = APIC_BASE_ENABLE | APIC_BASE_X2APIC;
+
+	if (x2apic) {
+		base = rdmsr(MSR_APIC_BASE);
+		if ((base & want) != want)
+			wrmsr(MSR_APIC_BASE, base | want);
+	}
 	lapic_software_enable();
 }
 

@@ -65,4 +65,15 @@ struct mem_region {
  */
 const char *mem_kind_name(enum mem_kind kind);
 
+/**
+ * mem_range_firmware_page() - whether the 4 KiB page at @addr is firmware
+ *	memory the kernel never uses: @addr 4 KiB aligned and the page inside one
+ *	cacheable range of kind %MEM_ACPI or %MEM_RESERVED.
+ * @ranges: the memory map.
+ * @n: entries in @ranges.
+ * @addr: the page's physical address.
+ * Return: true if so.
+ */
+bool mem_range_firmware_page(const struct mem_range *ranges, unsigned int n, uint64_t addr);
+
 #endif /* SLUICE_ARCH_MEM_RANGE_H */

@@ -127,9 +127,55 @@ static void snp_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v
  * Linux snp_cpuid_get_validated_func() compares ecx_in for). */
 static bool cpuid_indexed(uint32_t leaf)
 {
-	return leaf == 0x4 || leaf == 0x7 || leaf == 0xb || leaf == 0xd || leaf == 0xf ||
-	       leaf == 0x10 || leaf == 0x14 || leaf == 0x17 || leaf == 0x18 || leaf == 0x1f ||
-	       leaf == 0x8000001d || leaf == 0x80000020 || leaf == 0x80000026;
+	switch (leaf) {
+	case 0x4:
+	case 0x7:
+	case 0xb:
+	case 0xd:
+	case 0xf:
+	case 0x10:
+	case 0x12:
+	case 0x14:
+	case 0x17:
+	case 0x18:
+	case 0x1d:
+	case 0x1e:
+	case 0x1f:
+	case 0x24:
+	case 0x8000001d:
+	case 0x80000020:
+	case 0x80000026:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Leaf 0xD sub-leaves 0 and 1 exist in the page once per XCR0/XSS they were
+ * computed for; the base one is taken (Linux: the sizes are then recomputed
+ * for the features enabled, which this kernel does not need). */
+static bool cpuid_entry_usable(const struct snp_cpuid_fn *f)
+{
+	if (f->eax_in == 0xd && (f->ecx_in == 0 || f->ecx_in == 1))
+		return (f->xcr0_in == 1 || f->xcr0_in == 3) && !f->xss_in;
+	return true;
+}
+
+#define CR4_OSXSAVE (UINT64_C(1) << 18)
+#define CR4_PKE (UINT64_C(1) << 22)
+
+void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4])
+{
+	(void)sub;
+	if (leaf == 1) {
+		r[2] &= ~(1u << 27);
+		if (cr4 & CR4_OSXSAVE)
+			r[2] |= 1u << 27;
+	} else if (leaf == 7) {
+		r[2] &= ~(1u << 4);
+		if (cr4 & CR4_PKE)
+			r[2] |= 1u << 4;
+	}
 }
 
 bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
@@ -143,7 +189,8 @@ bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uin
 	for (uint32_t i = 0; i < n; i++) {
 		const struct snp_cpuid_fn *f = &page->fn[i];
 
-		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub))
+		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub) ||
+		    !cpuid_entry_usable(f))
 			continue;
 		r[0] = f->eax;
 		r[1] = f->ebx;
@@ -158,8 +205,11 @@ bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uin
  * zeros (as Linux does for leaves inside the valid ranges), never a VMGEXIT. */
 static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r))
+	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r)) {
 		ps(ctx)->cpuid_misses++;
+		return;
+	}
+	pvio_snp_cpuid_postprocess(leaf, sub, ps(ctx)->read_cr4(), r);
 }
 
 /*
@@ -188,7 +238,7 @@ static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 	struct ghcb *g;
 
 	if (msr_is_guest_state(msr))
-		return pvio_native.rdmsr(pvio_native.ctx, msr);
+		return ps(ctx)->native->rdmsr(ps(ctx)->native->ctx, msr);
 	g = snp_ghcb(ps(ctx), &gpa);
 	if (!g)
 		return 0;
@@ -209,7 +259,7 @@ static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 	struct ghcb *g;
 
 	if (msr_is_guest_state(msr)) {
-		pvio_native.wrmsr(pvio_native.ctx, msr, v);
+		ps(ctx)->native->wrmsr(ps(ctx)->native->ctx, msr, v);
 		return;
 	}
 	g = snp_ghcb(ps(ctx), &gpa);
@@ -222,46 +272,21 @@ static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 	snp_ghcb_put(ps(ctx)->snp);
 }
 
-/* The interrupt flag around the idle exit; host tests run in user mode, where
- * STI and CLI fault: there the flag is left alone (as pvio_tdx.c). */
-static void irq_enable(void)
-{
-#ifndef SLUICE_HOST
-	__asm__ volatile("sti" ::: "memory");
-#endif
-}
-
-static void irq_disable(void)
-{
-#ifndef SLUICE_HOST
-	__asm__ volatile("cli" ::: "memory");
-#endif
-}
-
 /*
- * HLT: the exchange runs with interrupts off, as a #VC handler would run it;
- * the hypervisor's HLT wakes on a pending interrupt whatever the guest's IF
- * (it cannot see it), and the interrupt is taken in the window opened after
- * the exchange (STI's shadow covers the NOP). A handler that does I/O while
- * the exchange is in flight (the simulated hypervisor's native HLT takes the
- * interrupt itself) nests on the same page: snp_ghcb_get() saves it.
+ * HLT is not a NAE event: it is an automatic exit, which the hypervisor sees
+ * without a GHCB, so the idle wait is the native "sti; hlt" (its one-
+ * instruction shadow: a wake-up after the caller's check is still taken by
+ * the HLT). KVM's sev_es_validate_vmgexit() has no case for SW_EXITCODE 0x78
+ * (GHCB_ERR_INVALID_EVENT; older KVM stops the VM), EDK2's #VC handler
+ * (OvmfPkg/Library/CcExitLib/CcExitVcHandler.c) and Linux's
+ * (arch/x86/coco/sev/vc-handle.c) have none, and Linux idles with native
+ * "sti; hlt" in an SNP guest.
  */
 static void snp_halt(void *ctx, bool irqs)
 {
-	uint64_t gpa;
-	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	const struct pvio_ops *n = ps(ctx)->native;
 
-	if (g) {
-		snp_exit(ps(ctx), g, gpa, SVM_EXIT_HLT, 0, 0);
-		snp_ghcb_put(ps(ctx)->snp);
-	}
-	if (irqs) {
-		irq_enable();
-#ifndef SLUICE_HOST
-		__asm__ volatile("nop" ::: "memory");
-#endif
-	}
-	irq_disable();
+	n->halt(n->ctx, irqs);
 }
 
 static void snp_fatal(void *ctx, int code, const char *msg)
@@ -276,12 +301,26 @@ static void snp_fatal(void *ctx, int code, const char *msg)
 	}
 }
 
+static uint64_t native_cr4(void)
+{
+#ifdef SLUICE_HOST
+	return 0; /* user mode: host tests set their own */
+#else
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+#endif
+}
+
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
 {
 	p->snp = s;
 	p->cpuid = cpuid;
 	p->errors = 0;
 	p->cpuid_misses = 0;
+	p->native = &pvio_native;
+	p->read_cr4 = native_cr4;
 	p->ops = (struct pvio_ops){
 		.name = "snp",
 		.io_in = snp_io_in,

@@ -60,12 +60,18 @@ _Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits i
  * @errors: exits the hypervisor failed, or a missing GHCB (a read then returns
  *	all ones, as a port or register nobody answers does).
  * @cpuid_misses: leaves not in the CPUID page (answered with zeros).
+ * @native: the instructions that are automatic exits or no exit at all (HLT,
+ *	the GHCB MSR): &pvio_native, a recording double in host tests.
+ * @read_cr4: this CPU's CR4, for pvio_snp_cpuid_postprocess() (the native
+ *	read; a double in host tests, which run in user mode).
  */
 struct pvio_snp {
 	struct pvio_ops ops;
 	struct snp *snp;
 	const struct snp_cpuid_page *cpuid;
 	unsigned long errors, cpuid_misses;
+	const struct pvio_ops *native;
+	uint64_t (*read_cr4)(void);
 };
 
 /**
@@ -77,7 +83,25 @@ struct pvio_snp {
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid);
 
 /**
- * pvio_snp_cpuid_lookup() - a leaf from the CPUID page.
+ * pvio_snp_cpuid_postprocess() - the per-CPU bits the CPUID page cannot hold
+ *	(Linux snp_cpuid_postprocess()): CPUID 1 ECX[27] OSXSAVE and CPUID 7
+ *	ECX[4] OSPKE as this CPU's CR4 has them. (Linux also takes the initial
+ *	APIC ID of leaves 1 and 0xB from the hypervisor, and recomputes the XSAVE
+ *	sizes of leaf 0xD for the XCR0 in use: this kernel reads APIC IDs from
+ *	the local APIC and uses no XSAVE size, so neither is asked.)
+ * @leaf: EAX.
+ * @sub: ECX.
+ * @cr4: this CPU's CR4.
+ * @r: the page's answer, changed in place.
+ */
+void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4]);
+
+/**
+ * pvio_snp_cpuid_lookup() - a leaf from the CPUID page, as Linux
+ *	snp_cpuid_get_validated_func() (arch/x86/coco/sev/) finds it: ECX is
+ *	compared for the indexed leaves of cpuid_function_is_indexed() (and
+ *	AMD's 0x80000020/0x80000026); for leaf 0xD sub-leaves 0 and 1 only the
+ *	entry computed for the base XSAVE area (xcr0_in 1 or 3, xss_in 0) is used.
  * @page: the page.
  * @leaf: EAX.
  * @sub: ECX, compared only for leaves that take a sub-leaf.

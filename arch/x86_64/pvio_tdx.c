@@ -11,12 +11,19 @@
 #define DIR_READ 0
 #define DIR_WRITE 1
 
-/* MSRs the TDX module virtualizes itself, read and written without the VMM:
- * EFER and the segment bases (TDX module spec, MSR virtualization). */
+/* MSRs the TDX module or the CPU virtualises, read and written without the
+ * VMM (pvio_tdx_msr_is_native()). */
+#define MSR_APIC_BASE 0x1Bu
+#define MSR_FEAT_CTL 0x3Au
 #define MSR_EFER 0xC0000080u
 #define MSR_FS_BASE 0xC0000100u
 #define MSR_GS_BASE 0xC0000101u
 #define MSR_KERNEL_GS_BASE 0xC0000102u
+#define X2APIC_TPR 0x808u
+#define X2APIC_PPR 0x80Au
+#define X2APIC_EOI 0x80Bu
+#define X2APIC_ISR0 0x810u /* ISR 0x810-0x817, TMR 0x818-0x81F, IRR 0x820-0x827 */
+#define X2APIC_IRR7 0x827u
 
 static struct pvio_tdx *pt(void *ctx)
 {
@@ -74,34 +81,59 @@ static void tdx_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v
 static void tdx_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	if (leaf < 0x40000000u || leaf > 0x4FFFFFFFu) {
-		pvio_native.cpuid(pvio_native.ctx, leaf, sub, r);
+		pt(ctx)->native->cpuid(pt(ctx)->native->ctx, leaf, sub, r);
 		return;
 	}
 	if (tdx_vmcall_cpuid(pt(ctx)->td, leaf, sub, r))
 		pt(ctx)->errors++;
 }
 
-static bool msr_is_virtualized(uint32_t msr)
+bool pvio_tdx_msr_is_native(uint32_t msr)
 {
-	return msr == MSR_EFER || msr == MSR_FS_BASE || msr == MSR_GS_BASE ||
-	       msr == MSR_KERNEL_GS_BASE;
+	switch (msr) {
+	case MSR_EFER:
+	case MSR_FS_BASE:
+	case MSR_GS_BASE:
+	case MSR_KERNEL_GS_BASE:
+	case X2APIC_TPR:
+	case X2APIC_PPR:
+	case X2APIC_EOI:
+		return true;
+	default:
+		return msr >= X2APIC_ISR0 && msr <= X2APIC_IRR7;
+	}
+}
+
+bool pvio_tdx_msr_is_read_only(uint32_t msr)
+{
+	return msr == MSR_APIC_BASE || msr == MSR_EFER || msr == MSR_FEAT_CTL;
 }
 
 static uint64_t tdx_rdmsr(void *ctx, uint32_t msr)
 {
+	const struct pvio_ops *n = pt(ctx)->native;
 	uint64_t v = 0;
 
-	if (msr_is_virtualized(msr))
-		return pvio_native.rdmsr(pvio_native.ctx, msr);
+	if (pvio_tdx_msr_is_native(msr))
+		return n->rdmsr(n->ctx, msr);
 	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_RDMSR, msr, 0, 0, 0, &v))
 		pt(ctx)->errors++;
 	return v;
 }
 
+/* A write the CPU virtualises (the EOI of the wake-up IPI's handler above
+ * all: through the VMM it would be refused and the vector would stay in
+ * service) is the native instruction; a write the VMM refuses is not sent. */
 static void tdx_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 {
-	if (msr_is_virtualized(msr)) {
-		pvio_native.wrmsr(pvio_native.ctx, msr, v);
+	const struct pvio_ops *n = pt(ctx)->native;
+
+	if (pvio_tdx_msr_is_native(msr)) {
+		n->wrmsr(n->ctx, msr, v);
+		return;
+	}
+	if (pvio_tdx_msr_is_read_only(msr)) {
+		pt(ctx)->errors++;
 		return;
 	}
 	if (tdx_vmcall(pt(ctx)->td, TDVMCALL_WRMSR, msr, v, 0, 0, NULL))
@@ -144,6 +176,7 @@ void pvio_tdx_init(struct pvio_tdx *p, struct tdx *td)
 {
 	p->td = td;
 	p->errors = 0;
+	p->native = &pvio_native;
 	p->ops = (struct pvio_ops){
 		.name = "tdx",
 		.io_in = tdx_io_in,

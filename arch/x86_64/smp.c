@@ -178,6 +178,17 @@ void smp_set_ap_ops(const struct smp_ap_ops *ops)
 	ap_ops = ops;
 }
 
+#define MXCSR_EXCEPTION_MASKS 0x1f80u
+#define SMP_ERR_MXCSR (-1001)
+
+static bool ap_mxcsr_unmasked(void)
+{
+	uint32_t mxcsr;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+	return (mxcsr & MXCSR_EXCEPTION_MASKS) != MXCSR_EXCEPTION_MASKS;
+}
+
 __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 {
 	/* In the simulated TD the first arrival is the firmware's INIT-SIPI start:
@@ -201,6 +212,14 @@ __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 		}
 	}
 	smp_set_gs(cl);
+	/* An AP whose SSE exceptions are not all masked (MXCSR[12:7]; a VMSA
+	 * that left MXCSR 0, for one) would fault on its first inexact result:
+	 * refused here rather than later. */
+	if (ap_mxcsr_unmasked()) {
+		__atomic_store_n(&cl->start_error, SMP_ERR_MXCSR, __ATOMIC_RELEASE);
+		for (;;)
+			cpu_relax();
+	}
 	/* INIT left x87 in its reset state; SSE is enabled by CR4 copied from the BSP. */
 	__asm__ volatile("fninit");
 	if (read_cr4() & CR4_OSXSAVE)
@@ -257,25 +276,31 @@ not_accepted:
 /*
  * The ACPI Multiprocessor Wakeup mailbox (ACPI 6.4 5.2.12.19): how a TD starts
  * its APs, which receive no INIT or SIPI (TDVF parks them in firmware, polling
- * the mailbox). Set by smp_init() from the MADT, or by the simulated TD.
+ * the mailbox). Set by smp_init() from the MADT (the simulated TD's too).
  */
 static struct acpi_wakeup_mailbox *wakeup_mailbox;
 static bool mailbox_stuck;
+static struct cpu_local *late_cpu; /* the AP given up on while the mailbox was stuck */
 
 /*
  * Wake @cl through the mailbox: its APIC ID and our 64-bit entry in the start-up
  * page, then the command; the firmware's AP clears the command when it has read
- * it and jumps to the entry. Each wait has a deadline. An AP that never takes the
- * command cannot be reset by the OS in a TD: the command stays posted, so no
- * other AP is started after it (the parameter block it might still read stays as
- * it is), and the kernel goes on with the CPUs it has.
+ * it and jumps to the entry. Linux acpi_wakeup_cpu()
+ * (arch/x86/kernel/acpi/madt_wakeup.c) waits for the command to be taken for
+ * ever, because the VMM may run that vCPU at any later time. Here each wait has
+ * a deadline so that the kernel can report and go on, but the AP is never
+ * reset (the OS cannot in a TD) and may still arrive: the command stays
+ * posted, no other AP is started after it, and smp_start_ap() leaves the
+ * start-up page and its parameter block exactly as the late AP needs them
+ * (read-only and executable, never written again), so that it comes up on its
+ * own stack and halts in ap_wait_for_work() rather than faulting.
  */
 static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
 {
 	struct acpi_wakeup_mailbox *mb = wakeup_mailbox;
 	uint64_t t0 = now_ns(), deadline = t0 + AP_START_TIMEOUT_NS;
 
-	if (mailbox_stuck || __atomic_load_n(&mb->command, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE)) {
 		printf("smp: cpu %u (APIC %u): the wakeup mailbox is still busy; skipped\n",
 		       cl->index, cl->apic_id);
 		return -1;
@@ -287,7 +312,8 @@ static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
 		if (now_ns() > deadline) {
 			mailbox_stuck = true;
 			printf("smp: cpu %u (APIC %u) did not take the mailbox's wakeup command "
-			       "within %" PRIu64 " ms; skipped, and no AP after it is started\n",
+			       "within %" PRIu64 " ms; skipped, its start-up page left as it "
+			       "needs it, and no AP after it is started\n",
 			       cl->index, cl->apic_id, AP_START_TIMEOUT_NS / 1000000);
 			return -1;
 		}
@@ -307,9 +333,11 @@ static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
 	return 0;
 }
 
-/* The simulated TD's firmware (cc=sim-tdx): one 4 KiB mailbox, as TDVF's. */
-static _Alignas(4096) uint8_t sim_mailbox_page[4096];
+/* The simulated TD's firmware (cc=sim-tdx) uses the mailbox its MADT names
+ * (the boot stage built both as TDVF does: sim_tdvf.h). */
 static bool sim_firmware_silent; /* its APs never take a command (a fault to inject) */
+static bool sim_firmware_late;	 /* they take it only after the kernel's deadline */
+static bool mailbox_only;	 /* a TD: no INIT-SIPI reaches an AP */
 
 /*
  * The simulated firmware's side: an AP started by INIT-SIPI into this loop waits,
@@ -331,6 +359,7 @@ static struct sim_park {
 	volatile uint32_t state;
 	uint32_t apic_id;
 	uint64_t rip, rsp, rdi, gs_base;
+	uint32_t mxcsr;
 } sim_parks[SIM_PARKS];
 static unsigned int sim_parks_used;
 static bool sim_vmsa_parking;
@@ -341,7 +370,8 @@ void smp_simulate_parking(void)
 	sim_vmsa_parking = true;
 }
 
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base)
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
+		    uint32_t mxcsr)
 {
 	for (unsigned int i = 0; i < SIM_PARKS; i++) {
 		struct sim_park *k = &sim_parks[i];
@@ -353,6 +383,7 @@ int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, 
 		k->rsp = rsp;
 		k->rdi = rdi;
 		k->gs_base = gs_base;
+		k->mxcsr = mxcsr;
 		__atomic_store_n(&k->state, PARK_GO, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -368,8 +399,8 @@ void smp_sim_destroy(uint32_t apic_id)
 }
 
 /* A parked AP: wait to be released, then become what the VMSA says (the GS
- * base through the native instruction, as the hardware loads it from the VMSA;
- * RSP, RDI, RIP) and never come back. */
+ * base through the native instruction and MXCSR, as the hardware loads them
+ * from the VMSA; RSP, RDI, RIP) and never come back. */
 __attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
 {
 	struct sim_park *k = &sim_parks[cl->park];
@@ -380,6 +411,7 @@ __attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
 	while (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_GO)
 		cpu_relax();
 	pvio_native.wrmsr(pvio_native.ctx, MSR_GS_BASE, k->gs_base);
+	__asm__ volatile("ldmxcsr %0" : : "m"(k->mxcsr));
 	__asm__ volatile("cli\n\tmov %0, %%rsp\n\tjmp *%2"
 			 :
 			 : "r"(k->rsp), "D"(k->rdi), "r"(k->rip)
@@ -401,17 +433,37 @@ __attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
 			break;
 		cpu_relax();
 	}
+	if (sim_firmware_late) {
+		/* A VMM that runs this vCPU only after the kernel gave up on it. */
+		uint64_t until = now_ns() + AP_START_TIMEOUT_NS + AP_START_TIMEOUT_NS / 10;
+
+		while (now_ns() < until)
+			cpu_relax();
+	}
 	vector = mb->wakeup_vector;
 	__atomic_store_n(&mb->command, 0, __ATOMIC_RELEASE);
 	__asm__ volatile("cli; jmp *%0" : : "r"(vector) : "memory");
 	__builtin_unreachable();
 }
 
-void smp_simulate_td_firmware(bool silent)
+void smp_simulate_td_firmware(bool silent, bool late)
 {
 	sim_firmware = true;
 	sim_firmware_silent = silent;
-	wakeup_mailbox = (struct acpi_wakeup_mailbox *)sim_mailbox_page;
+	sim_firmware_late = late;
+	mailbox_only = true;
+}
+
+void smp_mailbox_only(void)
+{
+	mailbox_only = true;
+}
+
+static const char *aps_disabled;
+
+void smp_disable_aps(const char *why)
+{
+	aps_disabled = why;
 }
 
 /*
@@ -449,7 +501,11 @@ static int smp_create_ap(struct cpu_local *cl, uint64_t page)
 		if (err || now_ns() > deadline) {
 			if (ap_ops->destroy)
 				ap_ops->destroy(ap_ops->ctx, cl->index, cl->apic_id);
-			if (err)
+			if (err == SMP_ERR_MXCSR)
+				printf("smp: cpu %u (APIC %u) came up with SSE exceptions "
+				       "unmasked in MXCSR; destroyed, skipped\n",
+				       cl->index, cl->apic_id);
+			else if (err)
 				printf("smp: cpu %u (APIC %u) failed to start (%d); destroyed, "
 				       "skipped\n",
 				       cl->index, cl->apic_id, err);
@@ -530,6 +586,10 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 		return -1;
 	}
 	rc = smp_wake_ap(cl, page, p);
+	if (rc && mailbox_stuck) {
+		late_cpu = cl; /* it may still arrive: the page stays as it needs it */
+		return rc;
+	}
 	if (mmu_set_trampoline_exec(false)) {
 		/* Never leave it executable and go on writing it for the next AP. */
 		printf("smp: the start-up page could not be made non-executable again\n");
@@ -545,8 +605,35 @@ static void smp_forget_trampoline(void *arg, unsigned int cpu)
 	invlpg(*(const uint64_t *)arg);
 }
 
-unsigned int smp_init(const struct acpi_cpus *mc, struct mem_region trampoline,
-		      unsigned int max_cpus)
+/*
+ * The mailbox the MADT names, if the kernel may write to it: the host builds
+ * the ACPI tables of a TD (the TDX module measures them, nobody checks them),
+ * so a planted entry could make the start-up write 16 bytes at a private
+ * address of its choosing. TDVF puts the mailbox in a page of
+ * EfiACPIMemoryNVS (OvmfPkg/TdxDxe/TdxAcpiTable.c, RelocateMailbox()): a page
+ * the firmware's memory map reserves (ACPI or reserved, not RAM the kernel
+ * uses), 4 KiB aligned.
+ */
+static struct acpi_wakeup_mailbox *smp_checked_mailbox(const struct acpi_cpus *mc,
+						       const struct mem_range *ranges,
+						       unsigned int nranges)
+{
+	if (!mc->wakeup_mailbox)
+		return NULL;
+	if (mc->wakeup_entries > 1)
+		printf("smp: the MADT has %u wakeup structures; the first is used (as Linux)\n",
+		       mc->wakeup_entries);
+	if (!mem_range_firmware_page(ranges, nranges, mc->wakeup_mailbox)) {
+		printf("smp: the MADT's wakeup mailbox at 0x%" PRIx64 " is not a 4 KiB page the "
+		       "firmware reserved (ACPI NVS or reserved memory); not used\n",
+		       mc->wakeup_mailbox);
+		return NULL;
+	}
+	return (struct acpi_wakeup_mailbox *)(uintptr_t)mc->wakeup_mailbox;
+}
+
+unsigned int smp_init(const struct acpi_cpus *mc, const struct mem_range *ranges,
+		      unsigned int nranges, struct mem_region trampoline, unsigned int max_cpus)
 {
 	uint64_t page = trampoline.base;
 	uint32_t bsp_apic;
@@ -567,16 +654,25 @@ unsigned int smp_init(const struct acpi_cpus *mc, struct mem_region trampoline,
 	       bsp_apic);
 	if (listed <= 1 || max_cpus == 1)
 		return 1;
-	if (!wakeup_mailbox && mc->wakeup_mailbox)
-		wakeup_mailbox = (struct acpi_wakeup_mailbox *)(uintptr_t)mc->wakeup_mailbox;
+	if (aps_disabled) {
+		printf("smp: %s; running on one CPU\n", aps_disabled);
+		return 1;
+	}
+	if (!ap_ops)
+		wakeup_mailbox = smp_checked_mailbox(mc, ranges, nranges);
+	if (mailbox_only && !ap_ops && !wakeup_mailbox) {
+		printf("smp: no usable ACPI wakeup mailbox, and a TD's application processors "
+		       "receive no INIT-SIPI; running on one CPU\n");
+		return 1;
+	}
 	if (ap_ops)
 		printf("smp: application processors start through %s, not INIT-SIPI%s\n",
 		       ap_ops->name,
 		       sim_firmware ? " (the simulated hypervisor releases APs it parked)" : "");
 	else if (wakeup_mailbox)
-		printf("smp: application processors start through the ACPI wakeup mailbox at "
-		       "0x%" PRIx64 "%s, not INIT-SIPI\n",
-		       (uint64_t)(uintptr_t)wakeup_mailbox,
+		printf("smp: application processors start through the ACPI wakeup mailbox "
+		       "(MADT version %u) at 0x%" PRIx64 "%s, not INIT-SIPI\n",
+		       mc->wakeup_version, (uint64_t)(uintptr_t)wakeup_mailbox,
 		       sim_firmware ? " (the simulated TD plays the firmware's part)" : "");
 	if (!trampoline.size || page >= (1u << 20)) {
 		printf("smp: no page below 1 MiB for the start-up code; running on one CPU\n");
@@ -598,6 +694,8 @@ unsigned int smp_init(const struct acpi_cpus *mc, struct mem_region trampoline,
 
 		if (mc->apic_id[i] == bsp_apic)
 			continue;
+		if (mailbox_stuck)
+			break; /* an AP may still run on the start-up page */
 		memset(cl, 0, sizeof(*cl));
 		cl->index = cpus_online;
 		cl->apic_id = mc->apic_id[i];
@@ -616,6 +714,19 @@ unsigned int smp_init(const struct acpi_cpus *mc, struct mem_region trampoline,
 	}
 	printf("smp: %u CPU%s online\n", cpus_online, cpus_online == 1 ? "" : "s");
 	return cpus_online;
+}
+
+void smp_report_late(void)
+{
+	if (!late_cpu)
+		return;
+	if (__atomic_load_n(&late_cpu->online, __ATOMIC_ACQUIRE))
+		printf("smp: APIC %u, given up on at start-up, arrived later and halted "
+		       "(not used)\n",
+		       late_cpu->apic_id);
+	else
+		printf("smp: APIC %u, given up on at start-up, has not arrived\n",
+		       late_cpu->apic_id);
 }
 
 void smp_run(unsigned int ncpus, smp_fn fn, void *arg)

@@ -44,6 +44,9 @@ void smp_init_bsp(void);
 /**
  * smp_init() - start the application processors the MADT lists.
  * @cpus: the processors the ACPI MADT lists (read by the boot stage).
+ * @ranges: the memory map: a wakeup mailbox is used only in a page it
+ *	reserves for the firmware (mem_range_firmware_page()).
+ * @nranges: entries in @ranges.
  * @trampoline: a page below 1 MiB for the real-mode start-up code (size 0: none).
  * @max_cpus: use at most this many CPUs including the BSP (0: all listed).
  *
@@ -52,8 +55,8 @@ void smp_init_bsp(void);
  * for another), reported, and skipped. Prints one line per CPU.
  * Return: the number of CPUs online, at least 1.
  */
-unsigned int smp_init(const struct acpi_cpus *cpus, struct mem_region trampoline,
-		      unsigned int max_cpus);
+unsigned int smp_init(const struct acpi_cpus *cpus, const struct mem_range *ranges,
+		      unsigned int nranges, struct mem_region trampoline, unsigned int max_cpus);
 
 /**
  * smp_simulate_td_firmware() - start the APs the way a TD does, through an ACPI
@@ -62,8 +65,30 @@ unsigned int smp_init(const struct acpi_cpus *cpus, struct mem_region trampoline
  *	as TDVF's APs do, then woken through it (cc=sim-tdx). Call before smp_init().
  * @silent: the simulated firmware's APs never take the wakeup command (a fault
  *	to inject: the kernel must report and skip them, not wait for ever).
+ * @late: they take it only after the kernel's deadline (a fault to inject: the
+ *	late AP must find its start-up page as it needs it).
  */
-void smp_simulate_td_firmware(bool silent);
+void smp_simulate_td_firmware(bool silent, bool late);
+
+/**
+ * smp_report_late() - if an AP was given up on while the mailbox still held
+ *	its command, say whether it has arrived since (it then halts, unused).
+ */
+void smp_report_late(void);
+
+/**
+ * smp_disable_aps() - start no AP: the platform has no way to (smp_init() says
+ *	@why and runs on one CPU). Call before smp_init().
+ * @why: the reason, printed (a string that lives as long as the kernel).
+ */
+void smp_disable_aps(const char *why);
+
+/**
+ * smp_mailbox_only() - this guest is a TD: its APs start only through the MADT's
+ *	wakeup mailbox; without a usable one the kernel runs on one CPU rather than
+ *	send INIT-SIPI. Call before smp_init().
+ */
+void smp_mailbox_only(void);
 
 /**
  * struct smp_ap_ops - a platform that starts APs itself rather than by
@@ -108,11 +133,17 @@ void smp_simulate_parking(void);
 /**
  * smp_sim_release() - start a parked AP from a VMSA's state: the simulated
  *	hypervisor's VMRUN. Called on any CPU; the AP loads @gs_base into its GS
- *	base, @rsp, @rdi, and jumps to @rip with interrupts off.
+ *	base, @mxcsr into MXCSR, @rsp, @rdi, and jumps to @rip with interrupts off.
  * @apic_id: the AP.
+ * @rip: the VMSA's RIP.
+ * @rsp: its RSP.
+ * @rdi: its RDI.
+ * @gs_base: its GS base.
+ * @mxcsr: its MXCSR.
  * Return: 0, or -1 if no AP with that APIC ID is parked.
  */
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base);
+int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
+		    uint32_t mxcsr);
 
 /**
  * smp_sim_destroy() - the simulated hypervisor's AP destroy: a parked AP with

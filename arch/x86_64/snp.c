@@ -79,6 +79,39 @@ int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt
 	if (rc)
 		return rc;
 	s->cbit = UINT64_C(1) << s->cbit_pos;
+	s->coherency_sfw_no = cpuid_8000001f[1] & SNP_CPUID_COHERENCY_SFW_NO;
+	return 0;
+}
+
+int snp_negotiate(struct snp *s, unsigned int *term_code, char *why, size_t why_len)
+{
+	uint64_t v = ghcb_msr_call(s->insn, GHCB_MSR_SEV_INFO_REQ);
+	unsigned int max = (unsigned int)(v >> 48), min = (unsigned int)((v >> 32) & 0xffff);
+
+	*term_code = GHCB_TERM_PROTOCOL_UNSUPPORTED;
+	if (GHCB_MSR_INFO(v) != GHCB_MSR_SEV_INFO_RESP) {
+		snp_say(why, why_len,
+			"snp: the hypervisor answered the SEV information request "
+			"with 0x%llx",
+			(unsigned long long)v);
+		return SNP_ERR_REFUSED;
+	}
+	if (max < GHCB_PROTOCOL_VERSION || min > GHCB_PROTOCOL_VERSION) {
+		snp_say(why, why_len,
+			"snp: the hypervisor speaks GHCB protocol versions 0x%llx; "
+			"an SNP guest needs version 2",
+			(unsigned long long)(v >> 32));
+		return SNP_ERR_REFUSED;
+	}
+	s->ghcb_version = GHCB_PROTOCOL_VERSION;
+	v = ghcb_msr_call(s->insn, GHCB_MSR_HV_FT_REQ);
+	*term_code = GHCB_TERM_SNP_UNSUPPORTED;
+	if (GHCB_MSR_INFO(v) != GHCB_MSR_HV_FT_RESP || !((v >> 12) & GHCB_HV_FT_SNP)) {
+		snp_say(why, why_len, "snp: the hypervisor's features 0x%llx lack SEV-SNP",
+			(unsigned long long)v);
+		return SNP_ERR_REFUSED;
+	}
+	s->hv_features = v >> 12;
 	return 0;
 }
 
@@ -109,9 +142,16 @@ static int snp_pval_one(struct snp *s, uint64_t gpa, bool size_2m, bool validate
 		return -(int)rc;
 	if (cf)
 		return 1;
-	if (validate)
+	if (validate) {
 		s->stats.pages_validated += size_2m ? 512 : 1;
-	else
+		/* The cache-coherency mitigation, page by page as it becomes
+		 * private (Linux pvalidate_pages(): unless COHERENCY_SFW_NO). */
+		if (!s->coherency_sfw_no) {
+			if (s->pt.evict_cache)
+				s->pt.evict_cache(s->pt.ctx, gpa, size_2m ? 512 : 1);
+			s->stats.pages_evicted += size_2m ? 512 : 1;
+		}
+	} else
 		s->stats.pages_rescinded += size_2m ? 512 : 1;
 	if (size_2m)
 		s->stats.pvalidate_2m++;
@@ -249,13 +289,38 @@ void snp_ghcb_put(struct snp *s)
 		memcpy(sl->ghcb, sl->backup, sizeof(*sl->ghcb));
 }
 
+/*
+ * The hypervisor's progress inside the entry it stopped at: cur_page, the 4 KiB
+ * pages of it already done (GHCB spec "SNP Page State Change"; KVM
+ * snp_begin_psc() skips them, Linux vmgexit_psc() resends the buffer as the
+ * hypervisor left it). Read once from the shared entry; an entry the
+ * hypervisor did not stop inside, a count beyond the entry's pages, or one
+ * smaller than before in the same entry is refused (UINT_MAX).
+ */
+static unsigned int snp_psc_cur_page(const struct snp_psc_desc *d, unsigned int at,
+				     unsigned int end, unsigned int was_at, unsigned int was)
+{
+	uint64_t e;
+	unsigned int cp;
+
+	if (at > end)
+		return 0;
+	e = *(const volatile uint64_t *)&d->entries[at];
+	cp = snp_psc_entry_cur_page(e);
+	if (cp > (snp_psc_entry_2m(e) ? 512u : 1u) || (at == was_at && cp < was))
+		return UINT32_MAX;
+	return cp;
+}
+
 /* One descriptor of [gpa, end) (already cut to fit), until the hypervisor has
- * processed every entry. */
+ * processed every entry. The descriptor is rebuilt from private data for every
+ * round; only cur_entry and the cur_page of that entry carry the hypervisor's
+ * progress over. */
 static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint64_t gpa,
 			 uint64_t end, unsigned int op)
 {
 	struct snp_psc_desc *d = (struct snp_psc_desc *)g->shared_buffer;
-	unsigned int cur = 0, stalls = 0, n = 0;
+	unsigned int cur = 0, cur_page = 0, stalls = 0, n = 0;
 	uint64_t next;
 
 	s->stats.psc_batches++;
@@ -263,9 +328,11 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		struct snp_psc_hdr h;
 		uint64_t info2;
 		uint32_t res;
+		unsigned int cp;
 
 		ghcb_invalidate(g);
 		n = snp_psc_fill(d, gpa, end, op, s->psc_max_entries, &next);
+		d->entries[cur] |= cur_page;
 		d->hdr.cur_entry = (uint16_t)cur;
 		d->hdr.end_entry = (uint16_t)(n - 1);
 		d->hdr.reserved = 0;
@@ -288,7 +355,12 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		if (h.cur_entry > h.end_entry)
 			return 0;
 		s->stats.psc_early_returns++;
-		if (h.cur_entry == cur) {
+		cp = snp_psc_cur_page(d, h.cur_entry, h.end_entry, cur, cur_page);
+		if (cp == UINT32_MAX) {
+			s->last_psc_error = UINT64_MAX;
+			return SNP_ERR_IO;
+		}
+		if (h.cur_entry == cur && cp == cur_page) {
 			if (++stalls >= SNP_PSC_MAX_STALLS) {
 				s->last_psc_error = UINT64_MAX;
 				return SNP_ERR_IO;
@@ -297,6 +369,7 @@ static int snp_psc_batch(struct snp *s, struct ghcb *g, uint64_t ghcb_gpa, uint6
 		}
 		stalls = 0;
 		cur = h.cur_entry;
+		cur_page = cp;
 	}
 }
 
@@ -543,4 +616,17 @@ int snp_ap_create(struct snp *s, uint32_t apic_id, unsigned int op, uint64_t vms
 			((uint64_t)apic_id << 32) | (op & 0xffff), vmsa_gpa);
 	snp_ghcb_put(s);
 	return res == GHCB_RESULT_OK ? 0 : SNP_ERR_IO;
+}
+
+void snp_vmsa_ap_defaults(struct snp_vmsa *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->dr6 = 0xffff0ff0;
+	v->dr7 = 0x400;
+	v->rflags = 0x2;
+	v->g_pat = UINT64_C(0x0007040600070406); /* the power-on PAT */
+	v->xcr0 = 1;
+	v->mxcsr = SNP_VMSA_MXCSR_DEFAULT;
+	v->x87_fcw = SNP_VMSA_X87_FCW_DEFAULT;
+	v->x87_ftw = SNP_VMSA_X87_FTW_DEFAULT;
 }

@@ -79,6 +79,10 @@
 #define SNP_PAGE_4K (UINT64_C(1) << 12)
 #define SNP_PAGE_2M (UINT64_C(1) << 21)
 
+/* CPUID 0x8000001F EBX[31]: no cache-coherency mitigation needed after
+ * PVALIDATE (Linux arch/x86/kernel/cpu/scattered.c, X86_FEATURE_COHERENCY_SFW_NO). */
+#define SNP_CPUID_COHERENCY_SFW_NO (1u << 31)
+
 /**
  * struct snp_pt_ops - the guest's side of a conversion.
  * @set_pte_private: set (@private) or clear the C-bit in the CPU mappings of
@@ -88,12 +92,20 @@
  *	same physical page read with the other key would otherwise see stale
  *	lines: Linux flushes unless the CPU has SME_COHERENT). May be NULL.
  * @ctx: handed to each.
+ * @evict_cache: the cache-coherency mitigation after PVALIDATE validated
+ *	@npages 4 KiB pages from @gpa: read the first and the last byte of each
+ *	through its private mapping, which evicts every line of the page (Linux
+ *	sev_evict_cache(), called from pvalidate_pages() for pages made private;
+ *	EDK2 MemEncryptSevSnpDoCoherencyMitigation()). Not called when CPUID
+ *	0x8000001F EBX[31] (COHERENCY_SFW_NO) is set. NULL: the reads are not
+ *	made (host tests whose GPAs are not mapped).
  */
 struct snp_pt_ops {
 	int (*set_pte_private)(void *ctx, uint64_t gpa, uint64_t len, bool private_);
 	void (*flush_tlb)(void *ctx, uint64_t gpa, uint64_t len);
 	void (*flush_cache)(void *ctx, uint64_t gpa, uint64_t len);
 	void *ctx;
+	void (*evict_cache)(void *ctx, uint64_t gpa, uint64_t npages);
 };
 
 /**
@@ -112,11 +124,15 @@ struct snp_pt_ops {
  * @rolled_back: of those, ranges brought back to their state before the call.
  * @leaked_pages: 4 KiB pages of failed conversions that could not be rolled
  *	back: in no known state; never to be used again.
+ * @pages_evicted: 4 KiB pages validated and then evicted from the cache (the
+ *	cache-coherency mitigation; 0 when CPUID 0x8000001F EBX[31] says it is
+ *	not needed).
  */
 struct snp_stats {
 	uint64_t psc_requests, psc_msr, psc_batches, psc_early_returns;
 	uint64_t pages_validated, pages_rescinded, pvalidate_2m, size_fallbacks;
 	uint64_t to_shared, to_private, failed, rolled_back, leaked_pages;
+	uint64_t pages_evicted;
 };
 
 /**
@@ -171,7 +187,27 @@ struct snp {
 	unsigned int psc_max_entries;
 	uint64_t last_psc_error;
 	struct snp_stats stats;
+	bool coherency_sfw_no;
+	unsigned int ghcb_version;
+	uint64_t hv_features;
 };
+
+/**
+ * snp_negotiate() - the GHCB protocol version and the hypervisor's features,
+ *	through the MSR protocol (no GHCB needed), as Linux
+ *	sev_es_negotiate_protocol() and snp_init()/get_hv_features() do: the
+ *	hypervisor's range [min, max] must include version 2 (the one with the
+ *	SNP events; this kernel speaks only it), and its features must include
+ *	GHCB_HV_FT_SNP. The result is kept in @s (ghcb_version, hv_features;
+ *	AP creation is used only with GHCB_HV_FT_SNP_AP_CREATION).
+ * @s: an initialised guest.
+ * @term_code: on failure, the GHCB_TERM_SET_GENERAL reason to terminate with
+ *	(GHCB_TERM_PROTOCOL_UNSUPPORTED or GHCB_TERM_SNP_UNSUPPORTED).
+ * @why: on failure, the reason, one line.
+ * @why_len: its size.
+ * Return: 0 or SNP_ERR_REFUSED.
+ */
+int snp_negotiate(struct snp *s, unsigned int *term_code, char *why, size_t why_len);
 
 /**
  * snp_cbit_from_cpuid() - the C-bit position from CPUID 0x8000001F.
@@ -194,7 +230,8 @@ int snp_cbit_from_cpuid(const uint32_t r[4], unsigned int *pos, char *why, size_
  * @insn: the TEE instructions.
  * @pt: the page-table side (copied).
  * @sev_status: SEV_STATUS (MSR 0xC0010131), read by the caller.
- * @cpuid_8000001f: CPUID leaf 0x8000001F from the SNP CPUID page.
+ * @cpuid_8000001f: CPUID leaf 0x8000001F from the SNP CPUID page (EBX[31],
+ *	COHERENCY_SFW_NO, turns the cache-coherency mitigation off).
  * @why: on failure, the reason, one line.
  * @why_len: its size.
  *
@@ -405,8 +442,35 @@ struct snp_vmsa {
 	uint64_t sev_features; /* 0x3B0 */
 	uint8_t rsvd_3b8[0x3e8 - 0x3b8];
 	uint64_t xcr0; /* 0x3E8 */
-	uint8_t rsvd_3f0[4096 - 0x3f0];
+	uint8_t rsvd_3f0[0x408 - 0x3f0];
+	uint32_t mxcsr;	  /* 0x408 */
+	uint16_t x87_ftw; /* 0x40C */
+	uint16_t x87_fsw; /* 0x40E */
+	uint16_t x87_fcw; /* 0x410 */
+	uint8_t rsvd_412[4096 - 0x412];
 } __attribute__((packed, aligned(4096)));
+
+_Static_assert(offsetof(struct snp_vmsa, mxcsr) == 0x408, "VMSA MXCSR");
+_Static_assert(offsetof(struct snp_vmsa, x87_ftw) == 0x40c, "VMSA x87 FTW");
+_Static_assert(offsetof(struct snp_vmsa, x87_fcw) == 0x410, "VMSA x87 FCW");
+
+/* An AP's initial state where the VMSA's zero would be wrong (Linux
+ * arch/x86/coco/sev/core.c, wakeup_cpu_via_vmgexit(), AP_INIT_*_DEFAULT): MXCSR
+ * with every SSE exception masked, x87 control word with every exception
+ * masked, the tag word in the VMSA's abridged "all empty" encoding. */
+#define SNP_VMSA_MXCSR_DEFAULT 0x1f80u
+#define SNP_VMSA_X87_FCW_DEFAULT 0x0040u
+#define SNP_VMSA_X87_FTW_DEFAULT 0x5555u
+
+/**
+ * snp_vmsa_ap_defaults() - zero @v and set the architectural defaults an AP's
+ *	VMSA needs besides its entry state (as Linux wakeup_cpu_via_vmgexit()):
+ *	DR6 0xffff0ff0, DR7 0x400, RFLAGS 0x2, the power-on PAT, XCR0 1, and
+ *	MXCSR, x87 FCW and FTW as above (a zero MXCSR unmasks every SSE
+ *	exception: the first inexact result would fault).
+ * @v: the VMSA page.
+ */
+void snp_vmsa_ap_defaults(struct snp_vmsa *v);
 
 _Static_assert(offsetof(struct snp_vmsa, cs) == 0x010, "VMSA CS");
 _Static_assert(offsetof(struct snp_vmsa, gs) == 0x050, "VMSA GS");

@@ -34,11 +34,9 @@ bool snp_cc_blob_header_ok(const struct snp_cc_blob *b, char *why, size_t why_le
 		    SNP_CC_BLOB_MAGIC);
 		return false;
 	}
-	if (b->version != SNP_CC_BLOB_VERSION) {
-		say(why, why_len, "snp: CC blob version %llu; this kernel knows version %llu",
-		    b->version, SNP_CC_BLOB_VERSION);
-		return false;
-	}
+	/* The version is not checked: Linux (arch/x86/boot/compressed/sev.c,
+	 * find_cc_blob()) checks the magic only, and a later version keeps the
+	 * fields read here where they are. */
 	if (!page_ok(b->cpuid_phys, b->cpuid_len)) {
 		say(why, why_len, "snp: CC blob: CPUID page at 0x%llx, %llu bytes: not a page",
 		    b->cpuid_phys, b->cpuid_len);

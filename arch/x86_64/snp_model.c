@@ -22,6 +22,12 @@ void snp_model_init(struct snp_model *m, uint64_t base, uint64_t npages, uint8_t
 	m->npages = npages;
 	m->page = page;
 	memset(page, SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C, npages);
+	/* As KVM answers an SNP guest (arch/x86/kvm/svm/sev.c: GHCB_VERSION_MIN
+	 * 1, GHCB_VERSION_DEFAULT 2, GHCB_HV_FT_SUPPORTED). */
+	m->ghcb_min = 1;
+	m->ghcb_max = 2;
+	m->hv_features = GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION;
+	m->cbit_pos = 51;
 }
 
 static int64_t page_index(const struct snp_model *m, uint64_t gpa)
@@ -59,13 +65,29 @@ static bool nth(unsigned long n, unsigned long every)
 	return every && n % every == 0;
 }
 
+/* R10: the page's translation changes; every CPU may keep the old one. */
+static void tlb_note_change(struct snp_model *m, int64_t i, bool private_)
+{
+	struct snp_model_tlb *t;
+	bool c = m->page[i] & SNP_PG_PTE_C;
+
+	if (!m->tlb || c == private_)
+		return;
+	t = &m->tlb[i];
+	t->old_c = c;
+	t->gen = m->tlb_gen;
+	t->fresh = 0;
+}
+
 void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_)
 {
+	m->tlb_gen++;
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 
 		if (i < 0)
 			continue;
+		tlb_note_change(m, i, private_);
 		if (private_)
 			m->page[i] |= SNP_PG_PTE_C;
 		else
@@ -73,40 +95,74 @@ void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool p
 	}
 }
 
+/*
+ * R5: the RMP is checked on access, not when a translation is flushed (APM
+ * vol. 2 "SEV-SNP", RMP checks on the guest's memory accesses): a mapping
+ * whose C-bit does not match the RMP may exist for a while, as in Linux's and
+ * EDK2's shared-to-private order (C-bit set, TLB flush, PSC, PVALIDATE:
+ * __set_memory_enc_pgtable(), InternalMemEncryptSevSetMemoryEncrypted()).
+ * The flush itself breaks no rule; an access through such a mapping does
+ * (R3, snp_model_note_access()). Only counted.
+ */
 void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len)
 {
+	unsigned int c = vcpu(m);
+
+	m->n_flush++;
+	if (!m->tlb)
+		return;
+	/* The flush is the calling CPU's own (R10). */
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
-		bool c, assigned;
 
-		if (i < 0)
-			continue;
-		c = m->page[i] & SNP_PG_PTE_C;
-		assigned = m->page[i] & SNP_PG_ASSIGNED;
-		if (c != assigned) {
-			const char *why =
-				c ? "R5: a C-bit mapping of a shared page at a TLB flush" :
-				    "R5: no C-bit on a private page's mapping at a TLB flush";
-
-			broken(m, why, a);
-		}
+		if (i >= 0)
+			m->tlb[i].fresh |= (uint16_t)(1u << c);
 	}
+}
+
+void snp_model_note_tlb_sync(struct snp_model *m)
+{
+	m->tlb_synced[vcpu(m)] = m->tlb_gen;
+}
+
+/* The C-bit the calling CPU's translation of page @i says (R10). */
+static bool tlb_c_seen(const struct snp_model *m, int64_t i, unsigned int c)
+{
+	const struct snp_model_tlb *t;
+
+	if (!m->tlb)
+		return m->page[i] & SNP_PG_PTE_C;
+	t = &m->tlb[i];
+	if ((t->fresh & (1u << c)) || m->tlb_synced[c] >= t->gen)
+		return m->page[i] & SNP_PG_PTE_C;
+	return t->old_c;
 }
 
 void snp_model_note_access(struct snp_model *m, uint64_t gpa, uint64_t len)
 {
+	unsigned int c = vcpu(m);
+
 	for (uint64_t a = gpa & ~(uint64_t)(PAGE - 1); a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 		uint8_t f;
+		bool seen;
 
 		if (i < 0)
 			continue;
 		f = m->page[i];
-		if ((f & SNP_PG_ASSIGNED) && (f & SNP_PG_VALIDATED) && (f & SNP_PG_PTE_C))
+		seen = tlb_c_seen(m, i, c);
+		if ((f & SNP_PG_ASSIGNED) && (f & SNP_PG_VALIDATED) && seen)
 			continue;
-		if (!(f & SNP_PG_ASSIGNED) && !(f & SNP_PG_PTE_C))
+		if (!(f & SNP_PG_ASSIGNED) && !seen)
 			continue;
-		broken(m, "R3: an access to a page between its rescission and its new mapping", a);
+		if (seen != (bool)(f & SNP_PG_PTE_C))
+			broken(m, "R10: a CPU reached a converted page through a stale translation",
+			       a);
+		else
+			broken(m,
+			       "R3: an access to a page between its rescission and its new "
+			       "mapping",
+			       a);
 	}
 }
 
@@ -143,21 +199,30 @@ static void psc_page(struct snp_model *m, uint64_t gpa, unsigned int op, bool en
 	/* To private of a page already private: nothing changes. */
 }
 
-/* One PSC entry. Returns false for an entry the hypervisor refuses. */
-static bool psc_entry(struct snp_model *m, uint64_t e)
+/* One PSC entry, its pages [cur_page, @last) (KVM snp_begin_psc() skips the
+ * cur_page pages already done; a cur_page beyond the entry is refused).
+ * Returns false for an entry the hypervisor refuses. */
+static bool psc_entry(struct snp_model *m, uint64_t e, unsigned int last)
 {
 	uint64_t gpa = snp_psc_entry_gfn(e) << 12;
 	unsigned int op = snp_psc_entry_op(e);
 	bool big = snp_psc_entry_2m(e);
+	unsigned int first = snp_psc_entry_cur_page(e);
 
 	if (op != SNP_PSC_OP_PRIVATE && op != SNP_PSC_OP_SHARED)
+		return false;
+	if (last > (big ? PAGES_2M : 1u))
+		last = big ? PAGES_2M : 1u;
+	if (first > last)
 		return false;
 	if (big && (gpa & ((UINT64_C(1) << 21) - 1))) {
 		broken(m, "R4: a 2 MiB Page State Change entry not 2 MiB aligned", gpa);
 		return false;
 	}
-	for (unsigned int k = 0; k < (big ? PAGES_2M : 1); k++)
+	for (unsigned int k = first; k < last; k++) {
 		psc_page(m, gpa + (uint64_t)k * PAGE, op, big);
+		m->n_psc_pages++;
+	}
 	if (big && op == SNP_PSC_OP_PRIVATE) {
 		/* Pages that were private already kept their 4 KiB entries: then
 		 * the hypervisor could not make one 2 MiB entry of the range. */
@@ -211,8 +276,23 @@ static void model_psc(struct snp_model *m, struct ghcb *g)
 	 * entry, so that every early return still makes progress. */
 	if (m->n_psc == m->faults.psc_early_at || nth(m->n_psc, m->faults.psc_early_every))
 		todo = todo / 2 ? todo / 2 : 1;
+	if (m->n_psc == m->faults.psc_bad_cur_page_at) {
+		/* A lie: more pages done than the entry has. */
+		d->entries[cur] = (d->entries[cur] & ~SNP_PSC_CUR_PAGE_MASK) | (PAGES_2M + 1);
+		return;
+	}
+	if (m->n_psc == m->faults.psc_half_entry_at && snp_psc_entry_2m(d->entries[cur]) &&
+	    snp_psc_entry_cur_page(d->entries[cur]) < PAGES_2M / 2) {
+		/* Stop half way through a 2 MiB entry: cur_page says where. */
+		if (!psc_entry(m, d->entries[cur], PAGES_2M / 2)) {
+			g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_ENTRY;
+			return;
+		}
+		d->entries[cur] = (d->entries[cur] & ~SNP_PSC_CUR_PAGE_MASK) | (PAGES_2M / 2);
+		return;
+	}
 	for (k = 0; k < todo; k++) {
-		if (!psc_entry(m, d->entries[cur + k])) {
+		if (!psc_entry(m, d->entries[cur + k], UINT32_MAX)) {
 			d->hdr.cur_entry = (uint16_t)(cur + k);
 			g->sw_exit_info_2 = MODEL_PSC_ERR_BAD_ENTRY;
 			return;
@@ -256,6 +336,72 @@ static void model_ap_creation(struct snp_model *m, struct ghcb *g)
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_INVALID_INPUT;
 	}
+}
+
+/*
+ * R9: which NAE events the hypervisor accepts, and which of their inputs must
+ * be marked valid, as KVM's sev_es_validate_vmgexit() (Linux
+ * arch/x86/kvm/svm/sev.c) has them: SW_EXITCODE, SW_EXITINFO1 and
+ * SW_EXITINFO2 valid for every event (else GHCB_ERR_MISSING_INPUT), GHCB usage
+ * 0 (else GHCB_ERR_INVALID_USAGE), then per event. Any code not listed there,
+ * HLT (0x78) among them (HLT is an automatic exit, not a NAE event), is
+ * GHCB_ERR_INVALID_EVENT.
+ * Return: 0, or the GHCB_ERR_* reason KVM puts in SW_EXITINFO2.
+ */
+static uint64_t kvm_validate_vmgexit(const struct ghcb *g)
+{
+#define V(f) ghcb_is_valid(g, GHCB_OFF(f))
+	uint64_t info1 = g->sw_exit_info_1;
+
+	if (g->ghcb_usage)
+		return GHCB_ERR_INVALID_USAGE;
+	if (!V(sw_exit_code) || !V(sw_exit_info_1) || !V(sw_exit_info_2))
+		return GHCB_ERR_MISSING_INPUT;
+	switch (g->sw_exit_code) {
+	case 0x27:	 /* READ_DR7 */
+	case 0x6e:	 /* RDTSC */
+	case 0x76:	 /* INVD */
+	case 0x87:	 /* RDTSCP */
+	case 0x89:	 /* WBINVD */
+	case 0x80000003: /* NMI_COMPLETE */
+	case 0x80000004: /* AP_HLT_LOOP */
+	case 0x80000005: /* AP_JUMP_TABLE */
+	case 0x80000011: /* GUEST_REQUEST */
+	case 0x80000012: /* EXT_GUEST_REQUEST */
+	case 0x8000fffd: /* HV_FEATURES */
+	case 0x8000fffe: /* TERM_REQUEST */
+	case 0x8000ffff: /* UNSUPPORTED_EVENT */
+		return 0;
+	case 0x37: /* WRITE_DR7 */
+		return V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x6f: /* RDPMC */
+		return V(rcx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_CPUID:
+		return V(rax) && V(rcx) && (g->rax != 0xd || V(xcr0)) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_IOIO:
+		/* A string needs the scratch area, an OUT its value (SVM_IOIO_STR_MASK
+		 * = bit 2, SVM_IOIO_TYPE_MASK = bit 0: IN). */
+		if (info1 & 4)
+			return V(sw_scratch) ? 0 : GHCB_ERR_MISSING_INPUT;
+		return (info1 & 1) || V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_EXIT_MSR:
+		return V(rcx) && (!info1 || (V(rax) && V(rdx))) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x81: /* VMMCALL */
+		return V(rax) && V(cpl) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x8a: /* MONITOR */
+		return V(rax) && V(rcx) && V(rdx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case 0x8b: /* MWAIT */
+		return V(rax) && V(rcx) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_VMGEXIT_MMIO_READ:
+	case SVM_VMGEXIT_MMIO_WRITE:
+	case SVM_VMGEXIT_PSC:
+		return V(sw_scratch) ? 0 : GHCB_ERR_MISSING_INPUT;
+	case SVM_VMGEXIT_AP_CREATION:
+		return (uint32_t)info1 == SNP_AP_DESTROY || V(rax) ? 0 : GHCB_ERR_MISSING_INPUT;
+	default:
+		return GHCB_ERR_INVALID_EVENT;
+	}
+#undef V
 }
 
 /* Every other NAE event: recorded and answered from the model's values. */
@@ -310,10 +456,8 @@ static void model_exit(struct snp_model *m, struct ghcb *g)
 			GHCB_SET(g, rax, m->msr_value & 0xffffffffu);
 			GHCB_SET(g, rdx, m->msr_value >> 32);
 		}
-	} else if (code != SVM_EXIT_HLT && code != SVM_EXIT_CPUID) {
-		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
-		g->sw_exit_info_2 = GHCB_ERR_INVALID_EVENT;
 	}
+	/* Any other event kvm_validate_vmgexit() let through: nothing to return. */
 }
 
 /* R6 for a page about to serve as, or serving as, the GHCB. */
@@ -356,6 +500,16 @@ static void model_msr_protocol(struct snp_model *m)
 		m->ghcb_msr[c] = GHCB_MSR_PSC_RESP;
 		break;
 	}
+	case GHCB_MSR_SEV_INFO_REQ:
+		/* KVM sev_handle_vmgexit_msr_protocol(): its version range and
+		 * the C-bit position. */
+		m->ghcb_msr[c] = ((uint64_t)m->ghcb_max << 48) | ((uint64_t)m->ghcb_min << 32) |
+				 ((uint64_t)m->cbit_pos << 24) | GHCB_MSR_SEV_INFO_RESP;
+		break;
+	case GHCB_MSR_HV_FT_REQ:
+		/* KVM: GHCB_HV_FT_SUPPORTED (SNP, SNP AP creation). */
+		m->ghcb_msr[c] = (m->hv_features << 12) | GHCB_MSR_HV_FT_RESP;
+		break;
 	case GHCB_MSR_TERM_REQ:
 		m->terminated++;
 		m->term_set = (unsigned int)((v >> 12) & 0xf);
@@ -374,6 +528,7 @@ static void model_vmgexit(void *ctx, void *page)
 	struct snp_model *m = ctx;
 	struct ghcb *g = page;
 	unsigned int c = vcpu(m);
+	uint64_t reason;
 
 	if (GHCB_MSR_INFO(m->ghcb_msr[c])) {
 		model_msr_protocol(m);
@@ -391,6 +546,16 @@ static void model_vmgexit(void *ctx, void *page)
 	if (!ghcb_page_shared(m, m->ghcb_gpa[c])) {
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
+		return;
+	}
+	reason = kvm_validate_vmgexit(g);
+	if (reason) {
+		/* KVM's answer (svm_vmgexit_bad_input()): the guest resumes with
+		 * SW_EXITINFO1 = 2 and the reason in SW_EXITINFO2. */
+		__atomic_add_fetch(&m->n_refused, 1, __ATOMIC_RELAXED);
+		m->last_refused_code = g->sw_exit_code;
+		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
+		g->sw_exit_info_2 = reason;
 		return;
 	}
 	if (g->sw_exit_code == SVM_VMGEXIT_PSC)

@@ -34,11 +34,13 @@
  *     2 MiB PVALIDATE over pages that are not one 2 MiB RMP entry answers
  *     FAIL_SIZEMISMATCH (APM vol. 3 PVALIDATE; GHCB spec PSC entry page size).
  *     Tests: test_rule_r4_2m_only_when_aligned, test_2m_falls_back_to_4k.
- *  R5 The C-bit of every mapping matches the page's RMP state at every TLB
- *     flush: C-bit set iff the page is assigned. (A private mapping of a
- *     hypervisor page, or a shared mapping of a guest page, faults on first
- *     touch: APM vol. 2 "SEV-SNP", RMP checks.) Test:
- *     test_rule_r5_cbit_matches_at_flush.
+ *  R5 The RMP is checked on access, not at a TLB flush: a mapping whose C-bit
+ *     does not match the page's RMP state breaks no rule until it is used
+ *     (APM vol. 2 "SEV-SNP", RMP checks are made on the access), so Linux's
+ *     and EDK2's shared-to-private order (C-bit, flush, PSC, PVALIDATE)
+ *     passes; an access through such a mapping is an R3 violation. (An
+ *     earlier version of this model checked the C-bit at every flush, which
+ *     is stricter than the hardware.) Test: test_rule_r5_rmp_checked_on_access.
  *  R6 The GHCB is registered before use and shared: a GHCB-protocol VMGEXIT
  *     whose GHCB MSR is not the registered GPA, or whose page is private or
  *     mapped with the C-bit, is a violation, as is registering a private page
@@ -51,6 +53,30 @@
  *     vol. 2 "VMSA"; GHCB spec "SNP AP Creation"; Linux wakeup_cpu_via_vmgexit()
  *     and snp_set_vmsa()); RMPADJUST of a page that is not private and
  *     validated fails. Test: test_rule_r7_ap_create_needs_vmsa.
+ *  R8 RMPADJUST may set only the permissions of a less privileged
+ *     (numerically higher) VMPL than the guest's own; otherwise
+ *     RMPADJUST_FAIL_PERMISSION (APM vol. 3 RMPADJUST). Test:
+ *     test_vmpl0_check (tests/test_snp_boot.c).
+ *  R9 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
+ *     sev_es_validate_vmgexit()): SW_EXITCODE/SW_EXITINFO1/SW_EXITINFO2 not
+ *     marked valid, or an event's own inputs not valid (e.g. RAX of an OUT,
+ *     RCX/RAX/RDX of a WRMSR, SW_SCRATCH of MMIO and PSC), answer
+ *     GHCB_ERR_MISSING_INPUT; an exit code KVM does not list, HLT (0x78) among
+ *     them, GHCB_ERR_INVALID_EVENT; GHCB usage other than 0,
+ *     GHCB_ERR_INVALID_USAGE. The guest gets SW_EXITINFO1 = 2 and the reason
+ *     in SW_EXITINFO2 (svm_vmgexit_bad_input()); @n_refused counts them.
+ *     Tests (tests/test_pvio_snp.c): test_model_refuses_hlt_as_kvm,
+ *     test_model_wants_kvm_inputs; e2e sim_snp.sh checks "0 refused".
+ *  R10 Per-CPU TLBs (when @tlb is given): a change of a page's C-bit leaves
+ *     every CPU but the ones that then flush that page (snp_model_note_flush(),
+ *     the calling CPU) or their whole TLB (snp_model_note_tlb_sync()) holding
+ *     the old translation (SDM vol. 3 4.10.5, APM vol. 2 5.5: no TLB coherence
+ *     in hardware). An access (snp_model_note_access()) from such a CPU is
+ *     checked with the old C-bit, and one that the RMP would fault is a
+ *     violation: a stale translation on another CPU during a conversion.
+ *     Test: test_rule_r10_stale_tlb_on_another_cpu (it also shows the
+ *     kernel's TLB generation scheme, mmu_tlb_sync() before converted memory
+ *     is reached, passes).
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -88,6 +114,10 @@
  * @psc_error_every: the same for every Nth.
  * @psc_backwards_at: that PSC moves cur_entry backwards (a lie).
  * @psc_msr_error_at: that MSR-protocol PSC is refused.
+ * @psc_half_entry_at: that GHCB PSC stops half way through its current 2 MiB
+ *	entry (cur_page 256) and returns early.
+ * @psc_bad_cur_page_at: that GHCB PSC does nothing and returns with a
+ *	cur_page beyond the entry's pages (a lie).
  * @rmp_4k_only: the hypervisor backs everything with 4 KiB RMP entries: every
  *	2 MiB PVALIDATE is a size mismatch.
  * @pval_mismatch_at: that PVALIDATE answers FAIL_SIZEMISMATCH.
@@ -101,11 +131,25 @@
  */
 struct snp_model_faults {
 	unsigned long psc_early_at, psc_early_every, psc_stall_every, psc_error_at;
-	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at;
+	unsigned long psc_error_every, psc_backwards_at, psc_msr_error_at, psc_half_entry_at;
+	unsigned long psc_bad_cur_page_at;
 	bool rmp_4k_only;
 	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
 		pval_cf_every;
 	bool reg_refuse, exit_error;
+};
+
+/**
+ * struct snp_model_tlb - per page, what the per-CPU TLB model (R10) keeps.
+ * @gen: the model's generation at the page's last C-bit change.
+ * @fresh: CPUs (bit per CPU) that flushed the page since that change.
+ * @old_c: the C-bit before that change (what a stale translation says).
+ */
+struct snp_model_tlb {
+	uint32_t gen;
+	uint16_t fresh;
+	uint8_t old_c;
+	uint8_t pad;
 };
 
 /**
@@ -138,6 +182,19 @@ struct snp_model_faults {
  *	the last non-PSC GHCB exit as the hypervisor saw it.
  * @last_mmio: the bytes of the last MMIO write.
  * @vmpl: the VMPL the guest runs at (0 unless a test or snp_fault=vmpl1 says).
+ * @n_refused: GHCB exits refused as KVM refuses them (R9); @last_refused_code:
+ *	the last one's SW_EXITCODE.
+ * @n_flush: TLB flushes the guest reported (snp_model_note_flush()).
+ * @n_psc_pages: 4 KiB pages GHCB PSC entries changed (a page done twice counts
+ *	twice).
+ * @ghcb_min, @ghcb_max, @cbit_pos: the SEV information response (MSR protocol
+ *	0x001), as KVM gives it: versions 1..2, C-bit 51 unless a test says.
+ * @hv_features: the hypervisor features response (0x081): KVM's
+ *	GHCB_HV_FT_SNP | GHCB_HV_FT_SNP_AP_CREATION unless a test says.
+ * @tlb: per page, the per-CPU TLB model of R10 (caller storage, @npages
+ *	entries, zeroed), or NULL: every CPU is taken to see the current
+ *	mappings. @tlb_gen: its generation; @tlb_synced: per CPU, the generation
+ *	of its last whole-TLB flush.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -167,6 +224,15 @@ struct snp_model {
 	uint64_t last_mmio;
 	uint64_t io_value, mmio_value, msr_value;
 	unsigned int vmpl;
+	unsigned long n_refused;
+	uint64_t last_refused_code;
+	unsigned long n_flush;
+	unsigned long n_psc_pages;
+	unsigned int ghcb_min, ghcb_max, cbit_pos;
+	uint64_t hv_features;
+	struct snp_model_tlb *tlb;
+	uint32_t tlb_gen;
+	uint32_t tlb_synced[SNP_MODEL_MAX_CPUS];
 };
 
 /**
@@ -210,8 +276,8 @@ void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops);
 void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool private_);
 
 /**
- * snp_model_note_flush() - the guest flushed its TLBs for a range: rule R5 is
- *	checked for every page of it.
+ * snp_model_note_flush() - the guest flushed its TLBs for a range: counted; no
+ *	rule is checked there (R5: the RMP is checked on access).
  * @m: the model.
  * @gpa: start.
  * @len: bytes.
@@ -219,7 +285,14 @@ void snp_model_note_ptes(struct snp_model *m, uint64_t gpa, uint64_t len, bool p
 void snp_model_note_flush(struct snp_model *m, uint64_t gpa, uint64_t len);
 
 /**
- * snp_model_note_access() - the guest reads or writes a range: rule R3.
+ * snp_model_note_tlb_sync() - the calling CPU dropped its whole TLB (R10).
+ * @m: the model.
+ */
+void snp_model_note_tlb_sync(struct snp_model *m);
+
+/**
+ * snp_model_note_access() - the guest reads or writes a range: rule R3, and
+ *	R10 through the calling CPU's possibly stale translations.
  * @m: the model.
  * @gpa: start.
  * @len: bytes (at least 1).

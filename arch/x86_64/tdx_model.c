@@ -191,6 +191,80 @@ static uint64_t model_accept(struct tdx_model *m, uint64_t rcx)
 	return TDX_SUCCESS;
 }
 
+/*
+ * R6: the MSRs KVM emulates for a TD, as Linux arch/x86/kvm/vmx/tdx.c
+ * tdx_has_emulated_msr() lists them (read at torvalds/linux 3829d81b): the
+ * x2APIC range except the registers the CPU virtualises (TPR, PPR, EOI, and
+ * the ranges X2APIC_MSR(APIC_ISR) .. X2APIC_MSR(APIC_ISR + APIC_ISR_NR), the
+ * same for TMR and IRR, which with APIC_ISR_NR = 8 name 0x810, 0x818 and 0x820
+ * only), and a fixed list of platform MSRs.
+ */
+static bool kvm_tdx_has_emulated_msr(uint32_t msr)
+{
+	if (msr >= 0x800 && msr <= 0x8ff)
+		return msr != 0x808 && msr != 0x80a && msr != 0x80b && msr != 0x810 &&
+		       msr != 0x818 && msr != 0x820;
+	switch (msr) {
+	case 0x8b:	  /* IA32_UCODE_REV */
+	case 0x10a:	  /* IA32_ARCH_CAPABILITIES */
+	case 0x1fc:	  /* IA32_POWER_CTL */
+	case 0x277:	  /* IA32_CR_PAT */
+	case 0xfe:	  /* MTRRcap */
+	case 0x2ff:	  /* MTRRdefType */
+	case 0x6e0:	  /* IA32_TSC_DEADLINE */
+	case 0x1a0:	  /* IA32_MISC_ENABLE */
+	case 0xce:	  /* PLATFORM_INFO */
+	case 0x140:	  /* MISC_FEATURES_ENABLES */
+	case 0x1b:	  /* IA32_APIC_BASE */
+	case 0xc0000080u: /* EFER */
+	case 0x3a:	  /* IA32_FEAT_CTL */
+	case 0x179:	  /* IA32_MCG_CAP */
+	case 0x17a:	  /* IA32_MCG_STATUS */
+	case 0x17b:	  /* IA32_MCG_CTL */
+	case 0x4d0:	  /* IA32_MCG_EXT_CTL */
+	case 0x4b564d05u: /* MSR_KVM_POLL_CONTROL */
+		return true;
+	default:
+		/* MTRRphysBase0 .. MTRRfix4K_F8000; MCi_CTL/STATUS/ADDR/MISC and
+		 * MCi_CTL2 of KVM_MAX_MCE_BANKS (32) banks. */
+		return (msr >= 0x200 && msr <= 0x26f) || (msr >= 0x400 && msr <= 0x47f) ||
+		       (msr >= 0x280 && msr <= 0x29f);
+	}
+}
+
+/* R6: tdx_is_read_only_msr() (same file): writes KVM refuses. */
+static bool kvm_tdx_is_read_only_msr(uint32_t msr)
+{
+	return msr == 0x1b || msr == 0xc0000080u || msr == 0x3a;
+}
+
+/*
+ * R6: a TDG.VP.VMCALL<Instruction.RDMSR/WRMSR> KVM refuses is answered
+ * TDVMCALL_INVALID_OPERAND (KVM: tdx_get_msr() / tdx_set_msr() fail, and the
+ * TDVMCALL completes with that status; a Linux guest turns it into #GP). A
+ * project rule on top (KVM would answer from a stale copy, not refuse): the
+ * x2APIC ISR, TMR and IRR words the CPU virtualises (0x810-0x827) are never
+ * asked of the VMM; asking is a violation.
+ * Return: true if refused.
+ */
+static bool model_msr_refused(struct tdx_model *m, const struct tdcall_regs *r)
+{
+	uint32_t msr = (uint32_t)r->r12;
+	bool write = r->r11 == TDVMCALL_WRMSR;
+
+	if (r->r11 != TDVMCALL_RDMSR && !write)
+		return false;
+	if (msr >= 0x810 && msr <= 0x827)
+		broken(m,
+		       "R6 (project rule): an x2APIC ISR/TMR/IRR word the CPU virtualises "
+		       "asked of the VMM",
+		       msr);
+	if (kvm_tdx_has_emulated_msr(msr) && !(write && kvm_tdx_is_read_only_msr(msr)))
+		return false;
+	__atomic_add_fetch(&m->n_msr_refused, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 static uint64_t model_tdcall(void *ctx, struct tdcall_regs *r)
 {
 	struct tdx_model *m = ctx;
@@ -214,6 +288,11 @@ static uint64_t model_tdcall(void *ctx, struct tdcall_regs *r)
 		r->rax = model_accept(m, r->rcx);
 		break;
 	case TDG_VP_VMCALL:
+		if (m->vmm && r->r10 == 0 && model_msr_refused(m, r)) {
+			r->rax = TDX_SUCCESS;
+			r->r10 = TDVMCALL_INVALID_OPERAND;
+			break;
+		}
 		if (m->vmm && r->r10 == 0 && r->r11 != TDVMCALL_MAP_GPA) {
 			__atomic_add_fetch(&m->n_vmm_calls, 1, __ATOMIC_RELAXED);
 			r->rax = TDX_SUCCESS;
@@ -231,6 +310,8 @@ static uint64_t model_tdcall(void *ctx, struct tdcall_regs *r)
 			r->r10 = TDVMCALL_INVALID_OPERAND;
 		} else if (r->r11 == TDVMCALL_MAP_GPA) {
 			model_map_gpa(m, r);
+		} else if (model_msr_refused(m, r)) {
+			r->r10 = TDVMCALL_INVALID_OPERAND;
 		} else {
 			if (r->r11 == TDVMCALL_REPORT_FATAL_ERROR)
 				m->fatal_reports++;

@@ -27,13 +27,27 @@
  *  R4 No private mapping of a shared page, ever: MapGPA to shared while the
  *     guest still maps a page private, or a TLB flush after which a page mapped
  *     private is shared, is a violation (Linux arch/x86/coco/tdx/tdx.c,
- *     tdx_early_init(): "Private mapping => Shared Page == Guest shutdown").
+ *     tdx_early_init(): "Private mapping => Shared Page == Guest shutdown";
+ *     Linux orders its steps so that no such mapping exists). The TDX module
+ *     faults only on an access through such a mapping: checking it at MapGPA
+ *     and at the flush is a project rule, stricter than the hardware.
  *     Tests: every conversion test asserts no violation;
  *     test_model_catches_wrong_order shows the model catches the wrong order.
  *  R5 A page converted to private is pending until accepted; a private mapping
  *     of a pending page at a TLB flush is a violation (the first access would
- *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set). Tests:
+ *     raise #VE with SEPT_VE_DISABLE clear, or end the TD with it set). Project
+ *     rule: the hardware faults on the access, the model at the flush. Tests:
  *     as R4.
+ *  R6 TDG.VP.VMCALL<Instruction.RDMSR/WRMSR> is answered only for the MSRs
+ *     KVM emulates for a TD (Linux arch/x86/kvm/vmx/tdx.c,
+ *     tdx_has_emulated_msr()), and a write only if the MSR is not read-only
+ *     there (tdx_is_read_only_msr(): IA32_APIC_BASE, EFER, IA32_FEAT_CTL);
+ *     otherwise TDVMCALL_INVALID_OPERAND, as KVM answers, counted in
+ *     @n_msr_refused. Not emulated: the x2APIC TPR, PPR, EOI and (literally)
+ *     ISR0/TMR0/IRR0, which the CPU virtualises. Project rule on top: any
+ *     x2APIC ISR/TMR/IRR word (0x810-0x827) asked of the VMM is a violation.
+ *     Tests (tests/test_pvio_tdx.c): test_model_refuses_what_kvm_refuses,
+ *     test_virtualised_msrs_are_native; e2e sim_tdx.sh checks "0 refused".
  *
  * The rules of the guest's side (a MapGPA "retry" must resume inside the range
  * and make progress; a failure rolls back or leaks, never leaves a mixed range;
@@ -117,6 +131,7 @@ struct tdx_model_faults {
  *	instruction natively there, as QEMU is the VMM (cc_sim_tdx.c).
  * @vmm_ctx: handed to @vmm.
  * @n_vmm_calls: VMCALLs given to @vmm.
+ * @n_msr_refused: MSR VMCALLs refused as KVM refuses them (R6).
  */
 struct tdx_model {
 	uint64_t base;
@@ -140,6 +155,7 @@ struct tdx_model {
 	void (*vmm)(void *ctx, struct tdcall_regs *r);
 	void *vmm_ctx;
 	unsigned long n_vmm_calls;
+	unsigned long n_msr_refused;
 };
 
 /**

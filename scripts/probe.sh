@@ -23,6 +23,8 @@
 #   valgrind       yes                  valgrind runs a program to its end with no error
 #   strace         yes                  strace -f can trace a program (ptrace allowed)
 #   libfuzzer      yes                  clang -fsanitize=fuzzer links a target that then runs
+#   tap            yes                  a multiqueue tap device on a Linux bridge can be made
+#                                       (root, /dev/net/tun, ip; run-qemu.sh --net-tap)
 # The accelerator (KVM or TCG) has its own probe, scripts/qemu-accel.sh; --all shows it too.
 #
 # A verdict is kept in build/probes/CAP.verdict with a key made of the host kernel
@@ -40,7 +42,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache_dir=${SLUICE_PROBE_DIR:-$top/build/probes}
 AARCH64=aarch64-linux-gnu
-CAPS=(i386-run aarch64-run gcc-i386 gcc-aarch64 clang sanitizers valgrind strace libfuzzer)
+CAPS=(i386-run aarch64-run gcc-i386 gcc-aarch64 clang sanitizers valgrind strace libfuzzer tap)
 
 usage() {
 	sed -n '2,16p' "$0" >&2
@@ -77,6 +79,7 @@ cap_key() {
 	valgrind) k+="$(tool_id gcc valgrind)" ;;
 	strace) k+="$(tool_id strace)" ;;
 	libfuzzer) k+="$(tool_id clang)" ;;
+	tap) k+="$(tool_id ip) uid=$(id -u)" ;;
 	esac
 	echo "$k"
 }
@@ -217,6 +220,21 @@ try_libfuzzer() {
 		{ printf 'none\ta libFuzzer target does not run: %s\n' \
 			"$(first_line "$work/run.log")"; return 1; }
 	printf 'yes\tclang -fsanitize=fuzzer built a target that ran\n'
+}
+
+# What run-qemu.sh --net-tap does, on a small scale: a bridge and a multiqueue tap
+# on it, removed again at once.
+try_tap() {
+	local br="slp$$br" tap="slp$$t" rc=0
+	command -v ip >/dev/null || { printf 'none\tno ip (iproute2)\n'; return 1; }
+	{ ip link add "$br" type bridge && ip tuntap add dev "$tap" mode tap multi_queue &&
+		ip link set "$tap" master "$br"; } >"$work/run.log" 2>&1 || rc=1
+	ip link del "$tap" 2>/dev/null
+	ip link del "$br" 2>/dev/null
+	[ $rc -eq 0 ] ||
+		{ printf 'none\tcannot make a multiqueue tap on a bridge: %s\n' \
+			"$(first_line "$work/run.log")"; return 1; }
+	printf 'yes\ta multiqueue tap on a bridge was made and removed\n'
 }
 
 # ---------------------------------------------------------------- cache

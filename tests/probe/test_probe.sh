@@ -100,6 +100,12 @@ PATH="$top/tests/probe/stub-fail:$PATH" $probe exec aarch64 build/portable/test-
 [ $? -eq 77 ] || fail "5: exec aarch64 did not exit 77"
 has "$tmp/5.out" "not run: aarch64-run: "
 
+# 5b. No way to make tap devices: the probe says why (net_smp.sh then reports its
+# multiqueue half as not run).
+PATH="$top/tests/probe/stub-fail:$PATH" $probe tap >"$tmp/5b.out"
+[ $? -eq 1 ] || fail "5b: tap usable with a failing ip"
+has "$tmp/5b.out" "probe: tap: none (cannot make a multiqueue tap on a bridge: RTNETLINK answers: Operation not permitted)"
+
 # 6. A cross compiler that does not work: its configurations are not built, and their
 # checks are reported as not run; the others stay.
 export SLUICE_PROBE_DIR="$tmp/p6"
@@ -118,7 +124,7 @@ has "$tmp/6c.out" "scripts/probe.sh run gcc-aarch64 -- NM=aarch64-linux-gnu-nm s
 export SLUICE_PROBE_DIR="$tmp/p7"
 SLUICE_ACCEL=tcg $probe --all >"$tmp/7.out" 2>&1
 for cap in i386-run aarch64-run gcc-i386 gcc-aarch64 clang sanitizers valgrind strace libfuzzer \
-	accelerator; do
+	tap accelerator; do
 	[ "$(grep -c "^probe: $cap: " "$tmp/7.out")" -eq 1 ] || fail "7: no one line for $cap"
 done
 

@@ -10,6 +10,11 @@
 # commands after --serial run one at a time after them (the QEMU boots, whose
 # deadlines should not compete with other tests for the cores).
 #
+# With -j, the longest tests start first: each test's time is kept in
+# build/test/durations.tsv, and the parallel commands are started in the order of the
+# last times seen there (a test never seen counts as the longest); the lines are then
+# printed in that order.
+#
 # Not run: a command that exits 77 after printing a line "not run: REASON" (as
 # scripts/probe.sh does when the machine lacks what the test needs) is counted as not
 # run, with its reason, never as passed or failed. A passing test that printed such
@@ -41,6 +46,15 @@ for cmd in "$@"; do
 		parallel+=("$cmd")
 	fi
 done
+durations="$logdir/durations.tsv"
+if [ "$max_jobs" -gt 1 ] && [ ${#parallel[@]} -gt 1 ]; then
+	mapfile -t parallel < <(
+		for cmd in "${parallel[@]}"; do
+			secs=$(awk -F'\t' -v c="$cmd" '$2 == c { s = $1 } END { print (s == "" ? 999999 : s) }' \
+				"$durations" 2>/dev/null)
+			printf '%s\t%s\n' "${secs:-999999}" "$cmd"
+		done | sort -t$'\t' -k1,1nr -s | cut -f2-)
+fi
 all=("${parallel[@]}" "${serial[@]}")
 
 pass=0
@@ -66,6 +80,7 @@ run_one() {
 		rc=$?
 	fi
 	echo "$rc $(($(date +%s) - start))" >"$resdir/$1.tmp"
+	printf '%s\t%s\n' "$(($(date +%s) - start))" "$cmd" >"$resdir/$1.dur"
 	mv "$resdir/$1.tmp" "$resdir/$1"
 }
 
@@ -116,6 +131,16 @@ for ((i = ${#parallel[@]}; i < ${#all[@]}; i++)); do
 	run_one $i
 	report $i
 done
+
+# Keep the times for the next run's order: this run's, and older ones of tests not run now.
+{
+	cat "$resdir"/*.dur 2>/dev/null
+	if [ -f "$durations" ]; then
+		awk -F'\t' 'NR == FNR { seen[$2] = 1; next } !($2 in seen)' \
+			<(cat "$resdir"/*.dur 2>/dev/null) "$durations"
+	fi
+} >"$durations.new"
+mv "$durations.new" "$durations"
 
 echo
 if [ "$fail" -gt 0 ]; then

@@ -338,8 +338,10 @@ probes: deps-test
 check-build:
 	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 $(CHECK_BUILD)
 
-# tests_run LABEL, SERIAL-COMMANDS: the fast tier's commands JOBS at a time, then the
-# serial ones; the source tree must be as it was before (scripts/check-tree.sh).
+# tests_run LABEL, SERIAL-COMMANDS: the fast tier's commands in JOBS - 1 lanes, the
+# serial ones (the QEMU boots) one after the other in a lane of their own beside them
+# (with JOBS=1, all one after the other); the source tree must be as it was before
+# (scripts/check-tree.sh).
 define tests_run
 	@mkdir -p $(BUILD)/test
 	@scripts/check-tree.sh snapshot $(BUILD)/test/tree-before.txt

@@ -46,6 +46,9 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
+# The boot volume (esp/) and the firmware's variable store of a run: build/ unless
+# SLUICE_RUN_DIR names another folder (tests that run beside a boot use their own).
+run_dir=${SLUICE_RUN_DIR:-$build}
 args=""
 timeout=${SLUICE_TIMEOUT:-300}
 log="$build/serial.log"
@@ -142,7 +145,7 @@ vars_template=/usr/share/OVMF/OVMF_VARS_4M.fd
 # A private copy of the ESP per run directory: the firmware boots the default
 # removable-media path, and sluice.cfg carries the options (always rewritten, so
 # options of an earlier run never linger).
-esp="$build/esp"
+esp="$run_dir/esp"
 mkdir -p "$esp/EFI/BOOT"
 cp "$image" "$esp/EFI/BOOT/BOOTX64.EFI"
 # Extra files of an earlier run never linger either.
@@ -156,7 +159,7 @@ done
 # SLUICE_CC goes first for the same reason: a test that names its platform keeps it.
 cc_default=${SLUICE_CC:+cc=$SLUICE_CC }
 printf '%s\n' "accel=$accel_name ${cc_default}${args}" >"$esp/sluice.cfg"
-vars="$build/OVMF_VARS_4M.fd"
+vars="$run_dir/OVMF_VARS_4M.fd"
 [ -f "$vars" ] || cp "$vars_template" "$vars"
 if [ -z "$vhost_user_blk" ] && [ ! -f "$disk" ]; then
 	mkdir -p "$(dirname "$disk")"

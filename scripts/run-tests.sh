@@ -5,10 +5,10 @@
 #
 # A command is a path (a host test binary or an end-to-end script) or a quoted command
 # line. Each test's output goes to build/test/<name>.log and is shown in full when it
-# fails. -j N runs up to N of the commands before --serial at once (their lines are
-# printed in the order given, each as soon as it and those before it are done); the
-# commands after --serial run one at a time after them (the QEMU boots, whose
-# deadlines should not compete with other tests for the cores).
+# fails. -j N runs up to N of the commands at once: the commands after --serial (the
+# QEMU boots) one after the other in one lane, the commands before it in the other
+# N - 1 lanes (with -j 1, all one after the other, the serial ones last). Each
+# line is printed as soon as its test and those before it in its part are done.
 #
 # With -j, the longest tests start first: each test's time is kept in
 # build/test/durations.tsv, and the parallel commands are started in the order of the
@@ -107,30 +107,60 @@ report() {
 	fi
 }
 
-# The parallel part: start while fewer than $max_jobs run, print in order.
+# The serial commands, one after the other in a lane of their own (the background
+# when there are parallel ones too and more than one job: the QEMU boots then overlap
+# the host tests instead of waiting for them).
+np=${#parallel[@]}
+ns=${#serial[@]}
+serial_chain() {
+	for ((i = np; i < np + ns; i++)); do run_one $i; done
+}
+lanes=$max_jobs
+chain_pid=""
+if [ "$ns" -gt 0 ] && [ "$np" -gt 0 ] && [ "$max_jobs" -gt 1 ]; then
+	serial_chain &
+	chain_pid=$!
+	lanes=$((max_jobs - 1))
+fi
+
+# The parallel part: start while fewer than $lanes run; print every result in order
+# as soon as it and those before it (of its part) are done.
 next=0
 printed=0
-running=0
-while [ $printed -lt ${#parallel[@]} ]; do
-	while [ $running -lt "$max_jobs" ] && [ $next -lt ${#parallel[@]} ]; do
+printed_s=0
+while [ $printed -lt "$np" ] || { [ -n "$chain_pid" ] && [ $printed_s -lt "$ns" ]; }; do
+	while [ "$(jobs -rp | grep -vx "${chain_pid:-none}" | wc -l)" -lt "$lanes" ] &&
+		[ $next -lt "$np" ]; do
 		run_one $next &
 		next=$((next + 1))
-		running=$((running + 1))
 	done
-	if [ -f "$resdir/$printed" ]; then
+	if [ $printed -lt "$np" ] && [ -f "$resdir/$printed" ]; then
 		report $printed
 		printed=$((printed + 1))
 		continue
 	fi
-	wait -n 2>/dev/null
-	running=$(jobs -rp | wc -l)
+	if [ -n "$chain_pid" ] && [ $printed_s -lt "$ns" ] && [ -f "$resdir/$((np + printed_s))" ]; then
+		report $((np + printed_s))
+		printed_s=$((printed_s + 1))
+		continue
+	fi
+	# Wait for a parallel test to end; with none left running, look again in a moment
+	# (wait -n would wait for the whole serial lane).
+	if [ "$(jobs -rp | grep -vx "${chain_pid:-none}" | wc -l)" -gt 0 ]; then
+		wait -n 2>/dev/null || sleep 0.2
+	else
+		sleep 0.5
+	fi
 done
 wait
 
-for ((i = ${#parallel[@]}; i < ${#all[@]}; i++)); do
-	run_one $i
-	report $i
-done
+# Without a lane of their own, the serial commands run now.
+if [ -z "$chain_pid" ]; then
+	for ((i = np; i < np + ns; i++)); do
+		run_one $i
+		report $i
+	done
+fi
 
 # Keep the times for the next run's order: this run's, and older ones of tests not run now.
 {

@@ -12,6 +12,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stub_dir="$top/tests/accel"
 tmp=$(mktemp -d)
+# A boot volume of its own: an e2e boot may run beside this test (make test).
+export SLUICE_RUN_DIR="$tmp/run"
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 export PATH="$stub_dir:$PATH"
@@ -48,7 +50,7 @@ has abort "run-qemu: accelerator TCG (KVM present but unusable: QEMU aborted (si
 has abort "stub kernel: booted under tcg"
 [ "$(probes)" -eq 1 ] && [ "$(boots)" -eq 1 ] || fail "abort: $(probes) probes, $(boots) boots"
 grep -q "failed to set MSR" "$tmp/cache/kvm-probe.log" || fail "abort: probe log lacks QEMU's error"
-grep -qx "accel=tcg blk=none" "$top/build/esp/sluice.cfg" || fail "abort: sluice.cfg: $(cat "$top/build/esp/sluice.cfg")"
+grep -qx "accel=tcg blk=none" "$SLUICE_RUN_DIR/esp/sluice.cfg" || fail "abort: sluice.cfg: $(cat "$SLUICE_RUN_DIR/esp/sluice.cfg")"
 
 # 2. The verdict is reused: no second probe.
 run cached STUB_KVM=works
@@ -112,7 +114,7 @@ reset_cache
 run works STUB_KVM=works
 has works "run-qemu: accelerator KVM (probe: the firmware ran under KVM (serial output after"
 grep -- 'isa-debug-exit' "$STUB_CALLS" | grep -q -- '-accel kvm -cpu host' || fail "works: boot not under kvm -cpu host"
-grep -qx "accel=kvm blk=none" "$top/build/esp/sluice.cfg" || fail "works: sluice.cfg: $(cat "$top/build/esp/sluice.cfg")"
+grep -qx "accel=kvm blk=none" "$SLUICE_RUN_DIR/esp/sluice.cfg" || fail "works: sluice.cfg: $(cat "$SLUICE_RUN_DIR/esp/sluice.cfg")"
 # ... and a run that dies under it is not retried; its last lines name KVM.
 run dies STUB_KVM=works STUB_BOOT_STATUS=1
 [ "$rc" -eq 125 ] && ok "dies: 125 under KVM" || fail "dies: exit $rc"

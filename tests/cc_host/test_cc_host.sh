@@ -10,6 +10,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
+# A boot volume of its own: an e2e boot may run beside this test (make test).
+export SLUICE_RUN_DIR="$tmp/run"
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 [ -f "$top/build/sluice.efi" ] || { echo "test_cc_host: build/sluice.efi missing; make image" >&2; exit 1; }
@@ -56,7 +58,7 @@ call_has tdx "-accel kvm -cpu host -object tdx-guest,id=tdx0 -machine q35,kernel
 call_lacks tdx "if=pflash"
 call_lacks tdx "-accel tcg"
 call_has tdx "-device isa-debug-exit,iobase=0xf4,iosize=0x04"
-grep -qx "accel=kvm blk=none" "$top/build/esp/sluice.cfg" || fail "tdx: sluice.cfg: $(cat "$top/build/esp/sluice.cfg")"
+grep -qx "accel=kvm blk=none" "$SLUICE_RUN_DIR/esp/sluice.cfg" || fail "tdx: sluice.cfg: $(cat "$SLUICE_RUN_DIR/esp/sluice.cfg")"
 
 # 2. An SNP host: a memfd RAM backend, sev-snp-guest with the host's C-bit, the
 #    SNP OVMF as -bios; the same through SLUICE_CC_HOST.

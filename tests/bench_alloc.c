@@ -60,6 +60,7 @@
 
 #include <sluice/arena.h>
 #include "dma/bounce.h"
+#include "tests/bench_json.h"
 #include "tests/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16
@@ -799,26 +800,44 @@ static void copy_cells(unsigned int si)
 /* ------------------------------------------------------------ output */
 
 static void json_figure(const char *mode, const char *policy, size_t size, unsigned int threads,
-			unsigned int occ, bool copy, const struct figure *f, const char *extra)
+			unsigned int occ, bool copy, const struct figure *f,
+			const struct bench_json *extra)
 {
-	fprintf(cfg.json,
-		"{\"suite\":\"alloc\",\"mode\":\"%s\",\"policy\":\"%s\",\"size\":%zu,"
-		"\"threads\":%u,\"occupancy\":%u,\"iodepth\":%d,\"copy\":%s,"
-		"\"ns_per_op\":%.1f,\"cycles_per_op\":%.1f,\"ns_min\":%.1f,\"ns_max\":%.1f,"
-		"\"rounds\":%u,\"ops\":%lu,\"nomem\":%lu,\"locks\":%s,\"percpu\":\"%s\","
-		"\"copy_impl\":\"%s\"%s}\n",
-		mode, policy, size, threads, occ, BENCH_DEPTH, copy ? "true" : "false", f->ns,
-		f->cycles, f->ns_min, f->ns_max, cfg.rounds, f->ops, f->nomem,
-		cfg.nolock ? "false" : "true", cfg.locked ? "locked" : "exclusive", cfg.copy_name,
-		extra ? extra : "");
-	fflush(cfg.json);
+	struct bench_json j;
+
+	bench_json_init(&j);
+	bench_json_raw(&j, "{\"suite\":\"alloc\"");
+	bench_json_str(&j, "mode", mode);
+	bench_json_str(&j, "policy", policy);
+	bench_json_ulong(&j, "size", size);
+	bench_json_ulong(&j, "threads", threads);
+	bench_json_ulong(&j, "occupancy", occ);
+	bench_json_ulong(&j, "iodepth", BENCH_DEPTH);
+	bench_json_bool(&j, "copy", copy);
+	bench_json_num(&j, "ns_per_op", f->ns, 1);
+	bench_json_num(&j, "cycles_per_op", f->cycles, 1);
+	bench_json_num(&j, "ns_min", f->ns_min, 1);
+	bench_json_num(&j, "ns_max", f->ns_max, 1);
+	bench_json_ulong(&j, "rounds", cfg.rounds);
+	bench_json_ulong(&j, "ops", f->ops);
+	bench_json_ulong(&j, "nomem", f->nomem);
+	bench_json_bool(&j, "locks", !cfg.nolock);
+	bench_json_str(&j, "percpu", cfg.locked ? "locked" : "exclusive");
+	bench_json_str(&j, "copy_impl", cfg.copy_name);
+	bench_json_cat(&j, extra);
+	bench_json_raw(&j, "}");
+	if (!bench_json_emit(&j, cfg.json))
+		fprintf(stderr, "bench_alloc: out of memory: a JSON line of %s/%s dropped\n", mode,
+			policy);
+	bench_json_free(&j);
 }
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-C libc|movsb|auto] [-o file.json]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-C libc|movsb|auto] [-W real|max|nan|inf]\n"
+		"          [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
@@ -833,6 +852,9 @@ static void usage(const char *prog)
 		"  -X  the port does not promise exclusive CPU indices: sluice's magazines locked\n"
 		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
 		"      with ERMS)\n"
+		"  -W  every number of the JSON lines replaced with the widest a run can\n"
+		"      produce (max: -DBL_MAX, ULONG_MAX; nan, inf: written as null), to\n"
+		"      test that every line still parses; the tables keep the real figures\n"
 		"  -o  write the JSON lines to this file instead of stdout\n",
 		prog, BENCH_MAX_ROUNDS);
 }
@@ -981,7 +1003,7 @@ static int parse_args(int argc, char **argv, const char **json_path)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXC:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXC:W:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			cfg.pairs = strtoul(optarg, NULL, 0);
@@ -1028,6 +1050,12 @@ static int parse_args(int argc, char **argv, const char **json_path)
 		case 'C':
 			cfg.copy_req = optarg;
 			break;
+		case 'W':
+			if (!bench_json_set_widest(optarg)) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
 		case 'o':
 			*json_path = optarg;
 			break;
@@ -1071,7 +1099,7 @@ static void run_bounce_cell(unsigned int si, unsigned int oi, unsigned int ti, u
 {
 	unsigned int thr = cfg.threads[ti];
 	struct figure out[SLUICE_DMA_POLICY_COUNT] = { 0 }, m = { 0 };
-	char extra[160];
+	struct bench_json extra;
 
 	run_group(bench_sizes[si], bench_occ[oi], thr, cp, out, cp ? &m : NULL, policy_wanted);
 	if (cp) {
@@ -1085,15 +1113,14 @@ static void run_bounce_cell(unsigned int si, unsigned int oi, unsigned int ti, u
 		*f = out[p];
 		if (!f->valid)
 			continue;
-		snprintf(extra, sizeof(extra),
-			 ",\"ratio_vs_linux\":%.3f,\"ratio_vs_linux_paired\":%.3f%s",
-			 out[0].valid ? out[0].ns / f->ns : 0.0, f->paired,
-			 cp ? ",\"memcpy_ns\":" : "");
+		bench_json_init(&extra);
+		bench_json_num(&extra, "ratio_vs_linux", out[0].valid ? out[0].ns / f->ns : 0.0, 3);
+		bench_json_num(&extra, "ratio_vs_linux_paired", f->paired, 3);
 		if (cp)
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%.1f",
-				 m.ns);
+			bench_json_num(&extra, "memcpy_ns", m.ns, 1);
 		json_figure("bounce", sluice_dma_bounce_policy_name(fx_policies[p]),
-			    bench_sizes[si], thr, bench_occ[oi], cp, f, extra);
+			    bench_sizes[si], thr, bench_occ[oi], cp, f, &extra);
+		bench_json_free(&extra);
 	}
 }
 
@@ -1134,7 +1161,7 @@ static void run_copy_cells(void)
 /* The receive path under each scrub mode. */
 static void run_scrub_cells(void)
 {
-	char extra[160];
+	struct bench_json extra;
 
 	for (unsigned int si = 0; si < NSIZES; si++) {
 		if (!size_wanted(bench_sizes[si]))
@@ -1144,11 +1171,12 @@ static void run_scrub_cells(void)
 						       SLUICE_DMA_SCRUB_COPY;
 
 			scrub_fig[si][z] = scrub_cell(bench_sizes[si], sc);
-			snprintf(extra, sizeof(extra),
-				 ",\"direction\":\"from_device\",\"scrub\":\"%s\"",
-				 z ? "zero" : "copy");
+			bench_json_init(&extra);
+			bench_json_str(&extra, "direction", "from_device");
+			bench_json_str(&extra, "scrub", z ? "zero" : "copy");
 			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true,
-				    &scrub_fig[si][z], extra);
+				    &scrub_fig[si][z], &extra);
+			bench_json_free(&extra);
 		}
 	}
 }
@@ -1156,7 +1184,7 @@ static void run_scrub_cells(void)
 /* The arena's free+alloc pair, and a plain scrub of the same blocks. */
 static void run_arena_cells(void)
 {
-	char extra[160];
+	struct bench_json extra;
 
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
@@ -1170,15 +1198,18 @@ static void run_arena_cells(void)
 				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z,
 						&scrub_cyc);
 				arena_scrub_ns[k][si][ti] = z.ns;
-				snprintf(extra, sizeof(extra),
-					 ",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
-					 "\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,"
-					 "\"scrub_cycles\":%.1f,\"ns_excl_scrub\":%.1f,"
-					 "\"scrub_cycles_arena\":%.1f",
-					 st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
-					 z.cycles, f->ns - z.ns, scrub_cyc);
+				bench_json_init(&extra);
+				bench_json_bool(&extra, "scrub", true);
+				bench_json_str(&extra, "strategy", st->name);
+				bench_json_str(&extra, "scrub_at", st->at);
+				bench_json_str(&extra, "scrub_impl", st->nt ? "nt" : cfg.copy_name);
+				bench_json_num(&extra, "scrub_ns", z.ns, 1);
+				bench_json_num(&extra, "scrub_cycles", z.cycles, 1);
+				bench_json_num(&extra, "ns_excl_scrub", f->ns - z.ns, 1);
+				bench_json_num(&extra, "scrub_cycles_arena", scrub_cyc, 1);
 				json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0,
-					    false, f, extra);
+					    false, f, &extra);
+				bench_json_free(&extra);
 			}
 		}
 	}

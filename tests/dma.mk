@@ -21,7 +21,7 @@ test_linux_trace_SRCS := tests/test_linux_trace.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/test_sluice_cache.c tests/mock_port.c $(DMA_SRCS)
 HOST_BENCHES += bench_alloc
-bench_alloc_SRCS := tests/bench_alloc.c tests/mock_port.c $(DMA_SRCS)
+bench_alloc_SRCS := tests/bench_alloc.c tests/bench_json.c tests/mock_port.c $(DMA_SRCS)
 
 # make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
 # A benchmark, not a test: it measures and prints and never fails on a time.

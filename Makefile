@@ -325,13 +325,15 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
 CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
 	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" \
-	"/usr/bin/python3 tests/test_bench_alloc_json.py $(BUILD)/host/bench_alloc" \
+	"/usr/bin/python3 tests/test_bench_alloc_json.py $(BUILD)/host/bench_alloc \
+	$(BUILD)/bench/bench_alloc_stages" \
 	tests/accel/test_accel.sh \
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
-CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib portable-build
+CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
+	lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

@@ -26,6 +26,7 @@
 
 #include "dma/bits.h"
 #include "dma/log.h"
+#include "dma/stage.h"
 #include "dma/port.h"
 #include "dma/priv.h"
 
@@ -359,11 +360,13 @@ static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigne
  */
 static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong *c, unsigned long v)
 {
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
 	if (dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE)
 		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 				      memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+	DMA_STAGE_POP();
 }
 
 /* The layer's calls into the port (port.h, where the rules live). */

@@ -22,14 +22,22 @@
 /* Profiling of the copies: a cycle stamp, or 0 when profiling is off. */
 static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
 {
-	return dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
+	uint64_t t0;
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
+	t0 = dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
+	DMA_STAGE_POP();
+	return t0;
 }
 
 static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
 {
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
 	if (t0)
 		__atomic_fetch_add(&dl->copy_cycles, dl->ops.cycles(dl->ops.ctx) - t0,
 				   __ATOMIC_RELAXED);
+	DMA_STAGE_POP();
 }
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)
@@ -133,7 +141,9 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 			continue;
 		}
 		fits = true;
+		DMA_STAGE(DMA_STAGE_SLOT);
 		head = sluice_dma_priv_bounce_alloc(p, &r, cpu);
+		DMA_STAGE(head < 0 ? DMA_STAGE_POOL : DMA_STAGE_RECORD);
 		if (head < 0)
 			continue;
 		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
@@ -239,8 +249,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 			    unsigned int cpu, unsigned char *tlb, const void *buf, size_t len,
 			    enum sluice_dma_dir dir)
 {
-	uint64_t t0 = dma_copy_start(dl);
+	uint64_t t0;
 
+	DMA_STAGE(DMA_STAGE_COPY);
+	t0 = dma_copy_start(dl);
 	if ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY) {
 		/*
 		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
@@ -259,7 +271,9 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 	 * be in memory before the device reads, and no dirty line may be
 	 * evicted later over what the device writes.
 	 */
+	DMA_STAGE(DMA_STAGE_CACHE);
 	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+	DMA_STAGE(DMA_STAGE_RECORD);
 }
 
 /* A READONLY mapping's pages made read-only to the device; on failure released. */
@@ -300,9 +314,11 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	uint8_t flags = 0;
 	int err;
 
+	DMA_STAGE(DMA_STAGE_TAG);
 	err = sluice_dma_tag_check(tag);
 	if (err)
 		return err;
+	DMA_STAGE(DMA_STAGE_POOL);
 
 	if (dma_map_inplace(dl, tag, buf, len, dma_addr)) {
 		*slots = 0;
@@ -399,10 +415,14 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	unsigned long slots;
 	int err;
 
+	DMA_STAGE(DMA_STAGE_ARGS);
 	if (!dma_addr)
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_map_args(dl, buf, len, dir, 0);
-	return err ? err : dma_map_one(dl, tag, buf, &len, dir, 0, dma_addr, &slots);
+	if (!err)
+		err = dma_map_one(dl, tag, buf, &len, dir, 0, dma_addr, &slots);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 /*
@@ -497,12 +517,15 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 		void *tlb = dma_slot_vaddr(p, s, rec->off);
 		uint64_t t0;
 
+		DMA_STAGE(DMA_STAGE_CACHE);
 		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
+		DMA_STAGE(DMA_STAGE_COPY_BACK);
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_from_device, written);
 	}
+	DMA_STAGE(DMA_STAGE_RELEASE);
 	dma_release(dl, p, s, rec, cpu);
 }
 
@@ -548,7 +571,12 @@ static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size
 int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 		     enum sluice_dma_dir dir)
 {
-	return dma_unmap_common(dl, dma_addr, len, dir, len);
+	int err;
+
+	DMA_STAGE(DMA_STAGE_LOOKUP);
+	err = dma_unmap_common(dl, dma_addr, len, dir, len);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,

@@ -61,6 +61,7 @@
 #include <sluice/arena.h>
 #include "dma/bounce.h"
 #include "tests/bench_json.h"
+#include "tests/bench_stages.h"
 #include "tests/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16
@@ -81,6 +82,7 @@ static struct {
 	bool no_bounce, no_arena;
 	int only_copy;	       /* -1: both */
 	bool nolock;	       /* 1-thread cells on a port without locks */
+	bool breakdown;	       /* -K: the cost breakdown only */
 	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
 	const char *copy_req;  /* -C: libc, movsb, auto */
 	const char *copy_name; /* what auto chose */
@@ -836,7 +838,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-C libc|movsb|auto] [-W real|max|nan|inf]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-C libc|movsb|auto] [-W real|max|nan|inf]\n"
 		"          [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
@@ -850,6 +852,8 @@ static void usage(const char *prog)
 		"  -B  skip the bounce cells; -A  skip the arena cells\n"
 		"  -L  one thread on a port without locks (what the locks cost)\n"
 		"  -X  the port does not promise exclusive CPU indices: sluice's magazines locked\n"
+		"  -K  the cost breakdown only: each stage of a 4 KiB map+unmap with copy\n"
+		"      (the stage build, build/bench/bench_alloc_stages, has the markers)\n"
 		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
 		"      with ERMS)\n"
 		"  -W  every number of the JSON lines replaced with the widest a run can\n"
@@ -998,12 +1002,214 @@ static void print_bounce_table(void)
 				}
 }
 
+/* ------------------------------------------------------------ cost breakdown */
+
+/* Stage totals of one direction of the breakdown, medians over rounds. */
+struct breakdown {
+	double stage[DMA_STAGE_COUNT]; /* cycles per pair, markers subtracted */
+	double pair;		       /* cycles per pair, markers subtracted */
+	double markers;		       /* markers per pair */
+	double memcpy_cyc;	       /* libc memcpy, same footprint */
+	double port_copy_cyc;	       /* the port's copy op, same footprint */
+	double ns_per_cycle;
+	unsigned long ops;
+};
+
+/* @pairs copies of 4 KiB from @src into BENCH_DEPTH destinations in turn. */
+static double breakdown_copy(struct fx *f, bool port, unsigned char *src, unsigned char *dst,
+			     unsigned long pairs)
+{
+	uint64_t c0 = rdtsc();
+
+	for (unsigned long i = 0; i < pairs; i++) {
+		unsigned char *d = dst + (i % BENCH_DEPTH) * 4096;
+
+		if (port && f->dl.ops.copy)
+			f->dl.ops.copy(f->dl.ops.ctx, d, src, 4096);
+		else
+			memcpy(d, src, 4096);
+		__asm__ volatile("" : : "r"(d) : "memory");
+	}
+	return (double)(rdtsc() - c0) / (double)pairs;
+}
+
+/* One timed round of @pairs map+unmap pairs of 4 KiB in @dir, BENCH_DEPTH in flight. */
+static double breakdown_round(struct fx *f, unsigned char *src, uint64_t *q, unsigned long *k,
+			      unsigned long pairs, enum sluice_dma_dir dir)
+{
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	uint64_t c0;
+
+	bench_stages_reset();
+	c0 = rdtsc();
+	for (unsigned long i = 0; i < pairs; i++, (*k)++) {
+		uint64_t *x = &q[*k % BENCH_DEPTH];
+
+		if (*x)
+			sluice_dma_unmap(&f->dl, *x, 4096, dir);
+		*x = 0;
+		if (sluice_dma_map(&f->dl, &t, src, 4096, dir, x))
+			*x = 0;
+	}
+	return (double)(rdtsc() - c0) / (double)pairs;
+}
+
+/* Every stage of the sluice policy's 4 KiB map+unmap in @dir, medians over rounds. */
+static void breakdown_run(enum sluice_dma_dir dir, double marker, struct breakdown *b)
+{
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, cfg.pool, SLUICE_DMA_SCRUB_ZERO);
+	unsigned char *src = fx_aligned(4096, 4096), *dst = fx_aligned(4096, 4096 * BENCH_DEPTH);
+	double st[DMA_STAGE_COUNT][BENCH_MAX_ROUNDS], pair[BENCH_MAX_ROUNDS];
+	double mc[BENCH_MAX_ROUNDS], pc[BENCH_MAX_ROUNDS], mk[BENCH_MAX_ROUNDS];
+	double npc[BENCH_MAX_ROUNDS];
+	uint64_t q[BENCH_DEPTH] = { 0 };
+	unsigned long k = 0;
+
+	if (!f || !src || !dst) {
+		fprintf(stderr, "bench: breakdown setup failed\n");
+		exit(1);
+	}
+	bench_port(f);
+	memset(src, 0x5a, 4096);
+	memset(dst, 2, 4096 * BENCH_DEPTH);
+	breakdown_round(f, src, q, &k, cfg.pairs, dir); /* warm-up */
+	for (unsigned int r = 0; r < cfg.rounds; r++) {
+		uint64_t t0 = now_ns(), c0 = rdtsc();
+		double per[DMA_STAGE_COUNT];
+
+		breakdown_round(f, src, q, &k, cfg.pairs, dir);
+		mk[r] = bench_stages_read(per, cfg.pairs, marker);
+		npc[r] = (double)(now_ns() - t0) / (double)(rdtsc() - c0);
+		bench_stages_enable(false);
+		pair[r] = breakdown_round(f, src, q, &k, cfg.pairs, dir);
+		bench_stages_enable(true);
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			st[s][r] = per[s];
+		mc[r] = breakdown_copy(f, false, src, dst, cfg.pairs);
+		pc[r] = breakdown_copy(f, true, src, dst, cfg.pairs);
+	}
+	for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+		b->stage[s] = median(st[s], cfg.rounds);
+	b->pair = median(pair, cfg.rounds);
+	b->markers = median(mk, cfg.rounds);
+	b->memcpy_cyc = median(mc, cfg.rounds);
+	b->port_copy_cyc = median(pc, cfg.rounds);
+	b->ns_per_cycle = median(npc, cfg.rounds);
+	b->ops = cfg.pairs * cfg.rounds;
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		if (q[j])
+			sluice_dma_unmap(&f->dl, q[j], 4096, dir);
+	fx_free(f);
+	free(src);
+	free(dst);
+}
+
+/* One JSON line of the breakdown: @stage's cycles per pair (or a total's). */
+static void breakdown_json(const char *dir, const char *stage, double cyc, double marker,
+			   const struct breakdown *b)
+{
+	struct figure fig = { .ns = cyc * b->ns_per_cycle, .cycles = cyc, .valid = true };
+	struct bench_json extra;
+
+	fig.ns_min = fig.ns_max = fig.ns;
+	fig.ops = b->ops;
+	bench_json_init(&extra);
+	bench_json_str(&extra, "direction", dir);
+	bench_json_str(&extra, "stage", stage);
+	bench_json_num(&extra, "marker_cycles", marker, 1);
+	bench_json_num(&extra, "markers_per_op", b->markers, 1);
+	json_figure("breakdown", "sluice", 4096, 1, 0, true, &fig, &extra);
+	bench_json_free(&extra);
+}
+
+static void breakdown_row(const char *name, const struct breakdown b[2], const double cyc[2])
+{
+	printf("%-28s |", name);
+	for (unsigned int d = 0; d < 2; d++)
+		printf(" %8.1f %7.1f %5.1f%% |", cyc[d], cyc[d] * b[d].ns_per_cycle,
+		       100 * cyc[d] / b[d].pair);
+	printf("\n");
+}
+
+/*
+ * -K: each stage of one 4 KiB map+unmap with copy (sluice, 1 thread, occupancy
+ * 0, BENCH_DEPTH in flight), to-device and bidirectional (which copies back),
+ * from the markers of dma/stage.h; then the pair and a plain copy of the same
+ * footprint, in the same rounds.
+ */
+static int run_breakdown(void)
+{
+	static const char *const dirs[2] = { "to_device", "bidirectional" };
+	struct breakdown b[2];
+	double marker, whole, cyc[2];
+
+	if (!bench_stages_built()) {
+		fprintf(stderr, "bench_alloc: -K needs the stage markers: run "
+				"build/bench/bench_alloc_stages -K (make bench-breakdown)\n");
+		return 2;
+	}
+	marker = bench_stages_marker_cycles(&whole);
+	breakdown_run(SLUICE_DMA_TO_DEVICE, marker, &b[0]);
+	breakdown_run(SLUICE_DMA_BIDIRECTIONAL, marker, &b[1]);
+	printf("\ncost breakdown: one 4 KiB map+unmap with copy, sluice, 1 thread, depth %d, "
+	       "occupancy 0, copy %s, %s per-CPU caches; median of %u rounds of %lu pairs; "
+	       "cycles per pair, each stage less its markers' own cost (%.1f cycles a "
+	       "marker, measured back to back (%.1f with its bookkeeping); %.1f markers a "
+	       "pair); the pair timed whole in rounds of its own, markers off\n",
+	       BENCH_DEPTH, cfg.copy_name, cfg.locked ? "locked" : "exclusive", cfg.rounds,
+	       cfg.pairs, marker, whole, b[0].markers);
+	printf("%-28s | %8s %7s %6s | %8s %7s %6s |\n", "stage", dirs[0], "ns", "share", dirs[1],
+	       "ns", "share");
+	for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++) {
+		cyc[0] = b[0].stage[s];
+		cyc[1] = b[1].stage[s];
+		breakdown_row(bench_stage_names[s], b, cyc);
+		for (unsigned int d = 0; d < 2; d++)
+			breakdown_json(dirs[d], bench_stage_names[s], cyc[d], marker, &b[d]);
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = 0;
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			cyc[d] += b[d].stage[s];
+	}
+	breakdown_row("sum of the stages", b, cyc);
+	cyc[0] = b[0].pair;
+	cyc[1] = b[1].pair;
+	breakdown_row("pair, timed whole", b, cyc);
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = b[d].pair;
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			cyc[d] -= b[d].stage[s];
+		breakdown_json(dirs[d], "unattributed", cyc[d], marker, &b[d]);
+	}
+	breakdown_row("whole less the stages", b, cyc);
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = b[d].pair - b[d].stage[DMA_STAGE_COPY] - b[d].stage[DMA_STAGE_COPY_BACK];
+		breakdown_json(dirs[d], "pair", b[d].pair, marker, &b[d]);
+		breakdown_json(dirs[d], "not_copy", cyc[d], marker, &b[d]);
+		breakdown_json(dirs[d], "memcpy", b[d].memcpy_cyc, marker, &b[d]);
+		breakdown_json(dirs[d], "port_copy", b[d].port_copy_cyc, marker, &b[d]);
+	}
+	breakdown_row("pair less its copies", b, cyc);
+	cyc[0] = b[0].memcpy_cyc;
+	cyc[1] = b[1].memcpy_cyc;
+	breakdown_row("4 KiB memcpy alone", b, cyc);
+	cyc[0] = b[0].port_copy_cyc;
+	cyc[1] = b[1].port_copy_cyc;
+	breakdown_row("4 KiB port copy alone", b, cyc);
+	printf("(share: of the pair timed whole; bidirectional copies twice: to the slot "
+	       "and back; a stage of a few cycles is within the markers' noise, which can "
+	       "make it read below 0; 'whole less the stages' is what the markers moved "
+	       "or the loop costs)\n");
+	return 0;
+}
+
 /* The command line into cfg. Returns -1 to go on, or the exit status. */
 static int parse_args(int argc, char **argv, const char **json_path)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXC:W:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXKC:W:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			cfg.pairs = strtoul(optarg, NULL, 0);
@@ -1046,6 +1252,9 @@ static int parse_args(int argc, char **argv, const char **json_path)
 			break;
 		case 'X':
 			cfg.locked = true;
+			break;
+		case 'K':
+			cfg.breakdown = true;
 			break;
 		case 'C':
 			cfg.copy_req = optarg;
@@ -1359,6 +1568,12 @@ int main(int argc, char **argv)
 	if (!print_header()) {
 		usage(argv[0]);
 		return 2;
+	}
+	if (cfg.breakdown) {
+		rc = run_breakdown();
+		if (json_path)
+			fclose(cfg.json);
+		return rc;
 	}
 	if (!cfg.no_bounce)
 		run_bounce_cells();

@@ -838,8 +838,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-C libc|movsb|auto] [-W real|max|nan|inf]\n"
-		"          [-o file.json]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-C libc|movsb|auto]\n"
+		"          [-W real|max|nan|inf] [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"

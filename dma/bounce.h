@@ -208,6 +208,7 @@ struct sluice_dma_bounce_pool {
 	unsigned long nslabs;
 	unsigned int nareas;
 	unsigned long area_nslabs;
+	unsigned long max_slots; /* pops->max_slots(), constant: read once at the add */
 	struct dma_bounce_slot *slots;
 	struct dma_bounce_pcpu *pcpu;
 	void *priv;

@@ -308,6 +308,7 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
 	struct sluice_dma_tag ctag;
+	const struct sluice_dma_tag *t = tag;
 	size_t len = *lenp;
 	unsigned long s;
 	unsigned int cpu;
@@ -325,39 +326,41 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		return 0;
 	}
 
-	ctag = *tag;
 	if (attrs & (SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)) {
 		/*
 		 * Whole pages of its own: the allocation starts on a page and its
 		 * size rounds up to pages (the alignment mask rounds both), so
-		 * an access change on them touches no other mapping.
+		 * an access change on them touches no other mapping. The common
+		 * request (no such attribute) uses the caller's tag as it is.
 		 */
+		ctag = *tag;
 		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
 		flags |= DMA_SLOT_PAGES;
+		t = &ctag;
 	}
 	if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
-		size_t max = sluice_dma_max_mapping_size(dl, &ctag);
+		size_t max = sluice_dma_max_mapping_size(dl, t);
 
 		if (max && len > max)
 			len = max;
 	}
-	if ((ctag.max_mapping && len > ctag.max_mapping) || len > UINT32_MAX)
+	if ((t->max_mapping && len > t->max_mapping) || len > UINT32_MAX)
 		return SLUICE_DMA_ERR_RANGE;
 
 	cpu = dma_cpu(dl);
-	err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+	err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
 	/*
 	 * A partial map whose alignment rounding overflows the longest run
 	 * shortens by one alignment unit at a time; the rounding adds less
 	 * than one unit plus the min_align offset, so this ends in a few steps.
 	 */
 	while (err == SLUICE_DMA_ERR_RANGE && (attrs & SLUICE_DMA_ATTR_PARTIAL)) {
-		size_t step = (size_t)(ctag.alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1)) + 1;
+		size_t step = (size_t)(t->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1)) + 1;
 
 		if (len <= step)
 			break;
 		len -= step;
-		err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+		err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
 	}
 	if (err)
 		return err;

@@ -333,7 +333,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
 CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
-	lib portable-build
+	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

@@ -361,6 +361,17 @@ static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigne
  */
 static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong *c, unsigned long v)
 {
+#ifdef SLUICE_DMA_BENCH_NO_STATS
+	/*
+	 * Only build/bench/bench_alloc_nostats defines it: the statistics turned
+	 * off, to measure what the exact-statistics promise costs. Its counters
+	 * read 0; no library, kernel or test build has it.
+	 */
+	(void)dl;
+	(void)c;
+	(void)v;
+	return;
+#endif
 	DMA_STAGE_PUSH(DMA_STAGE_STATS);
 	if (dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE)
 		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,

@@ -68,3 +68,13 @@ bench-breakdown: $(BENCH_STAGES_BIN)
 		$(BENCH_STAGES_BIN) -K -o $(BUILD)/bench/breakdown.json $(BENCH_ARGS); \
 		echo $$? >$$rc; } | tee $(BUILD)/bench/breakdown.txt; status=$$(cat $$rc); \
 		rm -f $$rc; exit $$status
+
+# The same stage build with the per-CPU statistics turned off
+# (-DSLUICE_DMA_BENCH_NO_STATS, dma/bounce.h): `-K` of it against bench_alloc_stages's
+# is what the exact statistics cost. A measurement, never a configuration to ship.
+BENCH_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats
+$(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, stage markers, no statistics)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -DSLUICE_DMA_BENCH_NO_STATS -o $@ \
+		$(bench_alloc_SRCS) $(HOST_LIBS)

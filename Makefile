@@ -10,6 +10,8 @@
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
+#   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
+#                                       stage (bench_alloc -K of the stage build)
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library

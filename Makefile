@@ -10,6 +10,8 @@
 #   make bench [ARGS="key=value ..."]   the benchmark suite, 3 boots, build/bench/results.json
 #   make plot                           PNG charts of build/bench/results.json
 #   make bench-host                     the DMA allocator benchmark on the host
+#   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
+#                                       stage (bench_alloc -K of the stage build)
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
@@ -67,7 +69,7 @@ EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_AB
 KERNEL_ASFLAGS := -g -fpic -I.
 
 HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -I$(DMA_INC) -DSLUICE_HOST
-HOST_LIBS   := -lcmocka -lpthread
+HOST_LIBS   := -lcmocka -lpthread -lm
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # ---------------------------------------------------------------- fragments
@@ -316,18 +318,23 @@ VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=
 
 # The fast tier: every host test (plain, and under ASan+UBSan where the machine runs
 # sanitized programs), the library's checks and portable builds, the host benchmark
-# under valgrind, and the static checks (layers, format, function length, symbols,
-# headers, instruction audit, capability probes), JOBS at a time. No QEMU boot
-# (test_accel.sh and test_cc_host.sh boot a stub QEMU).
+# under valgrind, every JSON line of a short host benchmark run parsed (with the
+# widest values too: tests/test_bench_alloc_json.py), and the static checks (layers,
+# format, function length, symbols, headers, instruction audit, capability probes),
+# JOBS at a time. No QEMU boot (test_accel.sh and test_cc_host.sh boot a stub QEMU).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
 CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
-	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
-	tests/cc_host/test_cc_host.sh tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
+	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" \
+	"/usr/bin/python3 tests/test_bench_alloc_json.py $(BUILD)/host/bench_alloc \
+	$(BUILD)/bench/bench_alloc_stages" \
+	tests/accel/test_accel.sh tests/cc_host/test_cc_host.sh \
+	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
-CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) lib portable-build
+CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
+	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

@@ -398,6 +398,8 @@ static struct sluice_dma_bounce_pool *dma_pool_carve(struct sluice_dma_layer *dl
 	p->nslabs = g->nslabs;
 	p->nareas = g->nareas;
 	p->area_nslabs = g->area_nslabs;
+	/* A policy's longest run depends on the geometry only: no indirect call per map. */
+	p->max_slots = pops->max_slots(p);
 	p->slots = dma_carve(&cur, g->nslabs * sizeof(*p->slots));
 	memset(p->slots, 0, g->nslabs * sizeof(*p->slots));
 	p->pcpu = dma_carve(&cur, (size_t)dl->ncpus * sizeof(*p->pcpu));
@@ -553,7 +555,7 @@ struct sluice_dma_bounce_pool *sluice_dma_priv_bounce_pool_of(const struct sluic
 
 unsigned long sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p)
 {
-	return p ? p->pops->max_slots(p) : 0;
+	return p ? p->max_slots : 0;
 }
 
 /*

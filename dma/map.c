@@ -22,14 +22,22 @@
 /* Profiling of the copies: a cycle stamp, or 0 when profiling is off. */
 static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
 {
-	return dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
+	uint64_t t0;
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
+	t0 = dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
+	DMA_STAGE_POP();
+	return t0;
 }
 
 static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
 {
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
 	if (t0)
 		__atomic_fetch_add(&dl->copy_cycles, dl->ops.cycles(dl->ops.ctx) - t0,
 				   __ATOMIC_RELAXED);
+	DMA_STAGE_POP();
 }
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)
@@ -133,7 +141,9 @@ static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_
 			continue;
 		}
 		fits = true;
+		DMA_STAGE(DMA_STAGE_SLOT);
 		head = sluice_dma_priv_bounce_alloc(p, &r, cpu);
+		DMA_STAGE(head < 0 ? DMA_STAGE_POOL : DMA_STAGE_RECORD);
 		if (head < 0)
 			continue;
 		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
@@ -239,8 +249,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 			    unsigned int cpu, unsigned char *tlb, const void *buf, size_t len,
 			    enum sluice_dma_dir dir)
 {
-	uint64_t t0 = dma_copy_start(dl);
+	uint64_t t0;
 
+	DMA_STAGE(DMA_STAGE_COPY);
+	t0 = dma_copy_start(dl);
 	if ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY) {
 		/*
 		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
@@ -259,7 +271,9 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 	 * be in memory before the device reads, and no dirty line may be
 	 * evicted later over what the device writes.
 	 */
+	DMA_STAGE(DMA_STAGE_CACHE);
 	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+	DMA_STAGE(DMA_STAGE_RECORD);
 }
 
 /* A READONLY mapping's pages made read-only to the device; on failure released. */
@@ -294,54 +308,59 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
 	struct sluice_dma_tag ctag;
+	const struct sluice_dma_tag *t = tag;
 	size_t len = *lenp;
 	unsigned long s;
 	unsigned int cpu;
 	uint8_t flags = 0;
 	int err;
 
+	DMA_STAGE(DMA_STAGE_TAG);
 	err = sluice_dma_tag_check(tag);
 	if (err)
 		return err;
+	DMA_STAGE(DMA_STAGE_POOL);
 
 	if (dma_map_inplace(dl, tag, buf, len, dma_addr)) {
 		*slots = 0;
 		return 0;
 	}
 
-	ctag = *tag;
 	if (attrs & (SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)) {
 		/*
 		 * Whole pages of its own: the allocation starts on a page and its
 		 * size rounds up to pages (the alignment mask rounds both), so
-		 * an access change on them touches no other mapping.
+		 * an access change on them touches no other mapping. The common
+		 * request (no such attribute) uses the caller's tag as it is.
 		 */
+		ctag = *tag;
 		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
 		flags |= DMA_SLOT_PAGES;
+		t = &ctag;
 	}
 	if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
-		size_t max = sluice_dma_max_mapping_size(dl, &ctag);
+		size_t max = sluice_dma_max_mapping_size(dl, t);
 
 		if (max && len > max)
 			len = max;
 	}
-	if ((ctag.max_mapping && len > ctag.max_mapping) || len > UINT32_MAX)
+	if ((t->max_mapping && len > t->max_mapping) || len > UINT32_MAX)
 		return SLUICE_DMA_ERR_RANGE;
 
 	cpu = dma_cpu(dl);
-	err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+	err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
 	/*
 	 * A partial map whose alignment rounding overflows the longest run
 	 * shortens by one alignment unit at a time; the rounding adds less
 	 * than one unit plus the min_align offset, so this ends in a few steps.
 	 */
 	while (err == SLUICE_DMA_ERR_RANGE && (attrs & SLUICE_DMA_ATTR_PARTIAL)) {
-		size_t step = (size_t)(ctag.alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1)) + 1;
+		size_t step = (size_t)(t->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1)) + 1;
 
 		if (len <= step)
 			break;
 		len -= step;
-		err = dma_bounce_take(dl, &ctag, buf, len, dir, flags, cpu, &p, &s);
+		err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
 	}
 	if (err)
 		return err;
@@ -399,10 +418,14 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	unsigned long slots;
 	int err;
 
+	DMA_STAGE(DMA_STAGE_ARGS);
 	if (!dma_addr)
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_map_args(dl, buf, len, dir, 0);
-	return err ? err : dma_map_one(dl, tag, buf, &len, dir, 0, dma_addr, &slots);
+	if (!err)
+		err = dma_map_one(dl, tag, buf, &len, dir, 0, dma_addr, &slots);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 /*
@@ -497,12 +520,15 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 		void *tlb = dma_slot_vaddr(p, s, rec->off);
 		uint64_t t0;
 
+		DMA_STAGE(DMA_STAGE_CACHE);
 		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
+		DMA_STAGE(DMA_STAGE_COPY_BACK);
 		t0 = dma_copy_start(dl);
 		dma_port_copy(&dl->ops, rec->orig, tlb, written);
 		dma_copy_end(dl, t0);
 		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_from_device, written);
 	}
+	DMA_STAGE(DMA_STAGE_RELEASE);
 	dma_release(dl, p, s, rec, cpu);
 }
 
@@ -548,7 +574,12 @@ static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size
 int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 		     enum sluice_dma_dir dir)
 {
-	return dma_unmap_common(dl, dma_addr, len, dir, len);
+	int err;
+
+	DMA_STAGE(DMA_STAGE_LOOKUP);
+	err = dma_unmap_common(dl, dma_addr, len, dir, len);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,

@@ -60,6 +60,8 @@
 
 #include <sluice/arena.h>
 #include "dma/bounce.h"
+#include "tests/bench_json.h"
+#include "tests/bench_stages.h"
 #include "tests/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16
@@ -80,6 +82,7 @@ static struct {
 	bool no_bounce, no_arena;
 	int only_copy;	       /* -1: both */
 	bool nolock;	       /* 1-thread cells on a port without locks */
+	bool breakdown;	       /* -K: the cost breakdown only */
 	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
 	const char *copy_req;  /* -C: libc, movsb, auto */
 	const char *copy_name; /* what auto chose */
@@ -799,26 +802,44 @@ static void copy_cells(unsigned int si)
 /* ------------------------------------------------------------ output */
 
 static void json_figure(const char *mode, const char *policy, size_t size, unsigned int threads,
-			unsigned int occ, bool copy, const struct figure *f, const char *extra)
+			unsigned int occ, bool copy, const struct figure *f,
+			const struct bench_json *extra)
 {
-	fprintf(cfg.json,
-		"{\"suite\":\"alloc\",\"mode\":\"%s\",\"policy\":\"%s\",\"size\":%zu,"
-		"\"threads\":%u,\"occupancy\":%u,\"iodepth\":%d,\"copy\":%s,"
-		"\"ns_per_op\":%.1f,\"cycles_per_op\":%.1f,\"ns_min\":%.1f,\"ns_max\":%.1f,"
-		"\"rounds\":%u,\"ops\":%lu,\"nomem\":%lu,\"locks\":%s,\"percpu\":\"%s\","
-		"\"copy_impl\":\"%s\"%s}\n",
-		mode, policy, size, threads, occ, BENCH_DEPTH, copy ? "true" : "false", f->ns,
-		f->cycles, f->ns_min, f->ns_max, cfg.rounds, f->ops, f->nomem,
-		cfg.nolock ? "false" : "true", cfg.locked ? "locked" : "exclusive", cfg.copy_name,
-		extra ? extra : "");
-	fflush(cfg.json);
+	struct bench_json j;
+
+	bench_json_init(&j);
+	bench_json_raw(&j, "{\"suite\":\"alloc\"");
+	bench_json_str(&j, "mode", mode);
+	bench_json_str(&j, "policy", policy);
+	bench_json_ulong(&j, "size", size);
+	bench_json_ulong(&j, "threads", threads);
+	bench_json_ulong(&j, "occupancy", occ);
+	bench_json_ulong(&j, "iodepth", BENCH_DEPTH);
+	bench_json_bool(&j, "copy", copy);
+	bench_json_num(&j, "ns_per_op", f->ns, 1);
+	bench_json_num(&j, "cycles_per_op", f->cycles, 1);
+	bench_json_num(&j, "ns_min", f->ns_min, 1);
+	bench_json_num(&j, "ns_max", f->ns_max, 1);
+	bench_json_ulong(&j, "rounds", cfg.rounds);
+	bench_json_ulong(&j, "ops", f->ops);
+	bench_json_ulong(&j, "nomem", f->nomem);
+	bench_json_bool(&j, "locks", !cfg.nolock);
+	bench_json_str(&j, "percpu", cfg.locked ? "locked" : "exclusive");
+	bench_json_str(&j, "copy_impl", cfg.copy_name);
+	bench_json_cat(&j, extra);
+	bench_json_raw(&j, "}");
+	if (!bench_json_emit(&j, cfg.json))
+		fprintf(stderr, "bench_alloc: out of memory: a JSON line of %s/%s dropped\n", mode,
+			policy);
+	bench_json_free(&j);
 }
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-C libc|movsb|auto] [-o file.json]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-C libc|movsb|auto]\n"
+		"          [-W real|max|nan|inf] [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
@@ -831,8 +852,13 @@ static void usage(const char *prog)
 		"  -B  skip the bounce cells; -A  skip the arena cells\n"
 		"  -L  one thread on a port without locks (what the locks cost)\n"
 		"  -X  the port does not promise exclusive CPU indices: sluice's magazines locked\n"
+		"  -K  the cost breakdown only: each stage of a 4 KiB map+unmap with copy\n"
+		"      (the stage build, build/bench/bench_alloc_stages, has the markers)\n"
 		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
 		"      with ERMS)\n"
+		"  -W  every number of the JSON lines replaced with the widest a run can\n"
+		"      produce (max: -DBL_MAX, ULONG_MAX; nan, inf: written as null), to\n"
+		"      test that every line still parses; the tables keep the real figures\n"
 		"  -o  write the JSON lines to this file instead of stdout\n",
 		prog, BENCH_MAX_ROUNDS);
 }
@@ -976,12 +1002,214 @@ static void print_bounce_table(void)
 				}
 }
 
+/* ------------------------------------------------------------ cost breakdown */
+
+/* Stage totals of one direction of the breakdown, medians over rounds. */
+struct breakdown {
+	double stage[DMA_STAGE_COUNT]; /* cycles per pair, markers subtracted */
+	double pair;		       /* cycles per pair, markers subtracted */
+	double markers;		       /* markers per pair */
+	double memcpy_cyc;	       /* libc memcpy, same footprint */
+	double port_copy_cyc;	       /* the port's copy op, same footprint */
+	double ns_per_cycle;
+	unsigned long ops;
+};
+
+/* @pairs copies of 4 KiB from @src into BENCH_DEPTH destinations in turn. */
+static double breakdown_copy(struct fx *f, bool port, unsigned char *src, unsigned char *dst,
+			     unsigned long pairs)
+{
+	uint64_t c0 = rdtsc();
+
+	for (unsigned long i = 0; i < pairs; i++) {
+		unsigned char *d = dst + (i % BENCH_DEPTH) * 4096;
+
+		if (port && f->dl.ops.copy)
+			f->dl.ops.copy(f->dl.ops.ctx, d, src, 4096);
+		else
+			memcpy(d, src, 4096);
+		__asm__ volatile("" : : "r"(d) : "memory");
+	}
+	return (double)(rdtsc() - c0) / (double)pairs;
+}
+
+/* One timed round of @pairs map+unmap pairs of 4 KiB in @dir, BENCH_DEPTH in flight. */
+static double breakdown_round(struct fx *f, unsigned char *src, uint64_t *q, unsigned long *k,
+			      unsigned long pairs, enum sluice_dma_dir dir)
+{
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	uint64_t c0;
+
+	bench_stages_reset();
+	c0 = rdtsc();
+	for (unsigned long i = 0; i < pairs; i++, (*k)++) {
+		uint64_t *x = &q[*k % BENCH_DEPTH];
+
+		if (*x)
+			sluice_dma_unmap(&f->dl, *x, 4096, dir);
+		*x = 0;
+		if (sluice_dma_map(&f->dl, &t, src, 4096, dir, x))
+			*x = 0;
+	}
+	return (double)(rdtsc() - c0) / (double)pairs;
+}
+
+/* Every stage of the sluice policy's 4 KiB map+unmap in @dir, medians over rounds. */
+static void breakdown_run(enum sluice_dma_dir dir, double marker, struct breakdown *b)
+{
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, cfg.pool, SLUICE_DMA_SCRUB_ZERO);
+	unsigned char *src = fx_aligned(4096, 4096), *dst = fx_aligned(4096, 4096 * BENCH_DEPTH);
+	double st[DMA_STAGE_COUNT][BENCH_MAX_ROUNDS], pair[BENCH_MAX_ROUNDS];
+	double mc[BENCH_MAX_ROUNDS], pc[BENCH_MAX_ROUNDS], mk[BENCH_MAX_ROUNDS];
+	double npc[BENCH_MAX_ROUNDS];
+	uint64_t q[BENCH_DEPTH] = { 0 };
+	unsigned long k = 0;
+
+	if (!f || !src || !dst) {
+		fprintf(stderr, "bench: breakdown setup failed\n");
+		exit(1);
+	}
+	bench_port(f);
+	memset(src, 0x5a, 4096);
+	memset(dst, 2, 4096 * BENCH_DEPTH);
+	breakdown_round(f, src, q, &k, cfg.pairs, dir); /* warm-up */
+	for (unsigned int r = 0; r < cfg.rounds; r++) {
+		uint64_t t0 = now_ns(), c0 = rdtsc();
+		double per[DMA_STAGE_COUNT];
+
+		breakdown_round(f, src, q, &k, cfg.pairs, dir);
+		mk[r] = bench_stages_read(per, cfg.pairs, marker);
+		npc[r] = (double)(now_ns() - t0) / (double)(rdtsc() - c0);
+		bench_stages_enable(false);
+		pair[r] = breakdown_round(f, src, q, &k, cfg.pairs, dir);
+		bench_stages_enable(true);
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			st[s][r] = per[s];
+		mc[r] = breakdown_copy(f, false, src, dst, cfg.pairs);
+		pc[r] = breakdown_copy(f, true, src, dst, cfg.pairs);
+	}
+	for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+		b->stage[s] = median(st[s], cfg.rounds);
+	b->pair = median(pair, cfg.rounds);
+	b->markers = median(mk, cfg.rounds);
+	b->memcpy_cyc = median(mc, cfg.rounds);
+	b->port_copy_cyc = median(pc, cfg.rounds);
+	b->ns_per_cycle = median(npc, cfg.rounds);
+	b->ops = cfg.pairs * cfg.rounds;
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		if (q[j])
+			sluice_dma_unmap(&f->dl, q[j], 4096, dir);
+	fx_free(f);
+	free(src);
+	free(dst);
+}
+
+/* One JSON line of the breakdown: @stage's cycles per pair (or a total's). */
+static void breakdown_json(const char *dir, const char *stage, double cyc, double marker,
+			   const struct breakdown *b)
+{
+	struct figure fig = { .ns = cyc * b->ns_per_cycle, .cycles = cyc, .valid = true };
+	struct bench_json extra;
+
+	fig.ns_min = fig.ns_max = fig.ns;
+	fig.ops = b->ops;
+	bench_json_init(&extra);
+	bench_json_str(&extra, "direction", dir);
+	bench_json_str(&extra, "stage", stage);
+	bench_json_num(&extra, "marker_cycles", marker, 1);
+	bench_json_num(&extra, "markers_per_op", b->markers, 1);
+	json_figure("breakdown", "sluice", 4096, 1, 0, true, &fig, &extra);
+	bench_json_free(&extra);
+}
+
+static void breakdown_row(const char *name, const struct breakdown b[2], const double cyc[2])
+{
+	printf("%-28s |", name);
+	for (unsigned int d = 0; d < 2; d++)
+		printf(" %8.1f %7.1f %5.1f%% |", cyc[d], cyc[d] * b[d].ns_per_cycle,
+		       100 * cyc[d] / b[d].pair);
+	printf("\n");
+}
+
+/*
+ * -K: each stage of one 4 KiB map+unmap with copy (sluice, 1 thread, occupancy
+ * 0, BENCH_DEPTH in flight), to-device and bidirectional (which copies back),
+ * from the markers of dma/stage.h; then the pair and a plain copy of the same
+ * footprint, in the same rounds.
+ */
+static int run_breakdown(void)
+{
+	static const char *const dirs[2] = { "to_device", "bidirectional" };
+	struct breakdown b[2];
+	double marker, whole, cyc[2];
+
+	if (!bench_stages_built()) {
+		fprintf(stderr, "bench_alloc: -K needs the stage markers: run "
+				"build/bench/bench_alloc_stages -K (make bench-breakdown)\n");
+		return 2;
+	}
+	marker = bench_stages_marker_cycles(&whole);
+	breakdown_run(SLUICE_DMA_TO_DEVICE, marker, &b[0]);
+	breakdown_run(SLUICE_DMA_BIDIRECTIONAL, marker, &b[1]);
+	printf("\ncost breakdown: one 4 KiB map+unmap with copy, sluice, 1 thread, depth %d, "
+	       "occupancy 0, copy %s, %s per-CPU caches; median of %u rounds of %lu pairs; "
+	       "cycles per pair, each stage less its markers' own cost (%.1f cycles a "
+	       "marker, measured back to back (%.1f with its bookkeeping); %.1f markers a "
+	       "pair); the pair timed whole in rounds of its own, markers off\n",
+	       BENCH_DEPTH, cfg.copy_name, cfg.locked ? "locked" : "exclusive", cfg.rounds,
+	       cfg.pairs, marker, whole, b[0].markers);
+	printf("%-28s | %8s %7s %6s | %8s %7s %6s |\n", "stage", dirs[0], "ns", "share", dirs[1],
+	       "ns", "share");
+	for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++) {
+		cyc[0] = b[0].stage[s];
+		cyc[1] = b[1].stage[s];
+		breakdown_row(bench_stage_names[s], b, cyc);
+		for (unsigned int d = 0; d < 2; d++)
+			breakdown_json(dirs[d], bench_stage_names[s], cyc[d], marker, &b[d]);
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = 0;
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			cyc[d] += b[d].stage[s];
+	}
+	breakdown_row("sum of the stages", b, cyc);
+	cyc[0] = b[0].pair;
+	cyc[1] = b[1].pair;
+	breakdown_row("pair, timed whole", b, cyc);
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = b[d].pair;
+		for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+			cyc[d] -= b[d].stage[s];
+		breakdown_json(dirs[d], "unattributed", cyc[d], marker, &b[d]);
+	}
+	breakdown_row("whole less the stages", b, cyc);
+	for (unsigned int d = 0; d < 2; d++) {
+		cyc[d] = b[d].pair - b[d].stage[DMA_STAGE_COPY] - b[d].stage[DMA_STAGE_COPY_BACK];
+		breakdown_json(dirs[d], "pair", b[d].pair, marker, &b[d]);
+		breakdown_json(dirs[d], "not_copy", cyc[d], marker, &b[d]);
+		breakdown_json(dirs[d], "memcpy", b[d].memcpy_cyc, marker, &b[d]);
+		breakdown_json(dirs[d], "port_copy", b[d].port_copy_cyc, marker, &b[d]);
+	}
+	breakdown_row("pair less its copies", b, cyc);
+	cyc[0] = b[0].memcpy_cyc;
+	cyc[1] = b[1].memcpy_cyc;
+	breakdown_row("4 KiB memcpy alone", b, cyc);
+	cyc[0] = b[0].port_copy_cyc;
+	cyc[1] = b[1].port_copy_cyc;
+	breakdown_row("4 KiB port copy alone", b, cyc);
+	printf("(share: of the pair timed whole; bidirectional copies twice: to the slot "
+	       "and back; a stage of a few cycles is within the markers' noise, which can "
+	       "make it read below 0; 'whole less the stages' is what the markers moved "
+	       "or the loop costs)\n");
+	return 0;
+}
+
 /* The command line into cfg. Returns -1 to go on, or the exit status. */
 static int parse_args(int argc, char **argv, const char **json_path)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXC:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXKC:W:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			cfg.pairs = strtoul(optarg, NULL, 0);
@@ -1025,8 +1253,17 @@ static int parse_args(int argc, char **argv, const char **json_path)
 		case 'X':
 			cfg.locked = true;
 			break;
+		case 'K':
+			cfg.breakdown = true;
+			break;
 		case 'C':
 			cfg.copy_req = optarg;
+			break;
+		case 'W':
+			if (!bench_json_set_widest(optarg)) {
+				usage(argv[0]);
+				return 2;
+			}
 			break;
 		case 'o':
 			*json_path = optarg;
@@ -1071,7 +1308,7 @@ static void run_bounce_cell(unsigned int si, unsigned int oi, unsigned int ti, u
 {
 	unsigned int thr = cfg.threads[ti];
 	struct figure out[SLUICE_DMA_POLICY_COUNT] = { 0 }, m = { 0 };
-	char extra[160];
+	struct bench_json extra;
 
 	run_group(bench_sizes[si], bench_occ[oi], thr, cp, out, cp ? &m : NULL, policy_wanted);
 	if (cp) {
@@ -1085,15 +1322,14 @@ static void run_bounce_cell(unsigned int si, unsigned int oi, unsigned int ti, u
 		*f = out[p];
 		if (!f->valid)
 			continue;
-		snprintf(extra, sizeof(extra),
-			 ",\"ratio_vs_linux\":%.3f,\"ratio_vs_linux_paired\":%.3f%s",
-			 out[0].valid ? out[0].ns / f->ns : 0.0, f->paired,
-			 cp ? ",\"memcpy_ns\":" : "");
+		bench_json_init(&extra);
+		bench_json_num(&extra, "ratio_vs_linux", out[0].valid ? out[0].ns / f->ns : 0.0, 3);
+		bench_json_num(&extra, "ratio_vs_linux_paired", f->paired, 3);
 		if (cp)
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%.1f",
-				 m.ns);
+			bench_json_num(&extra, "memcpy_ns", m.ns, 1);
 		json_figure("bounce", sluice_dma_bounce_policy_name(fx_policies[p]),
-			    bench_sizes[si], thr, bench_occ[oi], cp, f, extra);
+			    bench_sizes[si], thr, bench_occ[oi], cp, f, &extra);
+		bench_json_free(&extra);
 	}
 }
 
@@ -1134,7 +1370,7 @@ static void run_copy_cells(void)
 /* The receive path under each scrub mode. */
 static void run_scrub_cells(void)
 {
-	char extra[160];
+	struct bench_json extra;
 
 	for (unsigned int si = 0; si < NSIZES; si++) {
 		if (!size_wanted(bench_sizes[si]))
@@ -1144,11 +1380,12 @@ static void run_scrub_cells(void)
 						       SLUICE_DMA_SCRUB_COPY;
 
 			scrub_fig[si][z] = scrub_cell(bench_sizes[si], sc);
-			snprintf(extra, sizeof(extra),
-				 ",\"direction\":\"from_device\",\"scrub\":\"%s\"",
-				 z ? "zero" : "copy");
+			bench_json_init(&extra);
+			bench_json_str(&extra, "direction", "from_device");
+			bench_json_str(&extra, "scrub", z ? "zero" : "copy");
 			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true,
-				    &scrub_fig[si][z], extra);
+				    &scrub_fig[si][z], &extra);
+			bench_json_free(&extra);
 		}
 	}
 }
@@ -1156,7 +1393,7 @@ static void run_scrub_cells(void)
 /* The arena's free+alloc pair, and a plain scrub of the same blocks. */
 static void run_arena_cells(void)
 {
-	char extra[160];
+	struct bench_json extra;
 
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
@@ -1170,15 +1407,18 @@ static void run_arena_cells(void)
 				*f = arena_cell(bench_sizes[si], cfg.threads[ti], st, &z,
 						&scrub_cyc);
 				arena_scrub_ns[k][si][ti] = z.ns;
-				snprintf(extra, sizeof(extra),
-					 ",\"scrub\":true,\"strategy\":\"%s\",\"scrub_at\":\"%s\","
-					 "\"scrub_impl\":\"%s\",\"scrub_ns\":%.1f,"
-					 "\"scrub_cycles\":%.1f,\"ns_excl_scrub\":%.1f,"
-					 "\"scrub_cycles_arena\":%.1f",
-					 st->name, st->at, st->nt ? "nt" : cfg.copy_name, z.ns,
-					 z.cycles, f->ns - z.ns, scrub_cyc);
+				bench_json_init(&extra);
+				bench_json_bool(&extra, "scrub", true);
+				bench_json_str(&extra, "strategy", st->name);
+				bench_json_str(&extra, "scrub_at", st->at);
+				bench_json_str(&extra, "scrub_impl", st->nt ? "nt" : cfg.copy_name);
+				bench_json_num(&extra, "scrub_ns", z.ns, 1);
+				bench_json_num(&extra, "scrub_cycles", z.cycles, 1);
+				bench_json_num(&extra, "ns_excl_scrub", f->ns - z.ns, 1);
+				bench_json_num(&extra, "scrub_cycles_arena", scrub_cyc, 1);
 				json_figure("arena", "arena", bench_sizes[si], cfg.threads[ti], 0,
-					    false, f, extra);
+					    false, f, &extra);
+				bench_json_free(&extra);
 			}
 		}
 	}
@@ -1328,6 +1568,12 @@ int main(int argc, char **argv)
 	if (!print_header()) {
 		usage(argv[0]);
 		return 2;
+	}
+	if (cfg.breakdown) {
+		rc = run_breakdown();
+		if (json_path)
+			fclose(cfg.json);
+		return rc;
 	}
 	if (!cfg.no_bounce)
 		run_bounce_cells();

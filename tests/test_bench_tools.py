@@ -628,7 +628,10 @@ def contract_emitters():
                  "bench/net_bench.c", "bench/convert_bench.c", "bench/alloc_smp_bench.c",
                  "tests/bench_alloc.c", "tests/firmware/iommu_app.c"):
         with open(os.path.join(TOP, name)) as f:
-            out[name] = set(re.findall(r'\\"([a-z][a-z0-9_]*)\\":', f.read()))
+            text = f.read()
+        # Keys in format strings, and keys handed to tests/bench_json.h's builders.
+        out[name] = set(re.findall(r'\\"([a-z][a-z0-9_]*)\\":', text)) | set(
+            re.findall(r'bench_json_(?:str|num|ulong|bool)\([^,]+,\s*"([a-z][a-z0-9_]*)"', text))
     return out
 
 

@@ -12,13 +12,15 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
-#   make lib                            build/libsluice-dma.a, the standalone DMA library
+#   make lib [LIB_TARGET=..]            build/libsluice-dma.a, the standalone DMA library
+#                                       (LIB_TARGET=x86_64|i386|aarch64: build/lib/<target>-gcc/)
 #   make check-lib                      its symbol, header and install/pkg-config checks
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
 #                                       and clang, -mgeneral-regs-only; host tests on
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
 #   make portable-size                  text+data of each of those builds
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
+#                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #   make check-function-length          no kernel or library function over 100 lines
 #   make format-check                   every C file against .clang-format (in make test)
@@ -92,7 +94,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,30p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -209,17 +211,76 @@ plot:
 	@scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/
 
 # ---------------------------------------------------------------- DMA library
-LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_LIB_SRCS))
-$(BUILD)/lib/%.c.o: %.c $(DMA_LIB_STAMP)
+# make lib / make install for a target: LIB_TARGET=x86_64 (the default), i386 or
+# aarch64 is the one variable to set (README.md, "The DMA library"; dma/PORTING.md).
+# Optional: LIB_COMPILER=clang (default gcc), CROSS_COMPILE=prefix of the target's gcc
+# and binutils (aarch64 default: aarch64-linux-gnu- unless the host is aarch64),
+# LIB_CC=a compiler command of your own. Per target:
+#   x86_64   -m64 -mno-red-zone (an interrupt may push onto the current stack)
+#   i386     -m32 (no red zone in the i386 ABI)
+#   aarch64  -mno-outline-atomics: gcc 10+ and clang otherwise call libgcc's
+#            __aarch64_ldadd8_relax & co., which a firmware link does not have
+# Each target and compiler builds in its own folder, build/lib/<target>-<compiler>/,
+# and archives with the target's ar; the default build's archive is also
+# build/libsluice-dma.a, as before. Nothing here installs packages: building the
+# library needs only its compiler (scripts/deps.sh lib TARGET COMPILER says which).
+LIB_TARGET ?= x86_64
+LIB_COMPILER ?= gcc
+LIB_TARGETS := x86_64 i386 aarch64
+ifeq ($(filter $(LIB_TARGETS),$(LIB_TARGET)),)
+$(error LIB_TARGET: unknown target '$(LIB_TARGET)' (known: $(LIB_TARGETS)))
+endif
+ifeq ($(filter gcc clang,$(LIB_COMPILER)),)
+$(error LIB_COMPILER: unknown compiler '$(LIB_COMPILER)' (known: gcc clang))
+endif
+LIB_HOST_ARCH := $(shell uname -m)
+ifeq ($(LIB_TARGET)-$(filter aarch64 arm64,$(LIB_HOST_ARCH)),aarch64-)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
+LIB_TRIPLE_x86_64 := x86_64-linux-gnu
+LIB_TRIPLE_i386 := i686-linux-gnu
+LIB_TRIPLE_aarch64 := aarch64-linux-gnu
+LIB_ARCH_FLAGS_x86_64 := -m64 -mno-red-zone
+LIB_ARCH_FLAGS_i386 := -m32
+LIB_ARCH_FLAGS_aarch64 := -mno-outline-atomics
+LIB_CC_gcc := $(CROSS_COMPILE)gcc
+LIB_CC_clang := clang --target=$(LIB_TRIPLE_$(LIB_TARGET))
+LIB_CC ?= $(LIB_CC_$(LIB_COMPILER))
+LIB_AR ?= $(CROSS_COMPILE)ar
+LIB_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector -fpic \
+	$(LIB_ARCH_FLAGS_$(LIB_TARGET)) -I. -I$(DMA_INC)
+LIB_BUILD := $(BUILD)/lib/$(LIB_TARGET)-$(LIB_COMPILER)
+LIB_ARCHIVE := $(LIB_BUILD)/libsluice-dma.a
+LIB_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(DMA_LIB_SRCS))
+# Rebuild a target's objects when its compiler command or flags change (the file
+# changes only then).
+LIB_FLAGS_STAMP := $(LIB_BUILD)/flags
+LIB_FLAGS_LINE = $(LIB_CC) $(LIB_CFLAGS) $(DMA_LIB_CFLAGS)
+$(LIB_FLAGS_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo "  CC [lib] $<"
-	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -I$(DMA_INC) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/libsluice-dma.a: $(LIB_OBJS)
+	@echo '$(LIB_FLAGS_LINE)' | cmp -s - $@ || echo '$(LIB_FLAGS_LINE)' > $@
+# The compiler's packages are checked first, unless LIB_CC names a compiler of your own.
+LIB_DEPS := $(if $(filter command line environment,$(origin LIB_CC)),,lib-deps)
+$(LIB_BUILD)/%.c.o: %.c $(DMA_LIB_STAMP) $(LIB_FLAGS_STAMP) | $(LIB_DEPS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [lib $(LIB_TARGET)] $<"
+	$(Q)$(LIB_CC) $(LIB_CFLAGS) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
+$(LIB_ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(LIB_AR) rcs $@ $^
+ifeq ($(LIB_TARGET)-$(LIB_COMPILER),x86_64-gcc)
+$(BUILD)/libsluice-dma.a: $(LIB_ARCHIVE)
+	$(Q)cp $< $@
 lib: $(BUILD)/libsluice-dma.a
+else
+lib: $(LIB_ARCHIVE)
+endif
+# The packages the library's build needs for LIB_TARGET (a compiler; no QEMU, OVMF or
+# newlib): `make lib-deps` checks them, and installs them when run as root.
+.PHONY: lib-deps
+lib-deps:
+	@scripts/deps.sh lib $(LIB_TARGET) $(LIB_COMPILER)
 
 # make install [PREFIX=/usr/local] [DESTDIR=...] [INCLUDEDIR=...] [LIBDIR=...]:
 # the public headers (dma/include/sluice/*.h; dma/*.h are internal and stay),
@@ -239,7 +300,7 @@ install: lib
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/sluice $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(Q)install -m 644 $(DMA_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sluice/
-	$(Q)install -m 644 $(BUILD)/libsluice-dma.a $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 644 $(LIB_ARCHIVE) $(DESTDIR)$(LIBDIR)/
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
@@ -272,11 +333,16 @@ format-check: deps-test
 	@scripts/format-check.sh
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
 # undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
-# program built from `make install` with pkg-config flags only, and the example
-# port of dma/PORTING.md built the same way (freestanding) and run.
+# program built from `make install` with pkg-config flags only, the example
+# port of dma/PORTING.md built the same way (freestanding) and run, and
+# `make install` for aarch64 and i386 (tests/lib_install/run.sh).
+# make install LIB_TARGET=aarch64 / i386 into a staging root: the archive's architecture,
+# its symbols, the .pc (not run where the target's compiler does not work).
+LIB_INSTALL_CHECKS := "tests/lib_install/run.sh aarch64" "tests/lib_install/run.sh i386" \
+	"tests/lib_install/run.sh aarch64 clang"
 LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh \
-	examples/port/run.sh
+	examples/port/run.sh $(LIB_INSTALL_CHECKS)
 check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 

@@ -284,7 +284,8 @@ lib-deps:
 
 # make install [PREFIX=/usr/local] [DESTDIR=...] [INCLUDEDIR=...] [LIBDIR=...]:
 # the public headers (dma/include/sluice/*.h; dma/*.h are internal and stay),
-# libsluice-dma.a and sluice-dma.pc. The .pc names the final paths (PREFIX,
+# libsluice-dma.a, sluice-dma.pc and the CMake package (sluice-dmaConfig.cmake and
+# sluice-dmaConfigVersion.cmake). The .pc names the final paths (PREFIX,
 # not DESTDIR: DESTDIR is a staging root, as in every GNU-style install).
 # The library's version is that of its API (dma/include/sluice/dma_version.h),
 # not the kernel's VERSION file.
@@ -292,6 +293,19 @@ PREFIX     ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR     ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The CMake package (find_package(sluice-dma)): $(LIBDIR)/cmake/sluice-dma/. Its paths
+# are relative to the config file's own folder when they lie under PREFIX (so a
+# staged or moved install is found through CMAKE_PREFIX_PATH), else absolute.
+CMAKEDIR   ?= $(LIBDIR)/cmake/sluice-dma
+lib_empty :=
+lib_space := $(lib_empty) $(lib_empty)
+CMAKE_PREFIX_EXPR = $(if $(filter $(PREFIX)/%,$(CMAKEDIR)),$${CMAKE_CURRENT_LIST_DIR}/$\
+	$(subst $(lib_space),/,$(foreach w,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(CMAKEDIR))),..)),$\
+	$(PREFIX))
+cmake_path = $(if $(filter $(PREFIX)/%,$(1)),$${_sluice_dma_prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+LIB_SIZEOF_VOID_P_x86_64 := 8
+LIB_SIZEOF_VOID_P_i386 := 4
+LIB_SIZEOF_VOID_P_aarch64 := 8
 DMA_PUBLIC_HEADERS := $(wildcard $(DMA_INC)/sluice/*.h)
 DMA_LIB_VERSION = $(shell awk '/define SLUICE_DMA_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
 	END { print v }' $(DMA_INC)/sluice/dma_version.h)
@@ -307,6 +321,16 @@ install: lib
 		-e 's|@VERSION@|$(DMA_LIB_VERSION)|' \
 		dma/sluice-dma.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
 	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+	$(Q)install -d $(DESTDIR)$(CMAKEDIR)
+	$(Q)sed -e 's|@CMAKE_PREFIX_EXPR@|$(CMAKE_PREFIX_EXPR)|' -e 's|@CMAKE_INCLUDEDIR@|$(call cmake_path,$(INCLUDEDIR))|' \
+		-e 's|@CMAKE_LIBDIR@|$(call cmake_path,$(LIBDIR))|' -e 's|@LIB_TARGET@|$(LIB_TARGET)|' \
+		dma/sluice-dmaConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/sluice-dmaConfig.cmake
+	$(Q)sed -e 's|@VERSION@|$(DMA_LIB_VERSION)|' -e 's|@LIB_TARGET@|$(LIB_TARGET)|' \
+		-e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(DMA_LIB_VERSION)))|' \
+		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(DMA_LIB_VERSION)))|' \
+		-e 's|@SIZEOF_VOID_P@|$(LIB_SIZEOF_VOID_P_$(LIB_TARGET))|' \
+		dma/sluice-dmaConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/sluice-dmaConfigVersion.cmake
+	$(Q)chmod 644 $(DESTDIR)$(CMAKEDIR)/sluice-dma*.cmake
 
 # The instruction audit: no port I/O, CPUID, MSR, HLT, WBINVD, VMCALL, TDCALL, ...
 # outside the native paravirtual I/O backend, the TDCALL door and the entry stubs.
@@ -333,7 +357,8 @@ format-check: deps-test
 	@scripts/format-check.sh
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
 # undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
-# program built from `make install` with pkg-config flags only, the example
+# program built from `make install` with pkg-config flags only, the same through
+# find_package(sluice-dma) and from vendored sources (run-cmake.sh), the example
 # port of dma/PORTING.md built the same way (freestanding) and run, and
 # `make install` for aarch64 and i386 (tests/lib_install/run.sh).
 # make install LIB_TARGET=aarch64 / i386 into a staging root: the archive's architecture,
@@ -342,7 +367,7 @@ LIB_INSTALL_CHECKS := "tests/lib_install/run.sh aarch64" "tests/lib_install/run.
 	"tests/lib_install/run.sh aarch64 clang"
 LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh \
-	examples/port/run.sh $(LIB_INSTALL_CHECKS)
+	tests/consumer/run-cmake.sh examples/port/run.sh $(LIB_INSTALL_CHECKS)
 check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 

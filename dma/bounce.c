@@ -246,6 +246,9 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_BUSY,
 				      "layer %p is live (pools or mappings): destroy it first",
 				      (void *)dl);
+	/* Storage that held a destroyed (not live) layer: its own lock goes first. */
+	if (dl->live_key == dma_layer_key(dl) && dma_layer_ready(dl) && dl->grow_lock_live)
+		dma_lock_destroy(dl, &dl->grow_lock);
 	memset(dl, 0, sizeof(*dl));
 	/* A copy: the caller's table need not outlive the call (dma_port.h). */
 	dl->ops = *ops;
@@ -257,6 +260,7 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	__atomic_store_n(&dl->nomem_events, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dl->copy_cycles, 0, __ATOMIC_RELAXED);
 	dma_lock_init(dl, &dl->grow_lock);
+	dl->grow_lock_live = true;
 	dl->live_key = dma_layer_key(dl);
 	return 0;
 }
@@ -340,6 +344,19 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 }
 
 /* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
+/*
+ * A destroy released the layer's own lock (lock_destroy): the next call that
+ * needs it, a pool add or another destroy, initialises it again. Those calls
+ * never race the destroy (the layer is quiescent then, PORTING.md).
+ */
+static void dma_grow_lock_ready(struct sluice_dma_layer *dl)
+{
+	if (!dl->grow_lock_live) {
+		dma_lock_init(dl, &dl->grow_lock);
+		dl->grow_lock_live = true;
+	}
+}
+
 static bool dma_ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
 {
 	return a < b + blen && b < a + alen;
@@ -495,6 +512,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 
 	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
+	dma_grow_lock_ready(dl);
 	err = dma_pool_args_check(dl, policy, pops, mem, bytes, meta, meta_len, &g);
 	if (err)
 		return err;
@@ -644,6 +662,20 @@ static void dma_destroy_count_live(const struct sluice_dma_layer *dl,
 	}
 }
 
+/*
+ * After a destroy released @pools: the port's lock_destroy for every lock they
+ * and the layer initialised, with no library lock held (dma_port.h). The layer's
+ * own lock is initialised again by the next pool add or layer init.
+ */
+static void dma_destroy_locks(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *pools)
+{
+	for (struct sluice_dma_bounce_pool *p = pools; p;
+	     p = atomic_load_explicit(&p->next, memory_order_relaxed))
+		p->pops->fini(p);
+	dma_lock_destroy(dl, &dl->grow_lock);
+	dl->grow_lock_live = false;
+}
+
 int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 {
 	return sluice_dma_layer_destroy_report(dl, NULL);
@@ -653,13 +685,14 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				    struct sluice_dma_destroy_report *report)
 {
 	struct sluice_dma_destroy_report local, *rep = report ? report : &local;
-	struct sluice_dma_bounce_pool *p;
+	struct sluice_dma_bounce_pool *p, *released;
 	unsigned long used = 0;
 	int ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
+	dma_grow_lock_ready(dl);
 	dma_lock(dl, &dl->grow_lock);
 	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
 	for (struct sluice_dma_bounce_pool *q = p; q;
@@ -684,6 +717,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 		return SLUICE_DMA_ERR_BUSY;
 	}
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
+	released = p;
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
 		int err = dl->ops.set_private(dl->ops.ctx, p->vaddr, p->bytes);
@@ -711,6 +745,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 		dl->retired_leaked_bytes += p->leaked_bytes;
 	}
 	dma_unlock(dl, &dl->grow_lock);
+	dma_destroy_locks(dl, released);
 	return ret;
 }
 

@@ -733,6 +733,7 @@ static void test_layer_args(void **state)
 	/* Single-threaded platforms may leave out locks and cpu_id altogether. */
 	ops.lock = NULL;
 	ops.lock_init = NULL;
+	ops.lock_destroy = NULL;
 	ops.cpu_id = NULL;
 	ops.cycles = NULL;
 	ops.log = NULL;

@@ -510,7 +510,9 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
  * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @arena; SLUICE_DMA_ERR_BUSY
  * if blocks are still live (nothing is released);
  * SLUICE_DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
- * private memory).
+ * private memory). After 0 or SLUICE_DMA_ERR_IO the arena's locks went to the port's
+ * lock_destroy and the arena is uninitialised (API 0.7): its statistics read zero
+ * and every other call refuses it, until sluice_dma_arena_init() again.
  */
 int sluice_dma_arena_destroy(struct sluice_dma_arena *arena);
 

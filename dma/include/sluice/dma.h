@@ -326,6 +326,7 @@ struct sluice_dma_bounce_pool;
  *	pointers and are only ever appended.
  * @inplace: optional in-place region checker (the arena).
  * @grow_lock: serialises pool additions (mappers never take it).
+ * @grow_lock_live: @grow_lock is initialised (a destroy released it, API 0.7).
  * @inplace_maps: mappings served in place.
  * @nomem_events: mappings that failed because every pool was full.
  * @profile: time every bounce copy and scrub with the ops' cycles counter
@@ -355,6 +356,7 @@ struct sluice_dma_layer {
 	struct sluice_dma_bounce_pool *pools;
 	const struct sluice_dma_inplace_region *inplace;
 	struct sluice_dma_port_lock grow_lock;
+	bool grow_lock_live;
 	unsigned long inplace_maps;
 	unsigned long nomem_events;
 	bool profile;

@@ -360,14 +360,16 @@ format-check: deps-test
 # program built from `make install` with pkg-config flags only, the same through
 # find_package(sluice-dma) and from vendored sources (run-cmake.sh), the example
 # port of dma/PORTING.md built the same way (freestanding) and run, and
-# `make install` for aarch64 and i386 (tests/lib_install/run.sh).
+# `make install` for aarch64 and i386 (tests/lib_install/run.sh), and one struct
+# layout per pointer width under LP64, LLP64 and -fshort-enums (tests/abi/run.sh).
 # make install LIB_TARGET=aarch64 / i386 into a staging root: the archive's architecture,
 # its symbols, the .pc (not run where the target's compiler does not work).
 LIB_INSTALL_CHECKS := "tests/lib_install/run.sh aarch64" "tests/lib_install/run.sh i386" \
 	"tests/lib_install/run.sh aarch64 clang"
 LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh \
-	tests/consumer/run-cmake.sh examples/port/run.sh $(LIB_INSTALL_CHECKS)
+	tests/consumer/run-cmake.sh examples/port/run.sh $(LIB_INSTALL_CHECKS) \
+	"scripts/probe.sh run clang -- tests/abi/run.sh"
 check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 

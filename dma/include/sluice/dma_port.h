@@ -174,7 +174,7 @@ struct sluice_dma_port_ops {
 	void (*cache_maint)(void *ctx, void *vaddr, size_t len, enum sluice_dma_cache_op op);
 	void (*copy)(void *ctx, void *dst, const void *src, size_t len);
 	void (*zero)(void *ctx, void *dst, size_t len);
-	unsigned int flags;
+	uint32_t flags;
 	void (*lock_destroy)(void *ctx, void *lock);
 };
 

@@ -710,7 +710,8 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				     "layer destroy: %lu mappings, %lu coherent allocations (%llu "
 				     "bytes, %lu slots), %lu in-place mappings, %lu region "
 				     "allocations still live",
-				     (unsigned long)rep->live_mappings, (unsigned long)rep->live_coherent,
+				     (unsigned long)rep->live_mappings,
+				     (unsigned long)rep->live_coherent,
 				     (unsigned long long)rep->live_bytes, used,
 				     (unsigned long)rep->live_inplace,
 				     (unsigned long)rep->live_region_coherent);

@@ -516,6 +516,12 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	err = dma_pool_args_check(dl, policy, pops, mem, bytes, meta, meta_len, &g);
 	if (err)
 		return err;
+	/*
+	 * Only the slots the geometry uses become shared: areas are whole segments,
+	 * so e.g. 768 KiB on 2 CPUs is two areas of 256 KiB, and the last 256 KiB
+	 * stay private and the caller's (never converted, zeroed or handed out).
+	 */
+	bytes = (size_t)g.nslabs << SLUICE_DMA_IO_TLB_SHIFT;
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);

@@ -570,6 +570,27 @@ static void test_lock_save_words(void **state)
 	free(buf);
 }
 
+/*
+ * A pool whose size is not a whole number of areas: 768 KiB on 2 CPUs is two
+ * areas of 256 KiB (areas are whole 128-slot segments). The 256 KiB left over
+ * are never converted: only what the slots use becomes shared, and the same
+ * range goes back at destroy.
+ */
+static void test_pool_remainder_never_converted(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = fx_new(c->policy, 2, 768 * KIB, SLUICE_DMA_SCRUB_ZERO);
+	struct sluice_dma_bounce_stats st;
+
+	assert_non_null(f);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(st.nslabs * 2048, 512 * KIB);
+	assert_int_equal(mock_port_shared_bytes(&f->mp), 512 * KIB);
+	assert_true(mock_port_is_shared(&f->mp, f->mem[0], 512 * KIB));
+	assert_false(mock_port_is_shared(&f->mp, (unsigned char *)f->mem[0] + 512 * KIB, 1));
+	assert_int_equal(fx_free(f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +605,7 @@ int main(void)
 		CASES(test_config_errors_logged),
 		CASES(test_arena_config_errors_logged),
 		CASES(test_lock_save_words),
+		CASES(test_pool_remainder_never_converted),
 	};
 
 	for (int i = 0; i < SLUICE_DMA_POLICY_COUNT; i++)

@@ -24,9 +24,9 @@
 #define ABI_SIZE(type, p64, p32) \
 	_Static_assert(sizeof(struct type) == ABI_BYTES(p64, p32), "sizeof(struct " #type ")")
 
-ABI_SIZE(sluice_dma_layer, 264, 152);
-ABI_SIZE(sluice_dma_arena, 448, 384);
-ABI_SIZE(sluice_dma_port_ops, 136, 68);
+ABI_SIZE(sluice_dma_layer, 272, 160);
+ABI_SIZE(sluice_dma_arena, 512, 384);
+ABI_SIZE(sluice_dma_port_ops, 144, 72);
 ABI_SIZE(sluice_dma_port_lock, 16, 16);
 ABI_SIZE(sluice_dma_tag, 40, 36);
 ABI_SIZE(sluice_dma_destroy_report, 56, 52);

@@ -142,6 +142,13 @@ enum sluice_dma_cache_op {
  *	SLUICE_DMA_ERR_IO), the layer's own lock then too (a pool added later
  *	initialises it again), the arena's locks when sluice_dma_arena_destroy()
  *	returned 0 or SLUICE_DMA_ERR_IO (the arena is then uninitialised).
+ * @fatal: optional (NULL: the library only traps). A programmer error the
+ *	library cannot return as an error (a void function given no layer, a bad
+ *	handle on a strict layer or arena): called with the line also logged,
+ *	"BUG: <what> (<file>:<line>)", before the library traps. The port prints
+ *	it where a human sees it (the firmware's console) and stops the machine
+ *	(CpuDeadLoop(), panic()); if it returns, the library traps with
+ *	__builtin_trap() (x86 ud2, Arm brk). May be called with library locks held.
  *
  * Lifetime, the one rule for every object that takes a table (the layer,
  * sluice_dma_layer_init(); the arena, sluice_dma_arena_init()): the object
@@ -154,7 +161,7 @@ enum sluice_dma_cache_op {
  * rewrite them.
  *
  * Fields after @log were added in API 0.2, @copy, @zero and @flags in 0.4,
- * @lock_destroy in 0.7; a table written for an older release with designated
+ * @lock_destroy and @fatal in 0.7; a table written for an older release with designated
  * initialisers leaves them NULL / 0, which keeps that release's behaviour. API
  * 0.7 changed @lock to return the save word and @unlock to take it back.
  */
@@ -176,6 +183,7 @@ struct sluice_dma_port_ops {
 	void (*zero)(void *ctx, void *dst, size_t len);
 	uint32_t flags;
 	void (*lock_destroy)(void *ctx, void *lock);
+	void (*fatal)(void *ctx, const char *msg);
 };
 
 /*

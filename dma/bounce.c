@@ -193,6 +193,11 @@ _Static_assert(DMA_CACHELINE + sizeof(struct sluice_dma_bounce_pool) + DMA_CACHE
 		       <= SLUICE_DMA_BOUNCE_META_FIXED,
 	       "fixed metadata bound");
 
+size_t sluice_dma_bounce_meta_size_max(size_t bytes, unsigned int ncpus)
+{
+	return SLUICE_DMA_BOUNCE_META_SIZE(bytes, ncpus);
+}
+
 size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
 				   unsigned int ncpus)
 {

@@ -503,6 +503,16 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				    struct sluice_dma_destroy_report *report);
 
 /**
+ * sluice_dma_bounce_meta_size_max() - SLUICE_DMA_BOUNCE_META_SIZE() as a function,
+ *	for bindings that cannot expand C macros (bindgen, other FFI) (API 0.7).
+ * @bytes: pool size in bytes.
+ * @ncpus: the layer's CPU count.
+ * Return: the macro's value: enough metadata for a pool of @bytes under any
+ * policy. (SLUICE_DMA_ARENA_META_SIZE()'s function is sluice_dma_arena_meta_size().)
+ */
+size_t sluice_dma_bounce_meta_size_max(size_t bytes, unsigned int ncpus);
+
+/**
  * sluice_dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
  * @policy: the pool's policy.
  * @bytes: pool size in bytes.

@@ -18,7 +18,7 @@
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
 #                                       and clang, -mgeneral-regs-only; host tests on
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
-#   make portable-size                  text+data of each of those builds
+#   make portable-size                  text+data of each of those builds, into README.md
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
@@ -414,7 +414,7 @@ VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=
 # (test_accel.sh boots a stub QEMU).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
-CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
+CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $(PORT_SIZE_CHECK) \
 	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" tests/accel/test_accel.sh \
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \

@@ -14,13 +14,15 @@
 #                                       stage (bench_alloc -K of the stage build)
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
-#   make lib                            build/libsluice-dma.a, the standalone DMA library
+#   make lib [LIB_TARGET=..]            build/libsluice-dma.a, the standalone DMA library
+#                                       (LIB_TARGET=x86_64|i386|aarch64: build/lib/<target>-gcc/)
 #   make check-lib                      its symbol, header and install/pkg-config checks
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
 #                                       and clang, -mgeneral-regs-only; host tests on
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
-#   make portable-size                  text+data of each of those builds
+#   make portable-size                  text+data of each of those builds, into README.md
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
+#                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #   make check-function-length          no kernel or library function over 100 lines
 #   make format-check                   every C file against .clang-format (in make test)
@@ -94,7 +96,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,30p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -211,21 +213,81 @@ plot:
 	@scripts/plot.py $(BUILD)/bench/results.json $(BUILD)/bench/
 
 # ---------------------------------------------------------------- DMA library
-LIB_OBJS := $(patsubst %,$(BUILD)/lib/%.o,$(DMA_LIB_SRCS))
-$(BUILD)/lib/%.c.o: %.c $(DMA_LIB_STAMP)
+# make lib / make install for a target: LIB_TARGET=x86_64 (the default), i386 or
+# aarch64 is the one variable to set (README.md, "The DMA library"; dma/PORTING.md).
+# Optional: LIB_COMPILER=clang (default gcc), CROSS_COMPILE=prefix of the target's gcc
+# and binutils (aarch64 default: aarch64-linux-gnu- unless the host is aarch64),
+# LIB_CC=a compiler command of your own. Per target:
+#   x86_64   -m64 -mno-red-zone (an interrupt may push onto the current stack)
+#   i386     -m32 (no red zone in the i386 ABI)
+#   aarch64  -mno-outline-atomics: gcc 10+ and clang otherwise call libgcc's
+#            __aarch64_ldadd8_relax & co., which a firmware link does not have
+# Each target and compiler builds in its own folder, build/lib/<target>-<compiler>/,
+# and archives with the target's ar; the default build's archive is also
+# build/libsluice-dma.a, as before. Nothing here installs packages: building the
+# library needs only its compiler (scripts/deps.sh lib TARGET COMPILER says which).
+LIB_TARGET ?= x86_64
+LIB_COMPILER ?= gcc
+LIB_TARGETS := x86_64 i386 aarch64
+ifeq ($(filter $(LIB_TARGETS),$(LIB_TARGET)),)
+$(error LIB_TARGET: unknown target '$(LIB_TARGET)' (known: $(LIB_TARGETS)))
+endif
+ifeq ($(filter gcc clang,$(LIB_COMPILER)),)
+$(error LIB_COMPILER: unknown compiler '$(LIB_COMPILER)' (known: gcc clang))
+endif
+LIB_HOST_ARCH := $(shell uname -m)
+ifeq ($(LIB_TARGET)-$(filter aarch64 arm64,$(LIB_HOST_ARCH)),aarch64-)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
+LIB_TRIPLE_x86_64 := x86_64-linux-gnu
+LIB_TRIPLE_i386 := i686-linux-gnu
+LIB_TRIPLE_aarch64 := aarch64-linux-gnu
+LIB_ARCH_FLAGS_x86_64 := -m64 -mno-red-zone
+LIB_ARCH_FLAGS_i386 := -m32
+LIB_ARCH_FLAGS_aarch64 := -mno-outline-atomics
+LIB_CC_gcc := $(CROSS_COMPILE)gcc
+LIB_CC_clang := clang --target=$(LIB_TRIPLE_$(LIB_TARGET))
+LIB_CC ?= $(LIB_CC_$(LIB_COMPILER))
+LIB_AR ?= $(CROSS_COMPILE)ar
+LIB_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector -fpic \
+	$(LIB_ARCH_FLAGS_$(LIB_TARGET)) -I. -I$(DMA_INC)
+LIB_BUILD := $(BUILD)/lib/$(LIB_TARGET)-$(LIB_COMPILER)
+LIB_ARCHIVE := $(LIB_BUILD)/libsluice-dma.a
+LIB_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(DMA_LIB_SRCS))
+# Rebuild a target's objects when its compiler command or flags change (the file
+# changes only then).
+LIB_FLAGS_STAMP := $(LIB_BUILD)/flags
+LIB_FLAGS_LINE = $(LIB_CC) $(LIB_CFLAGS) $(DMA_LIB_CFLAGS)
+$(LIB_FLAGS_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo "  CC [lib] $<"
-	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -ffreestanding -nostdlib -fno-stack-protector \
-		-mno-red-zone -fpic -I. -I$(DMA_INC) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/libsluice-dma.a: $(LIB_OBJS)
+	@echo '$(LIB_FLAGS_LINE)' | cmp -s - $@ || echo '$(LIB_FLAGS_LINE)' > $@
+# The compiler's packages are checked first, unless LIB_CC names a compiler of your own.
+LIB_DEPS := $(if $(filter command line environment,$(origin LIB_CC)),,lib-deps)
+$(LIB_BUILD)/%.c.o: %.c $(DMA_LIB_STAMP) $(LIB_FLAGS_STAMP) | $(LIB_DEPS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [lib $(LIB_TARGET)] $<"
+	$(Q)$(LIB_CC) $(LIB_CFLAGS) $(DMA_LIB_CFLAGS) -MMD -MP -c $< -o $@
+$(LIB_ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
-	$(Q)$(AR) rcs $@ $^
+	$(Q)$(LIB_AR) rcs $@ $^
+ifeq ($(LIB_TARGET)-$(LIB_COMPILER),x86_64-gcc)
+$(BUILD)/libsluice-dma.a: $(LIB_ARCHIVE)
+	$(Q)cp $< $@
 lib: $(BUILD)/libsluice-dma.a
+else
+lib: $(LIB_ARCHIVE)
+endif
+# The packages the library's build needs for LIB_TARGET (a compiler; no QEMU, OVMF or
+# newlib): `make lib-deps` checks them, and installs them when run as root.
+.PHONY: lib-deps
+lib-deps:
+	@scripts/deps.sh lib $(LIB_TARGET) $(LIB_COMPILER)
 
 # make install [PREFIX=/usr/local] [DESTDIR=...] [INCLUDEDIR=...] [LIBDIR=...]:
 # the public headers (dma/include/sluice/*.h; dma/*.h are internal and stay),
-# libsluice-dma.a and sluice-dma.pc. The .pc names the final paths (PREFIX,
+# libsluice-dma.a, sluice-dma.pc and the CMake package (sluice-dmaConfig.cmake and
+# sluice-dmaConfigVersion.cmake). The .pc names the final paths (PREFIX,
 # not DESTDIR: DESTDIR is a staging root, as in every GNU-style install).
 # The library's version is that of its API (dma/include/sluice/dma_version.h),
 # not the kernel's VERSION file.
@@ -233,6 +295,19 @@ PREFIX     ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR     ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The CMake package (find_package(sluice-dma)): $(LIBDIR)/cmake/sluice-dma/. Its paths
+# are relative to the config file's own folder when they lie under PREFIX (so a
+# staged or moved install is found through CMAKE_PREFIX_PATH), else absolute.
+CMAKEDIR   ?= $(LIBDIR)/cmake/sluice-dma
+lib_empty :=
+lib_space := $(lib_empty) $(lib_empty)
+CMAKE_PREFIX_EXPR = $(if $(filter $(PREFIX)/%,$(CMAKEDIR)),$${CMAKE_CURRENT_LIST_DIR}/$\
+	$(subst $(lib_space),/,$(foreach w,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(CMAKEDIR))),..)),$\
+	$(PREFIX))
+cmake_path = $(if $(filter $(PREFIX)/%,$(1)),$${_sluice_dma_prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+LIB_SIZEOF_VOID_P_x86_64 := 8
+LIB_SIZEOF_VOID_P_i386 := 4
+LIB_SIZEOF_VOID_P_aarch64 := 8
 DMA_PUBLIC_HEADERS := $(wildcard $(DMA_INC)/sluice/*.h)
 DMA_LIB_VERSION = $(shell awk '/define SLUICE_DMA_VERSION_(MAJOR|MINOR|PATCH) / { v = v s $$3; s = "." } \
 	END { print v }' $(DMA_INC)/sluice/dma_version.h)
@@ -241,13 +316,23 @@ install: lib
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/sluice $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(Q)install -m 644 $(DMA_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sluice/
-	$(Q)install -m 644 $(BUILD)/libsluice-dma.a $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 644 $(LIB_ARCHIVE) $(DESTDIR)$(LIBDIR)/
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' \
 		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 		-e 's|@VERSION@|$(DMA_LIB_VERSION)|' \
 		dma/sluice-dma.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
 	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice-dma.pc
+	$(Q)install -d $(DESTDIR)$(CMAKEDIR)
+	$(Q)sed -e 's|@CMAKE_PREFIX_EXPR@|$(CMAKE_PREFIX_EXPR)|' -e 's|@CMAKE_INCLUDEDIR@|$(call cmake_path,$(INCLUDEDIR))|' \
+		-e 's|@CMAKE_LIBDIR@|$(call cmake_path,$(LIBDIR))|' -e 's|@LIB_TARGET@|$(LIB_TARGET)|' \
+		dma/sluice-dmaConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/sluice-dmaConfig.cmake
+	$(Q)sed -e 's|@VERSION@|$(DMA_LIB_VERSION)|' -e 's|@LIB_TARGET@|$(LIB_TARGET)|' \
+		-e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(DMA_LIB_VERSION)))|' \
+		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(DMA_LIB_VERSION)))|' \
+		-e 's|@SIZEOF_VOID_P@|$(LIB_SIZEOF_VOID_P_$(LIB_TARGET))|' \
+		dma/sluice-dmaConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/sluice-dmaConfigVersion.cmake
+	$(Q)chmod 644 $(DESTDIR)$(CMAKEDIR)/sluice-dma*.cmake
 
 # The instruction audit: no port I/O, CPUID, MSR, HLT, WBINVD, VMCALL, TDCALL, ...
 # outside the native paravirtual I/O backend, the TDCALL door and the entry stubs.
@@ -274,11 +359,19 @@ format-check: deps-test
 	@scripts/format-check.sh
 # The library as an embedder gets it: its symbols (all in sluice_dma_*, nothing
 # undefined but mem*), its public headers alone in C11 and C++, an out-of-tree
-# program built from `make install` with pkg-config flags only, and the example
-# port of dma/PORTING.md built the same way (freestanding) and run.
+# program built from `make install` with pkg-config flags only, the same through
+# find_package(sluice-dma) and from vendored sources (run-cmake.sh), the example
+# port of dma/PORTING.md built the same way (freestanding) and run, and
+# `make install` for aarch64 and i386 (tests/lib_install/run.sh), and one struct
+# layout per pointer width under LP64, LLP64 and -fshort-enums (tests/abi/run.sh).
+# make install LIB_TARGET=aarch64 / i386 into a staging root: the archive's architecture,
+# its symbols, the .pc (not run where the target's compiler does not work).
+LIB_INSTALL_CHECKS := "tests/lib_install/run.sh aarch64" "tests/lib_install/run.sh i386" \
+	"tests/lib_install/run.sh aarch64 clang"
 LIB_CHECKS := "scripts/check-lib-symbols.sh $(BUILD)/libsluice-dma.a" \
 	"scripts/check-public-headers.sh $(DMA_INC)" tests/consumer/run.sh \
-	examples/port/run.sh
+	tests/consumer/run-cmake.sh examples/port/run.sh $(LIB_INSTALL_CHECKS) \
+	"scripts/probe.sh run clang -- tests/abi/run.sh"
 check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 
@@ -324,7 +417,7 @@ VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=
 # JOBS at a time. No QEMU boot (test_accel.sh and test_cc_host.sh boot a stub QEMU).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
-CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
+CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $(PORT_SIZE_CHECK) \
 	"$(VALGRIND_BENCH)" "/usr/bin/python3 tests/test_bench_tools.py" \
 	"/usr/bin/python3 tests/test_bench_alloc_json.py $(BUILD)/host/bench_alloc \
 	$(BUILD)/bench/bench_alloc_stages" \

@@ -66,7 +66,7 @@ static void kd_lock_init(void *ctx, void *lock)
 
 /* Waiting is what contention costs, so it is measured: one failed try starts
  * the clock (the uncontended path adds a single atomic exchange). */
-static void kd_lock(void *ctx, void *lock)
+static uint64_t kd_lock(void *ctx, void *lock)
 {
 	struct kernel_dma *kd = ctx;
 	struct kdma_cpu_stats *st = &kd->cpu[smp_cpu_id()];
@@ -90,11 +90,14 @@ static void kd_lock(void *ctx, void *lock)
 	 * any AP runs work, and each AP syncs before it does; arena mappings
 	 * are in place and copy nothing. */
 	mmu_tlb_sync();
+	/* Nothing to save: the kernel's DMA paths never run in an interrupt
+	 * handler, so these spinlocks leave the interrupt flag as it is. */
+	return 0;
 }
 
-static void kd_unlock(void *ctx, void *lock)
+static void kd_unlock(void *ctx, void *lock, uint64_t saved)
 {
-	(void)ctx;
+	(void)ctx, (void)saved;
 	spin_unlock(lock);
 }
 

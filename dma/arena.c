@@ -792,6 +792,7 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 {
 	struct sluice_dma_arena_stats st;
+	int err;
 
 	if (!arena || !arena->nchunks)
 		return SLUICE_DMA_ERR_INVAL;
@@ -800,5 +801,16 @@ int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 	if (st.blocks_live)
 		return SLUICE_DMA_ERR_BUSY;
 	sluice_dma_arena_reclaim(arena, 0);
-	return arena->nleaked ? SLUICE_DMA_ERR_IO : 0;
+	err = arena->nleaked ? SLUICE_DMA_ERR_IO : 0;
+	/*
+	 * Done with the region: the locks go back to the port (lock_destroy) and the
+	 * arena is uninitialised, so no later call can take them (the metadata that
+	 * holds the CPU locks is the caller's again).
+	 */
+	dma_port_lock_destroy(&arena->ops, &arena->lock);
+	for (unsigned int i = 0; i < arena->ncpus; i++)
+		dma_port_lock_destroy(&arena->ops, &arena->cpus[i].lock);
+	arena->nchunks = 0;
+	arena->ncpus = 0;
+	return err;
 }

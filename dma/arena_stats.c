@@ -33,6 +33,11 @@ void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dm
 		ARENA_BUG(arena, "sluice_dma_arena_stats_get: NULL arena %p", (void *)arena);
 	if (!st)
 		ARENA_BUG(arena, "sluice_dma_arena_stats_get: NULL st for arena %p", (void *)arena);
+	/* Uninitialised or destroyed: nothing to count, no lock to take. */
+	if (!arena->nchunks) {
+		__builtin_memset(st, 0, sizeof(*st));
+		return;
+	}
 	for (unsigned int i = 0; i < arena->ncpus; i++) {
 		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 

@@ -193,6 +193,11 @@ _Static_assert(DMA_CACHELINE + sizeof(struct sluice_dma_bounce_pool) + DMA_CACHE
 		       <= SLUICE_DMA_BOUNCE_META_FIXED,
 	       "fixed metadata bound");
 
+size_t sluice_dma_bounce_meta_size_max(size_t bytes, unsigned int ncpus)
+{
+	return SLUICE_DMA_BOUNCE_META_SIZE(bytes, ncpus);
+}
+
 size_t sluice_dma_bounce_meta_size(enum sluice_dma_bounce_policy policy, size_t bytes,
 				   unsigned int ncpus)
 {
@@ -246,6 +251,9 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_BUSY,
 				      "layer %p is live (pools or mappings): destroy it first",
 				      (void *)dl);
+	/* Storage that held a destroyed (not live) layer: its own lock goes first. */
+	if (dl->live_key == dma_layer_key(dl) && dma_layer_ready(dl) && dl->grow_lock_live)
+		dma_lock_destroy(dl, &dl->grow_lock);
 	memset(dl, 0, sizeof(*dl));
 	/* A copy: the caller's table need not outlive the call (dma_port.h). */
 	dl->ops = *ops;
@@ -257,6 +265,7 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	__atomic_store_n(&dl->nomem_events, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dl->copy_cycles, 0, __ATOMIC_RELAXED);
 	dma_lock_init(dl, &dl->grow_lock);
+	dl->grow_lock_live = true;
 	dl->live_key = dma_layer_key(dl);
 	return 0;
 }
@@ -340,6 +349,19 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 }
 
 /* Whether [a, a + alen) and [b, b + blen) share a byte (neither wraps). */
+/*
+ * A destroy released the layer's own lock (lock_destroy): the next call that
+ * needs it, a pool add or another destroy, initialises it again. Those calls
+ * never race the destroy (the layer is quiescent then, PORTING.md).
+ */
+static void dma_grow_lock_ready(struct sluice_dma_layer *dl)
+{
+	if (!dl->grow_lock_live) {
+		dma_lock_init(dl, &dl->grow_lock);
+		dl->grow_lock_live = true;
+	}
+}
+
 static bool dma_ranges_overlap(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
 {
 	return a < b + blen && b < a + alen;
@@ -497,9 +519,16 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 
 	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
+	dma_grow_lock_ready(dl);
 	err = dma_pool_args_check(dl, policy, pops, mem, bytes, meta, meta_len, &g);
 	if (err)
 		return err;
+	/*
+	 * Only the slots the geometry uses become shared: areas are whole segments,
+	 * so e.g. 768 KiB on 2 CPUs is two areas of 256 KiB, and the last 256 KiB
+	 * stay private and the caller's (never converted, zeroed or handed out).
+	 */
+	bytes = (size_t)g.nslabs << SLUICE_DMA_IO_TLB_SHIFT;
 
 	/* The slow part first, with no lock held: mappers never wait for it. */
 	t0 = dma_cycles(dl);
@@ -646,6 +675,20 @@ static void dma_destroy_count_live(const struct sluice_dma_layer *dl,
 	}
 }
 
+/*
+ * After a destroy released @pools: the port's lock_destroy for every lock they
+ * and the layer initialised, with no library lock held (dma_port.h). The layer's
+ * own lock is initialised again by the next pool add or layer init.
+ */
+static void dma_destroy_locks(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *pools)
+{
+	for (struct sluice_dma_bounce_pool *p = pools; p;
+	     p = atomic_load_explicit(&p->next, memory_order_relaxed))
+		p->pops->fini(p);
+	dma_lock_destroy(dl, &dl->grow_lock);
+	dl->grow_lock_live = false;
+}
+
 int sluice_dma_layer_destroy(struct sluice_dma_layer *dl)
 {
 	return sluice_dma_layer_destroy_report(dl, NULL);
@@ -655,13 +698,14 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				    struct sluice_dma_destroy_report *report)
 {
 	struct sluice_dma_destroy_report local, *rep = report ? report : &local;
-	struct sluice_dma_bounce_pool *p;
+	struct sluice_dma_bounce_pool *p, *released;
 	unsigned long used = 0;
 	int ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	if (!dma_layer_ready(dl))
 		return SLUICE_DMA_ERR_INVAL;
+	dma_grow_lock_ready(dl);
 	dma_lock(dl, &dl->grow_lock);
 	p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
 	for (struct sluice_dma_bounce_pool *q = p; q;
@@ -679,13 +723,16 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				     "layer destroy: %lu mappings, %lu coherent allocations (%llu "
 				     "bytes, %lu slots), %lu in-place mappings, %lu region "
 				     "allocations still live",
-				     rep->live_mappings, rep->live_coherent,
-				     (unsigned long long)rep->live_bytes, used, rep->live_inplace,
-				     rep->live_region_coherent);
+				     (unsigned long)rep->live_mappings,
+				     (unsigned long)rep->live_coherent,
+				     (unsigned long long)rep->live_bytes, used,
+				     (unsigned long)rep->live_inplace,
+				     (unsigned long)rep->live_region_coherent);
 		dma_unlock(dl, &dl->grow_lock);
 		return SLUICE_DMA_ERR_BUSY;
 	}
 	__atomic_store_n(&dl->pools, NULL, __ATOMIC_RELEASE);
+	released = p;
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
 		uint64_t t0 = dma_cycles(dl);
 		int err = dl->ops.set_private(dl->ops.ctx, p->vaddr, p->bytes);
@@ -713,6 +760,7 @@ int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 		dl->retired_leaked_bytes += p->leaked_bytes;
 	}
 	dma_unlock(dl, &dl->grow_lock);
+	dma_destroy_locks(dl, released);
 	return ret;
 }
 

@@ -138,6 +138,8 @@ struct sluice_dma_bounce_pool;
  * @name: short name.
  * @meta_size: bytes of policy metadata for the geometry.
  * @init: set up the policy metadata at @meta: every slot free.
+ * @fini: the pool is released (layer destroy): lock_destroy every lock @init
+ *	initialised (port.h); nothing else, the metadata goes back to the caller.
  * @alloc: find and take @req->nslots slots, searching from @cpu's area;
  *	add candidate checks to *@steps. Return the first slot or -1.
  * @free: give back @nslots slots from @head (freed on @cpu).
@@ -159,6 +161,7 @@ struct dma_bounce_policy_ops {
 	const char *name;
 	size_t (*meta_size)(unsigned long nslabs, unsigned int nareas, unsigned int ncpus);
 	void (*init)(struct sluice_dma_bounce_pool *p, void *meta);
+	void (*fini)(struct sluice_dma_bounce_pool *p);
 	long (*alloc)(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *req,
 		      unsigned int cpu, unsigned long *steps);
 	void (*free)(struct sluice_dma_bounce_pool *p, unsigned long head, unsigned long nslots,
@@ -227,8 +230,8 @@ struct sluice_dma_bounce_pool {
  * per-slot state of at most 8 bytes and a bit, and a policy header of at most
  * a cache line. Each policy file checks its structures against these.
  */
-#define DMA_META_AREA_MAX 192u
-#define DMA_META_SLUICE_CPU_MAX 576u
+#define DMA_META_AREA_MAX 128u
+#define DMA_META_SLUICE_CPU_MAX 640u
 _Static_assert(DMA_CACHELINE + 2 * DMA_META_AREA_MAX + DMA_META_SLUICE_CPU_MAX <=
 		       SLUICE_DMA_BOUNCE_META_PER_CPU,
 	       "per-CPU metadata bound");
@@ -385,6 +388,12 @@ static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong 
 static inline void dma_lock_init(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
 	dma_port_lock_init(&dl->ops, l);
+}
+
+static inline void dma_lock_destroy(const struct sluice_dma_layer *dl,
+				    struct sluice_dma_port_lock *l)
+{
+	dma_port_lock_destroy(&dl->ops, l);
 }
 
 static inline void dma_lock(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)

@@ -49,6 +49,14 @@ static inline void dma_bounce_areas_init(struct sluice_dma_bounce_pool *p,
 	}
 }
 
+/* The pool is released: its areas' locks go back to the port (lock_destroy). */
+static inline void dma_bounce_areas_fini(struct sluice_dma_bounce_pool *p,
+					 struct dma_bounce_area *areas)
+{
+	for (unsigned int i = 0; i < p->nareas; i++)
+		dma_lock_destroy(p->dl, &areas[i].lock);
+}
+
 /* The area that holds slot @s (a run never crosses areas). */
 static inline struct dma_bounce_area *dma_bounce_area_of(const struct sluice_dma_bounce_pool *p,
 							 struct dma_bounce_area *areas,

@@ -46,6 +46,13 @@ static void dma_bitmap_init(struct sluice_dma_bounce_pool *p, void *meta)
 	dma_bounce_areas_init(p, m->areas);
 }
 
+static void dma_bitmap_fini(struct sluice_dma_bounce_pool *p)
+{
+	struct dma_bitmap_meta *m = p->priv;
+
+	dma_bounce_areas_fini(p, m->areas);
+}
+
 /* The run at @s is free; slots shouldn't cross one segment (patch 1). */
 static bool dma_bitmap_fits(const struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			    unsigned long s)
@@ -115,6 +122,7 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops = {
 	.name = "bitmap",
 	.meta_size = dma_bitmap_meta_size,
 	.init = dma_bitmap_init,
+	.fini = dma_bitmap_fini,
 	.alloc = dma_bitmap_alloc,
 	.free = dma_bitmap_free,
 	.flush = NULL,

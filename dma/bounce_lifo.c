@@ -84,6 +84,13 @@ static void dma_lifo_init(struct sluice_dma_bounce_pool *p, void *meta)
 	}
 }
 
+static void dma_lifo_fini(struct sluice_dma_bounce_pool *p)
+{
+	struct dma_lifo_meta *m = p->priv;
+
+	dma_bounce_areas_fini(p, m->areas);
+}
+
 static long dma_lifo_area_find(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			       unsigned int ai, unsigned long *steps)
 {
@@ -176,6 +183,7 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops = {
 	.name = "lifo",
 	.meta_size = dma_lifo_meta_size,
 	.init = dma_lifo_init,
+	.fini = dma_lifo_fini,
 	.alloc = dma_lifo_alloc,
 	.free = dma_lifo_free,
 	.flush = NULL,

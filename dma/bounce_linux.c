@@ -82,6 +82,13 @@ static void dma_linux_init(struct sluice_dma_bounce_pool *p, void *meta)
 		m->list[i] = SLUICE_DMA_IO_TLB_SEGSIZE - dma_seg_offset(i);
 }
 
+static void dma_linux_fini(struct sluice_dma_bounce_pool *p)
+{
+	struct dma_linux_meta *m = p->priv;
+
+	dma_bounce_areas_fini(p, m->areas);
+}
+
 /* The run at @s is free: its counter says that many free slots follow in the segment. */
 static bool dma_linux_fits(const struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 			   unsigned long s)
@@ -175,6 +182,7 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
 	.name = "linux",
 	.meta_size = dma_linux_meta_size,
 	.init = dma_linux_init,
+	.fini = dma_linux_fini,
 	.alloc = dma_linux_alloc,
 	.free = dma_linux_free,
 	.flush = NULL,

@@ -281,6 +281,18 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 		m->big_cap = SLUICE_DMA_IO_TLB_SEGSIZE;
 }
 
+static void dma_sluice_fini(struct sluice_dma_bounce_pool *p)
+{
+	struct dma_sluice_meta *m = p->priv;
+
+	for (unsigned int i = 0; i < p->nareas; i++)
+		dma_lock_destroy(p->dl, &m->areas[i].lock);
+	for (unsigned int i = 0; i < m->ncpus; i++) {
+		dma_lock_destroy(p->dl, &m->cpus[i].lock);
+		dma_lock_destroy(p->dl, &m->cpus[i].rlock);
+	}
+}
+
 static int dma_sluice_class(unsigned long head, unsigned long nslots)
 {
 	if (nslots == 1)
@@ -1057,6 +1069,7 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops = {
 	.name = "sluice",
 	.meta_size = dma_sluice_meta_size,
 	.init = dma_sluice_init,
+	.fini = dma_sluice_fini,
 	.alloc = dma_sluice_alloc,
 	.free = dma_sluice_free,
 	.flush = dma_sluice_flush,

@@ -125,6 +125,15 @@ void sluice_dma_priv_vlogf(const struct sluice_dma_port_ops *ops, enum sluice_dm
 	ops->log(ops->ctx, level, line);
 }
 
+static void dma_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dma_vfmt(buf, size, fmt, ap);
+	va_end(ap);
+}
+
 void sluice_dma_priv_logf(const struct sluice_dma_port_ops *ops, enum sluice_dma_log_level level,
 			  const char *fmt, ...)
 {
@@ -146,6 +155,13 @@ void sluice_dma_priv_fail(const struct sluice_dma_port_ops *ops, const char *fil
 	dma_vfmt(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	sluice_dma_priv_logf(ops, SLUICE_DMA_LOG_ERR, "BUG: %s (%s:%d)", msg, file, line);
+	/* The port's own stop, with the message, where it has one (dma_port.h, fatal). */
+	if (ops && ops->fatal) {
+		char bug[256];
+
+		dma_fmt(bug, sizeof(bug), "BUG: %s (%s:%d)", msg, file, line);
+		ops->fatal(ops->ctx, bug);
+	}
 	/* Stop before the bad argument corrupts memory; a port's trap handler reports it. */
 	__builtin_trap();
 }

@@ -40,19 +40,33 @@ static inline void dma_port_lock_init(const struct sluice_dma_port_ops *ops,
 		ops->lock_init(ops->ctx, l);
 }
 
-/* The ops may leave locking out on single-threaded platforms (both or neither). */
+/*
+ * The ops may leave locking out on single-threaded platforms (both or neither).
+ * The save word the port's lock returns (interrupt flags, a TPL, ...) is kept in
+ * the lock's own storage: only the holder writes it, after acquiring, and reads
+ * it back before releasing, so no caller has to carry it and nested holds (always
+ * released in reverse order) each restore what their own lock saved.
+ */
 static inline void dma_port_lock(const struct sluice_dma_port_ops *ops,
 				 struct sluice_dma_port_lock *l)
 {
 	if (ops->lock)
-		ops->lock(ops->ctx, l);
+		l->saved = ops->lock(ops->ctx, l);
 }
 
 static inline void dma_port_unlock(const struct sluice_dma_port_ops *ops,
 				   struct sluice_dma_port_lock *l)
 {
 	if (ops->unlock)
-		ops->unlock(ops->ctx, l);
+		ops->unlock(ops->ctx, l, l->saved);
+}
+
+/* A lock the library will never take again (lock_destroy is optional). */
+static inline void dma_port_lock_destroy(const struct sluice_dma_port_ops *ops,
+					 struct sluice_dma_port_lock *l)
+{
+	if (ops->lock_destroy)
+		ops->lock_destroy(ops->ctx, l);
 }
 
 /* Statistics only: without a cycles op every figure reads 0. */

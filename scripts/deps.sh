@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # deps.sh [build|test|bench|fuzz|portable] - make sure the Debian packages Sluice
-# needs are installed. As root it installs what is missing with apt-get; otherwise
-# it prints the exact command to run and fails. A package of another architecture
-# (name:arch, e.g. libcmocka-dev:arm64) first enables that architecture in dpkg.
+# needs are installed.
+# deps.sh lib [x86_64|i386|aarch64] [gcc|clang] - only what `make lib` / `make install`
+# of the DMA library need for that target and compiler (no QEMU, OVMF, GNU-EFI or
+# newlib: an embedder building the library alone gets none of them).
+# As root it installs what is missing with apt-get; otherwise it prints the exact
+# command to run and fails. A package of another architecture (name:arch, e.g.
+# libcmocka-dev:arm64) first enables that architecture in dpkg.
 set -euo pipefail
 
 what=${1:-build}
@@ -10,17 +14,35 @@ what=${1:-build}
 # package:file-that-proves-it-is-installed (the package may be name:arch; the
 # file is what follows the last colon)
 need=(
-	"gnu-efi:/usr/lib/libgnuefi.a"
+	"gcc:/usr/bin/gcc"
+	"make:/usr/bin/make"
+	"binutils:/usr/bin/objcopy"
+)
+case "$what" in
+lib)
+	lib_target=${2:-x86_64}
+	lib_compiler=${3:-gcc}
+	case "$lib_target-$lib_compiler" in
+	x86_64-gcc | i386-gcc) ;;
+	x86_64-clang | i386-clang) need+=("clang:/usr/bin/clang") ;;
+	aarch64-gcc) need+=("gcc-aarch64-linux-gnu:/usr/bin/aarch64-linux-gnu-gcc") ;;
+	# clang compiles, the cross binutils archive (the host's ar knows no aarch64)
+	aarch64-clang) need+=("clang:/usr/bin/clang"
+		"binutils-aarch64-linux-gnu:/usr/bin/aarch64-linux-gnu-ar") ;;
+	*)
+		echo "deps: lib: unknown target or compiler '$lib_target $lib_compiler'" >&2
+		exit 2
+		;;
+	esac
+	;;
+*) need+=("gnu-efi:/usr/lib/libgnuefi.a"
 	"ovmf:/usr/share/OVMF/OVMF_CODE_4M.fd"
 	"qemu-system-x86:/usr/bin/qemu-system-x86_64"
 	"newlib-source:/usr/src/newlib/newlib-3.3.0.tar.xz"
 	"libcmocka-dev:/usr/include/cmocka.h"
-	"gcc:/usr/bin/gcc"
-	"make:/usr/bin/make"
-	"binutils:/usr/bin/objcopy"
 	"xz-utils:/usr/bin/xz"
-	"python3:/usr/bin/python3"
-)
+	"python3:/usr/bin/python3") ;;
+esac
 case "$what" in
 test|fuzz) need+=("clang:/usr/bin/clang" "libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.asan-x86_64.a") ;;
 esac
@@ -31,6 +53,7 @@ test) need+=("valgrind:/usr/bin/valgrind"
 	"strace:/usr/bin/strace"
 	"g++:/usr/bin/g++"
 	"pkgconf:/usr/bin/pkg-config"
+	"cmake:/usr/bin/cmake"
 	"clang-format:/usr/bin/clang-format") ;;
 bench) need+=("python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib/__init__.py") ;;
 esac

@@ -399,7 +399,7 @@ static struct cell *cell_new(int policy, size_t size, unsigned int occ, unsigned
 	bench_port(c->f);
 	/* The layer keeps its own copy of the ops: drop the locks there. */
 	if (cfg.nolock)
-		c->f->dl.ops.lock = c->f->dl.ops.unlock = NULL;
+		c->f->dl.ops.lock = NULL, c->f->dl.ops.unlock = NULL;
 	/* The workload's mappings first: it keeps the room it holds. */
 	for (unsigned int i = 0; i < threads; i++) {
 		mock_port_set_cpu(i);
@@ -628,7 +628,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 	memset(c, 0, sizeof(*c));
 	mock_port_init(&mp, threads);
 	if (cfg.nolock)
-		mp.ops.lock_init = mp.ops.lock = mp.ops.unlock = NULL;
+		mp.ops.lock_init = NULL, mp.ops.lock = NULL, mp.ops.unlock = NULL;
 	mock_port_set_copy(&mp, cfg.copy_name);
 	if (st->nt)
 		mp.ops.zero = mock_port_zero_nt;

@@ -92,6 +92,9 @@ static int mock_set_shared(void *ctx, void *vaddr, size_t len)
 {
 	int rc;
 
+	/* Called with no library lock held (dma_port.h): the "interrupts" are on. */
+	assert(mock_port_irqs_on());
+
 	pthread_mutex_lock(&mock_conversion_lock);
 	rc = mock_set_shared_locked(ctx, vaddr, len);
 	pthread_mutex_unlock(&mock_conversion_lock);
@@ -128,10 +131,47 @@ static unsigned int mock_cpu_id(void *ctx)
 	return mock_cpu;
 }
 
+/* A lock word lock_destroy released: taking it again is a library bug. */
+#define MOCK_LOCK_DEAD 0xdead
+
 static void mock_lock_init(void *ctx, void *lock)
 {
-	(void)ctx;
+	struct mock_port *mp = ctx;
+
 	atomic_init((atomic_int *)lock, 0);
+	atomic_fetch_add_explicit(&mp->locks_live, 1, memory_order_relaxed);
+}
+
+static void mock_lock_destroy(void *ctx, void *lock)
+{
+	struct mock_port *mp = ctx;
+
+	/* Never while held, never twice. */
+	assert(atomic_load_explicit((atomic_int *)lock, memory_order_relaxed) == 0);
+	atomic_store_explicit((atomic_int *)lock, MOCK_LOCK_DEAD, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&mp->locks_live, 1, memory_order_relaxed);
+}
+
+/*
+ * What a lock's save word stands for here: the caller's "interrupt flag",
+ * per thread. lock saves it and clears it, as an irqsave spinlock does; unlock
+ * restores it from the word the library hands back. Each hold is also pushed
+ * on a per-thread stack with the word it got, so unlock checks that the
+ * library releases in reverse order (dma_port.h, nesting) and hands back the
+ * very word that hold's lock returned.
+ */
+#define MOCK_HELD_MAX 64
+static _Thread_local bool mock_irq_off;
+static _Thread_local unsigned int mock_depth;
+static _Thread_local uint64_t mock_seq;
+static _Thread_local struct {
+	void *lock;
+	uint64_t saved;
+} mock_held[MOCK_HELD_MAX];
+
+bool mock_port_irqs_on(void)
+{
+	return !mock_irq_off && mock_depth == 0;
 }
 
 /* The spin-wait hint and the cycle counter of the architecture the tests run on
@@ -145,24 +185,46 @@ static inline void mock_cpu_relax(void)
 #endif
 }
 
-static void mock_lock(void *ctx, void *lock)
+static uint64_t mock_lock(void *ctx, void *lock)
 {
+	struct mock_port *mp = ctx;
 	atomic_int *word = lock;
 	int expected = 0;
+	uint64_t saved;
+	unsigned int max;
 
-	(void)ctx;
+	assert(atomic_load_explicit(word, memory_order_relaxed) != MOCK_LOCK_DEAD);
+	assert(mock_depth < MOCK_HELD_MAX);
+	for (unsigned int i = 0; i < mock_depth; i++)
+		assert(mock_held[i].lock != lock); /* no recursion */
 	while (!atomic_compare_exchange_weak_explicit(word, &expected, 1, memory_order_acquire,
 						      memory_order_relaxed)) {
 		expected = 0;
 		while (atomic_load_explicit(word, memory_order_relaxed))
 			mock_cpu_relax();
 	}
+	saved = (++mock_seq << 1) | (mock_irq_off ? 0 : 1);
+	mock_irq_off = true;
+	mock_held[mock_depth].lock = lock;
+	mock_held[mock_depth].saved = saved;
+	mock_depth++;
+	max = atomic_load_explicit(&mp->lock_depth_max, memory_order_relaxed);
+	while (mock_depth > max &&
+	       !atomic_compare_exchange_weak_explicit(&mp->lock_depth_max, &max, mock_depth,
+						      memory_order_relaxed, memory_order_relaxed))
+		;
+	return saved;
 }
 
-static void mock_unlock(void *ctx, void *lock)
+static void mock_unlock(void *ctx, void *lock, uint64_t saved)
 {
 	(void)ctx;
+	assert(mock_depth > 0);
+	assert(mock_held[mock_depth - 1].lock == lock);	  /* reverse order */
+	assert(mock_held[mock_depth - 1].saved == saved); /* that hold's word */
+	mock_depth--;
 	atomic_store_explicit((atomic_int *)lock, 0, memory_order_release);
+	mock_irq_off = !(saved & 1);
 }
 
 static uint64_t mock_cycles(void *ctx)
@@ -203,6 +265,7 @@ void mock_port_init(struct mock_port *mp, unsigned int ncpus)
 	mp->ops.lock_init = mock_lock_init;
 	mp->ops.lock = mock_lock;
 	mp->ops.unlock = mock_unlock;
+	mp->ops.lock_destroy = mock_lock_destroy;
 	mp->ops.cycles = mock_cycles;
 	mp->ops.log = mock_log;
 	mock_cpu = 0;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <sluice/dma_port.h>
@@ -31,6 +32,8 @@
  * @fail_to_private_after: same for set_private.
  * @log_lines: number of log lines received.
  * @last_log: the text of the last log line.
+ * @locks_live: lock_init calls minus lock_destroy calls.
+ * @lock_depth_max: most locks one thread held at once.
  */
 struct mock_port {
 	struct sluice_dma_port_ops ops;
@@ -45,6 +48,8 @@ struct mock_port {
 	long fail_to_private_after;
 	unsigned long log_lines;
 	char last_log[256];
+	atomic_long locks_live;
+	atomic_uint lock_depth_max;
 };
 
 /**
@@ -53,6 +58,13 @@ struct mock_port {
  * @ncpus: CPUs the library may see; mock_port_set_cpu() picks the caller's.
  */
 void mock_port_init(struct mock_port *mp, unsigned int ncpus);
+
+/**
+ * mock_port_irqs_on() - whether the calling thread holds no mock lock and its
+ *	"interrupt flag", which each lock saves in its save word and clears and
+ *	each unlock restores from the word handed back, is set again.
+ */
+bool mock_port_irqs_on(void);
 
 /**
  * mock_port_set_cpu() - set the CPU index the calling thread reports.

@@ -195,6 +195,9 @@ static void test_meta_size_macro(void **state)
 			size_t exact = sluice_dma_bounce_meta_size(tc->policy, sizes[i], cpus[j]);
 			size_t bound = SLUICE_DMA_BOUNCE_META_SIZE(sizes[i], cpus[j]);
 
+			/* The function twin (FFI) says the same as the macro. */
+			assert_int_equal(sluice_dma_bounce_meta_size_max(sizes[i], cpus[j]), bound);
+
 			assert_true(exact > 0);
 			if (bound < exact)
 				fail_msg("%s, %zu bytes, %u cpus: bound %zu < %zu",

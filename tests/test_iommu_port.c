@@ -76,11 +76,76 @@ static void test_layer_on_port(void **state)
 	free(meta);
 }
 
+/* A fake gBS TPL: RaiseTPL never lowers it, RestoreTPL goes back to what it is told. */
+static uint64_t fake_tpl = 4; /* TPL_APPLICATION */
+static unsigned int fake_raises;
+
+static uint64_t fake_raise(void *ctx)
+{
+	uint64_t old = fake_tpl;
+
+	(void)ctx;
+	assert_true(fake_tpl <= 16); /* RaiseTPL to a lower TPL is a caller bug */
+	fake_tpl = 16;		     /* TPL_NOTIFY */
+	fake_raises++;
+	return old;
+}
+
+static void fake_restore(void *ctx, uint64_t old)
+{
+	(void)ctx;
+	assert_true(old <= fake_tpl); /* RestoreTPL never raises */
+	fake_tpl = old;
+}
+
+/*
+ * With the TPL hooks the port has lock ops: each library lock raises to
+ * TPL_NOTIFY and returns the TPL it found, each unlock restores that TPL. After
+ * every call the caller's TPL is back, whether it was TPL_APPLICATION or
+ * already TPL_CALLBACK; without the hooks there are no lock ops at all.
+ */
+static void test_tpl_lock(void **state)
+{
+	struct iommu_port p = { .raise_tpl = fake_raise, .restore_tpl = fake_restore };
+	struct sluice_dma_port_ops ops = iommu_port_ops(&p);
+	struct iommu_port bare = { 0 };
+	struct sluice_dma_layer dl;
+	struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
+	size_t ml = sluice_dma_bounce_meta_size(SLUICE_DMA_POLICY_SLUICE, POOL, 1);
+	unsigned char *pool = aligned_alloc(4096, POOL), *meta = malloc(ml);
+	unsigned char buf[3000];
+	uint64_t dev;
+
+	(void)state;
+	assert_null(iommu_port_ops(&bare).lock);
+	assert_null(iommu_port_ops(&bare).unlock);
+	assert_non_null(ops.lock);
+	memset(buf, 0x17, sizeof(buf));
+	assert_int_equal(sluice_dma_layer_init(&dl, &ops, 1, SLUICE_DMA_SCRUB_ZERO), 0);
+	assert_int_equal(
+		sluice_dma_bounce_pool_add(&dl, SLUICE_DMA_POLICY_SLUICE, pool, POOL, meta, ml), 0);
+	for (uint64_t caller = 4; caller <= 8; caller += 4) { /* APPLICATION, CALLBACK */
+		fake_tpl = caller;
+		assert_int_equal(
+			sluice_dma_map(&dl, &tag, buf, sizeof(buf), SLUICE_DMA_TO_DEVICE, &dev), 0);
+		assert_int_equal(fake_tpl, caller);
+		assert_int_equal(sluice_dma_unmap(&dl, dev, sizeof(buf), SLUICE_DMA_TO_DEVICE), 0);
+		assert_int_equal(fake_tpl, caller);
+	}
+	assert_int_equal(sluice_dma_layer_destroy(&dl), 0);
+	assert_int_equal(fake_tpl, 8);
+	assert_true(fake_raises > 0);
+	assert_int_equal(p.lock_holds, fake_raises);
+	free(pool);
+	free(meta);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conversions),
 		cmocka_unit_test(test_layer_on_port),
+		cmocka_unit_test(test_tpl_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

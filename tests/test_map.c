@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/test_bounce_fixture.h"
 
@@ -352,6 +353,50 @@ static void expect_trap(struct fx *f, void (*fn)(struct fx *f, uint64_t arg), ui
 		fail_msg("misuse did not trap (status 0x%x), output: %s", status, out);
 	if (!strstr(out, needle))
 		fail_msg("trap message does not name %s: %s", needle, out);
+}
+
+/* A port's fatal op: says what happened on stderr and stops with status 42. */
+static void fatal_exit(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "FATAL: %s\n", msg);
+	_exit(42);
+}
+
+static void misuse_unmap(struct fx *f, uint64_t a);
+
+/*
+ * With a fatal op the port stops the machine itself, with the message (API 0.7):
+ * a bad handle on a strict layer reaches it with the BUG line naming the address,
+ * and the child ends by the port's exit, not by the trap.
+ */
+static void test_fatal_hook(void **state)
+{
+	struct fx_case *tc = *state;
+	struct fx *f = tc->f;
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	unsigned char *buf = malloc(4096);
+	struct trap_call call = { f, misuse_unmap, 0 };
+	char needle[96], out[4096];
+	uint64_t d;
+	int status;
+
+	assert_int_equal(sluice_dma_layer_set_strict(&f->dl, true), 0);
+	f->dl.ops.fatal = fatal_exit;
+	assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 100, SLUICE_DMA_TO_DEVICE, &d), 0);
+	call.arg = d + 1;
+	status = mock_run_child(trap_call_run, &call, out, sizeof(out));
+	assert_int_not_equal(status, -1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 42)
+		fail_msg("the fatal op did not stop the child (status 0x%x): %s", status, out);
+	snprintf(needle, sizeof(needle), "FATAL: BUG: ");
+	assert_non_null(strstr(out, needle));
+	snprintf(needle, sizeof(needle), "0x%llx", (unsigned long long)(d + 1));
+	assert_non_null(strstr(strstr(out, "FATAL: "), needle));
+	/* Without it, the same misuse still traps (test_misuse_traps). */
+	f->dl.ops.fatal = NULL;
+	sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_TO_DEVICE);
+	free(buf);
 }
 
 static void misuse_unmap(struct fx *f, uint64_t a)
@@ -733,6 +778,7 @@ static void test_layer_args(void **state)
 	/* Single-threaded platforms may leave out locks and cpu_id altogether. */
 	ops.lock = NULL;
 	ops.lock_init = NULL;
+	ops.lock_destroy = NULL;
 	ops.cpu_id = NULL;
 	ops.cycles = NULL;
 	ops.log = NULL;
@@ -830,6 +876,7 @@ int main(void)
 		{ "no_stale_data", test_no_stale_data },
 		{ "bad_args", test_bad_args },
 		{ "misuse_traps", test_misuse_traps },
+		{ "fatal_hook", test_fatal_hook },
 		{ "misuse_refused", test_misuse_refused },
 		{ "inplace", test_inplace },
 		{ "coherent", test_coherent },

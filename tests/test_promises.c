@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -481,6 +482,115 @@ static void test_arena_config_errors_logged(void **state)
 		cmocka_unit_test_prestate_setup_teardown(fn, setup, teardown, &cases[2]), \
 		cmocka_unit_test_prestate_setup_teardown(fn, setup, teardown, &cases[3])
 
+/*
+ * The lock op's save word (API 0.7, dma_port.h): the mock's lock saves the
+ * caller's "interrupt flag" in the word it returns and clears it; its unlock
+ * restores the flag from the word handed back, and checks that the hold it
+ * ends is the innermost one and that the word is the one that hold's lock
+ * returned. After every call on every path the flag must be set again. The
+ * library nests at most two locks on the mapping paths, ncpus + 1 in the
+ * arena's self-check. lock_destroy: every lock lock_init set up goes back to
+ * the port when its object is released, and a pool added after a destroy
+ * initialises the layer's lock again.
+ */
+static void test_lock_save_words(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	unsigned char *buf = calloc(1, 64 * KIB), *blk;
+	uint64_t d[4], cd;
+	void *coh;
+	long arena_locks = 2 + 1; /* the arena's two CPU locks and its own */
+
+	assert_non_null(buf);
+	atomic_store(&f->mp.lock_depth_max, 0);
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		mock_port_set_cpu(cpu);
+		assert_int_equal(
+			sluice_dma_map(&f->dl, &deftag, buf, 2048, SLUICE_DMA_TO_DEVICE, &d[0]), 0);
+		assert_true(mock_port_irqs_on());
+		assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf + 4096, 40 * KIB,
+						SLUICE_DMA_FROM_DEVICE, &d[1]),
+				 0);
+		coh = sluice_dma_alloc_coherent(&f->dl, &deftag, 4096, &cd);
+		assert_non_null(coh);
+		blk = sluice_dma_arena_alloc(&c->arena, 8192);
+		assert_non_null(blk);
+		assert_int_equal(
+			sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_TO_DEVICE, &d[2]), 0);
+		assert_true(mock_port_irqs_on());
+		/* Freed on the other CPU: the remote paths of the per-CPU caches. */
+		mock_port_set_cpu(1 - cpu);
+		assert_int_equal(sluice_dma_unmap(&f->dl, d[2], 4096, SLUICE_DMA_TO_DEVICE), 0);
+		assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+		assert_int_equal(sluice_dma_free_coherent(&f->dl, coh, 4096), 0);
+		assert_int_equal(sluice_dma_unmap(&f->dl, d[1], 40 * KIB, SLUICE_DMA_FROM_DEVICE),
+				 0);
+		assert_int_equal(sluice_dma_unmap(&f->dl, d[0], 2048, SLUICE_DMA_TO_DEVICE), 0);
+		assert_true(mock_port_irqs_on());
+	}
+	mock_port_set_cpu(0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_true(mock_port_irqs_on());
+	assert_true(atomic_load(&f->mp.lock_depth_max) <= 2);
+	assert_int_equal(sluice_dma_arena_check(&c->arena, 0), 0);
+	assert_int_equal(atomic_load(&f->mp.lock_depth_max), 2 + 1);
+	assert_true(mock_port_irqs_on());
+
+	/* Destroy: the pool's locks and the layer's go back; the arena's stay. */
+	sluice_dma_layer_set_inplace(&f->dl, NULL);
+	assert_int_equal(sluice_dma_layer_destroy(&f->dl), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), arena_locks);
+	/* A pool after the destroy takes them again; the next destroy returns them. */
+	assert_int_equal(fx_add_pool(f, 256 * KIB), 0);
+	assert_true(atomic_load(&f->mp.locks_live) > arena_locks);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, 2048, SLUICE_DMA_TO_DEVICE, &d[0]),
+			 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d[0], 2048, SLUICE_DMA_TO_DEVICE), 0);
+	assert_int_equal(sluice_dma_layer_destroy(&f->dl), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), arena_locks);
+	/* A second init of a destroyed layer's storage: one lock, not two. */
+	assert_int_equal(sluice_dma_layer_init(&f->dl, &f->mp.ops, 2, SLUICE_DMA_SCRUB_ZERO), 0);
+	assert_int_equal(sluice_dma_layer_init(&f->dl, &f->mp.ops, 2, SLUICE_DMA_SCRUB_ZERO), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), arena_locks + 1);
+	assert_int_equal(sluice_dma_arena_destroy(&c->arena), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), 1);
+	assert_int_equal(sluice_dma_layer_destroy(&f->dl), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), 0);
+	/* The teardown destroys the arena again: give it one. */
+	assert_int_equal(sluice_dma_arena_init(
+				 &c->arena, &f->mp.ops,
+				 &(struct sluice_dma_arena_config){
+					 .base = c->region,
+					 .len = 2 * CHUNK,
+					 .ncpus = 2,
+					 .meta = c->ameta,
+					 .meta_len = sluice_dma_arena_meta_size(2 * CHUNK, 2) }),
+			 0);
+	free(buf);
+}
+
+/*
+ * A pool whose size is not a whole number of areas: 768 KiB on 2 CPUs is two
+ * areas of 256 KiB (areas are whole 128-slot segments). The 256 KiB left over
+ * are never converted: only what the slots use becomes shared, and the same
+ * range goes back at destroy.
+ */
+static void test_pool_remainder_never_converted(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = fx_new(c->policy, 2, 768 * KIB, SLUICE_DMA_SCRUB_ZERO);
+	struct sluice_dma_bounce_stats st;
+
+	assert_non_null(f);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(st.nslabs * 2048, 512 * KIB);
+	assert_int_equal(mock_port_shared_bytes(&f->mp), 512 * KIB);
+	assert_true(mock_port_is_shared(&f->mp, f->mem[0], 512 * KIB));
+	assert_false(mock_port_is_shared(&f->mp, (unsigned char *)f->mem[0] + 512 * KIB, 1));
+	assert_int_equal(fx_free(f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +604,8 @@ int main(void)
 		CASES(test_reinit_live_layer_refused),
 		CASES(test_config_errors_logged),
 		CASES(test_arena_config_errors_logged),
+		CASES(test_lock_save_words),
+		CASES(test_pool_remainder_never_converted),
 	};
 
 	for (int i = 0; i < SLUICE_DMA_POLICY_COUNT; i++)

@@ -407,11 +407,13 @@ static int tlb_set_shared(void *ctx, void *vaddr, size_t len)
 	return err;
 }
 
-static void tlb_lock(void *ctx, void *lock)
+static uint64_t tlb_lock(void *ctx, void *lock)
 {
-	tlb.inner.lock(ctx, lock);
+	uint64_t saved = tlb.inner.lock(ctx, lock);
+
 	if (tlb.lock_syncs)
 		tlb.cpu_sync[tlb.inner.cpu_id(ctx)] = tlb.gen;
+	return saved;
 }
 
 /* A slot handed out on @cpu: its pool's conversion must not postdate the CPU's sync. */

@@ -150,6 +150,8 @@ int main(void)
 	CHECK(sluice_dma_arena_reclaim(&arena, 0) == 1);
 	CHECK(sluice_dma_arena_destroy(&arena) == 0);
 	CHECK(port_shared_bytes(&port) == 0);
+	/* Every lock released, every saved mask restored, every lock destroyed. */
+	CHECK(port.locks_held == 0 && port.irq_mask == 0 && port.locks_live == 0);
 	printf("port: %lu conversions, %lu cache maintenance calls, all memory private again\n",
 	       port.conversions, port.cache_calls);
 	printf("port: %s\n", failures ? "FAILED" : "ok");

@@ -85,18 +85,48 @@ static void *port_dma_to_virt(void *ctx, uint64_t bus)
 	return port_cpu_addr(bus);
 }
 
-/* One CPU, but locks anyway: a test-and-set spinlock in the library's 8 bytes. */
-static void port_lock(void *ctx, void *lock)
+/*
+ * One CPU, but locks anyway: a test-and-set spinlock in the library's 8 bytes.
+ * The save word is the platform's "interrupt mask" (port_irq_mask), raised while
+ * a lock is held and restored from the word at unlock, as an irqsave spinlock
+ * keeps the interrupt flag: nested holds each put back what they found.
+ */
+static uint64_t port_lock(void *ctx, void *lock)
 {
-	(void)ctx;
+	struct port *p = ctx;
+	uint64_t saved = p->irq_mask;
+
+	p->irq_mask = 1;
 	while (__atomic_test_and_set(lock, __ATOMIC_ACQUIRE))
 		;
+	p->locks_held++;
+	return saved;
 }
 
-static void port_unlock(void *ctx, void *lock)
+static void port_unlock(void *ctx, void *lock, uint64_t saved)
 {
-	(void)ctx;
+	struct port *p = ctx;
+
+	p->locks_held--;
 	__atomic_clear(lock, __ATOMIC_RELEASE);
+	p->irq_mask = saved;
+}
+
+/* Nothing to release for a test-and-set word, but count it: main.c checks. */
+static void port_lock_init(void *ctx, void *lock)
+{
+	struct port *p = ctx;
+
+	(void)lock;
+	p->locks_live++;
+}
+
+static void port_lock_destroy(void *ctx, void *lock)
+{
+	struct port *p = ctx;
+
+	(void)lock;
+	p->locks_live--;
 }
 
 static void port_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
@@ -152,8 +182,10 @@ void port_init(struct port *p)
 		.virt_to_dma = port_virt_to_dma,
 		.dma_to_virt = port_dma_to_virt,
 		.cpu_id = 0, /* one CPU: index 0 */
+		.lock_init = port_lock_init,
 		.lock = port_lock,
 		.unlock = port_unlock,
+		.lock_destroy = port_lock_destroy,
 		.log = port_log,
 		.set_access = port_set_access,
 		.cache_maint = port_cache_maint,

@@ -32,6 +32,11 @@
  *	show where the library would clean and invalidate).
  * @log: the last log line.
  * @log_lines: lines logged.
+ * @irq_mask: the platform's interrupt mask (1: masked), set while a lock is
+ *	held; each lock op returns the mask it found as the save word and each
+ *	unlock restores it.
+ * @locks_held: locks held now.
+ * @locks_live: lock_init calls minus lock_destroy calls.
  */
 struct port {
 	struct sluice_dma_port_ops ops;
@@ -41,6 +46,9 @@ struct port {
 	unsigned long cache_calls;
 	char log[160];
 	unsigned long log_lines;
+	uint64_t irq_mask;
+	unsigned int locks_held;
+	int locks_live;
 };
 
 /* The RAM the port hands out (2 MiB aligned, for the arena). */

@@ -64,6 +64,26 @@ static void print_log(void *ctx, enum sluice_dma_log_level level, const char *ms
 	Print(L"sluice-iommu: %s%a\n", prefix[level <= SLUICE_DMA_LOG_INFO ? level : 2], msg);
 }
 
+/*
+ * The port's lock (iommu_port.h): TPL_NOTIFY, and the TPL it replaced as the save
+ * word. After ExitBootServices there are no events left to keep out, and no boot
+ * services to call.
+ */
+static uint64_t raise_notify(void *ctx)
+{
+	(void)ctx;
+	if (iommu.st.exit_boot)
+		return 0;
+	return (uint64_t)uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
+}
+
+static void restore_tpl(void *ctx, uint64_t old)
+{
+	(void)ctx;
+	if (!iommu.st.exit_boot)
+		uefi_call_wrapper(BS->RestoreTPL, 1, (EFI_TPL)old);
+}
+
 static void print_stats(struct iommu_driver *d)
 {
 	struct sluice_iommu_stats s;
@@ -226,6 +246,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return st;
 	d->image = image;
 	d->port.log = print_log;
+	d->port.raise_tpl = raise_notify;
+	d->port.restore_tpl = restore_tpl;
 	iommu_protocol_init(d);
 	d->control = (struct sluice_iommu_control){
 		.revision = SLUICE_IOMMU_CONTROL_REVISION,

@@ -107,7 +107,7 @@ static void ip_zero(void *ctx, void *dst, size_t len)
 }
 #endif
 
-struct sluice_dma_port_ops iommu_port_ops(struct iommu_port *port)
+static struct sluice_dma_port_ops iommu_port_ops_base(struct iommu_port *port)
 {
 	return (struct sluice_dma_port_ops)
 	{
@@ -120,4 +120,33 @@ struct sluice_dma_port_ops iommu_port_ops(struct iommu_port *port)
 		 * library call, so no call interrupts another. */
 			.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE,
 	};
+}
+
+/* The lock is the TPL (one CPU): the save word is the TPL it replaced. */
+static uint64_t ip_lock(void *ctx, void *lock)
+{
+	struct iommu_port *p = ctx;
+
+	(void)lock;
+	p->lock_holds++;
+	return p->raise_tpl(p->tpl_ctx);
+}
+
+static void ip_unlock(void *ctx, void *lock, uint64_t saved)
+{
+	struct iommu_port *p = ctx;
+
+	(void)lock;
+	p->restore_tpl(p->tpl_ctx, saved);
+}
+
+struct sluice_dma_port_ops iommu_port_ops(struct iommu_port *port)
+{
+	struct sluice_dma_port_ops ops = iommu_port_ops_base(port);
+
+	if (port->raise_tpl && port->restore_tpl) {
+		ops.lock = ip_lock;
+		ops.unlock = ip_unlock;
+	}
+	return ops;
 }

@@ -11,7 +11,11 @@
  * firmware's own conversion code (OvmfPkg/Library/BaseMemEncryptTdxLib,
  * BaseMemEncryptSevLib in tianocore/edk2); nothing else of the port changes.
  * Bus addresses are the identity (OVMF's root bridge uses no translation).
- * No locks: the driver serialises every call at TPL_NOTIFY on the boot CPU.
+ * Locks: UEFI runs the driver on the boot CPU only, so a lock is the TPL. With
+ * @raise_tpl set, the library's lock raises the TPL to TPL_NOTIFY and returns
+ * the TPL it found as its save word; unlock restores that TPL (gBS->RaiseTPL /
+ * RestoreTPL, what EDK2 code does around its own critical sections). The driver
+ * also holds TPL_NOTIFY around each whole protocol call, for its own state.
  *
  * This file is free of UEFI headers so that tests/test_iommu_port.c runs it
  * on the host.
@@ -38,6 +42,11 @@
  * @refused: conversions refused (overlap, unknown range, table full).
  * @log: where library messages go (the driver prints them); may be NULL.
  * @log_ctx: first argument of @log.
+ * @raise_tpl: optional: raise the TPL to TPL_NOTIFY, return the previous TPL
+ *	(with @restore_tpl, the port's lock and unlock ops).
+ * @restore_tpl: go back to TPL @old.
+ * @tpl_ctx: first argument of @raise_tpl and @restore_tpl.
+ * @lock_holds: library locks taken.
  */
 struct iommu_port {
 	struct {
@@ -50,6 +59,10 @@ struct iommu_port {
 	uint64_t refused;
 	void (*log)(void *log_ctx, enum sluice_dma_log_level level, const char *msg);
 	void *log_ctx;
+	uint64_t (*raise_tpl)(void *tpl_ctx);
+	void (*restore_tpl)(void *tpl_ctx, uint64_t old);
+	void *tpl_ctx;
+	uint64_t lock_holds;
 };
 
 /**
@@ -57,7 +70,8 @@ struct iommu_port {
  * @port: zeroed state (its @log may be set).
  * Return: the table (ctx = @port): set_shared, set_private, virt_to_dma,
  * dma_to_virt, cycles (the TSC), log, copy and zero (rep movsb / rep stosb on
- * x86-64), flags SLUICE_DMA_PORT_CPU_EXCLUSIVE (one CPU, no nesting).
+ * x86-64), flags SLUICE_DMA_PORT_CPU_EXCLUSIVE (one CPU, no nesting); lock and
+ * unlock when @port->raise_tpl and @port->restore_tpl are set.
  */
 struct sluice_dma_port_ops iommu_port_ops(struct iommu_port *port);
 

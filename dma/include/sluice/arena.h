@@ -121,11 +121,11 @@ extern "C" {
 struct sluice_dma_arena_config {
 	void *base;
 	size_t len;
-	unsigned int max_shared;
-	unsigned int ncpus;
+	uint32_t max_shared;
+	uint32_t ncpus;
 	void *meta;
 	size_t meta_len;
-	unsigned int flags;
+	uint32_t flags;
 };
 
 /**
@@ -169,12 +169,12 @@ struct sluice_dma_arena_config {
  */
 struct sluice_dma_arena_stats {
 	uint64_t region_bytes;
-	unsigned int nchunks;
-	unsigned int ncpus;
-	unsigned int chunks_cap;
-	unsigned int chunks_shared;
-	unsigned int chunks_hiwater;
-	unsigned int chunks_leaked;
+	uint32_t nchunks;
+	uint32_t ncpus;
+	uint32_t chunks_cap;
+	uint32_t chunks_shared;
+	uint32_t chunks_hiwater;
+	uint32_t chunks_leaked;
 	uint64_t to_shared;
 	uint64_t to_shared_cycles;
 	uint64_t to_shared_failed;
@@ -288,10 +288,10 @@ struct sluice_dma_arena {
 	struct sluice_dma_port_ops ops;
 	uintptr_t base;
 	size_t len;
-	unsigned int nchunks;
-	unsigned int ncpus;
-	unsigned int cap;
-	unsigned int flags;
+	uint32_t nchunks;
+	uint32_t ncpus;
+	uint32_t cap;
+	uint32_t flags;
 	struct sluice_dma_priv_arena_cpu *cpus;
 	struct sluice_dma_priv_arena_chunk *chunks;
 	/* Indices of the chunks in state shared (the only ones searched). */
@@ -302,12 +302,12 @@ struct sluice_dma_arena {
 	 * fields above, which every CPU's fast path reads.
 	 */
 	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
-	unsigned int nactive;
-	unsigned int nshared;
-	unsigned int nconverting;
-	unsigned int hiwater;
-	unsigned int nleaked;
-	unsigned int cursor;
+	uint32_t nactive;
+	uint32_t nshared;
+	uint32_t nconverting;
+	uint32_t hiwater;
+	uint32_t nleaked;
+	uint32_t cursor;
 	struct sluice_dma_priv_arena_counters ctr;
 	uint64_t alloc_failed;
 	uint64_t cap_hits;
@@ -318,7 +318,7 @@ struct sluice_dma_arena {
 	uint64_t merges;
 	uint64_t reclaim_passes;
 	/* Conversions ended (either way): what a caller waiting for one watches. */
-	unsigned int conv_gen;
+	uint32_t conv_gen;
 };
 
 /**
@@ -510,7 +510,9 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
  * Return: 0; SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @arena; SLUICE_DMA_ERR_BUSY
  * if blocks are still live (nothing is released);
  * SLUICE_DMA_ERR_IO if some chunk is leaked (the region must then not be reused as
- * private memory).
+ * private memory). After 0 or SLUICE_DMA_ERR_IO the arena's locks went to the port's
+ * lock_destroy and the arena is uninitialised (API 0.7): its statistics read zero
+ * and every other call refuses it, until sluice_dma_arena_init() again.
  */
 int sluice_dma_arena_destroy(struct sluice_dma_arena *arena);
 

@@ -319,13 +319,14 @@ struct sluice_dma_bounce_pool;
  * @ops: a copy of the porting ops (the table given to sluice_dma_layer_init()
  *	need not outlive the call; see dma_port.h for the one lifetime rule).
  * @ncpus: CPU indices the ops' cpu_id may return.
- * @scrub: stale-data strategy for from-device bounces.
+ * @scrub: stale-data strategy for from-device bounces (an enum sluice_dma_scrub).
  * @max_areas: most areas a bounce pool is split into (0: CPUs rounded up to a
  *	power of two, as Linux since 6.3); see sluice_dma_layer_set_max_areas().
  * @pools: first bounce pool; later pools (growth) follow through their next
  *	pointers and are only ever appended.
  * @inplace: optional in-place region checker (the arena).
  * @grow_lock: serialises pool additions (mappers never take it).
+ * @grow_lock_live: @grow_lock is initialised (a destroy released it, API 0.7).
  * @inplace_maps: mappings served in place.
  * @nomem_events: mappings that failed because every pool was full.
  * @profile: time every bounce copy and scrub with the ops' cycles counter
@@ -339,6 +340,12 @@ struct sluice_dma_bounce_pool;
  * @live_key: set by sluice_dma_layer_init() from the layer's own address, so
  *	that an init of a live layer is told from one of fresh storage (API 0.6).
  *
+ * Fixed-width fields only (API 0.7): the same layout under LP64 (Linux,
+ * x86_64 and aarch64) and LLP64 (EDK2's Windows data model), where unsigned
+ * long differs, and with -fshort-enums, which shrinks enum-typed fields; the
+ * counters are uintptr_t, the width of the pointers beside them, so that an
+ * i386 build updates them without 64-bit atomics. tests/abi/ checks the size.
+ *
  * @pools, @inplace and the counters are shared between CPUs without a
  * lock. They are plain fields that the library reads and writes only through
  * the compiler's __atomic builtins, not C11 _Atomic objects: <stdatomic.h> and
@@ -349,19 +356,20 @@ struct sluice_dma_bounce_pool;
  */
 struct sluice_dma_layer {
 	struct sluice_dma_port_ops ops;
-	unsigned int ncpus;
-	enum sluice_dma_scrub scrub;
-	unsigned int max_areas;
+	uint32_t ncpus;
+	uint32_t scrub;
+	uint32_t max_areas;
 	struct sluice_dma_bounce_pool *pools;
 	const struct sluice_dma_inplace_region *inplace;
 	struct sluice_dma_port_lock grow_lock;
-	unsigned long inplace_maps;
-	unsigned long nomem_events;
+	bool grow_lock_live;
+	uintptr_t inplace_maps;
+	uintptr_t nomem_events;
 	bool profile;
-	unsigned long copy_cycles;
+	uintptr_t copy_cycles;
 	bool strict;
-	unsigned long inplace_live;
-	unsigned long region_coherent_live;
+	uintptr_t inplace_live;
+	uintptr_t region_coherent_live;
 	uint64_t retired_leaked_bytes;
 	uintptr_t live_key;
 };
@@ -455,12 +463,12 @@ uint64_t sluice_dma_layer_copy_cycles(const struct sluice_dma_layer *dl);
  * @leaked_bytes: pool bytes whose conversion back to private failed.
  */
 struct sluice_dma_destroy_report {
-	unsigned long live_mappings;
-	unsigned long live_coherent;
+	uint64_t live_mappings;
+	uint64_t live_coherent;
 	uint64_t live_bytes;
-	unsigned long live_inplace;
-	unsigned long live_region_coherent;
-	unsigned int pools_released;
+	uint64_t live_inplace;
+	uint64_t live_region_coherent;
+	uint32_t pools_released;
 	uint64_t leaked_bytes;
 };
 
@@ -493,6 +501,16 @@ int sluice_dma_layer_destroy(struct sluice_dma_layer *dl);
  */
 int sluice_dma_layer_destroy_report(struct sluice_dma_layer *dl,
 				    struct sluice_dma_destroy_report *report);
+
+/**
+ * sluice_dma_bounce_meta_size_max() - SLUICE_DMA_BOUNCE_META_SIZE() as a function,
+ *	for bindings that cannot expand C macros (bindgen, other FFI) (API 0.7).
+ * @bytes: pool size in bytes.
+ * @ncpus: the layer's CPU count.
+ * Return: the macro's value: enough metadata for a pool of @bytes under any
+ * policy. (SLUICE_DMA_ARENA_META_SIZE()'s function is sluice_dma_arena_meta_size().)
+ */
+size_t sluice_dma_bounce_meta_size_max(size_t bytes, unsigned int ncpus);
 
 /**
  * sluice_dma_bounce_meta_size() - metadata bytes a pool needs besides its slots.
@@ -705,10 +723,10 @@ struct sluice_dma_sg {
  *	that one long list cannot drain a pool that other devices share.
  */
 struct sluice_dma_sg_limits {
-	unsigned int max_segments;
+	uint32_t max_segments;
 	size_t max_segment_size;
 	size_t max_total;
-	unsigned int max_bounce_slots;
+	uint32_t max_bounce_slots;
 };
 
 /**
@@ -872,9 +890,9 @@ struct sluice_dma_mapping_info {
 	size_t len;
 	void *orig;
 	void *vaddr;
-	enum sluice_dma_dir dir;
+	uint32_t dir;
 	bool coherent;
-	unsigned int pool;
+	uint32_t pool;
 	bool in_place;
 };
 

@@ -78,15 +78,26 @@ enum sluice_dma_cache_op {
  * @lock_init: prepare the lock storage @lock (SLUICE_DMA_PORT_LOCK_SIZE bytes,
  *	8-byte aligned, inside a library object). May be NULL when @lock and
  *	@unlock need no initialisation beyond zeroed memory.
- * @lock: acquire the lock at @lock. Must not sleep if called from an I/O path.
+ * @lock: acquire the lock at @lock and return a save word: whatever the caller's
+ *	state was that taking the lock changed and releasing it must put back
+ *	(the interrupt flag, a TPL, a Zephyr k_spinlock_key_t, an Arm DAIF mask),
+ *	or 0 if there is none. The library keeps the word, untouched, and hands it
+ *	to the matching @unlock. Must not sleep if called from an I/O path.
  *	May be NULL on single-threaded platforms (then @unlock must be NULL too).
+ *	Nesting: the library releases locks in the reverse order it took them,
+ *	always, so restoring each save word at @unlock restores the state each
+ *	@lock found. It holds at most two locks at once on every path but the
+ *	arena's self-check (sluice_dma_arena_check(), a quiescent-time call), which
+ *	holds every CPU cache lock of the arena and then the arena's own lock
+ *	(ncpus + 1). It never takes a lock it already holds (no recursion).
  *	It is also where a CPU catches up with conversions made on other CPUs
  *	(a platform whose TLBs may keep a stale translation after set_shared
  *	syncs them here, as the Sluice kernel's mmu_tlb_sync() does): memory
  *	reaches a CPU only through a section under a lock taken on that CPU
  *	after the memory's conversion, the lock-free per-CPU caches of
  *	SLUICE_DMA_PORT_CPU_EXCLUSIVE included (they are filled under a lock).
- * @unlock: release the lock at @lock.
+ * @unlock: release the lock at @lock, then restore the caller's state from
+ *	@saved, the word @lock returned when this hold began.
  * @cycles: a monotonic cycle counter (TSC or equivalent), used for the
  *	statistics only; may be NULL (then cycle figures read zero and
  *	profiling is refused with SLUICE_DMA_ERR_NOSYS).
@@ -124,6 +135,20 @@ enum sluice_dma_cache_op {
  *	and the library hands the memory out right after the call.
  * @flags: SLUICE_DMA_PORT_* promises the port makes (0: none). Read on every
  *	call; change it only while the layer is idle.
+ * @lock_destroy: optional (NULL: locks hold no resources). Release whatever
+ *	@lock_init set up for @lock; the library never takes @lock again. Called
+ *	once per initialised lock, with no library lock held: a pool's locks when
+ *	sluice_dma_layer_destroy() releases the pool (it returned 0 or
+ *	SLUICE_DMA_ERR_IO), the layer's own lock then too (a pool added later
+ *	initialises it again), the arena's locks when sluice_dma_arena_destroy()
+ *	returned 0 or SLUICE_DMA_ERR_IO (the arena is then uninitialised).
+ * @fatal: optional (NULL: the library only traps). A programmer error the
+ *	library cannot return as an error (a void function given no layer, a bad
+ *	handle on a strict layer or arena): called with the line also logged,
+ *	"BUG: <what> (<file>:<line>)", before the library traps. The port prints
+ *	it where a human sees it (the firmware's console) and stops the machine
+ *	(CpuDeadLoop(), panic()); if it returns, the library traps with
+ *	__builtin_trap() (x86 ud2, Arm brk). May be called with library locks held.
  *
  * Lifetime, the one rule for every object that takes a table (the layer,
  * sluice_dma_layer_init(); the arena, sluice_dma_arena_init()): the object
@@ -135,9 +160,10 @@ enum sluice_dma_cache_op {
  * library refuses to place in memory it makes shared, so the host can never
  * rewrite them.
  *
- * Fields after @log were added in API 0.2, @copy, @zero and @flags in 0.4; a
- * table written for an older release with designated initialisers leaves
- * them NULL / 0, which keeps that release's behaviour.
+ * Fields after @log were added in API 0.2, @copy, @zero and @flags in 0.4,
+ * @lock_destroy and @fatal in 0.7; a table written for an older release with designated
+ * initialisers leaves them NULL / 0, which keeps that release's behaviour. API
+ * 0.7 changed @lock to return the save word and @unlock to take it back.
  */
 struct sluice_dma_port_ops {
 	void *ctx;
@@ -147,15 +173,17 @@ struct sluice_dma_port_ops {
 	void *(*dma_to_virt)(void *ctx, uint64_t dma_addr);
 	unsigned int (*cpu_id)(void *ctx);
 	void (*lock_init)(void *ctx, void *lock);
-	void (*lock)(void *ctx, void *lock);
-	void (*unlock)(void *ctx, void *lock);
+	uint64_t (*lock)(void *ctx, void *lock);
+	void (*unlock)(void *ctx, void *lock, uint64_t saved);
 	uint64_t (*cycles)(void *ctx);
 	void (*log)(void *ctx, enum sluice_dma_log_level level, const char *msg);
 	int (*set_access)(void *ctx, uint64_t dma_addr, size_t len, unsigned int access);
 	void (*cache_maint)(void *ctx, void *vaddr, size_t len, enum sluice_dma_cache_op op);
 	void (*copy)(void *ctx, void *dst, const void *src, size_t len);
 	void (*zero)(void *ctx, void *dst, size_t len);
-	unsigned int flags;
+	uint32_t flags;
+	void (*lock_destroy)(void *ctx, void *lock);
+	void (*fatal)(void *ctx, const char *msg);
 };
 
 /*
@@ -192,10 +220,13 @@ struct sluice_dma_port_ops {
 
 /**
  * struct sluice_dma_port_lock - opaque, aligned storage for one platform lock.
- * @word: the storage; the platform interprets it.
+ * @word: the storage; the platform interprets it (the ops get its address).
+ * @saved: the library's: the save word @lock returned to the current holder,
+ *	kept for its @unlock (written and read only while the lock is held).
  */
 struct sluice_dma_port_lock {
 	SLUICE_DMA_ALIGNAS(8) unsigned char word[SLUICE_DMA_PORT_LOCK_SIZE];
+	uint64_t saved;
 };
 
 #ifdef __cplusplus

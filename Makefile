@@ -12,6 +12,8 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
 #                                       stage (bench_alloc -K of the stage build)
+#   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
+#                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
 #   make lib                            build/libsluice-dma.a, the standalone DMA library
@@ -62,7 +64,7 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
 	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
-	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"'
+	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"' $(KERNEL_EXTRA_CFLAGS)
 # Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
@@ -94,7 +96,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,29p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -144,6 +146,17 @@ FORCE:
 image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
 # The firmware images alone (no newlib needed): the IoMmu driver and its test app.
 firmware: $(FIRMWARE_IMAGES)
+
+# make image-stages: a bench-only kernel, build/stages/sluice.efi, with dma/stage.h's
+# markers on (-DSLUICE_DMA_STAGES): its blk lines carry the stage totals per I/O
+# ("cycles_stage_*"). Boot it with scripts/run-qemu.sh --efi build/stages/sluice.efi.
+# The default image never has the markers.
+STAGES_BUILD := $(BUILD)/stages
+.PHONY: image-stages
+image-stages: deps $(NEWLIB)/.built
+	$(Q)mkdir -p $(STAGES_BUILD) && ln -sfn $(abspath $(NEWLIB)) $(STAGES_BUILD)/newlib
+	$(Q)$(MAKE) --no-print-directory BUILD=$(STAGES_BUILD) \
+		KERNEL_EXTRA_CFLAGS=-DSLUICE_DMA_STAGES $(STAGES_BUILD)/sluice.efi
 
 # With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
 # every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU
@@ -333,7 +346,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
-CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
+CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
@@ -364,7 +377,7 @@ test: probes
 	@$(MAKE) --no-print-directory check-build
 	$(call tests_run,all,$(E2E_TESTS))
 
-smoke: image
+smoke: image image-stages
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
 
 # The same QEMU tests with every boot on a simulated confidential platform (a

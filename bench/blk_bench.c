@@ -19,6 +19,7 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/bench_common.h"
+#include "bench/dma_stages.h"
 #include "bench/iotlb.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
@@ -54,6 +55,7 @@ struct bench_state {
 	uint64_t nlat, lat_sum;
 	uint64_t cycles_busy; /* submit + completion handling */
 	uint64_t dma0, dma, copy0, copy;
+	struct dma_stages_window stages;
 	struct sluice_dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
 };
@@ -212,6 +214,7 @@ static void blk_bench_window_open(struct bench_state *st)
 	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs0);
 	mmu_stats_get(&st->ms0);
 	st->blk->trace = bench_trace;
+	dma_stages_start();
 }
 
 static void blk_bench_window_close(struct bench_state *st)
@@ -219,6 +222,7 @@ static void blk_bench_window_close(struct bench_state *st)
 	struct virtio_blk_stats bst;
 
 	st->t_end = rdtsc();
+	dma_stages_stop(&st->stages);
 	st->blk->trace = NULL;
 	virtio_blk_stats_get(st->blk, &bst);
 	st->dma = bst.cycles_dma - st->dma0;
@@ -347,6 +351,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
 		out->io.cycles_dma = (double)dma / st->ios;
 		out->io.cycles_io = (double)wall / st->ios;
+		out->stages = dma_stages_built();
+		dma_stages_per_io(&st->stages, st->ios, out->stage);
 	}
 	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
 			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
@@ -414,6 +420,21 @@ static void blk_bench_print_over_direct(const struct blk_result *r, const struct
 		       over / (base_linux->io.cycles_dma - direct->io.cycles_dma));
 }
 
+/* The stage markers' totals per I/O (bench-only image, `make image-stages`), in
+ * dma/stage.h's order. */
+static void blk_bench_print_stages(const double *st)
+{
+	printf(",\"cycles_stage_args\":%.1f,\"cycles_stage_tag\":%.1f,"
+	       "\"cycles_stage_pool\":%.1f,\"cycles_stage_slot\":%.1f,"
+	       "\"cycles_stage_record\":%.1f,\"cycles_stage_copy\":%.1f,"
+	       "\"cycles_stage_cache\":%.1f,\"cycles_stage_stats\":%.1f,"
+	       "\"cycles_stage_lookup\":%.1f,\"cycles_stage_copy_back\":%.1f,"
+	       "\"cycles_stage_release\":%.1f",
+	       st[DMA_STAGE_ARGS], st[DMA_STAGE_TAG], st[DMA_STAGE_POOL], st[DMA_STAGE_SLOT],
+	       st[DMA_STAGE_RECORD], st[DMA_STAGE_COPY], st[DMA_STAGE_CACHE], st[DMA_STAGE_STATS],
+	       st[DMA_STAGE_LOOKUP], st[DMA_STAGE_COPY_BACK], st[DMA_STAGE_RELEASE]);
+}
+
 void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
 		     unsigned int queues, const struct blk_result *r,
 		     const struct blk_result *direct, const struct blk_result *base_linux)
@@ -435,6 +456,8 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       r->errors, r->seconds);
 	if (cfg->mode == KDMA_BOUNCE && direct)
 		blk_bench_print_over_direct(r, direct, base_linux);
+	if (r->stages)
+		blk_bench_print_stages(r->stage);
 	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }
 

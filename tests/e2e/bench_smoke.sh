@@ -57,6 +57,8 @@ want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", N
 assert configs == want, f"configurations {configs}"
 workloads = {(r["rw"], r["bs"], r["iodepth"]) for r in rows}
 assert len(workloads) == 4, workloads
+# The default image has no stage markers (only make image-stages does).
+assert not [k for r in rows for k in r if k.startswith("cycles_stage_")], "stage keys"
 for r in rows:
     missing = need - r.keys()
     assert not missing, f"missing {missing} in {r}"

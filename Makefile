@@ -384,13 +384,13 @@ smoke: image image-stages
 # test that names its own cc= keeps it): make e2e-cc [CC_PLATFORM=sim-tdx|sim-snp].
 # Not part of `make test` (it doubles the QEMU time per platform).
 CC_PLATFORM ?= sim-tdx
-e2e-cc: image
+e2e-cc: image image-stages
 	@SLUICE_CC=$(CC_PLATFORM) scripts/run-tests.sh e2e $(E2E_TESTS)
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
 		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz \
-		$(BUILD)/firmware $(FIRMWARE_IMAGES)
+		$(BUILD)/firmware $(FIRMWARE_IMAGES) $(BUILD)/stages
 distclean:
 	rm -rf $(BUILD)
 

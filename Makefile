@@ -12,6 +12,8 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
 #                                       stage (bench_alloc -K of the stage build)
+#   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
+#                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
 #                                       driver vs identity, build/bench/firmware.json
 #   make lib [LIB_TARGET=..]            build/libsluice-dma.a, the standalone DMA library
@@ -64,7 +66,7 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
 	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
-	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"'
+	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"' $(KERNEL_EXTRA_CFLAGS)
 # Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
@@ -96,7 +98,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,30p' Makefile
+	@sed -n '3,31p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -146,6 +148,17 @@ FORCE:
 image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
 # The firmware images alone (no newlib needed): the IoMmu driver and its test app.
 firmware: $(FIRMWARE_IMAGES)
+
+# make image-stages: a bench-only kernel, build/stages/sluice.efi, with dma/stage.h's
+# markers on (-DSLUICE_DMA_STAGES): its blk lines carry the stage totals per I/O
+# ("cycles_stage_*"). Boot it with scripts/run-qemu.sh --efi build/stages/sluice.efi.
+# The default image never has the markers.
+STAGES_BUILD := $(BUILD)/stages
+.PHONY: image-stages
+image-stages: deps $(NEWLIB)/.built
+	$(Q)mkdir -p $(STAGES_BUILD) && ln -sfn $(abspath $(NEWLIB)) $(STAGES_BUILD)/newlib
+	$(Q)$(MAKE) --no-print-directory BUILD=$(STAGES_BUILD) \
+		KERNEL_EXTRA_CFLAGS=-DSLUICE_DMA_STAGES $(STAGES_BUILD)/sluice.efi
 
 # With no ARGS, the main job on 2 CPUs: boot report, block and network checks in
 # every DMA configuration, then the short benchmark suite (with the 1- and 2-CPU
@@ -426,7 +439,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
-CHECK_BUILD := image $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
+CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
@@ -457,20 +470,20 @@ test: probes
 	@$(MAKE) --no-print-directory check-build
 	$(call tests_run,all,$(E2E_TESTS))
 
-smoke: image
+smoke: image image-stages
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
 
 # The same QEMU tests with every boot on a simulated confidential platform (a
 # test that names its own cc= keeps it): make e2e-cc [CC_PLATFORM=sim-tdx|sim-snp].
 # Not part of `make test` (it doubles the QEMU time per platform).
 CC_PLATFORM ?= sim-tdx
-e2e-cc: image
+e2e-cc: image image-stages
 	@SLUICE_CC=$(CC_PLATFORM) scripts/run-tests.sh e2e $(E2E_TESTS)
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \
 		$(BUILD)/sluice.so $(BUILD)/sluice.efi $(BUILD)/esp $(BUILD)/test $(BUILD)/fuzz \
-		$(BUILD)/firmware $(FIRMWARE_IMAGES)
+		$(BUILD)/firmware $(FIRMWARE_IMAGES) $(BUILD)/stages
 distclean:
 	rm -rf $(BUILD)
 

@@ -19,6 +19,7 @@
 #include "arch/x86_64/mmu.h"
 #include "arch/x86_64/tsc.h"
 #include "bench/bench_common.h"
+#include "bench/dma_stages.h"
 #include "bench/iotlb.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
@@ -54,6 +55,7 @@ struct bench_state {
 	uint64_t nlat, lat_sum;
 	uint64_t cycles_busy; /* submit + completion handling */
 	uint64_t dma0, dma, copy0, copy;
+	struct dma_stages_window stages;
 	struct sluice_dma_bounce_stats bs0, bs1;
 	struct mmu_stats ms0, ms1;
 };
@@ -212,6 +214,7 @@ static void blk_bench_window_open(struct bench_state *st)
 	sluice_dma_bounce_stats_get(st->dl, -1, &st->bs0);
 	mmu_stats_get(&st->ms0);
 	st->blk->trace = bench_trace;
+	dma_stages_start();
 }
 
 static void blk_bench_window_close(struct bench_state *st)
@@ -219,6 +222,7 @@ static void blk_bench_window_close(struct bench_state *st)
 	struct virtio_blk_stats bst;
 
 	st->t_end = rdtsc();
+	dma_stages_stop(&st->stages);
 	st->blk->trace = NULL;
 	virtio_blk_stats_get(st->blk, &bst);
 	st->dma = bst.cycles_dma - st->dma0;
@@ -347,6 +351,8 @@ static void blk_bench_results(struct bench_state *st, struct blk_result *out)
 			(double)(wall > st->cycles_busy ? wall - st->cycles_busy : 0) / st->ios;
 		out->io.cycles_dma = (double)dma / st->ios;
 		out->io.cycles_io = (double)wall / st->ios;
+		out->stages = dma_stages_built();
+		dma_stages_per_io(&st->stages, st->ios, out->stage);
 	}
 	out->conversions = (st->ms1.to_shared_calls + st->ms1.to_private_calls) -
 			   (st->ms0.to_shared_calls + st->ms0.to_private_calls);
@@ -400,6 +406,35 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	return rc;
 }
 
+/* The DMA cycles a bounce line adds per I/O over direct in the same boot, and,
+ * with bounce/linux in the boot adding any, that figure over linux's: the guest
+ * form of issue 27's target (bounce/sluice's <= 0.5x bounce/linux's). */
+static void blk_bench_print_over_direct(const struct blk_result *r, const struct blk_result *direct,
+					const struct blk_result *base_linux)
+{
+	double over = r->io.cycles_dma - direct->io.cycles_dma;
+
+	printf(",\"dma_over_direct\":%.0f", over);
+	if (base_linux && base_linux->io.cycles_dma - direct->io.cycles_dma > 0)
+		printf(",\"dma_over_direct_vs_linux\":%.3f",
+		       over / (base_linux->io.cycles_dma - direct->io.cycles_dma));
+}
+
+/* The stage markers' totals per I/O (bench-only image, `make image-stages`), in
+ * dma/stage.h's order. */
+static void blk_bench_print_stages(const double *st)
+{
+	printf(",\"cycles_stage_args\":%.1f,\"cycles_stage_tag\":%.1f,"
+	       "\"cycles_stage_pool\":%.1f,\"cycles_stage_slot\":%.1f,"
+	       "\"cycles_stage_record\":%.1f,\"cycles_stage_copy\":%.1f,"
+	       "\"cycles_stage_cache\":%.1f,\"cycles_stage_stats\":%.1f,"
+	       "\"cycles_stage_lookup\":%.1f,\"cycles_stage_copy_back\":%.1f,"
+	       "\"cycles_stage_release\":%.1f",
+	       st[DMA_STAGE_ARGS], st[DMA_STAGE_TAG], st[DMA_STAGE_POOL], st[DMA_STAGE_SLOT],
+	       st[DMA_STAGE_RECORD], st[DMA_STAGE_COPY], st[DMA_STAGE_CACHE], st[DMA_STAGE_STATS],
+	       st[DMA_STAGE_LOOKUP], st[DMA_STAGE_COPY_BACK], st[DMA_STAGE_RELEASE]);
+}
+
 void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
 		     unsigned int queues, const struct blk_result *r,
 		     const struct blk_result *direct, const struct blk_result *base_linux)
@@ -419,6 +454,10 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
 	       r->cycles_driver, r->cycles_device, r->conversions, r->bounced_bytes, r->ios,
 	       r->errors, r->seconds);
+	if (cfg->mode == KDMA_BOUNCE && direct)
+		blk_bench_print_over_direct(r, direct, base_linux);
+	if (r->stages)
+		blk_bench_print_stages(r->stage);
 	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }
 
@@ -442,6 +481,50 @@ static const struct blk_workload short_set[] = {
 
 #define FULL_N (sizeof(full_set) / sizeof(full_set[0]))
 #define SHORT_N (sizeof(short_set) / sizeof(short_set[0]))
+
+/* The runs of one workload in mode direct and in bounce/linux (NULL: none ran). */
+static void blk_bench_baselines(const struct kdma_config *cfgs, int ncfg, const bool *ok,
+				const struct blk_result *results, const struct blk_result **direct,
+				const struct blk_result **base_linux)
+{
+	for (int c = 0; c < ncfg; c++) {
+		if (!ok[c])
+			continue;
+		if (cfgs[c].mode == KDMA_DIRECT)
+			*direct = &results[c];
+		if (cfgs[c].mode == KDMA_BOUNCE && cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
+			*base_linux = &results[c];
+	}
+}
+
+/* One human line per workload: the DMA cycles per I/O each bounce policy adds over
+ * direct in this boot, and that over bounce/linux's (the JSON lines carry the same
+ * figures as "dma_over_direct" and "dma_over_direct_vs_linux"). */
+static void blk_bench_say_over_direct(const struct kdma_config *cfgs, int ncfg, const bool *ok,
+				      const struct blk_result *results,
+				      const struct blk_workload *w, unsigned int queues)
+{
+	const struct blk_result *direct = NULL, *base_linux = NULL;
+	double linux_over = 0;
+
+	blk_bench_baselines(cfgs, ncfg, ok, results, &direct, &base_linux);
+	if (!direct)
+		return;
+	if (base_linux)
+		linux_over = base_linux->io.cycles_dma - direct->io.cycles_dma;
+	printf("bench: blk queues=%u %s bs=%u iodepth=%u: DMA cycles per I/O over direct:", queues,
+	       w->rw, w->bs, w->iodepth);
+	for (int c = 0; c < ncfg; c++) {
+		double over = results[c].io.cycles_dma - direct->io.cycles_dma;
+
+		if (!ok[c] || cfgs[c].mode != KDMA_BOUNCE)
+			continue;
+		printf(" %s %.0f", kernel_dma_config_name(&cfgs[c]), over);
+		if (linux_over > 0)
+			printf(" (%.3fx linux)", over / linux_over);
+	}
+	printf("\n");
+}
 
 /* One pass over every configuration with at most @max_queues request queues;
  * prints the human lines, then the JSON lines with ratios. */
@@ -484,20 +567,15 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 		}
 		virtio_blk_remove(&blk);
 	}
+	for (unsigned int i = 0; i < nw; i++)
+		if (set[i].bs == 4096)
+			blk_bench_say_over_direct(cfgs, ncfg, ok[i], results[i], &set[i], queues);
 	/* JSON lines last: each carries its ratios against direct and bounce/linux
 	 * of the same boot. */
 	for (unsigned int i = 0; i < nw; i++) {
 		const struct blk_result *direct = NULL, *base_linux = NULL;
 
-		for (int c = 0; c < ncfg; c++) {
-			if (!ok[i][c])
-				continue;
-			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = &results[i][c];
-			if (cfgs[c].mode == KDMA_BOUNCE &&
-			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				base_linux = &results[i][c];
-		}
+		blk_bench_baselines(cfgs, ncfg, ok[i], results[i], &direct, &base_linux);
 		for (int c = 0; c < ncfg; c++)
 			if (ok[i][c])
 				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c], direct,

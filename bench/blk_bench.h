@@ -12,6 +12,7 @@
 
 #include "bench/result_json.h"
 #include "boot/dma_setup.h"
+#include "dma/stage.h"
 #include "drivers/virtio/virtio_blk.h"
 
 /**
@@ -51,6 +52,10 @@ struct blk_workload {
  * @iotlb_granule: translation size of the IOTLB model (4 KiB, or 2 MiB for the arena).
  * @iotlb_lookups: lookups in the IOTLB model during the window.
  * @iotlb_misses: of those, misses.
+ * @stages: the kernel has dma/stage.h's markers (`make image-stages`) and @stage is
+ *	filled.
+ * @stage: per stage of dma/stage.h, the cycles per I/O the markers charged it, each
+ *	marker's own cost taken off.
  */
 struct blk_result {
 	uint64_t ios, errors;
@@ -61,6 +66,8 @@ struct blk_result {
 	uint64_t conversions;
 	uint64_t bounced_bytes;
 	uint64_t iotlb_granule, iotlb_lookups, iotlb_misses;
+	bool stages;
+	double stage[DMA_STAGE_COUNT];
 };
 
 /**

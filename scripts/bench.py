@@ -90,7 +90,8 @@ FIGURES = {
     "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us", "fps", "gbps",
     "lookups", "misses", "ns_per_op", "cycles_per_op", "conversions", "scaling",
 }
-FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_", "lock_", "ops_", "dma_tax_")
+FIGURE_PREFIXES = ("cycles_", "ratio_", "lat_", "ns_", "lock_", "ops_", "dma_tax_",
+                   "dma_over_direct")
 # Counts a run measures rather than chooses (a fixed-time run sends as many frames as
 # it can); they may differ from run to run, so they never split a configuration.
 COUNTS = {"frames", "ops", "rounds", "nomem", "errors", "ios", "bytes", "lost", "bad",
@@ -543,6 +544,28 @@ def dma_added_table(objs):
     return out
 
 
+def dma_vs_linux_table(objs):
+    """{(column label, (mode, policy)): median over boots of the cycles a bounce policy
+    adds over direct divided by those bounce/linux adds, both against the direct row of
+    the same workload in the same boot (the dma_over_direct_vs_linux of the lines).
+
+    A boot without direct or bounce/linux, or whose bounce/linux adds no cycle, is left out.
+    """
+    per = _by_cell_run(objs, "cycles_dma")
+    out = {}
+    for label, suite, wl in tax_columns(objs):
+        direct = per.get((suite, wl, "direct", None), {})
+        linux = per.get((suite, wl, "bounce", "linux"), {})
+        base = {run: v - direct[run] for run, v in linux.items() if run in direct}
+        for policy in POLICY_ORDER:
+            mine = per.get((suite, wl, "bounce", policy), {})
+            ratios = [(v - direct[run]) / base[run] for run, v in mine.items()
+                      if base.get(run, 0) > 0]
+            if ratios:
+                out[(label, ("bounce", policy))] = statistics.median(ratios)
+    return out
+
+
 def dma_tax_table(objs):
     """{(column label, (mode, policy)): median over boots of dma_tax_pct}, direct included."""
     per = _by_cell_run(objs, "dma_tax_pct")
@@ -643,6 +666,12 @@ def tax_tables(objs):
         out.append(("cycles the DMA layer adds per 4 KiB I/O over direct",
                     "net: per 1514-byte frame; median over the boots of cycles_dma minus "
                     "that of direct in the same boot", added))
+    vs_linux = _cell_table(objs, dma_vs_linux_table(objs),
+                           [("bounce", p) for p in POLICY_ORDER], fmt_ratio)
+    if vs_linux:
+        out.append(("bounce DMA cycles over direct against bounce/linux's",
+                    "per boot: (cycles_dma - direct's) / (bounce/linux's - direct's), same "
+                    "workload, same boot; median over the boots; below 1 adds less", vs_linux))
     tax = _cell_table(objs, dma_tax_table(objs), [("direct", None)] + TAX_CELLS,
                       lambda v: "-" if v is None else f"{v:.1f} %")
     if tax:
@@ -664,6 +693,7 @@ def check_results(objs, bad_lines, modes, policies):
                 for n, text in bad_lines]
     for i, obj in enumerate(objs, 1):
         problems += [f"object {i}: {p}" for p in contract_problems(obj)]
+    problems += over_direct_problems(objs)
     cells = expected_cells(modes, policies)
     workloads = {}
     for obj in objs:
@@ -679,6 +709,57 @@ def check_results(objs, bad_lines, modes, policies):
             problems.append(f"missing {cfg_get(workload, 'suite')} {config_label(workload)}: "
                             + ", ".join(missing))
     return problems, len(workloads), len(cells)
+
+
+def _same_boot_blk(objs):
+    """{(run, workload): {(mode, policy): line}} of the single-CPU blk lines."""
+    groups = {}
+    for obj in objs:
+        if obj.get("suite") != "blk" or "bench" in obj:
+            continue
+        key = (obj.get("run"), obj.get("scrub"), obj.get("queues"), obj.get("rw"),
+               obj.get("bs"), obj.get("iodepth"))
+        groups.setdefault(key, {})[(obj.get("mode"), obj.get("policy"))] = obj
+    return groups
+
+
+def _finite(obj, key):
+    return is_number(obj.get(key)) and math.isfinite(obj[key])
+
+
+def over_direct_problems(objs):
+    """Readable problems of the bounce blk lines' "dma_over_direct" (cycles_dma minus
+    direct's, same workload, same boot) and "dma_over_direct_vs_linux" (that over
+    bounce/linux's): missing where the boot ran direct (and bounce/linux adding cycles),
+    or not the difference (the ratio) of the lines' own cycles_dma."""
+    out = []
+    for (run, _, queues, rw, bs, iodepth), cells in _same_boot_blk(objs).items():
+        direct = cells.get(("direct", None))
+        if direct is None or not _finite(direct, "cycles_dma"):
+            continue
+        where = f"blk rw={rw} bs={bs} iodepth={iodepth} queues={queues} run={run}"
+        linux = cells.get(("bounce", "linux"))
+        base = None
+        if linux is not None and _finite(linux, "cycles_dma"):
+            base = linux["cycles_dma"] - direct["cycles_dma"]
+        for (mode, policy), obj in cells.items():
+            if mode != "bounce" or not _finite(obj, "cycles_dma"):
+                continue
+            over = obj["cycles_dma"] - direct["cycles_dma"]
+            if not _finite(obj, "dma_over_direct"):
+                out.append(f'{where} bounce/{policy} lacks "dma_over_direct"')
+            elif abs(obj["dma_over_direct"] - over) > 1.5:  # each figure rounded to 1
+                out.append(f'{where} bounce/{policy} has "dma_over_direct": '
+                           f'{obj["dma_over_direct"]}, not cycles_dma - direct\'s = {over:g}')
+            if base is None or base < 1:
+                continue
+            if not _finite(obj, "dma_over_direct_vs_linux"):
+                out.append(f'{where} bounce/{policy} lacks "dma_over_direct_vs_linux"')
+            elif base >= 100 and abs(obj["dma_over_direct_vs_linux"] - over / base) > \
+                    0.01 + 3 / base:
+                out.append(f'{where} bounce/{policy} has "dma_over_direct_vs_linux": '
+                           f'{obj["dma_over_direct_vs_linux"]}, not {over / base:.3f}')
+    return out
 
 
 def contract_problems(obj):

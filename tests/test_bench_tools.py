@@ -9,6 +9,7 @@ detection of missing cells and broken lines, `bench.py run` end to end with a fa
 run-qemu.sh, and plot.py writing non-empty PNGs. No network, no QEMU. The plot tests
 skip, saying why, only when matplotlib is not installed.
 """
+import copy
 import io
 import json
 import os
@@ -398,6 +399,10 @@ def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1, scrub="z
     copy = "true" if mode == "bounce" else "false"
     cmap, ccopy = (300 + run, 600 * (2 if scrub == "copy" else 1)) if copy == "true" else (20, 0)
     cio = cmap + ccopy + 2000 + 50000
+    # Bounce lines of boots with direct (cycles_dma 20) and bounce/linux (the same
+    # cycles as every policy here): what they add over direct, and 1x linux's.
+    over = (f',"dma_over_direct":{cmap + ccopy - 20},"dma_over_direct_vs_linux":1.000'
+            if copy == "true" and scrub == "zero" else "")
     return json.loads(
         f'{{"suite":"blk","copy_impl":"libc","scrub":"{scrub}",'
         f'"mode":"{mode}","policy":{pol},"rw":"{rw}","bs":{bs},'
@@ -408,7 +413,7 @@ def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1, scrub="z
         f'"bounced_bytes":{4096 * run if copy == "true" else 0},"ios":{int(iops * 2)},'
         f'"errors":0,"seconds":{2.0 + run / 1000:.3f},"cycles_dma":{cmap + ccopy},'
         f'"cycles_io":{cio},"dma_tax_pct":{100 * (cmap + ccopy) / cio:.2f},'
-        f'"dma_tax_pct_linux":1.8,"ratio_direct":0.5,"ratio_linux":1.0}}')
+        f'"dma_tax_pct_linux":1.8,"ratio_direct":0.5,"ratio_linux":1.0{over}}}')
 
 
 def kernel_iotlb(mode, policy, run=1):
@@ -517,13 +522,61 @@ class DmaTaxTests(unittest.TestCase):
         objs.append(kernel_net("bounce", "linux", run=4, dma=99999))
         self.assertEqual(bench.dma_added_table(objs)[("net 1514 B", ("bounce", "linux"))], 5)
 
+    def test_over_direct_against_linux_pairs_each_boot(self):
+        objs = []
+        for run, (d, lx, sl) in enumerate(((20, 1020, 520), (500, 600, 540), (20, 220, 120)), 1):
+            objs += [dict(kernel_blk(m, p, run=run), run=run, cycles_dma=v)
+                     for (m, p), v in ((("direct", None), d), (("bounce", "linux"), lx),
+                                       (("bounce", "sluice"), sl))]
+        table = bench.dma_vs_linux_table(objs)
+        # Per boot: 500/1000, 40/100, 100/200 -> median 0.5; the medians of the cycles
+        # (direct 20, linux 600, sluice 520) would give 500/580.
+        self.assertAlmostEqual(table[("randread qd32", ("bounce", "sluice"))], 0.5)
+        self.assertAlmostEqual(table[("randread qd32", ("bounce", "linux"))], 1.0)
+        # A boot whose linux adds nothing counts for nothing.
+        objs += [dict(kernel_blk(m, p), run=4, cycles_dma=v)
+                 for (m, p), v in ((("direct", None), 20), (("bounce", "linux"), 20),
+                                   (("bounce", "sluice"), 99999))]
+        # Nor does one without direct.
+        objs += [dict(kernel_blk("bounce", "sluice"), run=5, cycles_dma=9)]
+        self.assertAlmostEqual(bench.dma_vs_linux_table(objs)[
+            ("randread qd32", ("bounce", "sluice"))], 0.5)
+        text = dict((t[0], t[2]) for t in bench.tax_tables(objs))[
+            "bounce DMA cycles over direct against bounce/linux's"]
+        self.assertIn("0.500", text)
+
+    def test_over_direct_keys_are_checked(self):
+        def check(objs, modes=("direct", "bounce")):
+            return bench.check_results(objs, [], list(modes), ["linux", "sluice"])[0]
+        cells = [("direct", None), ("bounce", "linux"), ("bounce", "sluice")]
+        good = [dict(kernel_blk(m, p, run=1), run=1) for m, p in cells]
+        self.assertEqual(check(good), [])
+        for key in ("dma_over_direct", "dma_over_direct_vs_linux"):
+            for policy in ("linux", "sluice"):
+                objs = copy.deepcopy(good)
+                del next(o for o in objs if o["policy"] == policy)[key]
+                self.assertTrue(any(f'bounce/{policy} lacks "{key}"' in p
+                                    for p in check(objs)), (key, policy, check(objs)))
+        objs = copy.deepcopy(good)
+        objs[2]["dma_over_direct"] += 10
+        self.assertTrue(any('has "dma_over_direct"' in p for p in check(objs)), check(objs))
+        objs = copy.deepcopy(good)
+        objs[2]["dma_over_direct_vs_linux"] = 0.5
+        self.assertTrue(any('has "dma_over_direct_vs_linux"' in p for p in check(objs)))
+        # Without direct in the boot there is nothing to be over: no key is due.
+        objs = [o for o in copy.deepcopy(good) if o["mode"] != "direct"]
+        for o in objs:
+            del o["dma_over_direct"], o["dma_over_direct_vs_linux"]
+        self.assertEqual(check(objs, modes=("bounce",)), [])
+
     def test_tax_table_has_direct_and_percentages(self):
         tax = bench.dma_tax_table(self.objs)
         self.assertAlmostEqual(tax[("net 1514 B", ("direct", None))], 2.002)
         titles = [t[0] for t in bench.tax_tables(self.objs)]
         self.assertEqual(titles, ["cycles the DMA layer adds per 4 KiB I/O over direct",
+                                  "bounce DMA cycles over direct against bounce/linux's",
                                   "DMA tax", "from-device scrub"])
-        text = bench.tax_tables(self.objs)[1][2]
+        text = bench.tax_tables(self.objs)[2][2]
         lines = text.splitlines()
         self.assertEqual(lines[0].split("|")[1].strip(), "mode/policy")
         self.assertEqual([ln.split("|")[1].strip() for ln in lines[2:]],
@@ -592,11 +645,12 @@ class ReportTests(unittest.TestCase):
                      "3000 s busy of 3600 s (2 CPUs)", "everything else about 1200 s (33 %",
                      "accelerator: unknown", "## Summary", "## 1 CPU against N CPUs",
                      "## Cycles the DMA layer adds per 4 KiB I/O over direct",
+                     "## Bounce DMA cycles over direct against bounce/linux's",
                      "## DMA tax", "## From-device scrub", "[dma_tax_blk.png](dma_tax_blk.png)",
                      "## Host benchmark", "sluice 23 ns", "bounce copy: libc"):
             self.assertIn(part, text)
         # The tax tables are sections of their own, not repeated inside the summary.
-        self.assertEqual(text.count("| mode/policy"), 2)
+        self.assertEqual(text.count("| mode/policy"), 3)
 
     def test_report_without_environment_says_so(self):
         text = bench.report_text([blk_line("direct", None)], None, [])

@@ -57,6 +57,8 @@ want = {("direct", None), ("bounce", "linux"), ("bounce", "sluice"), ("arena", N
 assert configs == want, f"configurations {configs}"
 workloads = {(r["rw"], r["bs"], r["iodepth"]) for r in rows}
 assert len(workloads) == 4, workloads
+# The default image has no stage markers (only make image-stages does).
+assert not [k for r in rows for k in r if k.startswith("cycles_stage_")], "stage keys"
 for r in rows:
     missing = need - r.keys()
     assert not missing, f"missing {missing} in {r}"
@@ -64,6 +66,24 @@ for r in rows:
     assert (r["bounced_bytes"] > 0) == (r["mode"] == "bounce"), r
     assert (r["cycles_copy"] > 0) == (r["mode"] == "bounce"), r
     assert r["conversions"] == 0 and r["cycles_convert"] == 0, r  # none on the data path
+# Bounce lines carry the DMA cycles they add over direct in this boot, and that over
+# bounce/linux's, for every workload (README "Benchmarks"); direct and the arena do not.
+for r in rows:
+    direct = next(d for d in rows if d["mode"] == "direct" and
+                  (d["rw"], d["bs"], d["iodepth"], d["queues"]) ==
+                  (r["rw"], r["bs"], r["iodepth"], r["queues"]))
+    linux = next(d for d in rows if (d["mode"], d["policy"]) == ("bounce", "linux") and
+                 (d["rw"], d["bs"], d["iodepth"], d["queues"]) ==
+                 (r["rw"], r["bs"], r["iodepth"], r["queues"]))
+    if r["mode"] != "bounce":
+        assert "dma_over_direct" not in r and "dma_over_direct_vs_linux" not in r, r
+        continue
+    assert "dma_over_direct" in r, f"missing dma_over_direct in {r}"
+    assert abs(r["dma_over_direct"] - (r["cycles_dma"] - direct["cycles_dma"])) <= 1.5, r
+    if linux["cycles_dma"] - direct["cycles_dma"] >= 1:
+        assert "dma_over_direct_vs_linux" in r, f"missing dma_over_direct_vs_linux in {r}"
+lines = [l for l in open(sys.argv[1], errors="replace") if "DMA cycles per I/O over direct" in l]
+assert len(lines) == 3 * len({r["queues"] for r in rows}), lines  # the 4 KiB workloads
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY

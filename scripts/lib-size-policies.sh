@@ -1,13 +1,31 @@
 #!/bin/sh
-# lib-size-policies.sh [SET ...] - size of libsluice-dma.a (text + data, from size(1))
-# for each bounce-policy set, e.g. lib-size-policies.sh "linux bitmap lifo sluice"
-# sluice linux. Each set is built with make lib SLUICE_DMA_POLICIES=SET into
-# its own build directory (build/size/<set>), so build/ is left as it was.
+# lib-size-policies.sh [--markdown] [SET ...] - size of libsluice-dma.a (text + data,
+# from size(1)) for each bounce-policy set, e.g. lib-size-policies.sh "linux bitmap
+# lifo sluice" sluice linux. Each set is built with make lib SLUICE_DMA_POLICIES=SET
+# into its own build directory (build/size/<set>), so build/ is left as it was.
+# --markdown: the rows of README.md's "Policies and size" table (make portable-size
+# writes it there between the policy-size markers; make check compares).
 set -eu
+markdown=0
+if [ "${1:-}" = --markdown ]; then
+	markdown=1
+	shift
+fi
 [ $# -gt 0 ] || set -- "linux bitmap lifo sluice" sluice linux
+if [ $markdown -eq 1 ]; then
+	echo '| policies | text | data | text + data |'
+	echo '| --- | ---: | ---: | ---: |'
+fi
 for set in "$@"; do
 	dir=build/size/$(printf '%s' "$set" | tr ' ' '+')
 	make -s lib BUILD="$dir" SLUICE_DMA_POLICIES="$set" >/dev/null
-	size -t "$dir/libsluice-dma.a" |
-		awk -v set="$set" 'END { printf "%-26s text %6d  data %4d  text+data %6d\n", set, $1, $2, $1 + $2 }'
+	if [ $markdown -eq 1 ]; then
+		name=$set
+		[ "$set" = "linux bitmap lifo sluice" ] && name="all four (default)"
+		size -t "$dir/libsluice-dma.a" |
+			awk -v n="$name" 'END { printf "| %s | %d | %d | %d |\n", n, $1, $2, $1 + $2 }'
+	else
+		size -t "$dir/libsluice-dma.a" | awk -v set="$set" \
+			'END { printf "%-26s text %6d  data %4d  text+data %6d\n", set, $1, $2, $1 + $2 }'
+	fi
 done

@@ -146,7 +146,7 @@ PORTABLE_CHECKS := \
 # only in a sub-make started after scripts/deps.sh (PORTABLE_PROBED=1): a probe made
 # before the install would see no cross compiler.
 ifdef PORTABLE_PROBED
-portable-build: $(PORTABLE_TARGETS) $(PORT_DIR)/size.md
+portable-build: $(PORTABLE_TARGETS) $(PORT_DIR)/size.md $(PORT_DIR)/size-policies.md
 endif
 check-portable: deps-portable
 	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-build
@@ -160,9 +160,10 @@ check-portable: deps-portable
 portable-size: deps-portable
 	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-size-report
 	@scripts/readme-table.sh update README.md portable-size $(PORT_DIR)/size.md
+	@scripts/readme-table.sh update README.md policy-size $(PORT_DIR)/size-policies.md
 .PHONY: portable-size-report
 ifdef PORTABLE_PROBED
-portable-size-report: $(PORT_LIBS) $(PORT_DIR)/size.md
+portable-size-report: $(PORT_LIBS) $(PORT_DIR)/size.md $(PORT_DIR)/size-policies.md
 $(PORT_DIR)/size.md: $(PORT_LIBS) scripts/size-table.sh
 	@scripts/size-table.sh $(foreach c,$(PORT_CONFIGS),$(if $(call port_ok,$(c)),$\
 		$(c)=$(call port_lib,$(c)))) > $@.tmp && mv $@.tmp $@
@@ -170,6 +171,14 @@ endif
 portable-size-report:
 	@scripts/lib-size.sh $(foreach c,$(PORT_CONFIGS),$(if $(call port_ok,$(c)),$\
 		$(c)=$(call port_lib,$(c))))
-PORT_SIZE_CHECK := "scripts/probe.sh run gcc-i386 -- scripts/probe.sh run gcc-aarch64 -- $\
+# README.md's "Policies and size" table: the x86_64 gcc library with each set of bounce
+# policies (scripts/lib-size-policies.sh builds each in build/size/<set>).
+POLICY_SIZE_SETS := "linux bitmap lifo sluice" sluice linux "sluice linux"
+$(PORT_DIR)/size-policies.md: $(DMA_SRCS) $(wildcard dma/*.h $(DMA_INC)/sluice/*.h) \
+		scripts/lib-size-policies.sh
+	@mkdir -p $(dir $@)
+	@scripts/lib-size-policies.sh --markdown $(POLICY_SIZE_SETS) > $@.tmp && mv $@.tmp $@
+PORT_SIZE_CHECK := "scripts/readme-table.sh check README.md policy-size $\
+	$(PORT_DIR)/size-policies.md" "scripts/probe.sh run gcc-i386 -- scripts/probe.sh run gcc-aarch64 -- $\
 	scripts/probe.sh run clang -- scripts/readme-table.sh check README.md portable-size $\
 	$(PORT_DIR)/size.md"

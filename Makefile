@@ -98,7 +98,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,31p' Makefile
+	@sed -n '3,30p' Makefile
 
 deps:
 	@scripts/deps.sh build

@@ -18,7 +18,9 @@ if [ $markdown -eq 1 ]; then
 fi
 for set in "$@"; do
 	dir=build/size/$(printf '%s' "$set" | tr ' ' '+')
-	make -s lib BUILD="$dir" SLUICE_DMA_POLICIES="$set" >/dev/null
+	# A make of its own: called from a recipe (make portable-size, make check's
+	# build), it would inherit the caller's jobserver without its descriptors.
+	MAKEFLAGS= MFLAGS= make -s lib BUILD="$dir" SLUICE_DMA_POLICIES="$set" >/dev/null
 	if [ $markdown -eq 1 ]; then
 		name=$set
 		[ "$set" = "linux bitmap lifo sluice" ] && name="all four (default)"

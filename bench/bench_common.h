@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "drivers/deadline.h"
 #include "boot/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
 #include "bench/dma_stages.h"
 #include "bench/iotlb.h"

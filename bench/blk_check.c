@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
 #include "bench/cksum.h"
 #include "drivers/deadline.h"

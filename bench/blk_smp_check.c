@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/smp.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/smp/smp.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
 #include "bench/blk_check.h"
 #include "drivers/deadline.h"

@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "arch/x86_64/smp.h"
+#include "arch/x86_64/smp/smp.h"
 #include "bench/bench_common.h"
 #include "bench/blk_check.h"
 #include "bench/blk_smp_check.h"

@@ -6,7 +6,7 @@
  * is still whole (the conversion splits it), a 4 KiB page of a mapping already
  * split, and a whole 2 MiB page (one entry, no split: the arena's case). A
  * conversion is the page-table change, the TLB invalidation and one trapping I/O
- * write (arch/x86_64/mmu.c), so under KVM it also pays a VM exit.
+ * write (arch/x86_64/mm/mmu.c), so under KVM it also pays a VM exit.
  */
 #include "bench/convert_bench.h"
 
@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "bench/result_json.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cc_sim_snp.h"
-#include "arch/x86_64/cc_sim_tdx.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/smp.h"
+#include "arch/x86_64/cc/cc_sim_snp.h"
+#include "arch/x86_64/cc/cc_sim_tdx.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/smp/smp.h"
 #include "boot/cc_setup.h"
 
 /* A `ret` in the image's data section (initialised, so .data and not .bss). */

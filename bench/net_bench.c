@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
 #include "bench/result_json.h"
 

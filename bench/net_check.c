@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "drivers/deadline.h"
 
 /* Frames in flight at most: never more than the receiver has buffers for, or

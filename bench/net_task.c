@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "arch/x86_64/smp.h"
+#include "arch/x86_64/smp/smp.h"
 #include "bench/net_bench.h"
 #include "bench/net_check.h"
 #include "bench/net_smp_check.h"

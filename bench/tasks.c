@@ -16,7 +16,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
 #include "bench/alloc_smp_bench.h"
 #include "bench/blk_bench.h"
 #include "bench/blk_mq_bench.h"

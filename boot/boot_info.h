@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/acpi.h"
-#include "arch/x86_64/mem_range.h"
-#include "arch/x86_64/snp_cc_blob.h"
+#include "arch/x86_64/fw/acpi.h"
+#include "arch/x86_64/mm/mem_range.h"
+#include "arch/x86_64/cc/snp_cc_blob.h"
 #include "boot/options.h"
 
 #define BOOT_MAX_RANGES MEM_MAX_RANGES

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cc_sim_snp.h"
-#include "arch/x86_64/cc_sim_tdx.h"
-#include "arch/x86_64/cc_snp.h"
-#include "arch/x86_64/cc_tdx.h"
-#include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/serial.h"
-#include "arch/x86_64/smp.h"
-#include "arch/x86_64/snp_boot.h"
-#include "arch/x86_64/tee_insn.h"
+#include "arch/x86_64/cc/cc_sim_snp.h"
+#include "arch/x86_64/cc/cc_sim_tdx.h"
+#include "arch/x86_64/cc/cc_snp.h"
+#include "arch/x86_64/cc/cc_tdx.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/smp/smp.h"
+#include "arch/x86_64/cc/snp_boot.h"
+#include "arch/x86_64/cc/tee_insn.h"
 #include "boot/options.h"
 
 static struct mmu_encoding td_encoding;

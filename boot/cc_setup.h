@@ -21,8 +21,8 @@
 #ifndef SLUICE_BOOT_CC_SETUP_H
 #define SLUICE_BOOT_CC_SETUP_H
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/mm/mmu.h"
 #include "boot/boot_info.h"
 
 /**
@@ -35,7 +35,7 @@
  *	CC blob, below VMPL0, no usable firmware GHCB, unknown SEV_STATUS
  *	features, a cc= option other than auto) ends with a termination request
  *	of the GHCB MSR protocol and a GHCB_TERM_SLUICE_* reason
- *	(arch/x86_64/snp_boot.h). Before any port I/O, CPUID or MSR access; the
+ *	(arch/x86_64/cc/snp_boot.h). Before any port I/O, CPUID or MSR access; the
  *	heap must be set (cc=sim-snp allocates its model).
  * @bi: the boot hand-off (cc_at_boot, options).
  */

@@ -5,7 +5,7 @@
  * reference port dma/PORTING.md describes, on a real platform; examples/port/
  * is the same walk-through for an imaginary one.
  *
- * Conversions are the emulated model of arch/x86_64/mmu.c (or, in a TD or an
+ * Conversions are the emulated model of arch/x86_64/mm/mmu.c (or, in a TD or an
  * SEV-SNP guest, the platform's, behind mmu_set_shared()): a page-table
  * "shared" bit, TLB invalidation and one trapping I/O write per call. Device
  * addresses are the identity (the kernel identity-maps RAM and QEMU's devices
@@ -16,9 +16,9 @@
 
 #include <stdio.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/smp/spinlock.h"
 
 _Static_assert(sizeof(struct spinlock) <= SLUICE_DMA_PORT_LOCK_SIZE,
 	       "a spinlock fits the lock slot");

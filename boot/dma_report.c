@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/mm/mmu.h"
 
 void kernel_dma_report(struct kernel_dma *kd)
 {

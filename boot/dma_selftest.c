@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/mmu.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/mm/mmu.h"
 
 #define SELFTEST_REPEATS 64
 

@@ -11,7 +11,7 @@
  */
 #include "boot/dma_setup.h"
 
-#include "arch/x86_64/memops.h"
+#include "arch/x86_64/cpu/memops.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #ifndef SLUICE_BOOT_DMA_SETUP_H
 #define SLUICE_BOOT_DMA_SETUP_H
 
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/smp.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/smp/smp.h"
 #include "boot/boot_info.h"
 #include <sluice/arena.h>
 #include <sluice/dma.h>

@@ -19,12 +19,12 @@
 #include <efilib.h>
 #include <string.h>
 
-#include "arch/x86_64/cc_sim_snp.h"
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/snp_boot.h"
-#include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/serial.h"
-#include "arch/x86_64/sim_tdvf.h"
+#include "arch/x86_64/cc/cc_sim_snp.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cc/snp_boot.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/cc/sim_tdvf.h"
 #include "boot/boot_info.h"
 #include "boot/memmap.h"
 

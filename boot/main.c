@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/acpi.h"
-#include "arch/x86_64/cpu.h"
-#include "arch/x86_64/descriptors.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/serial.h"
-#include "arch/x86_64/smp.h"
-#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/fw/acpi.h"
+#include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/descriptors.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/smp/smp.h"
+#include "arch/x86_64/cpu/tsc.h"
 #include "boot/boot_info.h"
 #include "boot/cc_setup.h"
 #include "boot/dma_setup.h"

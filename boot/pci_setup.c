@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/acpi.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/fw/acpi.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/mm/paging.h"
 #include "boot/pci_window.h"
 
 #define ERR_INVAL (-22)

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "arch/x86_64/qemu_exit.h"
-#include "arch/x86_64/serial.h"
-#include "arch/x86_64/smp.h"
-#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/smp/smp.h"
+#include "arch/x86_64/smp/spinlock.h"
 #include "boot/syscalls.h"
 
 #undef errno

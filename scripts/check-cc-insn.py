@@ -11,13 +11,13 @@ appears outside the functions allowed to hold it:
   vmcall, vmmcall (and vmgexit = rep vmmcall), tdcall, pvalidate, rmpadjust,
   clflush, clflushopt
 
-Allowed: the native paravirtual I/O backend (arch/x86_64/pvio_native.c), the
-TEE-instruction door (arch/x86_64/tee_insn.c: TDCALL, VMGEXIT, PVALIDATE, the
+Allowed: the native paravirtual I/O backend (arch/x86_64/cc/pvio_native.c), the
+TEE-instruction door (arch/x86_64/cc/tee_insn.c: TDCALL, VMGEXIT, PVALIDATE, the
 GHCB MSR, RMPADJUST) and the assembly entry stubs that run before C code can (the
 application processors' trampoline and entry). In a TD every other occurrence
 would be a #VE, in an SEV-SNP guest a #VC, that this kernel does not handle
-(arch/x86_64/pvio.h); PVALIDATE, RMPADJUST and VMGEXIT elsewhere would bypass the
-protocol code the model checks (arch/x86_64/snp.c).
+(arch/x86_64/cc/pvio.h); PVALIDATE, RMPADJUST and VMGEXIT elsewhere would bypass the
+protocol code the model checks (arch/x86_64/cc/snp.c).
 
 --list prints every occurrence with its function, allowed or not.
 Exit status: 0 clean, 1 an instruction outside the allowed functions, 2 usage or
@@ -36,16 +36,16 @@ PREFIXES = {"rep", "repz", "repe", "repnz", "repne", "lock", "data16", "addr32",
 # Functions (symbols in the disassembly) allowed to hold them, by the file they
 # come from. Keep this list short: each entry is a place a TD would #VE.
 ALLOWED = {
-    # arch/x86_64/pvio_native.c: the native backend, the instructions themselves.
+    # arch/x86_64/cc/pvio_native.c: the native backend, the instructions themselves.
     "native_io_in", "native_io_out", "native_cpuid", "native_rdmsr", "native_wrmsr",
     "native_halt", "native_fatal",
-    # arch/x86_64/tee_insn.c: the only TDCALL, VMGEXIT, PVALIDATE, GHCB MSR accesses
+    # arch/x86_64/cc/tee_insn.c: the only TDCALL, VMGEXIT, PVALIDATE, GHCB MSR accesses
     # (the GHCB MSR is never intercepted, so its RDMSR/WRMSR cannot #VC) and the
     # cache flush of a conversion.
     "tee_tdcall_native", "tee_tdcall_sti_native", "tee_flush_cache_native",
     "tee_vmgexit_native", "tee_pvalidate_native",
     "tee_rd_ghcb_msr_native", "tee_wr_ghcb_msr_native", "tee_rmpadjust_native",
-    # arch/x86_64/ap_trampoline.S: real and protected mode, before any C code.
+    # arch/x86_64/smp/ap_trampoline.S: real and protected mode, before any C code.
     "ap_trampoline_protected", "ap_trampoline", "ap_trampoline_long", "ap_entry",
     # the same trampoline's 64-bit entry for an AP woken through the ACPI wakeup mailbox.
     "ap_mailbox_entry",
@@ -106,9 +106,9 @@ def main(argv):
         for func in sorted({f for f, _, _ in bad}):
             insns = sorted({m for f, m, _ in bad if f == func})
             print(f"check-cc-insn: {func} executes {', '.join(insns)}: only the native "
-                  "paravirtual I/O backend (arch/x86_64/pvio_native.c), the TEE-instruction "
-                  "door (arch/x86_64/tee_insn.c) and the entry stubs may; go through "
-                  "arch/x86_64/pvio.h or arch/x86_64/tee_insn.h")
+                  "paravirtual I/O backend (arch/x86_64/cc/pvio_native.c), the TEE-instruction "
+                  "door (arch/x86_64/cc/tee_insn.c) and the entry stubs may; go through "
+                  "arch/x86_64/cc/pvio.h or arch/x86_64/cc/tee_insn.h")
         return 1
     funcs = sorted({f for f, _, _ in found})
     print(f"check-cc-insn: {args[0]}: {len(found)} audited instructions, all in "

@@ -40,7 +40,7 @@
 #
 # Exit status: the kernel's own exit code (0 = pass), read from isa-debug-exit:
 # QEMU exits with ((0x10 + code) << 1) | 1, so 33 means pass and 33 + 2n means code n
-# (arch/x86_64/qemu_exit.h). 124: killed at the timeout. 125: QEMU ended without the
+# (arch/x86_64/cpu/qemu_exit.h). 124: killed at the timeout. 125: QEMU ended without the
 # kernel's code (triple fault, QEMU error, firmware never started the image).
 set -uo pipefail
 

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/mm/paging.h"
 
 struct fake_pci fake_pci;
 

@@ -4,8 +4,8 @@
  * time for the host: a simulated configuration space of up to four functions, an
  * MCFG table, and the kernel's identity map as far as device windows go.
  *
- * Link tests/fake_pci.c instead of arch/x86_64/acpi.c, drivers/pci/pci_access.c
- * and arch/x86_64/mmu.c: it defines acpi_mcfg(), pci_ecam_ops_init(),
+ * Link tests/fake_pci.c instead of arch/x86_64/fw/acpi.c, drivers/pci/pci_access.c
+ * and arch/x86_64/mm/mmu.c: it defines acpi_mcfg(), pci_ecam_ops_init(),
  * pci_port_ops_init(), mmu_map_mmio() and mmu_range_is_shared(), all driven by
  * the one &fake_pci. Used by tests/test_pci_setup.c (hand-made layouts) and the
  * fuzz target tests/fuzz/fuzz_pci_setup.c (layouts the fuzzer makes up, lies
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/fw/acpi.h"
 #include "boot/boot_info.h"
 #include "drivers/pci/pci.h"
 

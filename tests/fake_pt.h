@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fake_pt.h - page tables from the heap for host tests of arch/x86_64/paging.c
- * and what is built on it (arch/x86_64/kmap.c).
+ * fake_pt.h - page tables from the heap for host tests of arch/x86_64/mm/paging.c
+ * and what is built on it (arch/x86_64/mm/kmap.c).
  *
  * Table pages come from aligned_alloc() (physical == virtual, as in the kernel's
  * identity map); the mapped addresses themselves are only numbers. The allocator
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/mm/paging.h"
 
 /**
  * struct fake_pt - an address space over heap pages, and what it was asked.

@@ -4,9 +4,9 @@
 # space and fake page tables (tests/test_pci_setup.c over tests/fake_pci.c).
 HOST_TESTS += test_pci_window
 test_pci_window_SRCS := tests/test_pci_window.c boot/pci_window.c boot/memmap.c \
-	arch/x86_64/mem_range.c
+	arch/x86_64/mm/mem_range.c
 HOST_TESTS += test_pci_setup
 test_pci_setup_SRCS := tests/test_pci_setup.c tests/fake_pci.c boot/pci_setup.c boot/pci_window.c boot/memmap.c \
-	arch/x86_64/mem_range.c \
+	arch/x86_64/mm/mem_range.c \
 	boot/virtio_probe.c drivers/pci/pci.c drivers/virtio/virtio_pci.c drivers/virtio/virtio.c \
 	$(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)

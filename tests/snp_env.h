@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * snp_env.h - the pieces every host test of the SEV-SNP guest sets up the same
- * way: the guest protocol (arch/x86_64/snp.c) started over the model of the RMP
- * and the hypervisor (arch/x86_64/snp_model.c), page-table callbacks that only
+ * way: the guest protocol (arch/x86_64/cc/snp.c) started over the model of the RMP
+ * and the hypervisor (arch/x86_64/cc/snp_model.c), page-table callbacks that only
  * tell the model, and two simulated CPUs with a GHCB slot each.
  *
  * Used by tests/test_snp.c, tests/test_pvio_snp.c and tests/test_snp_boot.c.
@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86_64/snp.h"
-#include "arch/x86_64/snp_model.h"
+#include "arch/x86_64/cc/snp.h"
+#include "arch/x86_64/cc/snp_model.h"
 
 /* SEV_STATUS of an SNP guest: SEV, SEV-ES and SNP active. */
 #define SNP_ENV_SEV_STATUS (SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP)

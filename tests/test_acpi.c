@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/acpi.h"
-#include "arch/x86_64/mem_range.h"
-#include "arch/x86_64/sim_tdvf.h"
+#include "arch/x86_64/fw/acpi.h"
+#include "arch/x86_64/mm/mem_range.h"
+#include "arch/x86_64/cc/sim_tdvf.h"
 
 /* One buffer per table; identity "physical" addresses are host pointers. */
 struct fake_acpi {

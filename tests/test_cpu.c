@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_cpu.c - CPU identification and confidential-computing detection
- * (arch/x86_64/cpu.c) against CPUID/MSR tables of made-up processors.
+ * (arch/x86_64/cpu/cpu.c) against CPUID/MSR tables of made-up processors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpu/cpu.h"
 
 #define MAX_LEAVES 32
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_kmap.c - host tests of the kernel map's W^X policy (arch/x86_64/kmap.c
- * over arch/x86_64/paging.c).
+ * test_kmap.c - host tests of the kernel map's W^X policy (arch/x86_64/mm/kmap.c
+ * over arch/x86_64/mm/paging.c).
  *
  * The layout is the one QEMU + OVMF give the kernel, shape for shape: low RAM
  * with the application processors' start-up page, ACPI and firmware ranges, the
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/kmap.h"
+#include "arch/x86_64/mm/kmap.h"
 #include "tests/fake_pt.h"
 
 #define KIB 0x400ULL

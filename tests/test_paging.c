@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_paging.c - host tests of arch/x86_64/paging.c.
+ * test_paging.c - host tests of arch/x86_64/mm/paging.c.
  *
  * The address space is tests/fake_pt.c's: table pages from the heap, an
  * allocator that can be told to fail after N more tables, and every flush_page
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/mm/paging.h"
 #include "tests/fake_pt.h"
 
 #define KIB 0x400ULL

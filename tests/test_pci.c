@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/pvio.h"
+#include "arch/x86_64/cc/pvio.h"
 #include "drivers/deadline.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_pci.h"
@@ -514,7 +514,7 @@ static void test_virtio_caps_regions_inside_bar(void **state)
 /*
  * The registers of a virtio-pci device that lies, reached through a paravirtual
  * I/O backend of the test's own (the transport's every register access goes
- * through arch/x86_64/pvio.h): BAR4 of fake_virtio() is this array. Writes of 0
+ * through arch/x86_64/cc/pvio.h): BAR4 of fake_virtio() is this array. Writes of 0
  * to device_status can be ignored (a device that never resets), and num_queues
  * can change under the driver.
  */

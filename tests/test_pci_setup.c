@@ -25,9 +25,9 @@
 
 #include <cmocka.h>
 
-#include "arch/x86_64/acpi.h"
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/fw/acpi.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/mm/paging.h"
 #include "boot/pci_setup.h"
 #include "boot/virtio_probe.h"
 #include "tests/fake_pci.h"

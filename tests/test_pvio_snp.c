@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pvio_snp.c - the SEV-SNP paravirtual I/O backend (arch/x86_64/pvio_snp.c)
- * against the model of the hypervisor (arch/x86_64/snp_model.c): each operation
+ * test_pvio_snp.c - the SEV-SNP paravirtual I/O backend (arch/x86_64/cc/pvio_snp.c)
+ * against the model of the hypervisor (arch/x86_64/cc/snp_model.c): each operation
  * becomes the NAE event and GHCB fields the GHCB specification names, MMIO data
  * travels through the shared buffer, CPUID is answered from the CPUID page and
  * never asks the hypervisor, answers not marked valid are not trusted, and a
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/pvio_snp.h"
-#include "arch/x86_64/snp_model.h"
+#include "arch/x86_64/cc/pvio_snp.h"
+#include "arch/x86_64/cc/snp_model.h"
 #include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x100000)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pvio_tdx.c - the TD's paravirtual I/O backend (arch/x86_64/pvio_tdx.c)
- * against the model of the TDX module (arch/x86_64/tdx_model.c): each operation
+ * test_pvio_tdx.c - the TD's paravirtual I/O backend (arch/x86_64/cc/pvio_tdx.c)
+ * against the model of the TDX module (arch/x86_64/cc/tdx_model.c): each operation
  * becomes the TDG.VP.VMCALL sub-function and registers the GHCI names, MMIO goes
  * to the shared GPA, CPUID leaves outside the hypervisor range and the
  * module-virtualised MSRs never reach the VMM, and a failing VMM reads as a
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/pvio_tdx.h"
-#include "arch/x86_64/tdx_model.h"
+#include "arch/x86_64/cc/pvio_tdx.h"
+#include "arch/x86_64/cc/tdx_model.h"
 
 struct env {
 	struct tdx_model m;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_snp.c - the SEV-SNP guest protocol (arch/x86_64/snp.c, ghcb.c) against
- * the model of the RMP and the hypervisor (arch/x86_64/snp_model.c): the C-bit
+ * test_snp.c - the SEV-SNP guest protocol (arch/x86_64/cc/snp.c, ghcb.c) against
+ * the model of the RMP and the hypervisor (arch/x86_64/cc/snp_model.c): the C-bit
  * from CPUID, the refusals, GHCB setup and registration, conversions in both
  * directions at 4 KiB and 2 MiB, PSC batching (an exactly full batch, an early
  * return in the middle, errors, no progress, a hypervisor going backwards),
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/snp.h"
-#include "arch/x86_64/snp_model.h"
+#include "arch/x86_64/cc/snp.h"
+#include "arch/x86_64/cc/snp_model.h"
 #include "tests/snp_env.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */

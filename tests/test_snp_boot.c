@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_snp_boot.c - what an SEV-SNP guest checks at kernel entry
- * (arch/x86_64/snp_boot.c, snp.c): the CC blob of the EFI configuration table
+ * (arch/x86_64/cc/snp_boot.c, snp.c): the CC blob of the EFI configuration table
  * and the CPUID page it names (a good blob; no blob; bad magic; any version;
  * lengths, addresses; a CPUID count of 0, above 64, or past the page or the
  * bytes copied), the GHCB the firmware registered (a GPA, not an MSR-protocol
@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/ghcb.h"
-#include "arch/x86_64/pvio_snp.h"
-#include "arch/x86_64/snp.h"
-#include "arch/x86_64/snp_boot.h"
-#include "arch/x86_64/snp_model.h"
+#include "arch/x86_64/cc/ghcb.h"
+#include "arch/x86_64/cc/pvio_snp.h"
+#include "arch/x86_64/cc/snp.h"
+#include "arch/x86_64/cc/snp_boot.h"
+#include "arch/x86_64/cc/snp_model.h"
 #include "tests/snp_env.h"
 
 #define K4 UINT64_C(4096)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_tdx.c - the TDX guest protocol (arch/x86_64/tdx.c) against the model of
- * the TDX module and the VMM (arch/x86_64/tdx_model.c): every status path of
+ * test_tdx.c - the TDX guest protocol (arch/x86_64/cc/tdx.c) against the model of
+ * the TDX module and the VMM (arch/x86_64/cc/tdx_model.c): every status path of
  * MapGPA and TDG.MEM.PAGE.ACCEPT, partial completion with and without progress,
  * a resume address outside the range, 2 MiB -> 4 KiB fallback, busy, a host that
  * lies about a page being accepted, rollback of a range that failed half way,
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86_64/tdx.h"
-#include "arch/x86_64/tdx_model.h"
+#include "arch/x86_64/cc/tdx.h"
+#include "arch/x86_64/cc/tdx_model.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
 #define NPAGES 4096u		  /* 16 MiB modelled */

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpu/cpu.h"
 #include "drivers/pci/pci.h"
 
 #define PCI_CONFIG_ADDRESS 0xCF8
@@ -15,7 +15,7 @@
 static uint64_t ecam_base_addr;
 
 /* The address of a configuration register in the ECAM window; accessed through
- * the paravirtual I/O layer (arch/x86_64/pvio.h). */
+ * the paravirtual I/O layer (arch/x86_64/cc/pvio.h). */
 static uint64_t pci_ecam_addr(void *ctx, uint8_t bus, uint8_t dev, uint8_t fn, uint16_t off)
 {
 	uint64_t base = *(uint64_t *)ctx;

@@ -11,7 +11,7 @@
  */
 #include "drivers/virtio/virtio_blk.h"
 
-#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/smp/spinlock.h"
 #include "drivers/deadline.h"
 #include "drivers/quarantine.h"
 

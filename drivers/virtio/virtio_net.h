@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/smp/spinlock.h"
 #include <sluice/dma.h>
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtqueue.h"

@@ -5,7 +5,7 @@
  */
 #include "drivers/virtio/virtio_pci.h"
 
-#include "arch/x86_64/pvio.h"
+#include "arch/x86_64/cc/pvio.h"
 #include "drivers/deadline.h"
 
 #include <stdio.h>
@@ -54,7 +54,7 @@ static struct virtio_pci *to_vp(struct virtio_device *vdev)
 }
 
 /* Register access through the paravirtual I/O layer: in a TD each access is a
- * request to the VMM, natively the access itself (arch/x86_64/pvio.h). */
+ * request to the VMM, natively the access itself (arch/x86_64/cc/pvio.h). */
 static uint8_t rd8(uint64_t base, uint32_t off)
 {
 	return mmio_read8(base + off);

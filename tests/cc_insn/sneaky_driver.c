@@ -21,7 +21,7 @@ uint32_t sneaky_driver_clean(uint32_t x)
 	return x * 3;
 }
 
-/* The SEV-SNP side: what only arch/x86_64/tee_insn.c may execute (VMGEXIT,
+/* The SEV-SNP side: what only arch/x86_64/cc/tee_insn.c may execute (VMGEXIT,
  * PVALIDATE), what no guest code may (VMMCALL, RMPADJUST), and the cache
  * flushes a conversion must ask for through its hooks (WBINVD, CLFLUSH,
  * CLFLUSHOPT). Emitted as bytes, as the TEE layer emits them. */

@@ -4,7 +4,7 @@
 # that executes CPUID and port I/O itself, or the SEV-SNP instructions (VMGEXIT,
 # VMMCALL, PVALIDATE, RMPADJUST, WBINVD, CLFLUSH, CLFLUSHOPT)
 # (tests/cc_insn/sneaky_driver.c), and on the kernel image with that driver
-# linked in beside it; the TEE-instruction door (arch/x86_64/tee_insn.c) passes
+# linked in beside it; the TEE-instruction door (arch/x86_64/cc/tee_insn.c) passes
 # on its own.
 #
 #   test_audit.sh [--no-image]   --no-image: only the parts that need no kernel
@@ -22,7 +22,7 @@ no_image=0
 [ "${1:-}" = "--no-image" ] && no_image=1
 
 # The TEE-instruction door alone: every instruction in it is allowed there.
-gcc -O2 -fpic -ffreestanding -mno-red-zone -I"$top" -c "$top/arch/x86_64/tee_insn.c" \
+gcc -O2 -fpic -ffreestanding -mno-red-zone -I"$top" -c "$top/arch/x86_64/cc/tee_insn.c" \
 	-o "$tmp/tee_insn.o" || fail "cannot compile tee_insn.c"
 python3 "$audit" "$tmp/tee_insn.o" --list >"$tmp/tee.out" 2>&1 || { cat "$tmp/tee.out"; fail "tee_insn.c does not pass the audit"; }
 for insn in tdcall vmgexit pvalidate rmpadjust rdmsr wrmsr; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The simulated SEV-SNP guest (cc=sim-snp): every private/shared conversion of the
-# kernel runs the SNP protocol (arch/x86_64/snp.c) against the model of the RMP and
-# the hypervisor (arch/x86_64/snp_model.c), which stops the kernel naming the rule if
+# kernel runs the SNP protocol (arch/x86_64/cc/snp.c) against the model of the RMP and
+# the hypervisor (arch/x86_64/cc/snp_model.c), which stops the kernel naming the rule if
 # the protocol breaks one; every port access, MMIO register, MSR and HLT is a GHCB
 # NAE event on the calling CPU's own GHCB; the AP is started by the AP-creation
 # request from a VMSA. Block data in every mode is verified on the host as in
@@ -54,7 +54,7 @@ reject "$BOOT_LOG" 'VIOLATION'
 echo "sim-snp: faults absorbed, the lying host caught, PSC failures reported; no rule broken"
 
 # What the guest refuses at kernel entry, before any I/O, with a termination
-# request of the GHCB MSR protocol (set 1 = Sluice, arch/x86_64/snp_boot.h): a
+# request of the GHCB MSR protocol (set 1 = Sluice, arch/x86_64/cc/snp_boot.h): a
 # guest below VMPL0 (code 8), no CC blob in the EFI configuration table (code 6), a
 # CPUID page whose count overflows it (code 7). The simulated hypervisor ends the
 # guest (exit 4); nothing of the kernel's boot report was printed.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The simulated TD (cc=sim-tdx): every private/shared conversion of the kernel runs
-# the TDX protocol (arch/x86_64/tdx.c) against the model of the TDX module and the
-# VMM (arch/x86_64/tdx_model.c), which stops the kernel naming the rule if the
+# the TDX protocol (arch/x86_64/cc/tdx.c) against the model of the TDX module and the
+# VMM (arch/x86_64/cc/tdx_model.c), which stops the kernel naming the rule if the
 # protocol breaks one. Block data in every mode is verified on the host as in
 # blk_data.sh and the network frames are checked; then the model injects partial
 # MapGPA completions, stalls, busy accepts and 4 KiB-only mappings (the protocol

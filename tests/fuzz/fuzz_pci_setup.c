@@ -50,8 +50,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/mmu.h"
-#include "arch/x86_64/paging.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/mm/paging.h"
 #include "boot/memmap.h"
 #include "boot/pci_setup.h"
 #include "boot/pci_window.h"

@@ -57,11 +57,11 @@ passes() {
 }
 
 refused drivers/virtio/virtqueue.c '#include "boot/tasks.h"' "drivers/ -> boot/"
-refused arch/x86_64/smp.c '#include "bench/result_json.h"' "arch/ -> bench/"
+refused arch/x86_64/smp/smp.c '#include "bench/result_json.h"' "arch/ -> bench/"
 refused boot/dma_setup.h '#include "bench/task_runners.h"' "boot/ -> bench/"
-refused arch/x86_64/mmu.h '#include "dma/bounce.h"' "arch/ -> dma/, quoted"
-refused arch/x86_64/tsc.c '#include <sluice/dma.h>' "arch/ -> dma/, public header"
-refused dma/map.c '#include "arch/x86_64/cpu.h"' "dma/ -> arch/"
+refused arch/x86_64/mm/mmu.h '#include "dma/bounce.h"' "arch/ -> dma/, quoted"
+refused arch/x86_64/cpu/tsc.c '#include <sluice/dma.h>' "arch/ -> dma/, public header"
+refused dma/map.c '#include "arch/x86_64/cpu/cpu.h"' "dma/ -> arch/"
 refused dma/bounce.h '  #  include "drivers/deadline.h"' "dma/ -> drivers/, spaced"
 refused boot/main.c '#include "tests/fake_pci.h"' "boot/ -> tests/"
 refused firmware/iommu/iommu_port.c '#include "boot/dma_setup.h"' "firmware/ -> boot/"

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvio_snp.c - paravirtual I/O in an SEV-SNP guest (see pvio_snp.h). Inputs and
+ * outputs per NAE event as the GHCB specification lists them, and as Linux's
+ * #VC handlers fill them (arch/x86/coco/sev/vc-shared.c vc_ioio_exitinfo(),
+ * vc_handle_ioio(), vc_handle_mmio(), __vc_handle_msr(); EDK2
+ * OvmfPkg/Library/CcExitLib/CcExitVcHandler.c).
+ */
+#include "arch/x86_64/cc/pvio_snp.h"
+
+#include <string.h>
+
+#include "arch/x86_64/cpu/qemu_exit.h"
+
+/* IOIO SW_EXITINFO1 (APM vol. 2, IOIO intercept information). */
+#define IOIO_TYPE_IN (UINT64_C(1) << 0)
+#define IOIO_DATA_8 (UINT64_C(1) << 4)
+#define IOIO_DATA_16 (UINT64_C(1) << 5)
+#define IOIO_DATA_32 (UINT64_C(1) << 6)
+#define IOIO_ADDR_64 (UINT64_C(1) << 9) /* the address size of IN/OUT in long mode */
+
+static struct pvio_snp *ps(void *ctx)
+{
+	return ctx;
+}
+
+static uint64_t size_mask(unsigned int size)
+{
+	return size >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * size)) - 1;
+}
+
+/* The calling CPU's GHCB, invalidated for a new request, or NULL (counted) if
+ * it has none; every non-NULL one is given back with snp_ghcb_put(). */
+static struct ghcb *snp_ghcb(struct pvio_snp *p, uint64_t *gpa)
+{
+	struct ghcb *g = snp_ghcb_get(p->snp, gpa);
+
+	if (!g)
+		p->errors++;
+	return g;
+}
+
+static bool snp_exit(struct pvio_snp *p, struct ghcb *g, uint64_t gpa, uint64_t code,
+		     uint64_t info1, uint64_t info2)
+{
+	if (ghcb_call(p->snp->insn, g, gpa, code, info1, info2) != GHCB_RESULT_OK) {
+		p->errors++;
+		return false;
+	}
+	return true;
+}
+
+static uint64_t ioio_info(uint16_t port, unsigned int size, bool in)
+{
+	return ((uint64_t)port << 16) | IOIO_ADDR_64 | (in ? IOIO_TYPE_IN : 0) |
+	       (size == 1 ? IOIO_DATA_8 :
+		size == 2 ? IOIO_DATA_16 :
+			    IOIO_DATA_32);
+}
+
+static uint32_t snp_io_in(void *ctx, uint16_t port, unsigned int size)
+{
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	uint32_t v = (uint32_t)size_mask(size);
+
+	if (!g)
+		return v;
+	GHCB_SET(g, rax, 0);
+	if (snp_exit(ps(ctx), g, gpa, SVM_EXIT_IOIO, ioio_info(port, size, true), 0)) {
+		/* The answer counts only if the hypervisor marked it valid. */
+		if (!ghcb_is_valid(g, GHCB_OFF(rax)))
+			ps(ctx)->errors++;
+		else
+			v = (uint32_t)(g->rax & size_mask(size));
+	}
+	snp_ghcb_put(ps(ctx)->snp);
+	return v;
+}
+
+static void snp_io_out(void *ctx, uint16_t port, unsigned int size, uint32_t v)
+{
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+
+	if (!g)
+		return;
+	GHCB_SET(g, rax, v & size_mask(size));
+	snp_exit(ps(ctx), g, gpa, SVM_EXIT_IOIO, ioio_info(port, size, false), 0);
+	snp_ghcb_put(ps(ctx)->snp);
+}
+
+/* MMIO: SW_EXITINFO1 = the GPA (MMIO is shared: no C-bit), SW_EXITINFO2 = the
+ * size, SW_SCRATCH = the data's GPA, here the GHCB's shared buffer. */
+static uint64_t snp_mmio_read(void *ctx, uint64_t pa, unsigned int size)
+{
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+	uint64_t v = 0;
+
+	if (!g)
+		return size_mask(size);
+	memset(g->shared_buffer, 0, 8);
+	GHCB_SET(g, sw_scratch, gpa + GHCB_OFF(shared_buffer));
+	if (snp_exit(ps(ctx), g, gpa, SVM_VMGEXIT_MMIO_READ, pa, size))
+		memcpy(&v, g->shared_buffer, size > 8 ? 8 : size);
+	else
+		v = ~UINT64_C(0);
+	snp_ghcb_put(ps(ctx)->snp);
+	return v & size_mask(size);
+}
+
+static void snp_mmio_write(void *ctx, uint64_t pa, unsigned int size, uint64_t v)
+{
+	uint64_t gpa;
+	struct ghcb *g = snp_ghcb(ps(ctx), &gpa);
+
+	if (!g)
+		return;
+	memcpy(g->shared_buffer, &v, size > 8 ? 8 : size);
+	GHCB_SET(g, sw_scratch, gpa + GHCB_OFF(shared_buffer));
+	snp_exit(ps(ctx), g, gpa, SVM_VMGEXIT_MMIO_WRITE, pa, size);
+	snp_ghcb_put(ps(ctx)->snp);
+}
+
+/* Leaves whose ECX selects a sub-leaf (Intel SDM / AMD APM CPUID; the set
+ * Linux snp_cpuid_get_validated_func() compares ecx_in for). */
+static bool cpuid_indexed(uint32_t leaf)
+{
+	switch (leaf) {
+	case 0x4:
+	case 0x7:
+	case 0xb:
+	case 0xd:
+	case 0xf:
+	case 0x10:
+	case 0x12:
+	case 0x14:
+	case 0x17:
+	case 0x18:
+	case 0x1d:
+	case 0x1e:
+	case 0x1f:
+	case 0x24:
+	case 0x8000001d:
+	case 0x80000020:
+	case 0x80000026:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Leaf 0xD sub-leaves 0 and 1 exist in the page once per XCR0/XSS they were
+ * computed for; the base one is taken (Linux: the sizes are then recomputed
+ * for the features enabled, which this kernel does not need). */
+static bool cpuid_entry_usable(const struct snp_cpuid_fn *f)
+{
+	if (f->eax_in == 0xd && (f->ecx_in == 0 || f->ecx_in == 1))
+		return (f->xcr0_in == 1 || f->xcr0_in == 3) && !f->xss_in;
+	return true;
+}
+
+#define CR4_OSXSAVE (UINT64_C(1) << 18)
+#define CR4_PKE (UINT64_C(1) << 22)
+
+void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4])
+{
+	(void)sub;
+	if (leaf == 1) {
+		r[2] &= ~(1u << 27);
+		if (cr4 & CR4_OSXSAVE)
+			r[2] |= 1u << 27;
+	} else if (leaf == 7) {
+		r[2] &= ~(1u << 4);
+		if (cr4 & CR4_PKE)
+			r[2] |= 1u << 4;
+	}
+}
+
+bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+			   uint32_t r[4])
+{
+	uint32_t n = page ? page->count : 0;
+
+	memset(r, 0, 4 * sizeof(r[0]));
+	if (n > SNP_CPUID_COUNT_MAX)
+		n = SNP_CPUID_COUNT_MAX; /* a bad count reads no further than the page */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct snp_cpuid_fn *f = &page->fn[i];
+
+		if (f->eax_in != leaf || (cpuid_indexed(leaf) && f->ecx_in != sub) ||
+		    !cpuid_entry_usable(f))
+			continue;
+		r[0] = f->eax;
+		r[1] = f->ebx;
+		r[2] = f->ecx;
+		r[3] = f->edx;
+		return true;
+	}
+	return false;
+}
+
+/* Not the hypervisor's to answer: a leaf missing from the checked page is
+ * zeros (as Linux does for leaves inside the valid ranges), never a VMGEXIT. */
+static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r)) {
+		ps(ctx)->cpuid_misses++;
+		return;
+	}
+	pvio_snp_cpuid_postprocess(leaf, sub, ps(ctx)->read_cr4(), r);
+}
+
+/*
+ * MSRs an SEV-ES/SNP guest reads and writes itself: they never raise #VC, and
+ * asking the hypervisor would be wrong (it cannot see or change the state the
+ * hardware keeps in the encrypted VMSA). The segment bases are in SVM's
+ * never-intercepted set; EFER's reads are not intercepted for an SEV-ES guest
+ * and its writes are a trap (an automatic exit, not a #VC): Linux KVM
+ * sev_es_init_vmcb() clears the EFER intercept, Linux guests use plain
+ * RDMSR/WRMSR for them. The TD backend keeps the same four native.
+ */
+#define MSR_EFER 0xC0000080u
+#define MSR_FS_BASE 0xC0000100u
+#define MSR_GS_BASE 0xC0000101u
+#define MSR_KERNEL_GS_BASE 0xC0000102u
+
+static bool msr_is_guest_state(uint32_t msr)
+{
+	return msr == MSR_EFER || msr == MSR_FS_BASE || msr == MSR_GS_BASE ||
+	       msr == MSR_KERNEL_GS_BASE;
+}
+
+static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
+{
+	uint64_t gpa, v = 0;
+	struct ghcb *g;
+
+	if (msr_is_guest_state(msr))
+		return ps(ctx)->native->rdmsr(ps(ctx)->native->ctx, msr);
+	g = snp_ghcb(ps(ctx), &gpa);
+	if (!g)
+		return 0;
+	GHCB_SET(g, rcx, msr);
+	if (snp_exit(ps(ctx), g, gpa, SVM_EXIT_MSR, 0, 0)) {
+		if (!ghcb_is_valid(g, GHCB_OFF(rax)) || !ghcb_is_valid(g, GHCB_OFF(rdx)))
+			ps(ctx)->errors++;
+		else
+			v = (g->rdx << 32) | (g->rax & 0xffffffffu);
+	}
+	snp_ghcb_put(ps(ctx)->snp);
+	return v;
+}
+
+static void snp_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+	uint64_t gpa;
+	struct ghcb *g;
+
+	if (msr_is_guest_state(msr)) {
+		ps(ctx)->native->wrmsr(ps(ctx)->native->ctx, msr, v);
+		return;
+	}
+	g = snp_ghcb(ps(ctx), &gpa);
+	if (!g)
+		return;
+	GHCB_SET(g, rcx, msr);
+	GHCB_SET(g, rax, v & 0xffffffffu);
+	GHCB_SET(g, rdx, v >> 32);
+	snp_exit(ps(ctx), g, gpa, SVM_EXIT_MSR, 1, 0);
+	snp_ghcb_put(ps(ctx)->snp);
+}
+
+/*
+ * HLT is not a NAE event: it is an automatic exit, which the hypervisor sees
+ * without a GHCB, so the idle wait is the native "sti; hlt" (its one-
+ * instruction shadow: a wake-up after the caller's check is still taken by
+ * the HLT). KVM's sev_es_validate_vmgexit() has no case for SW_EXITCODE 0x78
+ * (GHCB_ERR_INVALID_EVENT; older KVM stops the VM), EDK2's #VC handler
+ * (OvmfPkg/Library/CcExitLib/CcExitVcHandler.c) and Linux's
+ * (arch/x86/coco/sev/vc-handle.c) have none, and Linux idles with native
+ * "sti; hlt" in an SNP guest.
+ */
+static void snp_halt(void *ctx, bool irqs)
+{
+	const struct pvio_ops *n = ps(ctx)->native;
+
+	n->halt(n->ctx, irqs);
+}
+
+static void snp_fatal(void *ctx, int code, const char *msg)
+{
+	(void)msg; /* already on the console; the MSR protocol carries a code only */
+	/* The run's status first (QEMU's isa-debug-exit, where there is one), then
+	 * the GHCB's way to end the guest, which needs no GHCB page. */
+	snp_io_out(ctx, QEMU_EXIT_PORT, 4, QEMU_EXIT_BASE + (uint32_t)code);
+	for (;;) {
+		snp_terminate(ps(ctx)->snp, GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_FATAL);
+		snp_halt(ctx, false);
+	}
+}
+
+static uint64_t native_cr4(void)
+{
+#ifdef SLUICE_HOST
+	return 0; /* user mode: host tests set their own */
+#else
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+#endif
+}
+
+void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
+{
+	p->snp = s;
+	p->cpuid = cpuid;
+	p->errors = 0;
+	p->cpuid_misses = 0;
+	p->native = &pvio_native;
+	p->read_cr4 = native_cr4;
+	p->ops = (struct pvio_ops){
+		.name = "snp",
+		.io_in = snp_io_in,
+		.io_out = snp_io_out,
+		.mmio_read = snp_mmio_read,
+		.mmio_write = snp_mmio_write,
+		.cpuid = snp_cpuid,
+		.rdmsr = snp_rdmsr,
+		.wrmsr = snp_wrmsr,
+		.halt = snp_halt,
+		.fatal = snp_fatal,
+		.ctx = p,
+	};
+}

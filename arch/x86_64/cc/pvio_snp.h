@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvio_snp.h - the paravirtual I/O backend of an SEV-SNP guest: every operation
+ * that would raise #VC is asked of the hypervisor through the GHCB page
+ * (arch/x86_64/cc/ghcb.h) as the NAE event the GHCB specification (56421) names:
+ * IOIO (0x7B), MMIO read/write (0x80000001/2, data in the shared buffer), MSR
+ * (0x7C), HLT (0x78); the end of the guest is a termination request of the MSR
+ * protocol (0x100). CPUID is not asked of the hypervisor at all: it is answered
+ * from the SNP CPUID page, which the firmware (the AMD secure processor) has
+ * checked against the hardware's real values (SEV-SNP firmware ABI, 56860,
+ * "CPUID Reporting"; Linux arch/x86/coco/sev/ snp_cpuid()).
+ */
+#ifndef SLUICE_ARCH_PVIO_SNP_H
+#define SLUICE_ARCH_PVIO_SNP_H
+
+#include "arch/x86_64/cc/pvio.h"
+#include "arch/x86_64/cc/snp.h"
+
+#define SNP_CPUID_COUNT_MAX 64
+
+/**
+ * struct snp_cpuid_fn - one entry of the SNP CPUID page.
+ * @eax_in: the leaf.
+ * @ecx_in: the sub-leaf (meaningful for indexed leaves only).
+ * @xcr0_in: XCR0 the entry was computed for (leaf 0xD).
+ * @xss_in: IA32_XSS likewise.
+ * @eax: result, and @ebx, @ecx, @edx.
+ * @reserved: zero.
+ */
+struct snp_cpuid_fn {
+	uint32_t eax_in, ecx_in;
+	uint64_t xcr0_in, xss_in;
+	uint32_t eax, ebx, ecx, edx;
+	uint64_t reserved;
+} __attribute__((packed));
+
+/**
+ * struct snp_cpuid_page - the SNP CPUID page (Linux struct snp_cpuid_table in
+ *	arch/x86/include/asm/sev.h; EDK2 SEV_SNP_CPUID_INFO), found through the CC
+ *	blob in the EFI configuration table.
+ * @count: valid entries in @fn (at most SNP_CPUID_COUNT_MAX).
+ * @reserved1: zero, and @reserved2.
+ * @fn: the entries.
+ */
+struct snp_cpuid_page {
+	uint32_t count;
+	uint32_t reserved1;
+	uint64_t reserved2;
+	struct snp_cpuid_fn fn[SNP_CPUID_COUNT_MAX];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct snp_cpuid_fn) == 48, "CPUID page entry");
+_Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits in a page");
+
+/**
+ * struct pvio_snp - the backend's state.
+ * @ops: the ops table to pvio_select().
+ * @snp: the guest (its registered GHCB carries every exit).
+ * @cpuid: the SNP CPUID page (from the CC blob), or NULL: every leaf misses.
+ * @errors: exits the hypervisor failed, or a missing GHCB (a read then returns
+ *	all ones, as a port or register nobody answers does).
+ * @cpuid_misses: leaves not in the CPUID page (answered with zeros).
+ * @native: the instructions that are automatic exits or no exit at all (HLT,
+ *	the GHCB MSR): &pvio_native, a recording double in host tests.
+ * @read_cr4: this CPU's CR4, for pvio_snp_cpuid_postprocess() (the native
+ *	read; a double in host tests, which run in user mode).
+ */
+struct pvio_snp {
+	struct pvio_ops ops;
+	struct snp *snp;
+	const struct snp_cpuid_page *cpuid;
+	unsigned long errors, cpuid_misses;
+	const struct pvio_ops *native;
+	uint64_t (*read_cr4)(void);
+};
+
+/**
+ * pvio_snp_init() - fill @p for the guest @s.
+ * @p: caller storage (lives as long as the kernel).
+ * @s: an initialised guest with a registered GHCB (snp_ghcb_setup()).
+ * @cpuid: the SNP CPUID page, or NULL.
+ */
+void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid);
+
+/**
+ * pvio_snp_cpuid_postprocess() - the per-CPU bits the CPUID page cannot hold
+ *	(Linux snp_cpuid_postprocess()): CPUID 1 ECX[27] OSXSAVE and CPUID 7
+ *	ECX[4] OSPKE as this CPU's CR4 has them. (Linux also takes the initial
+ *	APIC ID of leaves 1 and 0xB from the hypervisor, and recomputes the XSAVE
+ *	sizes of leaf 0xD for the XCR0 in use: this kernel reads APIC IDs from
+ *	the local APIC and uses no XSAVE size, so neither is asked.)
+ * @leaf: EAX.
+ * @sub: ECX.
+ * @cr4: this CPU's CR4.
+ * @r: the page's answer, changed in place.
+ */
+void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4]);
+
+/**
+ * pvio_snp_cpuid_lookup() - a leaf from the CPUID page, as Linux
+ *	snp_cpuid_get_validated_func() (arch/x86/coco/sev/) finds it: ECX is
+ *	compared for the indexed leaves of cpuid_function_is_indexed() (and
+ *	AMD's 0x80000020/0x80000026); for leaf 0xD sub-leaves 0 and 1 only the
+ *	entry computed for the base XSAVE area (xcr0_in 1 or 3, xss_in 0) is used.
+ * @page: the page.
+ * @leaf: EAX.
+ * @sub: ECX, compared only for leaves that take a sub-leaf.
+ * @r: EAX..EDX out.
+ * Return: true if found; false (and @r zeroed) otherwise.
+ */
+bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+			   uint32_t r[4]);
+
+#endif /* SLUICE_ARCH_PVIO_SNP_H */

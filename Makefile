@@ -12,6 +12,8 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
 #                                       stage (bench_alloc -K of the stage build)
+#   make bench-insns                    instructions per map, unmap, arena free and alloc
+#                                       (valgrind's callgrind; repeatable under load)
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu

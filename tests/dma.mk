@@ -69,6 +69,14 @@ bench-breakdown: $(BENCH_STAGES_BIN)
 		echo $$? >$$rc; } | tee $(BUILD)/bench/breakdown.txt; status=$$(cat $$rc); \
 		rm -f $$rc; exit $$status
 
+# make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
+# (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
+# scrub, counted by valgrind's callgrind in bench_alloc's -I mode
+# (tests/bench_insns.sh). Counts repeat exactly on a loaded machine; times do not.
+.PHONY: bench-insns
+bench-insns: $(BENCH_ALLOC_BIN)
+	$(Q)tests/bench_insns.sh $(BENCH_ALLOC_BIN)
+
 # The same stage build with the per-CPU statistics turned off
 # (-DSLUICE_DMA_BENCH_NO_STATS, dma/bounce.h): `-K` of it against bench_alloc_stages's
 # is what the exact statistics cost. A measurement, never a configuration to ship.

@@ -1221,7 +1221,7 @@ static int run_breakdown(void)
  * 4 KiB blocks, BENCH_DEPTH in flight, scrub on free.
  */
 static __attribute__((noinline)) void insn_bounce_pairs(struct fx *f, unsigned char *src,
-						       uint64_t *q, unsigned long n)
+							uint64_t *q, unsigned long n)
 {
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 
@@ -1236,7 +1236,7 @@ static __attribute__((noinline)) void insn_bounce_pairs(struct fx *f, unsigned c
 }
 
 static __attribute__((noinline)) void insn_arena_pairs(struct sluice_dma_arena *a, void **q,
-						      unsigned long n)
+						       unsigned long n)
 {
 	for (unsigned long i = 0; i < n; i++) {
 		void **x = &q[i % BENCH_DEPTH];

@@ -20,6 +20,11 @@ HOST_TESTS += test_linux_trace
 test_linux_trace_SRCS := tests/test_linux_trace.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/test_sluice_cache.c tests/mock_port.c $(DMA_SRCS)
+# The stage markers of dma/stage.h, each on the path where the breakdown says
+# (counts per stage of one map + unmap; a dropped marker fails it).
+HOST_TESTS += test_stages
+test_stages_SRCS := tests/test_stages.c tests/bench_stages.c tests/mock_port.c $(DMA_SRCS)
+test_stages_CFLAGS := -DSLUICE_DMA_STAGES
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/bench_json.c tests/bench_stages.c tests/mock_port.c $(DMA_SRCS)
 

@@ -871,9 +871,9 @@ static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t l
  * under SLUICE_DMA_SCRUB_COPY), else zeros (from-device under the default
  * scrub, and coherent memory, which has no buffer).
  */
-static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			    unsigned int cpu, unsigned char *tlb, const void *buf, size_t len,
-			    enum sluice_dma_dir dir)
+static inline __attribute__((always_inline)) void
+dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned int cpu,
+		unsigned char *tlb, const void *buf, size_t len, enum sluice_dma_dir dir)
 {
 	uint64_t t0;
 
@@ -904,9 +904,10 @@ static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounc
 }
 
 /* A new mapping's record written and its slots filled; the map's last step. */
-static int dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			 unsigned long s, unsigned int cpu, void *orig, size_t len,
-			 enum sluice_dma_dir dir, struct dma_bounce_map *m)
+static inline __attribute__((always_inline)) int
+dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned long s,
+	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir,
+	      struct dma_bounce_map *m)
 {
 	struct dma_bounce_slot *rec = &p->slots[s];
 
@@ -993,8 +994,10 @@ int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice
  * pool that is no live mapping's start, or a mapping of the other kind
  * (@kind: 0 streaming, 1 coherent, -1 either).
  */
-int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
-				  struct dma_bounce_map *m, const char *what)
+static inline __attribute__((always_inline)) int dma_bounce_lookup(struct sluice_dma_layer *dl,
+								   uint64_t dma_addr, int kind,
+								   struct dma_bounce_map *m,
+								   const char *what)
 {
 	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
@@ -1030,13 +1033,19 @@ int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr
 	return 0;
 }
 
+int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
+				  struct dma_bounce_map *m, const char *what)
+{
+	return dma_bounce_lookup(dl, dma_addr, kind, m, what);
+}
+
 /*
  * sluice_dma_priv_bounce_put() - a validated mapping ends: device access
  * restored if it was narrowed, the record cleared, the slots back to the
  * policy (directly for fast_sluice pools). No copy.
  */
-void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
-				unsigned int cpu)
+static inline __attribute__((always_inline)) void
+dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsigned int cpu)
 {
 	struct sluice_dma_bounce_pool *p = m->pool;
 	struct dma_bounce_slot *rec = m->rec;
@@ -1078,13 +1087,19 @@ void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl, const struct dma_bo
 	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
 }
 
+void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
+				unsigned int cpu)
+{
+	dma_bounce_put(dl, m, cpu);
+}
+
 /*
  * sluice_dma_priv_bounce_end() - a validated bounce mapping ends; a
  * from-device one first copies back its first @written bytes (its length:
  * all of them, 0: none).
  */
-void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
-				size_t written)
+static inline __attribute__((always_inline)) void
+dma_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, size_t written)
 {
 	struct dma_bounce_slot *rec = m->rec;
 	unsigned int cpu = dma_cpu(dl);
@@ -1102,7 +1117,13 @@ void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl, const struct dma_bo
 		dma_pcpu_add(dl, &m->pool->pcpu[cpu].bytes_from_device, written);
 	}
 	DMA_STAGE(DMA_STAGE_RELEASE);
-	sluice_dma_priv_bounce_put(dl, m, cpu);
+	dma_bounce_put(dl, m, cpu);
+}
+
+void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
+				size_t written)
+{
+	dma_bounce_end(dl, m, written);
 }
 
 /*
@@ -1117,7 +1138,7 @@ int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_add
 				   enum sluice_dma_dir dir, size_t written)
 {
 	struct dma_bounce_map m;
-	int err = sluice_dma_priv_bounce_lookup(dl, dma_addr, 0, &m, "unmap");
+	int err = dma_bounce_lookup(dl, dma_addr, 0, &m, "unmap");
 
 	if (err)
 		return err;
@@ -1131,6 +1152,6 @@ int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_add
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: direction %d, mapped %d",
 				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);
-	sluice_dma_priv_bounce_end(dl, &m, written);
+	dma_bounce_end(dl, &m, written);
 	return 0;
 }

@@ -116,9 +116,9 @@ static int dma_map_readonly(struct sluice_dma_layer *dl, const struct dma_bounce
  * Map one buffer (validated by the caller, except the tag and the length
  * limits). *@slots is set to the slots the mapping holds (0 in place).
  */
-static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
-		       size_t *lenp, enum sluice_dma_dir dir, unsigned int attrs,
-		       uint64_t *dma_addr, unsigned long *slots)
+static inline __attribute__((always_inline)) int
+dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf, size_t *lenp,
+	    enum sluice_dma_dir dir, unsigned int attrs, uint64_t *dma_addr, unsigned long *slots)
 {
 	struct dma_bounce_map m;
 	struct sluice_dma_tag ctag;
@@ -133,7 +133,9 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		return err;
 	DMA_STAGE(DMA_STAGE_POOL);
 
-	if (dma_map_inplace(dl, tag, buf, len, dma_addr)) {
+	/* No region (the common case): one load, no call. */
+	if (__atomic_load_n(&dl->inplace, __ATOMIC_RELAXED) &&
+	    dma_map_inplace(dl, tag, buf, len, dma_addr)) {
 		*slots = 0;
 		return 0;
 	}

@@ -26,7 +26,8 @@
  * (the slots the in-flight mappings rotate through).
  *
  * Arena cells: each thread keeps BENCH_DEPTH blocks of `size` (512 B and 2 KiB
- * round up to 4 KiB blocks) and repeats "free the oldest, allocate one",
+ * round up to 4 KiB blocks) and repeats "free the oldest, allocate one"
+ * (owned per-CPU caches, SLUICE_DMA_ARENA_OWNED_CACHES, unless -X or -L),
  * under each scrub strategy (arena_strats[]: on free or on alloc, with the
  * port's zero op or non-temporal stores). The scrub is part of that cost; it
  * is also timed alone (the same zero op over the same blocks) and reported
@@ -630,6 +631,11 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 	mock_port_init(&mp, threads);
 	if (cfg.nolock)
 		mp.ops.lock_init = NULL, mp.ops.lock = NULL, mp.ops.unlock = NULL;
+	/* As the bounce cells: exclusive CPU indices, each CPU's cache its own (-X: locked). */
+	if (!cfg.locked && !cfg.nolock) {
+		mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+		ac.flags |= SLUICE_DMA_ARENA_OWNED_CACHES;
+	}
 	mock_port_set_copy(&mp, cfg.copy_name);
 	if (st->nt)
 		mp.ops.zero = mock_port_zero_nt;
@@ -1277,6 +1283,7 @@ static int run_insns(void)
 		return 1;
 	mock_port_init(&mp, 1);
 	mp.ops.flags = cfg.locked ? 0 : SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	ac.flags = cfg.locked ? 0 : SLUICE_DMA_ARENA_OWNED_CACHES;
 	mock_port_set_copy(&mp, cfg.copy_name);
 	if (sluice_dma_arena_init(&arena, &mp.ops, &ac))
 		return 1;

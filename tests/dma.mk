@@ -74,6 +74,16 @@ bench-breakdown: $(BENCH_STAGES_BIN)
 		echo $$? >$$rc; } | tee $(BUILD)/bench/breakdown.txt; status=$$(cat $$rc); \
 		rm -f $$rc; exit $$status
 
+# The benchmark with the arena's free claiming its block by a plain store instead
+# of a compare-and-swap (-DSLUICE_DMA_BENCH_NO_CAS, dma/arena.c): its arena cells
+# against bench_alloc's are what the double-free guarantee between racing CPUs
+# costs. One thread only (-t 1); a measurement, never a configuration to ship.
+BENCH_NOCAS_BIN := $(BUILD)/bench/bench_alloc_nocas
+$(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
 # make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
 # (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
 # scrub, counted by valgrind's callgrind in bench_alloc's -I mode

@@ -617,7 +617,13 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
 		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
 		   (const void *)r, cpu, r ? r->nslots : 0);
-	s = p->pops->alloc(p, r, cpu, &steps);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	/* The one policy of a fast_sluice pool: a direct call, no indirect one. */
+	if (p->fast_sluice)
+		s = sluice_dma_priv_sluice_alloc(p, r, cpu, &steps);
+	else
+#endif
+		s = p->pops->alloc(p, r, cpu, &steps);
 
 	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
@@ -638,6 +644,12 @@ void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long
 			   cpu < p->dl->ncpus,
 		   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)", head,
 		   nslots, cpu, (void *)p, p ? p->nslabs : 0);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	if (p->fast_sluice) {
+		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+		return;
+	}
+#endif
 	p->pops->free(p, head, nslots, cpu);
 }
 

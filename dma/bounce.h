@@ -587,13 +587,17 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl,
 SLUICE_DMA_PRIV void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl,
 						const struct dma_bounce_map *m, unsigned int cpu);
 /*
- * The `sluice` policy's magazine pop and its free, called directly (no
- * indirect call) by take and release for a pool whose fast_sluice is set.
+ * The `sluice` policy's magazine pop, alloc and free, called directly (no
+ * indirect call) by take, release and bounce.c's alloc and free for a pool
+ * whose fast_sluice is set.
  * The pop returns the first slot of a run of @k + 1 slots, or -1 (the
  * magazine is empty or a drain is pending: take's general path then runs).
  */
 SLUICE_DMA_PRIV long sluice_dma_priv_sluice_pop(struct sluice_dma_bounce_pool *p, unsigned int k,
 						unsigned int cpu);
+SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p,
+						  const struct dma_bounce_req *r, unsigned int cpu,
+						  unsigned long *steps);
 SLUICE_DMA_PRIV void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p,
 						 unsigned long head, unsigned long nslots,
 						 unsigned int cpu);

@@ -781,7 +781,7 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 
 /*
  * The common request's magazine pop (sluice_dma_priv_bounce_take() calls it
- * directly, dma_sluice_alloc() through the ops): the newest entry of magazine
+ * directly, sluice_dma_priv_sluice_alloc() through the ops): the newest entry of magazine
  * @k of the CPU, unchecked: every entry qualifies for a request with no
  * min_align bits and no boundary (class 1 entries are even slots of a
  * page-aligned pool). This is the policy's whole cost for most bounces, so it
@@ -818,11 +818,12 @@ bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 }
 
 /*
- * Through the ops: the common request pops (see above); anything else, an
+ * The policy's alloc (through the ops, or directly from bounce.c for a
+ * fast_sluice pool): the common request pops (see above); anything else, an
  * empty magazine or a pending drain included, goes to dma_sluice_alloc_rest().
  */
-static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
-			     unsigned int cpu, unsigned long *steps)
+long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+				  unsigned int cpu, unsigned long *steps)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long k = r->nslots - 1;
@@ -1087,7 +1088,7 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops = {
 	.meta_size = dma_sluice_meta_size,
 	.init = dma_sluice_init,
 	.fini = dma_sluice_fini,
-	.alloc = dma_sluice_alloc,
+	.alloc = sluice_dma_priv_sluice_alloc,
 	.free = sluice_dma_priv_sluice_free,
 	.flush = dma_sluice_flush,
 	.is_free = dma_sluice_is_free,

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "arch/x86_64/mm/tlb_gen.h"
+
 #define PAGE 4096u
 #define PAGES_2M 512u
 /* The model's PSC error codes in SW_EXITINFO2 (any non-zero value is an error
@@ -133,7 +135,7 @@ static bool tlb_c_seen(const struct snp_model *m, int64_t i, unsigned int c)
 	if (!m->tlb)
 		return m->page[i] & SNP_PG_PTE_C;
 	t = &m->tlb[i];
-	if ((t->fresh & (1u << c)) || m->tlb_synced[c] >= t->gen)
+	if ((t->fresh & (1u << c)) || tlb_gen_change_seen(m->tlb_synced[c], t->gen))
 		return m->page[i] & SNP_PG_PTE_C;
 	return t->old_c;
 }

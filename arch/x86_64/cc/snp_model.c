@@ -512,6 +512,23 @@ static void model_msr_protocol(struct snp_model *m)
 		/* KVM: GHCB_HV_FT_SUPPORTED (SNP, SNP AP creation). */
 		m->ghcb_msr[c] = (m->hv_features << 12) | GHCB_MSR_HV_FT_RESP;
 		break;
+	case GHCB_MSR_CPUID_REQ: {
+		/* KVM sev_handle_vmgexit_msr_protocol(): kvm_cpuid() of the
+		 * function, sub-leaf 0, the asked register in [63:32]; the
+		 * request's other bits stay. */
+		uint32_t r[4] = { m->cpuid_value[0], m->cpuid_value[1], m->cpuid_value[2],
+				  m->cpuid_value[3] };
+		uint32_t leaf = (uint32_t)(v >> 32);
+
+		__atomic_add_fetch(&m->n_msr_cpuid, 1, __ATOMIC_RELAXED);
+		m->last_cpuid_leaf = leaf;
+		if (m->hv_cpuid)
+			m->hv_cpuid(m->hv_ctx, leaf, 0, r);
+		m->ghcb_msr[c] =
+			((uint64_t)r[(v >> 30) & 3] << 32) | (v & (UINT64_C(3) << 30)) |
+			(m->faults.cpuid_bad_resp ? GHCB_MSR_CPUID_REQ : GHCB_MSR_CPUID_RESP);
+		break;
+	}
 	case GHCB_MSR_TERM_REQ:
 		m->terminated++;
 		m->term_set = (unsigned int)((v >> 12) & 0xf);

@@ -126,6 +126,8 @@
  * @pval_fail_at: that PVALIDATE answers FAIL_INPUT.
  * @pval_cf_at: that PVALIDATE succeeds with CF = 1 and changes nothing.
  * @pval_cf_every: the same for every Nth.
+ * @cpuid_bad_resp: every MSR-protocol CPUID is answered with a code that is
+ *	not a CPUID response.
  * @reg_refuse: registration answers with another GFN.
  * @exit_error: every other GHCB exit answers SW_EXITINFO1 = 2 (error).
  */
@@ -136,7 +138,7 @@ struct snp_model_faults {
 	bool rmp_4k_only;
 	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
 		pval_cf_every;
-	bool reg_refuse, exit_error;
+	bool reg_refuse, exit_error, cpuid_bad_resp;
 };
 
 /**
@@ -168,6 +170,10 @@ struct snp_model_tlb {
  * @ap_create: when set, the hypervisor's side of an AP-creation request that
  *	passed R7 (@op SNP_AP_CREATE or SNP_AP_DESTROY); returns 0 or refuses.
  * @on_terminate: when set, called for a termination request.
+ * @hv_cpuid: when set, the hypervisor's CPUID for the calling vCPU (the
+ *	MSR-protocol request 0x004 asks sub-leaf 0 of it, as KVM's
+ *	kvm_cpuid()); NULL: @cpuid_value. @n_msr_cpuid counts the requests and
+ *	@last_cpuid_leaf keeps the last one's function.
  * @hv_ctx: handed to @vmm, @ap_create and @on_terminate.
  * @n_ap_create: AP-creation requests; @n_rmpadjust: RMPADJUSTs.
  * @faults: faults to inject.
@@ -210,7 +216,11 @@ struct snp_model {
 	int (*ap_create)(void *ctx, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
 			 uint64_t sev_features);
 	void (*on_terminate)(void *ctx, unsigned int set, unsigned int code);
+	void (*hv_cpuid)(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 	void *hv_ctx;
+	uint32_t cpuid_value[4];
+	unsigned long n_msr_cpuid;
+	uint32_t last_cpuid_leaf;
 	unsigned long n_ap_create, n_rmpadjust;
 	struct snp_model_faults faults;
 	void (*violation)(void *ctx, const char *rule, uint64_t gpa);

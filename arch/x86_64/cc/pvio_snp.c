@@ -35,8 +35,10 @@ static struct ghcb *snp_ghcb(struct pvio_snp *p, uint64_t *gpa)
 {
 	struct ghcb *g = snp_ghcb_get(p->snp, gpa);
 
-	if (!g)
+	if (!g) {
 		p->errors++;
+		p->no_ghcb++;
+	}
 	return g;
 }
 
@@ -404,6 +406,12 @@ static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 	uint64_t gpa, v = 0;
 	struct ghcb *g;
 
+	/* SEV_STATUS is the hardware's, read-only and never the hypervisor's to
+	 * answer (Linux reads it natively before it has any #VC handling,
+	 * sme_enable()); the value snp_init() checked at kernel entry: no exit,
+	 * so CPU detection needs no GHCB. */
+	if (msr == MSR_SEV_STATUS)
+		return ps(ctx)->snp->sev_status;
 	if (msr_is_guest_state(msr))
 		return ps(ctx)->native->rdmsr(ps(ctx)->native->ctx, msr);
 	g = snp_ghcb(ps(ctx), &gpa);
@@ -516,6 +524,7 @@ void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_pag
 	p->cpuid_misses = 0;
 	p->cpuid_refused = 0;
 	p->cpuid_hv_requests = 0;
+	p->no_ghcb = 0;
 	p->native = &pvio_native;
 	p->read_cr4 = native_cr4;
 	p->read_xcr0 = native_xcr0;

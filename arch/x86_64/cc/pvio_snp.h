@@ -69,6 +69,9 @@ _Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits i
  * @cpuid_refused: CPUIDs the post-processing refused (the guest was told to
  *	terminate).
  * @cpuid_hv_requests: MSR-protocol CPUID requests of the post-processing.
+ * @no_ghcb: requests that needed a GHCB while this CPU had none registered
+ *	(refused, and counted in @errors too): at boot, before the kernel's
+ *	first GHCB exists, none is expected (cc_snp.c reports the count).
  */
 struct pvio_snp {
 	struct pvio_ops ops;
@@ -80,6 +83,7 @@ struct pvio_snp {
 	uint64_t (*read_xcr0)(void);
 	uint64_t (*read_xss)(void);
 	unsigned long cpuid_refused, cpuid_hv_requests;
+	unsigned long no_ghcb;
 };
 
 /**

@@ -485,6 +485,7 @@ static void model_msr_protocol(struct snp_model *m)
 		gfn = v >> 12;
 		ghcb_page_shared(m, gfn << 12);
 		m->ghcb_gpa[c] = m->faults.reg_refuse ? 0 : gfn << 12;
+		m->ghcb_ours[c] = !m->faults.reg_refuse;
 		m->ghcb_msr[c] = ((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) |
 				 GHCB_MSR_REG_GPA_RESP;
 		break;
@@ -566,6 +567,14 @@ static void model_vmgexit(void *ctx, void *page)
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
 		return;
+	}
+	if (!m->ghcb_ours[c]) {
+		/* R11 (project rule): the platform would carry it out. */
+		m->n_fw_ghcb_exits++;
+		broken(m,
+		       "R11 (project rule): a GHCB exit through a GHCB the guest did not register "
+		       "(the firmware's; Linux never uses it)",
+		       m->ghcb_gpa[c]);
 	}
 	reason = kvm_validate_vmgexit(g);
 	if (reason) {
@@ -689,6 +698,7 @@ void snp_model_firmware_ghcb(struct snp_model *m, unsigned int cpu, uint64_t gpa
 		m->page[i] &= (uint8_t) ~(SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
 	m->ghcb_msr[cpu % SNP_MODEL_MAX_CPUS] = gpa;
 	m->ghcb_gpa[cpu % SNP_MODEL_MAX_CPUS] = gpa;
+	m->ghcb_ours[cpu % SNP_MODEL_MAX_CPUS] = false;
 }
 
 void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)

@@ -77,6 +77,15 @@
  *     Test: test_rule_r10_stale_tlb_on_another_cpu (it also shows the
  *     kernel's TLB generation scheme, mmu_tlb_sync() before converted memory
  *     is reached, passes).
+ *  R11 Project rule (not a platform rule: the hypervisor and the GHCB spec
+ *     accept any registered GHCB): no GHCB-protocol exit goes through a GHCB
+ *     the guest did not register itself, i.e. the one the firmware left
+ *     registered (snp_model_firmware_ghcb()). Linux never uses the
+ *     firmware's GHCB (its early code speaks the MSR protocol until its own
+ *     boot GHCB is registered: snp_register_ghcb_early()); nor does Sluice:
+ *     the host chose that page's address. Counted in @n_fw_ghcb_exits.
+ *     Tests (tests/test_snp_boot.c): test_rule_r11_firmware_ghcb_never_used,
+ *     test_ghcb_boot_steps; e2e sim_snp.sh ("firmware GHCB: never used").
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -201,6 +210,9 @@ struct snp_model_tlb {
  *	entries, zeroed), or NULL: every CPU is taken to see the current
  *	mappings. @tlb_gen: its generation; @tlb_synced: per CPU, the generation
  *	of its last whole-TLB flush.
+ * @ghcb_ours: per vCPU, whether the registered GHCB was registered by the
+ *	guest (MSR protocol) rather than left by the firmware (R11).
+ * @n_fw_ghcb_exits: GHCB exits through a GHCB the guest did not register.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -240,6 +252,8 @@ struct snp_model {
 	unsigned long n_psc_pages;
 	unsigned int ghcb_min, ghcb_max, cbit_pos;
 	uint64_t hv_features;
+	bool ghcb_ours[SNP_MODEL_MAX_CPUS];
+	unsigned long n_fw_ghcb_exits;
 	struct snp_model_tlb *tlb;
 	uint32_t tlb_gen;
 	uint32_t tlb_synced[SNP_MODEL_MAX_CPUS];

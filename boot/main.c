@@ -189,7 +189,20 @@ void kernel_main(struct boot_info *bi)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	setvbuf(stderr, NULL, _IONBF, 0);
 
+	/* CPU detection (CPUID and SEV_STATUS only) and our page tables come
+	 * before any port I/O, MMIO or output: an SNP guest has no GHCB until
+	 * cc_setup_after_mmu(), and never uses the firmware's (cc_setup.c). */
 	cpu_detect(&cpu);
+	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
+					    .image_size = bi->image_size,
+					    .pagetables = bi->pagetables,
+					    .trampoline = bi->trampoline,
+					    .ranges = bi->ranges,
+					    .nranges = bi->nranges },
+		      &cpu, cc_setup_encoding());
+	/* Nothing in between: an SNP guest has no GHCB until this. */
+	if (!rc)
+		cc_setup_after_mmu();
 	acpi_pm_timer(bi->acpi_rsdp, &pm);
 	tsc_calibrate(pm.port, pm.is_32bit);
 	/* Every wait on a device ends: deadlines count TSC time from here on. */
@@ -220,19 +233,13 @@ void kernel_main(struct boot_info *bi)
 	       bi->options.iodepth, bi->options.bs, bi->options.frames);
 	report_accel(&cpu, &bi->options);
 
-	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
-					    .image_size = bi->image_size,
-					    .pagetables = bi->pagetables,
-					    .trampoline = bi->trampoline,
-					    .ranges = bi->ranges,
-					    .nranges = bi->nranges },
-		      &cpu, cc_setup_encoding());
 	if (rc) {
+		/* Reported only now, with the console up (the old tables are
+		 * still loaded); in an SNP guest nothing prints (no GHCB), and
+		 * pvio_fatal() still ends it (the MSR protocol's termination). */
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
-		exit(SLUICE_EXIT_BOOT);
+		pvio_fatal(SLUICE_EXIT_BOOT, "mmu_init failed");
 	}
-	/* Nothing in between: an SNP guest has no usable GHCB until this. */
-	cc_setup_after_mmu();
 	cc_setup(bi, &cpu);
 	mmu_report();
 	if (selftest_shared_attribute(bi))

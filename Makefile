@@ -12,6 +12,8 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
 #                                       stage (bench_alloc -K of the stage build)
+#   make bench-insns                    instructions per map, unmap, arena free and alloc
+#                                       (valgrind's callgrind; repeatable under load)
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
@@ -395,18 +397,20 @@ SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
 HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
 
 # Host programs are one compiler call each; any header change rebuilds them.
-# <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...).
+# <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...); <name>_CFLAGS
+# compiler flags (e.g. -DSLUICE_DMA_STAGES for test_stages).
 ALL_HEADERS := $(wildcard */*.h */*/*.h */*/*/*.h)
 define host_prog
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
-	$$(Q)$$(CC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) $$($(1)_LDFLAGS)
+	$$(Q)$$(CC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) \
+		$$($(1)_LDFLAGS)
 $(BUILD)/host-san/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@ (ASan+UBSan)"
-	$$(Q)$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) \
-		$$($(1)_LDFLAGS)
+	$$(Q)$$(CC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) \
+		$$(HOST_LIBS) $$($(1)_LDFLAGS)
 endef
 $(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
 

@@ -7,7 +7,9 @@
  * size them.
  *
  * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
- * counters. Order: CPU cache lock, then arena lock. No lock is held across
+ * counters. Order: CPU cache lock, then arena lock. Under an exclusive port
+ * (arena_exclusive()) the owner uses its cache without that lock; other CPUs
+ * then never touch it while the arena is live, they set its drain_req. No lock is held across
  * set_shared / set_private (the port's contract); a chunk being converted is
  * in a transitional state that keeps everyone else away from it. Block tags,
  * chunk states and cache counts are read and written only through the
@@ -135,6 +137,19 @@ static inline void arena_lock(const struct sluice_dma_arena *a, struct sluice_dm
 static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_dma_port_lock *l)
 {
 	dma_port_unlock(&a->ops, l);
+}
+
+/*
+ * Whether a CPU's cache is its owner's alone (SLUICE_DMA_ARENA_OWNED_CACHES,
+ * which init accepts only from a port that promises exclusive CPU indices,
+ * SLUICE_DMA_PORT_CPU_EXCLUSIVE: no two running callers share one, no call
+ * interrupts another on the same CPU, and has locks). Then the owner pops and
+ * pushes without the cache's lock, and another CPU that needs the cached
+ * blocks asks for them (drain_req) instead of taking them.
+ */
+static inline bool arena_exclusive(const struct sluice_dma_arena *a)
+{
+	return a->flags & SLUICE_DMA_ARENA_OWNED_CACHES;
 }
 
 /* The CPU cache to use: the one cpu_id rule of port.h (fold, never trap). */

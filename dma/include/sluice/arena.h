@@ -97,6 +97,19 @@ extern "C" {
 #define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
 
 /*
+ * sluice_dma_arena_config flag (0.7): each CPU's recycling cache is its
+ * owner's alone, popped and pushed without its lock. Only for a port that
+ * promises SLUICE_DMA_PORT_CPU_EXCLUSIVE and has locks (init refuses it
+ * otherwise). The price: another CPU never takes a cache; an allocation that
+ * finds no room, and sluice_dma_arena_reclaim(), ask the other CPUs for
+ * their cached blocks, which each returns at its next alloc or free (at most
+ * SLUICE_DMA_ARENA_CACHE_DEPTH blocks per cached order per CPU): until then
+ * their chunks stay shared, and such an allocation may convert one more
+ * chunk. sluice_dma_arena_destroy() (quiescent) takes every cache.
+ */
+#define SLUICE_DMA_ARENA_OWNED_CACHES 0x4u
+
+/*
  * sluice_dma_arena_check() flag: also verify that every idle block reads all
  * zero (only an arena that scrubs on free promises that; with
  * SLUICE_DMA_ARENA_SCRUB_ON_ALLOC the flag is accepted and checks nothing more).
@@ -116,7 +129,7 @@ extern "C" {
  *	the host's reach.
  * @meta_len: size of @meta in bytes.
  * @flags: 0 or SLUICE_DMA_ARENA_STRICT (added in API 0.2: a 0.1 initialiser
- *	leaves it 0), SLUICE_DMA_ARENA_SCRUB_ON_ALLOC.
+ *	leaves it 0), SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, SLUICE_DMA_ARENA_OWNED_CACHES.
  */
 struct sluice_dma_arena_config {
 	void *base;
@@ -229,8 +242,12 @@ struct sluice_dma_priv_arena_counters {
  */
 struct sluice_dma_priv_arena_cpu {
 	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
-	/* Written under @lock; read without it by the "worth draining?" estimate. */
+	/* Written by the owner (under @lock unless the port is exclusive); read
+	 * without it by the "worth draining?" estimate. */
 	uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
+	/* Set by another CPU that needs the cached blocks (exclusive ports): the
+	 * owner returns them at its next call. In what was padding. */
+	uint16_t drain_req;
 	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
 	struct sluice_dma_priv_arena_counters ctr;
 };
@@ -493,7 +510,8 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
  *	0 releases every chunk that is idle now.
  *
  * Drains every per-CPU cache first (blocks parked there would keep their
- * chunk busy), then counts one pass for each idle chunk and converts back,
+ * chunk busy; under SLUICE_DMA_ARENA_OWNED_CACHES this CPU's, and the others
+ * are asked for theirs, which come back at their next call), then counts one pass for each idle chunk and converts back,
  * with one set_private call each, the chunks idle for more than @min_idle
  * passes. A chunk that fails to convert back is leaked: counted, still
  * counted as shared against the cap, never used again. The caller drives the

@@ -1909,6 +1909,28 @@ static long destroy_report_live(struct bx *b)
 		return CLOBBERED;
 	return ret;
 }
+/* The live arena, initialised again with its own, valid, configuration (API 0.8). */
+static long ainit_live(struct bx *b)
+{
+	struct sluice_dma_arena_config cfg = { .base = b->region,
+					       .len = 2 * CHUNK,
+					       .ncpus = 2,
+					       .meta = b->ameta,
+					       .meta_len =
+						       sluice_dma_arena_meta_size(2 * CHUNK, 2) };
+
+	return sluice_dma_arena_init(&b->arena, &b->f->mp.ops, &cfg);
+}
+static long inplace_find_no_get(struct bx *b)
+{
+	static struct sluice_dma_inplace_region odd;
+
+	odd = b->hook;
+	odd.get = NULL;
+	odd.put = NULL;
+	sluice_dma_layer_set_inplace(&b->f->dl, &odd);
+	return 0;
+}
 static long inplace_get_no_put(struct bx *b)
 {
 	static struct sluice_dma_inplace_region half;
@@ -2253,7 +2275,9 @@ static const struct row rows[] = {
 	{ R(unmap_all_bad_flags, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(foreach_null_fn, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(destroy_report_live, SLUICE_DMA_ERR_BUSY), true, false },
+	{ R(ainit_live, SLUICE_DMA_ERR_BUSY), false, false },
 	{ T(inplace_get_no_put, "get without put", NULL), false, false },
+	{ T(inplace_find_no_get, "find without get", NULL), false, false },
 	{ T(region_null, "NULL region", NULL), false, false },
 };
 

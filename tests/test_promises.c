@@ -634,6 +634,45 @@ static void test_reinit_live_layer_refused(void **state)
 	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 }
 
+/*
+ * A live arena is not initialised again either (API 0.8): its shared chunks
+ * and port locks would leak, and a block it handed out would be handed out
+ * twice. It stays as it was; once destroyed, its storage takes an init.
+ */
+static void test_reinit_live_arena_refused(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	struct sluice_dma_arena_stats st;
+	struct sluice_dma_arena_config cfg = { .base = c->region,
+					       .len = 2 * CHUNK,
+					       .ncpus = 2,
+					       .meta = c->ameta,
+					       .meta_len =
+						       sluice_dma_arena_meta_size(2 * CHUNK, 2) };
+	unsigned char *blk = sluice_dma_arena_alloc(&c->arena, 4096);
+	long locks;
+
+	assert_non_null(blk);
+	locks = atomic_load(&f->mp.locks_live);
+	f->mp.last_log[0] = 0;
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), SLUICE_DMA_ERR_BUSY);
+	assert_non_null(strstr(f->mp.last_log, "config refused: "));
+	assert_non_null(strstr(f->mp.last_log, "live"));
+	assert_int_equal(atomic_load(&f->mp.locks_live), locks);
+	sluice_dma_arena_stats_get(&c->arena, &st);
+	assert_int_equal(st.blocks_live, 1);
+	assert_int_equal(sluice_dma_arena_block_size(&c->arena, blk), 4096);
+	/* Idle but initialised: still refused (its locks are live). */
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_arena_check(&c->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	/* Destroyed: the storage is fresh again (the teardown destroys this one). */
+	assert_int_equal(sluice_dma_arena_destroy(&c->arena), 0);
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), locks);
+}
+
 /* A configuration refused: @call returns @err and logs why, naming @word. */
 #define EXPECT_LOGGED(mp, call, err, word)                                   \
 	do {                                                                 \
@@ -862,6 +901,7 @@ int main(void)
 		CASES(test_teardown_every_kind),
 		CASES(test_stats_exact_drifting_cpus),
 		CASES(test_reinit_live_layer_refused),
+		CASES(test_reinit_live_arena_refused),
 		CASES(test_config_errors_logged),
 		CASES(test_arena_config_errors_logged),
 		CASES(test_lock_save_words),

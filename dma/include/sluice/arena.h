@@ -320,6 +320,11 @@ struct sluice_dma_arena {
 	uint64_t reclaim_passes;
 	/* Conversions ended (either way): what a caller waiting for one watches. */
 	uint32_t conv_gen;
+	/*
+	 * Set by sluice_dma_arena_init() from the arena's own address (API 0.8),
+	 * so that an init of a live arena is told from one of fresh storage.
+	 */
+	uintptr_t live_key;
 };
 
 /**
@@ -357,7 +362,10 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus);
  * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
  * wrapping region, too many chunks or CPUs, missing ops, metadata storage
  * that is too small, an unknown flag, or metadata or @arena itself inside the region (it
- * becomes shared: the host could forge free lists and function pointers).
+ * becomes shared: the host could forge free lists and function pointers);
+ * SLUICE_DMA_ERR_BUSY (API 0.8) for an arena initialised and not destroyed
+ * (wiping it would leak its shared chunks and its port locks): destroy it
+ * first. Every refusal but a NULL argument logs its reason through @ops' log.
  */
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
 			  const struct sluice_dma_arena_config *cfg);

@@ -410,7 +410,9 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
  * @dl: the layer.
  * @region: the hook; its storage must outlive its registration.
  *
- * A NULL or uninitialised @dl, or a @region without an owns callback, traps.
+ * A NULL or uninitialised @dl, or a @region without an owns callback, with
+ * get without put (or the reverse), alloc without free (or the reverse) or
+ * find without get, traps.
  */
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 				  const struct sluice_dma_inplace_region *region);

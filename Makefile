@@ -29,6 +29,7 @@
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #   make check-function-length          no kernel or library function over 100 lines
+#   make check-threat-model             every check and test THREAT_MODEL.md's inventory names exists
 #   make format-check                   every C file against .clang-format (in make test)
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
@@ -366,6 +367,11 @@ check-layers:
 .PHONY: check-function-length
 check-function-length:
 	@scripts/check-function-length.py
+# Every file, function, test, e2e scenario and fuzz target named in THREAT_MODEL.md's
+# inventory of inputs exists (--self-test: each kind of drift is reported).
+.PHONY: check-threat-model
+check-threat-model:
+	@scripts/check-threat-model.py
 
 # Every C file against .clang-format (README.md, "Contributor guide");
 # `FORMAT_FIX=1 scripts/format-check.sh FILE...` rewrites files in place.
@@ -442,6 +448,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
+	scripts/check-threat-model.py "scripts/check-threat-model.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build

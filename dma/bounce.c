@@ -331,9 +331,11 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
 		   (const void *)region);
 	/* Half a pair would count mappings it never uncounts, or the reverse. */
-	DMA_ASSERT(dl, !region || (!region->get == !region->put && !region->alloc == !region->free),
-		   "sluice_dma_layer_set_inplace: region %p has get without put or alloc "
-		   "without free",
+	DMA_ASSERT(dl,
+		   !region || (!region->get == !region->put && !region->alloc == !region->free &&
+			       (!region->find || region->get)),
+		   "sluice_dma_layer_set_inplace: region %p has get without put, alloc "
+		   "without free or find without get",
 		   (const void *)region);
 	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }

@@ -22,7 +22,7 @@
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
 #                                       and clang, -mgeneral-regs-only; host tests on
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
-#   make portable-size                  text+data of each of those builds, into README.md
+#   make portable-size                  text+data of each of those builds, into dma/README.md
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
@@ -227,7 +227,7 @@ plot:
 
 # ---------------------------------------------------------------- DMA library
 # make lib / make install for a target: LIB_TARGET=x86_64 (the default), i386 or
-# aarch64 is the one variable to set (README.md, "The DMA library"; dma/PORTING.md).
+# aarch64 is the one variable to set (dma/README.md; dma/PORTING.md).
 # Optional: LIB_COMPILER=clang (default gcc), CROSS_COMPILE=prefix of the target's gcc
 # and binutils (aarch64 default: aarch64-linux-gnu- unless the host is aarch64),
 # LIB_CC=a compiler command of your own. Per target:
@@ -365,7 +365,7 @@ check-layers:
 check-function-length:
 	@scripts/check-function-length.py
 
-# Every C file against .clang-format (README.md, "Contributor guide");
+# Every C file against .clang-format (CONTRIBUTING.md, "Before sending a change");
 # `FORMAT_FIX=1 scripts/format-check.sh FILE...` rewrites files in place.
 .PHONY: format-check
 format-check: deps-test

@@ -367,8 +367,8 @@ check-layers:
 check-function-length:
 	@scripts/check-function-length.py
 
-# The documents (README.md, CONTRIBUTING.md, dma/README.md, docs/): every repository
-# path they name in a code span or a link, and every anchor, exists, and README.md stays
+# The documents (README.md, CONTRIBUTING.md, dma/README.md, dma/PORTING.md, docs/): every
+# repository path they name in a code span or a link, and every anchor, exists; README.md stays
 # under 300 lines (scripts/check-doc-paths.py; tests/docs/test_check_doc_paths.sh proves
 # it on a fixture with planted bad paths); docs/OPTIONS.md documents exactly the option
 # table of the code, with its values, bounds and trust (tests/docs/test_options_doc.py).

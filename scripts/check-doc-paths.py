@@ -4,8 +4,9 @@
 
     check-doc-paths.py [--root DIR] [--readme-max N]
 
-The documents: README.md, CONTRIBUTING.md, dma/README.md and every docs/**/*.md. In
-each, outside fenced and indented code blocks and HTML comments, two things name paths:
+The documents: README.md, CONTRIBUTING.md, dma/README.md, dma/PORTING.md and every
+docs/**/*.md. In each, outside fenced and indented code blocks and HTML comments, two
+things name paths:
 
   - a link, [text](target): a relative target is resolved from the document's own
     folder and must exist; a "#anchor" (alone, or after a Markdown file) must be a
@@ -40,7 +41,7 @@ import os
 import re
 import sys
 
-DOCS = ("README.md", "CONTRIBUTING.md", "dma/README.md", "docs/**/*.md")
+DOCS = ("README.md", "CONTRIBUTING.md", "dma/README.md", "dma/PORTING.md", "docs/**/*.md")
 BUILD_OUTPUTS = ("build",)
 # Upstream path prefixes whose first component is also a folder of this tree: Linux's
 # arch/x86/ (ours is arch/x86_64/) and kernel/dma/.

@@ -690,7 +690,7 @@ def contract_emitters():
 
 
 class ContractTests(unittest.TestCase):
-    """docs/ARCHITECTURE.md's contract table against the code and the lines."""
+    """docs/BENCHMARKS.md's contract table against the code and the lines."""
 
     def setUp(self):
         self.contract = bench.documented_contract()
@@ -704,7 +704,7 @@ class ContractTests(unittest.TestCase):
         printed = set().union(*contract_emitters().values())
         self.assertGreater(len(printed), 50)  # the scan itself works
         self.assertEqual(sorted(printed - set(self.contract)), [],
-                         "printed but not in docs/ARCHITECTURE.md's contract table")
+                         "printed but not in docs/BENCHMARKS.md's contract table")
         # "run" is added by bench.py run, not printed by a kernel.
         self.assertEqual(sorted(set(self.contract) - printed - {"run"}), [],
                          "in the contract table but printed by none")

@@ -175,7 +175,7 @@ portable-size-report:
 		$(c)=$(call port_lib,$(c))))
 # dma/README.md's "Policies and size" table: the x86_64 gcc library with each set of bounce
 # policies (scripts/lib-size-policies.sh builds each in build/size/<set>).
-POLICY_SIZE_SETS := "linux bitmap lifo sluice" sluice linux "sluice linux"
+POLICY_SIZE_SETS := "$(DMA_POLICIES_ALL)" sluice linux "sluice linux"
 $(PORT_DIR)/size-policies.md: $(DMA_SRCS) $(wildcard dma/*.h $(DMA_INC)/sluice/*.h) \
 		scripts/lib-size-policies.sh
 	@mkdir -p $(dir $@)

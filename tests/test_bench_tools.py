@@ -30,6 +30,8 @@ import plot  # noqa: E402  (matplotlib is loaded only by plot.main)
 BENCH = os.path.join(SCRIPTS, "bench.py")
 PLOT = os.path.join(SCRIPTS, "plot.py")
 MODES = ("direct", "bounce", "arena")
+# Test data: synthetic results of these cells (the scripts take any list:
+# bench.POLICY_ORDER comes from scripts/names.py).
 POLICIES = ("linux", "bitmap", "lifo", "sluice")
 CELLS = [("direct", None)] + [("bounce", p) for p in POLICIES] + [("arena", None)]
 # IOPS by cell, before the per-run factor; arena and direct are the fastest.

@@ -148,7 +148,7 @@ fault_exit='^sluice: block task failed: 1 device fault \(deadline 2000 ms\); exi
 # --- an honest device: two queues on two CPUs, every mode; then scrub=copy, where
 # the host must see bytes it never had (the disclosure check can fail).
 lying_boot ok ok 1 1 0 120 2 modes=direct,bounce,arena policies=linux,sluice cpus=2 iodepth=32
-reads_ok direct bounce/linux bounce/sluice arena
+reads_ok direct bounce/linux bounce/sluice arena # names: chosen (modes= policies=)
 expect "$BOOT_LOG" '^blk: mode=direct .* 2 queues of 256' '^sluice: boot report complete; exit 0$'
 reject "$BOOT_LOG" ' [1-9][0-9]* errors|bad lengths, [1-9]|bad status bytes, [1-9]|abandoned, [1-9]|bad used entries, [1-9]|^dma: (warning|error)'
 grep -q '"q":1,' "$VLOG" || e2e_fail "nothing was served on the second queue"
@@ -185,7 +185,7 @@ lie_told 3
 expect "$BOOT_LOG" '^dma: warning: virtq 0: used id [0-9]+ not in flight \(replay\?\)$' \
 	'^blk: mode=arena 128 requests, 0 errors, 0 busy retries, 0 bad lengths, 0 bad status bytes, 0 abandoned, 1 bad used entries$' \
 	'^blk: mode=arena the device broke the virtio protocol: 1 bad used entries' "$fault_exit"
-reads_ok direct bounce/sluice arena
+reads_ok direct bounce/sluice arena # names: chosen ($three)
 host_checks
 verify 0,1,2
 
@@ -210,7 +210,7 @@ expect "$BOOT_LOG" '^dma: warning: virtq 0: used id 255 not in flight \(replay\?
 	'^blk: mode=bounce/sluice wrote pattern to sectors .* 0 errors' \
 	'^blk: mode=bounce/sluice 11 requests, 0 errors, 0 busy retries, 0 bad lengths, 0 bad status bytes, 0 abandoned, 1 bad used entries$' \
 	"$fault_exit"
-reads_ok direct bounce/sluice arena
+reads_ok direct bounce/sluice arena # names: chosen ($three)
 host_checks
 verify 0,1,2
 
@@ -237,7 +237,7 @@ expect "$BOOT_LOG" '^dma: error: virtq 0: used idx [0-9]+ is [0-9]+ entries ahea
 	'^blk: mode=arena the device broke its queue \(-5\): stopped$' \
 	'^blk: mode=arena [0-9]+ requests, 0 errors, 0 busy retries, 0 bad lengths, 0 bad status bytes, [1-9][0-9]* abandoned, 0 bad used entries$' \
 	"$fault_exit"
-reads_ok direct bounce/sluice arena
+reads_ok direct bounce/sluice arena # names: chosen ($three)
 host_checks
 verify 0,1 2
 

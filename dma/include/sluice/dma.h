@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <sluice/dma_errors.h>
+#include <sluice/dma_policies.h>
 #include <sluice/dma_port.h>
 #include <sluice/dma_version.h>
 
@@ -136,24 +137,17 @@ enum sluice_dma_dir {
 };
 
 /**
- * enum sluice_dma_bounce_policy - how a bounce pool finds free slots.
- * @SLUICE_DMA_POLICY_LINUX: upstream Linux swiotlb: per-slot free counters in 128-slot
- *	segments, next-fit index per area, per-area locks.
- * @SLUICE_DMA_POLICY_BITMAP: as patch 1 of Chao Gao's swiotlb RFC v2 (LKML, 2022, "swiotlb:
- *	use bitmap to track free slots"): one bit per slot, same search order.
- * @SLUICE_DMA_POLICY_LIFO: as patches 1 and 2 of that series ("swiotlb: Allocate memory in
- *	a cache-friendly way"): bitmap plus a per-area LIFO free list.
- * @SLUICE_DMA_POLICY_SLUICE: ours: per-CPU caches of 1- and 2-slot runs and of a few
- *	recently freed longer runs, in front of per-area bitmaps scanned a word
- *	at a time; mappings up to an area.
+ * enum sluice_dma_bounce_policy - how a bounce pool finds free slots: one
+ *	SLUICE_DMA_POLICY_<UPPER> per line of SLUICE_DMA_POLICIES()
+ *	(<sluice/dma_policies.h>, which describes each), numbered in its order
+ *	from 0 (SLUICE_DMA_POLICY_LINUX, _BITMAP, _LIFO, _SLUICE: 0 to 3).
  * @SLUICE_DMA_POLICY_COUNT: number of policies.
  */
 enum sluice_dma_bounce_policy {
-	SLUICE_DMA_POLICY_LINUX = 0,
-	SLUICE_DMA_POLICY_BITMAP = 1,
-	SLUICE_DMA_POLICY_LIFO = 2,
-	SLUICE_DMA_POLICY_SLUICE = 3,
-	SLUICE_DMA_POLICY_COUNT = 4,
+#define SLUICE_DMA_POLICY_ENUM_(upper, lower) SLUICE_DMA_POLICY_##upper,
+	SLUICE_DMA_POLICIES(SLUICE_DMA_POLICY_ENUM_)
+#undef SLUICE_DMA_POLICY_ENUM_
+		SLUICE_DMA_POLICY_COUNT
 };
 
 /**

@@ -46,33 +46,30 @@ static __attribute__((noreturn)) void td_fatal(const char *msg)
  * only the instructions differ (tee_insn_native, or the model of
  * cc_sim_snp.c, which also plays the firmware's and the hypervisor's part).
  *
- * The window, precisely:
+ * The window, precisely (Linux never uses the firmware's GHCB either: its
+ * early code speaks the GHCB MSR protocol until its own boot GHCB is
+ * registered, snp_register_ghcb_early()):
  *  1. kernel entry to cc_snp_early()'s pvio_select(): no port I/O, no MSR
  *     other than the GHCB MSR, no CPUID. The firmware's IDT (and #VC
  *     handler) is still loaded but nothing here may trap. Checked in order:
  *     the CC blob and the CPUID page copied before ExitBootServices
  *     (snp_cc_blob_check()), SEV_STATUS and the C-bit of the CPUID page
- *     (snp_init()), VMPL0 (RMPADJUST), the GHCB MSR (a GHCB GPA, in memory
- *     the map reports as the firmware's). A failure here ends the guest with
- *     a termination request (the MSR protocol needs no GHCB) and prints
- *     nothing: there is no way to.
- *  2. from there to mmu_init()'s CR3 write: every #VC-raising operation goes
- *     through the SNP paravirtual I/O backend on the GHCB the firmware
- *     registered for this CPU, mapped shared (C-bit clear) by the firmware's
- *     page tables, which stay loaded. Our own per-CPU GHCB pages are rescinded
- *     and made shared in the RMP (MSR-protocol PSC) before this window opens;
- *     nothing touches them in it (they are mapped private still).
- *  3. mmu_init()'s CR3 write to the end of cc_snp_after_mmu(): our tables map
- *     every page private except MMIO; no GHCB-protocol exit may happen (nothing
- *     prints, mmu_init() does no I/O after the CR3 write). cc_snp_after_mmu()
- *     clears the C-bit of our GHCB pages, then registers the bootstrap CPU's
- *     own (MSR protocol). The firmware's GHCB stays mapped private in our
- *     tables: a page the host named in the GHCB MSR is never made shared by
- *     us (Linux never adopts the firmware's GHCB; this kernel uses it only in
- *     window 2, through the firmware's own mapping).
- *  4. from there on: per-CPU GHCBs of ours; the firmware's page is never used
- *     or touched again (shared in the RMP, private in our tables, reserved
- *     memory).
+ *     (snp_init()), VMPL0 (RMPADJUST), the protocol version and the
+ *     hypervisor's features (MSR protocol). A failure here ends the guest
+ *     with a termination request (the MSR protocol needs no GHCB) and prints
+ *     nothing: there is no way to. Our own per-CPU GHCB pages are rescinded
+ *     and made shared in the RMP (MSR-protocol PSC), still mapped private.
+ *  2. from there to cc_snp_after_mmu(): the SNP backend is selected with no
+ *     GHCB. It answers CPUID from the CPUID page (post-processed for this
+ *     CPU through the MSR protocol's CPUID request) and SEV_STATUS from
+ *     snp_init(); anything else would need a GHCB and is refused and
+ *     counted (the count is printed, and is 0: kernel_main() runs only CPU
+ *     detection and mmu_init() here, and prints nothing until after). The
+ *     GHCB the firmware left registered is never used (in cc=sim-snp the
+ *     model's R11 stops the kernel if it were).
+ *  3. cc_snp_after_mmu(): our GHCB pages mapped shared in our tables, the
+ *     bootstrap CPU's registered; from there on every CPU uses its own. The
+ *     firmware's page stays private in our tables, never touched.
  */
 static struct mmu_encoding snp_encoding;
 static bool real_snp;
@@ -111,10 +108,10 @@ static void snp_boot(const struct boot_info *bi, const struct tee_insn_ops *insn
 			      &code, snp_why, sizeof(snp_why)))
 		snp_fatal(insn, set, code, snp_why);
 	if (cc_snp_early(insn, obs, name, sev_status,
-			 (const struct snp_cpuid_page *)(const void *)bi->cc_cpuid, bi->ranges,
-			 bi->nranges, &set, &code, snp_why, sizeof(snp_why)))
+			 (const struct snp_cpuid_page *)(const void *)bi->cc_cpuid, &set, &code,
+			 snp_why, sizeof(snp_why)))
 		snp_fatal(insn, set, code, snp_why);
-	/* From here on the serial console works, through the firmware's GHCB. */
+	/* No GHCB yet: nothing prints until cc_setup_after_mmu(). */
 }
 
 static void snp_setup_early(const struct boot_info *bi)

@@ -9,9 +9,11 @@
  *    page tables carry the shared bit (cc_setup_encoding());
  *  - an SEV-SNP guest, real (SEV_STATUS said so before ExitBootServices) or
  *    simulated (cc=sim-snp, the model playing firmware, hardware and
- *    hypervisor): started first thing in kernel_main (cc_setup_early()) on the
- *    GHCB the firmware registered, its own GHCBs made shared and registered
- *    right after mmu_init() (cc_setup_after_mmu()), the rest in cc_setup();
+ *    hypervisor): started first thing in kernel_main (cc_setup_early()) with
+ *    the GHCB MSR protocol only (the firmware's GHCB is never used), its own
+ *    GHCBs made shared and registered right after mmu_init()
+ *    (cc_setup_after_mmu()), which runs right after CPU detection; the rest
+ *    in cc_setup();
  *    a real guest's page tables carry the C-bit (cc_setup_encoding());
  *    cc_setup.c describes the window between the firmware's GHCB and ours;
  *  - cc=sim-tdx: the simulated TD, started once the kernel's page tables are
@@ -28,11 +30,13 @@
 /**
  * cc_setup_early() - in a real TD, start the TD (cc_tdx_start() on the real
  *	TDX module); in an SEV-SNP guest, real or cc=sim-snp, start the guest on
- *	the firmware's GHCB (cc_snp_early()). Anything else waits for cc_setup().
+ *	the GHCB MSR protocol (cc_snp_early()): until cc_setup_after_mmu() only
+ *	CPUID and SEV_STATUS work, nothing prints. Anything else waits for
+ *	cc_setup().
  *	A TD that cannot be started, or an option that cannot run in a TD
  *	(cc=emulated, cc=sim-tdx), ends the TD through
  *	TDG.VP.VMCALL<ReportFatalError>; an SNP guest that cannot run (no or a bad
- *	CC blob, below VMPL0, no usable firmware GHCB, unknown SEV_STATUS
+ *	CC blob, below VMPL0, unknown SEV_STATUS
  *	features, a cc= option other than auto) ends with a termination request
  *	of the GHCB MSR protocol and a GHCB_TERM_SLUICE_* reason
  *	(arch/x86_64/cc/snp_boot.h). Before any port I/O, CPUID or MSR access; the
@@ -51,9 +55,10 @@ const struct mmu_encoding *cc_setup_encoding(void);
 
 /**
  * cc_setup_after_mmu() - right after mmu_init() returned 0, before anything
- *	prints: in an SNP guest (real or simulated), map the GHCB pages shared in
- *	the new tables and register this CPU's own (cc_snp_after_mmu()); a
- *	failure ends the guest. Nothing elsewhere.
+ *	prints or does port I/O (the TSC calibration waits for it): in an SNP
+ *	guest (real or simulated), map the GHCB pages shared in the new tables
+ *	and register this CPU's own (cc_snp_after_mmu()); a failure ends the
+ *	guest. Nothing elsewhere.
  */
 void cc_setup_after_mmu(void);
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "arch/x86_64/cpu/panic.h"
 #include "arch/x86_64/cpu/qemu_exit.h"
 #include "arch/x86_64/cpu/serial.h"
 #include "arch/x86_64/smp/smp.h"
@@ -174,9 +175,7 @@ void _exit(int status)
  * failure); a kernel abort is a panic and says so. */
 void abort(void)
 {
-	fflush(stdout);
-	serial_puts("\nsluice: abort() called: kernel panic\n");
-	qemu_exit(SLUICE_EXIT_PANIC);
+	kernel_panic("abort() called");
 }
 
 void *_sbrk(ptrdiff_t) __attribute__((alias("sbrk")));

@@ -28,7 +28,7 @@
  * non-temporal zero must fence its stores before returning (dma_port.h).
  * tests/test_arena.c frees blocks full of a pattern and checks that no byte
  * of it shows in the next allocations, under both points and a
- * non-temporal zero; tests/bench_alloc.c measures them (README.md, "Host
+ * non-temporal zero; tests/bench_alloc.c measures them (docs/BENCHMARKS.md, "Host
  * benchmark of the DMA layer") - the default is the fastest there.
  *
  * The scrub is most of an alloc+free pair (4 KiB: ~57 ns of `rep stosb`
@@ -428,6 +428,12 @@ static int arena_config_check(const struct sluice_dma_arena *arena,
 	return 0;
 }
 
+/* What marks an arena as initialised: its own address (zeroed or copied storage never matches). */
+static uintptr_t arena_key(const struct sluice_dma_arena *arena)
+{
+	return (uintptr_t)arena ^ (uintptr_t)0xa7e4a5c1u;
+}
+
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
 			  const struct sluice_dma_arena_config *cfg)
 {
@@ -440,6 +446,11 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	err = arena_config_check(arena, ops, cfg);
 	if (err)
 		return err;
+	/* Wiping a live arena would leak its shared chunks and its port locks. */
+	if (arena->live_key == arena_key(arena) && arena->nchunks)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_BUSY,
+				      "arena %p is live (not destroyed): destroy it first",
+				      (void *)arena);
 
 	base = (uintptr_t)cfg->base;
 	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
@@ -465,6 +476,7 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	dma_port_lock_init(&arena->ops, &arena->lock);
 	for (unsigned int i = 0; i < cfg->ncpus; i++)
 		dma_port_lock_init(&arena->ops, &arena->cpus[i].lock);
+	arena->live_key = arena_key(arena);
 	return 0;
 }
 

@@ -15,51 +15,60 @@
 /* ------------------------------------------------------------------ policies */
 
 /*
- * The policies compiled in: all four, unless the library was built with
+ * The policies compiled in: every one of SLUICE_DMA_POLICIES()
+ * (<sluice/dma_policies.h>), unless the library was built with
  * `make lib SLUICE_DMA_POLICIES="..."` (dma/build.mk), which defines
- * SLUICE_DMA_POLICIES_SELECTED and one SLUICE_DMA_WITH_<NAME> per policy named
- * and leaves the other policies' files out of the archive. The kernel and the
- * tests compile every file and define neither: they get all four.
+ * SLUICE_DMA_POLICIES_SELECTED and SLUICE_DMA_WITH_<UPPER> for each policy
+ * named (to 1, as -D does) and leaves the other policies' files out of the
+ * archive. The kernel and the tests compile every file and define neither.
+ *
+ * DMA_POLICY_WITH(UPPER) is 1 or 0 whether or not SLUICE_DMA_WITH_<UPPER> is
+ * defined, usable inside the list's expansion where #ifdef is not: the way
+ * IS_ENABLED() of Linux's include/linux/kconfig.h tells a config option set
+ * to 1 from one not defined (a defined 1 pastes into a name that expands to
+ * "0," and shifts the argument list by one).
  */
-#ifndef SLUICE_DMA_POLICIES_SELECTED
-#define SLUICE_DMA_WITH_LINUX 1
-#define SLUICE_DMA_WITH_BITMAP 1
-#define SLUICE_DMA_WITH_LIFO 1
-#define SLUICE_DMA_WITH_SLUICE 1
+#define DMA_ONE_PLACEHOLDER_1 0,
+#define DMA_SECOND_ARG(a, b, ...) b
+#define DMA_IS_ONE__(one_or_junk) DMA_SECOND_ARG(one_or_junk 1, 0, 0)
+#define DMA_IS_ONE_(val) DMA_IS_ONE__(DMA_ONE_PLACEHOLDER_##val)
+#define DMA_IS_ONE(macro) DMA_IS_ONE_(macro)
+#ifdef SLUICE_DMA_POLICIES_SELECTED
+#define DMA_POLICY_WITH(upper) DMA_IS_ONE(SLUICE_DMA_WITH_##upper)
+#else
+#define DMA_POLICY_WITH(upper) 1
 #endif
+
+/* The released values of the public enum never change (new policies go last). */
+_Static_assert(SLUICE_DMA_POLICY_LINUX == 0 && SLUICE_DMA_POLICY_BITMAP == 1 &&
+		       SLUICE_DMA_POLICY_LIFO == 2 && SLUICE_DMA_POLICY_SLUICE == 3,
+	       "enum sluice_dma_bounce_policy values are ABI");
 
 /* Names of every policy, compiled in or not, so that errors can say which. */
 static const char *const dma_policy_names[SLUICE_DMA_POLICY_COUNT] = {
-	[SLUICE_DMA_POLICY_LINUX] = "linux",
-	[SLUICE_DMA_POLICY_BITMAP] = "bitmap",
-	[SLUICE_DMA_POLICY_LIFO] = "lifo",
-	[SLUICE_DMA_POLICY_SLUICE] = "sluice",
+#define DMA_POLICY_NAME(upper, lower) [SLUICE_DMA_POLICY_##upper] = #lower,
+	SLUICE_DMA_POLICIES(DMA_POLICY_NAME)
+#undef DMA_POLICY_NAME
+};
+
+/*
+ * The ops of each policy; NULL for one this build left out. The condition is
+ * a constant, so a left-out policy's ops are never referenced (no undefined
+ * symbol in the archive: scripts/check-lib-symbols.sh).
+ */
+static const struct dma_bounce_policy_ops *const dma_policy_ops[SLUICE_DMA_POLICY_COUNT] = {
+#define DMA_POLICY_OPS(upper, lower)  \
+	[SLUICE_DMA_POLICY_##upper] = \
+		DMA_POLICY_WITH(upper) ? &sluice_dma_priv_bounce_##lower##_ops : NULL,
+	SLUICE_DMA_POLICIES(DMA_POLICY_OPS)
+#undef DMA_POLICY_OPS
 };
 
 /* NULL for an unknown policy and for one this build left out (dma_policy_known()). */
 const struct dma_bounce_policy_ops *
 sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy)
 {
-	switch (policy) {
-#ifdef SLUICE_DMA_WITH_LINUX
-	case SLUICE_DMA_POLICY_LINUX:
-		return &sluice_dma_priv_bounce_linux_ops;
-#endif
-#ifdef SLUICE_DMA_WITH_BITMAP
-	case SLUICE_DMA_POLICY_BITMAP:
-		return &sluice_dma_priv_bounce_bitmap_ops;
-#endif
-#ifdef SLUICE_DMA_WITH_LIFO
-	case SLUICE_DMA_POLICY_LIFO:
-		return &sluice_dma_priv_bounce_lifo_ops;
-#endif
-#ifdef SLUICE_DMA_WITH_SLUICE
-	case SLUICE_DMA_POLICY_SLUICE:
-		return &sluice_dma_priv_bounce_sluice_ops;
-#endif
-	default:
-		return NULL;
-	}
+	return (unsigned int)policy < SLUICE_DMA_POLICY_COUNT ? dma_policy_ops[policy] : NULL;
 }
 
 static bool dma_policy_known(enum sluice_dma_bounce_policy policy)
@@ -331,9 +340,11 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
 		   (const void *)region);
 	/* Half a pair would count mappings it never uncounts, or the reverse. */
-	DMA_ASSERT(dl, !region || (!region->get == !region->put && !region->alloc == !region->free),
-		   "sluice_dma_layer_set_inplace: region %p has get without put or alloc "
-		   "without free",
+	DMA_ASSERT(dl,
+		   !region || (!region->get == !region->put && !region->alloc == !region->free &&
+			       (!region->find || region->get)),
+		   "sluice_dma_layer_set_inplace: region %p has get without put, alloc "
+		   "without free or find without get",
 		   (const void *)region);
 	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }
@@ -547,8 +558,9 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 			     "bounce pool %u: policy %s, %lu slots (%u areas of %lu) at dma "
 			     "0x%llx, %lu cycles to convert",
-			     n, pops->name, p->nslabs, p->nareas, p->area_nslabs,
-			     (unsigned long long)p->dma_start, (unsigned long)p->conversion_cycles);
+			     n, sluice_dma_bounce_policy_name(p->policy), p->nslabs, p->nareas,
+			     p->area_nslabs, (unsigned long long)p->dma_start,
+			     (unsigned long)p->conversion_cycles);
 	return 0;
 }
 
@@ -603,8 +615,8 @@ void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 	 */
 	s = p->pops->alloc(p, r, cpu, &steps);
 	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
-	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld", p->pops->name,
-		   r->nslots, s);
+	DMA_ASSERT(p->dl, s < 0, "%s: oversize request of %lu slots got slot %ld",
+		   sluice_dma_bounce_policy_name(p->policy), r->nslots, s);
 }
 
 long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,

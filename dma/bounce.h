@@ -141,7 +141,6 @@ struct sluice_dma_bounce_pool;
 
 /**
  * struct dma_bounce_policy_ops - what a policy implements.
- * @name: short name.
  * @meta_size: bytes of policy metadata for the geometry.
  * @init: set up the policy metadata at @meta: every slot free.
  * @fini: the pool is released (layer destroy): lock_destroy every lock @init
@@ -164,7 +163,6 @@ struct sluice_dma_bounce_pool;
  *	once for all.
  */
 struct dma_bounce_policy_ops {
-	const char *name;
 	size_t (*meta_size)(unsigned long nslabs, unsigned int nareas, unsigned int ncpus);
 	void (*init)(struct sluice_dma_bounce_pool *p, void *meta);
 	void (*fini)(struct sluice_dma_bounce_pool *p);
@@ -246,10 +244,12 @@ _Static_assert(DMA_CACHELINE + 2 * DMA_META_AREA_MAX + DMA_META_SLUICE_CPU_MAX <
 	       "per-CPU metadata bound");
 _Static_assert(24 + 8 + 1 <= SLUICE_DMA_BOUNCE_META_PER_SLOT, "per-slot metadata bound");
 
-SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops;
-SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops;
-SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops;
-SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops;
+/* Each policy's ops, defined in dma/bounce_<lower>.c (<sluice/dma_policies.h>). */
+#define DMA_POLICY_OPS_DECL(upper, lower)                         \
+	SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops \
+		sluice_dma_priv_bounce_##lower##_ops;
+SLUICE_DMA_POLICIES(DMA_POLICY_OPS_DECL)
+#undef DMA_POLICY_OPS_DECL
 
 static inline size_t dma_align_up(size_t v, size_t a)
 {

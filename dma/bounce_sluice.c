@@ -1084,7 +1084,6 @@ static int dma_sluice_check(const struct sluice_dma_bounce_pool *p)
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops = {
-	.name = "sluice",
 	.meta_size = dma_sluice_meta_size,
 	.init = dma_sluice_init,
 	.fini = dma_sluice_fini,

@@ -72,7 +72,7 @@ static bool dma_inplace_fits(const struct sluice_dma_tag *tag, uint64_t a, size_
  * mapped in place (at *@dma_addr).
  */
 static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-			    void *buf, size_t len, uint64_t *dma_addr)
+			    void *buf, size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
 {
 	const struct sluice_dma_inplace_region *inplace =
 		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
@@ -83,7 +83,7 @@ static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma
 		return false;
 	a = dl->ops.virt_to_dma(dl->ops.ctx, buf);
 	if (!dma_inplace_fits(tag, a, len) ||
-	    (inplace->get && !inplace->get(inplace->ctx, buf, len)))
+	    (inplace->get && !inplace->get(inplace->ctx, buf, len, (uint32_t)dir)))
 		return false;
 	__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&dl->inplace_live, 1, __ATOMIC_RELAXED);
@@ -135,7 +135,7 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 
 	/* No region (the common case): one load, no call. */
 	if (__atomic_load_n(&dl->inplace, __ATOMIC_RELAXED) &&
-	    dma_map_inplace(dl, tag, buf, len, dma_addr)) {
+	    dma_map_inplace(dl, tag, buf, len, dir, dma_addr)) {
 		*slots = 0;
 		return 0;
 	}
@@ -261,7 +261,36 @@ static bool dma_inplace_owns(const struct sluice_dma_layer *dl, uint64_t dma_add
 	return inplace->owns(inplace->ctx, dma_inplace_va(dl, dma_addr), len ? len : 1);
 }
 
-/* Ends an in-place mapping: refused if the hook does not own (or count) it. */
+/*
+ * The refusal of an in-place unmap whose range and direction the region does
+ * not hold: a live start given with another length or direction is INVAL, as
+ * for a bounce mapping, when the region can say so (find); else NOENT.
+ */
+static int dma_unmap_inplace_refuse(struct sluice_dma_layer *dl,
+				    const struct sluice_dma_inplace_region *inplace, void *va,
+				    uint64_t dma_addr, size_t len, enum sluice_dma_dir dir)
+{
+	size_t mapped = 0;
+	int err = inplace->find ? inplace->find(inplace->ctx, va, (uint32_t)dir, &mapped) :
+				  SLUICE_DMA_ERR_NOENT;
+
+	if (!err)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: length %zu, mapped in place %zu",
+				  (unsigned long long)dma_addr, len, mapped);
+	if (err == SLUICE_DMA_ERR_PERM)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: direction %d, mapped in place in another",
+				  (unsigned long long)dma_addr, (int)dir);
+	return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+			  "unmap of dma 0x%llx: in-place block holds no mapping",
+			  (unsigned long long)dma_addr);
+}
+
+/*
+ * Ends an in-place mapping: refused if the hook does not own it or, when it
+ * records mappings (put), holds none of exactly this range and direction.
+ */
 static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 			     enum sluice_dma_dir dir)
 {
@@ -269,15 +298,15 @@ static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
 	void *va;
 
-	if (!len || !dma_inplace_owns(dl, dma_addr, len))
+	/* With records the region judges the length; without, the block must hold it. */
+	if (!dma_inplace_owns(dl, dma_addr, inplace && inplace->put ? 1 : len) ||
+	    (!len && !inplace->put))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 				  "unmap of dma 0x%llx: not in any pool nor in-place region",
 				  (unsigned long long)dma_addr);
 	va = dma_inplace_va(dl, dma_addr);
-	if (inplace->put && !inplace->put(inplace->ctx, va, len))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "unmap of dma 0x%llx: in-place block holds no mapping",
-				  (unsigned long long)dma_addr);
+	if (inplace->put && (!len || !inplace->put(inplace->ctx, va, len, (uint32_t)dir)))
+		return dma_unmap_inplace_refuse(dl, inplace, va, dma_addr, len, dir);
 	if (dir & SLUICE_DMA_FROM_DEVICE)
 		dma_cache(dl, va, len, SLUICE_DMA_CACHE_INVALIDATE);
 	__atomic_fetch_sub(&dl->inplace_live, 1, __ATOMIC_RELAXED);
@@ -412,6 +441,36 @@ int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, u
 
 /* ------------------------------------------------------------------ sync */
 
+/*
+ * The checks of a sync of memory the in-place region owns. With records
+ * (find) they are a bounce mapping's: the address must be a live mapping's
+ * start (NOENT), of this direction (PERM), and the range must stay inside
+ * the mapping (RANGE). Without, the layer knows no length: the block that
+ * holds the address must hold all of [start, start + offset + len) - the
+ * synced range alone could lie in the next block, live or not.
+ */
+static int dma_sync_inplace_check(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
+				  size_t len, enum sluice_dma_dir dir, const char *what)
+{
+	const struct sluice_dma_inplace_region *inplace =
+		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	size_t mapped = 0;
+	int err;
+
+	if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr)
+		return SLUICE_DMA_ERR_RANGE;
+	if (!inplace->find)
+		return dma_inplace_owns(dl, dma_addr, offset + len) ? 0 : SLUICE_DMA_ERR_RANGE;
+	err = inplace->find(inplace->ctx, dma_inplace_va(dl, dma_addr), (uint32_t)dir, &mapped);
+	if (err == SLUICE_DMA_ERR_NOENT)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: no in-place mapping starts there", what,
+				  (unsigned long long)dma_addr);
+	if (err)
+		return err;
+	return offset + len > mapped ? SLUICE_DMA_ERR_RANGE : 0;
+}
+
 static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
 		    enum sluice_dma_dir dir, bool for_cpu)
 {
@@ -433,17 +492,10 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 			return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 					  "%s of dma 0x%llx: not in any pool nor in-place region",
 					  what, (unsigned long long)dma_addr);
-		/*
-		 * In place there is nothing to copy, but a range that leaves the
-		 * in-place block is the caller's error, reported like a bounce
-		 * mapping's. The layer keeps no length for in-place mappings: the
-		 * block that holds the mapping's start must hold all of
-		 * [start, start + offset + len) - checking the synced range alone
-		 * would accept one that lies in the next block, live or not.
-		 */
-		if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr ||
-		    !dma_inplace_owns(dl, dma_addr, offset + len))
-			return SLUICE_DMA_ERR_RANGE;
+		/* In place there is nothing to copy, but a bad handle is refused. */
+		err = dma_sync_inplace_check(dl, dma_addr, offset, len, dir, what);
+		if (err)
+			return err;
 		if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE))
 			dma_cache(dl, (unsigned char *)dma_inplace_va(dl, dma_addr) + offset, len,
 				  SLUICE_DMA_CACHE_INVALIDATE);
@@ -698,7 +750,7 @@ struct dma_region_walk_ctx {
 	void *arg;
 };
 
-static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent,
+static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent, uint32_t dir,
 			       unsigned int count)
 {
 	struct dma_region_walk_ctx *w = arg;
@@ -708,8 +760,8 @@ static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent
 	m.len = len;
 	m.orig = coherent ? NULL : vaddr;
 	m.vaddr = vaddr;
-	/* The region keeps no direction: an in-place unmap needs none but the cache's. */
-	m.dir = SLUICE_DMA_BIDIRECTIONAL;
+	/* The direction the region recorded: what the unmap must give back. */
+	m.dir = coherent || !dir ? SLUICE_DMA_BIDIRECTIONAL : dir;
 	m.coherent = coherent;
 	m.pool = SLUICE_DMA_POOL_NONE;
 	m.in_place = true;

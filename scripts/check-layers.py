@@ -13,7 +13,17 @@ The floors (docs/ARCHITECTURE.md, "Floors"), lowest first:
     3  bench/
 
 A file may include files of its own floor and of lower floors, never of a higher
-one, never anything under tests/ or examples/. Every .c, .h and .S file under
+one, never anything under tests/ or examples/.
+
+Inside arch/x86_64 the same rule holds between rooms (docs/ARCHITECTURE.md,
+"Rooms of arch/"), lowest first:
+
+    cpu/  <  fw/  <  mm/  <  smp/  <  cc/
+
+A file may include its own room and lower rooms, except that a leaf header
+(LEAVES below: the per-CPU index, the spinlock, the paravirtual I/O seam) may
+be included from any room, and a leaf includes no project header itself (only
+the C library's), so that including it never pulls a higher room in. Every .c, .h and .S file under
 arch/ dma/ drivers/ firmware/ boot/ bench/ is read; tests/ and examples/ are not checked.
 Quoted includes are resolved from the top of the tree (the kernel builds with
 -I.), then from the including file's folder; <sluice/...> names dma/; other
@@ -35,6 +45,10 @@ FLOORS = {"arch": 0, "dma": 0, "drivers": 1, "firmware": 1, "boot": 2, "bench": 
 # Folders side by side on one floor that must not include each other.
 APART = {("arch", "dma"), ("dma", "arch"), ("drivers", "firmware"), ("firmware", "drivers")}
 SOURCE_EXT = (".c", ".h", ".S")
+# The rooms of arch/x86_64, lowest first, and the leaf headers any room may include.
+ARCH_DIR = "arch/x86_64"
+ROOMS = {"cpu": 0, "fw": 1, "mm": 2, "smp": 3, "cc": 4}
+LEAVES = {"arch/x86_64/smp/percpu.h", "arch/x86_64/smp/spinlock.h", "arch/x86_64/cc/pvio.h"}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
 
@@ -59,6 +73,46 @@ def resolve(root, src, kind, name):
     # would find it once the file exists.
     first = name.split("/")[0]
     return first if "/" in name else top_folder(root, src)
+
+
+def resolve_rel(root, src, kind, name):
+    """The path (relative to @root) a quoted include names, if it exists; else None."""
+    if kind == "<":
+        return None
+    for base in (root, os.path.dirname(src)):
+        cand = os.path.normpath(os.path.join(base, name))
+        if os.path.exists(cand):
+            return os.path.relpath(cand, root)
+    return None
+
+
+def room_of(rel):
+    """The arch/x86_64 room of a relative path, or None outside the rooms."""
+    parts = rel.split(os.sep)
+    if len(parts) > 3 and "/".join(parts[:2]) == ARCH_DIR:
+        return parts[2]
+    return None
+
+
+def room_offence(rel, lineno, inc, target_rel):
+    """The offence of one include between arch/x86_64 files, or None."""
+    here_room = room_of(rel)
+    if here_room is None:
+        return None
+    if rel in LEAVES:
+        return (f"{rel}:{lineno}: includes {inc}: {rel} is a leaf header and includes "
+                f"nothing of the project")
+    there_room = room_of(target_rel) if target_rel else None
+    if target_rel in LEAVES or there_room is None or there_room == here_room:
+        return None
+    for r in (here_room, there_room):
+        if r not in ROOMS:
+            return (f"{rel}:{lineno}: includes {inc}: {ARCH_DIR}/{r}/ is not a room of "
+                    f"{ARCH_DIR} (only {', '.join(ROOMS)} are)")
+    if ROOMS[there_room] > ROOMS[here_room]:
+        return (f"{rel}:{lineno}: includes {inc}: room {there_room}/ (room {ROOMS[there_room]}) "
+                f"is above {here_room}/ (room {ROOMS[here_room]}) in {ARCH_DIR}")
+    return None
 
 
 def sources(root):
@@ -100,6 +154,11 @@ def check(root):
                 elif FLOORS[target] > FLOORS[here]:
                     offences.append(f"{rel}:{lineno}: includes {inc}: {target}/ (floor "
                                     f"{FLOORS[target]}) is above {here}/ (floor {FLOORS[here]})")
+                elif here == "arch" and target == "arch":
+                    o = room_offence(rel, lineno, inc,
+                                     resolve_rel(root, src, m.group(1), m.group(2)))
+                    if o:
+                        offences.append(o)
     return offences, edges, nfiles, nincludes
 
 

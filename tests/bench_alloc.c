@@ -841,6 +841,10 @@ static void json_figure(const char *mode, const char *policy, size_t size, unsig
 	bench_json_free(&j);
 }
 
+/* " linux bitmap ...": every policy of <sluice/dma_policies.h>, for the help. */
+#define BENCH_POLICY_WORD_(upper, lower) " " #lower
+#define BENCH_POLICY_WORDS SLUICE_DMA_POLICIES(BENCH_POLICY_WORD_)
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
@@ -852,8 +856,8 @@ static void usage(const char *prog)
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
 		"  -s  one size only (bytes)\n"
 		"  -c  0: allocator cells only, 1: copy cells only\n"
-		"  -p  one bounce policy only (linux, bitmap, lifo, sluice; no ratios\n"
-		"      without linux)\n"
+		"  -p  one bounce policy only (one of%s; no ratios\n"
+		"      without %s)\n"
 		"  -t  largest thread count (default: 2, or more when the machine has more CPUs)\n"
 		"  -P  bounce pool size in MiB (default 16)\n"
 		"  -B  skip the bounce cells; -A  skip the arena cells\n"
@@ -869,7 +873,8 @@ static void usage(const char *prog)
 		"      produce (max: -DBL_MAX, ULONG_MAX; nan, inf: written as null), to\n"
 		"      test that every line still parses; the tables keep the real figures\n"
 		"  -o  write the JSON lines to this file instead of stdout\n",
-		prog, BENCH_MAX_ROUNDS);
+		prog, BENCH_MAX_ROUNDS, BENCH_POLICY_WORDS,
+		sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LINUX));
 }
 
 /* 1, 2, then powers of two up to @max, and @max itself. */
@@ -960,8 +965,11 @@ static void print_bounce_table(void)
 	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, "
 	       "> 1 is faster;\n"
 	       "last column: sluice vs its closest baseline policy, median of per-round ratios\n");
-	printf("%-3s %-5s %7s %4s | %8s | %16s %16s %16s | %s\n", "thr", "copy", "size", "occ",
-	       "linux", "bitmap", "lifo", "sluice", "sluice vs best baseline");
+	printf("%-3s %-5s %7s %4s | %8s |", "thr", "copy", "size", "occ",
+	       sluice_dma_bounce_policy_name(fx_policies[0]));
+	for (unsigned int p = 1; p < SLUICE_DMA_POLICY_COUNT; p++)
+		printf(" %16s", sluice_dma_bounce_policy_name(fx_policies[p]));
+	printf(" | %s vs best baseline\n", sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE));
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int cp = 0; cp < 2; cp++)
 			for (unsigned int si = 0; si < NSIZES; si++)
@@ -1127,7 +1135,8 @@ static void breakdown_json(const char *dir, const char *stage, double cyc, doubl
 	bench_json_str(&extra, "stage", stage);
 	bench_json_num(&extra, "marker_cycles", marker, 1);
 	bench_json_num(&extra, "markers_per_op", b->markers, 1);
-	json_figure("breakdown", "sluice", 4096, 1, 0, true, &fig, &extra);
+	json_figure("breakdown", sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE), 4096, 1,
+		    0, true, &fig, &extra);
 	bench_json_free(&extra);
 }
 
@@ -1485,8 +1494,9 @@ static void run_scrub_cells(void)
 			bench_json_init(&extra);
 			bench_json_str(&extra, "direction", "from_device");
 			bench_json_str(&extra, "scrub", z ? "zero" : "copy");
-			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true,
-				    &scrub_fig[si][z], &extra);
+			json_figure("bounce",
+				    sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE),
+				    bench_sizes[si], 1, 0, true, &scrub_fig[si][z], &extra);
 			bench_json_free(&extra);
 		}
 	}
@@ -1551,8 +1561,10 @@ static void print_bounce_tables(void)
 	print_bounce_table();
 	printf("\nbounce with copy vs plain memcpy of the same size and footprint "
 	       "(occupancy 0%%, median ns)\n");
-	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy", "sluice",
-	       "ratio", "lifo", "ratio", "linux", "ratio");
+	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE), "ratio",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LIFO), "ratio",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LINUX), "ratio");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			const struct figure *m = &ref[si][0][ti];

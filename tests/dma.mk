@@ -10,7 +10,7 @@ test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_promises
 test_promises_SRCS := tests/test_promises.c tests/mock_port.c $(DMA_SRCS)
 # What firmware stacks expect: scatter-gather, partial and read-only maps, cache
-# maintenance, large coherent memory, teardown, the error model (README.md,
+# maintenance, large coherent memory, teardown, the error model (dma/README.md,
 # "What the API offers firmware").
 HOST_TESTS += test_features
 test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)

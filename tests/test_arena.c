@@ -920,19 +920,21 @@ static void test_free_mapped_block_refused(void **state)
 
 	sluice_dma_arena_region(&r, &fx->arena);
 	assert_non_null(p);
-	assert_true(r.get(r.ctx, p, 4096));
-	assert_true(r.get(r.ctx, p + 4096, 4096));
-	assert_false(r.get(r.ctx, p + 4096, 8192)); /* past the block */
+	assert_true(r.get(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE));
+	assert_true(r.get(r.ctx, p + 4096, 4096, SLUICE_DMA_TO_DEVICE));
+	assert_false(r.get(r.ctx, p + 4096, 8192, SLUICE_DMA_TO_DEVICE)); /* past the block */
+	assert_false(r.get(r.ctx, p, 4096, 0));				  /* no direction */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
 	assert_non_null(strstr(fx->mp.last_log, "still mapped"));
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 8192);
-	assert_true(r.put(r.ctx, p, 4096));
+	assert_false(r.put(r.ctx, p, 4096, SLUICE_DMA_TO_DEVICE)); /* not the direction mapped */
+	assert_true(r.put(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE));
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
-	assert_false(r.put(r.ctx, p + 4096, 1)); /* not the length mapped */
-	assert_true(r.put(r.ctx, p + 4096, 4096));
-	assert_false(r.put(r.ctx, p, 4096)); /* no mapping left */
+	assert_false(r.put(r.ctx, p + 4096, 1, SLUICE_DMA_TO_DEVICE)); /* not the length mapped */
+	assert_true(r.put(r.ctx, p + 4096, 4096, SLUICE_DMA_TO_DEVICE));
+	assert_false(r.put(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE)); /* no mapping left */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
-	assert_false(r.get(r.ctx, p, 1)); /* freed: no new mapping */
+	assert_false(r.get(r.ctx, p, 1, SLUICE_DMA_TO_DEVICE)); /* freed: no new mapping */
 	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
 }
 

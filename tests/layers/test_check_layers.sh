@@ -4,7 +4,8 @@
 # planted include that points the wrong way: drivers/ including boot/, arch/
 # including bench/, arch/ and dma/ including each other (quoted and as
 # <sluice/...>), boot/ including tests/, firmware/ including boot/ or drivers/ and
-# drivers/ including firmware/. A downward include (bench/ -> boot/) and
+# drivers/ including firmware/; inside arch/x86_64, a room including a higher
+# room and a leaf header including anything of the project. A downward include (bench/ -> boot/) and
 # an upward one under tests/ (not checked) leave it passing.
 set -uo pipefail
 
@@ -67,6 +68,15 @@ refused boot/main.c '#include "tests/fake_pci.h"' "boot/ -> tests/"
 refused firmware/iommu/iommu_port.c '#include "boot/dma_setup.h"' "firmware/ -> boot/"
 refused firmware/iommu/iommu_setup.c '#include "drivers/deadline.h"' "firmware/ -> drivers/"
 refused drivers/virtio/virtqueue.c '#include "firmware/iommu/iommu_port.h"' "drivers/ -> firmware/"
+# Rooms inside arch/x86_64: cpu/ < fw/ < mm/ < smp/ < cc/, leaf headers from anywhere.
+refused arch/x86_64/mm/mmu.c '#include "arch/x86_64/smp/smp.h"' "arch: mm/ -> smp/ (room above)"
+refused arch/x86_64/cpu/trap.c '#include "arch/x86_64/cc/tdx.h"' "arch: cpu/ -> cc/ (room above)"
+refused arch/x86_64/smp/smp.h '#include "arch/x86_64/cc/pvio_tdx.h"' "arch: smp/ -> cc/ (room above)"
+refused arch/x86_64/smp/percpu.h '#include "arch/x86_64/cpu/cpu.h"' "arch: a leaf header includes a lower room"
+refused arch/x86_64/smp/spinlock.h '#include "arch/x86_64/smp/lapic.h"' "arch: a leaf header includes its own room"
+passes arch/x86_64/mm/mmu.c '#include "arch/x86_64/smp/percpu.h"' "arch: mm/ -> the leaf percpu.h"
+passes arch/x86_64/cpu/cpu.c '#include "arch/x86_64/cc/pvio.h"' "arch: cpu/ -> the leaf pvio.h"
+passes arch/x86_64/cc/cc_tdx.c '#include "arch/x86_64/mm/mmu.h"' "arch: cc/ -> mm/ points down"
 passes firmware/iommu/iommu_port.c '#include "dma/bounce.h"' "firmware/ -> dma/ points down"
 passes bench/tasks.c '#include "boot/dma_setup.h"' "bench/ -> boot/ points down"
 passes tests/fake_pci.c '#include "bench/tasks.c"' "tests/ are not checked"

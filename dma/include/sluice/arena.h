@@ -77,10 +77,11 @@ extern "C" {
 /*
  * Records of in-place mappings per 4 KiB page (API 0.6): each live in-place
  * mapping made through sluice_dma_arena_region()'s hook is recorded by its
- * exact start and length in the page it starts in (several mappings of one
- * range share a record and count), so that an unmap of any other address or
- * length is refused. A fifth distinct range starting in one page is refused
- * by the hook, and the layer bounces it instead.
+ * exact start, length and (API 0.8) direction in the page it starts in
+ * (several mappings of one range in one direction share a record and
+ * count), so that an unmap of any other address, length or direction is
+ * refused. A fifth distinct range starting in one page is refused by the
+ * hook, and the layer bounces it instead.
  */
 #define SLUICE_DMA_ARENA_MAP_RECORDS 4u
 
@@ -336,6 +337,11 @@ struct sluice_dma_arena {
 	uint64_t reclaim_passes;
 	/* Conversions ended (either way): what a caller waiting for one watches. */
 	uint32_t conv_gen;
+	/*
+	 * Set by sluice_dma_arena_init() from the arena's own address (API 0.8),
+	 * so that an init of a live arena is told from one of fresh storage.
+	 */
+	uintptr_t live_key;
 };
 
 /**
@@ -373,7 +379,10 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus);
  * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
  * wrapping region, too many chunks or CPUs, missing ops, metadata storage
  * that is too small, an unknown flag, or metadata or @arena itself inside the region (it
- * becomes shared: the host could forge free lists and function pointers).
+ * becomes shared: the host could forge free lists and function pointers);
+ * SLUICE_DMA_ERR_BUSY (API 0.8) for an arena initialised and not destroyed
+ * (wiping it would leak its shared chunks and its port locks): destroy it
+ * first. Every refusal but a NULL argument logs its reason through @ops' log.
  */
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
 			  const struct sluice_dma_arena_config *cfg);
@@ -456,9 +465,11 @@ struct sluice_dma_inplace_region;
  * @arena: the arena; it must outlive the hook's registration.
  *
  * With this hook a layer maps live blocks in place and records each mapping
- * by its exact start and length (sluice_dma_arena_free() refuses a mapped
- * block; an unmap of any other address or length is refused; a fifth
- * distinct range starting in one 4 KiB page bounces instead), serves coherent
+ * by its exact start, length and direction (sluice_dma_arena_free() refuses
+ * a mapped block; an unmap of any other address is NOENT, of a live start
+ * with another length or direction INVAL; a sync is checked against the
+ * record as a bounce mapping's; a fifth distinct range starting in one 4 KiB
+ * page bounces instead), serves coherent
  * allocations longer than its bounce pools' longest run from the arena (up
  * to 2 MB, any alignment up to 2 MB, marked as the layer's and freed only
  * through it with the size it asked for), and lists both for the layer's

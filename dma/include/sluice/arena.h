@@ -98,7 +98,7 @@ extern "C" {
 #define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
 
 /*
- * sluice_dma_arena_config flag (0.7): each CPU's recycling cache is its
+ * sluice_dma_arena_config flag (0.8): each CPU's recycling cache is its
  * owner's alone, popped and pushed without its lock. Only for a port that
  * promises SLUICE_DMA_PORT_CPU_EXCLUSIVE and has locks (init refuses it
  * otherwise). The price: another CPU never takes a cache; an allocation that

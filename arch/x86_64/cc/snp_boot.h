@@ -4,7 +4,7 @@
  * before it relies on any of it: the confidential-computing blob of the EFI
  * configuration table (the SNP CPUID page and the secrets page) and the GHCB
  * the firmware registered for the bootstrap CPU. Plain C, no I/O: the kernel
- * (boot/cc_setup.c) and the host tests (tests/test_snp_boot.c) run the same
+ * (kernel/cc_setup.c) and the host tests (tests/test_snp_boot.c) run the same
  * checks.
  *
  * Facts used (read for facts; no code copied):

@@ -60,8 +60,8 @@
 
 #include <sluice/arena.h>
 #include "dma/bounce.h"
-#include "tests/bench_json.h"
-#include "tests/bench_stages.h"
+#include "bench/host/bench_json.h"
+#include "bench/host/bench_stages.h"
 #include "tests/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16

@@ -549,7 +549,7 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	p = dma_pool_carve(dl, pops, policy, mem, bytes, meta, &g);
 	p->conversion_cycles = t1 - t0;
 	pops->init(p, p->priv);
-#ifdef SLUICE_DMA_WITH_SLUICE
+#if DMA_POLICY_WITH(SLUICE)
 	/* Decided once: the common request's direct call into the policy. */
 	p->fast_sluice = policy == SLUICE_DMA_POLICY_SLUICE && sluice_dma_priv_sluice_fast(p);
 #endif
@@ -629,7 +629,7 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
 		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
 		   (const void *)r, cpu, r ? r->nslots : 0);
-#ifdef SLUICE_DMA_WITH_SLUICE
+#if DMA_POLICY_WITH(SLUICE)
 	/* The one policy of a fast_sluice pool: a direct call, no indirect one. */
 	if (p->fast_sluice)
 		s = sluice_dma_priv_sluice_alloc(p, r, cpu, &steps);
@@ -656,7 +656,7 @@ void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long
 			   cpu < p->dl->ncpus,
 		   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)", head,
 		   nslots, cpu, (void *)p, p ? p->nslabs : 0);
-#ifdef SLUICE_DMA_WITH_SLUICE
+#if DMA_POLICY_WITH(SLUICE)
 	if (p->fast_sluice) {
 		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
 		return;
@@ -962,7 +962,7 @@ int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice
 	bool fits = false;
 	int err;
 
-#ifdef SLUICE_DMA_WITH_SLUICE
+#if DMA_POLICY_WITH(SLUICE)
 	if (p && len && dma_take_common(p, tag, len, flags)) {
 		unsigned long n = len > SLUICE_DMA_IO_TLB_SIZE ? 2 : 1;
 		long head;
@@ -1098,7 +1098,7 @@ dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsi
 	rec->orig = NULL;
 	rec->len = 0;
 	dma_pcpu_add(dl, &p->pcpu[cpu].unmaps, 1);
-#ifdef SLUICE_DMA_WITH_SLUICE
+#if DMA_POLICY_WITH(SLUICE)
 	if (p->fast_sluice) {
 		/* The range check of sluice_dma_priv_bounce_free(), without its indirect call. */
 		DMA_ASSERT(dl, nslots && head < p->nslabs && nslots <= p->nslabs - head,

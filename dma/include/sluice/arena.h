@@ -98,7 +98,7 @@ extern "C" {
 #define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
 
 /*
- * sluice_dma_arena_config flag (0.7): each CPU's recycling cache is its
+ * sluice_dma_arena_config flag (0.8): each CPU's recycling cache is its
  * owner's alone, popped and pushed without its lock. Only for a port that
  * promises SLUICE_DMA_PORT_CPU_EXCLUSIVE and has locks (init refuses it
  * otherwise). The price: another CPU never takes a cache; an allocation that
@@ -522,11 +522,12 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
  *
  * Drains every per-CPU cache first (blocks parked there would keep their
  * chunk busy; under SLUICE_DMA_ARENA_OWNED_CACHES this CPU's, and the others
- * are asked for theirs, which come back at their next call), then counts one pass for each idle chunk and converts back,
- * with one set_private call each, the chunks idle for more than @min_idle
- * passes. A chunk that fails to convert back is leaked: counted, still
- * counted as shared against the cap, never used again. The caller drives the
- * policy, e.g. one call per timer tick with @min_idle = ticks to wait.
+ * are asked for theirs, which come back at their next call), then counts one
+ * pass for each idle chunk and converts back, with one set_private call each,
+ * the chunks idle for more than @min_idle passes. A chunk that fails to
+ * convert back is leaked: counted, still counted as shared against the cap,
+ * never used again. The caller drives the policy, e.g. one call per timer tick
+ * with @min_idle = ticks to wait.
  *
  * Return: the number of chunks converted back; 0 for a NULL or uninitialised
  * @arena.

@@ -894,5 +894,7 @@ int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 		dma_port_lock_destroy(&arena->ops, &arena->cpus[i].lock);
 	arena->nchunks = 0;
 	arena->ncpus = 0;
+	/* Destroyed storage is fresh storage, whatever else it comes to hold. */
+	arena->live_key = 0;
 	return err;
 }

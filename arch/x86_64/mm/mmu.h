@@ -6,7 +6,7 @@
  * from the UEFI memory map with arch/x86_64/mm/paging.c. "Shared" is the software bit
  * PT_SW_SHARED: converting a page is a page-table change plus TLB invalidation plus
  * one trapping I/O access, so it costs what a MapGPA / page-state-change hypercall
- * costs in exits under KVM (README: "What the output means", `cc`).
+ * costs in exits under KVM (docs/RUNNING.md, "The serial output, line by line", `cpu`/`cc`).
  */
 #ifndef SLUICE_ARCH_MMU_H
 #define SLUICE_ARCH_MMU_H

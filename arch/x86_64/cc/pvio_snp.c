@@ -345,9 +345,16 @@ static uint64_t cpu_read_xcr0(void *ctx)
 	return ps(ctx)->read_xcr0();
 }
 
+/* IA32_XSS, read only when CPUID 0xD.1 says XSAVES; natively (the native
+ * backend's RDMSR), as Linux snp_cpuid_postprocess() does: KVM does not
+ * intercept it for a guest with XSAVES. */
+#define MSR_IA32_XSS 0xda0u
+
 static uint64_t cpu_read_xss(void *ctx)
 {
-	return ps(ctx)->read_xss();
+	const struct pvio_ops *n = ps(ctx)->native;
+
+	return ps(ctx)->read_xss ? ps(ctx)->read_xss() : n->rdmsr(n->ctx, MSR_IA32_XSS);
 }
 
 static int cpu_hv_cpuid(void *ctx, uint32_t leaf, unsigned int reg, uint32_t *out)
@@ -501,21 +508,6 @@ static uint64_t native_xcr0(void)
 #endif
 }
 
-/* IA32_XSS, read only when CPUID 0xD.1 says XSAVES; natively, as Linux
- * snp_cpuid_postprocess() does (KVM does not intercept it for a guest with
- * XSAVES). */
-static uint64_t native_xss(void)
-{
-#ifdef SLUICE_HOST
-	return 0;
-#else
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(0xda0u));
-	return ((uint64_t)hi << 32) | lo;
-#endif
-}
-
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
 {
 	p->snp = s;
@@ -528,7 +520,7 @@ void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_pag
 	p->native = &pvio_native;
 	p->read_cr4 = native_cr4;
 	p->read_xcr0 = native_xcr0;
-	p->read_xss = native_xss;
+	p->read_xss = NULL;
 	p->ops = (struct pvio_ops){
 		.name = "snp",
 		.io_in = snp_io_in,

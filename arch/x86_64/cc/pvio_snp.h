@@ -65,7 +65,8 @@ _Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits i
  * @read_cr4: this CPU's CR4, for pvio_snp_cpuid_postprocess() (the native
  *	read; a double in host tests, which run in user mode).
  * @read_xcr0: this CPU's XCR0 (XGETBV), asked only with CR4.OSXSAVE set.
- * @read_xss: this CPU's IA32_XSS, asked only for leaf 0xD.1 with XSAVES.
+ * @read_xss: this CPU's IA32_XSS, asked only for leaf 0xD.1 with XSAVES;
+ *	NULL: @native's RDMSR.
  * @cpuid_refused: CPUIDs the post-processing refused (the guest was told to
  *	terminate).
  * @cpuid_hv_requests: MSR-protocol CPUID requests of the post-processing.

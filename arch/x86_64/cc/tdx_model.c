@@ -140,8 +140,7 @@ void tdx_model_note_access(struct tdx_model *m, uint64_t gpa, uint64_t len)
 			       "R7: a shared access to a private page (it reaches the host's page)",
 			       a);
 		else
-			broken(m,
-			       "R7: a private access to a shared or pending page (#VE or the TD ends)",
+			broken(m, "R7: a private access to a shared or pending page (#VE, TD end)",
 			       a);
 	}
 }

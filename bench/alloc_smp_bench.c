@@ -18,6 +18,8 @@
 #include "arch/x86_64/cpu/tsc.h"
 #include "bench/smp_window.h"
 #include "bench/result_json.h"
+#include "boot/bench_suites.h"
+#include "boot/options.h"
 
 #define ALLOC_SIZE 4096u
 
@@ -132,7 +134,7 @@ static void alloc_print(struct kernel_dma *kd, const struct kdma_config *cfg, un
 	if (scaling > 0)
 		printf(", scaling %.2f", scaling);
 	printf("\n");
-	bench_json_begin("alloc");
+	bench_json_begin(options_bench_names[BENCH_SUITE_ALLOC]);
 	printf(",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":%u,"
 	       "\"copy\":%s,\"ns_per_op\":%.1f,\"cycles_per_op\":%.0f,\"ops_per_s\":%.0f,"
 	       "\"lock_wait_cycles_per_map\":%.1f,\"lock_contended_pct\":%.3f,\"ops\":%" PRIu64,

@@ -23,6 +23,8 @@
 #include "bench/iotlb.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
+#include "boot/bench_suites.h"
+#include "boot/options.h"
 
 #define BLK_BENCH_MAX_SAMPLES 65536
 
@@ -441,7 +443,7 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
-	bench_json_begin("blk");
+	bench_json_begin(options_bench_names[BENCH_SUITE_BLK]);
 	printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":1,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"

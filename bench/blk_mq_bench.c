@@ -24,6 +24,8 @@
 #include "bench/smp_window.h"
 #include "drivers/deadline.h"
 #include "bench/result_json.h"
+#include "boot/bench_suites.h"
+#include "boot/options.h"
 #include "drivers/virtio/virtio_blk.h"
 
 #define MQ_BS 4096u
@@ -280,7 +282,7 @@ static void mq_print(struct kernel_dma *kd, const struct kdma_config *cfg, const
 	if (scaling > 0)
 		printf(", scaling %.2f", scaling);
 	printf("\n");
-	bench_json_begin("blk");
+	bench_json_begin(options_bench_names[BENCH_SUITE_BLK]);
 	printf(",\"bench\":\"mq\",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\",\"bs\":%u,"
 	       "\"iodepth\":%u,\"threads\":%u,\"queues\":%u,\"copy\":%s,\"iops\":%.1f,"
 	       "\"bw_mbps\":%.2f,\"lat_mean_us\":%.1f,\"lat_p50_us\":%.1f,\"lat_p99_us\":%.1f,"

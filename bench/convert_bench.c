@@ -19,6 +19,8 @@
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/cpu/tsc.h"
 #include "bench/result_json.h"
+#include "boot/bench_suites.h"
+#include "boot/options.h"
 
 #define TWO_MIB (UINT64_C(2) << 20)
 
@@ -27,7 +29,7 @@ static void convert_print(const char *what, uint64_t size, const char *direction
 {
 	double per = (double)cycles / n;
 
-	bench_json_begin("convert");
+	bench_json_begin(options_bench_names[BENCH_SUITE_CONVERT]);
 	printf(",\"mode\":\"%s\",\"case\":\"%s\",\"size\":%" PRIu64
 	       ",\"direction\":\"%s\",\"cycles_per_op\":%.0f,\"ns_per_op\":%.1f,\"ops\":%u,"
 	       "\"splits\":%" PRIu64 ",\"conversions\":%u}\n",

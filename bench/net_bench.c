@@ -14,6 +14,8 @@
 #include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
 #include "bench/result_json.h"
+#include "boot/bench_suites.h"
+#include "boot/options.h"
 
 #define NET_BENCH_ETHERTYPE 0x88B6
 
@@ -137,7 +139,7 @@ void net_bench_print(const struct kdma_config *cfg, unsigned int size, const str
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
-	bench_json_begin("net");
+	bench_json_begin(options_bench_names[BENCH_SUITE_NET]);
 	printf(",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
 	       "\"copy\":%s,\"fps\":%.1f,\"gbps\":%.4f,\"frames\":%" PRIu64 ",\"lost\":%" PRIu64
 	       ",\"seconds\":%.3f,\"cycles_copy\":%.0f",

@@ -23,6 +23,7 @@
 #include "bench/convert_bench.h"
 #include "bench/result_json.h"
 #include "bench/task_runners.h"
+#include "boot/bench_suites.h"
 #include "boot/cc_setup.h"
 #include "drivers/deadline.h"
 #include "drivers/quarantine.h"
@@ -95,15 +96,15 @@ static int net_run(const struct task_env *env)
 	return SLUICE_EXIT_PASS;
 }
 
-/* bench=...: a bit per index of options_bench_names. */
-static bool bench_wanted(const struct task_env *env, unsigned int bit)
+/* bench=...: a bit per suite of boot/bench_suites.h. */
+static bool bench_wanted(const struct task_env *env, enum bench_suite suite)
 {
-	return (env->opts->bench & (UINT64_C(1) << bit)) != 0;
+	return (env->opts->bench & (UINT64_C(1) << suite)) != 0;
 }
 
 static bool convert_wanted(const struct task_env *env)
 {
-	return bench_wanted(env, 2);
+	return bench_wanted(env, BENCH_SUITE_CONVERT);
 }
 
 static int convert_run(const struct task_env *env)
@@ -118,7 +119,7 @@ static int convert_run(const struct task_env *env)
 
 static bool net_bench_wanted(const struct task_env *env)
 {
-	return bench_wanted(env, 3);
+	return bench_wanted(env, BENCH_SUITE_NET);
 }
 
 static int net_bench_task(const struct task_env *env)
@@ -133,7 +134,7 @@ static int net_bench_task(const struct task_env *env)
 
 static bool blk_bench_wanted(const struct task_env *env)
 {
-	return bench_wanted(env, 1);
+	return bench_wanted(env, BENCH_SUITE_BLK);
 }
 
 static int blk_bench_task(const struct task_env *env)
@@ -161,7 +162,7 @@ static int blk_bench_task(const struct task_env *env)
 
 static bool mq_bench_wanted(const struct task_env *env)
 {
-	return bench_wanted(env, 4);
+	return bench_wanted(env, BENCH_SUITE_MQ);
 }
 
 static int mq_bench_task(const struct task_env *env)
@@ -181,7 +182,7 @@ static int mq_bench_task(const struct task_env *env)
 
 static bool alloc_bench_wanted(const struct task_env *env)
 {
-	return bench_wanted(env, 5);
+	return bench_wanted(env, BENCH_SUITE_ALLOC);
 }
 
 static int alloc_bench_task(const struct task_env *env)

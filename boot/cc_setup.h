@@ -7,11 +7,13 @@
  * arch/x86_64/cc/cc.h), and each function below calls its op: a real TD or
  * SEV-SNP guest starts in cc_setup_early(), before any port I/O, CPUID or MSR
  * access, with its page tables carrying the shared bit or C-bit
- * (cc_setup_encoding()); an SNP guest registers its own GHCBs right after
- * mmu_init() (cc_setup_after_mmu()); the simulated TD starts in cc_setup();
- * the emulated model (a software PTE bit plus a trapping port write) needs
- * none of them. The platforms and their order of steps are described in
- * arch/x86_64/cc/cc.h; nothing here names one.
+ * (cc_setup_encoding()); an SNP guest (real or cc=sim-snp) speaks only the
+ * GHCB MSR protocol until its own GHCBs are made shared and registered right
+ * after mmu_init() (cc_setup_after_mmu(), which runs right after CPU
+ * detection; the firmware's GHCB is never used); the simulated TD starts in
+ * cc_setup(); the emulated model (a software PTE bit plus a trapping port
+ * write) needs none of them. The platforms and their order of steps are
+ * described in arch/x86_64/cc/cc.h; nothing here names one.
  */
 #ifndef SLUICE_BOOT_CC_SETUP_H
 #define SLUICE_BOOT_CC_SETUP_H
@@ -25,11 +27,12 @@
  * cc_setup_early() - choose the platform (cc_platform_select()) and run its
  *	early op: in a real TD, start the TD (cc_tdx_start() on the real TDX
  *	module); in an SEV-SNP guest, real or cc=sim-snp, start the guest on the
- *	firmware's GHCB (cc_snp_boot()). Anything else waits for cc_setup().
+ *	GHCB MSR protocol (cc_snp_boot()): until cc_setup_after_mmu() only CPUID
+ *	and SEV_STATUS work, nothing prints. Anything else waits for cc_setup().
  *	A TD that cannot be started, or an option that cannot run in a TD
  *	(cc=emulated, cc=sim-tdx), ends the TD through
  *	TDG.VP.VMCALL<ReportFatalError>; an SNP guest that cannot run (no or a bad
- *	CC blob, below VMPL0, no usable firmware GHCB, unknown SEV_STATUS
+ *	CC blob, below VMPL0, unknown SEV_STATUS
  *	features, a cc= option other than auto) ends with a termination request
  *	of the GHCB MSR protocol and a GHCB_TERM_SLUICE_* reason
  *	(arch/x86_64/cc/snp_boot.h). Before any port I/O, CPUID or MSR access; the
@@ -48,9 +51,10 @@ const struct mmu_encoding *cc_setup_encoding(void);
 
 /**
  * cc_setup_after_mmu() - right after mmu_init() returned 0, before anything
- *	prints: in an SNP guest (real or simulated), map the GHCB pages shared in
- *	the new tables and register this CPU's own (cc_snp_after_mmu()); a
- *	failure ends the guest. Nothing elsewhere.
+ *	prints or does port I/O (the TSC calibration waits for it): in an SNP
+ *	guest (real or simulated), map the GHCB pages shared in the new tables
+ *	and register this CPU's own (cc_snp_after_mmu()); a failure ends the
+ *	guest. Nothing elsewhere.
  */
 void cc_setup_after_mmu(void);
 

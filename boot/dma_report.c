@@ -75,9 +75,11 @@ void kernel_dma_arena_release(struct kernel_dma *kd, const char *label)
 
 const char *kernel_dma_policy_json(const struct kdma_config *cfg)
 {
-	/* In the order of enum sluice_dma_bounce_policy (checked at the top of this file). */
-	static const char *const quoted[SLUICE_DMA_POLICY_COUNT] = { "\"linux\"", "\"bitmap\"",
-								     "\"lifo\"", "\"sluice\"" };
+	static const char *const quoted[SLUICE_DMA_POLICY_COUNT] = {
+#define KDMA_POLICY_JSON_(upper, lower) [SLUICE_DMA_POLICY_##upper] = "\"" #lower "\"",
+		SLUICE_DMA_POLICIES(KDMA_POLICY_JSON_)
+#undef KDMA_POLICY_JSON_
+	};
 
 	if (cfg->mode != KDMA_BOUNCE || (unsigned int)cfg->policy >= SLUICE_DMA_POLICY_COUNT)
 		return "null";

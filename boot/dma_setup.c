@@ -21,8 +21,6 @@
 
 #define TWO_MIB (UINT64_C(2) << 20)
 
-_Static_assert(SLUICE_DMA_POLICY_COUNT == 4, "options_policy_names lists every policy");
-
 static struct kernel_dma kernel_dma;
 
 /* Direct mode: no confidential computing, every buffer is device-reachable. */
@@ -36,7 +34,11 @@ static const struct sluice_dma_inplace_region identity_region = { .owns = kd_ide
 
 const char *kernel_dma_mode_name(enum kernel_dma_mode mode)
 {
-	static const char *const names[KDMA_NMODES] = { "direct", "bounce", "arena" };
+	static const char *const names[KDMA_NMODES] = {
+#define KDMA_MODE_NAME_(upper, lower) [KDMA_##upper] = #lower,
+		KERNEL_DMA_MODES(KDMA_MODE_NAME_)
+#undef KDMA_MODE_NAME_
+	};
 
 	return (unsigned int)mode < KDMA_NMODES ? names[mode] : "?";
 }
@@ -195,8 +197,11 @@ int kernel_dma_configs(const struct kernel_dma *kd, uint64_t modes, struct kdma_
 
 const char *kernel_dma_config_name(const struct kdma_config *cfg)
 {
+	/* "bounce/<policy>": stringified here, `linux` being a GNU C macro. */
 	static const char *const bounce_names[SLUICE_DMA_POLICY_COUNT] = {
-		"bounce/linux", "bounce/bitmap", "bounce/lifo", "bounce/sluice"
+#define KDMA_BOUNCE_NAME_(upper, lower) [SLUICE_DMA_POLICY_##upper] = "bounce/" #lower,
+		SLUICE_DMA_POLICIES(KDMA_BOUNCE_NAME_)
+#undef KDMA_BOUNCE_NAME_
 	};
 
 	if (cfg->mode == KDMA_BOUNCE)

@@ -11,23 +11,9 @@
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/smp/smp.h"
 #include "boot/boot_info.h"
+#include "boot/dma_modes.h"
 #include <sluice/arena.h>
 #include <sluice/dma.h>
-
-/**
- * enum kernel_dma_mode - the three ways I/O buffers reach a device.
- * @KDMA_DIRECT: no confidential computing: buffers are used in place (the
- *	plain-VM baseline). The layer's in-place hook owns all memory.
- * @KDMA_BOUNCE: every buffer bounces through the pool (Linux swiotlb=force).
- * @KDMA_ARENA: buffers come from the 2 MB shared arena and map in place.
- * @KDMA_NMODES: number of modes.
- */
-enum kernel_dma_mode {
-	KDMA_DIRECT,
-	KDMA_BOUNCE,
-	KDMA_ARENA,
-	KDMA_NMODES,
-};
 
 /* Coherent memory (rings, headers) of the direct and arena layers. */
 #define KDMA_COHERENT_POOL_BYTES (UINT64_C(1) << 20)

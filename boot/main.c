@@ -77,6 +77,22 @@ static void report_cpu(const struct cpu_info *cpu)
 		       cc_mode_name(cpu->cc), cpu->c_bit);
 }
 
+/* The options lines of the boot report; lists as they are written (a,b,c). */
+static void report_options(const struct boot_info *bi)
+{
+	const struct kernel_options *o = &bi->options;
+	char policies[128], modes[64];
+
+	options_list_format(policies, sizeof(policies), options_policy_names, o->policies);
+	options_list_format(modes, sizeof(modes), options_mode_names, o->modes);
+	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K pool=%" PRIu64
+	       "K policies=%s scrub=%s fault=%s (from %s)\n",
+	       o->heap_bytes / 1024, o->dma_bytes / 1024, o->pool_bytes / 1024, policies,
+	       options_scrub_names[o->scrub], options_fault_name(o->fault), bi->options_source);
+	printf("options: modes=%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 " frames=%" PRIu64 "\n",
+	       modes, options_blk_names[o->blk], o->iodepth, o->bs, o->frames);
+}
+
 /*
  * The accelerator label for the report and every result line. The runner names it
  * (accel=); QEMU's CPUID hypervisor signature says it too ("TCGTCGTCGTCG",
@@ -189,7 +205,20 @@ void kernel_main(struct boot_info *bi)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	setvbuf(stderr, NULL, _IONBF, 0);
 
+	/* CPU detection (CPUID and SEV_STATUS only) and our page tables come
+	 * before any port I/O, MMIO or output: an SNP guest has no GHCB until
+	 * cc_setup_after_mmu(), and never uses the firmware's (cc_setup.c). */
 	cpu_detect(&cpu);
+	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
+					    .image_size = bi->image_size,
+					    .pagetables = bi->pagetables,
+					    .trampoline = bi->trampoline,
+					    .ranges = bi->ranges,
+					    .nranges = bi->nranges },
+		      &cpu, cc_setup_encoding());
+	/* Nothing in between: an SNP guest has no GHCB until this. */
+	if (!rc)
+		cc_setup_after_mmu();
 	acpi_pm_timer(bi->acpi_rsdp, &pm);
 	tsc_calibrate(pm.port, pm.is_32bit);
 	/* Every wait on a device ends: deadlines count TSC time from here on. */
@@ -206,33 +235,16 @@ void kernel_main(struct boot_info *bi)
 	       tsc_to_ns(tsc_main - bi->tsc_entry) / 1e6,
 	       tsc_to_ns(bi->tsc_exit_boot_services - bi->tsc_entry) / 1e6, bi->ebs_attempts,
 	       bi->ebs_attempts == 1 ? "" : "s");
-	printf("options: heap=%" PRIu64 "K dma=%" PRIu64 "K pool=%" PRIu64
-	       "K policies=%s%s%s%s scrub=%s fault=%s (from %s)\n",
-	       bi->options.heap_bytes / 1024, bi->options.dma_bytes / 1024,
-	       bi->options.pool_bytes / 1024, bi->options.policies & 1 ? "linux," : "",
-	       bi->options.policies & 2 ? "bitmap," : "", bi->options.policies & 4 ? "lifo," : "",
-	       bi->options.policies & 8 ? "sluice" : "", options_scrub_names[bi->options.scrub],
-	       options_fault_name(bi->options.fault), bi->options_source);
-	printf("options: modes=%s%s%s blk=%s iodepth=%" PRIu64 " bs=%" PRIu64 " frames=%" PRIu64
-	       "\n",
-	       bi->options.modes & 1 ? "direct," : "", bi->options.modes & 2 ? "bounce," : "",
-	       bi->options.modes & 4 ? "arena" : "", options_blk_names[bi->options.blk],
-	       bi->options.iodepth, bi->options.bs, bi->options.frames);
+	report_options(bi);
 	report_accel(&cpu, &bi->options);
 
-	rc = mmu_init(&(struct mmu_memory){ .image_base = bi->image_base,
-					    .image_size = bi->image_size,
-					    .pagetables = bi->pagetables,
-					    .trampoline = bi->trampoline,
-					    .ranges = bi->ranges,
-					    .nranges = bi->nranges },
-		      &cpu, cc_setup_encoding());
 	if (rc) {
+		/* Reported only now, with the console up (the old tables are
+		 * still loaded); in an SNP guest nothing prints (no GHCB), and
+		 * pvio_fatal() still ends it (the MSR protocol's termination). */
 		printf("mmu: building the kernel page tables failed (%d)\n", rc);
-		exit(SLUICE_EXIT_BOOT);
+		pvio_fatal(SLUICE_EXIT_BOOT, "mmu_init failed");
 	}
-	/* Nothing in between: an SNP guest has no usable GHCB until this. */
-	cc_setup_after_mmu();
 	cc_setup(bi, &cpu);
 	mmu_report();
 	if (selftest_shared_attribute(bi))

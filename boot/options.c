@@ -8,6 +8,10 @@
  */
 #include "boot/options.h"
 
+#include "boot/bench_suites.h"
+#include "boot/dma_modes.h"
+
+#include <sluice/dma.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,13 +41,9 @@ struct option_def {
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div",
 					     "write_text", "exec_shared", "exec_data",
 					     "exec_stack", "ve", "vc", NULL };
-const char *const options_policy_names[] = { "linux", "bitmap", "lifo", "sluice", NULL };
 const char *const options_scrub_names[] = { "copy", "zero", NULL };
-const char *const options_mode_names[] = { "direct", "bounce", "arena", NULL };
 const char *const options_blk_names[] = { "none", "check", "smp", NULL };
 const char *const options_net_names[] = { "check", "smp", NULL };
-const char *const options_bench_names[] = { "none", "blk", "convert", "net", "mq", "alloc",
-					    NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
 /* From the one list of CC platforms (arch/x86_64/cc/cc.h). */
@@ -59,6 +59,27 @@ const char *const options_snp_fault_names[] = { "none", "early_return", "psc_err
 						 "no_cc_blob", "bad_cc_blob", NULL };
 /* clang-format on */
 
+/*
+ * The lists of names kept elsewhere, each the one list of its kind: the bounce
+ * policies (<sluice/dma_policies.h>), the DMA modes (boot/dma_modes.h) and the
+ * benchmark suites (boot/bench_suites.h). OPT_NAME stringifies its argument
+ * directly: the policy `linux` is also a predefined macro of GNU C.
+ * OPT_WORDS_ lists them in the help texts, " a b c".
+ */
+#define OPT_NAME_(upper, lower) #lower,
+#define OPT_WORD_(upper, lower) " " #lower
+const char *const options_policy_names[] = { SLUICE_DMA_POLICIES(OPT_NAME_) NULL };
+const char *const options_mode_names[] = { KERNEL_DMA_MODES(OPT_NAME_) NULL };
+const char *const options_bench_names[] = { BENCH_SUITES(OPT_NAME_) NULL };
+_Static_assert(sizeof(options_policy_names) / sizeof(options_policy_names[0]) ==
+		       SLUICE_DMA_POLICY_COUNT + 1,
+	       "a bit of policies= per enum sluice_dma_bounce_policy value");
+_Static_assert(SLUICE_DMA_POLICY_COUNT <= 64 && KDMA_NMODES <= 64 && BENCH_SUITE_COUNT <= 64,
+	       "OPT_LIST masks are 64 bits");
+
+/* A mask with the low @n bits set (every choice of a list of @n). */
+#define OPT_ALL(n) ((n) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (n)) - 1)
+
 static const struct option_def option_table[] = {
 	{ "heap", OPT_SIZE, offsetof(struct kernel_options, heap_bytes), 1 * MIB, 512 * MIB, 4096,
 	  NULL, "heap for the kernel (newlib malloc); default 64M" },
@@ -71,13 +92,15 @@ static const struct option_def option_table[] = {
 	  4096, NULL, "each bounce pool (one per policy) taken from the DMA region; default 16M" },
 	{ "policies", OPT_LIST, offsetof(struct kernel_options, policies), 0, 0, 0,
 	  options_policy_names,
-	  "bounce pool policies, comma-separated: linux,bitmap,lifo,sluice or all; default all" },
+	  "bounce pool policies, comma-separated, of:" SLUICE_DMA_POLICIES(
+		  OPT_WORD_) "; or all; default all" },
 	{ "scrub", OPT_CHOICE, offsetof(struct kernel_options, scrub), 0, 0, 0, options_scrub_names,
 	  "stale-data guard of from-device bounces: zero (no private byte reaches shared "
 	  "memory) or copy (as Linux since CVE-2022-0854: discloses the buffer's old bytes); "
 	  "default zero" },
 	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
-	  "DMA modes to run, comma-separated: direct,bounce,arena or all; default all" },
+	  "DMA modes to run, comma-separated, of:" KERNEL_DMA_MODES(
+		  OPT_WORD_) "; or all; default all" },
 	{ "blk", OPT_CHOICE, offsetof(struct kernel_options, blk), 0, 0, 0, options_blk_names,
 	  "block task: none, check (read all + cksum, write a pattern per mode), or smp (the same "
 	  "read; the pattern written and read back by every CPU at once); default check" },
@@ -150,14 +173,14 @@ void options_defaults(struct kernel_options *opts)
 	opts->dma_bytes = 128 * MIB;
 	opts->fault = FAULT_NONE;
 	opts->pool_bytes = 16 * MIB;
-	opts->policies = 0xf; /* all four */
-	opts->scrub = 1;      /* zero: nothing private is copied into shared memory */
-	opts->modes = 7;      /* all */
-	opts->blk = 1;	      /* check */
+	opts->policies = OPT_ALL(SLUICE_DMA_POLICY_COUNT);
+	opts->scrub = 1; /* zero: nothing private is copied into shared memory */
+	opts->modes = OPT_ALL(KDMA_NMODES);
+	opts->blk = 1; /* check */
 	opts->iodepth = 32;
 	opts->bs = 64 * 1024;
 	opts->frames = 1000;
-	opts->bench = 1; /* none */
+	opts->bench = UINT64_C(1) << BENCH_SUITE_NONE;
 	opts->bench_set = 0;
 	opts->bench_ms = 300;
 	opts->iotlb_entries = 64;
@@ -174,6 +197,26 @@ const char *options_fault_name(enum fault_kind fault)
 	if ((unsigned int)fault < sizeof(fault_choices) / sizeof(fault_choices[0]) - 1)
 		return fault_choices[fault];
 	return "?";
+}
+
+size_t options_list_format(char *buf, size_t len, const char *const *names, uint64_t mask)
+{
+	size_t used = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	for (unsigned int i = 0; names[i] && i < 64; i++) {
+		int n;
+
+		if (!(mask & (UINT64_C(1) << i)))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			return len - 1; /* truncated: the text ends where the buffer does */
+		used += (size_t)n;
+	}
+	return used;
 }
 
 const char *options_usage(void)

@@ -164,6 +164,19 @@ extern const char *const options_scrub_names[];
 #define OPTIONS_MAX_TEXT 1024
 
 /**
+ * options_list_format() - the choices of a LIST option set in @mask, as the
+ *	option is written: "linux,bitmap", no separator before the first or
+ *	after the last, "" for none.
+ * @buf: where the text goes (NUL-terminated when @len > 0).
+ * @len: its size.
+ * @names: the option's NULL-terminated choices (options_policy_names, ...).
+ * @mask: a bit per index of @names; bits beyond them are ignored.
+ *
+ * Return: the length of the text; @len - 1 when it was cut to fit.
+ */
+size_t options_list_format(char *buf, size_t len, const char *const *names, uint64_t mask);
+
+/**
  * options_defaults() - fill @opts with the defaults.
  * @opts: the options.
  */

@@ -34,10 +34,12 @@
  */
 #include "boot/options.h"
 
+#include "boot/dma_modes.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 
-#define MODE_DIRECT (UINT64_C(1) << 0) /* options_mode_names[0] */
+#define MODE_DIRECT (UINT64_C(1) << KDMA_DIRECT)
 
 /**
  * struct weakening - one option that can weaken a guarantee.
@@ -82,11 +84,8 @@ static void modes_value(const struct kernel_options *o, char *buf, size_t len)
 {
 	size_t used = (size_t)snprintf(buf, len, "modes=");
 
-	for (unsigned int m = 0; options_mode_names[m] && used < len; m++)
-		if (o->modes & (UINT64_C(1) << m))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 buf[used - 1] == '=' ? "" : ",",
-						 options_mode_names[m]);
+	if (used < len)
+		options_list_format(buf + used, len - used, options_mode_names, o->modes);
 }
 
 static const struct weakening weakenings[] = {

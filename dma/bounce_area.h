@@ -170,12 +170,12 @@ static inline int dma_bounce_areas_check(const struct sluice_dma_bounce_pool *p,
 		for (unsigned long s = base; s < base + p->area_nslabs; s++)
 			taken += !p->pops->is_free(p, s);
 		DMA_CHECK(ops, taken == areas[a].used, "%s area %u used %lu, counted %lu",
-			  p->pops->name, a, areas[a].used, taken);
+			  sluice_dma_bounce_policy_name(p->policy), a, areas[a].used, taken);
 		DMA_CHECK(ops, !next_fit || areas[a].index < p->area_nslabs, "%s area %u index %lu",
-			  p->pops->name, a, areas[a].index);
+			  sluice_dma_bounce_policy_name(p->policy), a, areas[a].index);
 	}
 	DMA_CHECK(ops, atomic_load(&p->total_used) == dma_bounce_areas_used(p, areas),
-		  "%s total_used %lu, areas %lu", p->pops->name,
+		  "%s total_used %lu, areas %lu", sluice_dma_bounce_policy_name(p->policy),
 		  (unsigned long)atomic_load(&p->total_used), dma_bounce_areas_used(p, areas));
 	return 0;
 }

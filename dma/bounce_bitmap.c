@@ -119,7 +119,6 @@ static int dma_bitmap_check(const struct sluice_dma_bounce_pool *p)
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_bitmap_ops = {
-	.name = "bitmap",
 	.meta_size = dma_bitmap_meta_size,
 	.init = dma_bitmap_init,
 	.fini = dma_bitmap_fini,

@@ -180,7 +180,6 @@ static int dma_lifo_check(const struct sluice_dma_bounce_pool *p)
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_lifo_ops = {
-	.name = "lifo",
 	.meta_size = dma_lifo_meta_size,
 	.init = dma_lifo_init,
 	.fini = dma_lifo_fini,

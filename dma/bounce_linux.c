@@ -179,7 +179,6 @@ static int dma_linux_check(const struct sluice_dma_bounce_pool *p)
 }
 
 const struct dma_bounce_policy_ops sluice_dma_priv_bounce_linux_ops = {
-	.name = "linux",
 	.meta_size = dma_linux_meta_size,
 	.init = dma_linux_init,
 	.fini = dma_linux_fini,

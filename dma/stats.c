@@ -73,8 +73,9 @@ void sluice_dma_bounce_stats_print(const struct sluice_dma_layer *dl)
 		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 				     "bounce pool %d (%s): nslabs %llu used %llu used_hiwater %llu "
 				     "mappings %llu unmaps %llu",
-				     i, p->pops->name, (unsigned long long)s.nslabs,
-				     (unsigned long long)s.used, (unsigned long long)s.used_hiwater,
+				     i, sluice_dma_bounce_policy_name(p->policy),
+				     (unsigned long long)s.nslabs, (unsigned long long)s.used,
+				     (unsigned long long)s.used_hiwater,
 				     (unsigned long long)s.mappings, (unsigned long long)s.unmaps);
 		sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
 				     "bounce pool %d: bytes to_device %llu from_device %llu "

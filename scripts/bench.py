@@ -11,7 +11,7 @@
 
 run: boots build/sluice.efi N times (3 by default) through scripts/run-qemu.sh with the
 same kernel options, keeps every serial-log line that parses as a JSON object (the
-benchmark output contract: README, "Benchmarks"; every other line is ignored), tags each object
+benchmark output contract: docs/BENCHMARKS.md; every other line is ignored), tags each object
 with "run": k (1-based) and writes them all, one object a line, to FILE (default
 build/bench/results.json). The serial log of boot k is kept beside it as
 serial-run<k>.log. With --variant, every boot is followed by one more with those options
@@ -39,7 +39,7 @@ report: build/bench/REPORT.md (Markdown) from a results file, its -env.json, the
 charts beside it and `make bench-host`'s host.txt when present.
 
 contract: every key of every JSON line of a log or results file must be listed for the
-line's suite in the contract table of docs/ARCHITECTURE.md; exit 1 otherwise.
+line's suite in the contract table of docs/BENCHMARKS.md; exit 1 otherwise.
 
 scaling: the multi-CPU table of a results file: for every row with "threads" above 1
 (the multi-job block runs, "bench": "mq", and the in-guest allocator runs, suite
@@ -81,6 +81,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import names  # noqa: E402  (the one list of each set of names)
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(TOP, "build", "bench", "results.json")
 RUN_QEMU = os.path.join(TOP, "scripts", "run-qemu.sh")
@@ -101,7 +104,7 @@ MAIN_FIGURE = {
     "blk": "iops", "net": "fps", "iotlb": "misses",
     "convert": "cycles_per_op", "alloc": "cycles_per_op",
 }
-# Figures each suite's lines must carry (the output contract, README "Benchmarks").
+# Figures each suite's lines must carry (the output contract, docs/BENCHMARKS.md).
 CONTRACT = {
     "blk": ("mode", "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us"),
     "net": ("mode", "fps", "gbps"),
@@ -117,8 +120,12 @@ NOT_WORKLOAD = {"mode", "policy"}
 MODE_DECIDES = {"blk": {"copy", "areas"}, "net": {"copy"}, "iotlb": {"copy", "granule"},
                 "alloc": {"areas"}}
 SUITE_ORDER = ("blk", "net", "iotlb", "convert", "alloc")
-MODE_ORDER = ("direct", "bounce", "arena")
-POLICY_ORDER = ("linux", "bitmap", "lifo", "sluice")
+# The modes and policies, in the kernel's order, from their one list each
+# (scripts/names.py); the ones this script gives a role by name.
+MODE_ORDER = names.modes()
+POLICY_ORDER = names.policies()
+DIRECT, BOUNCE, ARENA = names.mode("DIRECT"), names.mode("BOUNCE"), names.mode("ARENA")
+LINUX = names.policy("LINUX")  # the baseline of every ratio (upstream swiotlb)
 KEY_ORDER = ("rw", "bs", "size", "iodepth", "threads", "queues", "entries", "assoc",
              "granule", "direction", "occupancy", "copy")
 SIZE_KEYS = {"bs", "size", "granule"}
@@ -238,7 +245,7 @@ def config_of(obj):
         if key in ("run", "policy") or is_figure(key, value):
             continue
         items[key] = _hashable(value)
-    items["policy"] = obj.get("policy") if obj.get("mode") == "bounce" else None
+    items["policy"] = obj.get("policy") if obj.get("mode") == BOUNCE else None
     return tuple(sorted(items.items(), key=lambda kv: kv[0]))
 
 
@@ -287,7 +294,7 @@ def _rank(value, order):
 
 
 def cell_sort_key(mode, policy):
-    """Order of mode/policy cells: direct, bounce/linux, bitmap, lifo, sluice, arena."""
+    """Order of mode/policy cells: the modes', bounce once per policy (the lists' order)."""
     return (_rank(mode, MODE_ORDER), _rank(policy, POLICY_ORDER))
 
 
@@ -320,11 +327,11 @@ def summary_rows(objs):
         medians.setdefault(key, []).append(row["median"])
     for row in rows:
         row["vs_direct"] = row["vs_linux"] = None
-        if row["mode"] not in ("bounce", "arena"):
+        if row["mode"] not in (BOUNCE, ARENA):
             continue
         wl = (row["suite"], workload_of(row["config"]))
-        row["vs_direct"] = _ratio(row["median"], medians.get(wl + ("direct", None)))
-        row["vs_linux"] = _ratio(row["median"], medians.get(wl + ("bounce", "linux")))
+        row["vs_direct"] = _ratio(row["median"], medians.get(wl + (DIRECT, None)))
+        row["vs_linux"] = _ratio(row["median"], medians.get(wl + (BOUNCE, LINUX)))
     rows.sort(key=lambda r: _sort_key(r["config"], first_seen))
     return rows
 
@@ -473,7 +480,7 @@ def print_one_summary(objs, out=sys.stdout):
 # ------------------------------------------------------------------ DMA tax
 
 # Rows of the DMA tables: every configuration that adds DMA work over direct.
-TAX_CELLS = [("bounce", p) for p in POLICY_ORDER] + [("arena", None)]
+TAX_CELLS = [(BOUNCE, p) for p in POLICY_ORDER] + [(ARENA, None)]
 
 
 def _run_of(obj):
@@ -535,7 +542,7 @@ def dma_added_table(objs):
     per = _by_cell_run(objs, "cycles_dma")
     out = {}
     for label, suite, wl in tax_columns(objs):
-        direct = per.get((suite, wl, "direct", None), {})
+        direct = per.get((suite, wl, DIRECT, None), {})
         for mode, policy in TAX_CELLS:
             mine = per.get((suite, wl, mode, policy), {})
             diffs = [v - direct[run] for run, v in mine.items() if run in direct]
@@ -554,15 +561,15 @@ def dma_vs_linux_table(objs):
     per = _by_cell_run(objs, "cycles_dma")
     out = {}
     for label, suite, wl in tax_columns(objs):
-        direct = per.get((suite, wl, "direct", None), {})
-        linux = per.get((suite, wl, "bounce", "linux"), {})
+        direct = per.get((suite, wl, DIRECT, None), {})
+        linux = per.get((suite, wl, BOUNCE, LINUX), {})
         base = {run: v - direct[run] for run, v in linux.items() if run in direct}
         for policy in POLICY_ORDER:
-            mine = per.get((suite, wl, "bounce", policy), {})
+            mine = per.get((suite, wl, BOUNCE, policy), {})
             ratios = [(v - direct[run]) / base[run] for run, v in mine.items()
                       if base.get(run, 0) > 0]
             if ratios:
-                out[(label, ("bounce", policy))] = statistics.median(ratios)
+                out[(label, (BOUNCE, policy))] = statistics.median(ratios)
     return out
 
 
@@ -571,7 +578,7 @@ def dma_tax_table(objs):
     per = _by_cell_run(objs, "dma_tax_pct")
     out = {}
     for label, suite, wl in tax_columns(objs):
-        for mode, policy in [("direct", None)] + TAX_CELLS:
+        for mode, policy in [(DIRECT, None)] + TAX_CELLS:
             values = list(per.get((suite, wl, mode, policy), {}).values())
             if values:
                 out[(label, (mode, policy))] = statistics.median(values)
@@ -620,7 +627,7 @@ def scrub_rows(objs):
     """
     groups = {}
     for obj in objs:
-        if obj.get("suite") != "blk" or obj.get("mode") != "bounce" or "bench" in obj \
+        if obj.get("suite") != "blk" or obj.get("mode") != BOUNCE or "bench" in obj \
                 or obj.get("threads", 1) != 1 or "scrub" not in obj:
             continue
         wl = tuple(kv for kv in workload_of(config_of(obj)) if kv[0] != "scrub")
@@ -667,12 +674,12 @@ def tax_tables(objs):
                     "net: per 1514-byte frame; median over the boots of cycles_dma minus "
                     "that of direct in the same boot", added))
     vs_linux = _cell_table(objs, dma_vs_linux_table(objs),
-                           [("bounce", p) for p in POLICY_ORDER], fmt_ratio)
+                           [(BOUNCE, p) for p in POLICY_ORDER], fmt_ratio)
     if vs_linux:
         out.append(("bounce DMA cycles over direct against bounce/linux's",
                     "per boot: (cycles_dma - direct's) / (bounce/linux's - direct's), same "
                     "workload, same boot; median over the boots; below 1 adds less", vs_linux))
-    tax = _cell_table(objs, dma_tax_table(objs), [("direct", None)] + TAX_CELLS,
+    tax = _cell_table(objs, dma_tax_table(objs), [(DIRECT, None)] + TAX_CELLS,
                       lambda v: "-" if v is None else f"{v:.1f} %")
     if tax:
         out.append(("DMA tax", "the share of the guest cycles per I/O (frame) spent in the "
@@ -734,16 +741,16 @@ def over_direct_problems(objs):
     or not the difference (the ratio) of the lines' own cycles_dma."""
     out = []
     for (run, _, queues, rw, bs, iodepth), cells in _same_boot_blk(objs).items():
-        direct = cells.get(("direct", None))
+        direct = cells.get((DIRECT, None))
         if direct is None or not _finite(direct, "cycles_dma"):
             continue
         where = f"blk rw={rw} bs={bs} iodepth={iodepth} queues={queues} run={run}"
-        linux = cells.get(("bounce", "linux"))
+        linux = cells.get((BOUNCE, LINUX))
         base = None
         if linux is not None and _finite(linux, "cycles_dma"):
             base = linux["cycles_dma"] - direct["cycles_dma"]
         for (mode, policy), obj in cells.items():
-            if mode != "bounce" or not _finite(obj, "cycles_dma"):
+            if mode != BOUNCE or not _finite(obj, "cycles_dma"):
                 continue
             over = obj["cycles_dma"] - direct["cycles_dma"]
             if not _finite(obj, "dma_over_direct"):
@@ -778,8 +785,8 @@ def contract_problems(obj):
 def expected_cells(modes, policies):
     cells = []
     for mode in modes:
-        if mode == "bounce":
-            cells += [("bounce", p) for p in policies]
+        if mode == BOUNCE:
+            cells += [(BOUNCE, p) for p in policies]
         else:
             cells.append((mode, None))
     return cells
@@ -787,7 +794,7 @@ def expected_cells(modes, policies):
 
 # ------------------------------------------------------------------ contract
 
-CONTRACT_DOC = os.path.join(TOP, "docs", "ARCHITECTURE.md")
+CONTRACT_DOC = os.path.join(TOP, "docs", "BENCHMARKS.md")
 CONTRACT_HEADING = "## The benchmark output contract"
 # What "all" stands for in the table's suites column: every suite of the guest.
 GUEST_SUITES = ("blk", "mq", "net", "iotlb", "convert", "alloc (guest)")
@@ -795,7 +802,7 @@ CONTRACT_ROW_RE = re.compile(r"^\| `([a-z0-9_]+)` \|[^|]*\|([^|]*)\|")
 
 
 def documented_contract(path=CONTRACT_DOC):
-    """{key: {suite, ...}} from the contract table of docs/ARCHITECTURE.md; {} if none."""
+    """{key: {suite, ...}} from the contract table of docs/BENCHMARKS.md; {} if none."""
     keys, inside = {}, False
     for line in _read(path).splitlines():
         if line.startswith("## "):
@@ -1472,8 +1479,8 @@ def parse_args(argv):
     g.add_argument("file")
     c = sub.add_parser("check", help="check a results file for completeness")
     c.add_argument("file")
-    c.add_argument("--expect-modes", default="direct,bounce,arena")
-    c.add_argument("--expect-policies", default="linux,bitmap,lifo,sluice")
+    c.add_argument("--expect-modes", default=",".join(MODE_ORDER))
+    c.add_argument("--expect-policies", default=",".join(POLICY_ORDER))
     opts = p.parse_args(argv)
     if opts.cmd == "run" and opts.repeats < 1:
         p.error("--repeats must be at least 1")

@@ -3,7 +3,7 @@
 # from size(1)) for each bounce-policy set, e.g. lib-size-policies.sh "linux bitmap
 # lifo sluice" sluice linux. Each set is built with make lib SLUICE_DMA_POLICIES=SET
 # into its own build directory (build/size/<set>), so build/ is left as it was.
-# --markdown: the rows of README.md's "Policies and size" table (make portable-size
+# --markdown: the rows of dma/README.md's "Policies and size" table (make portable-size
 # writes it there between the policy-size markers; make check compares).
 set -eu
 markdown=0
@@ -11,7 +11,8 @@ if [ "${1:-}" = --markdown ]; then
 	markdown=1
 	shift
 fi
-[ $# -gt 0 ] || set -- "linux bitmap lifo sluice" sluice linux
+all=$("$(dirname "$0")/names.py" policies) || exit 2
+[ $# -gt 0 ] || set -- "$all" sluice linux
 if [ $markdown -eq 1 ]; then
 	echo '| policies | text | data | text + data |'
 	echo '| --- | ---: | ---: | ---: |'
@@ -23,7 +24,7 @@ for set in "$@"; do
 	MAKEFLAGS= MFLAGS= make -s lib BUILD="$dir" SLUICE_DMA_POLICIES="$set" >/dev/null
 	if [ $markdown -eq 1 ]; then
 		name=$set
-		[ "$set" = "linux bitmap lifo sluice" ] && name="all four (default)"
+		[ "$set" = "$all" ] && name="all (default)"
 		size -t "$dir/libsluice-dma.a" |
 			awk -v n="$name" 'END { printf "| %s | %d | %d | %d |\n", n, $1, $2, $1 + $2 }'
 	else

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""plot.py - PNG charts of a Sluice benchmark results file (README, "Benchmarks").
+"""plot.py - PNG charts of a Sluice benchmark results file (docs/BENCHMARKS.md).
 
   plot.py RESULTS OUTDIR        e.g. plot.py build/bench/results.json build/bench/
 
@@ -125,8 +125,9 @@ def cell_label(cell):
     return bench.mode_label(*cell)
 
 
-KNOWN_CELLS = [("direct", None), ("bounce", "linux"), ("bounce", "bitmap"),
-               ("bounce", "lifo"), ("bounce", "sluice"), ("arena", None)]
+# Every mode and, for bounce, every policy, in the kernel's order (scripts/names.py).
+KNOWN_CELLS = [c for m in bench.MODE_ORDER
+               for c in ([(m, p) for p in bench.POLICY_ORDER] if m == bench.BOUNCE else [(m, None)])]
 
 
 def cell_colour(cell, cells):

@@ -26,7 +26,8 @@
  * (the slots the in-flight mappings rotate through).
  *
  * Arena cells: each thread keeps BENCH_DEPTH blocks of `size` (512 B and 2 KiB
- * round up to 4 KiB blocks) and repeats "free the oldest, allocate one",
+ * round up to 4 KiB blocks) and repeats "free the oldest, allocate one"
+ * (owned per-CPU caches, SLUICE_DMA_ARENA_OWNED_CACHES, unless -X or -L),
  * under each scrub strategy (arena_strats[]: on free or on alloc, with the
  * port's zero op or non-temporal stores). The scrub is part of that cost; it
  * is also timed alone (the same zero op over the same blocks) and reported
@@ -83,6 +84,7 @@ static struct {
 	int only_copy;	       /* -1: both */
 	bool nolock;	       /* 1-thread cells on a port without locks */
 	bool breakdown;	       /* -K: the cost breakdown only */
+	unsigned long insns;   /* -I: pairs of the instruction-count run only */
 	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
 	const char *copy_req;  /* -C: libc, movsb, auto */
 	const char *copy_name; /* what auto chose */
@@ -629,6 +631,11 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 	mock_port_init(&mp, threads);
 	if (cfg.nolock)
 		mp.ops.lock_init = NULL, mp.ops.lock = NULL, mp.ops.unlock = NULL;
+	/* As the bounce cells: exclusive CPU indices, each CPU's cache its own (-X: locked). */
+	if (!cfg.locked && !cfg.nolock) {
+		mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+		ac.flags |= SLUICE_DMA_ARENA_OWNED_CACHES;
+	}
 	mock_port_set_copy(&mp, cfg.copy_name);
 	if (st->nt)
 		mp.ops.zero = mock_port_zero_nt;
@@ -834,19 +841,23 @@ static void json_figure(const char *mode, const char *policy, size_t size, unsig
 	bench_json_free(&j);
 }
 
+/* " linux bitmap ...": every policy of <sluice/dma_policies.h>, for the help. */
+#define BENCH_POLICY_WORD_(upper, lower) " " #lower
+#define BENCH_POLICY_WORDS SLUICE_DMA_POLICIES(BENCH_POLICY_WORD_)
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-C libc|movsb|auto]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-I pairs] [-C libc|movsb|auto]\n"
 		"          [-W real|max|nan|inf] [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
 		"  -r  timed rounds per cell, median reported (1..%d); default 9\n"
 		"  -s  one size only (bytes)\n"
 		"  -c  0: allocator cells only, 1: copy cells only\n"
-		"  -p  one bounce policy only (linux, bitmap, lifo, sluice; no ratios\n"
-		"      without linux)\n"
+		"  -p  one bounce policy only (one of%s; no ratios\n"
+		"      without %s)\n"
 		"  -t  largest thread count (default: 2, or more when the machine has more CPUs)\n"
 		"  -P  bounce pool size in MiB (default 16)\n"
 		"  -B  skip the bounce cells; -A  skip the arena cells\n"
@@ -854,13 +865,16 @@ static void usage(const char *prog)
 		"  -X  the port does not promise exclusive CPU indices: sluice's magazines locked\n"
 		"  -K  the cost breakdown only: each stage of a 4 KiB map+unmap with copy\n"
 		"      (the stage build, build/bench/bench_alloc_stages, has the markers)\n"
+		"  -I  only n pairs of 4 KiB map+unmap and of arena free+alloc, for\n"
+		"      valgrind --tool=callgrind (make bench-insns)\n"
 		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
 		"      with ERMS)\n"
 		"  -W  every number of the JSON lines replaced with the widest a run can\n"
 		"      produce (max: -DBL_MAX, ULONG_MAX; nan, inf: written as null), to\n"
 		"      test that every line still parses; the tables keep the real figures\n"
 		"  -o  write the JSON lines to this file instead of stdout\n",
-		prog, BENCH_MAX_ROUNDS);
+		prog, BENCH_MAX_ROUNDS, BENCH_POLICY_WORDS,
+		sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LINUX));
 }
 
 /* 1, 2, then powers of two up to @max, and @max itself. */
@@ -951,8 +965,11 @@ static void print_bounce_table(void)
 	printf("\nmap+unmap pair, median ns per pair per thread; (x) = linux / policy, "
 	       "> 1 is faster;\n"
 	       "last column: sluice vs its closest baseline policy, median of per-round ratios\n");
-	printf("%-3s %-5s %7s %4s | %8s | %16s %16s %16s | %s\n", "thr", "copy", "size", "occ",
-	       "linux", "bitmap", "lifo", "sluice", "sluice vs best baseline");
+	printf("%-3s %-5s %7s %4s | %8s |", "thr", "copy", "size", "occ",
+	       sluice_dma_bounce_policy_name(fx_policies[0]));
+	for (unsigned int p = 1; p < SLUICE_DMA_POLICY_COUNT; p++)
+		printf(" %16s", sluice_dma_bounce_policy_name(fx_policies[p]));
+	printf(" | %s vs best baseline\n", sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE));
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int cp = 0; cp < 2; cp++)
 			for (unsigned int si = 0; si < NSIZES; si++)
@@ -1118,7 +1135,8 @@ static void breakdown_json(const char *dir, const char *stage, double cyc, doubl
 	bench_json_str(&extra, "stage", stage);
 	bench_json_num(&extra, "marker_cycles", marker, 1);
 	bench_json_num(&extra, "markers_per_op", b->markers, 1);
-	json_figure("breakdown", "sluice", 4096, 1, 0, true, &fig, &extra);
+	json_figure("breakdown", sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE), 4096, 1,
+		    0, true, &fig, &extra);
 	bench_json_free(&extra);
 }
 
@@ -1204,12 +1222,102 @@ static int run_breakdown(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------ instruction counts */
+
+/*
+ * -I n: n pairs of each operation the issue's targets name, each pair in a
+ * function of its own so that `valgrind --tool=callgrind` (make bench-insns,
+ * tests/bench_insns.sh) counts the instructions of sluice_dma_map(),
+ * sluice_dma_unmap(), the port's copy, the arena's free and alloc and the
+ * port's zero inside them. Instruction counts repeat exactly from run to run,
+ * where times on a shared 2-core machine do not; they are not times (a cache
+ * miss or a locked instruction counts 1). Same setup as the breakdown: sluice,
+ * 1 CPU, BENCH_DEPTH in flight, empty pool, to-device 4 KiB; the arena one CPU,
+ * 4 KiB blocks, BENCH_DEPTH in flight, scrub on free.
+ */
+static __attribute__((noinline)) void insn_bounce_pairs(struct fx *f, unsigned char *src,
+							uint64_t *q, unsigned long n)
+{
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t *x = &q[i % BENCH_DEPTH];
+
+		if (*x && sluice_dma_unmap(&f->dl, *x, 4096, SLUICE_DMA_TO_DEVICE))
+			exit(1);
+		if (sluice_dma_map(&f->dl, &t, src, 4096, SLUICE_DMA_TO_DEVICE, x))
+			exit(1);
+	}
+}
+
+static __attribute__((noinline)) void insn_arena_pairs(struct sluice_dma_arena *a, void **q,
+						       unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		void **x = &q[i % BENCH_DEPTH];
+
+		if (sluice_dma_arena_free(a, *x))
+			exit(1);
+		*x = sluice_dma_arena_alloc(a, 4096);
+		if (!*x)
+			exit(1);
+	}
+}
+
+static int run_insns(void)
+{
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, cfg.pool, SLUICE_DMA_SCRUB_ZERO);
+	unsigned char *src = fx_aligned(4096, 4096);
+	size_t region = 4ul << 20, meta_len = sluice_dma_arena_meta_size(region, 1);
+	void *base = fx_aligned(SLUICE_DMA_ARENA_CHUNK_SIZE, region), *meta = malloc(meta_len);
+	struct sluice_dma_arena_config ac = {
+		.base = base, .len = region, .ncpus = 1, .meta = meta, .meta_len = meta_len
+	};
+	struct sluice_dma_arena arena;
+	struct mock_port mp;
+	uint64_t q[BENCH_DEPTH] = { 0 };
+	void *aq[BENCH_DEPTH];
+
+	if (!f || !src || !base || !meta) {
+		fprintf(stderr, "bench: -I setup failed\n");
+		return 1;
+	}
+	bench_port(f);
+	memset(src, 0x5a, 4096);
+	insn_bounce_pairs(f, src, q, cfg.insns);
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		if (q[j] && sluice_dma_unmap(&f->dl, q[j], 4096, SLUICE_DMA_TO_DEVICE))
+			return 1;
+	if (fx_free(f))
+		return 1;
+	mock_port_init(&mp, 1);
+	mp.ops.flags = cfg.locked ? 0 : SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	ac.flags = cfg.locked ? 0 : SLUICE_DMA_ARENA_OWNED_CACHES;
+	mock_port_set_copy(&mp, cfg.copy_name);
+	if (sluice_dma_arena_init(&arena, &mp.ops, &ac))
+		return 1;
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		if (!(aq[j] = sluice_dma_arena_alloc(&arena, 4096)))
+			return 1;
+	insn_arena_pairs(&arena, aq, cfg.insns);
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		sluice_dma_arena_free(&arena, aq[j]);
+	if (sluice_dma_arena_check(&arena, 0) || sluice_dma_arena_destroy(&arena))
+		return 1;
+	printf("bench_alloc -I: %lu pairs of 4 KiB map+unmap (sluice) and of arena free+alloc\n",
+	       cfg.insns);
+	free(src);
+	free(base);
+	free(meta);
+	return 0;
+}
+
 /* The command line into cfg. Returns -1 to go on, or the exit status. */
 static int parse_args(int argc, char **argv, const char **json_path)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXKC:W:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:p:c:t:P:BALXKI:C:W:o:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			cfg.pairs = strtoul(optarg, NULL, 0);
@@ -1255,6 +1363,9 @@ static int parse_args(int argc, char **argv, const char **json_path)
 			break;
 		case 'K':
 			cfg.breakdown = true;
+			break;
+		case 'I':
+			cfg.insns = strtoul(optarg, NULL, 0);
 			break;
 		case 'C':
 			cfg.copy_req = optarg;
@@ -1383,8 +1494,9 @@ static void run_scrub_cells(void)
 			bench_json_init(&extra);
 			bench_json_str(&extra, "direction", "from_device");
 			bench_json_str(&extra, "scrub", z ? "zero" : "copy");
-			json_figure("bounce", "sluice", bench_sizes[si], 1, 0, true,
-				    &scrub_fig[si][z], &extra);
+			json_figure("bounce",
+				    sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE),
+				    bench_sizes[si], 1, 0, true, &scrub_fig[si][z], &extra);
 			bench_json_free(&extra);
 		}
 	}
@@ -1449,8 +1561,10 @@ static void print_bounce_tables(void)
 	print_bounce_table();
 	printf("\nbounce with copy vs plain memcpy of the same size and footprint "
 	       "(occupancy 0%%, median ns)\n");
-	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy", "sluice",
-	       "ratio", "lifo", "ratio", "linux", "ratio");
+	printf("%-3s %7s | %8s | %8s %6s | %8s %6s | %8s %6s\n", "thr", "size", "memcpy",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_SLUICE), "ratio",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LIFO), "ratio",
+	       sluice_dma_bounce_policy_name(SLUICE_DMA_POLICY_LINUX), "ratio");
 	for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			const struct figure *m = &ref[si][0][ti];
@@ -1568,6 +1682,12 @@ int main(int argc, char **argv)
 	if (!print_header()) {
 		usage(argv[0]);
 		return 2;
+	}
+	if (cfg.insns) {
+		rc = run_insns();
+		if (json_path)
+			fclose(cfg.json);
+		return rc;
 	}
 	if (cfg.breakdown) {
 		rc = run_breakdown();

@@ -10,7 +10,7 @@ test_bad_args_SRCS := tests/test_bad_args.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_promises
 test_promises_SRCS := tests/test_promises.c tests/mock_port.c $(DMA_SRCS)
 # What firmware stacks expect: scatter-gather, partial and read-only maps, cache
-# maintenance, large coherent memory, teardown, the error model (README.md,
+# maintenance, large coherent memory, teardown, the error model (dma/README.md,
 # "What the API offers firmware").
 HOST_TESTS += test_features
 test_features_SRCS := tests/test_features.c tests/mock_port.c $(DMA_SRCS)
@@ -20,6 +20,11 @@ HOST_TESTS += test_linux_trace
 test_linux_trace_SRCS := tests/test_linux_trace.c tests/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/test_sluice_cache.c tests/mock_port.c $(DMA_SRCS)
+# The stage markers of dma/stage.h, each on the path where the breakdown says
+# (counts per stage of one map + unmap; a dropped marker fails it).
+HOST_TESTS += test_stages
+test_stages_SRCS := tests/test_stages.c tests/bench_stages.c tests/mock_port.c $(DMA_SRCS)
+test_stages_CFLAGS := -DSLUICE_DMA_STAGES
 HOST_BENCHES += bench_alloc
 bench_alloc_SRCS := tests/bench_alloc.c tests/bench_json.c tests/bench_stages.c tests/mock_port.c $(DMA_SRCS)
 
@@ -68,6 +73,24 @@ bench-breakdown: $(BENCH_STAGES_BIN)
 		$(BENCH_STAGES_BIN) -K -o $(BUILD)/bench/breakdown.json $(BENCH_ARGS); \
 		echo $$? >$$rc; } | tee $(BUILD)/bench/breakdown.txt; status=$$(cat $$rc); \
 		rm -f $$rc; exit $$status
+
+# The benchmark with the arena's free claiming its block by a plain store instead
+# of a compare-and-swap (-DSLUICE_DMA_BENCH_NO_CAS, dma/arena.c): its arena cells
+# against bench_alloc's are what the double-free guarantee between racing CPUs
+# costs. One thread only (-t 1); a measurement, never a configuration to ship.
+BENCH_NOCAS_BIN := $(BUILD)/bench/bench_alloc_nocas
+$(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+# make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
+# (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
+# scrub, counted by valgrind's callgrind in bench_alloc's -I mode
+# (tests/bench_insns.sh). Counts repeat exactly on a loaded machine; times do not.
+.PHONY: bench-insns
+bench-insns: $(BENCH_ALLOC_BIN)
+	$(Q)tests/bench_insns.sh $(BENCH_ALLOC_BIN)
 
 # The same stage build with the per-CPU statistics turned off
 # (-DSLUICE_DMA_BENCH_NO_STATS, dma/bounce.h): `-K` of it against bench_alloc_stages's

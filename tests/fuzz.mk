@@ -25,7 +25,7 @@
 # files of one target, <target>_FUZZ_LDFLAGS its extra link flags.
 #
 # Speed is part of the design: a target runs about ten million inputs an hour on
-# one core (README, Fuzzing). Nothing that lives for the process is rebuilt per
+# one core (docs/TESTING.md, "Fuzzing"). Nothing that lives for the process is rebuilt per
 # input (pools, transports, static buffers); costly self-checks run on a sample of
 # inputs chosen by a hash of the input (fuzz_sampled()), so a crash replays from
 # its file alone; run.sh caps fuzz_dma_ops's inputs at 1 KiB (see there).

@@ -30,6 +30,8 @@ import plot  # noqa: E402  (matplotlib is loaded only by plot.main)
 BENCH = os.path.join(SCRIPTS, "bench.py")
 PLOT = os.path.join(SCRIPTS, "plot.py")
 MODES = ("direct", "bounce", "arena")
+# Test data: synthetic results of these cells (the scripts take any list:
+# bench.POLICY_ORDER comes from scripts/names.py).
 POLICIES = ("linux", "bitmap", "lifo", "sluice")
 CELLS = [("direct", None)] + [("bounce", p) for p in POLICIES] + [("arena", None)]
 # IOPS by cell, before the per-run factor; arena and direct are the fastest.
@@ -690,7 +692,7 @@ def contract_emitters():
 
 
 class ContractTests(unittest.TestCase):
-    """docs/ARCHITECTURE.md's contract table against the code and the lines."""
+    """docs/BENCHMARKS.md's contract table against the code and the lines."""
 
     def setUp(self):
         self.contract = bench.documented_contract()
@@ -704,7 +706,7 @@ class ContractTests(unittest.TestCase):
         printed = set().union(*contract_emitters().values())
         self.assertGreater(len(printed), 50)  # the scan itself works
         self.assertEqual(sorted(printed - set(self.contract)), [],
-                         "printed but not in docs/ARCHITECTURE.md's contract table")
+                         "printed but not in docs/BENCHMARKS.md's contract table")
         # "run" is added by bench.py run, not printed by a kernel.
         self.assertEqual(sorted(set(self.contract) - printed - {"run"}), [],
                          "in the contract table but printed by none")

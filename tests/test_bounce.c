@@ -910,7 +910,11 @@ static void test_pool_args(void **state)
 	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 	assert_false(mock_port_is_shared(&f->mp, mem, 4096));
 	{
-		static const char *const names[] = { "linux", "bitmap", "lifo", "sluice" };
+		static const char *const names[SLUICE_DMA_POLICY_COUNT] = {
+#define TB_POLICY_NAME_(upper, lower) [SLUICE_DMA_POLICY_##upper] = #lower,
+			SLUICE_DMA_POLICIES(TB_POLICY_NAME_)
+#undef TB_POLICY_NAME_
+		};
 
 		assert_string_equal(sluice_dma_bounce_policy_name(tc->policy), names[tc->policy]);
 	}

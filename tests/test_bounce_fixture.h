@@ -144,11 +144,11 @@ static inline unsigned char *fx_dev(uint64_t dma)
 	return (unsigned char *)(uintptr_t)dma;
 }
 
+/* Every policy of <sluice/dma_policies.h>: each test group runs once per one. */
 static const enum sluice_dma_bounce_policy fx_policies[SLUICE_DMA_POLICY_COUNT] = {
-	SLUICE_DMA_POLICY_LINUX,
-	SLUICE_DMA_POLICY_BITMAP,
-	SLUICE_DMA_POLICY_LIFO,
-	SLUICE_DMA_POLICY_SLUICE,
+#define FX_POLICY_(upper, lower) SLUICE_DMA_POLICY_##upper,
+	SLUICE_DMA_POLICIES(FX_POLICY_)
+#undef FX_POLICY_
 };
 
 /**

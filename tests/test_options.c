@@ -11,9 +11,17 @@
 
 #include <cmocka.h>
 
+#include "boot/bench_suites.h"
+#include "boot/dma_modes.h"
 #include "boot/options.h"
 
+#include <sluice/dma_policies.h>
+#include <sluice/dma.h>
+
 #define MIB (UINT64_C(1) << 20)
+/* Every choice of a list of @n (the default of policies= and modes=). */
+#define ALL_OF(n) ((UINT64_C(1) << (n)) - 1)
+#define BIT(i) (UINT64_C(1) << (i))
 
 static void test_defaults_for_empty_text(void **state)
 {
@@ -26,7 +34,7 @@ static void test_defaults_for_empty_text(void **state)
 	assert_int_equal(o.dma_bytes, 128 * MIB);
 	assert_int_equal(o.fault, FAULT_NONE);
 	assert_int_equal(o.pool_bytes, 16 * MIB);
-	assert_int_equal(o.policies, 0xf);
+	assert_int_equal(o.policies, ALL_OF(SLUICE_DMA_POLICY_COUNT));
 	assert_string_equal(options_scrub_names[o.scrub], "zero");
 	assert_int_equal(options_parse("  \n# only a comment\n", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_bytes, 64 * MIB);
@@ -193,7 +201,7 @@ static void test_dma_split_options(void **state)
 		assert_int_equal(o.policies, 1u << i);
 	}
 	assert_int_equal(options_parse("policies=sluice,linux", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.policies, (1u << 3) | 1u);
+	assert_int_equal(o.policies, BIT(SLUICE_DMA_POLICY_SLUICE) | BIT(SLUICE_DMA_POLICY_LINUX));
 	assert_int_equal(options_parse("scrub=copy", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.scrub, 0);
 	assert_int_equal(options_parse("dma=64M pool=15M", &o, err, sizeof(err)), 0);
@@ -201,9 +209,20 @@ static void test_dma_split_options(void **state)
 	assert_int_equal(options_parse("dma=64M pool=60M policies=lifo", &o, err, sizeof(err)), 0);
 	/* The pools (one per policy) must leave 2 MiB of coherent pools and one 2 MiB
 	 * arena chunk, whatever the order of the words. */
-	assert_int_equal(options_parse("dma=64M pool=16M", &o, err, sizeof(err)), -22);
-	assert_non_null(strstr(err, "4 pools of pool=16384K leave less than 4M"));
-	assert_int_equal(options_parse("pool=16M dma=64M", &o, err, sizeof(err)), -22);
+	{
+		/* Every policy's pool of 16M fill dma= exactly: no room left. */
+		char text[64], want[64];
+
+		snprintf(text, sizeof(text), "dma=%dM pool=16M", 16 * SLUICE_DMA_POLICY_COUNT);
+		snprintf(want, sizeof(want), "%d pools of pool=16384K leave less than 4M",
+			 SLUICE_DMA_POLICY_COUNT);
+		assert_int_equal(options_parse(text, &o, err, sizeof(err)), -22);
+		assert_non_null(strstr(err, want));
+		snprintf(text, sizeof(text), "pool=16M dma=%dM", 16 * SLUICE_DMA_POLICY_COUNT);
+		assert_int_equal(options_parse(text, &o, err, sizeof(err)), -22);
+		snprintf(text, sizeof(text), "pool=16M dma=%dM", 16 * SLUICE_DMA_POLICY_COUNT + 4);
+		assert_int_equal(options_parse(text, &o, err, sizeof(err)), 0);
+	}
 	assert_int_equal(options_parse("dma=64M pool=61M policies=lifo", &o, err, sizeof(err)),
 			 -22);
 	assert_int_equal(options_parse("dma=8M", &o, err, sizeof(err)), -22);
@@ -216,7 +235,7 @@ static void test_io_options(void **state)
 
 	(void)state;
 	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.modes, 7);
+	assert_int_equal(o.modes, ALL_OF(KDMA_NMODES));
 	assert_int_equal(o.iodepth, 32);
 	assert_int_equal(o.bs, 64 * 1024);
 	assert_int_equal(o.frames, 1000);
@@ -227,19 +246,19 @@ static void test_io_options(void **state)
 	assert_int_equal(options_parse("modes=arena,direct iodepth=256 bs=4K blk=none", &o, err,
 				       sizeof(err)),
 			 0);
-	assert_int_equal(o.modes, (1 << 2) | (1 << 0));
+	assert_int_equal(o.modes, BIT(KDMA_ARENA) | BIT(KDMA_DIRECT));
 	assert_int_equal(o.iodepth, 256);
 	assert_int_equal(o.bs, 4096);
 	assert_int_equal(o.blk, 0);
 	assert_int_equal(options_parse("modes=bounce bs=1000", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.modes, 1 << 1);
+	assert_int_equal(o.modes, BIT(KDMA_BOUNCE));
 	assert_int_equal(o.bs, 1024); /* rounded up to a whole sector */
 	assert_int_equal(options_parse("modes=all", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.modes, 7);
+	assert_int_equal(o.modes, ALL_OF(KDMA_NMODES));
 	assert_int_equal(options_parse("bench=blk,convert iotlb_entries=32 iotlb_ways=4", &o, err,
 				       sizeof(err)),
 			 0);
-	assert_int_equal(o.bench, 6);
+	assert_int_equal(o.bench, BIT(BENCH_SUITE_BLK) | BIT(BENCH_SUITE_CONVERT));
 	assert_int_equal(o.iotlb_entries, 32);
 	assert_int_equal(o.iotlb_ways, 4);
 	assert_int_equal(options_parse("cpus=2 fault_cpu=1", &o, err, sizeof(err)), 0);
@@ -384,17 +403,72 @@ static void test_trust_tuning_and_measured_allowed(void **state)
 	assert_int_equal(o.device_timeout_ms, 2000);
 	/* The default loses direct in a confidential guest. */
 	assert_int_equal(trust_boot("", "", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.modes, 6);
+	assert_int_equal(o.modes, ALL_OF(KDMA_NMODES) & ~BIT(KDMA_DIRECT));
 	/* What the measured image says holds, and sluice.cfg may restate it. */
 	assert_int_equal(trust_boot("scrub=copy modes=all device_timeout_ms=60000",
 				    "scrub=copy modes=direct device_timeout_ms=60000", &o, err,
 				    sizeof(err)),
 			 0);
 	assert_int_equal(o.scrub, 0);
-	assert_int_equal(o.modes, 1);
+	assert_int_equal(o.modes, BIT(KDMA_DIRECT));
 	assert_int_equal(trust_boot("device_timeout_ms=60000", "device_timeout_ms=60001", &o, err,
 				    sizeof(err)),
 			 -1);
+}
+
+/* Each list of names is the one in its header, and is written without stray commas. */
+static void test_lists_from_their_headers(void **state)
+{
+	static const char *const policies[] = {
+#define TO_POLICY_(upper, lower) #lower,
+		SLUICE_DMA_POLICIES(TO_POLICY_)
+#undef TO_POLICY_
+	};
+	struct kernel_options o;
+	char err[512], buf[256], tiny[8];
+	const char *u = options_usage();
+	size_t n;
+
+	(void)state;
+	for (int i = 0; i < SLUICE_DMA_POLICY_COUNT; i++) {
+		char word[40];
+
+		assert_string_equal(options_policy_names[i], policies[i]);
+		/* The help of policies= names it (" name" and then ' ' or ';'). */
+		snprintf(word, sizeof(word), " %s", policies[i]);
+		assert_non_null(strstr(u, word));
+	}
+	assert_null(options_policy_names[SLUICE_DMA_POLICY_COUNT]);
+	assert_null(options_mode_names[KDMA_NMODES]);
+	assert_null(options_bench_names[BENCH_SUITE_COUNT]);
+	assert_string_equal(options_mode_names[KDMA_BOUNCE], "bounce");
+	assert_string_equal(options_bench_names[BENCH_SUITE_NONE], "none");
+
+	/* As the boot report prints them: no separator first or last. */
+	assert_int_equal(options_parse("", &o, err, sizeof(err)), 0);
+	n = options_list_format(buf, sizeof(buf), options_policy_names, o.policies);
+	assert_int_equal(n, strlen(buf));
+	assert_true(buf[0] != ',' && buf[n - 1] != ',' && !strstr(buf, ",,"));
+	for (int i = 0; i < SLUICE_DMA_POLICY_COUNT; i++)
+		assert_non_null(strstr(buf, policies[i]));
+	assert_int_equal(options_parse("policies=lifo,linux", &o, err, sizeof(err)), 0);
+	options_list_format(buf, sizeof(buf), options_policy_names, o.policies);
+	assert_string_equal(buf, "linux,lifo"); /* the list's order, not the option's */
+	assert_int_equal(options_parse("policies=lifo", &o, err, sizeof(err)), 0);
+	options_list_format(buf, sizeof(buf), options_policy_names, o.policies);
+	assert_string_equal(buf, "lifo");
+	options_list_format(buf, sizeof(buf), options_mode_names,
+			    BIT(KDMA_BOUNCE) | BIT(KDMA_ARENA));
+	assert_string_equal(buf, "bounce,arena");
+	assert_int_equal(options_list_format(buf, sizeof(buf), options_mode_names, 0), 0);
+	assert_string_equal(buf, "");
+	/* Bits beyond the names are ignored, a short buffer is cut and terminated. */
+	options_list_format(buf, sizeof(buf), options_mode_names, ~UINT64_C(0));
+	assert_string_equal(buf, "direct,bounce,arena");
+	assert_int_equal(options_list_format(tiny, sizeof(tiny), options_mode_names, ~UINT64_C(0)),
+			 sizeof(tiny) - 1);
+	assert_string_equal(tiny, "direct,");
+	assert_int_equal(options_list_format(tiny, 0, options_mode_names, 1), 0);
 }
 
 int main(void)
@@ -413,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_usage_lists_every_option),
 		cmocka_unit_test(test_trust_weakening_refused),
 		cmocka_unit_test(test_trust_tuning_and_measured_allowed),
+		cmocka_unit_test(test_lists_from_their_headers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,8 +54,12 @@ fi
 
 # Vendoring: the documented sources, the documented include paths.
 doc=$top/dma/PORTING.md
+# (dma/bounce_*.c there stands for the policies' files, in the order of their list.)
+policy_srcs=$(for p in $("$top/scripts/names.py" policies); do printf 'dma/bounce_%s.c ' "$p"; done)
+policy_srcs=${policy_srcs% }
 srcs=$(sed -n '/<!-- vendor-sources -->/,/<!-- \/vendor-sources -->/p' "$doc" |
-	grep -o 'dma/[a-z_]*\.c' | tr '\n' ' ' | sed 's/ $//')
+	grep -o 'dma/[a-z_*]*\.c' | tr '\n' ' ' | sed 's/ $//')
+srcs=${srcs/dma\/bounce_\*.c/$policy_srcs}
 want=$(make -s -C "$top" print-DMA_SRCS)
 [ "$srcs" = "$want" ] || fail "PORTING.md lists '$srcs', dma/build.mk has '$want'"
 mkdir "$tmp/vendor"

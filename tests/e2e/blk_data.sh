@@ -25,7 +25,7 @@ check_run() {
 	for m in $(echo "$modes_idx" | tr , ' '); do
 		case $m in
 		0) configs="direct" ;;
-		1) configs="bounce/linux bounce/bitmap bounce/lifo bounce/sluice" ;;
+		1) configs=$E2E_BOUNCE_CONFIGS ;;
 		2) configs="arena" ;;
 		esac
 		for mode in $configs; do
@@ -48,7 +48,7 @@ expect "$BOOT_LOG" '^blk: mode=direct .* 2 queues of 1024,' \
 
 # 128 slots of 2 KiB for 256 requests of 4 KiB: most submissions find the pool full.
 check_run blk_tiny_pool 4096 1 1 256 modes=bounce pool=256K iodepth=256 bs=4K
-for policy in linux bitmap lifo sluice; do
+for policy in $E2E_POLICIES; do
 	expect "$BOOT_LOG" "^blk: mode=bounce/$policy [0-9]+ requests, 0 errors, [1-9][0-9]* busy retries" \
 		"^net: mode=bounce/$policy sent 1000 frames .* received 1000 in order, 0 bad, 0 lost"
 done

@@ -15,12 +15,9 @@ expect "$BOOT_LOG" \
 	'^  heap +0x[0-9a-f]+ +65536 KiB$' \
 	'^  dma +0x[0-9a-f]+ +131072 KiB \(2 MiB aligned\)$' \
 	'^boot: efi_main -> kernel_main [0-9]+\.[0-9]{3} ms \(ExitBootServices at [0-9]+\.[0-9]{3} ms, [0-9]+ attempts?\)' \
-	'^options: heap=65536K dma=131072K pool=16384K policies=linux,bitmap,lifo,sluice scrub=zero fault=none' \
+	"^options: heap=65536K dma=131072K pool=16384K policies=$(echo $E2E_POLICIES | tr ' ' ,) scrub=zero fault=none" \
 	'^options: accel=(tcg|kvm) \(named by the runner, confirmed by CPUID; every result line names it\)' \
 	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy linux, scrub zero, largest mapping 256 KiB' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy bitmap, scrub zero' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy lifo, scrub zero' \
-	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy sluice, scrub zero' \
 	'^dma: arena 0x[0-9a-f]+ 63488 KiB = 31 chunks of 2 MiB' \
 	'^dma: selftest passed' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
@@ -29,6 +26,10 @@ expect "$BOOT_LOG" \
 	'^  00:0[0-9a-f]\.0 1af4:1042 class 010000 virtio-blk \(modern\) .*BAR4=0x[0-9a-f]+/16K/64-bit' \
 	'^  00:0[0-9a-f]\.0 1af4:1041 class 020000 virtio-net \(modern\)' \
 	'^sluice: boot report complete; exit 0$'
+# One pool per policy, each in the list's order.
+for p in $E2E_POLICIES; do
+	expect "$BOOT_LOG" "^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy $p, scrub zero"
+done
 # The DMA region must be 2 MiB aligned.
 dma=$(sed -n 's/^  dma *0x\([0-9a-f]*\) .*/\1/p' "$BOOT_LOG")
 [ $((0x$dma % 0x200000)) -eq 0 ] || e2e_fail "DMA region 0x$dma is not 2 MiB aligned"

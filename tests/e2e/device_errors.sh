@@ -18,7 +18,7 @@ once = "off"
 RULES
 boot_kernel device_errors 1 --disk "$disk" --blkdebug "$rules" \
 	--args "frames=0 modes=direct,bounce,arena policies=sluice"
-for mode in direct bounce/sluice arena; do
+for mode in direct bounce/sluice arena; do # names: chosen (modes= policies= above)
 	expect "$BOOT_LOG" \
 		"^blk: mode=$mode read of sector [0-9]+ failed \(-5\)$" \
 		"^blk: mode=$mode read 8388608 bytes .* [1-9][0-9]* errors," \

@@ -30,7 +30,7 @@ at_least() {
 }
 
 boot_kernel firmware_iommu 0 "${fw_args[@]}" --args "mode=test"
-configs="identity bounce/linux bounce/bitmap bounce/lifo bounce/sluice bounce/sluice\+arena"
+configs="identity $E2E_BOUNCE_CONFIGS bounce/sluice\+arena"
 for c in $configs; do
 	expect "$BOOT_LOG" \
 		"^fw: config=$c disk cksum $dsum $dbytes, [0-9]+ reads of 65536 bytes, 0 errors; file DATA.BIN cksum $fsum $fbytes\$" \

@@ -22,6 +22,13 @@ e2e_fail() {
 	exit 1
 }
 
+# The sets of names, from their one list each (scripts/names.py): the bounce
+# policies, every configuration a default boot runs in its order (each mode,
+# bounce once per policy as bounce/<policy>), and the bounce ones among them.
+E2E_POLICIES=$(python3 "$E2E_TOP/scripts/names.py" policies) || e2e_fail "scripts/names.py policies"
+E2E_CONFIGS=$(python3 "$E2E_TOP/scripts/names.py" configs) || e2e_fail "scripts/names.py configs"
+E2E_BOUNCE_CONFIGS=$(for c in $E2E_CONFIGS; do case $c in */*) echo "$c" ;; esac; done)
+
 boot_kernel() {
 	local name=$1 want=$2 log rc
 	shift 2
@@ -64,7 +71,8 @@ cc_data_boot() {
 	# A confidential guest runs no direct mode unless the image asks for it
 	# (boot/options_trust.c): devices would get private memory in place.
 	reject "$BOOT_LOG" 'mode=direct'
-	for mode in bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
+	for mode in $E2E_CONFIGS; do
+		[ "$mode" = direct ] && continue
 		expect "$BOOT_LOG" \
 			"^blk: mode=$mode read $bytes bytes bs=16384 iodepth=32: cksum $want $bytes, 0 errors" \
 			"^blk: mode=$mode wrote pattern to sectors [0-9]+\.\.[0-9]+ \([0-9]+ requests, scattered, flushed\), 0 errors" \

@@ -6,7 +6,7 @@
 
 frames=2000
 boot_kernel net_data 0 --args "blk=none frames=$frames"
-for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
+for mode in $E2E_CONFIGS; do
 	expect "$BOOT_LOG" \
 		"^net: mode=$mode virtio-net@00:0[0-9a-f]\.0 mac [0-9a-f:]{17} -> virtio-net@00:0[0-9a-f]\.0 mac [0-9a-f:]{17}, queues of [0-9]+, 1\+1 queue pair, links up 2/2" \
 		"^net: mode=$mode sent $frames frames \([0-9]+ bytes, sizes 60\.\.1514\) and received $frames in order, 0 bad, 0 lost" \

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 frames=1000
-modes="direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena"
+modes=$E2E_CONFIGS
 
 check_net_smp() {
 	local name=$1 pairs=$2

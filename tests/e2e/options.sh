@@ -5,7 +5,7 @@
 
 boot_kernel options_sizes 0 --args "heap=32M dma=5M pool=1M policies=linux scrub=zero areas=1"
 expect "$BOOT_LOG" \
-	'^options: heap=32768K dma=6144K pool=1024K policies=linux, scrub=zero fault=none \(from sluice.cfg\)' \
+	'^options: heap=32768K dma=6144K pool=1024K policies=linux scrub=zero fault=none \(from sluice.cfg\)' \
 	'^  heap +0x[0-9a-f]+ +32768 KiB$' \
 	'^  dma +0x[0-9a-f]+ +6144 KiB \(2 MiB aligned\)$' \
 	'^dma: bounce pool 0x[0-9a-f]+ 1024 KiB, 512 slots of 2 KiB in 1 area, policy linux, scrub zero, largest mapping 256 KiB' \

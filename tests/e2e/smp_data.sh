@@ -18,7 +18,7 @@ check_smp() {
 	boot_kernel "$name" 0 --smp 2 --disk "$disk" --blk-queues "$queues" \
 		--args "blk=smp frames=0 iodepth=32 bs=4K"
 	expect "$BOOT_LOG" '^smp: 2 CPUs online$'
-	for mode in direct bounce/linux bounce/bitmap bounce/lifo bounce/sluice arena; do
+	for mode in $E2E_CONFIGS; do
 		expect "$BOOT_LOG" \
 			"^blk: mode=$mode read $bytes bytes bs=4096 iodepth=32: cksum $want $bytes, 0 errors" \
 			"^blk-smp: mode=$mode cpu 0 queue 0 wrote [1-9][0-9]* requests \(blocks of cpu 0\), 0 errors, 0 mismatches" \

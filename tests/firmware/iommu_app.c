@@ -36,6 +36,8 @@
 
 #include "firmware/iommu/sluice_iommu.h"
 
+#include <sluice/dma.h>
+
 #define VIRTIO_VENDOR 0x1af4
 #define VIRTIO_BLK_MODERN 0x1042
 #define FILE_CHUNK (1u << 20)
@@ -606,7 +608,7 @@ static void run_one(EFI_HANDLE blk, struct sluice_iommu_control *ctl, const stru
 	}
 }
 
-/* The benchmark line (docs/ARCHITECTURE.md, "The benchmark output contract"). */
+/* The benchmark line (docs/BENCHMARKS.md, "The benchmark output contract"). */
 static void bench_line(const struct app_cfg *cfg, const struct run *r, const struct run *base)
 {
 	uint64_t ns = tsc_hz ? r->cycles * 1000000ull / (tsc_hz / 1000) : 0;
@@ -743,12 +745,13 @@ static const struct {
 	uint32_t policy_id;
 	bool arena;
 } configs[] = {
-	/* enum sluice_dma_bounce_policy: linux 0, bitmap 1, lifo 2, sluice 3 */
-	{ "bounce/linux", "bounce", "linux", "pool", 0, false },
-	{ "bounce/bitmap", "bounce", "bitmap", "pool", 1, false },
-	{ "bounce/lifo", "bounce", "lifo", "pool", 2, false },
-	{ "bounce/sluice", "bounce", "sluice", "pool", 3, false },
-	{ "bounce/sluice+arena", "bounce", "sluice", "arena", 3, true },
+/* Every policy of <sluice/dma_policies.h> with its pool... */
+#define FW_POLICY_RUN_(upper, lower) \
+	{ "bounce/" #lower, "bounce", #lower, "pool", SLUICE_DMA_POLICY_##upper, false },
+	SLUICE_DMA_POLICIES(FW_POLICY_RUN_)
+#undef FW_POLICY_RUN_
+	/* ...and ours with the arena's in-place buffers. */
+	{ "bounce/sluice+arena", "bounce", "sluice", "arena", SLUICE_DMA_POLICY_SLUICE, true },
 };
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
 
@@ -756,11 +759,11 @@ static const struct {
 static void unload_mode(EFI_HANDLE blk, EFI_HANDLE drv, const struct app_cfg *cfg,
 			const struct run *base)
 {
-	struct run r = { .name = "bounce/linux", .buffers = "pool" };
+	struct run r = { .name = configs[SLUICE_DMA_POLICY_LINUX].name, .buffers = "pool" };
 	EFI_STATUS st;
 	VOID *p = NULL;
 
-	run_one(blk, control(), cfg, &r, 0, false);
+	run_one(blk, control(), cfg, &r, SLUICE_DMA_POLICY_LINUX, false);
 	check_run(&r, base);
 	st = uefi_call_wrapper(BS->UnloadImage, 1, drv);
 	Print(L"fw: unload while the disk is connected: %r\n", st);

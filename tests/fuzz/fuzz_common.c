@@ -589,6 +589,7 @@ struct fuzz_dma *fuzz_virtio_begin(struct fake_virtio *dev, const struct fuzz_in
 	dev->vdev.confidential = mode & 1;
 	snprintf(dev->vdev.name, sizeof(dev->vdev.name), "%s", name);
 	dev->ctx = ctx;
-	return fuzz_dma_begin(in, (enum sluice_dma_bounce_policy)((mode >> 1) & 3), 1,
-			      (mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
+	return fuzz_dma_begin(
+		in, (enum sluice_dma_bounce_policy)(((mode >> 1) & 3) % SLUICE_DMA_POLICY_COUNT), 1,
+		(mode & 8) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY, second);
 }

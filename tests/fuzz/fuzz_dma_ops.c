@@ -915,7 +915,9 @@ static void dof_begin(struct dof *s, struct fuzz_in *in)
 	s->in = in;
 	mode = fuzz_u8(in);
 	cap = fuzz_u8(in);
-	policy = (enum sluice_dma_bounce_policy)(mode & 3);
+	/* Two bits choose among the first four policies; a later one is reached
+	 * through the pool grown by dof_platform_op(). */
+	policy = (enum sluice_dma_bounce_policy)((mode & 3) % SLUICE_DMA_POLICY_COUNT);
 	s->scrub = (mode & 4) ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 	s->ncpus = 1 + ((mode >> 3) & 3);
 	s->use_arena = !(mode & 0x20);

@@ -37,11 +37,14 @@ static struct snp_ghcb_slot slots[SMP_MAX_CPUS];
 static struct snp_vmsa vmsa_pages[SMP_MAX_CPUS + 1];
 static struct snp_vmsa *vmsa_of[SMP_MAX_CPUS];
 static unsigned long aps_created, aps_destroyed, ghcbs_registered;
-/* The boot: the firmware's GHCB (kernel entry to mmu_init), our pages made
- * shared before it, the console up. */
-static uint64_t fw_ghcb_gpa;
+/* The boot: the GHCB MSR as the firmware left it (never used), our pages made
+ * shared at entry, the console up once ours is registered; what the window
+ * before that asked (CPUID through the MSR protocol; requests that needed a
+ * GHCB, refused: none are expected). */
+static uint64_t fw_ghcb_msr;
 static unsigned int ghcbs_prepared;
 static bool console_up;
+static unsigned long early_no_ghcb, early_cpuid_hv;
 static const struct snp_cpuid_page *cpuid_page;
 
 static struct snp_ghcb_slot *cpu_slot(void *ctx)
@@ -254,21 +257,21 @@ static int early_fail(unsigned int *term_set, unsigned int *term_code, unsigned 
 /*
  * Become an SNP guest through @insn, on the bootstrap CPU, at kernel entry
  * (cc_snp_boot()). In order: snp_init() (refuses unknown SEV_STATUS features
- * and a bad C-bit); snp_check_vmpl0(); the GHCB MSR read and checked
- * (snp_fw_ghcb_check()); the protocol negotiated; the firmware's GHCB adopted
- * for this CPU and the SNP paravirtual I/O backend selected (the console
- * works from here); every per-CPU GHCB page of ours rescinded and made shared
- * in the RMP through the MSR protocol, still mapped private by the
- * firmware's tables and never touched until snp_after_mmu(). 0, or a
- * negative SNP_ERR_* code with @term_set, @term_code and @why set.
+ * and a bad C-bit); snp_check_vmpl0(); the GHCB MSR read (the firmware's
+ * GHCB, for the report only); snp_negotiate(); the SNP paravirtual I/O
+ * backend selected without a GHCB (CPUID from the page, post-processed
+ * through the MSR protocol; SEV_STATUS as snp_init() took it; anything else
+ * needing a GHCB is refused and counted, the console prints nothing); every
+ * per-CPU GHCB page of ours rescinded and made shared in the RMP through the
+ * MSR protocol, still mapped private by the firmware's tables and never
+ * touched until snp_after_mmu(). 0, or a negative SNP_ERR_* code with
+ * @term_set, @term_code and @why set.
  */
 static int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_pt_ops *pt,
 			const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
-			const struct mem_range *ranges, unsigned int nranges,
 			unsigned int *term_set, unsigned int *term_code, char *why, size_t why_len)
 {
 	uint32_t leaf[4];
-	uint64_t gpa;
 	unsigned int code;
 	int rc;
 
@@ -291,26 +294,23 @@ static int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_pt_ops 
 		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
 				  GHCB_TERM_SLUICE_NOT_VMPL0, rc);
 	}
-	/* The GHCB MSR is never intercepted: reading it raises no #VC. */
-	if (snp_fw_ghcb_check(insn->rd_ghcb_msr(insn->ctx), ranges, nranges, snp.cbit_pos, &gpa,
-			      why, why_len))
-		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
-				  GHCB_TERM_SLUICE_FW_GHCB, 0);
-	/* The protocol version and the hypervisor's features before any GHCB
-	 * exit (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP); after
-	 * the GHCB MSR was read, as these requests overwrite it. */
+	/* What the firmware left in the GHCB MSR (its GHCB's GPA, as OVMF
+	 * leaves it) is only reported: the host chose that page, and Linux never
+	 * uses it either (its early code speaks the MSR protocol until its own
+	 * boot GHCB is registered). The GHCB MSR is never intercepted. */
+	fw_ghcb_msr = insn->rd_ghcb_msr(insn->ctx);
+	/* The protocol version and the hypervisor's features before anything
+	 * else (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP). */
 	rc = snp_negotiate(&snp, &code, why, why_len);
 	if (rc)
 		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL, code, rc);
-	/* From here every port, MMIO and MSR access and every CPUID of this
-	 * CPU goes through the firmware's GHCB (mapped shared by the firmware's
-	 * page tables, which stay loaded until mmu_init()). */
+	/* No GHCB until cc_snp_after_mmu(): the backend answers CPUID from the
+	 * page (post-processed through the MSR protocol) and SEV_STATUS from
+	 * snp_init(); any request that needs a GHCB is refused and counted. */
 	snp.cpu_slot = NULL;
-	snp_ghcb_adopt(&snp, (struct ghcb *)(uintptr_t)gpa, gpa);
-	fw_ghcb_gpa = gpa;
+	snp.slot.ghcb = NULL;
 	pvio_snp_init(&pv, &snp, cpuid);
 	pvio_select(&pv.ops);
-	console_up = true;
 	/* Our own GHCB pages, the RMP half (rescind, PSC through the MSR
 	 * protocol): from here until cc_snp_after_mmu() nothing touches them. */
 	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++) {
@@ -333,11 +333,9 @@ static int snp_after_mmu(char *why, size_t why_len)
 {
 	int rc = 0;
 
-	/* No output until the end: our tables map the firmware's GHCB private,
-	 * and it stays so: a page the host named in the GHCB MSR is never made
-	 * shared in our tables (Linux never adopts the firmware's GHCB at all);
-	 * ours is not mapped shared yet. */
-	console_up = false;
+	/* The firmware's GHCB stays mapped private in our tables (never made
+	 * shared by us); ours become shared here, then the bootstrap CPU's is
+	 * registered: the first GHCB of this boot. */
 	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
 		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
 	if (!rc) {
@@ -349,6 +347,8 @@ static int snp_after_mmu(char *why, size_t why_len)
 			 rc);
 		return rc;
 	}
+	early_no_ghcb = pv.no_ghcb;
+	early_cpuid_hv = pv.cpuid_hv_requests;
 	console_up = true;
 	return 0;
 }
@@ -370,13 +370,17 @@ void cc_snp_finish(void)
 	trap_set_vc_reporter(vc_report);
 	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
 	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
-	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
-	       "kernel entry to mmu_init (through the firmware's mapping; %s in ours); %u GHCB "
-	       "pages of ours made shared before it (MSR protocol), mapped shared and the "
-	       "bootstrap CPU's registered right after it\n",
+	       "(%u leaves); %u GHCB pages of ours made shared at kernel entry (MSR protocol), "
+	       "mapped shared and the bootstrap CPU's registered right after mmu_init\n",
 	       platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
-	       fw_ghcb_gpa, mmu_is_shared(fw_ghcb_gpa) ? "mapped shared" : "private, never shared",
 	       ghcbs_prepared);
+	/* The counts are the backend's own, up to our GHCB's registration. */
+	printf("cc: %s: firmware GHCB: never used (the GHCB MSR held 0x%" PRIx64
+	       " at kernel entry; %s in our page tables); kernel entry to our GHCB: CPUID from "
+	       "the CPUID page with %lu MSR-protocol CPUID requests, %lu requests needing a GHCB\n",
+	       platform, fw_ghcb_msr,
+	       mmu_is_shared(fw_ghcb_msr & ~UINT64_C(0xfff)) ? "mapped shared" : "private",
+	       early_cpuid_hv, early_no_ghcb);
 }
 
 const struct snp *cc_snp_guest(void)
@@ -421,33 +425,30 @@ void cc_snp_report(const char *when, const char *extra)
  * only the instructions differ (tee_insn_native, or the model of
  * cc_sim_snp.c, which also plays the firmware's and the hypervisor's part).
  *
- * The window, precisely:
+ * The window, precisely (Linux never uses the firmware's GHCB either: its
+ * early code speaks the GHCB MSR protocol until its own boot GHCB is
+ * registered, snp_register_ghcb_early()):
  *  1. kernel entry to cc_snp_early()'s pvio_select(): no port I/O, no MSR
  *     other than the GHCB MSR, no CPUID. The firmware's IDT (and #VC
  *     handler) is still loaded but nothing here may trap. Checked in order:
  *     the CC blob and the CPUID page copied before ExitBootServices
  *     (snp_cc_blob_check()), SEV_STATUS and the C-bit of the CPUID page
- *     (snp_init()), VMPL0 (RMPADJUST), the GHCB MSR (a GHCB GPA, in memory
- *     the map reports as the firmware's). A failure here ends the guest with
- *     a termination request (the MSR protocol needs no GHCB) and prints
- *     nothing: there is no way to.
- *  2. from there to mmu_init()'s CR3 write: every #VC-raising operation goes
- *     through the SNP paravirtual I/O backend on the GHCB the firmware
- *     registered for this CPU, mapped shared (C-bit clear) by the firmware's
- *     page tables, which stay loaded. Our own per-CPU GHCB pages are rescinded
- *     and made shared in the RMP (MSR-protocol PSC) before this window opens;
- *     nothing touches them in it (they are mapped private still).
- *  3. mmu_init()'s CR3 write to the end of cc_snp_after_mmu(): our tables map
- *     every page private except MMIO; no GHCB-protocol exit may happen
- *     (nothing prints, mmu_init() does no I/O after the CR3 write).
- *     snp_after_mmu() clears the C-bit of our GHCB pages, then registers the
- *     bootstrap CPU's own (MSR protocol). The firmware's GHCB stays mapped
- *     private in our tables: a page the host named in the GHCB MSR is never
- *     made shared by us (Linux never adopts the firmware's GHCB; this kernel
- *     uses it only in window 2, through the firmware's own mapping).
- *  4. from there on: per-CPU GHCBs of ours; the firmware's page is never used
- *     or touched again (shared in the RMP, private in our tables, reserved
- *     memory).
+ *     (snp_init()), VMPL0 (RMPADJUST), the protocol version and the
+ *     hypervisor's features (MSR protocol). A failure here ends the guest
+ *     with a termination request (the MSR protocol needs no GHCB) and prints
+ *     nothing: there is no way to. Our own per-CPU GHCB pages are rescinded
+ *     and made shared in the RMP (MSR-protocol PSC), still mapped private.
+ *  2. from there to cc_snp_after_mmu(): the SNP backend is selected with no
+ *     GHCB. It answers CPUID from the CPUID page (post-processed for this
+ *     CPU through the MSR protocol's CPUID request) and SEV_STATUS from
+ *     snp_init(); anything else would need a GHCB and is refused and
+ *     counted (the count is printed, and is 0: kernel_main() runs only CPU
+ *     detection and mmu_init() here, and prints nothing until after). The
+ *     GHCB the firmware left registered is never used (in cc=sim-snp the
+ *     model's R11 stops the kernel if it were).
+ *  3. cc_snp_after_mmu(): our GHCB pages mapped shared in our tables, the
+ *     bootstrap CPU's registered; from there on every CPU uses its own. The
+ *     firmware's page stays private in our tables, never touched.
  */
 static const struct tee_insn_ops *boot_insn = &tee_insn_native;
 static void (*host_log)(const char *s);
@@ -487,9 +488,9 @@ void cc_snp_boot(const struct cc_boot *b, const struct tee_insn_ops *insn,
 			      why_buf, sizeof(why_buf)))
 		snp_fatal(set, code, why_buf);
 	if (cc_snp_early(insn, pt, name, sev_status, (const struct snp_cpuid_page *)b->cc_cpuid,
-			 b->ranges, b->nranges, &set, &code, why_buf, sizeof(why_buf)))
+			 &set, &code, why_buf, sizeof(why_buf)))
 		snp_fatal(set, code, why_buf);
-	/* From here on the serial console works, through the firmware's GHCB. */
+	/* No GHCB yet: nothing prints until cc_snp_after_mmu(). */
 }
 
 void cc_snp_after_mmu(void)

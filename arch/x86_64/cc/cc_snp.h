@@ -13,8 +13,10 @@
  *    kernel entry, C-bit cleared in our page tables right after mmu_init())
  *    and registered (GHCB MSR protocol 0x012) by the CPU that uses it: the
  *    bootstrap CPU in cc_snp_after_mmu(), every AP in the start-up hook smp.c
- *    calls before its first paravirtual I/O; until then the bootstrap CPU
- *    uses the GHCB the firmware registered;
+ *    calls before its first paravirtual I/O. Until then the bootstrap CPU has
+ *    no GHCB: only the MSR protocol (CPUID post-processing, PSC, registration,
+ *    termination). The GHCB the firmware left registered is never used, as in
+ *    Linux (snp_model.h R11 holds the simulated guest to it);
  *  - paravirtual I/O: the SNP backend (pvio_snp.c) on the calling CPU's GHCB:
  *    port I/O, MMIO, MSRs and HLT are NAE events, CPUID comes from the SNP
  *    CPUID page;
@@ -51,7 +53,7 @@
  * @b: the boot stage's findings: the CC blob and the CPUID page copied
  *	before ExitBootServices (snp_cc_blob_check(); leaf 0x8000001F gives the
  *	C-bit, every later CPUID is answered from the page, kept by pointer),
- *	the memory map (for the check of the firmware's GHCB).
+ *	the memory map.
  * @insn: the hardware (&tee_insn_native) or the simulated guest's model.
  * @pt: the page-table half of a conversion (copied).
  * @name: the platform, for reports ("snp", "sim-snp"; kept by pointer).
@@ -60,12 +62,17 @@
  *	simulated hypervisor's console), or NULL.
  *
  * In order: the CC blob; snp_init() (refuses unknown SEV_STATUS features and
- * a bad C-bit); VMPL0; the GHCB MSR read and checked; the protocol version
- * and the hypervisor's features; the firmware's GHCB adopted for this CPU
- * and the SNP paravirtual I/O backend selected (the console works from
- * here); every per-CPU GHCB page of ours rescinded and made shared in the
- * RMP through the MSR protocol. A failure ends the guest with a termination
- * request (GHCB MSR protocol) and a GHCB_TERM_* reason; never returns then.
+ * a bad C-bit); snp_check_vmpl0(); the GHCB MSR read (the firmware's GHCB,
+ * for the report only); snp_negotiate(); the SNP paravirtual I/O backend
+ * selected without a GHCB (CPUID from the page, post-processed through the
+ * MSR protocol; SEV_STATUS as snp_init() took it; anything else needing a
+ * GHCB is refused and counted, the console prints nothing); every per-CPU
+ * GHCB page of ours rescinded and made shared in the RMP through the MSR
+ * protocol, still mapped private by the firmware's tables and never touched
+ * until cc_snp_after_mmu(). The kernel detects the CPU and builds its page
+ * tables next, then calls cc_snp_after_mmu(). A failure ends the guest with
+ * a termination request (GHCB MSR protocol) and a GHCB_TERM_* reason; never
+ * returns then.
  */
 void cc_snp_boot(const struct cc_boot *b, const struct tee_insn_ops *insn,
 		 const struct cc_pt_ops *pt, const char *name, uint64_t sev_status,
@@ -76,9 +83,11 @@ void cc_snp_boot(const struct cc_boot *b, const struct tee_insn_ops *insn,
  *	tables, before anything prints (a platform's after_mmu op): clear the
  *	C-bit of every GHCB page of ours in the new tables (TLB flushed), then
  *	register the bootstrap CPU's own GHCB (MSR protocol) and use per-CPU
- *	GHCBs from then on. The firmware's GHCB is left mapped private (never
- *	made shared in our tables: the host chose its address). A failure ends
- *	the guest (GHCB_TERM_SLUICE_GHCB_SETUP).
+ *	GHCBs from then on; the backend's counts of the window before
+ *	(MSR-protocol CPUIDs, requests that needed a GHCB) are kept for
+ *	cc_snp_finish()'s report. The firmware's GHCB is left mapped private
+ *	(never made shared in our tables: the host chose its address). A
+ *	failure ends the guest (GHCB_TERM_SLUICE_GHCB_SETUP).
  */
 void cc_snp_after_mmu(void);
 

@@ -15,7 +15,7 @@
  *   sim-snp   cc_sim_snp.c   the SNP protocol against the model of snp_model.c
  *
  * One platform is chosen once, at kernel entry (cc_platform_select()), and the
- * kernel calls its ops at fixed points of the boot (boot/cc_setup.c):
+ * kernel calls its ops at fixed points of the boot (kernel/cc_setup.c):
  * early (kernel entry) -> pt_encoding (mmu_init) -> after_mmu -> start ->
  * ap_setup (before smp_init) -> arm_faults (after the DMA self-test) ->
  * report. A conversion goes mmu_set_shared() -> ops->convert (one indirect
@@ -77,7 +77,7 @@ enum cc_option { CC_OPT_AUTO, CC_PLATFORMS(CC_OPTION_ENUM) CC_OPT_COUNT };
 
 /**
  * struct cc_boot - what the boot stage found and the options asked, for the
- *	platform (filled by boot/cc_setup.c from its hand-off; the platform keeps
+ *	platform (filled by kernel/cc_setup.c from its hand-off; the platform keeps
  *	no pointer into it after early() and start() returned, except @ranges).
  * @option_auto: cc=auto (a real TD or SNP guest refuses any other value).
  * @ranges: the memory map.

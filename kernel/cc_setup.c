@@ -6,7 +6,7 @@
  * ops called at their points of the boot. Which platform does what is theirs
  * (arch/x86_64/cc/cc.h); nothing here names one.
  */
-#include "boot/cc_setup.h"
+#include "kernel/cc_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * the #VE / #VC guards. Every path ends the kernel: the exception report exits
  * with status 3; a fault that did not trap exits with status 1.
  */
-#include "bench/task_runners.h"
+#include "app/task_runners.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -466,6 +466,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/accel/test_accel.sh tests/cc_host/test_cc_host.sh \
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
+	tests/cc_platforms/test_cc_platforms_script.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/check-threat-model.py "scripts/check-threat-model.py --self-test" \
 	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS)
@@ -504,11 +505,16 @@ smoke: image image-stages
 	@scripts/run-tests.sh e2e $(E2E_TESTS)
 
 # The same QEMU tests with every boot on a simulated confidential platform (a
-# test that names its own cc= keeps it): make e2e-cc [CC_PLATFORM=sim-tdx|sim-snp].
+# test that names its own cc= keeps it), one pass per platform: by default every
+# simulated platform of the list (scripts/cc-platforms.py --simulated, from
+# arch/x86_64/cc/cc.h); make e2e-cc CC_PLATFORM=sim-tdx for one.
 # Not part of `make test` (it doubles the QEMU time per platform).
-CC_PLATFORM ?= sim-tdx
+CC_PLATFORM ?= $(shell scripts/cc-platforms.py --simulated)
 e2e-cc: image image-stages
-	@SLUICE_CC=$(CC_PLATFORM) scripts/run-tests.sh e2e $(E2E_TESTS)
+	@for p in $(CC_PLATFORM); do \
+		echo "e2e-cc: every e2e boot with cc=$$p"; \
+		SLUICE_CC=$$p scripts/run-tests.sh e2e $(E2E_TESTS) || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/host-san $(BUILD)/lib $(BUILD)/portable \

@@ -10,14 +10,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "arch/x86_64/cc/cc_sim_snp.h"
-#include "arch/x86_64/cc/cc_sim_tdx.h"
+#include "arch/x86_64/cc/cc.h"
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/cpu/qemu_exit.h"
 #include "arch/x86_64/smp/smp.h"
-#include "kernel/cc_setup.h"
 
 /* A `ret` in the image's data section (initialised, so .data and not .bss). */
 static uint8_t fault_ret_in_data[16] = { 0xc3 };
@@ -89,9 +86,10 @@ static void fault_trigger(const struct fault_request *req)
 		__asm__ volatile("int $20");
 		break;
 	case FAULT_VC:
-		/* The simulated hardware's #VC for an I/O instruction (exit code
-		 * 0x7b): vector 29 with its error code, on IST3 (cc_sim_snp.c). */
-		cc_sim_snp_raise_vc(0x7b);
+		/* The platform's #VC for an I/O instruction (exit code 0x7b):
+		 * vector 29 with its error code, on IST3 (deliberate_fault()
+		 * checked that the platform can raise one). */
+		cc_platform()->raise_vc(0x7b);
 		break;
 	}
 	(void)sink;
@@ -129,17 +127,20 @@ void deliberate_fault(struct kernel_dma *kd, enum fault_kind fault, unsigned int
 	} else if (fault == FAULT_VE) {
 		/* What a TD's module would report for a stray port write: an I/O
 		 * instruction (exit reason 30), 1 byte out to port 0x3f8. */
-		bool sim = !strcmp(cc_setup_name(), "sim-tdx");
+		const struct cc_platform_ops *p = cc_platform();
 
-		if (sim)
-			cc_sim_tdx_stage_ve(30, (UINT64_C(0x3f8) << 16), 0);
+		if (p->stage_ve)
+			p->stage_ve(30, (UINT64_C(0x3f8) << 16), 0);
 		printf("fault: raising #VE (vector 20)%s\n",
-		       sim ? "; the simulated TD reports an I/O instruction" : "");
+		       p->stage_ve ? "; the simulated TD reports an I/O instruction" : "");
 	} else if (fault == FAULT_VC) {
-		/* Only the simulated SNP guest can deliver one: INT 29 pushes no
-		 * error code, and a #VC without its exit code is not a #VC. */
-		if (strcmp(cc_setup_name(), "sim-snp")) {
-			printf("fault: fault=vc needs cc=sim-snp\n");
+		/* Only a platform that can deliver one as the hardware does (the
+		 * simulated SNP guest): INT 29 pushes no error code, and a #VC
+		 * without its exit code is not a #VC. */
+		if (!cc_platform()->raise_vc) {
+			printf("fault: fault=vc needs a platform that raises #VC (cc=sim-snp); "
+			       "this is %s\n",
+			       cc_platform()->name);
 			exit(SLUICE_EXIT_FAIL);
 		}
 		printf("fault: raising #VC (vector 29) for an I/O instruction (exit code 0x7b)\n");

@@ -19,6 +19,7 @@
 #include <efilib.h>
 #include <string.h>
 
+#include "arch/x86_64/cc/cc.h"
 #include "arch/x86_64/cc/cc_sim_snp.h"
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/cc/snp_boot.h"
@@ -147,13 +148,9 @@ static void boot_read_options(EFI_HANDLE image, struct boot_info *bi)
  * the measured options chose (boot/options_trust.c): refuse to boot, saying
  * which option and why.
  */
-static void boot_check_option_trust(struct boot_info *bi)
+static void boot_check_option_trust(struct boot_info *bi, const struct cc_platform_ops *p)
 {
-	const char *guest = bi->cc_at_boot == CC_TDX	     ? "TD" :
-			    bi->cc_at_boot == CC_SEV_SNP     ? "SEV-SNP guest" :
-			    bi->options.cc == CC_OPT_SIM_TDX ? "sim-tdx" :
-			    bi->options.cc == CC_OPT_SIM_SNP ? "sim-snp" :
-							       NULL;
+	const char *guest = p->guest;
 	char err[400];
 
 	if (!guest)
@@ -431,6 +428,7 @@ static void boot_exit_firmware(EFI_HANDLE image, struct boot_info *bi)
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 {
 	struct boot_info *bi = &boot_info;
+	const struct cc_platform_ops *platform;
 	uint64_t tsc_entry = rdtsc();
 
 	efi_st = system_table;
@@ -463,12 +461,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 		bi->c_bit_at_boot = early.c_bit;
 		bi->sev_status_at_boot = early.sev_status;
 	}
-	boot_check_option_trust(bi);
-	if (bi->options.cc == CC_OPT_SIM_SNP && bi->cc_at_boot == CC_NONE)
+	/* The platform the kernel will choose at entry (the same pure choice),
+	 * asked what it needs of this stage. */
+	platform = cc_platform_choose((enum cc_mode)bi->cc_at_boot, (unsigned int)bi->options.cc);
+	if (!platform)
+		boot_bad_options("", "cc: no such platform");
+	boot_check_option_trust(bi, platform);
+	if (platform->boot_firmware & CC_FW_SIM_SNP)
 		boot_sim_snp_firmware(bi);
-	if (bi->options.cc == CC_OPT_SIM_TDX && bi->cc_at_boot == CC_NONE)
+	if (platform->boot_firmware & CC_FW_SIM_TDVF)
 		boot_sim_td_firmware(bi);
-	if (bi->cc_at_boot == CC_SEV_SNP || bi->options.cc == CC_OPT_SIM_SNP)
+	if (platform->boot_firmware & CC_FW_FIND_CC_BLOB)
 		boot_find_cc_blob(bi);
 
 	boot_exit_firmware(image, bi);

@@ -46,7 +46,10 @@ const char *const options_blk_names[] = { "none", "check", "smp", NULL };
 const char *const options_net_names[] = { "check", "smp", NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
 const char *const options_accel_names[] = { "unknown", "tcg", "kvm", NULL };
-const char *const options_cc_names[] = { "auto", "emulated", "sim-tdx", "sim-snp", NULL };
+/* From the one list of CC platforms (arch/x86_64/cc/cc.h). */
+const char *const options_cc_names[] = { "auto", CC_PLATFORMS(CC_OPTION_NAME) NULL };
+_Static_assert(sizeof(options_cc_names) / sizeof(options_cc_names[0]) == CC_OPT_COUNT + 1,
+	       "cc= takes auto and each OPTION platform");
 const char *const options_tdx_fault_names[] = { "none", "partial", "stall", "bad_resume",
 						 "map_error", "keep_accepted", "busy",
 						 "accept_error", "4k", "ap_silent", "ap_late",

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86_64/cc/cc.h"
+
 /**
  * enum fault_kind - a deliberate fault, to test the exception report.
  * @FAULT_NONE: no fault.
@@ -125,12 +127,10 @@ struct kernel_options {
 	int accel;
 };
 
-/* Values of cc=, and their indices. */
+/* Values of cc=: "auto", then the platforms of CC_PLATFORMS() chosen by option,
+ * in list order; their indices are enum cc_option (CC_OPT_AUTO, CC_OPT_SIM_TDX,
+ * ... in arch/x86_64/cc/cc.h). */
 extern const char *const options_cc_names[];
-#define CC_OPT_AUTO 0
-#define CC_OPT_EMULATED 1
-#define CC_OPT_SIM_TDX 2
-#define CC_OPT_SIM_SNP 3
 /* Values of tdx_fault=. */
 extern const char *const options_tdx_fault_names[];
 /* Values of snp_fault=. */

@@ -1,38 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cc_setup.h - which confidential-computing platform the kernel runs on (cc=),
- * and bringing it up at the right moments of the boot.
+ * cc_setup.h - the confidential-computing platform at the boot's moments.
  *
- *  - a real TD (CPUID leaf 0x21 said so before ExitBootServices): the TD is
- *    started first thing in kernel_main (cc_setup_early()), before any port
- *    I/O, CPUID or MSR access, since the firmware's #VE handler is gone; its
- *    page tables carry the shared bit (cc_setup_encoding());
- *  - an SEV-SNP guest, real (SEV_STATUS said so before ExitBootServices) or
- *    simulated (cc=sim-snp, the model playing firmware, hardware and
- *    hypervisor): started first thing in kernel_main (cc_setup_early()) with
- *    the GHCB MSR protocol only (the firmware's GHCB is never used), its own
- *    GHCBs made shared and registered right after mmu_init()
- *    (cc_setup_after_mmu()), which runs right after CPU detection; the rest
- *    in cc_setup();
- *    a real guest's page tables carry the C-bit (cc_setup_encoding());
- *    cc_setup.c describes the window between the firmware's GHCB and ours;
- *  - cc=sim-tdx: the simulated TD, started once the kernel's page tables are
- *    loaded (cc_setup());
- *  - otherwise the emulated model: a software PTE bit plus a trapping port write.
+ * The platform is chosen once, at kernel entry, from what CPUID found before
+ * ExitBootServices and the cc= option (cc_platform_select(),
+ * arch/x86_64/cc/cc.h), and each function below calls its op: a real TD or
+ * SEV-SNP guest starts in cc_setup_early(), before any port I/O, CPUID or MSR
+ * access, with its page tables carrying the shared bit or C-bit
+ * (cc_setup_encoding()); an SNP guest (real or cc=sim-snp) speaks only the
+ * GHCB MSR protocol until its own GHCBs are made shared and registered right
+ * after mmu_init() (cc_setup_after_mmu(), which runs right after CPU
+ * detection; the firmware's GHCB is never used); the simulated TD starts in
+ * cc_setup(); the emulated model (a software PTE bit plus a trapping port
+ * write) needs none of them. The platforms and their order of steps are
+ * described in arch/x86_64/cc/cc.h; nothing here names one.
  */
 #ifndef SLUICE_BOOT_CC_SETUP_H
 #define SLUICE_BOOT_CC_SETUP_H
 
+#include "arch/x86_64/cc/cc.h"
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/mm/mmu.h"
 #include "boot/boot_info.h"
 
 /**
- * cc_setup_early() - in a real TD, start the TD (cc_tdx_start() on the real
- *	TDX module); in an SEV-SNP guest, real or cc=sim-snp, start the guest on
- *	the GHCB MSR protocol (cc_snp_early()): until cc_setup_after_mmu() only
- *	CPUID and SEV_STATUS work, nothing prints. Anything else waits for
- *	cc_setup().
+ * cc_setup_early() - choose the platform (cc_platform_select()) and run its
+ *	early op: in a real TD, start the TD (cc_tdx_start() on the real TDX
+ *	module); in an SEV-SNP guest, real or cc=sim-snp, start the guest on the
+ *	GHCB MSR protocol (cc_snp_boot()): until cc_setup_after_mmu() only CPUID
+ *	and SEV_STATUS work, nothing prints. Anything else waits for cc_setup().
  *	A TD that cannot be started, or an option that cannot run in a TD
  *	(cc=emulated, cc=sim-tdx), ends the TD through
  *	TDG.VP.VMCALL<ReportFatalError>; an SNP guest that cannot run (no or a bad
@@ -63,10 +59,11 @@ const struct mmu_encoding *cc_setup_encoding(void);
 void cc_setup_after_mmu(void);
 
 /**
- * cc_setup() - after mmu_init(): report the firmware's unaccepted memory, start
- *	the simulated TD for cc=sim-tdx, finish an SNP guest's start
- *	(cc_snp_finish()), and report the platform. Exits (code 4)
- *	if the platform cannot be brought up.
+ * cc_setup() - after mmu_init(): report the firmware's unaccepted memory, run
+ *	the platform's start op (the simulated TD for cc=sim-tdx, the end of an
+ *	SNP guest's start, the report "at boot"), route every later conversion
+ *	through its convert op (mmu_set_cc_backend()), and its ap_setup op (how
+ *	APs start). Exits (code 4) if the platform cannot be brought up.
  * @bi: the boot hand-off.
  * @cpu: what CPUID says (a TD found only now is refused).
  */

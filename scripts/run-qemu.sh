@@ -87,6 +87,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# SLUICE_CC before anything starts: its values come from the one list of CC
+# platforms (arch/x86_64/cc/cc.h, read by scripts/cc-platforms.py).
+if [ -n "${SLUICE_CC:-}" ]; then
+	cc_values=$(printf 'auto\n'; "$top/scripts/cc-platforms.py" --option) ||
+		{ echo "run-qemu: the CC platform list cannot be read" >&2; exit 2; }
+	printf '%s\n' "$cc_values" | grep -qxF -- "$SLUICE_CC" || {
+		echo "run-qemu: SLUICE_CC=$SLUICE_CC is not a cc= value ($(printf '%s' "$cc_values" |
+			paste -sd ' '))" >&2
+		exit 2
+	}
+fi
+
 if [ -z "$smp" ]; then
 	smp=2
 	for word in $args; do

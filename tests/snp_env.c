@@ -17,7 +17,7 @@
 const uint32_t snp_env_cpuid_c51[4] = { 0x1b, 0x33, 0, 0 };
 
 void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned int npages,
-		   const struct snp_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
+		   const struct cc_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
 		   char *why, size_t why_len)
 {
 	snp_model_init(&g->m, base, npages, page);
@@ -25,9 +25,9 @@ void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned i
 	assert_int_equal(snp_init(&g->s, &g->insn, pt, sev_status, cpuid, why, why_len), 0);
 }
 
-int snp_env_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+int snp_env_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 {
-	snp_model_note_ptes(ctx, gpa, len, private_);
+	snp_model_note_ptes(ctx, gpa, len, !shared);
 	return 0;
 }
 

@@ -49,7 +49,7 @@ struct snp_guest {
  * The start must succeed: a failed snp_init() fails the test.
  */
 void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned int npages,
-		   const struct snp_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
+		   const struct cc_pt_ops *pt, uint64_t sev_status, const uint32_t cpuid[4],
 		   char *why, size_t why_len);
 
 /**
@@ -58,11 +58,11 @@ void snp_env_start(struct snp_guest *g, uint8_t *page, uint64_t base, unsigned i
  * @ctx: the model.
  * @gpa: start of the range.
  * @len: its length.
- * @private_: the C-bit the entries now carry.
+ * @shared: the entries now say shared (C-bit clear).
  *
  * Return: 0.
  */
-int snp_env_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool private_);
+int snp_env_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool shared);
 
 /**
  * snp_env_note_flush() - flush_tlb callback that only tells the model.

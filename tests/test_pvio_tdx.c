@@ -41,7 +41,7 @@ static void env_flush(void *ctx, uint64_t gpa, uint64_t len)
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct tdx_pt_ops pt = { env_set_pte, env_flush, NULL, e };
+	const struct cc_pt_ops pt = { env_set_pte, env_flush, NULL, e, NULL };
 
 	tdx_model_init(&e->m, 0x100000, 16, e->state, e->pte);
 	tdx_model_insn(&e->m, &e->insn);

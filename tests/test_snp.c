@@ -42,13 +42,13 @@ struct env {
 	char why[160];
 };
 
-static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 {
 	struct env *e = ctx;
 
 	if (e->pte_fail)
 		return -12;
-	snp_model_note_ptes(&e->g.m, gpa, len, private_);
+	snp_model_note_ptes(&e->g.m, gpa, len, !shared);
 	return 0;
 }
 
@@ -79,8 +79,8 @@ static void env_evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
 static struct env *env_new(bool with_ghcb)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e,
-				       env_evict_cache };
+	const struct cc_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e,
+				      env_evict_cache };
 
 	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      e->why, sizeof(e->why));
@@ -262,8 +262,8 @@ static void test_coherency_mitigation_after_validate(void **state)
 	/* A CPU without the vulnerability: no eviction. */
 	{
 		struct env *f = calloc(1, sizeof(*f));
-		const struct snp_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, f,
-					       env_evict_cache };
+		const struct cc_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, f,
+					      env_evict_cache };
 		const uint32_t sfw_no[4] = { 0x1b, 0x33 | (1u << 31), 0, 0 };
 
 		snp_env_start(&f->g, f->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, sfw_no, f->why,

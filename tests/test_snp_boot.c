@@ -198,7 +198,7 @@ struct env {
 static struct env *env_new(void)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct snp_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->g.m, NULL };
+	const struct cc_pt_ops pt = { snp_env_note_ptes, snp_env_note_flush, NULL, &e->g.m, NULL };
 
 	snp_env_start(&e->g, e->page, BASE, NPAGES, &pt, SNP_ENV_SEV_STATUS, snp_env_cpuid_c51,
 		      e->why, sizeof(e->why));

@@ -105,7 +105,7 @@ static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
 static struct env *env_new(unsigned int gpaw)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	const struct tdx_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e };
+	const struct cc_pt_ops pt = { env_set_pte, env_flush_tlb, env_flush_cache, e, NULL };
 
 	tdx_model_init(&e->m, BASE, NPAGES, e->state, e->pte);
 	e->m.gpaw = gpaw;

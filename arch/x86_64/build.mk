@@ -32,7 +32,8 @@ ARCH_FW_SRCS := \
 	arch/x86_64/fw/acpi.c
 
 ARCH_CC_SRCS := \
-	arch/x86_64/cc/cc_glue.c \
+	arch/x86_64/cc/cc.c \
+	arch/x86_64/cc/cc_emulated.c \
 	arch/x86_64/cc/cc_sim_snp.c \
 	arch/x86_64/cc/cc_sim_tdx.c \
 	arch/x86_64/cc/cc_snp.c \
@@ -42,6 +43,7 @@ ARCH_CC_SRCS := \
 	arch/x86_64/cc/pvio_native.c \
 	arch/x86_64/cc/pvio_snp.c \
 	arch/x86_64/cc/pvio_tdx.c \
+	arch/x86_64/cc/sim_ap_firmware.c \
 	arch/x86_64/cc/sim_tdvf.c \
 	arch/x86_64/cc/snp.c \
 	arch/x86_64/cc/snp_boot.c \

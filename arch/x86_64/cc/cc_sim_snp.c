@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cc_sim_snp.c - the simulated SEV-SNP guest (see cc_sim_snp.h).
+ * cc_sim_snp.c - the simulated SEV-SNP guest (see cc_sim_snp.h):
+ * cc_platform_sim_snp.
  */
 #include "arch/x86_64/cc/cc_sim_snp.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86_64/cc/cc_snp.h"
 #include "arch/x86_64/cpu/descriptors.h"
 #include "arch/x86_64/cc/pvio.h"
+#include "arch/x86_64/cc/sim_ap_firmware.h"
 #include "arch/x86_64/cpu/qemu_exit.h"
+#include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/smp/smp.h"
 
 static struct snp_model model;
@@ -20,22 +24,26 @@ static struct snp_model_faults armed_faults;
 static bool sim_ap_silent;
 static unsigned long vmgexits; /* NAE events the simulated hypervisor carried out */
 
-/* The model is told what the kernel's mappings now say (in its terms: private
- * or not), and checks its rules for the range as every CPU will see it once the
- * TLB generation moved on. */
-static void sim_note_ptes(void *ctx, uint64_t gpa, uint64_t len, bool shared)
+/* The page-table half of a conversion: mm/'s, then the model is told what the
+ * kernel's mappings now say (in its terms: private or not) and checks its
+ * rules for the range as every CPU will see it once the TLB generation moved
+ * on. */
+static int sim_set_pte_shared(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 {
+	int rc = mmu_pte_set_shared(gpa, len, shared);
+
 	(void)ctx;
-	snp_model_note_ptes(&model, gpa, len, !shared);
+	if (!rc)
+		snp_model_note_ptes(&model, gpa, len, !shared);
+	return rc;
 }
 
-static void sim_note_flush(void *ctx, uint64_t gpa, uint64_t len)
+static void sim_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
 {
 	(void)ctx;
+	mmu_tlb_shootdown(gpa, len);
 	snp_model_note_flush(&model, gpa, len);
 }
-
-static const struct cc_observer sim_observer = { sim_note_ptes, sim_note_flush, NULL };
 
 static unsigned int sim_cpu(void *ctx)
 {
@@ -46,8 +54,8 @@ static unsigned int sim_cpu(void *ctx)
 static void sim_violation(void *ctx, const char *rule, uint64_t gpa)
 {
 	(void)ctx;
-	cc_glue_model_violation("snp-model", "the SNP protocol broke a rule of the simulated guest",
-				rule, gpa);
+	cc_model_violation("snp-model", "the SNP protocol broke a rule of the simulated guest",
+			   rule, gpa);
 }
 
 /* The hypervisor's own console and exit: native, not through the guest. */
@@ -196,7 +204,7 @@ static int sim_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t 
 	(void)ctx;
 	__atomic_fetch_add(&vmgexits, 1, __ATOMIC_RELAXED);
 	if (op == SNP_AP_DESTROY) {
-		smp_sim_destroy(apic_id);
+		sim_ap_destroy(apic_id);
 		return 0;
 	}
 	/* What the hardware checks at VMRUN: SNP active in the VMSA's features,
@@ -206,7 +214,7 @@ static int sim_ap_create(void *ctx, uint32_t apic_id, unsigned int op, uint64_t 
 		return -1;
 	if (sim_ap_silent)
 		return 0;
-	return smp_sim_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base, v->mxcsr);
+	return sim_ap_release(apic_id, v->rip, v->rsp, v->rdi, v->gs.base, v->mxcsr);
 }
 
 /* ------------------------------------------------------------ the CPUID page */
@@ -309,21 +317,6 @@ void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model
 		snp_model_firmware_ghcb(&model, 0, fw_ghcb_gpa);
 }
 
-const struct tee_insn_ops *cc_sim_snp_insn(void)
-{
-	return &model_insn;
-}
-
-const struct cc_observer *cc_sim_snp_observer(void)
-{
-	return &sim_observer;
-}
-
-void cc_sim_snp_hv_puts(const char *s)
-{
-	hv_puts(s);
-}
-
 /* The model's counters before arming (the faults count from zero there). */
 static unsigned long psc_before, psc_msr_before, pval_before;
 
@@ -376,3 +369,71 @@ void cc_sim_snp_report(const char *when)
 		 pval_before + model.n_pval, model.n_rmpadjust, model.violations);
 	cc_snp_report(when, extra);
 }
+
+/* ------------------------------------------------------------ the platform */
+
+/*
+ * cc=sim-snp at kernel entry: the model of the RMP over all RAM the firmware
+ * reported (its page array from the heap), with the firmware's GHCB
+ * registered, then the real guest's boot (cc_snp_boot()) on the model's
+ * instructions, its page-table half telling the model.
+ */
+static void sim_snp_early(const struct cc_boot *b)
+{
+	struct cc_pt_ops pt = { .set_pte_shared = sim_set_pte_shared,
+				.flush_tlb = sim_flush_tlb,
+				/* The model keeps no cache; the flush is the real one. */
+				.flush_cache = tee_insn_native.flush_cache,
+				.ctx = tee_insn_native.ctx,
+				.evict_cache = cc_snp_evict_cache };
+	uint64_t ram_top = mem_range_ram_top(b->ranges, b->nranges);
+	uint8_t *page = malloc(ram_top / 4096);
+
+	if (!page) {
+		printf("cc: sim-snp: no memory for the model\n");
+		exit(SLUICE_EXIT_BOOT);
+	}
+	cc_sim_snp_firmware(ram_top, page, b->snp_faults, b->snp_ap_silent, b->snp_vmpl,
+			    b->sim_snp_fw_ghcb);
+	cc_snp_boot(b, &model_insn, &pt, "sim-snp", CC_SIM_SNP_SEV_STATUS, hv_puts);
+}
+
+static const struct mmu_encoding *sim_snp_pt_encoding(void)
+{
+	return NULL; /* the software bit: under QEMU an address bit names other memory */
+}
+
+static void sim_snp_start(const struct cc_boot *b)
+{
+	(void)b;
+	cc_snp_finish();
+	cc_sim_snp_report("at boot");
+}
+
+/* The simulated hypervisor plays its part of AP creation: each AP parked
+ * until an AP-create request names it (sim_ap_firmware.c). */
+static void sim_snp_ap_setup(const struct cc_boot *b)
+{
+	(void)b;
+	cc_snp_ap_setup();
+	sim_ap_firmware_vmsa();
+}
+
+const struct cc_platform_ops cc_platform_sim_snp = {
+	.name = "sim-snp",
+	.id = CC_PLATFORM_SIM_SNP,
+	.hardware = CC_NONE,
+	.early = sim_snp_early,
+	.pt_encoding = sim_snp_pt_encoding,
+	.after_mmu = cc_snp_after_mmu,
+	.start = sim_snp_start,
+	.ap_setup = sim_snp_ap_setup,
+	.stats = cc_snp_stats,
+	.report = cc_sim_snp_report,
+	.guest = "sim-snp",
+	.boot_firmware = CC_FW_SIM_SNP | CC_FW_FIND_CC_BLOB,
+	.protocol = "SNP",
+	.convert = cc_snp_convert,
+	.arm_faults = cc_sim_snp_arm_faults,
+	.raise_vc = cc_sim_snp_raise_vc,
+};

@@ -11,7 +11,7 @@
  * QEMU's would; CPUID is answered from an SNP CPUID page built at start from
  * the native CPUID (with leaf 0x8000001F saying SEV-SNP, C-bit 51). The APs are
  * started by the AP-creation request: the simulated hypervisor releases an AP
- * it parked (INIT-SIPI into a waiting loop, smp_simulate_parking()) into its
+ * it parked (INIT-SIPI into a waiting loop, sim_ap_firmware.c) into its
  * VMSA's 64-bit entry.
  *
  * What stays different from a real SNP guest: QEMU has no SNP, so the private
@@ -49,7 +49,7 @@ void cc_sim_snp_build_cpuid_page(struct snp_cpuid_page *page);
  *	over [0, @ram_top) (hardware and hypervisor), and what the firmware did
  *	before the kernel ran: the page at @fw_ghcb_gpa made shared and
  *	registered as the bootstrap CPU's GHCB. The kernel then starts as a real
- *	SNP guest does (cc_snp_early() through cc_sim_snp_insn()).
+ *	SNP guest does (cc_snp_boot() on the model's instructions).
  * @ram_top: end of the guest's RAM, 4 KiB aligned.
  * @page: @ram_top / 4096 bytes for the model's RMP.
  * @faults: faults the model injects (copied), or NULL: early returns and size
@@ -62,23 +62,6 @@ void cc_sim_snp_build_cpuid_page(struct snp_cpuid_page *page);
  */
 void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
 			 bool ap_silent, unsigned int vmpl, uint64_t fw_ghcb_gpa);
-
-/**
- * cc_sim_snp_insn() - the model's TEE instructions.
- */
-const struct tee_insn_ops *cc_sim_snp_insn(void);
-
-/**
- * cc_sim_snp_observer() - the model's view of the kernel's page-table steps.
- */
-const struct cc_observer *cc_sim_snp_observer(void);
-
-/**
- * cc_sim_snp_hv_puts() - a line on the simulated hypervisor's console (native
- *	port I/O, not the guest's): what a real host's log would show.
- * @s: the text.
- */
-void cc_sim_snp_hv_puts(const char *s);
 
 /**
  * cc_sim_snp_arm_faults() - start injecting the faults given at init (after the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cc_snp.c - this kernel as an SEV-SNP guest (see cc_snp.h).
+ * cc_snp.c - this kernel as an SEV-SNP guest (see cc_snp.h), and the real
+ * guest's platform ops (cc_platform_snp).
  */
 #include "arch/x86_64/cc/cc_snp.h"
 
@@ -12,13 +13,20 @@
 #include "arch/x86_64/cpu/descriptors.h"
 #include "arch/x86_64/smp/smp.h"
 #include "arch/x86_64/cc/snp_boot.h"
+#include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/mm/mmu.h"
+#include "arch/x86_64/smp/spinlock.h"
 
 static struct snp snp;
 static struct pvio_snp pv;
-/* Its lock also covers the MSR-protocol exchanges of a GHCB set-up: they share
- * the protocol's state and the RMP model behind it. */
-static struct cc_glue glue;
-static bool active;
+/* The protocol's counters and the model behind it are one state: one
+ * conversion at a time, from whichever CPU. The lock also covers the
+ * MSR-protocol exchanges of a GHCB set-up: they share that state. */
+static struct spinlock lock;
+static const char *platform;
+static char encoding_name[64];
+static struct mmu_encoding encoding;
+static char why_buf[200];
 
 /* One GHCB per CPU, shared with the hypervisor; a backup of each for a nested
  * exchange (snp.h, struct snp_ghcb_slot); one VMSA per AP, private. The VMSA
@@ -45,11 +53,10 @@ static struct snp_ghcb_slot *cpu_slot(void *ctx)
 	return &slots[smp_cpu_id() % SMP_MAX_CPUS];
 }
 
-/* snp.c speaks of the private attribute, the kernel's mappings of shared. */
-/* The cache-coherency mitigation (snp_pt_ops.evict_cache): one read of the
+/* The cache-coherency mitigation (cc_pt_ops.evict_cache): one read of the
  * first and of the last byte of each page, through its private mapping (the
  * kernel identity-maps RAM), as Linux sev_evict_cache() does. */
-static void evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
+void cc_snp_evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
 {
 	(void)ctx;
 	for (uint64_t i = 0; i < npages; i++) {
@@ -60,15 +67,15 @@ static void evict_cache(void *ctx, uint64_t gpa, uint64_t npages)
 	}
 }
 
-static int set_pte_private(void *ctx, uint64_t gpa, uint64_t len, bool private_)
+int cc_snp_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
 {
-	return cc_glue_set_pte_shared(ctx, gpa, len, !private_);
-}
+	int rc;
 
-/* The protocol behind mmu_set_shared() (run under the glue's lock). */
-static int snp_convert(void *ctx, uint64_t va, uint64_t len, bool shared)
-{
-	return shared ? snp_to_shared(ctx, va, len) : snp_to_private(ctx, va, len);
+	(void)ctx;
+	spin_lock(&lock);
+	rc = shared ? snp_to_shared(&snp, va, len) : snp_to_private(&snp, va, len);
+	spin_unlock(&lock);
+	return rc;
 }
 
 static uint64_t ghcb_gpa_of(unsigned int cpu)
@@ -83,12 +90,12 @@ static int ghcb_setup_this_cpu(unsigned int cpu)
 	int rc;
 
 	slots[cpu].backup = &ghcb_backups[cpu];
-	spin_lock(&glue.lock);
+	spin_lock(&lock);
 	rc = cpu < ghcbs_prepared ? snp_ghcb_register(&snp, &ghcb_pages[cpu], ghcb_gpa_of(cpu)) :
 				    SNP_ERR_INVAL;
 	if (!rc)
 		ghcbs_registered++;
-	spin_unlock(&glue.lock);
+	spin_unlock(&lock);
 	return rc;
 }
 
@@ -247,19 +254,30 @@ static int early_fail(unsigned int *term_set, unsigned int *term_code, unsigned 
 	return rc ? rc : SNP_ERR_REFUSED;
 }
 
-int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs, const char *name,
-		 uint64_t sev_status, const struct snp_cpuid_page *cpuid, unsigned int *term_set,
-		 unsigned int *term_code, char *why, size_t why_len)
+/*
+ * Become an SNP guest through @insn, on the bootstrap CPU, at kernel entry
+ * (cc_snp_boot()). In order: snp_init() (refuses unknown SEV_STATUS features
+ * and a bad C-bit); snp_check_vmpl0(); the GHCB MSR read (the firmware's
+ * GHCB, for the report only); snp_negotiate(); the SNP paravirtual I/O
+ * backend selected without a GHCB (CPUID from the page, post-processed
+ * through the MSR protocol; SEV_STATUS as snp_init() took it; anything else
+ * needing a GHCB is refused and counted, the console prints nothing); every
+ * per-CPU GHCB page of ours rescinded and made shared in the RMP through the
+ * MSR protocol, still mapped private by the firmware's tables and never
+ * touched until snp_after_mmu(). 0, or a negative SNP_ERR_* code with
+ * @term_set, @term_code and @why set.
+ */
+static int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_pt_ops *pt,
+			const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
+			unsigned int *term_set, unsigned int *term_code, char *why, size_t why_len)
 {
-	const struct snp_pt_ops pt = { set_pte_private, cc_glue_flush_tlb, cc_glue_flush_cache,
-				       &glue, evict_cache };
 	uint32_t leaf[4];
 	unsigned int code;
 	int rc;
 
-	cc_glue_init(&glue, insn, obs, name);
+	platform = name;
 	pvio_snp_cpuid_lookup(cpuid, 0x8000001Fu, 0, leaf);
-	rc = snp_init(&snp, insn, &pt, sev_status, leaf, why, why_len);
+	rc = snp_init(&snp, insn, pt, sev_status, leaf, why, why_len);
 	if (rc)
 		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL,
 				  GHCB_TERM_SNP_UNSUPPORTED, rc);
@@ -311,12 +329,7 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 	return 0;
 }
 
-bool cc_snp_console_up(void)
-{
-	return console_up;
-}
-
-int cc_snp_after_mmu(char *why, size_t why_len)
+static int snp_after_mmu(char *why, size_t why_len)
 {
 	int rc = 0;
 
@@ -340,10 +353,8 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 	return 0;
 }
 
-void cc_snp_finish(void)
+void cc_snp_ap_setup(void)
 {
-	cc_glue_install(&glue, "SNP", snp_convert, &snp);
-	trap_set_vc_reporter(vc_report);
 	vmsa_pages_assign();
 	/* Linux creates APs with VMGEXIT only when the hypervisor offers it
 	 * (snp_set_wakeup_secondary_cpu()); without, INIT-SIPI is no way either. */
@@ -352,34 +363,24 @@ void cc_snp_finish(void)
 	else
 		smp_disable_aps("the hypervisor does not offer SNP AP creation "
 				"(GHCB_HV_FT_SNP_AP_CREATION)");
-	active = true;
+}
+
+void cc_snp_finish(void)
+{
+	trap_set_vc_reporter(vc_report);
 	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
 	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
 	       "(%u leaves); %u GHCB pages of ours made shared at kernel entry (MSR protocol), "
 	       "mapped shared and the bootstrap CPU's registered right after mmu_init\n",
-	       glue.platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
+	       platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
 	       ghcbs_prepared);
 	/* The counts are the backend's own, up to our GHCB's registration. */
 	printf("cc: %s: firmware GHCB: never used (the GHCB MSR held 0x%" PRIx64
 	       " at kernel entry; %s in our page tables); kernel entry to our GHCB: CPUID from "
 	       "the CPUID page with %lu MSR-protocol CPUID requests, %lu requests needing a GHCB\n",
-	       glue.platform, fw_ghcb_msr,
+	       platform, fw_ghcb_msr,
 	       mmu_is_shared(fw_ghcb_msr & ~UINT64_C(0xfff)) ? "mapped shared" : "private",
 	       early_cpuid_hv, early_no_ghcb);
-}
-
-bool cc_snp_active(void)
-{
-	return active;
-}
-
-void cc_snp_encoding(unsigned int cbit_pos, struct mmu_encoding *enc)
-{
-	snprintf(glue.encoding_name, sizeof(glue.encoding_name), "the C-bit 1<<%u (clear = shared)",
-		 cbit_pos);
-	*enc = (struct mmu_encoding){ .shared_set_mask = 0,
-				      .shared_clear_mask = UINT64_C(1) << cbit_pos,
-				      .name = glue.encoding_name };
 }
 
 const struct snp *cc_snp_guest(void)
@@ -387,17 +388,19 @@ const struct snp *cc_snp_guest(void)
 	return &snp;
 }
 
-void cc_snp_stats_get(struct snp_stats *out)
+void cc_snp_stats(struct cc_stats *out)
 {
-	cc_glue_stats_get(&glue, out, &snp.stats, sizeof(*out));
+	spin_lock(&lock);
+	*out = snp.stats;
+	spin_unlock(&lock);
 }
 
 void cc_snp_report(const char *when, const char *extra)
 {
-	struct snp_stats s;
+	struct cc_stats s;
 	unsigned long nested = 0;
 
-	cc_snp_stats_get(&s);
+	cc_snp_stats(&s);
 	for (unsigned int i = 0; i < SMP_MAX_CPUS; i++)
 		nested += slots[i].nested;
 	printf("cc: %s %s: SEV_STATUS 0x%" PRIx64 ", C-bit %u, %lu GHCB%s registered (one per "
@@ -406,11 +409,152 @@ void cc_snp_report(const char *when, const char *extra)
 	       " MSR, %" PRIu64 " batches, %" PRIu64 " early returns), pages validated %" PRIu64
 	       " (%" PRIu64 " evicted from the cache after it), rescinded %" PRIu64 " (%" PRIu64
 	       " x 2M, %" PRIu64 " 2M->4K), ",
-	       glue.platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
+	       platform, when, snp.sev_status, snp.cbit_pos, ghcbs_registered,
 	       ghcbs_registered == 1 ? "" : "s", pvio->name, pv.errors, pv.cpuid_misses, nested,
 	       aps_created, aps_destroyed, s.psc_requests, s.psc_msr, s.psc_batches,
 	       s.psc_early_returns, s.pages_validated, s.pages_evicted, s.pages_rescinded,
 	       s.pvalidate_2m, s.size_fallbacks);
-	cc_glue_conversions_print(s.to_shared, s.to_private, s.failed, s.rolled_back,
-				  s.leaked_pages, extra);
+	cc_conversions_print(&s, extra);
 }
+
+/* ------------------------------------------------------------ the boot */
+
+/*
+ * An SEV-SNP guest, real (SEV_STATUS said so before ExitBootServices) or
+ * simulated (cc=sim-snp), starts at kernel entry, the same code for both;
+ * only the instructions differ (tee_insn_native, or the model of
+ * cc_sim_snp.c, which also plays the firmware's and the hypervisor's part).
+ *
+ * The window, precisely (Linux never uses the firmware's GHCB either: its
+ * early code speaks the GHCB MSR protocol until its own boot GHCB is
+ * registered, snp_register_ghcb_early()):
+ *  1. kernel entry to cc_snp_early()'s pvio_select(): no port I/O, no MSR
+ *     other than the GHCB MSR, no CPUID. The firmware's IDT (and #VC
+ *     handler) is still loaded but nothing here may trap. Checked in order:
+ *     the CC blob and the CPUID page copied before ExitBootServices
+ *     (snp_cc_blob_check()), SEV_STATUS and the C-bit of the CPUID page
+ *     (snp_init()), VMPL0 (RMPADJUST), the protocol version and the
+ *     hypervisor's features (MSR protocol). A failure here ends the guest
+ *     with a termination request (the MSR protocol needs no GHCB) and prints
+ *     nothing: there is no way to. Our own per-CPU GHCB pages are rescinded
+ *     and made shared in the RMP (MSR-protocol PSC), still mapped private.
+ *  2. from there to cc_snp_after_mmu(): the SNP backend is selected with no
+ *     GHCB. It answers CPUID from the CPUID page (post-processed for this
+ *     CPU through the MSR protocol's CPUID request) and SEV_STATUS from
+ *     snp_init(); anything else would need a GHCB and is refused and
+ *     counted (the count is printed, and is 0: kernel_main() runs only CPU
+ *     detection and mmu_init() here, and prints nothing until after). The
+ *     GHCB the firmware left registered is never used (in cc=sim-snp the
+ *     model's R11 stops the kernel if it were).
+ *  3. cc_snp_after_mmu(): our GHCB pages mapped shared in our tables, the
+ *     bootstrap CPU's registered; from there on every CPU uses its own. The
+ *     firmware's page stays private in our tables, never touched.
+ */
+static const struct tee_insn_ops *boot_insn = &tee_insn_native;
+static void (*host_log)(const char *s);
+
+/* The end of an SNP guest at boot: the reason through the console when it
+ * works, then the termination request (GHCB MSR protocol), for good. */
+static __attribute__((noreturn)) void snp_fatal(unsigned int set, unsigned int code,
+						const char *why)
+{
+	struct snp s;
+
+	if (why && console_up) {
+		serial_puts("sluice: ");
+		serial_puts(why);
+		serial_puts("\n");
+	} else if (why && host_log) {
+		/* The simulated guest cannot print either; its host's log says. */
+		host_log("sim-snp: the guest's reason (a real guest cannot print it here): ");
+		host_log(why);
+		host_log("\n");
+	}
+	memset(&s, 0, sizeof(s));
+	s.insn = boot_insn;
+	for (;;)
+		snp_terminate(&s, set, code);
+}
+
+void cc_snp_boot(const struct cc_boot *b, const struct tee_insn_ops *insn,
+		 const struct cc_pt_ops *pt, const char *name, uint64_t sev_status,
+		 void (*host_puts)(const char *s))
+{
+	unsigned int set = GHCB_TERM_SET_SLUICE, code;
+
+	boot_insn = insn;
+	host_log = host_puts;
+	if (snp_cc_blob_check(b->cc_blob_found, b->cc_blob, b->cc_cpuid, b->cc_cpuid_copied, &code,
+			      why_buf, sizeof(why_buf)))
+		snp_fatal(set, code, why_buf);
+	if (cc_snp_early(insn, pt, name, sev_status, (const struct snp_cpuid_page *)b->cc_cpuid,
+			 &set, &code, why_buf, sizeof(why_buf)))
+		snp_fatal(set, code, why_buf);
+	/* No GHCB yet: nothing prints until cc_snp_after_mmu(). */
+}
+
+void cc_snp_after_mmu(void)
+{
+	if (snp_after_mmu(why_buf, sizeof(why_buf)))
+		snp_fatal(GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_GHCB_SETUP, why_buf);
+}
+
+/* ------------------------------------------------------------ a real guest */
+
+static void snp_early(const struct cc_boot *b)
+{
+	struct cc_pt_ops pt = { .set_pte_shared = mmu_pt_set_shared,
+				.flush_tlb = mmu_pt_flush_tlb,
+				.flush_cache = tee_insn_native.flush_cache,
+				.ctx = tee_insn_native.ctx,
+				.evict_cache = cc_snp_evict_cache };
+
+	if (!b->option_auto)
+		snp_fatal(GHCB_TERM_SET_SLUICE, GHCB_TERM_SLUICE_OPTION, NULL);
+	cc_snp_boot(b, &tee_insn_native, &pt, "snp", b->sev_status, NULL);
+	snprintf(encoding_name, sizeof(encoding_name), "the C-bit 1<<%u (clear = shared)",
+		 snp.cbit_pos);
+	encoding = (struct mmu_encoding){ .shared_set_mask = 0,
+					  .shared_clear_mask = UINT64_C(1) << snp.cbit_pos,
+					  .name = encoding_name };
+}
+
+static const struct mmu_encoding *snp_pt_encoding(void)
+{
+	return &encoding;
+}
+
+static void snp_start(const struct cc_boot *b)
+{
+	(void)b;
+	cc_snp_finish();
+	cc_snp_report("at boot", NULL);
+}
+
+static void snp_ap_setup(const struct cc_boot *b)
+{
+	(void)b;
+	cc_snp_ap_setup();
+}
+
+static void snp_report(const char *when)
+{
+	cc_snp_report(when, NULL);
+}
+
+const struct cc_platform_ops cc_platform_snp = {
+	.name = "snp",
+	.id = CC_PLATFORM_SNP,
+	.hardware = CC_SEV_SNP,
+	.early = snp_early,
+	.pt_encoding = snp_pt_encoding,
+	.after_mmu = cc_snp_after_mmu,
+	.start = snp_start,
+	.ap_setup = snp_ap_setup,
+	.stats = cc_snp_stats,
+	.report = snp_report,
+	.guest = "SEV-SNP guest",
+	.boot_firmware = CC_FW_FIND_CC_BLOB,
+	.protocol = "SNP",
+	.convert = cc_snp_convert,
+};

@@ -48,7 +48,7 @@ int snp_cbit_from_cpuid(const uint32_t r[4], unsigned int *pos, char *why, size_
 	return 0;
 }
 
-int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt_ops *pt,
+int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct cc_pt_ops *pt,
 	     uint64_t sev_status, const uint32_t cpuid_8000001f[4], char *why, size_t why_len)
 {
 	const uint64_t needed = SEV_STATUS_SEV | SEV_STATUS_SEV_ES | SEV_STATUS_SNP;
@@ -415,7 +415,7 @@ static void snp_flush_cache(struct snp *s, uint64_t gpa, uint64_t len)
  * code's error (nothing changed). */
 static int snp_set_ptes(struct snp *s, uint64_t gpa, uint64_t len, bool private_)
 {
-	int rc = s->pt.set_pte_private(s->pt.ctx, gpa, len, private_);
+	int rc = s->pt.set_pte_shared(s->pt.ctx, gpa, len, !private_);
 
 	if (!rc)
 		s->pt.flush_tlb(s->pt.ctx, gpa, len);

@@ -10,7 +10,7 @@
  * guest, the model of the RMP and the hypervisor (arch/x86_64/cc/snp_model.h) in
  * the host tests. The page-table side of a conversion (the C-bit of the
  * guest's own mappings, TLB and cache flushes) is the caller's, through
- * struct snp_pt_ops. PVALIDATE takes a virtual address: this kernel maps RAM
+ * struct cc_pt_ops. PVALIDATE takes a virtual address: this kernel maps RAM
  * at virtual == physical (arch/x86_64/mm/paging.h), so the GPA is passed.
  *
  * Facts used, by source (read for facts; no code copied):
@@ -38,6 +38,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arch/x86_64/cc/cc_pt.h"
+#include "arch/x86_64/cc/cc_stats.h"
 
 #include "arch/x86_64/cc/ghcb.h"
 #include "arch/x86_64/cc/tee_insn.h"
@@ -84,58 +87,6 @@
 #define SNP_CPUID_COHERENCY_SFW_NO (1u << 31)
 
 /**
- * struct snp_pt_ops - the guest's side of a conversion.
- * @set_pte_private: set (@private) or clear the C-bit in the CPU mappings of
- *	[@gpa, @gpa + @len). Return 0 or a negative code, with nothing changed.
- * @flush_tlb: invalidate the translations of the range on every CPU.
- * @flush_cache: write back and invalidate the cache lines of the range (the
- *	same physical page read with the other key would otherwise see stale
- *	lines: Linux flushes unless the CPU has SME_COHERENT). May be NULL.
- * @ctx: handed to each.
- * @evict_cache: the cache-coherency mitigation after PVALIDATE validated
- *	@npages 4 KiB pages from @gpa: read the first and the last byte of each
- *	through its private mapping, which evicts every line of the page (Linux
- *	sev_evict_cache(), called from pvalidate_pages() for pages made private;
- *	EDK2 MemEncryptSevSnpDoCoherencyMitigation()). Not called when CPUID
- *	0x8000001F EBX[31] (COHERENCY_SFW_NO) is set. NULL: the reads are not
- *	made (host tests whose GPAs are not mapped).
- */
-struct snp_pt_ops {
-	int (*set_pte_private)(void *ctx, uint64_t gpa, uint64_t len, bool private_);
-	void (*flush_tlb)(void *ctx, uint64_t gpa, uint64_t len);
-	void (*flush_cache)(void *ctx, uint64_t gpa, uint64_t len);
-	void *ctx;
-	void (*evict_cache)(void *ctx, uint64_t gpa, uint64_t npages);
-};
-
-/**
- * struct snp_stats - what the protocol did, for the boot report and benchmarks.
- * @psc_requests: Page State Change VMGEXITs (GHCB and MSR protocol).
- * @psc_msr: of those, MSR-protocol requests (one 4 KiB page each).
- * @psc_batches: PSC descriptors built (at most SNP_PSC_MAX_ENTRIES entries).
- * @psc_early_returns: GHCB PSC exits that came back with entries left.
- * @pages_validated: 4 KiB pages whose Validated bit PVALIDATE set.
- * @pages_rescinded: 4 KiB pages whose Validated bit it cleared.
- * @pvalidate_2m: PVALIDATEs of a whole 2 MiB page that succeeded.
- * @size_fallbacks: 2 MiB PVALIDATEs answered FAIL_SIZEMISMATCH, redone as 4 KiB.
- * @to_shared: conversions to shared completed.
- * @to_private: conversions to private completed.
- * @failed: conversions that failed.
- * @rolled_back: of those, ranges brought back to their state before the call.
- * @leaked_pages: 4 KiB pages of failed conversions that could not be rolled
- *	back: in no known state; never to be used again.
- * @pages_evicted: 4 KiB pages validated and then evicted from the cache (the
- *	cache-coherency mitigation; 0 when CPUID 0x8000001F EBX[31] says it is
- *	not needed).
- */
-struct snp_stats {
-	uint64_t psc_requests, psc_msr, psc_batches, psc_early_returns;
-	uint64_t pages_validated, pages_rescinded, pvalidate_2m, size_fallbacks;
-	uint64_t to_shared, to_private, failed, rolled_back, leaked_pages;
-	uint64_t pages_evicted;
-};
-
-/**
  * struct snp_ghcb_slot - one CPU's GHCB.
  * @ghcb: the page, shared and registered by this CPU, or NULL: none yet.
  * @gpa: its GPA.
@@ -177,7 +128,7 @@ struct snp_ghcb_slot {
  */
 struct snp {
 	const struct tee_insn_ops *insn;
-	struct snp_pt_ops pt;
+	struct cc_pt_ops pt;
 	uint64_t sev_status;
 	unsigned int cbit_pos;
 	uint64_t cbit;
@@ -186,7 +137,7 @@ struct snp {
 	void *cpu_slot_ctx;
 	unsigned int psc_max_entries;
 	uint64_t last_psc_error;
-	struct snp_stats stats;
+	struct cc_stats stats;
 	bool coherency_sfw_no;
 	unsigned int ghcb_version;
 	uint64_t hv_features;
@@ -241,7 +192,7 @@ int snp_cbit_from_cpuid(const uint32_t r[4], unsigned int *pos, char *why, size_
  * snp_terminate() (with GHCB_TERM_SNP_UNSUPPORTED).
  * Return: 0 or SNP_ERR_REFUSED.
  */
-int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct snp_pt_ops *pt,
+int snp_init(struct snp *s, const struct tee_insn_ops *insn, const struct cc_pt_ops *pt,
 	     uint64_t sev_status, const uint32_t cpuid_8000001f[4], char *why, size_t why_len);
 
 /**

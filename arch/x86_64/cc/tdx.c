@@ -26,7 +26,7 @@ static uint64_t tdx_call(struct tdx *t, struct tdcall_regs *r)
 	return t->insn->tdcall(t->insn->ctx, r);
 }
 
-int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt, char *why,
+int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct cc_pt_ops *pt, char *why,
 	     size_t why_len)
 {
 	struct tdcall_regs r;

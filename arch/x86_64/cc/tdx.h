@@ -8,7 +8,7 @@
  * real instruction in a TD, the model of the TDX module (arch/x86_64/cc/tdx_model.h)
  * in the host tests and in the kernel's simulated TD. The page-table side of a
  * conversion (the shared bit of the guest's own mappings, TLB and cache flushes)
- * is the caller's, through struct tdx_pt_ops.
+ * is the caller's, through struct cc_pt_ops (cc_pt.h).
  *
  * Facts used, by source (read for facts; no code copied):
  * - Intel TDX Guest-Hypervisor Communication Interface (GHCI): TDG.VP.VMCALL
@@ -32,6 +32,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arch/x86_64/cc/cc_pt.h"
+#include "arch/x86_64/cc/cc_stats.h"
 
 #include "arch/x86_64/cc/tee_insn.h"
 
@@ -82,47 +85,6 @@
 #define TDX_PAGE_2M (UINT64_C(1) << 21)
 
 /**
- * struct tdx_pt_ops - the guest's side of a conversion.
- * @set_pte_shared: set or clear the shared attribute of the CPU mappings of
- *	[@gpa, @gpa + @len) (in a TD the shared bit at GPAW - 1 of each PTE). Return
- *	0 or a negative code, with nothing changed.
- * @flush_tlb: invalidate the translations of the range on every CPU that may
- *	hold them.
- * @flush_cache: write back and invalidate the cache lines of the range: TDX
- *	keeps no coherence between the private and the shared key (Linux
- *	tdx_cache_flush_required()). May be NULL (a flush that is not needed).
- * @ctx: handed to each.
- */
-struct tdx_pt_ops {
-	int (*set_pte_shared)(void *ctx, uint64_t gpa, uint64_t len, bool shared);
-	void (*flush_tlb)(void *ctx, uint64_t gpa, uint64_t len);
-	void (*flush_cache)(void *ctx, uint64_t gpa, uint64_t len);
-	void *ctx;
-};
-
-/**
- * struct tdx_stats - what the protocol did, for the boot report and benchmarks.
- * @map_gpa_calls: MapGPA hypercalls made.
- * @map_gpa_retries: of those, "retry" answers (partial completions).
- * @accept_calls: TDG.MEM.PAGE.ACCEPT calls made.
- * @accepted_4k: 4 KiB pages accepted one by one.
- * @accepted_2m: 2 MiB pages accepted whole.
- * @size_fallbacks: 2 MiB accepts refused for size and redone as 4 KiB.
- * @busy_retries: accepts answered "busy" and retried.
- * @to_shared: conversions to shared completed.
- * @to_private: conversions to private completed.
- * @failed: conversions that failed.
- * @rolled_back: of those, ranges brought back to their state before the call.
- * @leaked_pages: 4 KiB pages of failed conversions that could not be rolled
- *	back: in no known state; never to be used again.
- */
-struct tdx_stats {
-	uint64_t map_gpa_calls, map_gpa_retries;
-	uint64_t accept_calls, accepted_4k, accepted_2m, size_fallbacks, busy_retries;
-	uint64_t to_shared, to_private, failed, rolled_back, leaked_pages;
-};
-
-/**
  * struct tdx - one TD's protocol state.
  * @insn: how TDCALL is executed.
  * @pt: the guest's page-table side.
@@ -134,12 +96,12 @@ struct tdx_stats {
  */
 struct tdx {
 	const struct tee_insn_ops *insn;
-	struct tdx_pt_ops pt;
+	struct cc_pt_ops pt;
 	unsigned int gpaw;
 	uint64_t shared_bit;
 	uint64_t attributes;
 	unsigned int num_vcpus;
-	struct tdx_stats stats;
+	struct cc_stats stats;
 };
 
 /**
@@ -171,7 +133,7 @@ struct tdx_ve_info {
  * does not handle.
  * Return: 0, or TDX_ERR_REFUSED with @why set.
  */
-int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct tdx_pt_ops *pt, char *why,
+int tdx_init(struct tdx *t, const struct tee_insn_ops *insn, const struct cc_pt_ops *pt, char *why,
 	     size_t why_len);
 
 /**

@@ -35,3 +35,16 @@ bool mem_range_firmware_page(const struct mem_range *ranges, unsigned int n, uin
 	}
 	return false;
 }
+
+uint64_t mem_range_ram_top(const struct mem_range *ranges, unsigned int n)
+{
+	uint64_t top = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct mem_range *m = &ranges[i];
+
+		if (m->kind != MEM_MMIO && m->cacheable && m->base + m->size > top)
+			top = m->base + m->size;
+	}
+	return (top + 4095) & ~UINT64_C(4095);
+}

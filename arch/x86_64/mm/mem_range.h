@@ -76,4 +76,14 @@ const char *mem_kind_name(enum mem_kind kind);
  */
 bool mem_range_firmware_page(const struct mem_range *ranges, unsigned int n, uint64_t addr);
 
+/**
+ * mem_range_ram_top() - the end of the guest's RAM: the highest end of a
+ *	cacheable range that is not MMIO, rounded up to 4 KiB (what a simulated
+ *	platform's model covers, so that a conversion of any page is checked).
+ * @ranges: the memory map.
+ * @n: entries in @ranges.
+ * Return: that address, 0 for a map without RAM.
+ */
+uint64_t mem_range_ram_top(const struct mem_range *ranges, unsigned int n);
+
 #endif /* SLUICE_ARCH_MEM_RANGE_H */

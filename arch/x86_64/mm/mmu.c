@@ -248,6 +248,18 @@ void mmu_tlb_sync(void)
 	tlb_cpu[cpu].syncs++;
 }
 
+int mmu_pt_set_shared(void *ctx, uint64_t gpa, uint64_t len, bool shared)
+{
+	(void)ctx;
+	return mmu_pte_set_shared(gpa, len, shared);
+}
+
+void mmu_pt_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
+{
+	(void)ctx;
+	mmu_tlb_shootdown(gpa, len);
+}
+
 /* Counts a conversion started at @t0, whatever its outcome; mmu_lock held. */
 static void mmu_count_locked(int rc, bool shared, uint64_t t0)
 {

@@ -203,6 +203,27 @@ int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared);
 void mmu_tlb_shootdown(uint64_t va, uint64_t len);
 
 /**
+ * mmu_pt_set_shared() - mmu_pte_set_shared() with the signature of a CC
+ *	protocol's page-table callback (cc_pt_ops.set_pte_shared in
+ *	arch/x86_64/cc/cc_pt.h), so that a protocol calls straight into mm/.
+ * @ctx: unused.
+ * @gpa: start (identity-mapped).
+ * @len: bytes.
+ * @shared: the new attribute.
+ * Return: as mmu_pte_set_shared().
+ */
+int mmu_pt_set_shared(void *ctx, uint64_t gpa, uint64_t len, bool shared);
+
+/**
+ * mmu_pt_flush_tlb() - mmu_tlb_shootdown() with the signature of
+ *	cc_pt_ops.flush_tlb.
+ * @ctx: unused.
+ * @gpa: start.
+ * @len: bytes.
+ */
+void mmu_pt_flush_tlb(void *ctx, uint64_t gpa, uint64_t len);
+
+/**
  * mmu_tlb_sync() - drop this CPU's TLB if a conversion happened since its last
  *	sync (one load and compare when none did).
  */

@@ -42,7 +42,7 @@
 #define CR4_OSXSAVE (1u << 18)
 #define AP_STACK_BYTES (256u << 10)
 #define AP_IST_BYTES (16u << 10)
-#define AP_START_TIMEOUT_NS UINT64_C(1000000000) /* generous: TCG is slow */
+#define AP_START_TIMEOUT_NS SMP_AP_START_TIMEOUT_NS
 
 /**
  * struct cpu_local - one CPU's own data; GS points at it.
@@ -75,10 +75,9 @@ struct cpu_local {
 	void *arg;
 	uint64_t start_ns;
 	uint64_t ist_top;
-	volatile uint32_t parked; /* in the simulated TD's firmware, waiting on the mailbox */
+	volatile uint32_t parked; /* in the simulated platform's AP firmware (smp_ap_firmware) */
 	uint64_t stack_top;
 	volatile int start_error; /* the platform's ap_start hook failed on this AP */
-	unsigned int park;	  /* its slot in sim_parks (simulated AP creation) */
 } __attribute__((aligned(64)));	  /* one cache line each: no false sharing */
 
 _Static_assert(__builtin_offsetof(struct cpu_local, index) == PERCPU_INDEX_OFFSET,
@@ -164,10 +163,15 @@ __attribute__((noreturn)) static void ap_wait_for_work(struct cpu_local *cl)
 
 /* The AP's first C code, on its own stack, entered from the trampoline with the
  * kernel's page tables but the trampoline's GDT and no IDT. */
-static bool sim_firmware;
-__attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl);
+static const struct smp_ap_firmware *ap_firmware;
+static struct acpi_wakeup_mailbox *wakeup_mailbox;
 
 static const struct smp_ap_ops *ap_ops;
+
+void smp_set_ap_firmware(const struct smp_ap_firmware *fw)
+{
+	ap_firmware = fw;
+}
 
 void smp_set_ap_ops(const struct smp_ap_ops *ops)
 {
@@ -187,12 +191,11 @@ static bool ap_mxcsr_unmasked(void)
 
 __attribute__((noreturn, used)) static void ap_entry(struct cpu_local *cl)
 {
-	/* In the simulated TD the first arrival is the firmware's INIT-SIPI start:
-	 * park in the simulated firmware until the mailbox wakes this AP (in the
-	 * simulated SNP guest, until the simulated hypervisor starts it from its
-	 * VMSA). */
-	if (sim_firmware && !__atomic_load_n(&cl->parked, __ATOMIC_ACQUIRE))
-		sim_firmware_ap(cl);
+	/* Under a simulated platform the first arrival is the INIT-SIPI start:
+	 * park in its AP firmware until the mailbox wakes this AP (sim-tdx), or
+	 * the simulated hypervisor starts it from its VMSA (sim-snp). */
+	if (ap_firmware && !__atomic_load_n(&cl->parked, __ATOMIC_ACQUIRE))
+		ap_firmware->park(ap_firmware->ctx, cl->apic_id, &cl->parked, wakeup_mailbox);
 	gdt_init_cpu(cl->index, cl->ist_top);
 	idt_load();
 	/* An AP the platform created (SNP) came up with its GS base from the VMSA
@@ -274,7 +277,6 @@ not_accepted:
  * its APs, which receive no INIT or SIPI (TDVF parks them in firmware, polling
  * the mailbox). Set by smp_init() from the MADT (the simulated TD's too).
  */
-static struct acpi_wakeup_mailbox *wakeup_mailbox;
 static bool mailbox_stuck;
 static struct cpu_local *late_cpu; /* the AP given up on while the mailbox was stuck */
 
@@ -329,126 +331,7 @@ static int smp_wake_ap_mailbox(struct cpu_local *cl, uint64_t page)
 	return 0;
 }
 
-/* The simulated TD's firmware (cc=sim-tdx) uses the mailbox its MADT names
- * (the boot stage built both as TDVF does: sim_tdvf.h). */
-static bool sim_firmware_silent; /* its APs never take a command (a fault to inject) */
-static bool sim_firmware_late;	 /* they take it only after the kernel's deadline */
-static bool mailbox_only;	 /* a TD: no INIT-SIPI reaches an AP */
-
-/*
- * The simulated firmware's side: an AP started by INIT-SIPI into this loop waits,
- * as TDVF's APs do, for a wakeup command naming it; it clears the command and
- * jumps to the wakeup vector in 64-bit mode with interrupts off. What follows
- * (ap_mailbox_entry onwards) is the code a real TD's AP runs.
- */
-/*
- * Simulated AP creation (cc=sim-snp): parked APs, one slot per start attempt
- * (a skipped AP stays parked in its slot while its struct cpu_local serves the
- * next one), released by the simulated hypervisor into a VMSA's state.
- */
-#define SIM_PARKS 64
-#define PARK_FREE 0
-#define PARK_WAITING 1
-#define PARK_GO 2
-#define PARK_DEAD 3
-static struct sim_park {
-	volatile uint32_t state;
-	uint32_t apic_id;
-	uint64_t rip, rsp, rdi, gs_base;
-	uint32_t mxcsr;
-} sim_parks[SIM_PARKS];
-static unsigned int sim_parks_used;
-static bool sim_vmsa_parking;
-
-void smp_simulate_parking(void)
-{
-	sim_firmware = true;
-	sim_vmsa_parking = true;
-}
-
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
-		    uint32_t mxcsr)
-{
-	for (unsigned int i = 0; i < SIM_PARKS; i++) {
-		struct sim_park *k = &sim_parks[i];
-
-		if (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_WAITING ||
-		    k->apic_id != apic_id)
-			continue;
-		k->rip = rip;
-		k->rsp = rsp;
-		k->rdi = rdi;
-		k->gs_base = gs_base;
-		k->mxcsr = mxcsr;
-		__atomic_store_n(&k->state, PARK_GO, __ATOMIC_RELEASE);
-		return 0;
-	}
-	return -1;
-}
-
-void smp_sim_destroy(uint32_t apic_id)
-{
-	for (unsigned int i = 0; i < SIM_PARKS; i++)
-		if (sim_parks[i].apic_id == apic_id &&
-		    __atomic_load_n(&sim_parks[i].state, __ATOMIC_ACQUIRE) == PARK_WAITING)
-			__atomic_store_n(&sim_parks[i].state, PARK_DEAD, __ATOMIC_RELEASE);
-}
-
-/* A parked AP: wait to be released, then become what the VMSA says (the GS
- * base through the native instruction and MXCSR, as the hardware loads them
- * from the VMSA; RSP, RDI, RIP) and never come back. */
-__attribute__((noreturn)) static void sim_parked_ap(struct cpu_local *cl)
-{
-	struct sim_park *k = &sim_parks[cl->park];
-
-	k->apic_id = cl->apic_id;
-	__atomic_store_n(&k->state, PARK_WAITING, __ATOMIC_RELEASE);
-	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&k->state, __ATOMIC_ACQUIRE) != PARK_GO)
-		cpu_relax();
-	pvio_native.wrmsr(pvio_native.ctx, MSR_GS_BASE, k->gs_base);
-	__asm__ volatile("ldmxcsr %0" : : "m"(k->mxcsr));
-	__asm__ volatile("cli\n\tmov %0, %%rsp\n\tjmp *%2"
-			 :
-			 : "r"(k->rsp), "D"(k->rdi), "r"(k->rip)
-			 : "memory");
-	__builtin_unreachable();
-}
-
-__attribute__((noreturn)) static void sim_firmware_ap(struct cpu_local *cl)
-{
-	struct acpi_wakeup_mailbox *mb = wakeup_mailbox;
-	uint64_t vector;
-
-	if (sim_vmsa_parking)
-		sim_parked_ap(cl);
-	__atomic_store_n(&cl->parked, 1, __ATOMIC_RELEASE);
-	for (;;) {
-		if (__atomic_load_n(&mb->command, __ATOMIC_ACQUIRE) == ACPI_MAILBOX_WAKEUP &&
-		    mb->apic_id == cl->apic_id && !sim_firmware_silent)
-			break;
-		cpu_relax();
-	}
-	if (sim_firmware_late) {
-		/* A VMM that runs this vCPU only after the kernel gave up on it. */
-		uint64_t until = now_ns() + AP_START_TIMEOUT_NS + AP_START_TIMEOUT_NS / 10;
-
-		while (now_ns() < until)
-			cpu_relax();
-	}
-	vector = mb->wakeup_vector;
-	__atomic_store_n(&mb->command, 0, __ATOMIC_RELEASE);
-	__asm__ volatile("cli; jmp *%0" : : "r"(vector) : "memory");
-	__builtin_unreachable();
-}
-
-void smp_simulate_td_firmware(bool silent, bool late)
-{
-	sim_firmware = true;
-	sim_firmware_silent = silent;
-	sim_firmware_late = late;
-	mailbox_only = true;
-}
+static bool mailbox_only; /* a TD: no INIT-SIPI reaches an AP */
 
 void smp_mailbox_only(void)
 {
@@ -473,16 +356,8 @@ static int smp_create_ap(struct cpu_local *cl, uint64_t page)
 	uint64_t t0, deadline;
 	int rc, err;
 
-	if (sim_firmware) {
-		if (sim_parks_used >= SIM_PARKS) {
-			printf("smp: cpu %u (APIC %u): no parking slot left; skipped\n", cl->index,
-			       cl->apic_id);
-			return -1;
-		}
-		cl->park = sim_parks_used++;
-		if (smp_sipi_and_wait(cl, page, &cl->parked))
-			return -1;
-	}
+	if (ap_firmware && smp_sipi_and_wait(cl, page, &cl->parked))
+		return -1;
 	t0 = now_ns();
 	deadline = t0 + AP_START_TIMEOUT_NS;
 	rc = ap_ops->create(ap_ops->ctx, cl->index, cl->apic_id, (uint64_t)(uintptr_t)ap_entry,
@@ -529,7 +404,7 @@ static int smp_wake_ap(struct cpu_local *cl, uint64_t page, struct ap_trampoline
 	/* The start-up page is read-only now (W^X): the AP's first arrival in
 	 * ap_entry() diverts it into the simulated firmware (cl->parked clear). */
 	(void)p;
-	if (sim_firmware && smp_sipi_and_wait(cl, page, &cl->parked))
+	if (ap_firmware && smp_sipi_and_wait(cl, page, &cl->parked))
 		return -1;
 	return smp_wake_ap_mailbox(cl, page);
 }
@@ -661,14 +536,15 @@ unsigned int smp_init(const struct acpi_cpus *mc, const struct mem_range *ranges
 		return 1;
 	}
 	if (ap_ops)
-		printf("smp: application processors start through %s, not INIT-SIPI%s\n",
-		       ap_ops->name,
-		       sim_firmware ? " (the simulated hypervisor releases APs it parked)" : "");
+		printf("smp: application processors start through %s, not INIT-SIPI%s%s%s\n",
+		       ap_ops->name, ap_firmware ? " (" : "", ap_firmware ? ap_firmware->what : "",
+		       ap_firmware ? ")" : "");
 	else if (wakeup_mailbox)
 		printf("smp: application processors start through the ACPI wakeup mailbox "
-		       "(MADT version %u) at 0x%" PRIx64 "%s, not INIT-SIPI\n",
+		       "(MADT version %u) at 0x%" PRIx64 "%s%s%s, not INIT-SIPI\n",
 		       mc->wakeup_version, (uint64_t)(uintptr_t)wakeup_mailbox,
-		       sim_firmware ? " (the simulated TD plays the firmware's part)" : "");
+		       ap_firmware ? " (" : "", ap_firmware ? ap_firmware->what : "",
+		       ap_firmware ? ")" : "");
 	if (!trampoline.size || page >= (1u << 20)) {
 		printf("smp: no page below 1 MiB for the start-up code; running on one CPU\n");
 		return 1;

@@ -58,17 +58,38 @@ void smp_init_bsp(void);
 unsigned int smp_init(const struct acpi_cpus *cpus, const struct mem_range *ranges,
 		      unsigned int nranges, struct mem_region trampoline, unsigned int max_cpus);
 
+/* How long an AP has to report in (generous: TCG is slow). */
+#define SMP_AP_START_TIMEOUT_NS UINT64_C(1000000000)
+
+struct acpi_wakeup_mailbox;
+
 /**
- * smp_simulate_td_firmware() - start the APs the way a TD does, through an ACPI
- *	Multiprocessor Wakeup mailbox, with the kernel playing the firmware's part:
- *	each AP is first started by INIT-SIPI into a loop that waits on the mailbox
- *	as TDVF's APs do, then woken through it (cc=sim-tdx). Call before smp_init().
- * @silent: the simulated firmware's APs never take the wakeup command (a fault
- *	to inject: the kernel must report and skip them, not wait for ever).
- * @late: they take it only after the kernel's deadline (a fault to inject: the
- *	late AP must find its start-up page as it needs it).
+ * struct smp_ap_firmware - a simulated platform's firmware (or hypervisor)
+ *	side of AP start-up (arch/x86_64/cc/sim_ap_firmware.c): QEMU starts APs
+ *	by INIT-SIPI only, so each AP is first started that way and diverted,
+ *	at its first arrival in the AP entry, into @park; then woken the
+ *	platform's way (the mailbox, AP creation).
+ * @what: for the report ("the simulated TD plays the firmware's part").
+ * @park: on the AP, on the kernel's page tables and its own stack, no IDT:
+ *	set *@parked once waiting (the BSP waits for that), then wait as the
+ *	platform's AP would and jump where it is told; never returns. @mb is
+ *	the MADT's wakeup mailbox (NULL without).
+ * @ctx: handed to @park.
  */
-void smp_simulate_td_firmware(bool silent, bool late);
+struct smp_ap_firmware {
+	const char *what;
+	__attribute__((noreturn)) void (*park)(void *ctx, uint32_t apic_id,
+					       volatile uint32_t *parked,
+					       struct acpi_wakeup_mailbox *mb);
+	void *ctx;
+};
+
+/**
+ * smp_set_ap_firmware() - a simulated platform plays the firmware's part in
+ *	starting APs (before smp_init()).
+ * @fw: kept by pointer; NULL: none (real hardware).
+ */
+void smp_set_ap_firmware(const struct smp_ap_firmware *fw);
 
 /**
  * smp_report_late() - if an AP was given up on while the mailbox still held
@@ -120,37 +141,6 @@ struct smp_ap_ops {
  * @ops: kept by pointer.
  */
 void smp_set_ap_ops(const struct smp_ap_ops *ops);
-
-/**
- * smp_simulate_parking() - the simulated SNP guest (cc=sim-snp) plays the
- *	hypervisor's part of AP creation: each AP is first started by INIT-SIPI
- *	into a loop where it waits, parked, until smp_sim_release() names it
- *	(the simulated hypervisor honouring an AP-create request). Call before
- *	smp_init(), with smp_set_ap_ops().
- */
-void smp_simulate_parking(void);
-
-/**
- * smp_sim_release() - start a parked AP from a VMSA's state: the simulated
- *	hypervisor's VMRUN. Called on any CPU; the AP loads @gs_base into its GS
- *	base, @mxcsr into MXCSR, @rsp, @rdi, and jumps to @rip with interrupts off.
- * @apic_id: the AP.
- * @rip: the VMSA's RIP.
- * @rsp: its RSP.
- * @rdi: its RDI.
- * @gs_base: its GS base.
- * @mxcsr: its MXCSR.
- * Return: 0, or -1 if no AP with that APIC ID is parked.
- */
-int smp_sim_release(uint32_t apic_id, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t gs_base,
-		    uint32_t mxcsr);
-
-/**
- * smp_sim_destroy() - the simulated hypervisor's AP destroy: a parked AP with
- *	@apic_id is never released.
- * @apic_id: the AP.
- */
-void smp_sim_destroy(uint32_t apic_id);
 
 /**
  * smp_cpu_count() - CPUs online (1 before smp_init()).

@@ -438,7 +438,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
-	scripts/format-check.sh tests/format/test_format_check.sh
+	scripts/format-check.sh tests/format/test_format_check.sh $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.

@@ -5,6 +5,8 @@
  */
 #include "arch/x86_64/cc/ghcb.h"
 
+#include "arch/kernel_errno.h"
+
 #include <string.h>
 
 void ghcb_invalidate(struct ghcb *g)
@@ -28,9 +30,9 @@ int ghcb_register(const struct tee_insn_ops *insn, uint64_t gpa)
 	uint64_t gfn = gpa >> 12;
 
 	if (gpa & 0xfff)
-		return -22;
+		return KERR_INVAL;
 	if (!ghcb_msr_reg_resp_ok(ghcb_msr_call(insn, ghcb_msr_reg_req(gfn)), gfn))
-		return -5;
+		return KERR_IO;
 	return 0;
 }
 

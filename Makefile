@@ -12,6 +12,8 @@
 #   make bench-host                     the DMA allocator benchmark on the host
 #   make bench-breakdown                its cost breakdown of a 4 KiB map+unmap, stage by
 #                                       stage (bench_alloc -K of the stage build)
+#   make bench-insns                    instructions per map, unmap, arena free and alloc
+#                                       (valgrind's callgrind; repeatable under load)
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
@@ -22,12 +24,15 @@
 #   make check-portable                 the library for x86_64, i386 and aarch64 with gcc
 #                                       and clang, -mgeneral-regs-only; host tests on
 #                                       i386 and aarch64 (qemu-user) (tests/portable.mk)
-#   make portable-size                  text+data of each of those builds, into README.md
+#   make portable-size                  text+data of each of those builds, into dma/README.md
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
 #   make check-function-length          no kernel or library function over 100 lines
+#   make check-threat-model             every check and test THREAT_MODEL.md's inventory names exists
 #   make format-check                   every C file against .clang-format (in make test)
+#   make check-docs                     every path the documents name exists, and
+#                                       docs/OPTIONS.md matches the option table
 #
 # Every folder lists its sources in a small fragment (build.mk) included below, so
 # adding a file is a one-line change there. Packages are installed on demand by
@@ -67,7 +72,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
 	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
 	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"' $(KERNEL_EXTRA_CFLAGS)
-# Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
+# Only boot/efi_*.c sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
 KERNEL_ASFLAGS := -g -fpic -I.
@@ -83,10 +88,13 @@ HOST_BENCHES :=
 DMA_SRCS    :=
 include arch/x86_64/build.mk
 include boot/build.mk
+include kernel/build.mk
 include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
 include bench/build.mk
+include bench/host/host.mk
+include app/build.mk
 include firmware/build.mk
 include $(sort $(wildcard tests/*.mk))
 
@@ -98,7 +106,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,30p' Makefile
+	@sed -n '3,32p' Makefile
 
 deps:
 	@scripts/deps.sh build
@@ -142,7 +150,7 @@ $(BUILD)/sluice.efi: $(BUILD)/sluice.so
 # The boot banner names the git revision: rebuild main.c when it changes.
 $(BUILD)/gitrev: FORCE
 	@mkdir -p $(BUILD); echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' > $@
-$(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
+$(BUILD)/kernel/kernel/main.c.o: $(BUILD)/gitrev
 FORCE:
 
 image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
@@ -227,7 +235,7 @@ plot:
 
 # ---------------------------------------------------------------- DMA library
 # make lib / make install for a target: LIB_TARGET=x86_64 (the default), i386 or
-# aarch64 is the one variable to set (README.md, "The DMA library"; dma/PORTING.md).
+# aarch64 is the one variable to set (dma/README.md; dma/PORTING.md).
 # Optional: LIB_COMPILER=clang (default gcc), CROSS_COMPILE=prefix of the target's gcc
 # and binutils (aarch64 default: aarch64-linux-gnu- unless the host is aarch64),
 # LIB_CC=a compiler command of your own. Per target:
@@ -352,20 +360,38 @@ install: lib
 .PHONY: check-cc-insn
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
-# The floors: every #include of arch/ dma/ drivers/ boot/ bench/ points to its own
+# The floors: every #include of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ points to its own
 # folder's floor or a lower one, and arch/ and dma/ never include each other
 # (docs/ARCHITECTURE.md, "Floors"). tests/layers/test_check_layers.sh proves the
 # check refuses a planted upward include.
 .PHONY: check-layers
 check-layers:
 	@scripts/check-layers.py
-# No function of arch/ dma/ drivers/ boot/ bench/ longer than 100 lines: a longer
+# No function of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ longer than 100 lines: a longer
 # one is split into named parts (--self-test checks the scan itself).
 .PHONY: check-function-length
 check-function-length:
 	@scripts/check-function-length.py
+# Every file, function, test, e2e scenario and fuzz target named in THREAT_MODEL.md's
+# inventory of inputs exists (--self-test: each kind of drift is reported).
+.PHONY: check-threat-model
+check-threat-model:
+	@scripts/check-threat-model.py
 
-# Every C file against .clang-format (README.md, "Contributor guide");
+# The documents (README.md, CONTRIBUTING.md, dma/README.md, dma/PORTING.md, docs/): every
+# repository path they name in a code span or a link, and every anchor, exists; README.md stays
+# under 300 lines (scripts/check-doc-paths.py; tests/docs/test_check_doc_paths.sh proves
+# it on a fixture with planted bad paths); docs/OPTIONS.md documents exactly the option
+# table of the code, with its values, bounds and trust (tests/docs/test_options_doc.py).
+DOC_CHECKS := scripts/check-doc-paths.py tests/docs/test_check_doc_paths.sh \
+	"/usr/bin/python3 tests/docs/test_options_doc.py"
+.PHONY: check-docs check-doc-paths
+check-docs:
+	@scripts/run-tests.sh docs $(DOC_CHECKS)
+check-doc-paths:
+	@scripts/check-doc-paths.py
+
+# Every C file against .clang-format (CONTRIBUTING.md, "Before sending a change");
 # `FORMAT_FIX=1 scripts/format-check.sh FILE...` rewrites files in place.
 .PHONY: format-check
 format-check: deps-test
@@ -395,18 +421,20 @@ SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
 HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))
 
 # Host programs are one compiler call each; any header change rebuilds them.
-# <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...).
+# <name>_LDFLAGS, if set, adds linker flags (e.g. -Wl,--wrap=...); <name>_CFLAGS
+# compiler flags (e.g. -DSLUICE_DMA_STAGES for test_stages).
 ALL_HEADERS := $(wildcard */*.h */*/*.h */*/*/*.h)
 define host_prog
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
-	$$(Q)$$(CC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) $$($(1)_LDFLAGS)
+	$$(Q)$$(CC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) \
+		$$($(1)_LDFLAGS)
 $(BUILD)/host-san/$(1): $$($(1)_SRCS) $$(ALL_HEADERS)
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@ (ASan+UBSan)"
-	$$(Q)$$(CC) $$(HOST_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) $$(HOST_LIBS) \
-		$$($(1)_LDFLAGS)
+	$$(Q)$$(CC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) $$(SAN_FLAGS) -o $$@ $$($(1)_SRCS) \
+		$$(HOST_LIBS) $$($(1)_LDFLAGS)
 endef
 $(foreach t,$(HOST_TESTS) $(HOST_BENCHES),$(eval $(call host_prog,$(t))))
 
@@ -426,7 +454,8 @@ VALGRIND_BENCH := scripts/probe.sh run valgrind -- valgrind -q --error-exitcode=
 # sanitized programs), the library's checks and portable builds, the host benchmark
 # under valgrind, every JSON line of a short host benchmark run parsed (with the
 # widest values too: tests/test_bench_alloc_json.py), and the static checks (layers,
-# format, function length, symbols, headers, instruction audit, capability probes),
+# format, function length, symbols, headers, instruction audit, capability probes,
+# the documents' paths and option table),
 # JOBS at a time. No QEMU boot (test_accel.sh and test_cc_host.sh boot a stub QEMU).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_CHECKS := $(foreach b,$(SAN_TEST_BINS),"scripts/probe.sh run sanitizers -- $(b)")
@@ -438,7 +467,8 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
-	scripts/format-check.sh tests/format/test_format_check.sh $(NAMES_CHECKS)
+	scripts/check-threat-model.py "scripts/check-threat-model.py --self-test" \
+	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS) $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.

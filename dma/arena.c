@@ -28,7 +28,7 @@
  * non-temporal zero must fence its stores before returning (dma_port.h).
  * tests/test_arena.c frees blocks full of a pattern and checks that no byte
  * of it shows in the next allocations, under both points and a
- * non-temporal zero; tests/bench_alloc.c measures them (README.md, "Host
+ * non-temporal zero; bench/host/bench_alloc.c measures them (docs/BENCHMARKS.md, "Host
  * benchmark of the DMA layer") - the default is the fastest there.
  *
  * The scrub is most of an alloc+free pair (4 KiB: ~57 ns of `rep stosb`
@@ -95,27 +95,73 @@ static void cache_spill(struct sluice_dma_arena *a, struct sluice_dma_priv_arena
 	__atomic_store_n(&cpu->count[o], (uint16_t)(count - n), __ATOMIC_RELAXED);
 }
 
-static void cache_drain_one(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
+/* Every block of @cpu's cache back to the buddy lists; the cache is the caller's. */
+static void cache_spill_all(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
 {
 	bool any = false;
 
-	arena_lock(a, &cpu->lock);
 	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
 		any |= __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED) != 0;
-	if (any) {
-		arena_lock(a, &a->lock);
-		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
-			cache_spill(a, cpu, o, __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
-		arena_unlock(a, &a->lock);
-		cpu->ctr.cache_drains++;
+	if (!any)
+		return;
+	arena_lock(a, &a->lock);
+	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
+		cache_spill(a, cpu, o, __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED));
+	arena_unlock(a, &a->lock);
+	cpu->ctr.cache_drains++;
+}
+
+/*
+ * The owner's access to its cache: locked, unless the port is exclusive. The
+ * owner first returns its cache if another CPU asked for it (drain_req).
+ */
+static inline void cache_own(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
+{
+	if (!arena_exclusive(a)) {
+		arena_lock(a, &cpu->lock);
+		return;
 	}
+	if (__builtin_expect(__atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) != 0, 0)) {
+		__atomic_store_n(&cpu->drain_req, 0, __ATOMIC_RELAXED);
+		arena_lock(a, &cpu->lock);
+		cache_spill_all(a, cpu);
+		arena_unlock(a, &cpu->lock);
+	}
+}
+
+static inline void cache_unown(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu)
+{
+	if (!arena_exclusive(a))
+		arena_unlock(a, &cpu->lock);
+}
+
+/*
+ * CPU @i's cache back to the buddy lists: taken under its lock, unless the
+ * port is exclusive and @i is another CPU's, whose cache only its owner
+ * touches: then it is asked for (drain_req), and returned at that CPU's next
+ * alloc or free. @all: the arena is quiescent (destroy): take every cache.
+ */
+static void cache_drain_one(struct sluice_dma_arena *a, unsigned int i, bool all)
+{
+	struct sluice_dma_priv_arena_cpu *cpu = &a->cpus[i];
+
+	if (arena_exclusive(a) && !all && i != arena_this_cpu(a)) {
+		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
+			if (__atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED)) {
+				__atomic_store_n(&cpu->drain_req, 1, __ATOMIC_RELEASE);
+				break;
+			}
+		return;
+	}
+	arena_lock(a, &cpu->lock);
+	cache_spill_all(a, cpu);
 	arena_unlock(a, &cpu->lock);
 }
 
-static void cache_drain_all(struct sluice_dma_arena *a)
+static void cache_drain_all(struct sluice_dma_arena *a, bool all)
 {
 	for (unsigned int i = 0; i < a->ncpus; i++)
-		cache_drain_one(a, &a->cpus[i]);
+		cache_drain_one(a, i, all);
 }
 
 /* Racy count of the pages parked in CPU caches: a hint, not a fact. */
@@ -268,7 +314,7 @@ static void *alloc_slow(struct sluice_dma_arena *a, unsigned int order)
 		 */
 		if (!drained && cache_pages_estimate(a)) {
 			arena_unlock(a, &a->lock);
-			cache_drain_all(a);
+			cache_drain_all(a, false);
 			drained = true;
 			arena_lock(a, &a->lock);
 			continue;
@@ -344,9 +390,17 @@ static int arena_config_check(const struct sluice_dma_arena *arena,
 		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
 				      "arena %p: the port has lock without unlock or the reverse",
 				      (const void *)arena);
-	if (cfg->flags & ~(SLUICE_DMA_ARENA_STRICT | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC))
+	if (cfg->flags & ~(SLUICE_DMA_ARENA_STRICT | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC |
+			   SLUICE_DMA_ARENA_OWNED_CACHES))
 		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL, "arena %p: unknown flags 0x%x",
 				      (const void *)arena, cfg->flags);
+	/* Caches without locks are sound only if no two running callers share a CPU. */
+	if ((cfg->flags & SLUICE_DMA_ARENA_OWNED_CACHES) &&
+	    (!(ops->flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) || !ops->lock))
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
+				      "arena %p: owned caches need a port with locks that "
+				      "promises SLUICE_DMA_PORT_CPU_EXCLUSIVE",
+				      (const void *)arena);
 	if (!base || (base & (SLUICE_DMA_ARENA_CHUNK_SIZE - 1)) || base + cfg->len < base)
 		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_INVAL,
 				      "arena region %p: not 2 MB aligned, or wraps", cfg->base);
@@ -374,6 +428,12 @@ static int arena_config_check(const struct sluice_dma_arena *arena,
 	return 0;
 }
 
+/* What marks an arena as initialised: its own address (zeroed or copied storage never matches). */
+static uintptr_t arena_key(const struct sluice_dma_arena *arena)
+{
+	return (uintptr_t)arena ^ (uintptr_t)0xa7e4a5c1u;
+}
+
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
 			  const struct sluice_dma_arena_config *cfg)
 {
@@ -386,6 +446,11 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	err = arena_config_check(arena, ops, cfg);
 	if (err)
 		return err;
+	/* Wiping a live arena would leak its shared chunks and its port locks. */
+	if (arena->live_key == arena_key(arena) && arena->nchunks)
+		return DMA_CONFIG_ERR(ops, SLUICE_DMA_ERR_BUSY,
+				      "arena %p is live (not destroyed): destroy it first",
+				      (void *)arena);
 
 	base = (uintptr_t)cfg->base;
 	nchunks = cfg->len >> SLUICE_DMA_ARENA_CHUNK_SHIFT;
@@ -411,6 +476,7 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	dma_port_lock_init(&arena->ops, &arena->lock);
 	for (unsigned int i = 0; i < cfg->ncpus; i++)
 		dma_port_lock_init(&arena->ops, &arena->cpus[i].lock);
+	arena->live_key = arena_key(arena);
 	return 0;
 }
 
@@ -436,10 +502,10 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 		return alloc_slow(arena, order);
 
 	cpu = &arena->cpus[arena_this_cpu(arena)];
-	arena_lock(arena, &cpu->lock);
+	cache_own(arena, cpu);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (!n) {
-		arena_unlock(arena, &cpu->lock);
+		cache_unown(arena, cpu);
 		return alloc_slow(arena, order);
 	}
 	p = cpu->stack[order][n - 1];
@@ -461,15 +527,15 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 	timed = scrub && !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
 	if (scrub)
 		cpu->ctr.bytes_scrubbed += size_b;
-	arena_unlock(arena, &cpu->lock);
+	cache_unown(arena, cpu);
 	if (scrub) {
 		/* Outside the lock; only a sampled scrub takes it again, to count. */
 		uint64_t cyc = arena_scrub(arena, p, size_b, timed, ARENA_SCRUB_SAMPLE);
 
 		if (timed) {
-			arena_lock(arena, &cpu->lock);
+			cache_own(arena, cpu);
 			cpu->ctr.scrub_cycles += cyc;
-			arena_unlock(arena, &cpu->lock);
+			cache_unown(arena, cpu);
 		}
 	}
 	return p;
@@ -615,16 +681,26 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a live block (double free?): %p",
 				    ptr);
-	/*
+		/*
 	 * Claim the block: of two racing frees of it, exactly one gets past
 	 * here. Sequentially consistent, as the in-place get: a get that
 	 * counts a mapping after this claim sees FREEING and backs out, and
 	 * this free sees any mapping counted before it (Dekker's pattern).
 	 */
+#ifdef SLUICE_DMA_BENCH_NO_CAS
+	/*
+	 * Only build/bench/bench_alloc_nocas defines it: the claim as a plain
+	 * store, to measure what the compare-and-swap (the double-free
+	 * guarantee between racing CPUs) costs. Wrong with two CPUs; no
+	 * library, kernel or test build has it.
+	 */
+	tag_set(c, page, tag_make(BLK_FREEING, tag_order(tag)));
+#else
 	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: concurrent free of %p", ptr);
+#endif
 	/*
 	 * A block a device may still be using (mapped in place and not
 	 * unmapped) must not be scrubbed and handed to someone else: refuse
@@ -701,7 +777,7 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 				  !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)),
 				  ARENA_SCRUB_SAMPLE);
 
-	arena_lock(arena, &cpu->lock);
+	cache_own(arena, cpu);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (n == SLUICE_DMA_ARENA_CACHE_DEPTH) {
 		/* Spill the coldest half in one lock hold, not one block per free. */
@@ -718,7 +794,7 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	cpu->ctr.bytes_freed += size;
 	cpu->ctr.bytes_scrubbed += scrub ? size : 0;
 	cpu->ctr.scrub_cycles += cyc;
-	arena_unlock(arena, &cpu->lock);
+	cache_unown(arena, cpu);
 	return 0;
 }
 
@@ -728,7 +804,12 @@ unsigned int sluice_dma_arena_reclaim(struct sluice_dma_arena *arena, unsigned i
 
 	if (!arena || !arena->nchunks)
 		return 0;
-	cache_drain_all(arena);
+	/*
+	 * Under an exclusive port the other CPUs' caches come back at their
+	 * next call: a chunk one of them still caches a block of is released
+	 * by a later pass.
+	 */
+	cache_drain_all(arena, false);
 
 	arena_lock(arena, &arena->lock);
 	arena->reclaim_passes++;
@@ -796,7 +877,8 @@ int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 
 	if (!arena || !arena->nchunks)
 		return SLUICE_DMA_ERR_INVAL;
-	cache_drain_all(arena);
+	/* Quiescent (the caller's promise): every cache may be taken. */
+	cache_drain_all(arena, true);
 	sluice_dma_arena_stats_get(arena, &st);
 	if (st.blocks_live)
 		return SLUICE_DMA_ERR_BUSY;

@@ -7,7 +7,9 @@
  * size them.
  *
  * Locking: one lock per CPU cache, one arena lock for the buddy lists and the
- * counters. Order: CPU cache lock, then arena lock. No lock is held across
+ * counters. Order: CPU cache lock, then arena lock. Under an exclusive port
+ * (arena_exclusive()) the owner uses its cache without that lock; other CPUs
+ * then never touch it while the arena is live, they set its drain_req. No lock is held across
  * set_shared / set_private (the port's contract); a chunk being converted is
  * in a transitional state that keeps everyone else away from it. Block tags,
  * chunk states and cache counts are read and written only through the
@@ -137,6 +139,19 @@ static inline void arena_unlock(const struct sluice_dma_arena *a, struct sluice_
 	dma_port_unlock(&a->ops, l);
 }
 
+/*
+ * Whether a CPU's cache is its owner's alone (SLUICE_DMA_ARENA_OWNED_CACHES,
+ * which init accepts only from a port that promises exclusive CPU indices,
+ * SLUICE_DMA_PORT_CPU_EXCLUSIVE: no two running callers share one, no call
+ * interrupts another on the same CPU, and has locks). Then the owner pops and
+ * pushes without the cache's lock, and another CPU that needs the cached
+ * blocks asks for them (drain_req) instead of taking them.
+ */
+static inline bool arena_exclusive(const struct sluice_dma_arena *a)
+{
+	return a->flags & SLUICE_DMA_ARENA_OWNED_CACHES;
+}
+
 /* The CPU cache to use: the one cpu_id rule of port.h (fold, never trap). */
 static inline unsigned int arena_this_cpu(const struct sluice_dma_arena *a)
 {
@@ -170,15 +185,18 @@ static inline unsigned int size_to_order(size_t size)
  * A record of chunk.rec (arena_region.c): the in-place mappings of one exact
  * range that start in a page, or a coherent allocation at a block's head.
  * Bits 0..15 the mapping count, 16..27 the offset in the page, 28..49 the
- * length (at most 2 MB, 22 bits), bit 62 the coherent mark (then the length
- * is the size the layer asked for and the count is 0). 0 is an unused record.
+ * length (at most 2 MB, 22 bits), 50..51 the direction of the mappings (an
+ * enum sluice_dma_dir, API 0.8: one range mapped in two directions is two
+ * records), bit 62 the coherent mark (then the length is the size the layer
+ * asked for, the direction and the count are 0). 0 is an unused record.
  */
 /* A record as the atomics see it: 8-byte aligned on every target (i386 too). */
 typedef uint64_t arena_rec_t __attribute__((aligned(8)));
 #define REC_COUNT_MASK 0xffffull
 #define REC_OFF_SHIFT 16
 #define REC_LEN_SHIFT 28
-#define REC_KEY_MASK (((1ull << 34) - 1) << REC_OFF_SHIFT)
+#define REC_DIR_SHIFT 50
+#define REC_KEY_MASK (((1ull << 36) - 1) << REC_OFF_SHIFT)
 #define REC_COHERENT (1ull << 62)
 _Static_assert(SLUICE_DMA_ARENA_MAX_BLOCK < (1ull << 22), "a length fits 22 bits");
 _Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0), "records must be lock-free");
@@ -189,9 +207,21 @@ static inline arena_rec_t *chunk_rec(const struct sluice_dma_priv_arena_chunk *c
 	return (arena_rec_t *)(uintptr_t)c->rec[page];
 }
 
-static inline uint64_t rec_key(uintptr_t off_in_page, size_t len)
+/* The key of a range: @len at most 2 MB and @dir 0..3 (the callers check both). */
+static inline uint64_t rec_key(uintptr_t off_in_page, size_t len, uint32_t dir)
 {
-	return (uint64_t)off_in_page << REC_OFF_SHIFT | (uint64_t)len << REC_LEN_SHIFT;
+	return (uint64_t)off_in_page << REC_OFF_SHIFT | (uint64_t)len << REC_LEN_SHIFT |
+	       (uint64_t)dir << REC_DIR_SHIFT;
+}
+
+static inline uint32_t rec_dir(uint64_t r)
+{
+	return (uint32_t)(r >> REC_DIR_SHIFT) & 3;
+}
+
+static inline unsigned int rec_off(uint64_t r)
+{
+	return (unsigned int)(r >> REC_OFF_SHIFT) & 0xfff;
 }
 
 static inline size_t rec_len(uint64_t r)

@@ -6,13 +6,17 @@
  *
  * Every handle the layer gives back is checked against a record of what it
  * handed out, not against "some live block holds this address":
- *  - an in-place mapping is recorded by its exact start and length in the
- *    page it starts in (chunk.rec, SLUICE_DMA_ARENA_MAP_RECORDS a page), and
- *    counted in its block (chunk.maps, which sluice_dma_arena_free() checks).
- *    An unmap of an address inside another mapping, or of another length,
+ *  - an in-place mapping is recorded by its exact start, length and
+ *    direction in the page it starts in (chunk.rec,
+ *    SLUICE_DMA_ARENA_MAP_RECORDS a page), and counted in its block
+ *    (chunk.maps, which sluice_dma_arena_free() checks). An unmap of an
+ *    address inside another mapping, or of another length or direction,
  *    finds no record and is refused: otherwise it would drop the block's
  *    count, and the block could be freed and handed to a new owner while
- *    the first device still writes it.
+ *    the first device still writes it. The layer asks the records (find)
+ *    to check a sync as it checks a bounce mapping's, and to tell a live
+ *    start given with another length or direction (INVAL) from no mapping
+ *    (NOENT).
  *  - coherent memory carries a mark with the size the layer asked for in its
  *    head page's records. The region's free takes only a marked block of
  *    exactly that size; sluice_dma_arena_free() refuses a marked block (it is
@@ -43,6 +47,12 @@ static arena_rec_t *region_page_recs(const struct sluice_dma_arena *a,
 	uintptr_t off = (uintptr_t)vaddr - a->base;
 
 	return chunk_rec(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1));
+}
+
+/* Whether @dir is a direction a mapping can be made with (enum sluice_dma_dir). */
+static bool region_dir_ok(uint32_t dir)
+{
+	return dir >= 1 && dir <= 3;
 }
 
 /* One more mapping of the range @key in @recs: an existing record or a new one. */
@@ -99,7 +109,7 @@ static bool rec_drop(arena_rec_t *recs, uint64_t key)
  * sluice_dma_arena_free()): a free racing with this get either sees the count
  * and refuses, or has claimed the block and this get backs out.
  */
-static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
+static bool arena_region_get(void *ctx, const void *vaddr, size_t len, uint32_t dir)
 {
 	struct sluice_dma_arena *a = ctx;
 	struct sluice_dma_priv_arena_chunk *c;
@@ -107,13 +117,14 @@ static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
 	uint64_t key;
 	unsigned int head;
 
-	if (!len)
-		len = 1;
+	/* A block holds the range, so the length fits the record's 22 bits. */
+	if (!len || !region_dir_ok(dir))
+		return false;
 	c = region_block(a, vaddr, len, &head);
 	if (!c)
 		return false;
 	recs = region_page_recs(a, c, vaddr);
-	key = rec_key((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1), len);
+	key = rec_key((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1), len, dir);
 	if (!rec_take(recs, key))
 		return false;
 	/* 65535 live mappings of one block: refuse the next rather than wrap. */
@@ -126,19 +137,19 @@ static bool arena_region_get(void *ctx, const void *vaddr, size_t len)
 	return true;
 }
 
-/* The hook's put: only a recorded mapping of exactly this range ends. */
-static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
+/* The hook's put: only a recorded mapping of exactly this range and direction ends. */
+static bool arena_region_put(void *ctx, const void *vaddr, size_t len, uint32_t dir)
 {
 	struct sluice_dma_arena *a = ctx;
 	struct sluice_dma_priv_arena_chunk *c;
 	unsigned int head;
 	uint16_t n;
 
-	if (!len)
-		len = 1;
+	if (!len || !region_dir_ok(dir))
+		return false;
 	c = region_block(a, vaddr, len, &head);
 	if (!c || !rec_drop(region_page_recs(a, c, vaddr),
-			    rec_key((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1), len)))
+			    rec_key((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1), len, dir)))
 		return false;
 	/* A record was live, so the block counts it: the count is not 0. */
 	n = __atomic_load_n(&c->maps[head], __ATOMIC_RELAXED);
@@ -148,6 +159,43 @@ static bool arena_region_put(void *ctx, const void *vaddr, size_t len)
 	} while (!__atomic_compare_exchange_n(&c->maps[head], &n, (uint16_t)(n - 1), true,
 					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
 	return true;
+}
+
+/*
+ * The hook's find: the records of mappings that start exactly at @vaddr (in
+ * the page it lies in; coherent marks are no mappings). A snapshot: a record
+ * may change right after it is read, as any answer about a live mapping can
+ * when its owner races itself.
+ */
+static int arena_region_find(void *ctx, const void *vaddr, uint32_t dir, size_t *len)
+{
+	struct sluice_dma_arena *a = ctx;
+	struct sluice_dma_priv_arena_chunk *c;
+	unsigned int head,
+		off = (unsigned int)((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1));
+	arena_rec_t *recs;
+	bool any = false;
+	size_t best = 0;
+
+	c = region_block(a, vaddr, 1, &head);
+	if (!c)
+		return SLUICE_DMA_ERR_NOENT;
+	recs = region_page_recs(a, c, vaddr);
+	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
+		uint64_t w = __atomic_load_n(&recs[i], __ATOMIC_ACQUIRE);
+
+		if (!w || (w & REC_COHERENT) || rec_off(w) != off)
+			continue;
+		any = true;
+		if ((!dir || rec_dir(w) == dir) && rec_len(w) > best)
+			best = rec_len(w);
+	}
+	if (!any)
+		return SLUICE_DMA_ERR_NOENT;
+	if (!best)
+		return SLUICE_DMA_ERR_PERM;
+	*len = best;
+	return 0;
 }
 
 bool sluice_dma_priv_arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c,
@@ -181,7 +229,7 @@ static void *arena_region_alloc_aligned(void *ctx, size_t size, size_t align)
 		uint64_t w = 0;
 
 		if (__atomic_compare_exchange_n(&chunk_rec(c, head)[i], &w,
-						REC_COHERENT | rec_key(0, size), false,
+						REC_COHERENT | rec_key(0, size, 0), false,
 						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			return p;
 	}
@@ -219,7 +267,7 @@ static int arena_region_free(void *ctx, void *vaddr, size_t size)
 /* Every record of one shared chunk, in address order. */
 static int region_walk_chunk(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_chunk *c,
 			     int (*fn)(void *arg, void *vaddr, size_t len, bool coherent,
-				       unsigned int count),
+				       uint32_t dir, unsigned int count),
 			     void *arg)
 {
 	for (unsigned int pg = 0; pg < CHUNK_PAGES; pg++) {
@@ -231,10 +279,10 @@ static int region_walk_chunk(struct sluice_dma_arena *a, struct sluice_dma_priv_
 			if (!w)
 				continue;
 			if (w & REC_COHERENT)
-				ret = fn(arg, va, rec_len(w), true, 1);
+				ret = fn(arg, va, rec_len(w), true, 0, 1);
 			else
-				ret = fn(arg, va + ((w >> REC_OFF_SHIFT) & 0xfff), rec_len(w),
-					 false, (unsigned int)(w & REC_COUNT_MASK));
+				ret = fn(arg, va + rec_off(w), rec_len(w), false, rec_dir(w),
+					 (unsigned int)(w & REC_COUNT_MASK));
 			if (ret)
 				return ret;
 		}
@@ -244,7 +292,7 @@ static int region_walk_chunk(struct sluice_dma_arena *a, struct sluice_dma_priv_
 
 static int arena_region_walk(void *ctx,
 			     int (*fn)(void *arg, void *vaddr, size_t len, bool coherent,
-				       unsigned int count),
+				       uint32_t dir, unsigned int count),
 			     void *arg)
 {
 	struct sluice_dma_arena *a = ctx;
@@ -276,4 +324,5 @@ void sluice_dma_arena_region(struct sluice_dma_inplace_region *region,
 	region->alloc_aligned = arena_region_alloc_aligned;
 	region->alloc_max = SLUICE_DMA_ARENA_MAX_BLOCK;
 	region->walk = arena_region_walk;
+	region->find = arena_region_find;
 }

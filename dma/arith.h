@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arith.h - 64-bit helpers that compile to plain instructions on every target
- * the library is built for (README.md, "Portable builds"). Internal to dma/.
+ * the library is built for (dma/README.md, "Portable builds"). Internal to dma/.
  *
  * On a 32-bit target (i386) a 64-bit division or __builtin_ctzll becomes a
  * call into libgcc (__udivdi3, __udivmoddi4, __ctzdi2), and a 64-bit __atomic

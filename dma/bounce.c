@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bounce.c - bounce pools: adding (and growing) pools, normalising requests the
- * way Linux does, dispatching to the policy, releasing pools, the self-check,
- * and the few helpers (bit runs, logging) every policy shares.
+ * way Linux does, the bounce itself (take: pool choice, slots, record and the
+ * copy in; release: lookup, copy back, record cleared, slots freed),
+ * dispatching to the policy, releasing pools and the self-check.
  *
  * It is not a policy: which slots a request gets is decided in bounce_<policy>.c.
- * It does not copy data: map.c does.
+ * map.c checks a map's or unmap's arguments, tries the in-place region, and
+ * calls take or release here once (docs/ARCHITECTURE.md, "The bounce path read
+ * top to bottom").
  */
 #include "dma/bounce.h"
 
@@ -87,20 +90,7 @@ bool sluice_dma_bounce_policy_available(enum sluice_dma_bounce_policy policy)
 
 int sluice_dma_tag_check(const struct sluice_dma_tag *tag)
 {
-	if (!tag)
-		return SLUICE_DMA_ERR_INVAL;
-	if (!dma_is_mask(tag->min_align_mask) || !dma_is_mask(tag->alloc_align_mask) ||
-	    !dma_is_mask(tag->boundary_mask))
-		return SLUICE_DMA_ERR_INVAL;
-	/* A boundary below a page could not hold a page-aligned mapping. */
-	if (tag->boundary_mask < SLUICE_DMA_PAGE_SIZE - 1)
-		return SLUICE_DMA_ERR_INVAL;
-	/* An alignment wider than the boundary can never be met inside it. */
-	if (tag->alloc_align_mask > tag->boundary_mask)
-		return SLUICE_DMA_ERR_INVAL;
-	if (tag->addr_limit == 0)
-		return SLUICE_DMA_ERR_INVAL;
-	return 0;
+	return dma_tag_check(tag);
 }
 
 /*
@@ -350,9 +340,11 @@ void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 		   "sluice_dma_layer_set_inplace: region %p has no owns callback",
 		   (const void *)region);
 	/* Half a pair would count mappings it never uncounts, or the reverse. */
-	DMA_ASSERT(dl, !region || (!region->get == !region->put && !region->alloc == !region->free),
-		   "sluice_dma_layer_set_inplace: region %p has get without put or alloc "
-		   "without free",
+	DMA_ASSERT(dl,
+		   !region || (!region->get == !region->put && !region->alloc == !region->free &&
+			       (!region->find || region->get)),
+		   "sluice_dma_layer_set_inplace: region %p has get without put, alloc "
+		   "without free or find without get",
 		   (const void *)region);
 	__atomic_store_n(&dl->inplace, region, __ATOMIC_RELEASE);
 }
@@ -431,6 +423,7 @@ static struct sluice_dma_bounce_pool *dma_pool_carve(struct sluice_dma_layer *dl
 	p->area_nslabs = g->area_nslabs;
 	/* A policy's longest run depends on the geometry only: no indirect call per map. */
 	p->max_slots = pops->max_slots(p);
+	p->dma_last = p->dma_start + ((uint64_t)g->nslabs << SLUICE_DMA_IO_TLB_SHIFT) - 1;
 	p->slots = dma_carve(&cur, g->nslabs * sizeof(*p->slots));
 	memset(p->slots, 0, g->nslabs * sizeof(*p->slots));
 	p->pcpu = dma_carve(&cur, (size_t)dl->ncpus * sizeof(*p->pcpu));
@@ -556,6 +549,10 @@ int sluice_dma_bounce_pool_add(struct sluice_dma_layer *dl, enum sluice_dma_boun
 	p = dma_pool_carve(dl, pops, policy, mem, bytes, meta, &g);
 	p->conversion_cycles = t1 - t0;
 	pops->init(p, p->priv);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	/* Decided once: the common request's direct call into the policy. */
+	p->fast_sluice = policy == SLUICE_DMA_POLICY_SLUICE && sluice_dma_priv_sluice_fast(p);
+#endif
 	n = dma_pool_link(dl, p);
 
 	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_INFO,
@@ -632,7 +629,13 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
 		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
 		   (const void *)r, cpu, r ? r->nslots : 0);
-	s = p->pops->alloc(p, r, cpu, &steps);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	/* The one policy of a fast_sluice pool: a direct call, no indirect one. */
+	if (p->fast_sluice)
+		s = sluice_dma_priv_sluice_alloc(p, r, cpu, &steps);
+	else
+#endif
+		s = p->pops->alloc(p, r, cpu, &steps);
 
 	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
@@ -653,6 +656,12 @@ void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long
 			   cpu < p->dl->ncpus,
 		   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)", head,
 		   nslots, cpu, (void *)p, p ? p->nslabs : 0);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	if (p->fast_sluice) {
+		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+		return;
+	}
+#endif
 	p->pops->free(p, head, nslots, cpu);
 }
 
@@ -846,5 +855,327 @@ int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ take and release */
+
+/*
+ * The common request (docs/ARCHITECTURE.md): a streaming mapping of at most a
+ * page with no alignment beyond the slot's, no min_align bits, no boundary,
+ * no attribute, in a first pool the device reaches whose policy is `sluice`
+ * (fast_sluice, decided at the pool add). Its slots are the newest entry of
+ * the CPU's magazine, popped by a direct call; anything else, a magazine
+ * miss included, takes the general path, which gives the same answer.
+ */
+static inline bool dma_take_common(const struct sluice_dma_bounce_pool *p,
+				   const struct sluice_dma_tag *tag, size_t len, uint8_t flags)
+{
+	return p->fast_sluice && !flags && len <= 2 * SLUICE_DMA_IO_TLB_SIZE &&
+	       !(tag->min_align_mask | tag->alloc_align_mask) &&
+	       tag->boundary_mask == SLUICE_DMA_NO_LIMIT && p->dma_last <= tag->addr_limit;
+}
+
+/* The record of a new mapping, in the slot of its address. */
+static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t len,
+			       unsigned long nslots, uint64_t offset, enum sluice_dma_dir dir,
+			       uint8_t flags)
+{
+	rec->orig = orig;
+	rec->len = (uint32_t)len;
+	rec->nslots = (uint32_t)nslots;
+	rec->pad = (uint16_t)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
+	rec->off = (uint16_t)(offset & (SLUICE_DMA_IO_TLB_SIZE - 1));
+	rec->dir = (uint8_t)dir;
+	rec->flags = DMA_SLOT_LIVE | flags;
+}
+
+/*
+ * The slots' first bytes: the buffer's (to the device, or any direction
+ * under SLUICE_DMA_SCRUB_COPY), else zeros (from-device under the default
+ * scrub, and coherent memory, which has no buffer).
+ */
+static inline __attribute__((always_inline)) void
+dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned int cpu,
+		unsigned char *tlb, const void *buf, size_t len, enum sluice_dma_dir dir)
+{
+	uint64_t t0;
+
+	DMA_STAGE(DMA_STAGE_COPY);
+	t0 = dma_copy_start(dl);
+	if (buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY)) {
+		/*
+		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
+		 * device write must leave the original bytes, never a previous
+		 * mapping's.
+		 */
+		dma_port_copy(&dl->ops, tlb, buf, len);
+		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_to_device, len);
+	} else {
+		/* Rings start zeroed; and no earlier mapping's bytes may show through. */
+		dma_port_zero(&dl->ops, tlb, len);
+		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_scrubbed, len);
+	}
+	dma_copy_end(dl, t0);
+	/*
+	 * Whatever the direction: the bytes just written (data or zeros) must
+	 * be in memory before the device reads, and no dirty line may be
+	 * evicted later over what the device writes.
+	 */
+	DMA_STAGE(DMA_STAGE_CACHE);
+	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
+	DMA_STAGE(DMA_STAGE_RECORD);
+}
+
+/* A new mapping's record written and its slots filled; the map's last step. */
+static inline __attribute__((always_inline)) int
+dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned long s,
+	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir,
+	      struct dma_bounce_map *m)
+{
+	struct dma_bounce_slot *rec = &p->slots[s];
+
+	dma_pcpu_add(dl, &p->pcpu[cpu].mappings, 1);
+	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), orig, len, dir);
+	m->pool = p;
+	m->slot = s;
+	m->rec = rec;
+	return 0;
+}
+
+/*
+ * sluice_dma_priv_bounce_take() - the map side of a bounce: slots for @len
+ * bytes at @orig (NULL for coherent memory) in the first pool that can hold
+ * them, the mapping's record, and the slots filled (the buffer's bytes, or
+ * zeros; then the cache cleaned). Returns 0 with *@m set, SLUICE_DMA_ERR_RANGE
+ * when no pool can ever hold the request, SLUICE_DMA_ERR_NOMEM when none has
+ * room now, or SLUICE_DMA_ERR_INVAL for a request of no bytes.
+ */
+int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
+				struct dma_bounce_map *m)
+{
+	struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
+	unsigned int cpu = dma_cpu(dl);
+	struct dma_bounce_req r;
+	uint64_t offset;
+	bool fits = false;
+	int err;
+
+#ifdef SLUICE_DMA_WITH_SLUICE
+	if (p && len && dma_take_common(p, tag, len, flags)) {
+		unsigned long n = len > SLUICE_DMA_IO_TLB_SIZE ? 2 : 1;
+		long head;
+
+		DMA_STAGE(DMA_STAGE_SLOT);
+		head = sluice_dma_priv_sluice_pop(p, n - 1, cpu);
+		DMA_STAGE(DMA_STAGE_RECORD);
+		if (head >= 0) {
+			dma_rec_set(&p->slots[head], orig, len, n, 0, dir, flags);
+			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir, m);
+		}
+		DMA_STAGE(DMA_STAGE_POOL);
+	}
+#endif
+	err = sluice_dma_priv_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
+	if (err)
+		return err;
+	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {
+		unsigned long s;
+		long head;
+
+		/*
+		 * Longer than sluice_dma_max_mapping_size() is refused even where the
+		 * offset would let it fit: the limit a driver is told is the limit.
+		 */
+		if (!dma_pool_reachable(p, tag) || len > dma_pool_max_mapping(p, tag))
+			continue;
+		/* Alignment padding made it longer than any run this pool may hold. */
+		if (r.nslots > p->max_slots || r.nslots > r.max_slots) {
+			sluice_dma_priv_bounce_refuse_oversize(p, &r, cpu);
+			continue;
+		}
+		fits = true;
+		DMA_STAGE(DMA_STAGE_SLOT);
+		head = sluice_dma_priv_bounce_alloc(p, &r, cpu);
+		DMA_STAGE(head < 0 ? DMA_STAGE_POOL : DMA_STAGE_RECORD);
+		if (head < 0)
+			continue;
+		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
+		dma_rec_set(&p->slots[s], orig, len, r.nslots, offset, dir, flags);
+		return dma_take_done(dl, p, s, cpu, orig, len, dir, m);
+	}
+	if (!fits)
+		return SLUICE_DMA_ERR_RANGE;
+	__atomic_fetch_add(&dl->nomem_events, 1, __ATOMIC_RELAXED);
+	return SLUICE_DMA_ERR_NOMEM;
+}
+
+/*
+ * sluice_dma_priv_bounce_lookup() - the live record for @dma_addr: 0 with
+ * @m->rec set; 0 with @m->rec NULL when the address lies outside every pool;
+ * or the refusal's error (DMA_REFUSE, naming @what) for an address inside a
+ * pool that is no live mapping's start, or a mapping of the other kind
+ * (@kind: 0 streaming, 1 coherent, -1 either).
+ */
+static inline __attribute__((always_inline)) int dma_bounce_lookup(struct sluice_dma_layer *dl,
+								   uint64_t dma_addr, int kind,
+								   struct dma_bounce_map *m,
+								   const char *what)
+{
+	struct sluice_dma_bounce_pool *p;
+	struct dma_bounce_slot *rec;
+	unsigned long s;
+
+	m->rec = NULL;
+	for (p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
+	     p = atomic_load_explicit(&p->next, memory_order_acquire))
+		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
+			break;
+	if (!p)
+		return 0;
+	s = (unsigned long)((dma_addr - p->dma_start) >> SLUICE_DMA_IO_TLB_SHIFT);
+	if (s >= p->nslabs)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: outside the pool's slots", what,
+				  (unsigned long long)dma_addr);
+	rec = &p->slots[s];
+	if (!(rec->flags & DMA_SLOT_LIVE) ||
+	    rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1)))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: not a live mapping (never mapped or already "
+				  "unmapped)",
+				  what, (unsigned long long)dma_addr);
+	if (kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
+				  (unsigned long long)dma_addr,
+				  kind ? "a streaming mapping, not coherent memory" :
+					 "coherent memory, not a streaming mapping");
+	m->pool = p;
+	m->slot = s;
+	m->rec = rec;
+	return 0;
+}
+
+int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
+				  struct dma_bounce_map *m, const char *what)
+{
+	return dma_bounce_lookup(dl, dma_addr, kind, m, what);
+}
+
+/*
+ * sluice_dma_priv_bounce_put() - a validated mapping ends: device access
+ * restored if it was narrowed, the record cleared, the slots back to the
+ * policy (directly for fast_sluice pools). No copy.
+ */
+static inline __attribute__((always_inline)) void
+dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsigned int cpu)
+{
+	struct sluice_dma_bounce_pool *p = m->pool;
+	struct dma_bounce_slot *rec = m->rec;
+	unsigned long head = m->slot - rec->pad, nslots = rec->nslots;
+
+	/*
+	 * Slots go back with full device access, the state every other mapping
+	 * expects of them. The port's contract is that restoring cannot fail;
+	 * if it does, say so: a later from-device mapping of these slots would
+	 * see its device writes fault.
+	 */
+	if (__builtin_expect(rec->flags & DMA_SLOT_ACCESS, 0)) {
+		uint64_t a;
+		size_t n;
+		int err;
+
+		dma_rec_pages(p, m->slot, rec, &a, &n);
+		err = dl->ops.set_access(dl->ops.ctx, a, n,
+					 SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
+		if (err)
+			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
+					     "dma 0x%llx: restoring device access failed (%d)",
+					     (unsigned long long)a, err);
+	}
+	rec->flags = 0;
+	rec->orig = NULL;
+	rec->len = 0;
+	dma_pcpu_add(dl, &p->pcpu[cpu].unmaps, 1);
+#ifdef SLUICE_DMA_WITH_SLUICE
+	if (p->fast_sluice) {
+		/* The range check of sluice_dma_priv_bounce_free(), without its indirect call. */
+		DMA_ASSERT(dl, nslots && head < p->nslabs && nslots <= p->nslabs - head,
+			   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)",
+			   head, nslots, cpu, (void *)p, p->nslabs);
+		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+		return;
+	}
+#endif
+	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
+}
+
+void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
+				unsigned int cpu)
+{
+	dma_bounce_put(dl, m, cpu);
+}
+
+/*
+ * sluice_dma_priv_bounce_end() - a validated bounce mapping ends; a
+ * from-device one first copies back its first @written bytes (its length:
+ * all of them, 0: none).
+ */
+static inline __attribute__((always_inline)) void
+dma_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, size_t written)
+{
+	struct dma_bounce_slot *rec = m->rec;
+	unsigned int cpu = dma_cpu(dl);
+
+	if ((rec->dir & SLUICE_DMA_FROM_DEVICE) && written) {
+		void *tlb = dma_slot_vaddr(m->pool, m->slot, rec->off);
+		uint64_t t0;
+
+		DMA_STAGE(DMA_STAGE_CACHE);
+		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
+		DMA_STAGE(DMA_STAGE_COPY_BACK);
+		t0 = dma_copy_start(dl);
+		dma_port_copy(&dl->ops, rec->orig, tlb, written);
+		dma_copy_end(dl, t0);
+		dma_pcpu_add(dl, &m->pool->pcpu[cpu].bytes_from_device, written);
+	}
+	DMA_STAGE(DMA_STAGE_RELEASE);
+	dma_bounce_put(dl, m, cpu);
+}
+
+void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
+				size_t written)
+{
+	dma_bounce_end(dl, m, written);
+}
+
+/*
+ * sluice_dma_priv_bounce_release() - the unmap side of a bounce: the record of
+ * @dma_addr found and checked against the caller's @len and @dir (each
+ * mismatch refused, DMA_REFUSE), the first @written bytes copied back for a
+ * from-device mapping, the record cleared and the slots freed. Returns 0,
+ * the refusal's error, or DMA_BOUNCE_NOT_POOL when the address lies in no
+ * pool (the caller tries the in-place region).
+ */
+int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+				   enum sluice_dma_dir dir, size_t written)
+{
+	struct dma_bounce_map m;
+	int err = dma_bounce_lookup(dl, dma_addr, 0, &m, "unmap");
+
+	if (err)
+		return err;
+	if (!m.rec)
+		return DMA_BOUNCE_NOT_POOL;
+	if (m.rec->len != len)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: length %zu, mapped %u",
+				  (unsigned long long)dma_addr, len, m.rec->len);
+	if (m.rec->dir != dir)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: direction %d, mapped %d",
+				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);
+	dma_bounce_end(dl, &m, written);
 	return 0;
 }

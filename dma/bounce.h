@@ -81,6 +81,11 @@ static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluic
  * @off: offset of the device address inside this slot.
  * @dir: &enum sluice_dma_dir of the mapping.
  * @flags: DMA_SLOT_*; zero when this slot holds no mapping address.
+ * @owner: the policy's word for the run that starts at this slot, whether or
+ *	not this slot holds the mapping's record (the `sluice` policy: the CPU
+ *	that allocated it). It sits in the record, not in an array of the
+ *	policy's, so that a free reads the line the unmap has just read; no
+ *	record write touches it.
  */
 struct dma_bounce_slot {
 	void *orig;
@@ -90,6 +95,7 @@ struct dma_bounce_slot {
 	uint16_t off;
 	uint8_t dir;
 	uint8_t flags;
+	uint16_t owner;
 };
 _Static_assert(sizeof(struct dma_bounce_slot) <= 24, "slot record grew");
 
@@ -210,6 +216,9 @@ struct sluice_dma_bounce_pool {
 	unsigned int nareas;
 	unsigned long area_nslabs;
 	unsigned long max_slots; /* pops->max_slots(), constant: read once at the add */
+	uint64_t dma_last;	 /* device address of the last byte of the slots */
+	bool fast_sluice;	 /* the `sluice` policy on a page-aligned pool: */
+				 /* the common request pops a magazine directly */
 	struct dma_bounce_slot *slots;
 	struct dma_bounce_pcpu *pcpu;
 	void *priv;
@@ -384,6 +393,86 @@ static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong 
 	DMA_STAGE_POP();
 }
 
+/*
+ * The tag rules every entry point checks (sluice_dma_tag_check(), which is
+ * this): inline, so that the map path does not leave map.c for them.
+ */
+static inline int dma_tag_check(const struct sluice_dma_tag *tag)
+{
+	if (!tag)
+		return SLUICE_DMA_ERR_INVAL;
+	if (!dma_is_mask(tag->min_align_mask) || !dma_is_mask(tag->alloc_align_mask) ||
+	    !dma_is_mask(tag->boundary_mask))
+		return SLUICE_DMA_ERR_INVAL;
+	/* A boundary below a page could not hold a page-aligned mapping. */
+	if (tag->boundary_mask < SLUICE_DMA_PAGE_SIZE - 1)
+		return SLUICE_DMA_ERR_INVAL;
+	/* An alignment wider than the boundary can never be met inside it. */
+	if (tag->alloc_align_mask > tag->boundary_mask)
+		return SLUICE_DMA_ERR_INVAL;
+	if (tag->addr_limit == 0)
+		return SLUICE_DMA_ERR_INVAL;
+	return 0;
+}
+
+/* CPU and device address of byte @off of slot @s. */
+static inline void *dma_slot_vaddr(const struct sluice_dma_bounce_pool *p, unsigned long s,
+				   unsigned int off)
+{
+	return p->vaddr + ((size_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
+}
+
+static inline uint64_t dma_slot_addr(const struct sluice_dma_bounce_pool *p, unsigned long s,
+				     unsigned int off)
+{
+	return p->dma_start + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
+}
+
+/* The pool is usable for @tag only if the device reaches all of it. */
+static inline bool dma_pool_reachable(const struct sluice_dma_bounce_pool *p,
+				      const struct sluice_dma_tag *tag)
+{
+	return p->dma_last <= tag->addr_limit;
+}
+
+/* The longest mapping @p can take for @tag (sluice_dma_max_mapping_size()'s per pool). */
+static inline size_t dma_pool_max_mapping(const struct sluice_dma_bounce_pool *p,
+					  const struct sluice_dma_tag *tag)
+{
+	uint64_t bytes = (uint64_t)p->max_slots << SLUICE_DMA_IO_TLB_SHIFT;
+	uint64_t boundary = tag->boundary_mask + 1;
+	uint64_t min_align = 0;
+
+	if (tag->boundary_mask != SLUICE_DMA_NO_LIMIT && boundary < bytes)
+		bytes = boundary;
+	/* As swiotlb_max_mapping_size(): the min_align offset can take up to this. */
+	if (tag->min_align_mask)
+		min_align = (tag->min_align_mask + SLUICE_DMA_IO_TLB_SIZE) &
+			    ~(uint64_t)(SLUICE_DMA_IO_TLB_SIZE - 1);
+	return bytes > min_align ? (size_t)(bytes - min_align) : 0;
+}
+
+/* Device address and length of the whole pages a DMA_SLOT_PAGES mapping owns. */
+static inline void dma_rec_pages(const struct sluice_dma_bounce_pool *p, unsigned long s,
+				 const struct dma_bounce_slot *rec, uint64_t *addr, size_t *len)
+{
+	*addr = dma_slot_addr(p, s - rec->pad, 0);
+	*len = (size_t)rec->nslots << SLUICE_DMA_IO_TLB_SHIFT;
+}
+
+/**
+ * struct dma_bounce_map - what sluice_dma_priv_bounce_take() gives the map
+ *	path: the pool, the slot of the mapping's address and its record.
+ */
+struct dma_bounce_map {
+	struct sluice_dma_bounce_pool *pool;
+	unsigned long slot;
+	struct dma_bounce_slot *rec;
+};
+
+/* sluice_dma_priv_bounce_release(): the address lies in no pool (in place, or nothing). */
+#define DMA_BOUNCE_NOT_POOL 1
+
 /* The layer's calls into the port (port.h, where the rules live). */
 static inline void dma_lock_init(const struct sluice_dma_layer *dl, struct sluice_dma_port_lock *l)
 {
@@ -422,6 +511,31 @@ static inline uint64_t dma_cycles(const struct sluice_dma_layer *dl)
 	return dma_port_cycles(&dl->ops);
 }
 
+/*
+ * Profiling of the copies (sluice_dma_layer_set_profile(), off by default): a
+ * cycle stamp, or 0 when profiling is off. Off, a copy costs one load and a
+ * branch here and no counter read.
+ */
+static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
+{
+	uint64_t t0;
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
+	t0 = __builtin_expect(dl->profile, 0) ? dl->ops.cycles(dl->ops.ctx) : 0;
+	DMA_STAGE_POP();
+	return t0;
+}
+
+static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
+{
+	DMA_STAGE_PUSH(DMA_STAGE_STATS);
+
+	if (t0)
+		__atomic_fetch_add(&dl->copy_cycles, dl->ops.cycles(dl->ops.ctx) - t0,
+				   __ATOMIC_RELAXED);
+	DMA_STAGE_POP();
+}
+
 /* Carve @size bytes aligned to a cache line from *@cur. */
 static inline void *dma_carve(unsigned char **cur, size_t size)
 {
@@ -451,6 +565,44 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *
 						 unsigned int cpu);
 SLUICE_DMA_PRIV unsigned long
 sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
+/*
+ * The bounce path read top to bottom (docs/ARCHITECTURE.md): a map enters
+ * bounce.c once, in take (pool choice, slots, record, the copy or scrub into
+ * them); an unmap once, in release (lookup and its refusals, the copy back,
+ * the record cleared, the slots freed). The rest serve the other entry points
+ * of map.c (sync, access, coherent memory, teardown).
+ */
+SLUICE_DMA_PRIV int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl,
+						const struct sluice_dma_tag *tag, void *orig,
+						size_t len, enum sluice_dma_dir dir, uint8_t flags,
+						struct dma_bounce_map *m);
+SLUICE_DMA_PRIV int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_addr,
+						   size_t len, enum sluice_dma_dir dir,
+						   size_t written);
+SLUICE_DMA_PRIV int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr,
+						  int kind, struct dma_bounce_map *m,
+						  const char *what);
+SLUICE_DMA_PRIV void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl,
+						const struct dma_bounce_map *m, size_t written);
+SLUICE_DMA_PRIV void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl,
+						const struct dma_bounce_map *m, unsigned int cpu);
+/*
+ * The `sluice` policy's magazine pop, alloc and free, called directly (no
+ * indirect call) by take, release and bounce.c's alloc and free for a pool
+ * whose fast_sluice is set.
+ * The pop returns the first slot of a run of @k + 1 slots, or -1 (the
+ * magazine is empty or a drain is pending: take's general path then runs).
+ */
+SLUICE_DMA_PRIV long sluice_dma_priv_sluice_pop(struct sluice_dma_bounce_pool *p, unsigned int k,
+						unsigned int cpu);
+SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p,
+						  const struct dma_bounce_req *r, unsigned int cpu,
+						  unsigned long *steps);
+SLUICE_DMA_PRIV void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p,
+						 unsigned long head, unsigned long nslots,
+						 unsigned int cpu);
+SLUICE_DMA_PRIV bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p);
+
 SLUICE_DMA_PRIV void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 							    const struct dma_bounce_req *r,
 							    unsigned int cpu);

@@ -134,7 +134,6 @@ struct dma_sluice_cpu {
  * @areas: per-area state.
  * @cpus: per-CPU caches.
  * @map: the bitmap, 1 = free.
- * @owner: per slot, the CPU that last allocated the run starting there.
  * @area_mul: ceil(2^64 / area_nslabs): slot to area is a multiply.
  * @big_cap: slots a CPU's long runs may hold.
  * @ncpus: CPU indices.
@@ -146,7 +145,6 @@ struct dma_sluice_meta {
 	struct dma_sluice_area *areas;
 	struct dma_sluice_cpu *cpus;
 	uint64_t *map;
-	uint16_t *owner;
 	uint64_t area_mul;
 	unsigned long big_cap;
 	unsigned int ncpus;
@@ -162,8 +160,7 @@ _Static_assert(sizeof(struct dma_sluice_area) <= DMA_META_AREA_MAX &&
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 _Static_assert(sizeof(struct dma_sluice_cpu) <= DMA_META_SLUICE_CPU_MAX,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
-/* Per slot: a bit of bitmap and a 16-bit owner, within the 8 bytes and a bit. */
-_Static_assert(sizeof(uint16_t) <= 8, "per-slot metadata bound");
+/* Per slot: a bit of bitmap; the owner CPU is in the slot record (bounce.h). */
 
 static struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
 {
@@ -234,8 +231,7 @@ static size_t dma_sluice_meta_size(unsigned long nslabs, unsigned int nareas, un
 	return dma_align_up(sizeof(struct dma_sluice_meta), DMA_CACHELINE) +
 	       (size_t)nareas * sizeof(struct dma_sluice_area) +
 	       (size_t)ncpus * sizeof(struct dma_sluice_cpu) +
-	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE) +
-	       dma_align_up(nslabs * sizeof(uint16_t), DMA_CACHELINE);
+	       dma_align_up((nslabs + 63) / 64 * sizeof(uint64_t), DMA_CACHELINE);
 }
 
 static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
@@ -249,12 +245,10 @@ static void dma_sluice_init(struct sluice_dma_bounce_pool *p, void *meta)
 	m->areas = dma_carve(&cur, (size_t)p->nareas * sizeof(*m->areas));
 	m->cpus = dma_carve(&cur, (size_t)m->ncpus * sizeof(*m->cpus));
 	m->map = dma_carve(&cur, (p->nslabs + 63) / 64 * sizeof(uint64_t));
-	m->owner = dma_carve(&cur, p->nslabs * sizeof(uint16_t));
 	/* The one division: every slot-to-area mapping after this multiplies. */
 	/* No 64-bit division: a libgcc call on i386 (dma/arith.h). */
 	m->area_mul = dma_div64(UINT64_MAX, (uint32_t)p->area_nslabs) + 1;
 	memset(m->map, 0, (p->nslabs + 63) / 64 * sizeof(uint64_t));
-	memset(m->owner, 0, p->nslabs * sizeof(uint16_t));
 	sluice_dma_priv_bits_set(m->map, 0, p->nslabs);
 	for (unsigned int i = 0; i < p->nareas; i++) {
 		dma_lock_init(p->dl, &m->areas[i].lock);
@@ -781,22 +775,55 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 	if (s < 0)
 		s = dma_sluice_alloc_slow(p, r, cpu, steps);
 	if (s >= 0)
-		m->owner[s] = (uint16_t)cpu;
+		p->slots[s].owner = (uint16_t)cpu;
 	return s;
 }
 
 /*
- * The common request - one slot, or one page-aligned pair, with no min_align
- * bits and no boundary - takes the newest entry of the CPU's magazine
- * unchecked: every entry qualifies (class 1 entries are even slots of a
- * page-aligned pool). This path is the policy's whole cost for most bounces,
- * so it is kept short: under SLUICE_DMA_PORT_CPU_EXCLUSIVE, three loads, two
- * stores and the hit counter, no lock and no atomic read-modify-write.
- * Anything else, an empty magazine or a pending drain included, goes to
- * dma_sluice_alloc_rest().
+ * The common request's magazine pop (sluice_dma_priv_bounce_take() calls it
+ * directly, sluice_dma_priv_sluice_alloc() through the ops): the newest entry of magazine
+ * @k of the CPU, unchecked: every entry qualifies for a request with no
+ * min_align bits and no boundary (class 1 entries are even slots of a
+ * page-aligned pool). This is the policy's whole cost for most bounces, so it
+ * is kept short: under SLUICE_DMA_PORT_CPU_EXCLUSIVE, three loads, three
+ * stores and two counters on the CPU's own line, no lock and no atomic
+ * read-modify-write. An empty magazine or a pending drain returns -1.
  */
-static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
-			     unsigned int cpu, unsigned long *steps)
+long sluice_dma_priv_sluice_pop(struct sluice_dma_bounce_pool *p, unsigned int k, unsigned int cpu)
+{
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	struct dma_sluice_cpu *c = &m->cpus[cpu];
+	uint32_t n, s;
+
+	dma_sluice_own(p, c);
+	n = c->n[k];
+	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0)) {
+		dma_sluice_unown(p, c);
+		return -1;
+	}
+	s = c->ent[k][n - 1];
+	dma_sluice_st(&c->n[k], n - 1);
+	dma_sluice_unown(p, c);
+	p->slots[s].owner = (uint16_t)cpu;
+	/* One candidate looked at, and a hit: what the general path counts. */
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, 1);
+	dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
+	return s;
+}
+
+/* Whether the common request may pop @p's magazines unchecked (class 1 = pages). */
+bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
+{
+	return dma_sluice_meta(p)->page_aligned;
+}
+
+/*
+ * The policy's alloc (through the ops, or directly from bounce.c for a
+ * fast_sluice pool): the common request pops (see above); anything else, an
+ * empty magazine or a pending drain included, goes to dma_sluice_alloc_rest().
+ */
+long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+				  unsigned int cpu, unsigned long *steps)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	unsigned long k = r->nslots - 1;
@@ -805,21 +832,11 @@ static long dma_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_
 	    r->boundary_mask == SLUICE_DMA_NO_LIMIT &&
 	    r->alloc_align_mask <= (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) &&
 	    m->page_aligned) {
-		struct dma_sluice_cpu *c = &m->cpus[cpu];
-		uint32_t n, s;
+		/* The pop counts its candidate itself (search_steps). */
+		long s = sluice_dma_priv_sluice_pop(p, (unsigned int)k, cpu);
 
-		dma_sluice_own(p, c);
-		n = c->n[k];
-		if (__builtin_expect(n != 0 && !dma_sluice_ld(&c->drain_req), 1)) {
-			s = c->ent[k][n - 1];
-			dma_sluice_st(&c->n[k], n - 1);
-			dma_sluice_unown(p, c);
-			m->owner[s] = (uint16_t)cpu;
-			(*steps)++;
-			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
+		if (s >= 0)
 			return s;
-		}
-		dma_sluice_unown(p, c);
 	}
 	return dma_sluice_alloc_rest(p, r, cpu, steps);
 }
@@ -844,15 +861,16 @@ static __attribute__((noinline)) void dma_sluice_free_remote(struct sluice_dma_b
 	dma_sluice_area_put(p, m, head, k ? 2 : 1);
 }
 
-static void dma_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
-			    unsigned long nslots, unsigned int cpu)
+/* Also called directly by sluice_dma_priv_bounce_put() (fast_sluice pools). */
+void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+				 unsigned long nslots, unsigned int cpu)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	int k = dma_sluice_class(head, nslots);
 
 	if (k >= 0) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
-		unsigned int owner = m->owner[head];
+		unsigned int owner = p->slots[head].owner;
 		uint32_t n;
 
 		if (__builtin_expect(owner != cpu && owner < m->ncpus, 0)) {
@@ -1069,8 +1087,8 @@ const struct dma_bounce_policy_ops sluice_dma_priv_bounce_sluice_ops = {
 	.meta_size = dma_sluice_meta_size,
 	.init = dma_sluice_init,
 	.fini = dma_sluice_fini,
-	.alloc = dma_sluice_alloc,
-	.free = dma_sluice_free,
+	.alloc = sluice_dma_priv_sluice_alloc,
+	.free = sluice_dma_priv_sluice_free,
 	.flush = dma_sluice_flush,
 	.is_free = dma_sluice_is_free,
 	.used = dma_sluice_used,

@@ -11,7 +11,7 @@
  * allowed everywhere: there is then nothing to log through, but a trap still
  * traps.
  *
- * Three outcomes, one rule for each (README.md, "Bad arguments"):
+ * Three outcomes, one rule for each (dma/README.md, "What the API offers firmware", Errors):
  *  - sluice_dma_priv_logf(): report (errors the caller also gets as a code,
  *    warnings, statistics);
  *  - sluice_dma_priv_refuse(): a bad handle refused before anything changed:

@@ -5,8 +5,15 @@
  * walk over live mappings and the teardown that ends them all, and the "is
  * this address shared?" query.
  *
- * Every bounce copy happens here and is bounded by the length recorded at map
- * time. Slot allocation is the pools' business (bounce.c and the policies).
+ * The bounce path read top to bottom (docs/ARCHITECTURE.md): a map checks its
+ * arguments and its tag here, tries the in-place region, then enters bounce.c
+ * once, in sluice_dma_priv_bounce_take() (pool choice, slots, the record, the
+ * copy or scrub into the slots); an unmap checks its arguments here and enters
+ * bounce.c once, in sluice_dma_priv_bounce_release() (lookup and its refusals,
+ * the copy back, the record cleared, the slots freed), or ends an in-place
+ * mapping. Every copy is bounded by the length recorded at map time. Sync,
+ * access changes, coherent memory and teardown use bounce.c's lookup, end
+ * and put.
  *
  * Every release (unmap, sync, free_coherent, set_access) validates its handle
  * completely before it changes anything, so that a bad handle can be refused
@@ -19,69 +26,10 @@
  */
 #include "dma/bounce.h"
 
-/* Profiling of the copies: a cycle stamp, or 0 when profiling is off. */
-static inline uint64_t dma_copy_start(const struct sluice_dma_layer *dl)
-{
-	uint64_t t0;
-	DMA_STAGE_PUSH(DMA_STAGE_STATS);
-
-	t0 = dl->profile ? dl->ops.cycles(dl->ops.ctx) : 0;
-	DMA_STAGE_POP();
-	return t0;
-}
-
-static inline void dma_copy_end(struct sluice_dma_layer *dl, uint64_t t0)
-{
-	DMA_STAGE_PUSH(DMA_STAGE_STATS);
-
-	if (t0)
-		__atomic_fetch_add(&dl->copy_cycles, dl->ops.cycles(dl->ops.ctx) - t0,
-				   __ATOMIC_RELAXED);
-	DMA_STAGE_POP();
-}
-
 static bool dma_dir_valid(enum sluice_dma_dir dir)
 {
 	return dir == SLUICE_DMA_TO_DEVICE || dir == SLUICE_DMA_FROM_DEVICE ||
 	       dir == SLUICE_DMA_BIDIRECTIONAL;
-}
-
-static void *dma_slot_vaddr(const struct sluice_dma_bounce_pool *p, unsigned long s,
-			    unsigned int off)
-{
-	return p->vaddr + ((size_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
-}
-
-static uint64_t dma_slot_addr(const struct sluice_dma_bounce_pool *p, unsigned long s,
-			      unsigned int off)
-{
-	return p->dma_start + ((uint64_t)s << SLUICE_DMA_IO_TLB_SHIFT) + off;
-}
-
-/* The pool is usable for @tag only if the device reaches all of it. */
-static bool dma_pool_reachable(const struct sluice_dma_bounce_pool *p,
-			       const struct sluice_dma_tag *tag)
-{
-	uint64_t last = p->dma_start + ((uint64_t)p->nslabs << SLUICE_DMA_IO_TLB_SHIFT) - 1;
-
-	return last <= tag->addr_limit;
-}
-
-static size_t dma_pool_max_mapping(const struct sluice_dma_bounce_pool *p,
-				   const struct sluice_dma_tag *tag)
-{
-	uint64_t bytes = (uint64_t)sluice_dma_priv_bounce_pool_max_slots(p)
-			 << SLUICE_DMA_IO_TLB_SHIFT;
-	uint64_t boundary = tag->boundary_mask + 1;
-	uint64_t min_align = 0;
-
-	if (tag->boundary_mask != SLUICE_DMA_NO_LIMIT && boundary < bytes)
-		bytes = boundary;
-	/* As swiotlb_max_mapping_size(): the min_align offset can take up to this. */
-	if (tag->min_align_mask)
-		min_align = (tag->min_align_mask + SLUICE_DMA_IO_TLB_SIZE) &
-			    ~(uint64_t)(SLUICE_DMA_IO_TLB_SIZE - 1);
-	return bytes > min_align ? (size_t)(bytes - min_align) : 0;
 }
 
 size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
@@ -89,7 +37,7 @@ size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
 {
 	size_t best = 0;
 
-	if (!dl || sluice_dma_tag_check(tag))
+	if (!dl || dma_tag_check(tag))
 		return 0;
 	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
 	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
@@ -103,106 +51,6 @@ size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
 	if (best > UINT32_MAX)
 		best = UINT32_MAX;
 	return best;
-}
-
-/*
- * Allocate slots for @len bytes at @orig (0 for coherent memory) in the first
- * pool that can hold them, and record the mapping. Returns the pool and slot of
- * the mapping's address, or an error.
- */
-static int dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-			   void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
-			   unsigned int cpu, struct sluice_dma_bounce_pool **pool_out,
-			   unsigned long *slot_out)
-{
-	struct dma_bounce_req r;
-	uint64_t offset;
-	bool fits = false;
-	int err;
-
-	err = sluice_dma_priv_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
-	if (err)
-		return err;
-	for (struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
-	     p = atomic_load_explicit(&p->next, memory_order_acquire)) {
-		struct dma_bounce_slot *rec;
-		unsigned long s;
-		long head;
-
-		/*
-		 * Longer than sluice_dma_max_mapping_size() is refused even where the
-		 * offset would let it fit: the limit a driver is told is the limit.
-		 */
-		if (!dma_pool_reachable(p, tag) || len > dma_pool_max_mapping(p, tag))
-			continue;
-		/* Alignment padding made it longer than any run this pool may hold. */
-		if (r.nslots > sluice_dma_priv_bounce_pool_max_slots(p) || r.nslots > r.max_slots) {
-			sluice_dma_priv_bounce_refuse_oversize(p, &r, cpu);
-			continue;
-		}
-		fits = true;
-		DMA_STAGE(DMA_STAGE_SLOT);
-		head = sluice_dma_priv_bounce_alloc(p, &r, cpu);
-		DMA_STAGE(head < 0 ? DMA_STAGE_POOL : DMA_STAGE_RECORD);
-		if (head < 0)
-			continue;
-		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
-		rec = &p->slots[s];
-		rec->orig = orig;
-		rec->len = (uint32_t)len;
-		rec->nslots = (uint32_t)r.nslots;
-		rec->pad = (uint16_t)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
-		rec->off = (uint16_t)(offset & (SLUICE_DMA_IO_TLB_SIZE - 1));
-		rec->dir = (uint8_t)dir;
-		rec->flags = DMA_SLOT_LIVE | flags;
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].mappings, 1);
-		*pool_out = p;
-		*slot_out = s;
-		return 0;
-	}
-	if (!fits)
-		return SLUICE_DMA_ERR_RANGE;
-	__atomic_fetch_add(&dl->nomem_events, 1, __ATOMIC_RELAXED);
-	return SLUICE_DMA_ERR_NOMEM;
-}
-
-/* Device address and length of the whole pages a DMA_SLOT_PAGES mapping owns. */
-static void dma_rec_pages(const struct sluice_dma_bounce_pool *p, unsigned long s,
-			  const struct dma_bounce_slot *rec, uint64_t *addr, size_t *len)
-{
-	*addr = dma_slot_addr(p, s - rec->pad, 0);
-	*len = (size_t)rec->nslots << SLUICE_DMA_IO_TLB_SHIFT;
-}
-
-static void dma_release(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			unsigned long s, struct dma_bounce_slot *rec, unsigned int cpu)
-{
-	unsigned long head = s - rec->pad, nslots = rec->nslots;
-
-	/*
-	 * Slots go back with full device access, the state every other mapping
-	 * expects of them. The port's contract is that restoring cannot fail;
-	 * if it does, say so: a later from-device mapping of these slots would
-	 * see its device writes fault.
-	 */
-	if (rec->flags & DMA_SLOT_ACCESS) {
-		uint64_t a;
-		size_t n;
-		int err;
-
-		dma_rec_pages(p, s, rec, &a, &n);
-		err = dl->ops.set_access(dl->ops.ctx, a, n,
-					 SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
-		if (err)
-			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
-					     "dma 0x%llx: restoring device access failed (%d)",
-					     (unsigned long long)a, err);
-	}
-	rec->flags = 0;
-	rec->orig = NULL;
-	rec->len = 0;
-	dma_pcpu_add(p->dl, &p->pcpu[cpu].unmaps, 1);
-	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
 }
 
 /* What the tag lets a buffer at device address @a of @len bytes do in place. */
@@ -224,7 +72,7 @@ static bool dma_inplace_fits(const struct sluice_dma_tag *tag, uint64_t a, size_
  * mapped in place (at *@dma_addr).
  */
 static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-			    void *buf, size_t len, uint64_t *dma_addr)
+			    void *buf, size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
 {
 	const struct sluice_dma_inplace_region *inplace =
 		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
@@ -235,7 +83,7 @@ static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma
 		return false;
 	a = dl->ops.virt_to_dma(dl->ops.ctx, buf);
 	if (!dma_inplace_fits(tag, a, len) ||
-	    (inplace->get && !inplace->get(inplace->ctx, buf, len)))
+	    (inplace->get && !inplace->get(inplace->ctx, buf, len, (uint32_t)dir)))
 		return false;
 	__atomic_fetch_add(&dl->inplace_maps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&dl->inplace_live, 1, __ATOMIC_RELAXED);
@@ -244,56 +92,23 @@ static bool dma_map_inplace(struct sluice_dma_layer *dl, const struct sluice_dma
 	return true;
 }
 
-/* The bounce slots' first bytes: the buffer's, or zeros. */
-static void dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			    unsigned int cpu, unsigned char *tlb, const void *buf, size_t len,
-			    enum sluice_dma_dir dir)
-{
-	uint64_t t0;
-
-	DMA_STAGE(DMA_STAGE_COPY);
-	t0 = dma_copy_start(dl);
-	if ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY) {
-		/*
-		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
-		 * device write must leave the original bytes, never a previous
-		 * mapping's.
-		 */
-		dma_port_copy(&dl->ops, tlb, buf, len);
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_to_device, len);
-	} else {
-		dma_port_zero(&dl->ops, tlb, len);
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_scrubbed, len);
-	}
-	dma_copy_end(dl, t0);
-	/*
-	 * Whatever the direction: the bytes just written (data or zeros) must
-	 * be in memory before the device reads, and no dirty line may be
-	 * evicted later over what the device writes.
-	 */
-	DMA_STAGE(DMA_STAGE_CACHE);
-	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
-	DMA_STAGE(DMA_STAGE_RECORD);
-}
-
 /* A READONLY mapping's pages made read-only to the device; on failure released. */
-static int dma_map_readonly(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			    unsigned long s, struct dma_bounce_slot *rec, unsigned int cpu)
+static int dma_map_readonly(struct sluice_dma_layer *dl, const struct dma_bounce_map *m)
 {
 	uint64_t a;
 	size_t n;
 	int err;
 
-	dma_rec_pages(p, s, rec, &a, &n);
+	dma_rec_pages(m->pool, m->slot, m->rec, &a, &n);
 	err = dl->ops.set_access(dl->ops.ctx, a, n, SLUICE_DMA_ACCESS_READ);
 	/* On failure the access may be half changed: restore it on release. */
-	rec->flags |= DMA_SLOT_ACCESS;
+	m->rec->flags |= DMA_SLOT_ACCESS;
 	if (!err)
 		return 0;
 	sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
 			     "read-only map at dma 0x%llx: set_access failed (%d)",
 			     (unsigned long long)a, err);
-	dma_release(dl, p, s, rec, cpu);
+	sluice_dma_priv_bounce_put(dl, m, dma_cpu(dl));
 	return SLUICE_DMA_ERR_IO;
 }
 
@@ -301,54 +116,56 @@ static int dma_map_readonly(struct sluice_dma_layer *dl, struct sluice_dma_bounc
  * Map one buffer (validated by the caller, except the tag and the length
  * limits). *@slots is set to the slots the mapping holds (0 in place).
  */
-static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
-		       size_t *lenp, enum sluice_dma_dir dir, unsigned int attrs,
-		       uint64_t *dma_addr, unsigned long *slots)
+static inline __attribute__((always_inline)) int
+dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf, size_t *lenp,
+	    enum sluice_dma_dir dir, unsigned int attrs, uint64_t *dma_addr, unsigned long *slots)
 {
-	struct sluice_dma_bounce_pool *p;
-	struct dma_bounce_slot *rec;
+	struct dma_bounce_map m;
 	struct sluice_dma_tag ctag;
 	const struct sluice_dma_tag *t = tag;
 	size_t len = *lenp;
-	unsigned long s;
-	unsigned int cpu;
 	uint8_t flags = 0;
 	int err;
 
 	DMA_STAGE(DMA_STAGE_TAG);
-	err = sluice_dma_tag_check(tag);
+	err = dma_tag_check(tag);
 	if (err)
 		return err;
 	DMA_STAGE(DMA_STAGE_POOL);
 
-	if (dma_map_inplace(dl, tag, buf, len, dma_addr)) {
+	/* No region (the common case): one load, no call. */
+	if (__atomic_load_n(&dl->inplace, __ATOMIC_RELAXED) &&
+	    dma_map_inplace(dl, tag, buf, len, dir, dma_addr)) {
 		*slots = 0;
 		return 0;
 	}
 
-	if (attrs & (SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)) {
-		/*
-		 * Whole pages of its own: the allocation starts on a page and its
-		 * size rounds up to pages (the alignment mask rounds both), so
-		 * an access change on them touches no other mapping. The common
-		 * request (no such attribute) uses the caller's tag as it is.
-		 */
-		ctag = *tag;
-		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
-		flags |= DMA_SLOT_PAGES;
-		t = &ctag;
-	}
-	if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
-		size_t max = sluice_dma_max_mapping_size(dl, t);
+	if (__builtin_expect(attrs, 0)) {
+		if (attrs & (SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)) {
+			/*
+			 * Whole pages of its own: the allocation starts on a page and
+			 * its size rounds up to pages (the alignment mask rounds both),
+			 * so an access change on them touches no other mapping. The
+			 * common request (no such attribute) uses the caller's tag as
+			 * it is.
+			 */
+			ctag = *tag;
+			ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
+			flags |= DMA_SLOT_PAGES;
+			t = &ctag;
+		}
+		if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
+			size_t max = sluice_dma_max_mapping_size(dl, t);
 
-		if (max && len > max)
-			len = max;
+			if (max && len > max)
+				len = max;
+		}
 	}
 	if ((t->max_mapping && len > t->max_mapping) || len > UINT32_MAX)
 		return SLUICE_DMA_ERR_RANGE;
 
-	cpu = dma_cpu(dl);
-	err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
+	/* Into bounce.c once: pool, slots, record, and the copy into them. */
+	err = sluice_dma_priv_bounce_take(dl, t, buf, len, dir, flags, &m);
 	/*
 	 * A partial map whose alignment rounding overflows the longest run
 	 * shortens by one alignment unit at a time; the rounding adds less
@@ -360,20 +177,18 @@ static int dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag 
 		if (len <= step)
 			break;
 		len -= step;
-		err = dma_bounce_take(dl, t, buf, len, dir, flags, cpu, &p, &s);
+		err = sluice_dma_priv_bounce_take(dl, t, buf, len, dir, flags, &m);
 	}
 	if (err)
 		return err;
-	rec = &p->slots[s];
-	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), buf, len, dir);
 	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dl->ops.set_access) {
-		err = dma_map_readonly(dl, p, s, rec, cpu);
+		err = dma_map_readonly(dl, &m);
 		if (err)
 			return err;
 	}
-	*dma_addr = dma_slot_addr(p, s, rec->off);
+	*dma_addr = dma_slot_addr(m.pool, m.slot, m.rec->off);
 	*lenp = len;
-	*slots = rec->nslots;
+	*slots = m.rec->nslots;
 	return 0;
 }
 
@@ -428,46 +243,6 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	return err;
 }
 
-/*
- * The live record for @dma_addr: 0 with *@rec_out set; 0 with *@rec_out NULL
- * when the address lies outside every pool; or the refusal's error for an
- * address inside a pool that is no live mapping's start, or a mapping of the
- * other kind (@kind: 0 streaming, 1 coherent, -1 either).
- */
-static int dma_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
-		      struct sluice_dma_bounce_pool **pool_out, unsigned long *slot_out,
-		      struct dma_bounce_slot **rec_out, const char *what)
-{
-	struct sluice_dma_bounce_pool *p = sluice_dma_priv_bounce_pool_of(dl, dma_addr);
-	struct dma_bounce_slot *rec;
-	unsigned long s;
-
-	*rec_out = NULL;
-	if (!p)
-		return 0;
-	s = (unsigned long)((dma_addr - p->dma_start) >> SLUICE_DMA_IO_TLB_SHIFT);
-	if (s >= p->nslabs)
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "%s of dma 0x%llx: outside the pool's slots", what,
-				  (unsigned long long)dma_addr);
-	rec = &p->slots[s];
-	if (!(rec->flags & DMA_SLOT_LIVE) ||
-	    rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1)))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "%s of dma 0x%llx: not a live mapping (never mapped or already "
-				  "unmapped)",
-				  what, (unsigned long long)dma_addr);
-	if (kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind)
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
-				  (unsigned long long)dma_addr,
-				  kind ? "a streaming mapping, not coherent memory" :
-					 "coherent memory, not a streaming mapping");
-	*pool_out = p;
-	*slot_out = s;
-	*rec_out = rec;
-	return 0;
-}
-
 /* CPU address of device address @dma_addr outside the pools (in place). */
 static void *dma_inplace_va(const struct sluice_dma_layer *dl, uint64_t dma_addr)
 {
@@ -486,7 +261,36 @@ static bool dma_inplace_owns(const struct sluice_dma_layer *dl, uint64_t dma_add
 	return inplace->owns(inplace->ctx, dma_inplace_va(dl, dma_addr), len ? len : 1);
 }
 
-/* Ends an in-place mapping: refused if the hook does not own (or count) it. */
+/*
+ * The refusal of an in-place unmap whose range and direction the region does
+ * not hold: a live start given with another length or direction is INVAL, as
+ * for a bounce mapping, when the region can say so (find); else NOENT.
+ */
+static int dma_unmap_inplace_refuse(struct sluice_dma_layer *dl,
+				    const struct sluice_dma_inplace_region *inplace, void *va,
+				    uint64_t dma_addr, size_t len, enum sluice_dma_dir dir)
+{
+	size_t mapped = 0;
+	int err = inplace->find ? inplace->find(inplace->ctx, va, (uint32_t)dir, &mapped) :
+				  SLUICE_DMA_ERR_NOENT;
+
+	if (!err)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: length %zu, mapped in place %zu",
+				  (unsigned long long)dma_addr, len, mapped);
+	if (err == SLUICE_DMA_ERR_PERM)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: direction %d, mapped in place in another",
+				  (unsigned long long)dma_addr, (int)dir);
+	return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+			  "unmap of dma 0x%llx: in-place block holds no mapping",
+			  (unsigned long long)dma_addr);
+}
+
+/*
+ * Ends an in-place mapping: refused if the hook does not own it or, when it
+ * records mappings (put), holds none of exactly this range and direction.
+ */
 static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 			     enum sluice_dma_dir dir)
 {
@@ -494,42 +298,19 @@ static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
 	void *va;
 
-	if (!len || !dma_inplace_owns(dl, dma_addr, len))
+	/* With records the region judges the length; without, the block must hold it. */
+	if (!dma_inplace_owns(dl, dma_addr, inplace && inplace->put ? 1 : len) ||
+	    (!len && !inplace->put))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 				  "unmap of dma 0x%llx: not in any pool nor in-place region",
 				  (unsigned long long)dma_addr);
 	va = dma_inplace_va(dl, dma_addr);
-	if (inplace->put && !inplace->put(inplace->ctx, va, len))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "unmap of dma 0x%llx: in-place block holds no mapping",
-				  (unsigned long long)dma_addr);
+	if (inplace->put && (!len || !inplace->put(inplace->ctx, va, len, (uint32_t)dir)))
+		return dma_unmap_inplace_refuse(dl, inplace, va, dma_addr, len, dir);
 	if (dir & SLUICE_DMA_FROM_DEVICE)
 		dma_cache(dl, va, len, SLUICE_DMA_CACHE_INVALIDATE);
 	__atomic_fetch_sub(&dl->inplace_live, 1, __ATOMIC_RELAXED);
 	return 0;
-}
-
-/* Ends a validated bounce mapping; a from-device bounce first copies back its
- * first @written bytes (len: all of them, 0: none). */
-static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-			  unsigned long s, struct dma_bounce_slot *rec, size_t written)
-{
-	unsigned int cpu = dma_cpu(dl);
-
-	if ((rec->dir & SLUICE_DMA_FROM_DEVICE) && written) {
-		void *tlb = dma_slot_vaddr(p, s, rec->off);
-		uint64_t t0;
-
-		DMA_STAGE(DMA_STAGE_CACHE);
-		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
-		DMA_STAGE(DMA_STAGE_COPY_BACK);
-		t0 = dma_copy_start(dl);
-		dma_port_copy(&dl->ops, rec->orig, tlb, written);
-		dma_copy_end(dl, t0);
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].bytes_from_device, written);
-	}
-	DMA_STAGE(DMA_STAGE_RELEASE);
-	dma_release(dl, p, s, rec, cpu);
 }
 
 /* Ends a mapping; a from-device bounce first copies back its first @written
@@ -537,9 +318,6 @@ static void dma_unmap_rec(struct sluice_dma_layer *dl, struct sluice_dma_bounce_
 static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 			    enum sluice_dma_dir dir, size_t written)
 {
-	struct sluice_dma_bounce_pool *p = NULL;
-	struct dma_bounce_slot *rec;
-	unsigned long s = 0;
 	int err;
 
 	/* No layer: no log op, no strictness to consult; the one silent refusal. */
@@ -554,21 +332,11 @@ static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
 				  (unsigned long long)dma_addr, written, len);
-	err = dma_lookup(dl, dma_addr, 0, &p, &s, &rec, "unmap");
-	if (err)
-		return err;
-	if (!rec)
+	/* Into bounce.c once: lookup and its refusals, copy back, slots freed. */
+	err = sluice_dma_priv_bounce_release(dl, dma_addr, len, dir, written);
+	if (err == DMA_BOUNCE_NOT_POOL)
 		return dma_unmap_inplace(dl, dma_addr, len, dir);
-	if (rec->len != len)
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
-				  "unmap of dma 0x%llx: length %zu, mapped %u",
-				  (unsigned long long)dma_addr, len, rec->len);
-	if (rec->dir != dir)
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
-				  "unmap of dma 0x%llx: direction %d, mapped %d",
-				  (unsigned long long)dma_addr, (int)dir, rec->dir);
-	dma_unmap_rec(dl, p, s, rec, written);
-	return 0;
+	return err;
 }
 
 int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
@@ -609,7 +377,7 @@ int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *
 
 	if (!dma_layer_ready(dl) || !sg || !nents || !dma_dir_valid(dir))
 		return SLUICE_DMA_ERR_INVAL;
-	err = sluice_dma_tag_check(tag);
+	err = dma_tag_check(tag);
 	if (err)
 		return err;
 	/* Every limit the list can break is checked before anything is mapped. */
@@ -673,37 +441,61 @@ int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, u
 
 /* ------------------------------------------------------------------ sync */
 
+/*
+ * The checks of a sync of memory the in-place region owns. With records
+ * (find) they are a bounce mapping's: the address must be a live mapping's
+ * start (NOENT), of this direction (PERM), and the range must stay inside
+ * the mapping (RANGE). Without, the layer knows no length: the block that
+ * holds the address must hold all of [start, start + offset + len) - the
+ * synced range alone could lie in the next block, live or not.
+ */
+static int dma_sync_inplace_check(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
+				  size_t len, enum sluice_dma_dir dir, const char *what)
+{
+	const struct sluice_dma_inplace_region *inplace =
+		__atomic_load_n(&dl->inplace, __ATOMIC_ACQUIRE);
+	size_t mapped = 0;
+	int err;
+
+	if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr)
+		return SLUICE_DMA_ERR_RANGE;
+	if (!inplace->find)
+		return dma_inplace_owns(dl, dma_addr, offset + len) ? 0 : SLUICE_DMA_ERR_RANGE;
+	err = inplace->find(inplace->ctx, dma_inplace_va(dl, dma_addr), (uint32_t)dir, &mapped);
+	if (err == SLUICE_DMA_ERR_NOENT)
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
+				  "%s of dma 0x%llx: no in-place mapping starts there", what,
+				  (unsigned long long)dma_addr);
+	if (err)
+		return err;
+	return offset + len > mapped ? SLUICE_DMA_ERR_RANGE : 0;
+}
+
 static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset, size_t len,
 		    enum sluice_dma_dir dir, bool for_cpu)
 {
 	const char *what = for_cpu ? "sync_for_cpu" : "sync_for_device";
-	struct sluice_dma_bounce_pool *p = NULL;
+	struct sluice_dma_bounce_pool *p;
 	struct dma_bounce_slot *rec;
+	struct dma_bounce_map m;
 	unsigned char *tlb, *orig;
-	unsigned long s = 0;
 	int err;
 
 	if (!dma_layer_ready(dl) || !len || !dma_dir_valid(dir))
 		return SLUICE_DMA_ERR_INVAL;
-	err = dma_lookup(dl, dma_addr, 0, &p, &s, &rec, what);
+	err = sluice_dma_priv_bounce_lookup(dl, dma_addr, 0, &m, what);
 	if (err)
 		return err;
+	rec = m.rec;
 	if (!rec) {
 		if (!dma_inplace_owns(dl, dma_addr, 1))
 			return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 					  "%s of dma 0x%llx: not in any pool nor in-place region",
 					  what, (unsigned long long)dma_addr);
-		/*
-		 * In place there is nothing to copy, but a range that leaves the
-		 * in-place block is the caller's error, reported like a bounce
-		 * mapping's. The layer keeps no length for in-place mappings: the
-		 * block that holds the mapping's start must hold all of
-		 * [start, start + offset + len) - checking the synced range alone
-		 * would accept one that lies in the next block, live or not.
-		 */
-		if (offset > SIZE_MAX - len || dma_addr + offset + len < dma_addr ||
-		    !dma_inplace_owns(dl, dma_addr, offset + len))
-			return SLUICE_DMA_ERR_RANGE;
+		/* In place there is nothing to copy, but a bad handle is refused. */
+		err = dma_sync_inplace_check(dl, dma_addr, offset, len, dir, what);
+		if (err)
+			return err;
 		if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE))
 			dma_cache(dl, (unsigned char *)dma_inplace_va(dl, dma_addr) + offset, len,
 				  SLUICE_DMA_CACHE_INVALIDATE);
@@ -716,7 +508,8 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 		return SLUICE_DMA_ERR_PERM;
 	if (offset > rec->len || len > rec->len - offset)
 		return SLUICE_DMA_ERR_RANGE;
-	tlb = dma_slot_vaddr(p, s, rec->off) + offset;
+	p = m.pool;
+	tlb = dma_slot_vaddr(p, m.slot, rec->off) + offset;
 	orig = (unsigned char *)rec->orig + offset;
 	if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE)) {
 		uint64_t t0;
@@ -753,9 +546,8 @@ int sluice_dma_sync_for_device(struct sluice_dma_layer *dl, uint64_t dma_addr, s
 
 int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsigned int access)
 {
-	struct sluice_dma_bounce_pool *p = NULL;
 	struct dma_bounce_slot *rec;
-	unsigned long s = 0;
+	struct dma_bounce_map m;
 	uint64_t a;
 	size_t n;
 	int err;
@@ -764,9 +556,10 @@ int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsign
 		return SLUICE_DMA_ERR_INVAL;
 	if (!dl->ops.set_access)
 		return SLUICE_DMA_ERR_NOSYS;
-	err = dma_lookup(dl, dma_addr, -1, &p, &s, &rec, "set_access");
+	err = sluice_dma_priv_bounce_lookup(dl, dma_addr, -1, &m, "set_access");
 	if (err)
 		return err;
+	rec = m.rec;
 	if (!rec) {
 		if (dma_inplace_owns(dl, dma_addr, 1))
 			return SLUICE_DMA_ERR_PERM;
@@ -777,7 +570,7 @@ int sluice_dma_set_access(struct sluice_dma_layer *dl, uint64_t dma_addr, unsign
 	/* Pages another mapping shares cannot change for this one alone. */
 	if (!(rec->flags & DMA_SLOT_PAGES))
 		return SLUICE_DMA_ERR_PERM;
-	dma_rec_pages(p, s, rec, &a, &n);
+	dma_rec_pages(m.pool, m.slot, rec, &a, &n);
 	err = dl->ops.set_access(dl->ops.ctx, a, n, access);
 	/* Even a failed change may have changed something: restore on release. */
 	rec->flags |= DMA_SLOT_ACCESS;
@@ -846,17 +639,14 @@ static int dma_region_alloc(struct sluice_dma_layer *dl, const struct sluice_dma
 int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
 			   size_t size, unsigned int attrs, void **vaddr, uint64_t *dma_addr)
 {
-	struct sluice_dma_bounce_pool *p;
-	struct dma_bounce_slot *rec;
+	struct dma_bounce_map m;
 	struct sluice_dma_tag ctag;
-	unsigned long s;
 	uint8_t flags = DMA_SLOT_COHERENT;
-	void *va;
 	int err, rerr;
 
 	if (!dma_layer_ready(dl) || !size || !vaddr || !dma_addr || attrs)
 		return SLUICE_DMA_ERR_INVAL;
-	err = sluice_dma_tag_check(tag);
+	err = dma_tag_check(tag);
 	if (err)
 		return err;
 	if (size > UINT32_MAX || (tag->max_mapping && size > tag->max_mapping))
@@ -874,8 +664,9 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 		ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
 		flags |= DMA_SLOT_PAGES;
 	}
-	err = dma_bounce_take(dl, &ctag, NULL, size, SLUICE_DMA_BIDIRECTIONAL, flags, dma_cpu(dl),
-			      &p, &s);
+	/* Zeroed by take: rings start zeroed, and no earlier mapping's bytes show through. */
+	err = sluice_dma_priv_bounce_take(dl, &ctag, NULL, size, SLUICE_DMA_BIDIRECTIONAL, flags,
+					  &m);
 	if (err == SLUICE_DMA_ERR_RANGE || err == SLUICE_DMA_ERR_NOMEM) {
 		/* Too long for any pool's run, or the pools are full: the region. */
 		rerr = dma_region_alloc(dl, &ctag, size, vaddr, dma_addr);
@@ -885,14 +676,8 @@ int sluice_dma_alloc_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_
 	}
 	if (err)
 		return err;
-	rec = &p->slots[s];
-	va = dma_slot_vaddr(p, s, rec->off);
-	/* Rings start zeroed; and no earlier mapping's bytes may show through. */
-	dma_port_zero(&dl->ops, va, size);
-	dma_cache(dl, va, size, SLUICE_DMA_CACHE_CLEAN);
-	dma_pcpu_add(p->dl, &p->pcpu[dma_cpu(dl)].bytes_scrubbed, size);
-	*vaddr = va;
-	*dma_addr = dma_slot_addr(p, s, rec->off);
+	*vaddr = dma_slot_vaddr(m.pool, m.slot, m.rec->off);
+	*dma_addr = dma_slot_addr(m.pool, m.slot, m.rec->off);
 	return 0;
 }
 
@@ -908,8 +693,7 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 {
 	const struct sluice_dma_inplace_region *r;
 	struct sluice_dma_bounce_pool *p = NULL;
-	struct dma_bounce_slot *rec;
-	unsigned long s = 0;
+	struct dma_bounce_map m;
 	uint64_t dma_addr = 0;
 	int err;
 
@@ -946,14 +730,14 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 				  "free_coherent of %p: not in any pool (never allocated)", vaddr);
 	}
-	err = dma_lookup(dl, dma_addr, 1, &p, &s, &rec, "free_coherent");
+	err = sluice_dma_priv_bounce_lookup(dl, dma_addr, 1, &m, "free_coherent");
 	if (err)
 		return err;
-	if (rec->len != size)
+	if (m.rec->len != size)
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "free_coherent of %p: size %zu, allocated %u", vaddr, size,
-				  rec->len);
-	dma_release(dl, p, s, rec, dma_cpu(dl));
+				  m.rec->len);
+	sluice_dma_priv_bounce_put(dl, &m, dma_cpu(dl));
 	return 0;
 }
 
@@ -966,7 +750,7 @@ struct dma_region_walk_ctx {
 	void *arg;
 };
 
-static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent,
+static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent, uint32_t dir,
 			       unsigned int count)
 {
 	struct dma_region_walk_ctx *w = arg;
@@ -976,8 +760,8 @@ static int dma_region_walk_one(void *arg, void *vaddr, size_t len, bool coherent
 	m.len = len;
 	m.orig = coherent ? NULL : vaddr;
 	m.vaddr = vaddr;
-	/* The region keeps no direction: an in-place unmap needs none but the cache's. */
-	m.dir = SLUICE_DMA_BIDIRECTIONAL;
+	/* The direction the region recorded: what the unmap must give back. */
+	m.dir = coherent || !dir ? SLUICE_DMA_BIDIRECTIONAL : dir;
 	m.coherent = coherent;
 	m.pool = SLUICE_DMA_POOL_NONE;
 	m.in_place = true;
@@ -1051,9 +835,7 @@ static void dma_unmap_all_region(struct dma_unmap_all_ctx *c,
 static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 {
 	struct dma_unmap_all_ctx *c = arg;
-	struct sluice_dma_bounce_pool *p = NULL;
-	struct dma_bounce_slot *rec;
-	unsigned long s = 0;
+	struct dma_bounce_map b;
 	int err;
 
 	if (m->coherent && !(c->flags & SLUICE_DMA_UNMAP_ALL_COHERENT))
@@ -1062,11 +844,11 @@ static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 		dma_unmap_all_region(c, m);
 		return 0;
 	}
-	err = dma_lookup(c->dl, m->dma_addr, m->coherent, &p, &s, &rec, "unmap_all");
-	DMA_ASSERT(c->dl, !err && rec, "unmap_all: the record of dma 0x%llx vanished",
+	err = sluice_dma_priv_bounce_lookup(c->dl, m->dma_addr, m->coherent, &b, "unmap_all");
+	DMA_ASSERT(c->dl, !err && b.rec, "unmap_all: the record of dma 0x%llx vanished",
 		   (unsigned long long)m->dma_addr);
-	dma_unmap_rec(c->dl, p, s, rec,
-		      m->coherent || (c->flags & SLUICE_DMA_UNMAP_ALL_DISCARD) ? 0 : m->len);
+	sluice_dma_priv_bounce_end(
+		c->dl, &b, m->coherent || (c->flags & SLUICE_DMA_UNMAP_ALL_DISCARD) ? 0 : m->len);
 	c->count++;
 	return 0;
 }

@@ -5,7 +5,7 @@
  * symbols and the only three libc functions the library calls. Not a public
  * header.
  *
- * Naming rule of the library (see README.md, "The DMA library"): the public
+ * Naming rule of the library (see dma/README.md, "The library on its own"): the public
  * API is sluice_dma_* / struct sluice_dma_* / SLUICE_DMA_* in
  * dma/include/sluice/. A function or object that one file of dma/ defines
  * and another uses is named sluice_dma_priv_* and declared with

@@ -11,7 +11,7 @@
 
 run: boots build/sluice.efi N times (3 by default) through scripts/run-qemu.sh with the
 same kernel options, keeps every serial-log line that parses as a JSON object (the
-benchmark output contract: README, "Benchmarks"; every other line is ignored), tags each object
+benchmark output contract: docs/BENCHMARKS.md; every other line is ignored), tags each object
 with "run": k (1-based) and writes them all, one object a line, to FILE (default
 build/bench/results.json). The serial log of boot k is kept beside it as
 serial-run<k>.log. With --variant, every boot is followed by one more with those options
@@ -39,7 +39,7 @@ report: build/bench/REPORT.md (Markdown) from a results file, its -env.json, the
 charts beside it and `make bench-host`'s host.txt when present.
 
 contract: every key of every JSON line of a log or results file must be listed for the
-line's suite in the contract table of docs/ARCHITECTURE.md; exit 1 otherwise.
+line's suite in the contract table of docs/BENCHMARKS.md; exit 1 otherwise.
 
 scaling: the multi-CPU table of a results file: for every row with "threads" above 1
 (the multi-job block runs, "bench": "mq", and the in-guest allocator runs, suite
@@ -104,7 +104,7 @@ MAIN_FIGURE = {
     "blk": "iops", "net": "fps", "iotlb": "misses",
     "convert": "cycles_per_op", "alloc": "cycles_per_op",
 }
-# Figures each suite's lines must carry (the output contract, README "Benchmarks").
+# Figures each suite's lines must carry (the output contract, docs/BENCHMARKS.md).
 CONTRACT = {
     "blk": ("mode", "iops", "bw_mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us"),
     "net": ("mode", "fps", "gbps"),
@@ -794,7 +794,7 @@ def expected_cells(modes, policies):
 
 # ------------------------------------------------------------------ contract
 
-CONTRACT_DOC = os.path.join(TOP, "docs", "ARCHITECTURE.md")
+CONTRACT_DOC = os.path.join(TOP, "docs", "BENCHMARKS.md")
 CONTRACT_HEADING = "## The benchmark output contract"
 # What "all" stands for in the table's suites column: every suite of the guest.
 GUEST_SUITES = ("blk", "mq", "net", "iotlb", "convert", "alloc (guest)")
@@ -802,7 +802,7 @@ CONTRACT_ROW_RE = re.compile(r"^\| `([a-z0-9_]+)` \|[^|]*\|([^|]*)\|")
 
 
 def documented_contract(path=CONTRACT_DOC):
-    """{key: {suite, ...}} from the contract table of docs/ARCHITECTURE.md; {} if none."""
+    """{key: {suite, ...}} from the contract table of docs/BENCHMARKS.md; {} if none."""
     keys, inside = {}, False
     for line in _read(path).splitlines():
         if line.startswith("## "):

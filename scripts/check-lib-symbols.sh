@@ -4,7 +4,7 @@
 #      memset and memcmp;
 #   2. every global symbol it defines is in the library's namespace: the API
 #      is sluice_dma_*, and the symbols its files share with each other are
-#      sluice_dma_priv_* with hidden visibility (README.md, "The DMA library");
+#      sluice_dma_priv_* with hidden visibility (dma/README.md, "The library on its own");
 #   3. every sluice_dma_priv_* symbol is hidden and every other one is not
 #      (an API function built hidden could not be called from a shared object).
 #

@@ -3,7 +3,7 @@
 # from size(1)) for each bounce-policy set, e.g. lib-size-policies.sh "linux bitmap
 # lifo sluice" sluice linux. Each set is built with make lib SLUICE_DMA_POLICIES=SET
 # into its own build directory (build/size/<set>), so build/ is left as it was.
-# --markdown: the rows of README.md's "Policies and size" table (make portable-size
+# --markdown: the rows of dma/README.md's "Policies and size" table (make portable-size
 # writes it there between the policy-size markers; make check compares).
 set -eu
 markdown=0

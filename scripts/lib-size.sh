@@ -1,7 +1,7 @@
 #!/bin/sh
 # lib-size.sh NAME=LIB... - the size of each static library LIB as `size` counts
 # it: text+data (and bss) summed over its objects, then the same per object
-# (each bounce policy is one object: bounce_<policy>.c), for README.md.
+# (each bounce policy is one object: bounce_<policy>.c), for dma/README.md.
 set -eu
 
 if [ $# -eq 0 ]; then

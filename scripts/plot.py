@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""plot.py - PNG charts of a Sluice benchmark results file (README, "Benchmarks").
+"""plot.py - PNG charts of a Sluice benchmark results file (docs/BENCHMARKS.md).
 
   plot.py RESULTS OUTDIR        e.g. plot.py build/bench/results.json build/bench/
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # readme-table.sh update|check FILE NAME TABLE - the generated block NAME of FILE
-# (README.md), the lines between "<!-- NAME:begin -->" and "<!-- NAME:end -->":
+# (dma/README.md), the lines between "<!-- NAME:begin -->" and "<!-- NAME:end -->":
 #   update  replace them with the contents of TABLE (make portable-size does);
 #   check   fail, with a diff, when they differ from TABLE (make check does, so a
 #           change that moves the figures must run make portable-size).

@@ -1,6 +1,6 @@
 #!/bin/sh
-# size-table.sh NAME=LIB... - README.md's "Portable builds" size tables, in Markdown,
-# from the archives themselves (`make portable-size` writes them into README.md with
+# size-table.sh NAME=LIB... - dma/README.md's "Portable builds" size tables, in Markdown,
+# from the archives themselves (`make portable-size` writes them into dma/README.md with
 # scripts/readme-table.sh): text, data and text+data per build (size(1) summed over
 # the archive's objects; debug sections and bss not counted), then text+data per
 # object for the builds named in SIZE_OBJECT_BUILDS (default: x86_64-gcc i386-gcc

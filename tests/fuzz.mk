@@ -25,7 +25,7 @@
 # files of one target, <target>_FUZZ_LDFLAGS its extra link flags.
 #
 # Speed is part of the design: a target runs about ten million inputs an hour on
-# one core (README, Fuzzing). Nothing that lives for the process is rebuilt per
+# one core (docs/TESTING.md, "Fuzzing"). Nothing that lives for the process is rebuilt per
 # input (pools, transports, static buffers); costly self-checks run on a sample of
 # inputs chosen by a hash of the input (fuzz_sampled()), so a crash replays from
 # its file alone; run.sh caps fuzz_dma_ops's inputs at 1 KiB (see there).
@@ -71,7 +71,7 @@ fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
 fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
-fuzz_pci_setup_FUZZ_SRCS := boot/pci_setup.c boot/pci_window.c boot/memmap.c \
+fuzz_pci_setup_FUZZ_SRCS := kernel/pci_setup.c kernel/pci_window.c boot/memmap.c \
 	arch/x86_64/mm/mem_range.c drivers/pci/pci.c
 fuzz_pci_setup_FUZZ_HELPERS := tests/fake_pci.c
 # <target>_FUZZ_LDFLAGS: extra link flags. This target reads the product's refusal

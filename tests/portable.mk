@@ -1,9 +1,9 @@
-# tests/portable.mk - the DMA library built the ways firmware builds it (README.md,
+# tests/portable.mk - the DMA library built the ways firmware builds it (dma/README.md,
 # "Portable builds").
 #
 #   make check-portable   every build below and its checks, then the library's host
 #                         tests against three of the archives; part of `make test`
-#   make portable-size    text+data of each build's archive, per object; writes README.md's tables
+#   make portable-size    text+data of each build's archive, per object; writes dma/README.md's tables
 #
 # Library builds: build/portable/<cfg>/libsluice-dma.a, from dma/*.c with the
 # flags of `make lib` (-Werror with the project's WARN) and the compiler and
@@ -152,15 +152,17 @@ check-portable: deps-portable
 	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-build
 	@scripts/run-tests.sh -j $(JOBS) portable $(PORTABLE_CHECKS)
 
-# make portable-size also writes README.md's size tables (between the
-# "portable-size" markers) from build/portable/size.md; make check fails when the
-# README's tables are not what the archives give (PORT_SIZE_CHECK), so a change
+# make portable-size also writes the size tables of the library's manual, dma/README.md
+# (between the "portable-size" and "policy-size" markers) from build/portable/size.md
+# and size-policies.md; make check fails when the manual's tables are not what the
+# archives give (PORT_SIZE_CHECK), so a change
 # that moves the figures runs make portable-size. The check needs every build
 # (not run where one of the compilers does not work).
+SIZE_TABLE_DOC := dma/README.md
 portable-size: deps-portable
 	@$(MAKE) --no-print-directory -j$(JOBS) PORTABLE_PROBED=1 portable-size-report
-	@scripts/readme-table.sh update README.md portable-size $(PORT_DIR)/size.md
-	@scripts/readme-table.sh update README.md policy-size $(PORT_DIR)/size-policies.md
+	@scripts/readme-table.sh update $(SIZE_TABLE_DOC) portable-size $(PORT_DIR)/size.md
+	@scripts/readme-table.sh update $(SIZE_TABLE_DOC) policy-size $(PORT_DIR)/size-policies.md
 .PHONY: portable-size-report
 ifdef PORTABLE_PROBED
 portable-size-report: $(PORT_LIBS) $(PORT_DIR)/size.md $(PORT_DIR)/size-policies.md
@@ -171,14 +173,14 @@ endif
 portable-size-report:
 	@scripts/lib-size.sh $(foreach c,$(PORT_CONFIGS),$(if $(call port_ok,$(c)),$\
 		$(c)=$(call port_lib,$(c))))
-# README.md's "Policies and size" table: the x86_64 gcc library with each set of bounce
+# dma/README.md's "Policies and size" table: the x86_64 gcc library with each set of bounce
 # policies (scripts/lib-size-policies.sh builds each in build/size/<set>).
 POLICY_SIZE_SETS := "$(DMA_POLICIES_ALL)" sluice linux "sluice linux"
 $(PORT_DIR)/size-policies.md: $(DMA_SRCS) $(wildcard dma/*.h $(DMA_INC)/sluice/*.h) \
 		scripts/lib-size-policies.sh
 	@mkdir -p $(dir $@)
 	@scripts/lib-size-policies.sh --markdown $(POLICY_SIZE_SETS) > $@.tmp && mv $@.tmp $@
-PORT_SIZE_CHECK := "scripts/readme-table.sh check README.md policy-size $\
+PORT_SIZE_CHECK := "scripts/readme-table.sh check $(SIZE_TABLE_DOC) policy-size $\
 	$(PORT_DIR)/size-policies.md" "scripts/probe.sh run gcc-i386 -- scripts/probe.sh run gcc-aarch64 -- $\
-	scripts/probe.sh run clang -- scripts/readme-table.sh check README.md portable-size $\
+	scripts/probe.sh run clang -- scripts/readme-table.sh check $(SIZE_TABLE_DOC) portable-size $\
 	$(PORT_DIR)/size.md"

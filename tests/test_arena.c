@@ -41,6 +41,10 @@ struct fx {
 	size_t len;
 };
 
+/* The next fx_setup() makes an arena with owned caches (SLUICE_DMA_ARENA_OWNED_CACHES)
+ * on a port that promises exclusive CPU indices. */
+static bool fx_exclusive;
+
 static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsigned int ncpus)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
@@ -49,6 +53,9 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 	if (!fx)
 		return -1;
 	mock_port_init(&fx->mp, ncpus);
+	/* The kernel's promise: the owner's cache without its lock (arena_exclusive()). */
+	if (fx_exclusive)
+		fx->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 	fx->len = nchunks * CHUNK;
 	fx->region = aligned_alloc(CHUNK, fx->len);
 	if (!fx->region)
@@ -66,6 +73,7 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 		.ncpus = ncpus,
 		.meta = fx->meta_alloc + 8,
 		.meta_len = ml,
+		.flags = fx_exclusive ? SLUICE_DMA_ARENA_OWNED_CACHES : 0,
 	};
 	if (sluice_dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg))
 		return -1;
@@ -76,6 +84,27 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 static int setup_default(void **state)
 {
 	return fx_setup(state, 8, 8, 4);
+}
+
+/* The same arenas, on a port that promises exclusive CPU indices. */
+static int setup_default_excl(void **state)
+{
+	int rc;
+
+	fx_exclusive = true;
+	rc = fx_setup(state, 8, 8, 4);
+	fx_exclusive = false;
+	return rc;
+}
+
+static int setup_four_excl(void **state)
+{
+	int rc;
+
+	fx_exclusive = true;
+	rc = fx_setup(state, 4, 4, 2);
+	fx_exclusive = false;
+	return rc;
 }
 
 static int setup_one_chunk_cap(void **state)
@@ -222,6 +251,18 @@ static void test_init_rejects_bad_config(void **state)
 	ops = fx->mp.ops;
 	ops.unlock = NULL;
 	assert_int_equal(sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL);
+	/* Owned caches: only on a port with locks that promises exclusive CPUs. */
+	ops = fx->mp.ops;
+	ops.flags = 0;
+	cfg.flags = SLUICE_DMA_ARENA_OWNED_CACHES;
+	assert_int_equal(sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL);
+	ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	ops.lock = NULL;
+	ops.unlock = NULL;
+	assert_int_equal(sluice_dma_arena_init(&a, &ops, &cfg), SLUICE_DMA_ERR_INVAL);
+	cfg.flags = 0x8;
+	assert_int_equal(sluice_dma_arena_init(&a, &fx->mp.ops, &cfg), SLUICE_DMA_ERR_INVAL);
+	cfg = fx->cfg;
 	/* The macro and the function agree. */
 	assert_int_equal(SLUICE_DMA_ARENA_META_SIZE(8 * CHUNK, 4),
 			 sluice_dma_arena_meta_size(8 * CHUNK, 4));
@@ -356,7 +397,15 @@ static void test_random_sequence_no_overlap(void **state)
 	}
 	while (nlive)
 		sluice_dma_arena_free(&fx->arena, live[--nlive].p);
-	sluice_dma_arena_reclaim(&fx->arena, 0);
+	/*
+	 * A reclaim on every CPU: on an exclusive port each CPU's cache goes
+	 * back only by a call on that CPU (a reclaim elsewhere asks for it).
+	 */
+	for (unsigned int c = 0; c < fx->cfg.ncpus; c++) {
+		mock_port_set_cpu(c);
+		sluice_dma_arena_reclaim(&fx->arena, 0);
+	}
+	mock_port_set_cpu(0);
 	assert_int_equal(mock_port_shared_bytes(&fx->mp), 0);
 	assert_int_equal(stats(fx).alloc_failed, failed);
 }
@@ -871,19 +920,21 @@ static void test_free_mapped_block_refused(void **state)
 
 	sluice_dma_arena_region(&r, &fx->arena);
 	assert_non_null(p);
-	assert_true(r.get(r.ctx, p, 4096));
-	assert_true(r.get(r.ctx, p + 4096, 4096));
-	assert_false(r.get(r.ctx, p + 4096, 8192)); /* past the block */
+	assert_true(r.get(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE));
+	assert_true(r.get(r.ctx, p + 4096, 4096, SLUICE_DMA_TO_DEVICE));
+	assert_false(r.get(r.ctx, p + 4096, 8192, SLUICE_DMA_TO_DEVICE)); /* past the block */
+	assert_false(r.get(r.ctx, p, 4096, 0));				  /* no direction */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
 	assert_non_null(strstr(fx->mp.last_log, "still mapped"));
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, p), 8192);
-	assert_true(r.put(r.ctx, p, 4096));
+	assert_false(r.put(r.ctx, p, 4096, SLUICE_DMA_TO_DEVICE)); /* not the direction mapped */
+	assert_true(r.put(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE));
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_BUSY);
-	assert_false(r.put(r.ctx, p + 4096, 1)); /* not the length mapped */
-	assert_true(r.put(r.ctx, p + 4096, 4096));
-	assert_false(r.put(r.ctx, p, 4096)); /* no mapping left */
+	assert_false(r.put(r.ctx, p + 4096, 1, SLUICE_DMA_TO_DEVICE)); /* not the length mapped */
+	assert_true(r.put(r.ctx, p + 4096, 4096, SLUICE_DMA_TO_DEVICE));
+	assert_false(r.put(r.ctx, p, 4096, SLUICE_DMA_FROM_DEVICE)); /* no mapping left */
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
-	assert_false(r.get(r.ctx, p, 1)); /* freed: no new mapping */
+	assert_false(r.get(r.ctx, p, 1, SLUICE_DMA_TO_DEVICE)); /* freed: no new mapping */
 	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
 }
 
@@ -1059,6 +1110,62 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Exclusive CPU indices: each CPU's cache is its own, used without its lock.
+ * Another CPU that needs the cached blocks (a reclaim here; an allocation
+ * that finds no room does the same) does not take them: it asks (drain_req),
+ * and the owner returns them at its next call. Until then they stay cached
+ * and their chunk stays shared; after it, the chunk goes back.
+ */
+static void test_exclusive_drain_request(void **state)
+{
+	struct fx *fx = *state;
+	struct sluice_dma_arena_stats st;
+	void *p[4], *q;
+
+	assert_true(fx->arena.flags & SLUICE_DMA_ARENA_OWNED_CACHES);
+	mock_port_set_cpu(1);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_non_null(p[i] = sluice_dma_arena_alloc(&fx->arena, 4096));
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, p[i]), 0);
+	st = stats(fx);
+	assert_int_equal(st.blocks_cached, 4);
+	/* CPU 0 reclaims: CPU 1's cache is not its to take. */
+	mock_port_set_cpu(0);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_int_equal(fx->mp.to_private_calls, 0);
+	assert_int_equal(stats(fx).blocks_cached, 4);
+	assert_int_equal(fx->arena.cpus[1].drain_req, 1);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	/* CPU 1's next call returns its cache first, then serves itself. */
+	mock_port_set_cpu(1);
+	assert_non_null(q = sluice_dma_arena_alloc(&fx->arena, 4096));
+	assert_int_equal(fx->arena.cpus[1].drain_req, 0);
+	st = stats(fx);
+	assert_int_equal(st.blocks_cached, 0);
+	assert_true(st.cache_drains >= 1);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	/* Its own reclaim takes its own cache at once, and the chunk goes back. */
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
+	assert_int_equal(fx->mp.to_private_calls, 1);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, 0), 0);
+	mock_port_set_cpu(0);
+}
+
+/* A double free on an exclusive port is refused as on a locked one (the claim's CAS). */
+static void test_exclusive_double_free_refused(void **state)
+{
+	struct fx *fx = *state;
+	void *p = sluice_dma_arena_alloc(&fx->arena, 4096);
+
+	assert_non_null(p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(stats(fx).blocks_cached, 1);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+}
+
 static void test_threads(void **state)
 {
 	struct fx *fx = *state;
@@ -1212,6 +1319,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destroy, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_single_threaded_port, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_default, teardown),
+		/* The kernel's port: exclusive CPU indices, caches without locks. */
+		cmocka_unit_test_setup_teardown(test_threads, setup_default_excl, teardown),
+		cmocka_unit_test_setup_teardown(test_percpu_recycle, setup_default_excl, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_is_bounded, setup_default_excl,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_random_sequence_no_overlap, setup_default_excl,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four_excl, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive_drain_request, setup_four_excl,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive_double_free_refused,
+						setup_default_excl, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_first_use, setup_four, teardown),
 	};
 

@@ -178,6 +178,11 @@ static uint64_t a_blk_plus16(struct bx *b)
 	return (uint64_t)(uintptr_t)b->blk + 16;
 }
 
+static uint64_t a_blk_plus4k(struct bx *b)
+{
+	return (uint64_t)(uintptr_t)b->blk + 4 * KIB;
+}
+
 static uint64_t a_blk_plus8k(struct bx *b)
 {
 	return (uint64_t)(uintptr_t)b->blk + 8 * KIB;
@@ -761,6 +766,32 @@ static long unmap_inplace_past_block(struct bx *b)
 {
 	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 16 * KIB, SLUICE_DMA_FROM_DEVICE);
 }
+/* The in-place mapping's start, given back with another length or direction (API 0.8). */
+static long unmap_inplace_wrong_len(struct bx *b)
+{
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 100, SLUICE_DMA_FROM_DEVICE);
+}
+static long unmap_inplace_zero_len(struct bx *b)
+{
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 0, SLUICE_DMA_FROM_DEVICE);
+}
+static long unmap_inplace_wrong_dir(struct bx *b)
+{
+	return sluice_dma_unmap(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_TO_DEVICE);
+}
+static long unmap_inplace_interior(struct bx *b)
+{
+	return sluice_dma_unmap(&b->f->dl, a_blk_plus16(b), 100, SLUICE_DMA_FROM_DEVICE);
+}
+static long discard_inplace_wrong_dir(struct bx *b)
+{
+	return sluice_dma_unmap_discard(&b->f->dl, b->d_inplace, 4 * KIB, SLUICE_DMA_BIDIRECTIONAL);
+}
+static long written_inplace_wrong_len(struct bx *b)
+{
+	return sluice_dma_unmap_written(&b->f->dl, b->d_inplace, 8 * KIB, SLUICE_DMA_FROM_DEVICE,
+					1);
+}
 static long unmap_coherent(struct bx *b)
 {
 	return sluice_dma_unmap(&b->f->dl, b->coh_dma, 4096, SLUICE_DMA_BIDIRECTIONAL);
@@ -904,6 +935,23 @@ static long sync_inplace_len_past_block(struct bx *b)
 static long sync_inplace_off_wraps(struct bx *b)
 {
 	return sync_cpu(b, b->d_inplace, SIZE_MAX, 1, SLUICE_DMA_FROM_DEVICE);
+}
+/* In place, a sync is checked as a bounce mapping's (API 0.8). */
+static long sync_inplace_interior(struct bx *b)
+{
+	return sync_cpu(b, a_blk_plus16(b), 0, 1, SLUICE_DMA_FROM_DEVICE);
+}
+static long sync_inplace_unmapped(struct bx *b)
+{
+	return sync_dev(b, a_blk_plus4k(b), 0, 1, SLUICE_DMA_FROM_DEVICE);
+}
+static long sync_inplace_wrong_dir(struct bx *b)
+{
+	return sync_cpu(b, b->d_inplace, 0, 1, SLUICE_DMA_BIDIRECTIONAL);
+}
+static long sync_inplace_past_mapping(struct bx *b)
+{
+	return sync_cpu(b, b->d_inplace, 4000, 200, SLUICE_DMA_FROM_DEVICE);
 }
 static long sync_never_in_pool(struct bx *b)
 {
@@ -1861,6 +1909,28 @@ static long destroy_report_live(struct bx *b)
 		return CLOBBERED;
 	return ret;
 }
+/* The live arena, initialised again with its own, valid, configuration (API 0.8). */
+static long ainit_live(struct bx *b)
+{
+	struct sluice_dma_arena_config cfg = { .base = b->region,
+					       .len = 2 * CHUNK,
+					       .ncpus = 2,
+					       .meta = b->ameta,
+					       .meta_len =
+						       sluice_dma_arena_meta_size(2 * CHUNK, 2) };
+
+	return sluice_dma_arena_init(&b->arena, &b->f->mp.ops, &cfg);
+}
+static long inplace_find_no_get(struct bx *b)
+{
+	static struct sluice_dma_inplace_region odd;
+
+	odd = b->hook;
+	odd.get = NULL;
+	odd.put = NULL;
+	sluice_dma_layer_set_inplace(&b->f->dl, &odd);
+	return 0;
+}
 static long inplace_get_no_put(struct bx *b)
 {
 	static struct sluice_dma_inplace_region half;
@@ -1974,7 +2044,25 @@ static const struct row rows[] = {
 	{ E(unmap_invalid_dir, SLUICE_DMA_ERR_INVAL, "invalid direction 7", a_to), true, false },
 	{ E(unmap_invalid_dir_inplace, SLUICE_DMA_ERR_INVAL, "invalid direction 0", a_inplace),
 	  true, false },
-	{ E(unmap_inplace_past_block, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region",
+	{ E(unmap_inplace_past_block, SLUICE_DMA_ERR_INVAL, "length 16384, mapped in place 4096",
+	    a_inplace),
+	  true, false },
+	{ E(unmap_inplace_wrong_len, SLUICE_DMA_ERR_INVAL, "length 100, mapped in place 4096",
+	    a_inplace),
+	  true, false },
+	{ E(unmap_inplace_zero_len, SLUICE_DMA_ERR_INVAL, "length 0, mapped in place 4096",
+	    a_inplace),
+	  true, false },
+	{ E(unmap_inplace_wrong_dir, SLUICE_DMA_ERR_INVAL,
+	    "direction 1, mapped in place in another", a_inplace),
+	  true, false },
+	{ E(unmap_inplace_interior, SLUICE_DMA_ERR_NOENT, "in-place block holds no mapping",
+	    a_blk_plus16),
+	  true, false },
+	{ E(discard_inplace_wrong_dir, SLUICE_DMA_ERR_INVAL,
+	    "direction 3, mapped in place in another", a_inplace),
+	  true, false },
+	{ E(written_inplace_wrong_len, SLUICE_DMA_ERR_INVAL, "length 8192, mapped in place 4096",
 	    a_inplace),
 	  true, false },
 	{ E(unmap_coherent, SLUICE_DMA_ERR_NOENT, "coherent memory, not a streaming mapping",
@@ -2012,6 +2100,14 @@ static const struct row rows[] = {
 	{ R(sync_inplace_past_block, SLUICE_DMA_ERR_RANGE), true, false },
 	{ R(sync_inplace_len_past_block, SLUICE_DMA_ERR_RANGE), true, false },
 	{ R(sync_inplace_off_wraps, SLUICE_DMA_ERR_RANGE), true, false },
+	{ E(sync_inplace_interior, SLUICE_DMA_ERR_NOENT, "no in-place mapping starts there",
+	    a_blk_plus16),
+	  true, false },
+	{ E(sync_inplace_unmapped, SLUICE_DMA_ERR_NOENT, "no in-place mapping starts there",
+	    a_blk_plus4k),
+	  true, false },
+	{ R(sync_inplace_wrong_dir, SLUICE_DMA_ERR_PERM), true, false },
+	{ R(sync_inplace_past_mapping, SLUICE_DMA_ERR_RANGE), true, false },
 	{ E(sync_never_in_pool, SLUICE_DMA_ERR_NOENT, "not a live mapping", a_pool_free), true,
 	  false },
 	{ E(sync_private_addr, SLUICE_DMA_ERR_NOENT, "not in any pool nor in-place region", a_buf),
@@ -2179,7 +2275,9 @@ static const struct row rows[] = {
 	{ R(unmap_all_bad_flags, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(foreach_null_fn, SLUICE_DMA_ERR_INVAL), true, false },
 	{ R(destroy_report_live, SLUICE_DMA_ERR_BUSY), true, false },
+	{ R(ainit_live, SLUICE_DMA_ERR_BUSY), false, false },
 	{ T(inplace_get_no_put, "get without put", NULL), false, false },
+	{ T(inplace_find_no_get, "find without get", NULL), false, false },
 	{ T(region_null, "NULL region", NULL), false, false },
 };
 

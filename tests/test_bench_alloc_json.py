@@ -11,7 +11,7 @@ printed with %.1f, 309 digits, and ULONG_MAX; -W nan / -W inf: not finite, which
 must come out as null). A fixed line buffer, or printf's "nan", fails it. The same
 for the cost breakdown (-K) of the stage build (build/bench/bench_alloc_stages): every
 stage and total has its line; and -K of the build without markers refuses, saying
-why. Every line's keys are in docs/ARCHITECTURE.md's contract table. It asserts no
+why. Every line's keys are in docs/BENCHMARKS.md's contract table. It asserts no
 time.
 """
 import json

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_features.c - what firmware stacks expect of the DMA library (README.md,
+ * test_features.c - what firmware stacks expect of the DMA library (dma/README.md,
  * "What the API offers firmware"), under every bounce policy: scatter-gather
  * lists (all or nothing, limits, a bounce budget), partial maps (EDK2's
  * NumberOfBytes in/out), read-only mappings and access changes through the

@@ -123,9 +123,10 @@ static void test_free_coherent_foreign_block(void **state)
 }
 
 /*
- * An unmap of an address inside an in-place mapping, or of its start with
- * another length, is no mapping: refused, and the block stays counted, so it
- * cannot be freed while the device still holds the real mapping.
+ * An unmap of an address inside an in-place mapping is no mapping (NOENT),
+ * its start with another length is a bad handle (INVAL, API 0.8): refused,
+ * and the block stays counted, so it cannot be freed while the device still
+ * holds the real mapping.
  */
 static void test_unmap_interior_inplace(void **state)
 {
@@ -140,7 +141,7 @@ static void test_unmap_interior_inplace(void **state)
 	assert_int_equal(sluice_dma_unmap(&f->dl, d + 16, 100, SLUICE_DMA_FROM_DEVICE),
 			 SLUICE_DMA_ERR_NOENT);
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, 100, SLUICE_DMA_FROM_DEVICE),
-			 SLUICE_DMA_ERR_NOENT);
+			 SLUICE_DMA_ERR_INVAL);
 	assert_int_equal(sluice_dma_unmap(&f->dl, d + 4096, 4096, SLUICE_DMA_FROM_DEVICE),
 			 SLUICE_DMA_ERR_NOENT);
 	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), SLUICE_DMA_ERR_BUSY);
@@ -153,6 +154,261 @@ static void test_unmap_interior_inplace(void **state)
 	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE),
 			 SLUICE_DMA_ERR_NOENT);
 	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+}
+
+/*
+ * A sync names a mapping by its start, as an unmap does: an address inside an
+ * in-place mapping, or in its block but in no mapping, is no mapping (NOENT,
+ * logged), and a synced range must stay inside the mapping, not merely inside
+ * its block (RANGE).
+ */
+static void test_sync_interior_inplace(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	unsigned char *blk = sluice_dma_arena_alloc(&c->arena, 16 * KIB);
+	unsigned char *other = sluice_dma_arena_alloc(&c->arena, 4096);
+	uint64_t d;
+
+	assert_non_null(blk);
+	assert_non_null(other);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(d, dma_of(blk));
+	f->mp.last_log[0] = 0;
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d + 16, 0, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_non_null(strstr(f->mp.last_log, "sync_for_cpu"));
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d + 4096, 0, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	/* A live block nobody mapped. */
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, dma_of(other), 0, 1,
+						 SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	/* Inside the block, past the mapping. */
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 4000, 200, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 4096, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_RANGE);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 4096, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 4095, 1, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE), 0);
+	/* Unmapped: the start is no mapping any more. */
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 1, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, other), 0);
+}
+
+/*
+ * A live mapping given back with another length is INVAL on every path: a
+ * bounce mapping (unmap, unmap_written, unmap_discard), coherent memory from
+ * a pool and from the arena (free_coherent), and an in-place mapping - for
+ * which a length past its block, or 0, is another length too. Nothing ends:
+ * the right length still works afterwards.
+ */
+static void test_wrong_length_inval_every_path(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	unsigned char *buf = calloc(1, 8192), *blk = sluice_dma_arena_alloc(&c->arena, 8192);
+	void *pc, *rc;
+	uint64_t d, di, pd, rd;
+
+	assert_non_null(buf);
+	assert_non_null(blk);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, buf, 3000, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_FROM_DEVICE, &di),
+			 0);
+	assert_int_equal(di, dma_of(blk));
+	pc = sluice_dma_alloc_coherent(&f->dl, &deftag, 4096, &pd);
+	rc = sluice_dma_alloc_coherent(&f->dl, &deftag, 1 * MIB, &rd);
+	assert_non_null(pc);
+	assert_non_null(rc);
+
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 2999, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap_written(&f->dl, d, 3001, SLUICE_DMA_FROM_DEVICE, 1),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap_discard(&f->dl, d, 0, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, pc, 4095), SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, rc, 1 * MIB + 1), SLUICE_DMA_ERR_INVAL);
+	f->mp.last_log[0] = 0;
+	assert_int_equal(sluice_dma_unmap(&f->dl, di, 100, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_non_null(strstr(f->mp.last_log, "length 100"));
+	assert_int_equal(sluice_dma_unmap(&f->dl, di, 0, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap(&f->dl, di, 16 * KIB, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap_written(&f->dl, di, 8192, SLUICE_DMA_FROM_DEVICE, 1),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_unmap_discard(&f->dl, di, 4095, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	/* Still live, every one: the block cannot go, the right length ends each. */
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_unmap(&f->dl, di, 4096, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 3000, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, pc, 4096), 0);
+	assert_int_equal(sluice_dma_free_coherent(&f->dl, rc, 1 * MIB), 0);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+	free(buf);
+}
+
+struct dirs_seen {
+	unsigned int n;
+	uint32_t dir[4];
+	size_t len[4];
+};
+
+static int list_inplace(void *arg, const struct sluice_dma_mapping_info *m)
+{
+	struct dirs_seen *s = arg;
+
+	if (m->in_place && !m->coherent && s->n < 4) {
+		s->dir[s->n] = m->dir;
+		s->len[s->n++] = m->len;
+	}
+	return 0;
+}
+
+/*
+ * The direction given at map is kept for an in-place mapping as for a bounce
+ * one: an unmap with another direction is INVAL and ends nothing (the block
+ * stays counted), a sync in another direction is PERM, the walk reports the
+ * direction, and one range mapped in two directions is two mappings.
+ */
+static void test_inplace_direction_kept(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	unsigned char *blk = sluice_dma_arena_alloc(&c->arena, 8192);
+	struct dirs_seen s = { 0 };
+	uint64_t d, d2;
+
+	assert_non_null(blk);
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	assert_int_equal(d, dma_of(blk));
+	f->mp.last_log[0] = 0;
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_non_null(strstr(f->mp.last_log, "direction"));
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_BIDIRECTIONAL),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 1, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_PERM);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 1, SLUICE_DMA_BIDIRECTIONAL),
+			 SLUICE_DMA_ERR_PERM);
+	assert_int_equal(sluice_dma_sync_for_cpu(&f->dl, d, 0, 1, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_mapping_foreach(&f->dl, list_inplace, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.dir[0], SLUICE_DMA_FROM_DEVICE);
+	assert_int_equal(s.len[0], 4096);
+
+	/* The same range to the device as well: a second mapping, its own direction. */
+	assert_int_equal(sluice_dma_map(&f->dl, &deftag, blk, 4096, SLUICE_DMA_TO_DEVICE, &d2), 0);
+	assert_int_equal(d2, d);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 4096, SLUICE_DMA_TO_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_TO_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_INVAL);
+	assert_int_equal(sluice_dma_sync_for_device(&f->dl, d, 0, 1, SLUICE_DMA_TO_DEVICE),
+			 SLUICE_DMA_ERR_PERM);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE), 0);
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE),
+			 SLUICE_DMA_ERR_NOENT);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+}
+
+/*
+ * In-place maps and unmaps with directions from more threads than CPUs, on
+ * shared pages of one block: threads whose ranges start in the same page
+ * share its records. Each thread maps its range twice in a direction that
+ * changes every round, checks that a sync or unmap in another direction is
+ * refused, then ends both mappings. Robustness only (nothing is timed): no
+ * refusal of a right handle, no acceptance of a wrong one, and afterwards no
+ * record left, the block free to go.
+ */
+#define DIR_THREADS 8
+#define DIR_ROUNDS 3000
+
+struct dir_worker {
+	struct fx *f;
+	unsigned char *va;
+	unsigned int t;
+	unsigned int errors;
+	pthread_t thread;
+};
+
+static void *dir_worker_main(void *arg)
+{
+	struct dir_worker *w = arg;
+	struct sluice_dma_layer *dl = &w->f->dl;
+
+	mock_port_set_cpu(w->t % 2);
+	for (unsigned int i = 0; i < DIR_ROUNDS; i++) {
+		enum sluice_dma_dir dir = (enum sluice_dma_dir)(1 + (w->t + i) % 3);
+		enum sluice_dma_dir other = (enum sluice_dma_dir)(1 + (w->t + i + 1) % 3);
+		uint64_t d, d2;
+
+		if (sluice_dma_map(dl, &deftag, w->va, 256, dir, &d) || d != dma_of(w->va) ||
+		    sluice_dma_map(dl, &deftag, w->va, 256, dir, &d2) || d2 != d) {
+			w->errors++;
+			continue;
+		}
+		if (sluice_dma_unmap(dl, d, 256, other) != SLUICE_DMA_ERR_INVAL ||
+		    sluice_dma_sync_for_cpu(dl, d, 0, 256, other) != SLUICE_DMA_ERR_PERM ||
+		    sluice_dma_sync_for_cpu(dl, d, 0, 256, dir) != 0 ||
+		    sluice_dma_unmap(dl, d, 256, dir) != 0 ||
+		    sluice_dma_unmap(dl, d, 256, dir) != 0)
+			w->errors++;
+	}
+	return NULL;
+}
+
+/* The refusals of the threads: counted, not printed (one per round and thread). */
+static atomic_ulong dir_refusals;
+
+static void dir_count_log(void *ctx, enum sluice_dma_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+	if (level == SLUICE_DMA_LOG_ERR)
+		atomic_fetch_add(&dir_refusals, 1);
+}
+
+static void test_inplace_dir_threads(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	unsigned char *blk = sluice_dma_arena_alloc(&c->arena, 8192);
+	struct dir_worker w[DIR_THREADS];
+	struct dirs_seen s = { 0 };
+
+	assert_non_null(blk);
+	atomic_store(&dir_refusals, 0);
+	f->dl.ops.log = dir_count_log; /* the layer's own copy of the ops */
+	for (unsigned int i = 0; i < DIR_THREADS; i++) {
+		/* Four starts in each of the block's two pages. */
+		w[i] = (struct dir_worker){ .f = f,
+					    .va = blk + (i / 4) * 4096 + (i % 4) * 512,
+					    .t = i };
+		assert_int_equal(pthread_create(&w[i].thread, NULL, dir_worker_main, &w[i]), 0);
+	}
+	for (unsigned int i = 0; i < DIR_THREADS; i++) {
+		assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+		assert_int_equal(w[i].errors, 0);
+	}
+	f->dl.ops.log = f->mp.ops.log;
+	/* Every wrong-direction unmap was refused with a line, and nothing else was. */
+	assert_int_equal(atomic_load(&dir_refusals), (unsigned long)DIR_THREADS * DIR_ROUNDS);
+	mock_port_set_cpu(0);
+	assert_int_equal(sluice_dma_mapping_foreach(&f->dl, list_inplace, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+	assert_int_equal(sluice_dma_arena_check(&c->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
 }
 
 /* Interior handles of bounce mappings and pool coherent memory: NOENT. */
@@ -378,6 +634,45 @@ static void test_reinit_live_layer_refused(void **state)
 	assert_int_equal(sluice_dma_bounce_pool_count(&f->dl), 1);
 }
 
+/*
+ * A live arena is not initialised again either (API 0.8): its shared chunks
+ * and port locks would leak, and a block it handed out would be handed out
+ * twice. It stays as it was; once destroyed, its storage takes an init.
+ */
+static void test_reinit_live_arena_refused(void **state)
+{
+	struct pc *c = *state;
+	struct fx *f = c->f;
+	struct sluice_dma_arena_stats st;
+	struct sluice_dma_arena_config cfg = { .base = c->region,
+					       .len = 2 * CHUNK,
+					       .ncpus = 2,
+					       .meta = c->ameta,
+					       .meta_len =
+						       sluice_dma_arena_meta_size(2 * CHUNK, 2) };
+	unsigned char *blk = sluice_dma_arena_alloc(&c->arena, 4096);
+	long locks;
+
+	assert_non_null(blk);
+	locks = atomic_load(&f->mp.locks_live);
+	f->mp.last_log[0] = 0;
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), SLUICE_DMA_ERR_BUSY);
+	assert_non_null(strstr(f->mp.last_log, "config refused: "));
+	assert_non_null(strstr(f->mp.last_log, "live"));
+	assert_int_equal(atomic_load(&f->mp.locks_live), locks);
+	sluice_dma_arena_stats_get(&c->arena, &st);
+	assert_int_equal(st.blocks_live, 1);
+	assert_int_equal(sluice_dma_arena_block_size(&c->arena, blk), 4096);
+	/* Idle but initialised: still refused (its locks are live). */
+	assert_int_equal(sluice_dma_arena_free(&c->arena, blk), 0);
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), SLUICE_DMA_ERR_BUSY);
+	assert_int_equal(sluice_dma_arena_check(&c->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+	/* Destroyed: the storage is fresh again (the teardown destroys this one). */
+	assert_int_equal(sluice_dma_arena_destroy(&c->arena), 0);
+	assert_int_equal(sluice_dma_arena_init(&c->arena, &f->mp.ops, &cfg), 0);
+	assert_int_equal(atomic_load(&f->mp.locks_live), locks);
+}
+
 /* A configuration refused: @call returns @err and logs why, naming @word. */
 #define EXPECT_LOGGED(mp, call, err, word)                                   \
 	do {                                                                 \
@@ -597,11 +892,16 @@ int main(void)
 		CASES(test_free_coherent_foreign_block),
 		CASES(test_unmap_interior_inplace),
 		CASES(test_interior_bounce_and_pool_coherent),
+		CASES(test_sync_interior_inplace),
+		CASES(test_wrong_length_inval_every_path),
+		CASES(test_inplace_direction_kept),
+		CASES(test_inplace_dir_threads),
 		CASES(test_coherent_any_alignment_freeable),
 		CASES(test_never_fits_is_range),
 		CASES(test_teardown_every_kind),
 		CASES(test_stats_exact_drifting_cpus),
 		CASES(test_reinit_live_layer_refused),
+		CASES(test_reinit_live_arena_refused),
 		CASES(test_config_errors_logged),
 		CASES(test_arena_config_errors_logged),
 		CASES(test_lock_save_words),

@@ -181,6 +181,188 @@ static void test_cpuid_lookup_as_linux(void **state)
 	assert_true(r[2] & (1u << 4));
 }
 
+/* The simulated hypervisor's CPUID for the running vCPU (its APIC IDs). */
+static void hv_cpuid_vcpu5(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	(void)ctx;
+	assert_int_equal(sub, 0); /* the MSR protocol has no sub-leaf */
+	r[0] = r[1] = r[2] = r[3] = 0;
+	if (leaf == 1) {
+		r[1] = 0x05000000u | 0x00123456u;
+		r[3] = 1u << 9;
+	} else if (leaf == 0xb) {
+		r[3] = 5;
+	} else if (leaf == 0x8000001e) {
+		r[0] = 10;
+		r[1] = 0xab02;
+		r[2] = 0xcd03;
+	}
+}
+
+/* Post-processing as Linux snp_cpuid_postprocess(): the APIC IDs of leaves 1,
+ * 0xB (any sub-leaf) and 0x8000001E are the running vCPU's, asked of the
+ * hypervisor through the MSR protocol (no GHCB exit); the rest of each leaf
+ * is the page's. A leaf the page omits inside its declared range is
+ * post-processed from zeros; outside every range it stays zeros, unasked. */
+static void test_cpuid_apic_ids_from_the_hypervisor(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	unsigned long exits = e->g.m.n_exit;
+	uint32_t r[4];
+
+	e->g.m.hv_cpuid = hv_cpuid_vcpu5;
+	e->cpuid.count = 6;
+	e->cpuid.fn[3] = (struct snp_cpuid_fn){ .eax_in = 1,
+						.ebx = 0xaa000800u,
+						.edx = 0x178bfbffu & ~(1u << 9) };
+	e->cpuid.fn[4] =
+		(struct snp_cpuid_fn){ .eax_in = 0xb, .ecx_in = 1, .ecx = 0x201, .edx = 0x77 };
+	e->cpuid.fn[5] = (struct snp_cpuid_fn){
+		.eax_in = 0x8000001e, .eax = 0x99, .ebx = 0xff55, .ecx = 0xff66
+	};
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_true(r[1] == 0x05000800u); /* APIC ID 5; the rest of EBX the page's */
+	assert_true(r[3] == 0x178bfbffu); /* APIC enabled, as the hypervisor says */
+	assert_int_equal(e->g.m.last_cpuid_leaf, 1);
+	o->cpuid(o->ctx, 0xb, 1, r);
+	assert_true(r[2] == 0x201 && r[3] == 5);
+	o->cpuid(o->ctx, 0x8000001e, 0, r);
+	assert_true(r[0] == 10 && r[1] == 0xff02 && r[2] == 0xff03);
+	/* 0xB sub-leaf 0 is not in the page but leaf 0 says 0x10 leaves: zeros,
+	 * then the running vCPU's x2APIC ID. */
+	o->cpuid(o->ctx, 0xb, 0, r);
+	assert_true(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 5);
+	/* Outside every range the page declares: zeros, nothing asked. */
+	{
+		unsigned long asked = e->g.m.n_msr_cpuid;
+
+		o->cpuid(o->ctx, 0x8000001e + 0x10000000u, 0, r);
+		assert_true(r[0] == 0 && r[3] == 0);
+		assert_int_equal(e->g.m.n_msr_cpuid, asked);
+	}
+	assert_int_equal(e->g.m.n_exit, exits); /* never a GHCB exit */
+	assert_true(e->p.cpuid_hv_requests > 0);
+	assert_int_equal(e->p.cpuid_refused, 0);
+	assert_int_equal(e->g.m.terminated, 0);
+}
+
+static uint64_t fake_xcr0, fake_xss;
+static unsigned int xss_reads;
+
+static uint64_t read_fake_xcr0(void)
+{
+	return fake_xcr0;
+}
+
+static uint64_t read_fake_xss(void)
+{
+	xss_reads++;
+	return fake_xss;
+}
+
+/* Leaf 0xD sub-leaves 0 and 1: the base entry (XCR0 1, XSS 0) found, and its
+ * XSAVE size (EBX) recomputed from the page's component entries for this
+ * CPU's XCR0 (and XSS for sub-leaf 1, compacted), as Linux
+ * snp_cpuid_calc_xsave_size(): not the page's EBX, and a duplicate entry of a
+ * component counts once (the first). */
+static void test_cpuid_xsave_size_recomputed(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint32_t r[4];
+
+	e->cpuid.count = 9;
+	e->cpuid.fn[3] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 1, .ebx = 0x9999 };
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){ .eax_in = 0xd,
+						.ecx_in = 1,
+						.xcr0_in = 1,
+						.eax = (1u << 1) | (1u << 3),
+						.ebx = 0x9999 };
+	e->cpuid.fn[5] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 2, .eax = 256, .ebx = 576 };
+	e->cpuid.fn[6] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 2, .eax = 9999, .ebx = 9999 };
+	e->cpuid.fn[7] = (struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 9, .eax = 8, .ebx = 2688 };
+	e->cpuid.fn[8] = (struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 11, .eax = 16 };
+	e->p.read_cr4 = read_fake_cr4;
+	e->p.read_xcr0 = read_fake_xcr0;
+	e->p.read_xss = read_fake_xss;
+	/* No OSXSAVE: XCR0 is taken as 1 (XGETBV would fault). */
+	fake_cr4 = 0;
+	fake_xcr0 = 7;
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 0x240);
+	fake_cr4 = UINT64_C(1) << 18;
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 576 + 256); /* x87, SSE, AVX: the end of AVX's area */
+	fake_xcr0 = 0x207;
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 2688 + 8); /* and PKRU */
+	/* Sub-leaf 1, compacted, with XSS (XSAVES in its EAX). */
+	fake_xcr0 = 7;
+	fake_xss = 1u << 11;
+	xss_reads = 0;
+	o->cpuid(o->ctx, 0xd, 1, r);
+	assert_int_equal(r[1], 0x240 + 256 + 16);
+	assert_int_equal(xss_reads, 1);
+	assert_int_equal(e->g.m.terminated, 0);
+}
+
+/* A hostile or inconsistent CPUID page ends the guest with Sluice's reason
+ * GHCB_TERM_SLUICE_CPUID, as Linux terminates when snp_cpuid() fails: XCR0
+ * enables a component the page has no entry for; sub-leaf 1 without XSAVEC or
+ * XSAVES; component sizes that overflow 32 bits. A hypervisor that does not
+ * answer the MSR-protocol CPUID ends it with GHCB_TERM_SLUICE_CPUID_HV (Linux:
+ * GHCB_TERM_CPUID_HV). The caller gets zeros. */
+static void test_cpuid_hostile_page_refused(void **state)
+{
+	struct env *e = *state;
+	const struct pvio_ops *o = &e->p.ops;
+	uint32_t r[4];
+
+	e->cpuid.count = 5;
+	e->cpuid.fn[3] =
+		(struct snp_cpuid_fn){ .eax_in = 0xd, .ecx_in = 0, .xcr0_in = 3, .ebx = 0x240 };
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){ .eax_in = 0xd,
+						.ecx_in = 1,
+						.xcr0_in = 1,
+						.eax = 1u << 0 /* XSAVEOPT only */ };
+	e->p.read_cr4 = read_fake_cr4;
+	e->p.read_xcr0 = read_fake_xcr0;
+	e->p.read_xss = read_fake_xss;
+	fake_cr4 = UINT64_C(1) << 18;
+	fake_xcr0 = 7; /* AVX enabled, no 0xD.2 entry */
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_true(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+	assert_int_equal(e->g.m.terminated, 1);
+	assert_int_equal(e->g.m.term_set, GHCB_TERM_SET_SLUICE);
+	assert_int_equal(e->g.m.term_code, GHCB_TERM_SLUICE_CPUID);
+	fake_xcr0 = 3;
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(r[1], 0x240); /* consistent: answered */
+	o->cpuid(o->ctx, 0xd, 1, r);
+	assert_int_equal(e->g.m.terminated, 2);
+	assert_int_equal(e->g.m.term_code, GHCB_TERM_SLUICE_CPUID);
+	/* Sizes past 4 GiB. */
+	e->cpuid.count = 5;
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){
+		.eax_in = 0xd, .ecx_in = 2, .eax = 0xffffff00u, .ebx = 0x200
+	};
+	fake_xcr0 = 7;
+	o->cpuid(o->ctx, 0xd, 0, r);
+	assert_int_equal(e->g.m.terminated, 3);
+	assert_int_equal(r[1], 0);
+	/* The hypervisor's MSR-protocol CPUID answers with another code. */
+	e->cpuid.fn[4] = (struct snp_cpuid_fn){ .eax_in = 1, .ebx = 0x800 };
+	e->g.m.faults.cpuid_bad_resp = true;
+	o->cpuid(o->ctx, 1, 0, r);
+	assert_int_equal(e->g.m.terminated, 4);
+	assert_int_equal(e->g.m.term_code, GHCB_TERM_SLUICE_CPUID_HV);
+	assert_int_equal(e->p.cpuid_refused, 4);
+}
+
 static unsigned int native_halts;
 static bool native_halt_irqs;
 
@@ -346,6 +528,9 @@ int main(void)
 		T(test_msr),
 		T(test_cpuid_from_the_page),
 		T(test_cpuid_lookup_as_linux),
+		T(test_cpuid_apic_ids_from_the_hypervisor),
+		T(test_cpuid_xsave_size_recomputed),
+		T(test_cpuid_hostile_page_refused),
 		T(test_halt_is_native),
 		T(test_model_refuses_hlt_as_kvm),
 		T(test_model_wants_kvm_inputs),

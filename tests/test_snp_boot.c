@@ -4,11 +4,11 @@
  * (arch/x86_64/cc/snp_boot.c, snp.c): the CC blob of the EFI configuration table
  * and the CPUID page it names (a good blob; no blob; bad magic; any version;
  * lengths, addresses; a CPUID count of 0, above 64, or past the page or the
- * bytes copied), the GHCB the firmware registered (a GPA, not an MSR-protocol
- * value; in memory the firmware kept, never usable RAM, the kernel's or MMIO),
- * the VMPL0 check against the model (rule R8), and the GHCB set-up split as
- * the boot does it (prepare before mmu_init, map and register after) with the
- * model's rules holding throughout.
+ * bytes copied), the VMPL0 check against the model (rule R8), and the GHCB
+ * set-up split as the boot does it (no GHCB before mmu_init: CPUID and
+ * SEV_STATUS without one; ours prepared before mmu_init, mapped and
+ * registered after) with the model's rules holding throughout, R11 (the
+ * firmware's GHCB never used) included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,81 +183,6 @@ static void test_blob_cpuid_count(void **state)
 	assert_non_null(strstr(e.why, "not read"));
 }
 
-/* ------------------------------------------------------------ the firmware's GHCB */
-
-static const struct mem_range map[] = {
-	{ 0x0, 0xa0000, MEM_USABLE, true },
-	{ 0x100000, 0x700000, MEM_USABLE, true },
-	{ 0x800000, 0x8000, MEM_ACPI, true },
-	{ 0x808000, 0x8000, MEM_RESERVED, true },
-	{ 0x1000000, 0x1000000, MEM_KERNEL, true },
-	{ 0x3f000000, 0x800000, MEM_RESERVED, true },
-	{ 0xb0000000, 0x10000000, MEM_RESERVED, false }, /* the ECAM window */
-	{ 0xfec00000, 0x1000, MEM_MMIO, false },
-};
-#define NMAP (sizeof(map) / sizeof(map[0]))
-
-static int fw_check(uint64_t msr, uint64_t *gpa, char *why, size_t n)
-{
-	return snp_fw_ghcb_check(msr, map, NMAP, 51, gpa, why, n);
-}
-
-static void test_fw_ghcb_good(void **state)
-{
-	uint64_t gpa = 0;
-	char why[200];
-
-	(void)state;
-	assert_int_equal(fw_check(0x3f738000, &gpa, why, sizeof(why)), 0);
-	assert_int_equal(gpa, 0x3f738000);
-	/* ACPI memory is the firmware's too; the last page of a range fits. */
-	assert_int_equal(fw_check(0x807000, &gpa, why, sizeof(why)), 0);
-	assert_int_equal(fw_check(0x80f000, &gpa, why, sizeof(why)), 0);
-}
-
-static void test_fw_ghcb_msr_protocol_value(void **state)
-{
-	uint64_t gpa = 0;
-	char why[200];
-
-	(void)state;
-	/* A registration response, a PSC response, a SEV info response: the
-	 * firmware used the MSR protocol last and left no GHCB GPA. */
-	assert_int_equal(fw_check((UINT64_C(0x3f738) << 12) | GHCB_MSR_REG_GPA_RESP, &gpa, why,
-				  sizeof(why)),
-			 -1);
-	assert_non_null(strstr(why, "MSR-protocol value"));
-	assert_int_equal(fw_check(GHCB_MSR_PSC_RESP, &gpa, why, sizeof(why)), -1);
-	assert_int_equal(fw_check(0x3f738001, &gpa, why, sizeof(why)), -1);
-	assert_int_equal(gpa, 0);
-}
-
-static void test_fw_ghcb_not_the_firmwares(void **state)
-{
-	uint64_t gpa = 0;
-	char why[200];
-
-	(void)state;
-	/* No GHCB at all. */
-	assert_int_equal(fw_check(0, &gpa, why, sizeof(why)), -1);
-	/* At or above the C-bit. */
-	assert_int_equal(fw_check(UINT64_C(1) << 51, &gpa, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "C-bit"));
-	/* Usable RAM (we would hand it out) and the kernel's own memory. */
-	assert_int_equal(fw_check(0x200000, &gpa, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "usable"));
-	assert_int_equal(fw_check(0x1400000, &gpa, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "kernel"));
-	/* Device memory: the ECAM window (reserved but not RAM) and MMIO. */
-	assert_int_equal(fw_check(0xb0001000, &gpa, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "uncached"));
-	assert_int_equal(fw_check(0xfec00000, &gpa, why, sizeof(why)), -1);
-	/* Outside the map. */
-	assert_int_equal(fw_check(0x40000000, &gpa, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "outside the memory map"));
-	assert_int_equal(gpa, 0);
-}
-
 /* ------------------------------------------------------------ VMPL0, GHCB steps */
 
 #define BASE UINT64_C(0x200000)
@@ -308,34 +233,45 @@ static void test_vmpl0_check(void **state)
 	env_free(e);
 }
 
-/* The boot's order: the firmware's GHCB registered and used; ours prepared
- * (RMP half) while mapped private; then mapped shared and registered. */
+/* The boot's order, as cc_snp_early() and cc_snp_after_mmu() run it: the
+ * firmware left its GHCB registered, and it is never used. Before our GHCB
+ * is registered the backend answers CPUID (the page, post-processed through
+ * the MSR protocol) and SEV_STATUS without a GHCB, and refuses and counts
+ * anything that needs one; ours is prepared (RMP half) while mapped private,
+ * then mapped shared, registered and used. No rule breaks, R11 included. */
 static void test_ghcb_boot_steps(void **state)
 {
 	struct env *e = env_new();
 	const uint64_t fw = BASE + 100 * K4, ours = BASE + 200 * K4;
 	struct ghcb *g = (struct ghcb *)(e->mem + 200 * K4);
-	struct ghcb *fwg = (struct ghcb *)(e->mem + 100 * K4);
+	struct snp_cpuid_page *page = calloc(1, sizeof(*page));
 	struct pvio_snp pv;
+	unsigned long exits;
 	uint32_t r[4];
 
 	(void)state;
 	snp_model_firmware_ghcb(&e->g.m, 0, fw);
-	assert_int_equal(snp_model_page(&e->g.m, fw), 0);
-	/* What the kernel reads at entry passes the check. */
 	assert_int_equal(e->g.insn.rd_ghcb_msr(e->g.insn.ctx), fw);
-	assert_int_equal(snp_ghcb_adopt(&e->g.s, fwg, fw), 0);
-	pvio_snp_init(&pv, &e->g.s, NULL);
+	page->count = 2;
+	page->fn[0] = (struct snp_cpuid_fn){ .eax_in = 0, .eax = 0xd };
+	page->fn[1] = (struct snp_cpuid_fn){ .eax_in = 1, .ebx = 0x800 };
+	e->g.s.slot.ghcb = NULL; /* no GHCB of ours yet */
+	pvio_snp_init(&pv, &e->g.s, page);
+	exits = e->g.m.n_exit;
+	/* What CPU detection needs works without a GHCB. */
+	pv.ops.cpuid(pv.ops.ctx, 1, 0, r);
+	assert_int_equal(r[1], 0x800);
+	assert_true(e->g.m.n_msr_cpuid > 0);
+	assert_true(pv.ops.rdmsr(pv.ops.ctx, MSR_SEV_STATUS) == SNP_ENV_SEV_STATUS);
+	assert_int_equal(pv.no_ghcb, 0);
+	/* Anything else is refused and counted (the kernel does none here). */
 	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'x');
-	assert_int_equal(e->g.m.last_exit_code, SVM_EXIT_IOIO);
+	assert_int_equal(pv.no_ghcb, 1);
+	assert_int_equal(e->g.m.n_exit, exits);
 	/* Prepare: rescinded and shared in the RMP, the mapping still private. */
 	assert_int_equal(snp_ghcb_prepare(&e->g.s, ours), 0);
 	assert_int_equal(snp_model_page(&e->g.m, ours), SNP_PG_PTE_C);
 	assert_int_equal(e->g.s.stats.psc_msr, 1);
-	/* The firmware's GHCB still carries I/O (the MSR protocol in between left
-	 * its own value in the GHCB MSR; every exit rewrites it). */
-	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'y');
-	assert_int_equal(e->g.m.last_rax & 0xff, 'y');
 	/* After "mmu_init": mapped shared, registered, used. */
 	assert_int_equal(snp_ghcb_map(&e->g.s, ours), 0);
 	assert_int_equal(snp_model_page(&e->g.m, ours), 0);
@@ -343,8 +279,43 @@ static void test_ghcb_boot_steps(void **state)
 	assert_int_equal(e->g.m.ghcb_gpa[0], ours);
 	pv.ops.io_out(pv.ops.ctx, 0x3f8, 1, 'z');
 	assert_int_equal(e->g.m.last_rax & 0xff, 'z');
-	pv.ops.cpuid(pv.ops.ctx, 0, 0, r); /* no CPUID page: a miss, no exit */
+	assert_int_equal(pv.no_ghcb, 1);
+	assert_int_equal(e->g.m.n_fw_ghcb_exits, 0);
 	assert_int_equal(e->g.m.violations, 0);
+	free(page);
+	env_free(e);
+}
+
+/* R11, a project rule: an exit through the GHCB the firmware left registered
+ * is refused by the model (the hypervisor would carry it out: the platform
+ * allows it), the same exit through a GHCB the guest registered is not. */
+static void test_rule_r11_firmware_ghcb_never_used(void **state)
+{
+	struct env *e = env_new();
+	const uint64_t fw = BASE + 100 * K4, ours = BASE + 200 * K4;
+	struct ghcb *fwg = (struct ghcb *)(e->mem + 100 * K4);
+	struct ghcb *g = (struct ghcb *)(e->mem + 200 * K4);
+
+	(void)state;
+	snp_model_firmware_ghcb(&e->g.m, 0, fw);
+	memset(fwg, 0, sizeof(*fwg));
+	GHCB_SET(fwg, rax, 'x');
+	assert_int_equal(ghcb_call(&e->g.insn, fwg, fw, SVM_EXIT_IOIO,
+				   (UINT64_C(0x3f8) << 16) | (1u << 9) | (1u << 4), 0),
+			 GHCB_RESULT_OK);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_non_null(strstr(e->g.m.last_rule, "R11 (project rule)"));
+	assert_int_equal(e->g.m.n_fw_ghcb_exits, 1);
+	/* Our own, registered by the guest: accepted. */
+	assert_int_equal(snp_ghcb_prepare(&e->g.s, ours), 0);
+	assert_int_equal(snp_ghcb_map(&e->g.s, ours), 0);
+	assert_int_equal(snp_ghcb_register(&e->g.s, g, ours), 0);
+	GHCB_SET(g, rax, 'y');
+	assert_int_equal(ghcb_call(&e->g.insn, g, ours, SVM_EXIT_IOIO,
+				   (UINT64_C(0x3f8) << 16) | (1u << 9) | (1u << 4), 0),
+			 GHCB_RESULT_OK);
+	assert_int_equal(e->g.m.violations, 1);
+	assert_int_equal(e->g.m.n_fw_ghcb_exits, 1);
 	env_free(e);
 }
 
@@ -378,11 +349,9 @@ int main(void)
 		cmocka_unit_test(test_blob_short_lengths),
 		cmocka_unit_test(test_blob_bad_addresses),
 		cmocka_unit_test(test_blob_cpuid_count),
-		cmocka_unit_test(test_fw_ghcb_good),
-		cmocka_unit_test(test_fw_ghcb_msr_protocol_value),
-		cmocka_unit_test(test_fw_ghcb_not_the_firmwares),
 		cmocka_unit_test(test_vmpl0_check),
 		cmocka_unit_test(test_ghcb_boot_steps),
+		cmocka_unit_test(test_rule_r11_firmware_ghcb_never_used),
 		cmocka_unit_test(test_ghcb_prepare_refused),
 	};
 

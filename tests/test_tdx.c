@@ -21,6 +21,7 @@
 
 #include "arch/x86_64/cc/tdx.h"
 #include "arch/x86_64/cc/tdx_model.h"
+#include "arch/x86_64/mm/tlb_gen.h"
 
 #define BASE UINT64_C(0x40000000) /* 1 GiB, 2 MiB aligned */
 #define NPAGES 4096u		  /* 16 MiB modelled */
@@ -34,6 +35,11 @@
  * @t: the protocol state.
  * @pte_fail: set_pte_shared fails while set.
  * @flushes: TLB flushes seen; @cache_flushes: cache flushes seen.
+ * @cur: the CPU the protocol and the accesses run on (R7, two CPUs).
+ * @flush_every_cpu: a TLB flush is Linux's cpa_flush(), on every CPU at once;
+ *	otherwise it is the kernel's: the calling CPU page by page, then the
+ *	generation advances (mmu_tlb_shootdown()).
+ * @kgen: the kernel's TLB generation; @kseen: per CPU, the one it synced to.
  */
 struct env {
 	struct tdx_model m;
@@ -43,6 +49,9 @@ struct env {
 	bool pte_fail;
 	unsigned int flushes, cache_flushes;
 	char why[160];
+	unsigned int cur;
+	bool flush_every_cpu;
+	uint64_t kgen, kseen[2];
 };
 
 static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
@@ -58,9 +67,32 @@ static int env_set_pte(void *ctx, uint64_t gpa, uint64_t len, bool shared)
 static void env_flush_tlb(void *ctx, uint64_t gpa, uint64_t len)
 {
 	struct env *e = ctx;
+	unsigned int me = e->cur;
 
 	e->flushes++;
-	tdx_model_note_flush(&e->m, gpa, len);
+	if (!e->flush_every_cpu) {
+		tdx_model_note_flush(&e->m, gpa, len);
+		e->kgen++; /* mmu_tlb_shootdown() */
+		return;
+	}
+	for (e->cur = 0; e->cur < 2; e->cur++)
+		tdx_model_note_flush(&e->m, gpa, len);
+	e->cur = me;
+}
+
+static unsigned int env_cpu(void *ctx)
+{
+	return ((struct env *)ctx)->cur;
+}
+
+/* The kernel's mmu_tlb_sync() on the current CPU: a whole-TLB drop when the
+ * generation moved since this CPU's last one (the rule of tlb_gen.h). */
+static void env_tlb_sync(struct env *e)
+{
+	if (!tlb_gen_needs_sync(e->kseen[e->cur], e->kgen))
+		return;
+	tdx_model_note_tlb_sync(&e->m);
+	e->kseen[e->cur] = e->kgen;
 }
 
 static void env_flush_cache(void *ctx, uint64_t gpa, uint64_t len)
@@ -392,6 +424,136 @@ static void test_model_catches_wrong_order(void **state)
 		    TDVMCALL_INVALID_OPERAND);
 }
 
+/* ------------------------------------------------------------ R7, per-CPU TLBs */
+
+/* Two CPUs, per-CPU TLBs on. */
+static struct tdx_model_tlb *env_two_cpus(struct env *e)
+{
+	struct tdx_model_tlb *tlb = calloc(NPAGES, sizeof(*tlb));
+
+	e->m.tlb = tlb;
+	e->m.num_vcpus = 2;
+	e->m.cpu = env_cpu;
+	e->m.cpu_ctx = e;
+	return tlb;
+}
+
+/*
+ * R7: CPU 1 has reached page P (its TLB holds the private translation); CPU 0
+ * makes P shared the kernel's way (its own flush, then the generation). With
+ * Linux's order required, the MapGPA itself is refused: CPU 1 still held a
+ * stale translation. Without it (the platform half only), the MapGPA is
+ * counted, and CPU 1's access before it syncs is refused; after its sync
+ * (mmu_tlb_sync()) the access is correct. Both directions. Linux's own
+ * flush, on every CPU before the hypercall, passes both halves.
+ */
+static void test_rule_r7_stale_tlb_on_another_cpu(void **state)
+{
+	struct env *e = *state;
+	struct tdx_model_tlb *tlb = env_two_cpus(e);
+	const uint64_t p = BASE + 5 * K4, q = BASE + 9 * K4;
+
+	/* Linux's order required: the conversion itself is caught. */
+	e->m.tlb_linux_order = true;
+	e->cur = 1;
+	tdx_model_note_access(&e->m, p, 8);
+	e->cur = 0;
+	assert_int_equal(tdx_to_shared(&e->t, p, K4), 0);
+	assert_int_equal(e->m.violations, 1);
+	assert_non_null(strstr(e->m.last_rule, "R7 (Linux's order"));
+	assert_non_null(strstr(e->m.last_rule, "cpa_flush()"));
+	assert_int_equal(e->m.n_stale_at_map, 1);
+
+	/* The platform half: the stale translation is only wrong when used. */
+	e->m.tlb_linux_order = false;
+	e->cur = 1;
+	env_tlb_sync(e);
+	tdx_model_note_access(&e->m, q, 8);
+	e->cur = 0;
+	assert_int_equal(tdx_to_shared(&e->t, q, K4), 0);
+	assert_int_equal(e->m.violations, 1);
+	assert_int_equal(e->m.n_stale_at_map, 2);
+	tdx_model_note_access(&e->m, q, 8); /* CPU 0 flushed: fine */
+	assert_int_equal(e->m.violations, 1);
+	e->cur = 1;
+	tdx_model_note_access(&e->m, q, 8);
+	assert_int_equal(e->m.violations, 2);
+	assert_non_null(strstr(e->m.last_rule, "R7: a CPU reached a converted page through a "
+					       "stale translation"));
+	env_tlb_sync(e);
+	tdx_model_note_access(&e->m, q, 8);
+	assert_int_equal(e->m.violations, 2);
+	/* Back to private: CPU 1 keeps the shared translation until it syncs,
+	 * and a write through it would hand the host a private page's data. */
+	e->cur = 0;
+	assert_int_equal(tdx_to_private(&e->t, q, K4), 0);
+	e->cur = 1;
+	tdx_model_note_access(&e->m, q, 8);
+	assert_int_equal(e->m.violations, 3);
+	env_tlb_sync(e);
+	tdx_model_note_access(&e->m, q, 8);
+	assert_int_equal(e->m.violations, 3);
+
+	/* Linux's flush (cpa_flush() on every CPU) passes both halves. */
+	e->m.tlb_linux_order = true;
+	e->flush_every_cpu = true;
+	tdx_model_note_access(&e->m, p + K4, 8);
+	e->cur = 0;
+	assert_int_equal(tdx_to_shared(&e->t, p + K4, K4), 0);
+	e->cur = 1;
+	tdx_model_note_access(&e->m, p + K4, 8);
+	assert_int_equal(e->m.violations, 3);
+	assert_int_equal(e->m.n_stale_at_map, 2);
+	free(tlb);
+}
+
+/*
+ * The kernel's scheme with two CPUs: each converts pages (tdx.c, flushing only
+ * itself and advancing the generation) and touches pages the other converted,
+ * after mmu_tlb_sync() as the kernel's DMA lock and work hand-off make it
+ * (kernel/dma_port_kernel.c kd_lock(), smp.c ap_wait_for_work()). The MapGPAs
+ * happen while the other CPU holds stale translations (counted), and no access
+ * ever goes through one: the platform half of R7 holds.
+ */
+static void test_two_cpus_generation_scheme(void **state)
+{
+	struct env *e = *state;
+	struct tdx_model_tlb *tlb = env_two_cpus(e);
+
+	for (unsigned int round = 0; round < 8; round++) {
+		uint64_t a = BASE + round * 2 * K4, b = a + K4;
+
+		/* Both CPUs have used both pages as private memory. */
+		for (e->cur = 0; e->cur < 2; e->cur++) {
+			env_tlb_sync(e);
+			tdx_model_note_access(&e->m, a, 2 * K4);
+		}
+		/* CPU 0 converts a, CPU 1 converts b, each under the (modelled)
+		 * lock: sync, convert. */
+		e->cur = 0;
+		env_tlb_sync(e);
+		assert_int_equal(tdx_to_shared(&e->t, a, K4), 0);
+		e->cur = 1;
+		env_tlb_sync(e);
+		assert_int_equal(tdx_to_shared(&e->t, b, K4), 0);
+		/* Each uses the other's shared page, after its sync. */
+		for (e->cur = 0; e->cur < 2; e->cur++) {
+			env_tlb_sync(e);
+			tdx_model_note_access(&e->m, a, 2 * K4);
+		}
+		/* And back. */
+		e->cur = round & 1;
+		env_tlb_sync(e);
+		assert_int_equal(tdx_to_private(&e->t, a, 2 * K4), 0);
+		e->cur ^= 1;
+		env_tlb_sync(e);
+		tdx_model_note_access(&e->m, a, 2 * K4);
+	}
+	assert_int_equal(e->m.violations, 0);
+	assert_true(e->m.n_stale_at_map > 0); /* the generation scheme, not Linux's */
+	free(tlb);
+}
+
 /* ------------------------------------------------------------ VMCALL, #VE */
 
 static void test_vmcall_and_ve_info(void **state)
@@ -440,6 +602,8 @@ int main(void)
 		T(test_unrecoverable_failure_leaks),
 		T(test_page_table_failure_changes_nothing),
 		T(test_model_catches_wrong_order),
+		T(test_rule_r7_stale_tlb_on_another_cpu),
+		T(test_two_cpus_generation_scheme),
 		T(test_vmcall_and_ve_info),
 	};
 

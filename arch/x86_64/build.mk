@@ -7,6 +7,7 @@ ARCH_CPU_SRCS := \
 	arch/x86_64/cpu/gdt.c \
 	arch/x86_64/cpu/idt.c \
 	arch/x86_64/cpu/memops.c \
+	arch/x86_64/cpu/panic.c \
 	arch/x86_64/cpu/qemu_exit.c \
 	arch/x86_64/cpu/serial.c \
 	arch/x86_64/cpu/stack_switch.S \
@@ -24,6 +25,7 @@ ARCH_SMP_SRCS := \
 	arch/x86_64/smp/ap_trampoline.S \
 	arch/x86_64/smp/ipi_entry.S \
 	arch/x86_64/smp/lapic.c \
+	arch/x86_64/smp/percpu.c \
 	arch/x86_64/smp/smp.c
 
 ARCH_FW_SRCS := \

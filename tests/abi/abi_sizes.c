@@ -34,6 +34,6 @@ ABI_SIZE(sluice_dma_mapping_info, 48, 36);
 ABI_SIZE(sluice_dma_arena_config, 48, 28);
 ABI_SIZE(sluice_dma_arena_stats, 216, 216);
 ABI_SIZE(sluice_dma_bounce_stats, 120, 120);
-ABI_SIZE(sluice_dma_inplace_region, 72, 36);
+ABI_SIZE(sluice_dma_inplace_region, 80, 40);
 ABI_SIZE(sluice_dma_sg, 24, 16);
 ABI_SIZE(sluice_dma_sg_limits, 32, 16);

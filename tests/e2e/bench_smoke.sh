@@ -71,7 +71,7 @@ for r in rows:
     assert (r["cycles_copy"] > 0) == (r["mode"] == "bounce"), r
     assert r["conversions"] == 0 and r["cycles_convert"] == 0, r  # none on the data path
 # Bounce lines carry the DMA cycles they add over direct in this boot, and that over
-# bounce/linux's, for every workload (README "Benchmarks"); direct and the arena do not.
+# bounce/linux's, for every workload (docs/BENCHMARKS.md); direct and the arena do not.
 for r in rows:
     direct = next(d for d in rows if d["mode"] == "direct" and
                   (d["rw"], d["bs"], d["iodepth"], d["queues"]) ==
@@ -91,5 +91,5 @@ assert len(lines) == 3 * len({r["queues"] for r in rows}), lines  # the 4 KiB wo
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "
       f"{len(configs)} configurations x {len(workloads)} workloads")
 PY
-# Every key of every line is in the contract table (docs/ARCHITECTURE.md) for its suite.
+# Every key of every line is in the contract table (docs/BENCHMARKS.md) for its suite.
 python3 "$E2E_TOP/scripts/bench.py" contract "$BOOT_LOG" || e2e_fail "a key outside the output contract"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bench-only image (make image-stages: dma/stage.h's markers on) puts the stage
-# totals per I/O in every blk line ("cycles_stage_*", docs/ARCHITECTURE.md); a stage
+# totals per I/O in every blk line ("cycles_stage_*", docs/BENCHMARKS.md); a stage
 # the mode's path never enters (a slot, a copy in direct) stays exactly 0. Figures
 # are not judged (no test asserts a time); the default image carries none of these
 # keys (tests/e2e/bench_smoke.sh).

@@ -3,7 +3,10 @@
 # kernel runs the SNP protocol (arch/x86_64/cc/snp.c) against the model of the RMP and
 # the hypervisor (arch/x86_64/cc/snp_model.c), which stops the kernel naming the rule if
 # the protocol breaks one; every port access, MMIO register, MSR and HLT is a GHCB
-# NAE event on the calling CPU's own GHCB; the AP is started by the AP-creation
+# NAE event on the calling CPU's own GHCB (from kernel entry to the bootstrap CPU's
+# registration right after mmu_init only the MSR protocol runs: the firmware's GHCB is
+# never used, which the model's project rule R11 enforces, and the kernel counts the
+# requests that would have needed a GHCB: 0); the AP is started by the AP-creation
 # request from a VMSA. Block data in every mode is verified on the host as in
 # blk_data.sh and the network frames are checked; then the hypervisor returns PSCs
 # early and splits 2 MiB RMP entries (absorbed: I/O correct), lies with CF = 1 on
@@ -17,7 +20,8 @@ after="^cc: sim-snp after the tasks: $params"
 
 cc_data_boot sim_snp sim-snp 20261204
 expect "$BOOT_LOG" \
-	'^cc: sim-snp boot: GHCB protocol version 2, hypervisor features 0x3; VMPL0 \(RMPADJUST for VMPL1 allowed\); CPUID page from the CC blob \([1-9][0-9]* leaves\); the firmware.s GHCB 0x[0-9a-f]+ carried this CPU.s I/O from kernel entry to mmu_init \(through the firmware.s mapping; private, never shared in ours\); 16 GHCB pages of ours made shared before it \(MSR protocol\), mapped shared and the bootstrap CPU.s registered right after it$' \
+	'^cc: sim-snp boot: GHCB protocol version 2, hypervisor features 0x3; VMPL0 \(RMPADJUST for VMPL1 allowed\); CPUID page from the CC blob \([1-9][0-9]* leaves\); 16 GHCB pages of ours made shared at kernel entry \(MSR protocol\), mapped shared and the bootstrap CPU.s registered right after mmu_init$' \
+	'^cc: sim-snp: firmware GHCB: never used \(the GHCB MSR held 0x[0-9a-f]+ at kernel entry; private in our page tables\); kernel entry to our GHCB: CPUID from the CPUID page with [1-9][0-9]* MSR-protocol CPUID requests, 0 requests needing a GHCB$' \
 	"^cc: sim-snp at boot: ${params}1 GHCB registered \(one per CPU\), paravirtual I/O snp \(0 hypervisor errors, 0 CPUID misses, 0 nested\), APs created 0 .*PSC 16 requests \(16 MSR, 0 batches.*, rescinded 16 .*conversions 16 to shared, .*rule violations 0$" \
 	'^mmu: shared attribute = software bit 9; a conversion = the SNP \(sim-snp\) protocol' \
 	'^smp: application processors start through SNP AP creation \(a VMSA per AP\), not INIT-SIPI \(the simulated hypervisor releases APs it parked\)$' \

@@ -608,7 +608,7 @@ static void run_one(EFI_HANDLE blk, struct sluice_iommu_control *ctl, const stru
 	}
 }
 
-/* The benchmark line (docs/ARCHITECTURE.md, "The benchmark output contract"). */
+/* The benchmark line (docs/BENCHMARKS.md, "The benchmark output contract"). */
 static void bench_line(const struct app_cfg *cfg, const struct run *r, const struct run *base)
 {
 	uint64_t ns = tsc_hz ? r->cycles * 1000000ull / (tsc_hz / 1000) : 0;

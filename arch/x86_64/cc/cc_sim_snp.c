@@ -271,6 +271,14 @@ void cc_sim_snp_build_cpuid_page(struct snp_cpuid_page *page)
 	}
 }
 
+/* The simulated hypervisor's CPUID for the calling vCPU (the MSR protocol's
+ * request): QEMU's, natively, as KVM answers with kvm_cpuid(). */
+static void sim_hv_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	(void)ctx;
+	pvio_native.cpuid(pvio_native.ctx, leaf, sub, r);
+}
+
 void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model_faults *faults,
 			 bool ap_silent, unsigned int vmpl, uint64_t fw_ghcb_gpa)
 {
@@ -280,6 +288,7 @@ void cc_sim_snp_firmware(uint64_t ram_top, uint8_t *page, const struct snp_model
 	model.vmm = sim_vmm;
 	model.ap_create = sim_ap_create;
 	model.on_terminate = sim_terminate;
+	model.hv_cpuid = sim_hv_cpuid;
 	model.vmpl = vmpl;
 	snp_model_insn(&model, &model_insn);
 	/* The model keeps no cache; the flush of a conversion is the real one. */

@@ -29,11 +29,14 @@ static struct snp_ghcb_slot slots[SMP_MAX_CPUS];
 static struct snp_vmsa vmsa_pages[SMP_MAX_CPUS + 1];
 static struct snp_vmsa *vmsa_of[SMP_MAX_CPUS];
 static unsigned long aps_created, aps_destroyed, ghcbs_registered;
-/* The boot: the firmware's GHCB (kernel entry to mmu_init), our pages made
- * shared before it, the console up. */
-static uint64_t fw_ghcb_gpa;
+/* The boot: the GHCB MSR as the firmware left it (never used), our pages made
+ * shared at entry, the console up once ours is registered; what the window
+ * before that asked (CPUID through the MSR protocol; requests that needed a
+ * GHCB, refused: none are expected). */
+static uint64_t fw_ghcb_msr;
 static unsigned int ghcbs_prepared;
 static bool console_up;
+static unsigned long early_no_ghcb, early_cpuid_hv;
 static const struct snp_cpuid_page *cpuid_page;
 
 static struct snp_ghcb_slot *cpu_slot(void *ctx)
@@ -245,14 +248,12 @@ static int early_fail(unsigned int *term_set, unsigned int *term_code, unsigned 
 }
 
 int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs, const char *name,
-		 uint64_t sev_status, const struct snp_cpuid_page *cpuid,
-		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
+		 uint64_t sev_status, const struct snp_cpuid_page *cpuid, unsigned int *term_set,
 		 unsigned int *term_code, char *why, size_t why_len)
 {
 	const struct snp_pt_ops pt = { set_pte_private, cc_glue_flush_tlb, cc_glue_flush_cache,
 				       &glue, evict_cache };
 	uint32_t leaf[4];
-	uint64_t gpa;
 	unsigned int code;
 	int rc;
 
@@ -275,26 +276,23 @@ int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *obs,
 		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
 				  GHCB_TERM_SLUICE_NOT_VMPL0, rc);
 	}
-	/* The GHCB MSR is never intercepted: reading it raises no #VC. */
-	if (snp_fw_ghcb_check(insn->rd_ghcb_msr(insn->ctx), ranges, nranges, snp.cbit_pos, &gpa,
-			      why, why_len))
-		return early_fail(term_set, term_code, GHCB_TERM_SET_SLUICE,
-				  GHCB_TERM_SLUICE_FW_GHCB, 0);
-	/* The protocol version and the hypervisor's features before any GHCB
-	 * exit (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP); after
-	 * the GHCB MSR was read, as these requests overwrite it. */
+	/* What the firmware left in the GHCB MSR (its GHCB's GPA, as OVMF
+	 * leaves it) is only reported: the host chose that page, and Linux never
+	 * uses it either (its early code speaks the MSR protocol until its own
+	 * boot GHCB is registered). The GHCB MSR is never intercepted. */
+	fw_ghcb_msr = insn->rd_ghcb_msr(insn->ctx);
+	/* The protocol version and the hypervisor's features before anything
+	 * else (Linux sev_es_negotiate_protocol(), then GHCB_HV_FT_SNP). */
 	rc = snp_negotiate(&snp, &code, why, why_len);
 	if (rc)
 		return early_fail(term_set, term_code, GHCB_TERM_SET_GENERAL, code, rc);
-	/* From here every port, MMIO and MSR access and every CPUID of this
-	 * CPU goes through the firmware's GHCB (mapped shared by the firmware's
-	 * page tables, which stay loaded until mmu_init()). */
+	/* No GHCB until cc_snp_after_mmu(): the backend answers CPUID from the
+	 * page (post-processed through the MSR protocol) and SEV_STATUS from
+	 * snp_init(); any request that needs a GHCB is refused and counted. */
 	snp.cpu_slot = NULL;
-	snp_ghcb_adopt(&snp, (struct ghcb *)(uintptr_t)gpa, gpa);
-	fw_ghcb_gpa = gpa;
+	snp.slot.ghcb = NULL;
 	pvio_snp_init(&pv, &snp, cpuid);
 	pvio_select(&pv.ops);
-	console_up = true;
 	/* Our own GHCB pages, the RMP half (rescind, PSC through the MSR
 	 * protocol): from here until cc_snp_after_mmu() nothing touches them. */
 	for (unsigned int cpu = 0; cpu < SMP_MAX_CPUS; cpu++) {
@@ -322,11 +320,9 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 {
 	int rc = 0;
 
-	/* No output until the end: our tables map the firmware's GHCB private,
-	 * and it stays so: a page the host named in the GHCB MSR is never made
-	 * shared in our tables (Linux never adopts the firmware's GHCB at all);
-	 * ours is not mapped shared yet. */
-	console_up = false;
+	/* The firmware's GHCB stays mapped private in our tables (never made
+	 * shared by us); ours become shared here, then the bootstrap CPU's is
+	 * registered: the first GHCB of this boot. */
 	for (unsigned int cpu = 0; !rc && cpu < ghcbs_prepared; cpu++)
 		rc = snp_ghcb_map(&snp, ghcb_gpa_of(cpu));
 	if (!rc) {
@@ -338,6 +334,8 @@ int cc_snp_after_mmu(char *why, size_t why_len)
 			 rc);
 		return rc;
 	}
+	early_no_ghcb = pv.no_ghcb;
+	early_cpuid_hv = pv.cpuid_hv_requests;
 	console_up = true;
 	return 0;
 }
@@ -357,13 +355,17 @@ void cc_snp_finish(void)
 	active = true;
 	printf("cc: %s boot: GHCB protocol version %u, hypervisor features 0x%" PRIx64
 	       "; VMPL0 (RMPADJUST for VMPL1 allowed); CPUID page from the CC blob "
-	       "(%u leaves); the firmware's GHCB 0x%" PRIx64 " carried this CPU's I/O from "
-	       "kernel entry to mmu_init (through the firmware's mapping; %s in ours); %u GHCB "
-	       "pages of ours made shared before it (MSR protocol), mapped shared and the "
-	       "bootstrap CPU's registered right after it\n",
+	       "(%u leaves); %u GHCB pages of ours made shared at kernel entry (MSR protocol), "
+	       "mapped shared and the bootstrap CPU's registered right after mmu_init\n",
 	       glue.platform, snp.ghcb_version, snp.hv_features, cpuid_page ? cpuid_page->count : 0,
-	       fw_ghcb_gpa, mmu_is_shared(fw_ghcb_gpa) ? "mapped shared" : "private, never shared",
 	       ghcbs_prepared);
+	/* The counts are the backend's own, up to our GHCB's registration. */
+	printf("cc: %s: firmware GHCB: never used (the GHCB MSR held 0x%" PRIx64
+	       " at kernel entry; %s in our page tables); kernel entry to our GHCB: CPUID from "
+	       "the CPUID page with %lu MSR-protocol CPUID requests, %lu requests needing a GHCB\n",
+	       glue.platform, fw_ghcb_msr,
+	       mmu_is_shared(fw_ghcb_msr & ~UINT64_C(0xfff)) ? "mapped shared" : "private",
+	       early_cpuid_hv, early_no_ghcb);
 }
 
 bool cc_snp_active(void)

@@ -12,8 +12,10 @@
  *    kernel entry, C-bit cleared in our page tables right after mmu_init())
  *    and registered (GHCB MSR protocol 0x012) by the CPU that uses it: the
  *    bootstrap CPU in cc_snp_after_mmu(), every AP in the start-up hook smp.c
- *    calls before its first paravirtual I/O; until then the bootstrap CPU
- *    uses the GHCB the firmware registered;
+ *    calls before its first paravirtual I/O. Until then the bootstrap CPU has
+ *    no GHCB: only the MSR protocol (CPUID post-processing, PSC, registration,
+ *    termination). The GHCB the firmware left registered is never used, as in
+ *    Linux (snp_model.h R11 holds the simulated guest to it);
  *  - paravirtual I/O: the SNP backend (pvio_snp.c) on the calling CPU's GHCB:
  *    port I/O, MMIO, MSRs and HLT are NAE events, CPUID comes from the SNP
  *    CPUID page;
@@ -40,7 +42,6 @@
 #include "arch/x86_64/cc/pvio_snp.h"
 #include "arch/x86_64/cc/snp.h"
 #include "arch/x86_64/cc/tee_insn.h"
-#include "arch/x86_64/mm/mem_range.h"
 
 /**
  * cc_snp_early() - become an SNP guest through @insn, on the bootstrap CPU, at
@@ -54,32 +55,31 @@
  * @cpuid: the SNP CPUID page, checked (snp_cc_blob_check()) and kept by
  *	pointer: leaf 0x8000001F gives the C-bit, every later CPUID is answered
  *	from it.
- * @ranges: the memory map, for the check of the firmware's GHCB.
- * @nranges: its entries.
  * @term_set: on failure, the GHCB_TERM_SET_* of the termination request.
  * @term_code: on failure, its reason code.
  * @why: on failure, the reason.
  * @why_len: its size.
  *
  * In order: snp_init() (refuses unknown SEV_STATUS features and a bad C-bit);
- * snp_check_vmpl0(); the GHCB MSR read and checked (snp_fw_ghcb_check()); the
- * firmware's GHCB adopted for this CPU and the SNP paravirtual I/O backend
- * selected (the console works from here); every per-CPU GHCB page of ours
+ * snp_check_vmpl0(); the GHCB MSR read (the firmware's GHCB, for the report
+ * only); snp_negotiate(); the SNP paravirtual I/O backend selected without a
+ * GHCB (CPUID from the page, post-processed through the MSR protocol;
+ * SEV_STATUS as snp_init() took it; anything else needing a GHCB is refused
+ * and counted, the console prints nothing); every per-CPU GHCB page of ours
  * rescinded and made shared in the RMP through the MSR protocol, still mapped
  * private by the firmware's tables and never touched until
- * cc_snp_after_mmu().
+ * cc_snp_after_mmu(). The kernel detects the CPU and builds its page tables
+ * next, then calls cc_snp_after_mmu().
  * Return: 0, or a negative SNP_ERR_* code with @term_set, @term_code and @why
  *	set (the caller terminates the guest).
  */
 int cc_snp_early(const struct tee_insn_ops *insn, const struct cc_observer *observer,
 		 const char *name, uint64_t sev_status, const struct snp_cpuid_page *cpuid,
-		 const struct mem_range *ranges, unsigned int nranges, unsigned int *term_set,
-		 unsigned int *term_code, char *why, size_t why_len);
+		 unsigned int *term_set, unsigned int *term_code, char *why, size_t why_len);
 
 /**
  * cc_snp_console_up() - whether output through the SNP backend works now:
- *	after cc_snp_early() adopted the firmware's GHCB and outside the window
- *	cc_snp_after_mmu() closes.
+ *	after cc_snp_after_mmu() registered this kernel's first GHCB.
  */
 bool cc_snp_console_up(void);
 
@@ -87,12 +87,11 @@ bool cc_snp_console_up(void);
  * cc_snp_after_mmu() - right after mmu_init() switched to this kernel's page
  *	tables, before anything prints: clear the C-bit of every GHCB page of
  *	ours in the new tables (TLB flushed), then register the bootstrap CPU's
- *	own GHCB (MSR protocol) and use per-CPU GHCBs from then on. The
- *	firmware's GHCB is left mapped private (never made shared in our tables:
- *	the host chose its address). Between mmu_init()'s CR3 write and the end
- *	of this call no GHCB-protocol exit may happen: ours is not registered
- *	until the last step; only MSR-protocol exits (which need no GHCB) run
- *	here.
+ *	own GHCB (MSR protocol) and use per-CPU GHCBs from then on; the backend's
+ *	counts of the window before (MSR-protocol CPUIDs, requests that needed a
+ *	GHCB) are kept for cc_snp_finish()'s report. The firmware's GHCB is left
+ *	mapped private (never made shared in our tables: the host chose its
+ *	address).
  * @why: on failure, the reason.
  * @why_len: its size.
  * Return: 0, or a negative code (terminate with GHCB_TERM_SLUICE_GHCB_SETUP).

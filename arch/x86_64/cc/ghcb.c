@@ -25,6 +25,16 @@ uint64_t ghcb_msr_call(const struct tee_insn_ops *insn, uint64_t req)
 	return insn->rd_ghcb_msr(insn->ctx);
 }
 
+int ghcb_msr_cpuid(const struct tee_insn_ops *insn, uint32_t leaf, unsigned int reg, uint32_t *out)
+{
+	uint64_t v = ghcb_msr_call(insn, ghcb_msr_cpuid_req(leaf, reg));
+
+	if (GHCB_MSR_INFO(v) != GHCB_MSR_CPUID_RESP)
+		return KERR_IO;
+	*out = (uint32_t)(v >> 32);
+	return 0;
+}
+
 int ghcb_register(const struct tee_insn_ops *insn, uint64_t gpa)
 {
 	uint64_t gfn = gpa >> 12;

@@ -48,6 +48,12 @@
 #define GHCB_MSR_PSC_REQ UINT64_C(0x014)
 #define GHCB_MSR_PSC_RESP UINT64_C(0x015)
 #define GHCB_MSR_TERM_REQ UINT64_C(0x100)
+/* CPUID: request 0x004 with the function in [63:32] and the register (0 EAX,
+ * 1 EBX, 2 ECX, 3 EDX) in [31:30]; response 0x005 with the value in [63:32].
+ * Sub-leaf 0 only (GHCB spec "CPUID Request"; Linux GHCB_CPUID_REQ(),
+ * __sev_cpuid_hv(); KVM sev_handle_vmgexit_msr_protocol()). */
+#define GHCB_MSR_CPUID_REQ UINT64_C(0x004)
+#define GHCB_MSR_CPUID_RESP UINT64_C(0x005)
 /* SEV information (protocol version negotiation): request 0x002, response
  * 0x001 with the hypervisor's maximum version in [63:48], its minimum in
  * [47:32] and the C-bit position in [31:24]; hypervisor features: request
@@ -75,6 +81,9 @@
 #define GHCB_TERM_SLUICE_PSC 1	    /* a page state change failed */
 #define GHCB_TERM_SLUICE_PVALIDATE 2
 #define GHCB_TERM_SLUICE_FATAL 3 /* pvio_fatal(): the kernel stopped */
+/* 4..9 at boot: snp_boot.h. */
+#define GHCB_TERM_SLUICE_CPUID 10    /* a CPUID page entry missing or inconsistent */
+#define GHCB_TERM_SLUICE_CPUID_HV 11 /* the hypervisor's CPUID (MSR protocol) failed */
 
 #define GHCB_GFN_MASK ((UINT64_C(1) << 40) - 1) /* GFN in GHCBData[51:12] */
 
@@ -124,6 +133,18 @@ static inline uint64_t ghcb_msr_psc_resp_error(uint64_t v)
 	if (GHCB_MSR_INFO(v) != GHCB_MSR_PSC_RESP)
 		return UINT64_MAX;
 	return v >> 32;
+}
+
+/**
+ * ghcb_msr_cpuid_req() - the MSR-protocol CPUID request for one register of
+ *	a leaf's sub-leaf 0.
+ * @leaf: the function (EAX).
+ * @reg: 0 EAX, 1 EBX, 2 ECX, 3 EDX.
+ * Return: the MSR value.
+ */
+static inline uint64_t ghcb_msr_cpuid_req(uint32_t leaf, unsigned int reg)
+{
+	return ((uint64_t)leaf << 32) | ((uint64_t)(reg & 3) << 30) | GHCB_MSR_CPUID_REQ;
 }
 
 /**
@@ -357,6 +378,19 @@ static inline unsigned int snp_psc_entry_cur_page(uint64_t e)
  * Return: the GHCB MSR after the exit (the response).
  */
 uint64_t ghcb_msr_call(const struct tee_insn_ops *insn, uint64_t req);
+
+/**
+ * ghcb_msr_cpuid() - one register of the hypervisor's CPUID leaf @leaf
+ *	(sub-leaf 0) through the MSR protocol (Linux __sev_cpuid_hv()): needs no
+ *	GHCB page.
+ * @insn: the instructions.
+ * @leaf: the function.
+ * @reg: 0 EAX, 1 EBX, 2 ECX, 3 EDX.
+ * @out: the value.
+ * Return: 0, or -5 if the answer is not a CPUID response (as Linux, which
+ *	then terminates with GHCB_TERM_CPUID_HV).
+ */
+int ghcb_msr_cpuid(const struct tee_insn_ops *insn, uint32_t leaf, unsigned int reg, uint32_t *out);
 
 /**
  * ghcb_register() - register the GHCB page at @gpa with the hypervisor (MSR

@@ -35,8 +35,10 @@ static struct ghcb *snp_ghcb(struct pvio_snp *p, uint64_t *gpa)
 {
 	struct ghcb *g = snp_ghcb_get(p->snp, gpa);
 
-	if (!g)
+	if (!g) {
 		p->errors++;
+		p->no_ghcb++;
+	}
 	return g;
 }
 
@@ -152,30 +154,14 @@ static bool cpuid_indexed(uint32_t leaf)
 }
 
 /* Leaf 0xD sub-leaves 0 and 1 exist in the page once per XCR0/XSS they were
- * computed for; the base one is taken (Linux: the sizes are then recomputed
- * for the features enabled, which this kernel does not need). */
+ * computed for; only the base one is taken (Linux
+ * snp_cpuid_get_validated_func()), and its sizes are recomputed for the
+ * features this CPU has enabled (snp_cpuid_calc_xsave_size(), below). */
 static bool cpuid_entry_usable(const struct snp_cpuid_fn *f)
 {
 	if (f->eax_in == 0xd && (f->ecx_in == 0 || f->ecx_in == 1))
 		return (f->xcr0_in == 1 || f->xcr0_in == 3) && !f->xss_in;
 	return true;
-}
-
-#define CR4_OSXSAVE (UINT64_C(1) << 18)
-#define CR4_PKE (UINT64_C(1) << 22)
-
-void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4])
-{
-	(void)sub;
-	if (leaf == 1) {
-		r[2] &= ~(1u << 27);
-		if (cr4 & CR4_OSXSAVE)
-			r[2] |= 1u << 27;
-	} else if (leaf == 7) {
-		r[2] &= ~(1u << 4);
-		if (cr4 & CR4_PKE)
-			r[2] |= 1u << 4;
-	}
 }
 
 bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
@@ -201,15 +187,198 @@ bool pvio_snp_cpuid_lookup(const struct snp_cpuid_page *page, uint32_t leaf, uin
 	return false;
 }
 
-/* Not the hypervisor's to answer: a leaf missing from the checked page is
- * zeros (as Linux does for leaves inside the valid ranges), never a VMGEXIT. */
+/*
+ * The XSAVE area's size for the features @xfeatures, from the page's leaf 0xD
+ * sub-leaves 2..63 (offset in EBX, size in EAX), as Linux
+ * snp_cpuid_calc_xsave_size() (torvalds/linux arch/x86/kernel/sev-shared.c)
+ * computes it: the legacy area and header (0x240, APM vol. 3 E.3.8) plus each
+ * enabled component once (the first entry of a sub-leaf counts), packed when
+ * @compacted, else up to the end of the highest one. 0 if an enabled
+ * component has no entry (the page and XCR0/XSS disagree, which Linux treats
+ * as fatal), or if the sizes overflow (a hostile page).
+ */
+static uint32_t cpuid_xsave_size(const struct snp_cpuid_page *page, uint64_t xfeatures,
+				 bool compacted)
+{
+	uint32_t n = page->count > SNP_CPUID_COUNT_MAX ? SNP_CPUID_COUNT_MAX : page->count;
+	uint64_t found = 0, size = 0x240;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct snp_cpuid_fn *f = &page->fn[i];
+		uint64_t bit;
+
+		if (f->eax_in != 0xd || f->ecx_in <= 1 || f->ecx_in >= 64)
+			continue;
+		bit = UINT64_C(1) << f->ecx_in;
+		if (!(xfeatures & bit) || (found & bit))
+			continue;
+		found |= bit;
+		if (compacted)
+			size += f->eax;
+		else if ((uint64_t)f->eax + f->ebx > size)
+			size = (uint64_t)f->eax + f->ebx;
+	}
+	if (found != (xfeatures & ~UINT64_C(3)) || size > UINT32_MAX)
+		return 0;
+	return (uint32_t)size;
+}
+
+#define CR4_OSXSAVE (UINT64_C(1) << 18)
+#define CR4_PKE (UINT64_C(1) << 22)
+
+/* The hypervisor's registers @mask (bit per register) of leaf @leaf, sub-leaf
+ * 0, through the MSR protocol; false if one request failed. */
+static bool cpuid_hv(const struct snp_cpuid_cpu *cpu, uint32_t leaf, unsigned int mask,
+		     uint32_t hv[4])
+{
+	for (unsigned int reg = 0; reg < 4; reg++)
+		if ((mask & (1u << reg)) && cpu->hv_cpuid(cpu->ctx, leaf, reg, &hv[reg]))
+			return false;
+	return true;
+}
+
+int pvio_snp_cpuid_postprocess(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+			       const struct snp_cpuid_cpu *cpu, uint32_t r[4])
+{
+	uint32_t hv[4] = { 0, 0, 0, 0 };
+
+	switch (leaf) {
+	case 0x1:
+		if (!cpuid_hv(cpu, leaf, 0xa, hv))
+			return GHCB_TERM_SLUICE_CPUID_HV;
+		/* The initial APIC ID and the APIC-enabled bit are the running
+		 * vCPU's: the hypervisor's. */
+		r[1] = (hv[1] & 0xff000000u) | (r[1] & 0x00ffffffu);
+		r[3] = (hv[3] & (1u << 9)) | (r[3] & ~(1u << 9));
+		/* OSXSAVE as this CPU's CR4 has it (Linux only sets it; a bit the
+		 * page sets while CR4 lacks it is cleared here, as the hardware
+		 * reports it). */
+		r[2] &= ~(1u << 27);
+		if (cpu->cr4 & CR4_OSXSAVE)
+			r[2] |= 1u << 27;
+		break;
+	case 0x7:
+		/* OSPKE, leaf 7 sub-leaf 0 ECX[4] (Linux applies it to every
+		 * sub-leaf; only sub-leaf 0 defines the bit). */
+		if (sub == 0) {
+			r[2] &= ~(1u << 4);
+			if (cpu->cr4 & CR4_PKE)
+				r[2] |= 1u << 4;
+		}
+		break;
+	case 0xb:
+		/* The x2APIC ID of the running vCPU, whatever the sub-leaf:
+		 * the MSR protocol asks sub-leaf 0, as Linux does. */
+		if (!cpuid_hv(cpu, leaf, 0x8, hv))
+			return GHCB_TERM_SLUICE_CPUID_HV;
+		r[3] = hv[3];
+		break;
+	case 0xd: {
+		uint64_t xcr0 = 1, xss = 0;
+		bool compacted = false;
+		uint32_t size;
+
+		if (sub != 0 && sub != 1)
+			break;
+		if (cpu->cr4 & CR4_OSXSAVE)
+			xcr0 = cpu->read_xcr0(cpu->ctx);
+		if (sub == 1) {
+			if (r[0] & (1u << 3)) /* XSAVES: the supervisor states too */
+				xss = cpu->read_xss(cpu->ctx);
+			/* Without XSAVEC or XSAVES the compacted size is undefined
+			 * (KVM says 0): Linux refuses, so does this. */
+			if (!(r[0] & ((1u << 1) | (1u << 3))))
+				return GHCB_TERM_SLUICE_CPUID;
+			compacted = true;
+		}
+		size = cpuid_xsave_size(page, xcr0 | xss, compacted);
+		if (!size)
+			return GHCB_TERM_SLUICE_CPUID;
+		r[1] = size;
+		break;
+	}
+	case 0x8000001e:
+		/* Extended APIC ID, compute unit and node ID of the running vCPU. */
+		if (!cpuid_hv(cpu, leaf, 0x7, hv))
+			return GHCB_TERM_SLUICE_CPUID_HV;
+		r[0] = hv[0];
+		r[1] = (r[1] & ~0xffu) | (hv[1] & 0xffu);
+		r[2] = (r[2] & ~0xffu) | (hv[2] & 0xffu);
+		break;
+	default:
+		/* Leaves 0x4 and 0x8000001D (cache topology, indexed) are used as
+		 * the page has them, as Linux does: the MSR protocol cannot ask a
+		 * sub-leaf (__sev_cpuid_hv_msr() refuses one). */
+		break;
+	}
+	return 0;
+}
+
+/* The top of a CPUID range as the page's base leaf of it says (Linux
+ * setup_cpuid_table(): cpuid_std_range_max and the others). */
+static uint32_t cpuid_range_max(const struct snp_cpuid_page *page, uint32_t base)
+{
+	uint32_t r[4];
+
+	return pvio_snp_cpuid_lookup(page, base, 0, r) ? r[0] : 0;
+}
+
+int pvio_snp_cpuid(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+		   const struct snp_cpuid_cpu *cpu, uint32_t r[4], bool *missed)
+{
+	*missed = false;
+	if (pvio_snp_cpuid_lookup(page, leaf, sub, r))
+		return pvio_snp_cpuid_postprocess(page, leaf, sub, cpu, r);
+	*missed = true;
+	/* A leaf the page leaves out is zeros; inside a range the page
+	 * declares, post-processed from zeros (the hypervisor may omit all-zero
+	 * entries), outside it returned as is (Linux snp_cpuid()). */
+	if (!page || !(leaf <= cpuid_range_max(page, 0) ||
+		       (leaf >= 0x40000000u && leaf <= cpuid_range_max(page, 0x40000000u)) ||
+		       (leaf >= 0x80000000u && leaf <= cpuid_range_max(page, 0x80000000u))))
+		return 0;
+	return pvio_snp_cpuid_postprocess(page, leaf, sub, cpu, r);
+}
+
+static uint64_t cpu_read_xcr0(void *ctx)
+{
+	return ps(ctx)->read_xcr0();
+}
+
+static uint64_t cpu_read_xss(void *ctx)
+{
+	return ps(ctx)->read_xss();
+}
+
+static int cpu_hv_cpuid(void *ctx, uint32_t leaf, unsigned int reg, uint32_t *out)
+{
+	ps(ctx)->cpuid_hv_requests++;
+	return ghcb_msr_cpuid(ps(ctx)->snp->insn, leaf, reg, out);
+}
+
+/*
+ * Not the hypervisor's to answer: the checked page, post-processed for the
+ * running CPU (the hypervisor's part through the MSR protocol, which needs no
+ * GHCB). A page the post-processing cannot make consistent ends the guest, as
+ * Linux terminates (snp_cpuid() failing in the #VC handler; GHCB_TERM_CPUID_HV
+ * when the hypervisor does not answer): the termination request, and in a
+ * host test, which returns from it, zeros.
+ */
 static void snp_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-	if (!pvio_snp_cpuid_lookup(ps(ctx)->cpuid, leaf, sub, r)) {
-		ps(ctx)->cpuid_misses++;
+	struct pvio_snp *p = ps(ctx);
+	const struct snp_cpuid_cpu cpu = { p->read_cr4(), cpu_read_xcr0, cpu_read_xss, cpu_hv_cpuid,
+					   p };
+	bool missed;
+	int code = pvio_snp_cpuid(p->cpuid, leaf, sub, &cpu, r, &missed);
+
+	if (missed)
+		p->cpuid_misses++;
+	if (!code)
 		return;
-	}
-	pvio_snp_cpuid_postprocess(leaf, sub, ps(ctx)->read_cr4(), r);
+	p->cpuid_refused++;
+	memset(r, 0, 4 * sizeof(r[0]));
+	snp_terminate(p->snp, GHCB_TERM_SET_SLUICE, (unsigned int)code);
 }
 
 /*
@@ -237,6 +406,12 @@ static uint64_t snp_rdmsr(void *ctx, uint32_t msr)
 	uint64_t gpa, v = 0;
 	struct ghcb *g;
 
+	/* SEV_STATUS is the hardware's, read-only and never the hypervisor's to
+	 * answer (Linux reads it natively before it has any #VC handling,
+	 * sme_enable()); the value snp_init() checked at kernel entry: no exit,
+	 * so CPU detection needs no GHCB. */
+	if (msr == MSR_SEV_STATUS)
+		return ps(ctx)->snp->sev_status;
 	if (msr_is_guest_state(msr))
 		return ps(ctx)->native->rdmsr(ps(ctx)->native->ctx, msr);
 	g = snp_ghcb(ps(ctx), &gpa);
@@ -313,14 +488,47 @@ static uint64_t native_cr4(void)
 #endif
 }
 
+/* XCR0, read only with CR4.OSXSAVE set (XGETBV raises #UD otherwise). */
+static uint64_t native_xcr0(void)
+{
+#ifdef SLUICE_HOST
+	return 1;
+#else
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+#endif
+}
+
+/* IA32_XSS, read only when CPUID 0xD.1 says XSAVES; natively, as Linux
+ * snp_cpuid_postprocess() does (KVM does not intercept it for a guest with
+ * XSAVES). */
+static uint64_t native_xss(void)
+{
+#ifdef SLUICE_HOST
+	return 0;
+#else
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(0xda0u));
+	return ((uint64_t)hi << 32) | lo;
+#endif
+}
+
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid)
 {
 	p->snp = s;
 	p->cpuid = cpuid;
 	p->errors = 0;
 	p->cpuid_misses = 0;
+	p->cpuid_refused = 0;
+	p->cpuid_hv_requests = 0;
+	p->no_ghcb = 0;
 	p->native = &pvio_native;
 	p->read_cr4 = native_cr4;
+	p->read_xcr0 = native_xcr0;
+	p->read_xss = native_xss;
 	p->ops = (struct pvio_ops){
 		.name = "snp",
 		.io_in = snp_io_in,

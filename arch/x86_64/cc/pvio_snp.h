@@ -64,6 +64,14 @@ _Static_assert(sizeof(struct snp_cpuid_page) == 16 + 64 * 48, "CPUID page fits i
  *	the GHCB MSR): &pvio_native, a recording double in host tests.
  * @read_cr4: this CPU's CR4, for pvio_snp_cpuid_postprocess() (the native
  *	read; a double in host tests, which run in user mode).
+ * @read_xcr0: this CPU's XCR0 (XGETBV), asked only with CR4.OSXSAVE set.
+ * @read_xss: this CPU's IA32_XSS, asked only for leaf 0xD.1 with XSAVES.
+ * @cpuid_refused: CPUIDs the post-processing refused (the guest was told to
+ *	terminate).
+ * @cpuid_hv_requests: MSR-protocol CPUID requests of the post-processing.
+ * @no_ghcb: requests that needed a GHCB while this CPU had none registered
+ *	(refused, and counted in @errors too): at boot, before the kernel's
+ *	first GHCB exists, none is expected (cc_snp.c reports the count).
  */
 struct pvio_snp {
 	struct pvio_ops ops;
@@ -72,6 +80,29 @@ struct pvio_snp {
 	unsigned long errors, cpuid_misses;
 	const struct pvio_ops *native;
 	uint64_t (*read_cr4)(void);
+	uint64_t (*read_xcr0)(void);
+	uint64_t (*read_xss)(void);
+	unsigned long cpuid_refused, cpuid_hv_requests;
+	unsigned long no_ghcb;
+};
+
+/**
+ * struct snp_cpuid_cpu - what the CPUID post-processing reads of the running
+ *	CPU, and asks of the hypervisor.
+ * @cr4: its CR4 (OSXSAVE, PKE).
+ * @read_xcr0: its XCR0; called only with CR4.OSXSAVE set.
+ * @read_xss: its IA32_XSS; called only for leaf 0xD.1 when XSAVES is there.
+ * @hv_cpuid: one register (0 EAX .. 3 EDX) of the hypervisor's leaf, sub-leaf
+ *	0, for the running vCPU (the MSR protocol, ghcb_msr_cpuid()); 0 or an
+ *	error.
+ * @ctx: handed to each.
+ */
+struct snp_cpuid_cpu {
+	uint64_t cr4;
+	uint64_t (*read_xcr0)(void *ctx);
+	uint64_t (*read_xss)(void *ctx);
+	int (*hv_cpuid)(void *ctx, uint32_t leaf, unsigned int reg, uint32_t *out);
+	void *ctx;
 };
 
 /**
@@ -83,18 +114,48 @@ struct pvio_snp {
 void pvio_snp_init(struct pvio_snp *p, struct snp *s, const struct snp_cpuid_page *cpuid);
 
 /**
- * pvio_snp_cpuid_postprocess() - the per-CPU bits the CPUID page cannot hold
- *	(Linux snp_cpuid_postprocess()): CPUID 1 ECX[27] OSXSAVE and CPUID 7
- *	ECX[4] OSPKE as this CPU's CR4 has them. (Linux also takes the initial
- *	APIC ID of leaves 1 and 0xB from the hypervisor, and recomputes the XSAVE
- *	sizes of leaf 0xD for the XCR0 in use: this kernel reads APIC IDs from
- *	the local APIC and uses no XSAVE size, so neither is asked.)
+ * pvio_snp_cpuid_postprocess() - what the CPUID page cannot hold, for the
+ *	running CPU, as Linux snp_cpuid_postprocess() (torvalds/linux
+ *	arch/x86/kernel/sev-shared.c; arch/x86/boot/startup/sev-shared.c in
+ *	later trees): leaf 0x1 the initial APIC ID (EBX[31:24]) and APIC-enabled
+ *	bit (EDX[9]) from the hypervisor, OSXSAVE (ECX[27]) from CR4; leaf 0x7
+ *	OSPKE (ECX[4], sub-leaf 0) from CR4; leaf 0xB the x2APIC ID (EDX) from
+ *	the hypervisor; leaf 0xD sub-leaves 0/1 the XSAVE size (EBX) recomputed
+ *	from the page's component entries for this CPU's XCR0 (and IA32_XSS for
+ *	sub-leaf 1, compacted); leaf 0x8000001E the extended APIC ID (EAX) and
+ *	the compute-unit and node IDs (EBX[7:0], ECX[7:0]) from the hypervisor.
+ *	The hypervisor is asked through the MSR protocol (sub-leaf 0), as Linux
+ *	does before it has a GHCB; leaves 0x4 and 0x8000001D are taken from the
+ *	page as they are, as in Linux.
+ * @page: the CPUID page (for leaf 0xD's component entries).
  * @leaf: EAX.
  * @sub: ECX.
- * @cr4: this CPU's CR4.
- * @r: the page's answer, changed in place.
+ * @cpu: the running CPU.
+ * @r: the page's answer (or zeros), changed in place.
+ * Return: 0, or the reason code to terminate with (set GHCB_TERM_SET_SLUICE):
+ *	GHCB_TERM_SLUICE_CPUID when the page cannot give leaf 0xD for this
+ *	CPU's features (a component entry missing, sizes that overflow, a
+ *	sub-leaf 1 without XSAVEC/XSAVES), GHCB_TERM_SLUICE_CPUID_HV when the
+ *	hypervisor does not answer.
  */
-void pvio_snp_cpuid_postprocess(uint32_t leaf, uint32_t sub, uint64_t cr4, uint32_t r[4]);
+int pvio_snp_cpuid_postprocess(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+			       const struct snp_cpuid_cpu *cpu, uint32_t r[4]);
+
+/**
+ * pvio_snp_cpuid() - CPUID in an SNP guest, as Linux snp_cpuid(): the page's
+ *	entry post-processed; a leaf not in the page is zeros, post-processed
+ *	only inside a range the page declares (its leaves 0, 0x40000000 and
+ *	0x80000000 give the tops).
+ * @page: the CPUID page, or NULL (every leaf zeros).
+ * @leaf: EAX.
+ * @sub: ECX.
+ * @cpu: the running CPU.
+ * @r: EAX..EDX out.
+ * @missed: set when the page has no entry for the leaf.
+ * Return: as pvio_snp_cpuid_postprocess().
+ */
+int pvio_snp_cpuid(const struct snp_cpuid_page *page, uint32_t leaf, uint32_t sub,
+		   const struct snp_cpuid_cpu *cpu, uint32_t r[4], bool *missed);
 
 /**
  * pvio_snp_cpuid_lookup() - a leaf from the CPUID page, as Linux

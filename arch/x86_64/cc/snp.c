@@ -543,18 +543,6 @@ int snp_ghcb_register(struct snp *s, struct ghcb *g, uint64_t gpa)
 	return 0;
 }
 
-int snp_ghcb_adopt(struct snp *s, struct ghcb *g, uint64_t gpa)
-{
-	struct snp_ghcb_slot *sl = snp_ghcb_slot(s);
-
-	if (gpa & (SNP_PAGE_4K - 1))
-		return SNP_ERR_INVAL;
-	sl->gpa = gpa;
-	sl->ghcb = g;
-	sl->depth = 0;
-	return 0;
-}
-
 int snp_ghcb_setup(struct snp *s, struct ghcb *g, uint64_t gpa)
 {
 	struct snp_ghcb_slot *sl;

@@ -319,17 +319,6 @@ int snp_ghcb_map(struct snp *s, uint64_t gpa);
 int snp_ghcb_register(struct snp *s, struct ghcb *g, uint64_t gpa);
 
 /**
- * snp_ghcb_adopt() - use the GHCB the firmware registered for this CPU (the
- *	GHCB MSR holds @gpa; the firmware's page tables map it shared): put it
- *	in this CPU's slot without converting or registering anything.
- * @s: the guest.
- * @g: the page as mapped now.
- * @gpa: its GPA.
- * Return: 0 or SNP_ERR_INVAL.
- */
-int snp_ghcb_adopt(struct snp *s, struct ghcb *g, uint64_t gpa);
-
-/**
  * snp_check_vmpl0() - refuse to run below VMPL0, as Linux enforce_vmpl0()
  *	(arch/x86/boot/compressed/sev.c): RMPADJUST of a private, validated page
  *	of ours with target VMPL1 and no permissions changes the permissions of

@@ -2,9 +2,10 @@
 /*
  * snp_boot.h - what an SEV-SNP guest checks of what the firmware hands it,
  * before it relies on any of it: the confidential-computing blob of the EFI
- * configuration table (the SNP CPUID page and the secrets page) and the GHCB
- * the firmware registered for the bootstrap CPU. Plain C, no I/O: the kernel
- * (boot/cc_setup.c) and the host tests (tests/test_snp_boot.c) run the same
+ * configuration table (the SNP CPUID page and the secrets page). (The GHCB
+ * the firmware registered for the bootstrap CPU is not checked: it is never
+ * used, as in Linux.) Plain C, no I/O: the kernel
+ * (kernel/cc_setup.c) and the host tests (tests/test_snp_boot.c) run the same
  * checks.
  *
  * Facts used (read for facts; no code copied):
@@ -20,13 +21,6 @@
  *   (the EFI configuration table, magic checked, termination otherwise) and
  *   setup_cpuid_table() in arch/x86/kernel/sev-shared.c (a CPUID page shorter
  *   than 4 KiB, or a count of 0 or above SNP_CPUID_COUNT_MAX: terminate);
- * - the firmware's GHCB: EDK2 OvmfPkg/PlatformPei/AmdSev.c AmdSevEsInitialize()
- *   (GHCB pages from AllocateReservedPages(), "must survive across the UEFI to
- *   OS transition", C-bit cleared in the firmware's page tables, GHCB MSR
- *   written with the BSP's page's GPA);
- * - the GHCB MSR: AMD GHCB specification 56421, "GHCB MSR protocol": a value
- *   with GHCBInfo (bits 11:0) non-zero is an MSR-protocol request or response,
- *   zero means the GPA of a GHCB page.
  */
 #ifndef SLUICE_ARCH_SNP_BOOT_H
 #define SLUICE_ARCH_SNP_BOOT_H
@@ -36,13 +30,12 @@
 #include <stdint.h>
 
 #include "arch/x86_64/cc/snp_cc_blob.h"
-#include "arch/x86_64/mm/mem_range.h"
 
 #define SNP_SECRETS_PAGE_BYTES 4096u
 
 /* Sluice's reason codes (set GHCB_TERM_SET_SLUICE) of an end at boot. */
-#define GHCB_TERM_SLUICE_OPTION 4      /* cc=emulated, sim-tdx or sim-snp in an SNP guest */
-#define GHCB_TERM_SLUICE_FW_GHCB 5     /* the GHCB MSR names no usable firmware GHCB */
+#define GHCB_TERM_SLUICE_OPTION 4 /* cc=emulated, sim-tdx or sim-snp in an SNP guest */
+/* 5 is no longer used (it refused a firmware GHCB; that GHCB is never used). */
 #define GHCB_TERM_SLUICE_NO_CC_BLOB 6  /* no CC blob in the EFI configuration table */
 #define GHCB_TERM_SLUICE_BAD_CC_BLOB 7 /* a CC blob or CPUID page that fails a check */
 #define GHCB_TERM_SLUICE_NOT_VMPL0 8   /* running below VMPL0 */
@@ -76,23 +69,5 @@ bool snp_cc_blob_header_ok(const struct snp_cc_blob *b, char *why, size_t why_le
  */
 int snp_cc_blob_check(bool found, const struct snp_cc_blob *b, const void *cpuid, size_t copied,
 		      unsigned int *term_code, char *why, size_t why_len);
-
-/**
- * snp_fw_ghcb_check() - whether the GHCB MSR as found at kernel entry names a
- *	GHCB page the firmware registered and left for us: a GPA (GHCBInfo zero,
- *	not an MSR-protocol value), non-zero, below the C-bit, inside one range
- *	of RAM the memory map reports as reserved or ACPI memory (never usable
- *	RAM or the kernel's own memory, which we would reuse, nor MMIO).
- * @msr: the GHCB MSR's value.
- * @ranges: the memory map.
- * @nranges: its entries.
- * @cbit_pos: the C-bit position.
- * @gpa: receives the page's GPA.
- * @why: on failure, the reason, one line.
- * @why_len: its size.
- * Return: 0, or -1 (terminate with GHCB_TERM_SLUICE_FW_GHCB).
- */
-int snp_fw_ghcb_check(uint64_t msr, const struct mem_range *ranges, unsigned int nranges,
-		      unsigned int cbit_pos, uint64_t *gpa, char *why, size_t why_len);
 
 #endif /* SLUICE_ARCH_SNP_BOOT_H */

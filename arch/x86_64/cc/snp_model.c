@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "arch/x86_64/mm/tlb_gen.h"
+
 #define PAGE 4096u
 #define PAGES_2M 512u
 /* The model's PSC error codes in SW_EXITINFO2 (any non-zero value is an error
@@ -133,7 +135,7 @@ static bool tlb_c_seen(const struct snp_model *m, int64_t i, unsigned int c)
 	if (!m->tlb)
 		return m->page[i] & SNP_PG_PTE_C;
 	t = &m->tlb[i];
-	if ((t->fresh & (1u << c)) || m->tlb_synced[c] >= t->gen)
+	if ((t->fresh & (1u << c)) || tlb_gen_change_seen(m->tlb_synced[c], t->gen))
 		return m->page[i] & SNP_PG_PTE_C;
 	return t->old_c;
 }
@@ -483,6 +485,7 @@ static void model_msr_protocol(struct snp_model *m)
 		gfn = v >> 12;
 		ghcb_page_shared(m, gfn << 12);
 		m->ghcb_gpa[c] = m->faults.reg_refuse ? 0 : gfn << 12;
+		m->ghcb_ours[c] = !m->faults.reg_refuse;
 		m->ghcb_msr[c] = ((m->faults.reg_refuse ? gfn + 1 : gfn) << 12) |
 				 GHCB_MSR_REG_GPA_RESP;
 		break;
@@ -510,6 +513,23 @@ static void model_msr_protocol(struct snp_model *m)
 		/* KVM: GHCB_HV_FT_SUPPORTED (SNP, SNP AP creation). */
 		m->ghcb_msr[c] = (m->hv_features << 12) | GHCB_MSR_HV_FT_RESP;
 		break;
+	case GHCB_MSR_CPUID_REQ: {
+		/* KVM sev_handle_vmgexit_msr_protocol(): kvm_cpuid() of the
+		 * function, sub-leaf 0, the asked register in [63:32]; the
+		 * request's other bits stay. */
+		uint32_t r[4] = { m->cpuid_value[0], m->cpuid_value[1], m->cpuid_value[2],
+				  m->cpuid_value[3] };
+		uint32_t leaf = (uint32_t)(v >> 32);
+
+		__atomic_add_fetch(&m->n_msr_cpuid, 1, __ATOMIC_RELAXED);
+		m->last_cpuid_leaf = leaf;
+		if (m->hv_cpuid)
+			m->hv_cpuid(m->hv_ctx, leaf, 0, r);
+		m->ghcb_msr[c] =
+			((uint64_t)r[(v >> 30) & 3] << 32) | (v & (UINT64_C(3) << 30)) |
+			(m->faults.cpuid_bad_resp ? GHCB_MSR_CPUID_REQ : GHCB_MSR_CPUID_RESP);
+		break;
+	}
 	case GHCB_MSR_TERM_REQ:
 		m->terminated++;
 		m->term_set = (unsigned int)((v >> 12) & 0xf);
@@ -547,6 +567,14 @@ static void model_vmgexit(void *ctx, void *page)
 		g->sw_exit_info_1 = GHCB_RESULT_ERROR;
 		g->sw_exit_info_2 = GHCB_ERR_NOT_REGISTERED;
 		return;
+	}
+	if (!m->ghcb_ours[c]) {
+		/* R11 (project rule): the platform would carry it out. */
+		m->n_fw_ghcb_exits++;
+		broken(m,
+		       "R11 (project rule): a GHCB exit through a GHCB the guest did not register "
+		       "(the firmware's; Linux never uses it)",
+		       m->ghcb_gpa[c]);
 	}
 	reason = kvm_validate_vmgexit(g);
 	if (reason) {
@@ -670,6 +698,7 @@ void snp_model_firmware_ghcb(struct snp_model *m, unsigned int cpu, uint64_t gpa
 		m->page[i] &= (uint8_t) ~(SNP_PG_ASSIGNED | SNP_PG_VALIDATED | SNP_PG_PTE_C);
 	m->ghcb_msr[cpu % SNP_MODEL_MAX_CPUS] = gpa;
 	m->ghcb_gpa[cpu % SNP_MODEL_MAX_CPUS] = gpa;
+	m->ghcb_ours[cpu % SNP_MODEL_MAX_CPUS] = false;
 }
 
 void snp_model_insn(struct snp_model *m, struct tee_insn_ops *ops)

@@ -77,6 +77,15 @@
  *     Test: test_rule_r10_stale_tlb_on_another_cpu (it also shows the
  *     kernel's TLB generation scheme, mmu_tlb_sync() before converted memory
  *     is reached, passes).
+ *  R11 Project rule (not a platform rule: the hypervisor and the GHCB spec
+ *     accept any registered GHCB): no GHCB-protocol exit goes through a GHCB
+ *     the guest did not register itself, i.e. the one the firmware left
+ *     registered (snp_model_firmware_ghcb()). Linux never uses the
+ *     firmware's GHCB (its early code speaks the MSR protocol until its own
+ *     boot GHCB is registered: snp_register_ghcb_early()); nor does Sluice:
+ *     the host chose that page's address. Counted in @n_fw_ghcb_exits.
+ *     Tests (tests/test_snp_boot.c): test_rule_r11_firmware_ghcb_never_used,
+ *     test_ghcb_boot_steps; e2e sim_snp.sh ("firmware GHCB: never used").
  *
  * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
@@ -126,6 +135,8 @@
  * @pval_fail_at: that PVALIDATE answers FAIL_INPUT.
  * @pval_cf_at: that PVALIDATE succeeds with CF = 1 and changes nothing.
  * @pval_cf_every: the same for every Nth.
+ * @cpuid_bad_resp: every MSR-protocol CPUID is answered with a code that is
+ *	not a CPUID response.
  * @reg_refuse: registration answers with another GFN.
  * @exit_error: every other GHCB exit answers SW_EXITINFO1 = 2 (error).
  */
@@ -136,7 +147,7 @@ struct snp_model_faults {
 	bool rmp_4k_only;
 	unsigned long pval_mismatch_at, pval_mismatch_every, pval_fail_at, pval_cf_at,
 		pval_cf_every;
-	bool reg_refuse, exit_error;
+	bool reg_refuse, exit_error, cpuid_bad_resp;
 };
 
 /**
@@ -168,6 +179,10 @@ struct snp_model_tlb {
  * @ap_create: when set, the hypervisor's side of an AP-creation request that
  *	passed R7 (@op SNP_AP_CREATE or SNP_AP_DESTROY); returns 0 or refuses.
  * @on_terminate: when set, called for a termination request.
+ * @hv_cpuid: when set, the hypervisor's CPUID for the calling vCPU (the
+ *	MSR-protocol request 0x004 asks sub-leaf 0 of it, as KVM's
+ *	kvm_cpuid()); NULL: @cpuid_value. @n_msr_cpuid counts the requests and
+ *	@last_cpuid_leaf keeps the last one's function.
  * @hv_ctx: handed to @vmm, @ap_create and @on_terminate.
  * @n_ap_create: AP-creation requests; @n_rmpadjust: RMPADJUSTs.
  * @faults: faults to inject.
@@ -195,6 +210,9 @@ struct snp_model_tlb {
  *	entries, zeroed), or NULL: every CPU is taken to see the current
  *	mappings. @tlb_gen: its generation; @tlb_synced: per CPU, the generation
  *	of its last whole-TLB flush.
+ * @ghcb_ours: per vCPU, whether the registered GHCB was registered by the
+ *	guest (MSR protocol) rather than left by the firmware (R11).
+ * @n_fw_ghcb_exits: GHCB exits through a GHCB the guest did not register.
  * @io_value: what an IN returns; @mmio_value: what an MMIO read returns;
  *	@msr_value: what an RDMSR returns.
  */
@@ -210,7 +228,11 @@ struct snp_model {
 	int (*ap_create)(void *ctx, uint32_t apic_id, unsigned int op, uint64_t vmsa_gpa,
 			 uint64_t sev_features);
 	void (*on_terminate)(void *ctx, unsigned int set, unsigned int code);
+	void (*hv_cpuid)(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 	void *hv_ctx;
+	uint32_t cpuid_value[4];
+	unsigned long n_msr_cpuid;
+	uint32_t last_cpuid_leaf;
 	unsigned long n_ap_create, n_rmpadjust;
 	struct snp_model_faults faults;
 	void (*violation)(void *ctx, const char *rule, uint64_t gpa);
@@ -230,6 +252,8 @@ struct snp_model {
 	unsigned long n_psc_pages;
 	unsigned int ghcb_min, ghcb_max, cbit_pos;
 	uint64_t hv_features;
+	bool ghcb_ours[SNP_MODEL_MAX_CPUS];
+	unsigned long n_fw_ghcb_exits;
 	struct snp_model_tlb *tlb;
 	uint32_t tlb_gen;
 	uint32_t tlb_synced[SNP_MODEL_MAX_CPUS];

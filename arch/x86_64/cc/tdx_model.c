@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "arch/x86_64/mm/tlb_gen.h"
+
 #define PAGE 4096u
 #define PAGES_2M 512u
 
@@ -70,21 +72,117 @@ void tdx_model_set_pages(struct tdx_model *m, uint64_t gpa, uint64_t len, enum t
 	}
 }
 
+/* The calling vCPU (R7). */
+static unsigned int vcpu(const struct tdx_model *m)
+{
+	unsigned int c = m->cpu ? m->cpu(m->cpu_ctx) : 0;
+
+	return c < TDX_MODEL_MAX_CPUS ? c : 0;
+}
+
+/* R7: the mapping CPU @c's TLB may hold for page @i. */
+static bool tlb_shared_seen(const struct tdx_model *m, int64_t i, unsigned int c)
+{
+	const struct tdx_model_tlb *t;
+
+	if (!m->tlb)
+		return m->pte_shared[i];
+	t = &m->tlb[i];
+	if ((t->fresh & (1u << c)) || tlb_gen_change_seen(m->tlb_synced[c], t->gen))
+		return m->pte_shared[i];
+	return t->old_shared;
+}
+
 void tdx_model_note_ptes(struct tdx_model *m, uint64_t gpa, uint64_t len, bool shared)
 {
+	/* One generation per change, as the kernel publishes one per conversion
+	 * step (tlb_gen.h). */
+	m->tlb_gen++;
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 
-		if (i >= 0)
-			m->pte_shared[i] = shared;
+		if (i < 0)
+			continue;
+		if (m->tlb && m->pte_shared[i] != shared) {
+			/* R7: every CPU may keep the old translation until it flushes. */
+			m->tlb[i].old_shared = m->pte_shared[i];
+			m->tlb[i].gen = m->tlb_gen;
+			m->tlb[i].fresh = 0;
+		}
+		m->pte_shared[i] = shared;
+	}
+}
+
+void tdx_model_note_tlb_sync(struct tdx_model *m)
+{
+	m->tlb_synced[vcpu(m)] = m->tlb_gen;
+}
+
+void tdx_model_note_access(struct tdx_model *m, uint64_t gpa, uint64_t len)
+{
+	unsigned int c = vcpu(m);
+
+	gpa &= ~shared_bit(m);
+	for (uint64_t a = gpa & ~(uint64_t)(PAGE - 1); a < gpa + len; a += PAGE) {
+		int64_t i = page_index(m, a);
+		bool seen;
+
+		if (i < 0)
+			continue;
+		seen = tlb_shared_seen(m, i, c);
+		if (seen ? m->state[i] == TDX_PAGE_SHARED : m->state[i] == TDX_PAGE_ACCEPTED)
+			continue;
+		if (seen != (bool)m->pte_shared[i])
+			broken(m, "R7: a CPU reached a converted page through a stale translation",
+			       a);
+		else if (seen)
+			broken(m,
+			       "R7: a shared access to a private page (it reaches the host's page)",
+			       a);
+		else
+			broken(m,
+			       "R7: a private access to a shared or pending page (#VE or the TD ends)",
+			       a);
+	}
+}
+
+/*
+ * R7, Linux's order: MapGPA of page @i while a CPU other than the caller may
+ * still translate it otherwise than the guest's mapping says. Linux flushes
+ * every CPU first (cpa_flush() in __set_memory_enc_pgtable()); Sluice's
+ * generation scheme does not, and is held to the access half instead.
+ */
+static void tlb_check_map(struct tdx_model *m, int64_t i, uint64_t gpa)
+{
+	unsigned int me = vcpu(m), n = m->num_vcpus;
+
+	if (!m->tlb)
+		return;
+	if (n > TDX_MODEL_MAX_CPUS)
+		n = TDX_MODEL_MAX_CPUS;
+	for (unsigned int c = 0; c < n; c++) {
+		if (c == me || tlb_shared_seen(m, i, c) == (bool)m->pte_shared[i])
+			continue;
+		m->n_stale_at_map++;
+		if (m->tlb_linux_order)
+			broken(m,
+			       "R7 (Linux's order, project rule): MapGPA while another CPU holds a "
+			       "stale translation (Linux: cpa_flush() on every CPU first, "
+			       "__set_memory_enc_pgtable())",
+			       gpa);
+		return;
 	}
 }
 
 void tdx_model_note_flush(struct tdx_model *m, uint64_t gpa, uint64_t len)
 {
+	unsigned int c = vcpu(m);
+
 	for (uint64_t a = gpa; a < gpa + len; a += PAGE) {
 		int64_t i = page_index(m, a);
 
+		if (i >= 0 && m->tlb)
+			m->tlb[i].fresh |= (uint16_t)(1u << c); /* R7: the caller's flush */
 		if (i < 0 || m->pte_shared[i])
 			continue;
 		if (m->state[i] == TDX_PAGE_SHARED)
@@ -131,6 +229,7 @@ static void model_map_gpa(struct tdx_model *m, struct tdcall_regs *r)
 
 		if (i < 0)
 			continue; /* outside the window: not modelled */
+		tlb_check_map(m, i, a);
 		if (to_shared) {
 			if (!m->pte_shared[i])
 				broken(m, "R4: MapGPA to shared of a page the guest maps private",

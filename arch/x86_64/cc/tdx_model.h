@@ -48,6 +48,37 @@
  *     x2APIC ISR/TMR/IRR word (0x810-0x827) asked of the VMM is a violation.
  *     Tests (tests/test_pvio_tdx.c): test_model_refuses_what_kvm_refuses,
  *     test_virtualised_msrs_are_native; e2e sim_tdx.sh checks "0 refused".
+ *  R7 Per-CPU TLBs (when @tlb is given): every vCPU keeps its own cached
+ *     translation of each page (SDM vol. 3 4.10.4-4.10.5: a change of a
+ *     paging entry reaches another CPU's TLB only when that CPU flushes). A
+ *     change of a page's mapping leaves every CPU holding the old one but the
+ *     CPUs that then flush the page (tdx_model_note_flush(), the calling CPU)
+ *     or their whole TLB (tdx_model_note_tlb_sync()).
+ *     - Platform rule: an access (tdx_model_note_access()) goes through the
+ *       calling CPU's translation. A private access to a shared or pending
+ *       page faults (#VE, or the TD ends with SEPT_VE_DISABLE: Linux
+ *       tdx_early_init(), "Private mapping => Shared Page == Guest
+ *       shutdown"); a shared access to a private page reaches the host's
+ *       memory, not the guest's (KVM answers the fault on a shared GPA whose
+ *       attribute is private with KVM_EXIT_MEMORY_FAULT, and the VMM may
+ *       convert the page back). Through a stale translation that is "a CPU
+ *       reached a converted page through a stale translation", a violation.
+ *     - Linux's order: a MapGPA of a page while another CPU may still hold a
+ *       translation of it that differs from the guest's mapping is a
+ *       conversion with a stale TLB on another CPU. Linux never makes one:
+ *       __set_memory_enc_pgtable() (arch/x86/mm/pat/set_memory.c) flushes
+ *       the range on every CPU with cpa_flush() before the hypercall and
+ *       again after changing the entries. Counted in @n_stale_at_map; a
+ *       violation only with @tlb_linux_order, because the TDX module and KVM
+ *       never see a TLB entry that is not used (project rule): Sluice's
+ *       generation scheme (arch/x86_64/mm/tlb_gen.h) leaves such entries on
+ *       purpose and instead makes every CPU sync before it reaches converted
+ *       memory, which the platform half checks.
+ *     Tests: test_rule_r7_stale_tlb_on_another_cpu (both halves refuse a
+ *     second CPU's stale translation; Linux's synchronous flush passes both),
+ *     test_two_cpus_generation_scheme (the protocol and the kernel's
+ *     generation rule with two CPUs converting and touching pages: no
+ *     violation).
  *
  * The rules of the guest's side (a MapGPA "retry" must resume inside the range
  * and make progress; a failure rolls back or leaks, never leaves a mixed range;
@@ -68,6 +99,8 @@
 #include <stdint.h>
 
 #include "arch/x86_64/cc/tdx.h"
+
+#define TDX_MODEL_MAX_CPUS 16
 
 /* Page states. */
 enum tdx_page_state {
@@ -104,6 +137,20 @@ struct tdx_model_faults {
 };
 
 /**
+ * struct tdx_model_tlb - per page, what the per-CPU TLB model (R7) keeps.
+ * @gen: the model's generation at the page's last mapping change.
+ * @fresh: CPUs (bit per CPU) that flushed the page since that change.
+ * @old_shared: the mapping before that change (what a stale translation
+ *	says; after two changes before a CPU syncs, the latest old one).
+ */
+struct tdx_model_tlb {
+	uint64_t gen;
+	uint16_t fresh;
+	uint8_t old_shared;
+	uint8_t pad[5];
+};
+
+/**
  * struct tdx_model - the model's state.
  * @base: GPA of the first modelled page (4 KiB aligned).
  * @npages: pages modelled.
@@ -132,6 +179,16 @@ struct tdx_model_faults {
  * @vmm_ctx: handed to @vmm.
  * @n_vmm_calls: VMCALLs given to @vmm.
  * @n_msr_refused: MSR VMCALLs refused as KVM refuses them (R6).
+ * @cpu: the calling vCPU (below TDX_MODEL_MAX_CPUS), for R7; NULL: always 0.
+ * @cpu_ctx: handed to @cpu.
+ * @tlb: per page, the per-CPU TLB model of R7 (caller storage, @npages
+ *	entries, zeroed), or NULL: every CPU is taken to see the current mapping.
+ *	@tlb_gen: its generation; @tlb_synced: per CPU, the generation of its
+ *	last whole-TLB flush. CPUs 0 .. @num_vcpus - 1 are modelled.
+ * @tlb_linux_order: R7's conversion half is a violation (Linux's order),
+ *	not only counted.
+ * @n_stale_at_map: pages MapGPA converted while another CPU may still have
+ *	held a stale translation of them (R7).
  */
 struct tdx_model {
 	uint64_t base;
@@ -156,6 +213,13 @@ struct tdx_model {
 	void *vmm_ctx;
 	unsigned long n_vmm_calls;
 	unsigned long n_msr_refused;
+	unsigned int (*cpu)(void *ctx);
+	void *cpu_ctx;
+	struct tdx_model_tlb *tlb;
+	uint64_t tlb_gen;
+	uint64_t tlb_synced[TDX_MODEL_MAX_CPUS];
+	bool tlb_linux_order;
+	unsigned long n_stale_at_map;
 };
 
 /**
@@ -187,13 +251,30 @@ void tdx_model_insn(struct tdx_model *m, struct tee_insn_ops *ops);
 void tdx_model_note_ptes(struct tdx_model *m, uint64_t gpa, uint64_t len, bool shared);
 
 /**
- * tdx_model_note_flush() - the guest flushed its TLBs for a range: rules R4 and
- *	R5 are checked for every page of it.
+ * tdx_model_note_flush() - the calling CPU flushed its TLB for a range: rules
+ *	R4 and R5 are checked for every page of it; for R7 that CPU now holds
+ *	the current mappings of the range.
  * @m: the model.
  * @gpa: start.
  * @len: bytes.
  */
 void tdx_model_note_flush(struct tdx_model *m, uint64_t gpa, uint64_t len);
+
+/**
+ * tdx_model_note_tlb_sync() - the calling CPU dropped its whole TLB (R7; the
+ *	kernel's mmu_tlb_sync() CR3 reload).
+ * @m: the model.
+ */
+void tdx_model_note_tlb_sync(struct tdx_model *m);
+
+/**
+ * tdx_model_note_access() - the calling CPU reads or writes a range through
+ *	its own (possibly stale) translations: rule R7.
+ * @m: the model.
+ * @gpa: start (without the shared bit).
+ * @len: bytes (at least 1).
+ */
+void tdx_model_note_access(struct tdx_model *m, uint64_t gpa, uint64_t len);
 
 /**
  * tdx_model_page() - the state of the page holding @gpa.

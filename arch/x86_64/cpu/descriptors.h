@@ -83,15 +83,6 @@ void trap_set_stack_bounds(uint64_t lo, uint64_t hi);
 void trap_set_cpu_stack_bounds(unsigned int cpu, uint64_t lo, uint64_t hi);
 
 /**
- * trap_set_cpu_id() - how the exception reporter learns which CPU trapped (the
- *	report names it; each CPU has its own stack bounds and nesting guard).
- *	smp_init_bsp() passes smp_cpu_id(), so the reporter needs nothing of smp.c
- *	(smp.c calls into trap.c, never the reverse).
- * @fn: returns the calling CPU's index; NULL: every trap is reported as CPU 0.
- */
-void trap_set_cpu_id(unsigned int (*fn)(void));
-
-/**
  * trap_set_image_base() - the image's load address, printed with every RIP so a
  * report can be decoded with addr2line -e build/sluice.so.
  * @base: ImageBase.

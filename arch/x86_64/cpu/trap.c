@@ -13,6 +13,7 @@
 #include "arch/x86_64/cpu/descriptors.h"
 #include "arch/x86_64/cpu/qemu_exit.h"
 #include "arch/x86_64/cpu/serial.h"
+#include "arch/x86_64/smp/percpu.h"
 
 #define TRAP_MAX_FRAMES 16
 
@@ -69,14 +70,6 @@ void trap_set_cpu_stack_bounds(unsigned int cpu, uint64_t lo, uint64_t hi)
 		stack_lo[cpu] = lo;
 		stack_hi[cpu] = hi;
 	}
-}
-
-/* The calling CPU's index: smp.c names it (smp_init_bsp()); CPU 0 until then. */
-static unsigned int (*cpu_id)(void);
-
-void trap_set_cpu_id(unsigned int (*fn)(void))
-{
-	cpu_id = fn;
 }
 
 void trap_set_image_base(uint64_t base)
@@ -198,7 +191,7 @@ void trap_set_vc_reporter(void (*fn)(uint64_t rip, uint64_t exit_code))
 
 void trap_handler(struct trap_frame *f)
 {
-	unsigned int cpu = (cpu_id ? cpu_id() : 0) % SMP_MAX_CPUS;
+	unsigned int cpu = percpu_cpu_id() % SMP_MAX_CPUS;
 	int expected = -1;
 
 	/* #VE: the TDX module's account of it comes first (TDG.VP.VEINFO.GET). */

@@ -12,7 +12,8 @@
 
 #include "arch/x86_64/mm/kmap.h"
 #include "arch/x86_64/mm/paging.h"
-#include "arch/x86_64/smp/smp.h"
+#include "arch/x86_64/mm/tlb_gen.h"
+#include "arch/x86_64/smp/percpu.h"
 #include "arch/x86_64/smp/spinlock.h"
 
 #define FOUR_GIB (4ull << 30)
@@ -237,10 +238,10 @@ void mmu_tlb_shootdown(uint64_t va, uint64_t len)
 
 void mmu_tlb_sync(void)
 {
-	unsigned int cpu = smp_cpu_id();
+	unsigned int cpu = percpu_cpu_id();
 	uint64_t gen = __atomic_load_n(&tlb_generation, __ATOMIC_ACQUIRE);
 
-	if (!mmu_ready || tlb_cpu[cpu].seen == gen)
+	if (!mmu_ready || !tlb_gen_needs_sync(tlb_cpu[cpu].seen, gen))
 		return;
 	write_cr3(read_cr3());
 	tlb_cpu[cpu].seen = gen;

@@ -6,7 +6,7 @@
  * from the UEFI memory map with arch/x86_64/mm/paging.c. "Shared" is the software bit
  * PT_SW_SHARED: converting a page is a page-table change plus TLB invalidation plus
  * one trapping I/O access, so it costs what a MapGPA / page-state-change hypercall
- * costs in exits under KVM (README: "What the output means", `cc`).
+ * costs in exits under KVM (docs/RUNNING.md, "The serial output, line by line", `cpu`/`cc`).
  */
 #ifndef SLUICE_ARCH_MMU_H
 #define SLUICE_ARCH_MMU_H
@@ -195,8 +195,10 @@ int mmu_pte_set_shared(uint64_t va, uint64_t len, bool shared);
  * reached only through the DMA layer, under its lock (the kernel's DMA port
  * calls mmu_tlb_sync() there), and by work handed to an AP (smp.c calls it
  * before the work runs), so no CPU uses a translation older than the last
- * conversion. Linux does the same flush with IPIs (flush_tlb_kernel_range()
- * from cpa_flush() in arch/x86/mm/pat/set_memory.c).
+ * conversion. Linux instead flushes every CPU with IPIs before the hypercall
+ * (cpa_flush() in arch/x86/mm/pat/set_memory.c); the generation rule is
+ * arch/x86_64/mm/tlb_gen.h, and the models' per-CPU TLBs (TDX R7, SNP R10)
+ * check that no CPU reaches converted memory through a stale translation.
  */
 void mmu_tlb_shootdown(uint64_t va, uint64_t len);
 

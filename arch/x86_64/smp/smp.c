@@ -27,7 +27,9 @@
 #include "arch/x86_64/fw/acpi.h"
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/cpu/descriptors.h"
+#include "arch/x86_64/cpu/panic.h"
 #include "arch/x86_64/smp/lapic.h"
+#include "arch/x86_64/smp/percpu.h"
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/cpu/tsc.h"
 
@@ -44,8 +46,10 @@
 
 /**
  * struct cpu_local - one CPU's own data; GS points at it.
+ * @pc: the per-CPU head (percpu.h), first: GS base points here; its @self
+ *	and @index are also reachable as the members below.
  * @self: the struct's own address (read as %gs:0).
- * @index: dense CPU index (read as %gs:8 by smp_cpu_id()).
+ * @index: dense CPU index (read as %gs:8 by percpu_cpu_id()).
  * @apic_id: local APIC ID.
  * @online: set by the AP once it runs on its own stack and descriptors.
  * @posted: work items posted by CPU 0 (written only by CPU 0).
@@ -56,8 +60,13 @@
  * @ist_top: top of its IST1 stack (NMI, #DF, #MC).
  */
 struct cpu_local {
-	struct cpu_local *self;
-	unsigned int index;
+	union {
+		struct percpu_head pc;
+		struct {
+			struct percpu_head *self;
+			unsigned int index;
+		};
+	};
 	uint32_t apic_id;
 	volatile uint32_t online;
 	uint64_t posted;
@@ -72,7 +81,8 @@ struct cpu_local {
 	unsigned int park;	  /* its slot in sim_parks (simulated AP creation) */
 } __attribute__((aligned(64)));	  /* one cache line each: no false sharing */
 
-_Static_assert(__builtin_offsetof(struct cpu_local, index) == 8, "smp_cpu_id reads %gs:8");
+_Static_assert(__builtin_offsetof(struct cpu_local, index) == PERCPU_INDEX_OFFSET,
+	       "percpu_cpu_id() reads the index of struct percpu_head");
 
 /* Layout of the parameter block at ap_trampoline_params (ap_trampoline.S). */
 struct ap_trampoline_params {
@@ -105,7 +115,6 @@ extern void ipi_spurious_entry(void);
 
 static struct cpu_local cpu_locals[SMP_MAX_CPUS];
 static unsigned int cpus_online = 1;
-static bool gs_ready;
 static uint64_t bsp_xcr0;
 
 static inline uint64_t xgetbv0(void)
@@ -123,26 +132,13 @@ static inline void xsetbv0(uint64_t v)
 
 static void smp_set_gs(struct cpu_local *cl)
 {
-	cl->self = cl;
-	wrmsr(MSR_GS_BASE, (uint64_t)cl);
+	percpu_install(&cl->pc);
 }
 
 void smp_init_bsp(void)
 {
 	cpu_locals[0].index = 0;
 	smp_set_gs(&cpu_locals[0]);
-	gs_ready = true;
-	trap_set_cpu_id(smp_cpu_id);
-}
-
-unsigned int smp_cpu_id(void)
-{
-	unsigned int id;
-
-	if (!gs_ready)
-		return 0;
-	__asm__ volatile("movl %%gs:8, %0" : "=r"(id));
-	return id;
 }
 
 unsigned int smp_cpu_count(void)
@@ -592,8 +588,7 @@ static int smp_start_ap(struct cpu_local *cl, uint64_t page)
 	}
 	if (mmu_set_trampoline_exec(false)) {
 		/* Never leave it executable and go on writing it for the next AP. */
-		printf("smp: the start-up page could not be made non-executable again\n");
-		abort();
+		kernel_panic("smp: the start-up page could not be made non-executable again");
 	}
 	return rc;
 }

@@ -20,6 +20,7 @@
 
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/mm/mem_range.h"
+#include "arch/x86_64/smp/percpu.h"
 
 /* The vector of the IPI that wakes a halted AP; 0xff is the APIC's spurious one. */
 #define SMP_WAKE_VECTOR 0xf0
@@ -35,9 +36,8 @@ struct acpi_cpus;
 typedef void (*smp_fn)(void *arg, unsigned int cpu);
 
 /**
- * smp_init_bsp() - per-CPU data of the bootstrap CPU (index 0), and smp_cpu_id()
- * handed to the exception reporter (trap_set_cpu_id()). Call right after
- * gdt_init(), before anything calls smp_cpu_id().
+ * smp_init_bsp() - per-CPU data of the bootstrap CPU (index 0), installed
+ * (percpu_install()). Call right after gdt_init(), before any AP exists.
  */
 void smp_init_bsp(void);
 
@@ -158,9 +158,13 @@ void smp_sim_destroy(uint32_t apic_id);
 unsigned int smp_cpu_count(void);
 
 /**
- * smp_cpu_id() - the calling CPU's index (0 on the BSP and before smp_init_bsp()).
+ * smp_cpu_id() - the calling CPU's index (0 on the BSP and before smp_init_bsp()):
+ *	percpu_cpu_id(), named here for the floors above arch/.
  */
-unsigned int smp_cpu_id(void);
+static inline unsigned int smp_cpu_id(void)
+{
+	return percpu_cpu_id();
+}
 
 /**
  * smp_run() - run @fn(@arg, cpu) on CPUs 0..@ncpus-1 at once and wait for all.

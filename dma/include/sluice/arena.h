@@ -77,10 +77,11 @@ extern "C" {
 /*
  * Records of in-place mappings per 4 KiB page (API 0.6): each live in-place
  * mapping made through sluice_dma_arena_region()'s hook is recorded by its
- * exact start and length in the page it starts in (several mappings of one
- * range share a record and count), so that an unmap of any other address or
- * length is refused. A fifth distinct range starting in one page is refused
- * by the hook, and the layer bounces it instead.
+ * exact start, length and (API 0.8) direction in the page it starts in
+ * (several mappings of one range in one direction share a record and
+ * count), so that an unmap of any other address, length or direction is
+ * refused. A fifth distinct range starting in one page is refused by the
+ * hook, and the layer bounces it instead.
  */
 #define SLUICE_DMA_ARENA_MAP_RECORDS 4u
 
@@ -95,6 +96,19 @@ extern "C" {
  * read zero, which sluice_dma_arena_check() can then verify. Added in 0.5.
  */
 #define SLUICE_DMA_ARENA_SCRUB_ON_ALLOC 0x2u
+
+/*
+ * sluice_dma_arena_config flag (0.7): each CPU's recycling cache is its
+ * owner's alone, popped and pushed without its lock. Only for a port that
+ * promises SLUICE_DMA_PORT_CPU_EXCLUSIVE and has locks (init refuses it
+ * otherwise). The price: another CPU never takes a cache; an allocation that
+ * finds no room, and sluice_dma_arena_reclaim(), ask the other CPUs for
+ * their cached blocks, which each returns at its next alloc or free (at most
+ * SLUICE_DMA_ARENA_CACHE_DEPTH blocks per cached order per CPU): until then
+ * their chunks stay shared, and such an allocation may convert one more
+ * chunk. sluice_dma_arena_destroy() (quiescent) takes every cache.
+ */
+#define SLUICE_DMA_ARENA_OWNED_CACHES 0x4u
 
 /*
  * sluice_dma_arena_check() flag: also verify that every idle block reads all
@@ -116,7 +130,7 @@ extern "C" {
  *	the host's reach.
  * @meta_len: size of @meta in bytes.
  * @flags: 0 or SLUICE_DMA_ARENA_STRICT (added in API 0.2: a 0.1 initialiser
- *	leaves it 0), SLUICE_DMA_ARENA_SCRUB_ON_ALLOC.
+ *	leaves it 0), SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, SLUICE_DMA_ARENA_OWNED_CACHES.
  */
 struct sluice_dma_arena_config {
 	void *base;
@@ -229,8 +243,12 @@ struct sluice_dma_priv_arena_counters {
  */
 struct sluice_dma_priv_arena_cpu {
 	SLUICE_DMA_ALIGNAS(64) struct sluice_dma_port_lock lock;
-	/* Written under @lock; read without it by the "worth draining?" estimate. */
+	/* Written by the owner (under @lock unless the port is exclusive); read
+	 * without it by the "worth draining?" estimate. */
 	uint16_t count[SLUICE_DMA_ARENA_CACHE_ORDERS];
+	/* Set by another CPU that needs the cached blocks (exclusive ports): the
+	 * owner returns them at its next call. In what was padding. */
+	uint16_t drain_req;
 	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
 	struct sluice_dma_priv_arena_counters ctr;
 };
@@ -319,6 +337,11 @@ struct sluice_dma_arena {
 	uint64_t reclaim_passes;
 	/* Conversions ended (either way): what a caller waiting for one watches. */
 	uint32_t conv_gen;
+	/*
+	 * Set by sluice_dma_arena_init() from the arena's own address (API 0.8),
+	 * so that an init of a live arena is told from one of fresh storage.
+	 */
+	uintptr_t live_key;
 };
 
 /**
@@ -356,7 +379,10 @@ size_t sluice_dma_arena_meta_size(size_t len, unsigned int ncpus);
  * Return: 0, or SLUICE_DMA_ERR_INVAL for a NULL argument, a misaligned, empty or
  * wrapping region, too many chunks or CPUs, missing ops, metadata storage
  * that is too small, an unknown flag, or metadata or @arena itself inside the region (it
- * becomes shared: the host could forge free lists and function pointers).
+ * becomes shared: the host could forge free lists and function pointers);
+ * SLUICE_DMA_ERR_BUSY (API 0.8) for an arena initialised and not destroyed
+ * (wiping it would leak its shared chunks and its port locks): destroy it
+ * first. Every refusal but a NULL argument logs its reason through @ops' log.
  */
 int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dma_port_ops *ops,
 			  const struct sluice_dma_arena_config *cfg);
@@ -439,9 +465,11 @@ struct sluice_dma_inplace_region;
  * @arena: the arena; it must outlive the hook's registration.
  *
  * With this hook a layer maps live blocks in place and records each mapping
- * by its exact start and length (sluice_dma_arena_free() refuses a mapped
- * block; an unmap of any other address or length is refused; a fifth
- * distinct range starting in one 4 KiB page bounces instead), serves coherent
+ * by its exact start, length and direction (sluice_dma_arena_free() refuses
+ * a mapped block; an unmap of any other address is NOENT, of a live start
+ * with another length or direction INVAL; a sync is checked against the
+ * record as a bounce mapping's; a fifth distinct range starting in one 4 KiB
+ * page bounces instead), serves coherent
  * allocations longer than its bounce pools' longest run from the arena (up
  * to 2 MB, any alignment up to 2 MB, marked as the layer's and freed only
  * through it with the size it asked for), and lists both for the layer's
@@ -493,7 +521,8 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
  *	0 releases every chunk that is idle now.
  *
  * Drains every per-CPU cache first (blocks parked there would keep their
- * chunk busy), then counts one pass for each idle chunk and converts back,
+ * chunk busy; under SLUICE_DMA_ARENA_OWNED_CACHES this CPU's, and the others
+ * are asked for theirs, which come back at their next call), then counts one pass for each idle chunk and converts back,
  * with one set_private call each, the chunks idle for more than @min_idle
  * passes. A chunk that fails to convert back is leaked: counted, still
  * counted as shared against the cap, never used again. The caller drives the

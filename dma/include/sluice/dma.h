@@ -214,13 +214,15 @@ struct sluice_dma_tag {
  *	thread-safe.
  * @ctx: handed back to every callback.
  * @get: optional. Count one more in-place mapping of the block that holds
- *	[@vaddr, @vaddr + @len) and return true, or return false (no such live
- *	block; nothing counted). With it the region can refuse to free a block
- *	that is still mapped (the arena does), and an unmap of a block never
- *	mapped is caught. Needs @put.
- * @put: undo one @get of exactly the same range (start and length); false if
- *	no @get of that range is live (the unmap is then refused as a bad
- *	handle: an address inside another mapping is no mapping).
+ *	[@vaddr, @vaddr + @len), made with direction @dir (an enum
+ *	sluice_dma_dir), and return true, or return false (no such live block;
+ *	nothing counted). With it the region can refuse to free a block that is
+ *	still mapped (the arena does), and an unmap of a block never mapped is
+ *	caught. Needs @put. (@dir since API 0.8.)
+ * @put: undo one @get of exactly the same range (start and length) and
+ *	direction; false if no such @get is live (the unmap is then refused as
+ *	a bad handle: an address inside another mapping is no mapping).
+ *	(@dir since API 0.8.)
  * @alloc: optional. A zeroed block of at least @size bytes, aligned to @size
  *	rounded up to a power of two (at least 4 KiB), shared, reachable
  *	through the ops' virt_to_dma; NULL when there is none. Used for coherent
@@ -238,31 +240,44 @@ struct sluice_dma_tag {
  * @alloc_max: optional (API 0.6). The largest block @alloc can ever return
  *	(0: unknown); a coherent request beyond it is SLUICE_DMA_ERR_RANGE.
  * @walk: optional (API 0.6). Call @fn once per live record of the region:
- *	an in-place mapping (@coherent false; @count mappings of exactly
- *	[@vaddr, @vaddr + @len)) or a block from @alloc (@coherent true, @len
- *	the size asked for, @count 1). A non-zero return of @fn stops the walk
- *	and is returned. @fn may end the record it is given. Takes no lock:
- *	the caller keeps every other user away. Lets sluice_dma_mapping_foreach()
- *	list, and sluice_dma_unmap_all() end, what a layer holds in the region.
+ *	in-place mappings (@coherent false; @count mappings of exactly
+ *	[@vaddr, @vaddr + @len), made with direction @dir) or a block from
+ *	@alloc (@coherent true, @len the size asked for, @dir 0, @count 1). A
+ *	non-zero return of @fn stops the walk and is returned. @fn may end the
+ *	record it is given. Takes no lock: the caller keeps every other user
+ *	away. Lets sluice_dma_mapping_foreach() list, and sluice_dma_unmap_all()
+ *	end, what a layer holds in the region. (@dir since API 0.8; a region
+ *	that records none passes 0, reported as BIDIRECTIONAL.)
+ * @find: optional (API 0.8). The live in-place mappings that start exactly
+ *	at @vaddr: 0 with *@len set to the longest made with direction @dir
+ *	(any direction when @dir is 0); SLUICE_DMA_ERR_PERM when mappings start
+ *	there but none with @dir; SLUICE_DMA_ERR_NOENT when none starts there
+ *	(an address inside a mapping, a block nobody mapped, coherent memory).
+ *	Needs @get. With it a sync of an in-place mapping is checked as a
+ *	bounce mapping's (its start, its direction, its length), and a refused
+ *	unmap of a live start is told (INVAL: another length or direction)
+ *	from one of no mapping (NOENT). Without it a sync is only checked
+ *	against the block that holds it.
  *
- * The callbacks after @ctx were added in API 0.2, those after @free in 0.6;
- * all may be left NULL. sluice_dma_arena_region() (<sluice/arena.h>) fills
- * all of them for an arena. A region shared by several layers reports every
- * layer's records to each of them.
+ * The callbacks after @ctx were added in API 0.2, those after @free in 0.6,
+ * @find in 0.8; all may be left NULL. sluice_dma_arena_region()
+ * (<sluice/arena.h>) fills all of them for an arena. A region shared by
+ * several layers reports every layer's records to each of them.
  */
 struct sluice_dma_inplace_region {
 	bool (*owns)(void *ctx, const void *vaddr, size_t len);
 	void *ctx;
-	bool (*get)(void *ctx, const void *vaddr, size_t len);
-	bool (*put)(void *ctx, const void *vaddr, size_t len);
+	bool (*get)(void *ctx, const void *vaddr, size_t len, uint32_t dir);
+	bool (*put)(void *ctx, const void *vaddr, size_t len, uint32_t dir);
 	void *(*alloc)(void *ctx, size_t size);
 	int (*free)(void *ctx, void *vaddr, size_t size);
 	void *(*alloc_aligned)(void *ctx, size_t size, size_t align);
 	size_t alloc_max;
 	int (*walk)(void *ctx,
-		    int (*fn)(void *arg, void *vaddr, size_t len, bool coherent,
+		    int (*fn)(void *arg, void *vaddr, size_t len, bool coherent, uint32_t dir,
 			      unsigned int count),
 		    void *arg);
+	int (*find)(void *ctx, const void *vaddr, uint32_t dir, size_t *len);
 };
 
 /**
@@ -389,7 +404,9 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
  * @dl: the layer.
  * @region: the hook; its storage must outlive its registration.
  *
- * A NULL or uninitialised @dl, or a @region without an owns callback, traps.
+ * A NULL or uninitialised @dl, or a @region without an owns callback, with
+ * get without put (or the reverse), alloc without free (or the reverse) or
+ * find without get, traps.
  */
 void sluice_dma_layer_set_inplace(struct sluice_dma_layer *dl,
 				  const struct sluice_dma_inplace_region *region);
@@ -647,12 +664,14 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
  * @dir: the direction given to sluice_dma_map().
  *
  * Return: 0; SLUICE_DMA_ERR_NOENT for an address that is not a live mapping
- * (never mapped, already unmapped, inside a mapping, coherent memory; for
- * an in-place mapping, whose region records start and length together, also
- * another length);
+ * (never mapped, already unmapped, inside a mapping, coherent memory);
  * SLUICE_DMA_ERR_INVAL for a NULL or uninitialised @dl, an invalid @dir
  * (even for an in-place mapping, which needs no other work), or a live
- * mapping given with another length or direction. Refused calls change
+ * mapping given with another length (0 included) or direction - on every
+ * path since API 0.8: an in-place mapping's region records its start,
+ * length and direction (the arena's does; a region without a find callback
+ * cannot tell another length or direction from no mapping, and that is
+ * NOENT). Refused calls change
  * nothing and log the address; a strict layer traps instead
  * (sluice_dma_layer_set_strict()).
  */
@@ -771,11 +790,14 @@ int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, u
  * @len: bytes to sync.
  * @dir: the mapping's direction.
  * Return: 0 (a to-device mapping needs no copy); SLUICE_DMA_ERR_PERM if @dir is not
- * the mapping's direction; SLUICE_DMA_ERR_RANGE if the range leaves the mapping;
- * SLUICE_DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or uninitialised
- * @dl; SLUICE_DMA_ERR_NOENT for a @dma_addr that is no live mapping (logged; a
- * strict layer traps, as for an unmap: a sync of memory the caller does not
- * own is the same programmer error).
+ * the mapping's direction (exactly: a bidirectional mapping synced as
+ * from-device is refused too); SLUICE_DMA_ERR_RANGE if the range leaves the
+ * mapping; SLUICE_DMA_ERR_INVAL for a zero @len, an invalid @dir or a NULL or
+ * uninitialised @dl; SLUICE_DMA_ERR_NOENT for a @dma_addr that is no live
+ * mapping's start (logged; a strict layer traps, as for an unmap: a sync of
+ * memory the caller does not own is the same programmer error). In place,
+ * the same rules (API 0.8) when the region has a find callback (the
+ * arena's); without one only the block that holds the mapping is checked.
  */
 int sluice_dma_sync_for_cpu(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
 			    size_t len, enum sluice_dma_dir dir);
@@ -876,8 +898,9 @@ int sluice_dma_free_coherent(struct sluice_dma_layer *dl, void *vaddr, size_t si
  * @coherent: whether it is coherent memory rather than a streaming mapping.
  * @pool: index of its pool; SLUICE_DMA_POOL_NONE for an in-place record.
  * @in_place: (API 0.6) an in-place mapping or coherent memory from the
- *	in-place region (@vaddr is the buffer itself; @dir is BIDIRECTIONAL,
- *	the region keeps no direction).
+ *	in-place region (@vaddr is the buffer itself; @dir is the direction
+ *	the region recorded at map, since API 0.8, BIDIRECTIONAL for a region
+ *	that records none).
  */
 struct sluice_dma_mapping_info {
 	uint64_t dma_addr;

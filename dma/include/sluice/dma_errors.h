@@ -52,9 +52,10 @@ extern "C" {
  *	coherent memory), or a bounce policy this build of the library left out
  *	(make lib SLUICE_DMA_POLICIES=...).
  *
- * Every function that returns an int returns 0 or one of these; the README's
- * "Error model" and dma/PORTING.md say which are run-time conditions (NOMEM,
- * IO) and which are the caller's mistakes (INVAL, NOENT, PERM, RANGE).
+ * Every function that returns an int returns 0 or one of these; dma/README.md
+ * ("What the API offers firmware", Errors) and dma/PORTING.md say which are
+ * run-time conditions (NOMEM, IO) and which are the caller's mistakes (INVAL,
+ * NOENT, PERM, RANGE).
  */
 enum sluice_dma_err {
 	SLUICE_DMA_OK = 0,

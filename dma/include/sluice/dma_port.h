@@ -201,7 +201,11 @@ struct sluice_dma_port_ops {
  * them and do at their next call (see dma/PORTING.md). Slots still enter a
  * cache only under a lock taken on its CPU (a refill, the CPU's remote list)
  * or as a mapping that CPU held: the port's @lock, if it
- * syncs the CPU's TLB, covers the lock-free hits too.
+ * syncs the CPU's TLB, covers the lock-free hits too. An arena configured
+ * with SLUICE_DMA_ARENA_OWNED_CACHES (which requires this promise) uses its
+ * per-CPU caches the same way: their owner without a lock, other CPUs by a
+ * request the owner honours at its next call; a block enters such a cache
+ * only by a free on that CPU.
  */
 #define SLUICE_DMA_PORT_CPU_EXCLUSIVE 0x1u
 

@@ -6,7 +6,7 @@
  * sluice_dma_version() is the version of the library it was linked with. A
  * program that wants to be sure the two agree compares them at start-up:
  * the ABI (struct layouts, metadata sizes) holds within one major.minor, so
- * sluice_dma_version() >> 8 must equal SLUICE_DMA_VERSION >> 8. README.md,
+ * sluice_dma_version() >> 8 must equal SLUICE_DMA_VERSION >> 8. dma/README.md,
  * "Versions and compatibility", says what each part of the number promises.
  */
 #ifndef SLUICE_DMA_VERSION_H
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define SLUICE_DMA_VERSION_MAJOR 0
-#define SLUICE_DMA_VERSION_MINOR 7
+#define SLUICE_DMA_VERSION_MINOR 8
 #define SLUICE_DMA_VERSION_PATCH 0
 
 /**

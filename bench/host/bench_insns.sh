@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# bench_insns.sh BENCH_ALLOC [PAIRS] - instructions per call of the bounce path
+# and the arena, counted by valgrind's callgrind (make bench-insns).
+#
+# Runs `BENCH_ALLOC -I PAIRS -C movsb` under callgrind, collecting only inside
+# the two loops of bench_alloc's -I mode (insn_bounce_pairs, insn_arena_pairs),
+# and prints per call: sluice_dma_map and sluice_dma_unmap with and without
+# the port's copy, sluice_dma_arena_free with and without its scrub (the
+# port's zero), sluice_dma_arena_alloc. Instruction counts repeat exactly
+# from run to run on a loaded machine, where times do not; they are not times.
+# `rep movsb` / `rep stosb` count one instruction per byte under valgrind, so
+# the copy and the zero are subtracted, not compared. A measurement: it never
+# fails on a figure, only when valgrind or the run fails.
+set -eu
+bin=${1:?usage: bench_insns.sh BENCH_ALLOC [PAIRS]}
+n=${2:-20000}
+command -v valgrind >/dev/null || { echo "bench_insns: valgrind not installed" >&2; exit 2; }
+out=$(mktemp /tmp/bench_insns.XXXXXX)
+trap 'rm -f "$out"' EXIT
+valgrind --tool=callgrind --callgrind-out-file="$out" \
+	--toggle-collect=insn_bounce_pairs --toggle-collect=insn_arena_pairs \
+	"$bin" -I "$n" -C movsb >/dev/null 2>&1 || { echo "bench_insns: run failed" >&2; exit 1; }
+callgrind_annotate --inclusive=yes --threshold=100 "$out" | awk -v n="$n" '
+	function grab(name) {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ (":" name "$")) { v = $1; gsub(",", "", v); return v + 0 }
+		return -1
+	}
+	{
+		for (k in want) { x = grab(k); if (x >= 0) got[k] = x }
+	}
+	BEGIN {
+		want["sluice_dma_map"]; want["sluice_dma_unmap"]; want["mock_port_copy_movsb"]
+		want["sluice_dma_arena_free"]; want["sluice_dma_arena_alloc"]
+		want["mock_port_zero_stosb"]
+	}
+	END {
+		for (k in want) if (!(k in got)) { print "bench_insns: no figure for " k > "/dev/stderr"; bad = 1 }
+		if (bad) exit 1
+		d = 16  # BENCH_DEPTH: the first maps have no unmap before them
+		printf "instructions per call (callgrind, %d pairs, 4 KiB, sluice, 1 CPU, exclusive):\n", n
+		printf "  sluice_dma_map          %8.1f  (%.1f without the port copy)\n", got["sluice_dma_map"] / n, (got["sluice_dma_map"] - got["mock_port_copy_movsb"]) / n
+		printf "  sluice_dma_unmap        %8.1f\n", got["sluice_dma_unmap"] / (n - d)
+		printf "  map+unmap less the copy %8.1f\n", (got["sluice_dma_map"] - got["mock_port_copy_movsb"]) / n + got["sluice_dma_unmap"] / (n - d)
+		printf "  sluice_dma_arena_free   %8.1f  (%.1f without the scrub)\n", got["sluice_dma_arena_free"] / n, (got["sluice_dma_arena_free"] - got["mock_port_zero_stosb"]) / n
+		printf "  sluice_dma_arena_alloc  %8.1f\n", got["sluice_dma_arena_alloc"] / n
+		printf "  arena pair less scrub   %8.1f\n", (got["sluice_dma_arena_free"] - got["mock_port_zero_stosb"] + got["sluice_dma_arena_alloc"]) / n
+	}'

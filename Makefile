@@ -469,7 +469,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/cc_platforms/test_cc_platforms_script.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/check-threat-model.py "scripts/check-threat-model.py --self-test" \
-	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS)
+	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS) $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
 	$(BENCH_NOSTATS_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.

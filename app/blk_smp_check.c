@@ -11,6 +11,8 @@
  */
 #include "app/blk_smp_check.h"
 
+#include "arch/kernel_errno.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,6 @@
 #include "drivers/deadline.h"
 
 #define SMP_CHECK_MAX_DEPTH 256u
-#define SMP_CHECK_BUSY (-16)
 
 enum smp_slot_state { SLOT_IDLE, SLOT_INFLIGHT, SLOT_DONE };
 
@@ -137,7 +138,7 @@ static void smp_check_job_fn(void *arg, unsigned int cpu)
 					       slot);
 			if (rc) {
 				slot->state = SLOT_IDLE;
-				if (rc != SMP_CHECK_BUSY)
+				if (rc != KERR_BUSY)
 					job->rc = rc;
 				break; /* busy: queue or bounce pool full, reap first */
 			}
@@ -146,7 +147,7 @@ static void smp_check_job_fn(void *arg, unsigned int cpu)
 		}
 		if (!inflight && (next >= run->nblocks || job->rc))
 			return;
-		if (job->rc && job->rc != SMP_CHECK_BUSY && inflight) {
+		if (job->rc && job->rc != KERR_BUSY && inflight) {
 			/* Our requests may never come back (a broken queue, a device
 			 * that stopped answering): leave them; the caller stops the
 			 * device before their buffers are freed. */

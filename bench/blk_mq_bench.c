@@ -12,6 +12,8 @@
  */
 #include "bench/blk_mq_bench.h"
 
+#include "arch/kernel_errno.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,6 @@
 #define MQ_BS 4096u
 #define MQ_IODEPTH 32u
 #define MQ_LAT_SAMPLES 16384u
-#define MQ_ERR_BUSY (-16)
 
 enum mq_slot_state { MQ_SLOT_IDLE, MQ_SLOT_INFLIGHT, MQ_SLOT_DONE };
 
@@ -95,7 +96,7 @@ static bool mq_submit(struct mq_run *run, struct mq_job *job, struct mq_slot *sl
 	if (rc == 0)
 		return true;
 	slot->state = MQ_SLOT_IDLE;
-	if (rc != MQ_ERR_BUSY && !job->rc)
+	if (rc != KERR_BUSY && !job->rc)
 		job->rc = rc;
 	return false;
 }

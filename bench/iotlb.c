@@ -5,16 +5,18 @@
  */
 #include "bench/iotlb.h"
 
+#include "arch/kernel_errno.h"
+
 #include <string.h>
 
 int iotlb_init(struct iotlb *t, unsigned int entries, unsigned int ways, unsigned int granule_shift)
 {
 	if (!entries || entries > IOTLB_MAX_ENTRIES || granule_shift > 40)
-		return -22;
+		return KERR_INVAL;
 	if (!ways)
 		ways = entries;
 	if (ways > entries || entries % ways)
-		return -22;
+		return KERR_INVAL;
 	memset(t, 0, sizeof(*t));
 	t->entries = entries;
 	t->ways = ways;

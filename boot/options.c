@@ -9,6 +9,8 @@
 #include "boot/options.h"
 
 #include "boot/bench_suites.h"
+
+#include "arch/kernel_errno.h"
 #include "boot/dma_modes.h"
 
 #include <sluice/dma.h>
@@ -318,7 +320,7 @@ static int options_apply_list(const struct option_def *d, const char *word, size
 		if (!found) {
 			snprintf(err, err_len, "bad value in '%.*s'; valid: %s", (int)len, word,
 				 d->help);
-			return -22;
+			return KERR_INVAL;
 		}
 		pos += ilen + 1;
 	}
@@ -345,7 +347,7 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 		if (!eq) {
 			snprintf(err, err_len, "option '%.*s' needs a value (%s)", (int)len, word,
 				 d->help);
-			return -22;
+			return KERR_INVAL;
 		}
 		if (d->type == OPT_SIZE) {
 			uint64_t v;
@@ -357,7 +359,7 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 					 (int)len, word, d->key,
 					 (unsigned long long)(d->min / 1024),
 					 (unsigned long long)(d->max / 1024));
-				return -22;
+				return KERR_INVAL;
 			}
 			v = (v + d->align - 1) / d->align * d->align;
 			memcpy(field, &v, sizeof(v));
@@ -374,7 +376,7 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 					 "bad value in '%.*s': %s=N must lie in %llu..%llu",
 					 (int)len, word, d->key, (unsigned long long)d->min,
 					 (unsigned long long)d->max);
-				return -22;
+				return KERR_INVAL;
 			}
 			memcpy(field, &v, sizeof(v));
 			return 0;
@@ -390,11 +392,11 @@ static int options_apply(const char *word, size_t len, struct kernel_options *op
 			}
 		}
 		snprintf(err, err_len, "bad value in '%.*s'; valid: %s", (int)len, word, d->help);
-		return -22;
+		return KERR_INVAL;
 	}
 	options_valid_keys(keys, sizeof(keys));
 	snprintf(err, err_len, "unknown option '%.*s'; valid options: %s", (int)len, word, keys);
-	return -22;
+	return KERR_INVAL;
 }
 
 uint64_t options_key_bit(const char *key)
@@ -444,14 +446,14 @@ int options_validate(const struct kernel_options *opts, char *err, size_t err_le
 	if (opts->areas & (opts->areas - 1)) {
 		snprintf(err, err_len, "areas=%llu is not a power of two",
 			 (unsigned long long)opts->areas);
-		return -22;
+		return KERR_INVAL;
 	}
 	if (opts->iotlb_ways &&
 	    (opts->iotlb_ways > opts->iotlb_entries || opts->iotlb_entries % opts->iotlb_ways)) {
 		snprintf(err, err_len, "iotlb_ways=%llu must divide iotlb_entries=%llu",
 			 (unsigned long long)opts->iotlb_ways,
 			 (unsigned long long)opts->iotlb_entries);
-		return -22;
+		return KERR_INVAL;
 	}
 	/* What the pools leave holds the two 1 MiB coherent pools of the direct and
 	 * arena modes and at least one 2 MiB arena chunk. */
@@ -463,7 +465,7 @@ int options_validate(const struct kernel_options *opts, char *err, size_t err_le
 			 __builtin_popcountll(opts->policies),
 			 (unsigned long long)(opts->pool_bytes / 1024),
 			 (unsigned long long)(opts->dma_bytes / 1024));
-		return -22;
+		return KERR_INVAL;
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * strerror.c - text of the library's error codes (see <sluice/dma_errors.h>).
- * A table, not a formatter: firmware logs it as is, from any context.
+ * A table, not a formatter: firmware logs it as is, from any context. The
+ * texts are those of the list, SLUICE_DMA_ERRORS().
  */
 #include <sluice/dma_errors.h>
 
@@ -11,24 +12,11 @@ const char *sluice_dma_strerror(int err)
 	switch (err < 0 ? -err : err) {
 	case 0:
 		return "success";
-	case -SLUICE_DMA_ERR_PERM:
-		return "not allowed in this state";
-	case -SLUICE_DMA_ERR_NOENT:
-		return "no such mapping or allocation";
-	case -SLUICE_DMA_ERR_IO:
-		return "the platform failed a conversion or access change";
-	case -SLUICE_DMA_ERR_NOMEM:
-		return "no room in the bounce pools or arena";
-	case -SLUICE_DMA_ERR_FAULT:
-		return "address outside memory the library controls, or a failed self-check";
-	case -SLUICE_DMA_ERR_BUSY:
-		return "still in use";
-	case -SLUICE_DMA_ERR_INVAL:
-		return "invalid argument";
-	case -SLUICE_DMA_ERR_RANGE:
-		return "beyond the device's or the layer's limits";
-	case -SLUICE_DMA_ERR_NOSYS:
-		return "not provided by the port or by this build of the library";
+#define DMA_ERR_TEXT(name, value, text) \
+	case -(value):                  \
+		return text;
+		SLUICE_DMA_ERRORS(DMA_ERR_TEXT)
+#undef DMA_ERR_TEXT
 	default:
 		return "unknown error";
 	}

@@ -17,12 +17,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/kernel_errno.h"
 
 /* The budget of a device wait when nobody set one (device_timeout_ms=). */
 #define DEVICE_TIMEOUT_MS_DEFAULT 10000u
 
 /* Errno-style code of a wait that ran out (ETIMEDOUT). */
-#define DEVICE_ERR_TIMEDOUT (-110)
+#define DEVICE_ERR_TIMEDOUT KERR_TIMEDOUT
 
 /**
  * struct deadline - the end of one wait.

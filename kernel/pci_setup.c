@@ -6,6 +6,8 @@
  */
 #include "kernel/pci_setup.h"
 
+#include "arch/kernel_errno.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,8 +16,6 @@
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/mm/paging.h"
 #include "kernel/pci_window.h"
-
-#define ERR_INVAL (-22)
 
 static struct pci_config_ops config_ops;
 static struct pci_device devices[PCI_MAX_DEVICES];
@@ -88,7 +88,7 @@ static int pci_map_window(const struct pci_space *space, uint64_t base, uint64_t
 		snprintf(why, why_len, "%s (%d)",
 			 rc == PT_ERR_EXIST ? "is already mapped as memory" : "cannot be mapped",
 			 rc);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	/*
 	 * Registers are the host's: in a confidential guest they are reached through
@@ -98,7 +98,7 @@ static int pci_map_window(const struct pci_space *space, uint64_t base, uint64_t
 	 */
 	if (!mmu_range_is_shared(base, size)) {
 		snprintf(why, why_len, "is mapped, but not shared");
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	return 0;
 }

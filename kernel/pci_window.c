@@ -4,6 +4,8 @@
  */
 #include "kernel/pci_window.h"
 
+#include "arch/kernel_errno.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +13,6 @@
 #include "boot/memmap.h"
 
 #define PAGE_SIZE 4096ull
-#define ERR_INVAL (-22)
 
 static void pci_space_busy(struct pci_space *s, uint64_t base, uint64_t size, const char *name)
 {
@@ -80,12 +81,12 @@ int pci_window_check(const struct pci_space *s, uint64_t base, uint64_t size, un
 
 	if (!size) {
 		snprintf(why, why_len, "has size 0");
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	/* The mapping covers whole pages, so their end must not wrap either. */
 	if (base + size < base || base + size > UINT64_MAX - (PAGE_SIZE - 1)) {
 		snprintf(why, why_len, "0x%" PRIx64 " + 0x%" PRIx64 " wraps past 2^64", base, size);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	first = base & ~(PAGE_SIZE - 1);
 	last = ((base + size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) - 1;
@@ -94,7 +95,7 @@ int pci_window_check(const struct pci_space *s, uint64_t base, uint64_t size, un
 			 "ends beyond the CPU's physical address space (first unreachable address "
 			 "0x%" PRIx64 ")",
 			 s->pa_limit);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	/* The regions first: "the heap" says more than "RAM the kernel uses". */
 	for (unsigned int i = 0; i < s->nbusy; i++) {
@@ -103,7 +104,7 @@ int pci_window_check(const struct pci_space *s, uint64_t base, uint64_t size, un
 		if (pci_overlaps(first, last, b->base, b->size)) {
 			snprintf(why, why_len, "overlaps %s 0x%010" PRIx64 "-0x%010" PRIx64,
 				 b->name, b->base, b->base + b->size);
-			return ERR_INVAL;
+			return KERR_INVAL;
 		}
 	}
 	/*
@@ -125,7 +126,7 @@ int pci_window_check(const struct pci_space *s, uint64_t base, uint64_t size, un
 				 "overlaps %s (memory map: %s 0x%010" PRIx64 "-0x%010" PRIx64 ")",
 				 pci_kind_what(m), mem_kind_name(m->kind), m->base,
 				 m->base + m->size);
-			return ERR_INVAL;
+			return KERR_INVAL;
 		}
 	}
 	return 0;

@@ -5,14 +5,11 @@
  */
 #include "tests/fake_virtio.h"
 
+#include "arch/kernel_errno.h"
+
 #include <string.h>
 
 #include "drivers/virtio/virtio_ring.h"
-
-#define FAKE_ERR_IO (-5)
-#define FAKE_ERR_INVAL (-22)
-#define FAKE_ERR_NOSPC (-28)
-#define FAKE_ERR_RANGE (-34)
 
 static struct fake_virtio *fv(struct virtio_device *v)
 {
@@ -31,7 +28,7 @@ static int fake_reset(struct virtio_device *v)
 	if (fails) {
 		f->failed_resets++;
 		f->failed_holding += f->nq != 0;
-		return FAKE_ERR_IO;
+		return KERR_IO;
 	}
 	f->status = 0;
 	f->nq = 0; /* a reset device forgets its queues */
@@ -117,11 +114,11 @@ static int fake_queue_setup(struct virtio_device *v, uint16_t index, uint16_t si
 	struct fake_queue *q;
 
 	if (index >= f->num_queues)
-		return FAKE_ERR_INVAL;
+		return KERR_INVAL;
 	q = fake_virtio_queue(f, index);
 	if (!q) {
 		if (f->nq >= FAKE_VIRTIO_MAX_QUEUES)
-			return FAKE_ERR_NOSPC;
+			return KERR_NOSPC;
 		q = &f->q[f->nq++];
 	}
 	if (index < FAKE_VIRTIO_MAX_QUEUES)
@@ -151,9 +148,9 @@ static int fake_config_read(struct virtio_device *v, uint32_t offset, void *buf,
 	struct fake_virtio *f = fv(v);
 
 	if (f->cfg_fails)
-		return FAKE_ERR_IO;
+		return KERR_IO;
 	if (offset > FAKE_VIRTIO_CFG_BYTES || len > FAKE_VIRTIO_CFG_BYTES - offset)
-		return FAKE_ERR_RANGE;
+		return KERR_RANGE;
 	memcpy(buf, f->cfg + offset, len);
 	if (offset < FAKE_VIRTIO_CFG_BYTES)
 		f->cfg_reads[offset]++;

@@ -50,7 +50,10 @@ static void test_sizes_and_suffixes(void **state)
 	assert_int_equal(o.heap_bytes, 2 * MIB);
 	assert_int_equal(o.dma_bytes, 512 * MIB);
 	assert_int_not_equal(options_parse("dma=1G", &o, err, sizeof(err)), 0); /* over 512M */
-	assert_int_equal(options_parse("heap=16m\tdma=8M pool=1M\r\n", &o, err, sizeof(err)), 0);
+	/* (one pool of 1M: dma=8M holds it whatever the number of policies) */
+	assert_int_equal(options_parse("heap=16m\tdma=8M pool=1M policies=lifo\r\n", &o, err,
+				       sizeof(err)),
+			 0);
 	assert_int_equal(o.heap_bytes, 16 * MIB);
 	assert_int_equal(o.dma_bytes, 8 * MIB);
 	/* Plain bytes, rounded up to the option's alignment. */
@@ -204,8 +207,15 @@ static void test_dma_split_options(void **state)
 	assert_int_equal(o.policies, BIT(SLUICE_DMA_POLICY_SLUICE) | BIT(SLUICE_DMA_POLICY_LINUX));
 	assert_int_equal(options_parse("scrub=copy", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.scrub, 0);
-	assert_int_equal(options_parse("dma=64M pool=15M", &o, err, sizeof(err)), 0);
-	assert_int_equal(o.pool_bytes, 15 * MIB);
+	{
+		/* A pool of 15M per policy and the 4M the rest needs, in whole 2M. */
+		char text[64];
+		int dma = (15 * SLUICE_DMA_POLICY_COUNT + 4 + 1) / 2 * 2;
+
+		snprintf(text, sizeof(text), "dma=%dM pool=15M", dma);
+		assert_int_equal(options_parse(text, &o, err, sizeof(err)), 0);
+		assert_int_equal(o.pool_bytes, 15 * MIB);
+	}
 	assert_int_equal(options_parse("dma=64M pool=60M policies=lifo", &o, err, sizeof(err)), 0);
 	/* The pools (one per policy) must leave 2 MiB of coherent pools and one 2 MiB
 	 * arena chunk, whatever the order of the words. */

@@ -4,10 +4,9 @@
  */
 #include "drivers/virtio/virtio.h"
 
-#include <stdio.h>
+#include "arch/kernel_errno.h"
 
-#define VIRTIO_ERR_IO (-5)
-#define VIRTIO_ERR_NOTSUP (-95)
+#include <stdio.h>
 
 static void virtio_say(char *why, size_t why_len, const char *msg, const char *name)
 {
@@ -31,7 +30,7 @@ int virtio_negotiate(struct virtio_device *vdev, uint64_t wanted, char *why, siz
 	vdev->features = 0;
 	if (ops->reset(vdev)) {
 		virtio_say(why, why_len, "device did not complete the reset", vdev->name);
-		return VIRTIO_ERR_IO;
+		return KERR_IO;
 	}
 	ops->set_status(vdev, VIRTIO_STATUS_ACKNOWLEDGE);
 	ops->set_status(vdev, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
@@ -51,7 +50,7 @@ int virtio_negotiate(struct virtio_device *vdev, uint64_t wanted, char *why, siz
 				   "confidential guest (start it with iommu_platform=on)",
 				   vdev->name);
 		virtio_fail(vdev);
-		return VIRTIO_ERR_NOTSUP;
+		return KERR_NOTSUP;
 	}
 	accept = vdev->offered & (required | wanted | VIRTIO_FEATURE(VIRTIO_F_ACCESS_PLATFORM));
 	ops->set_features(vdev, accept);
@@ -65,7 +64,7 @@ int virtio_negotiate(struct virtio_device *vdev, uint64_t wanted, char *why, siz
 			   "not kept)",
 			   vdev->name);
 		virtio_fail(vdev);
-		return VIRTIO_ERR_IO;
+		return KERR_IO;
 	}
 	vdev->features = accept;
 	return 0;
@@ -79,6 +78,6 @@ int virtio_driver_ok(struct virtio_device *vdev)
 					    VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK);
 	status = vdev->ops->get_status(vdev);
 	if (status & (VIRTIO_STATUS_NEEDS_RESET | VIRTIO_STATUS_FAILED))
-		return VIRTIO_ERR_IO;
+		return KERR_IO;
 	return 0;
 }

@@ -11,6 +11,8 @@
  */
 #include "drivers/virtio/virtio_blk.h"
 
+#include "arch/kernel_errno.h"
+
 #include "arch/x86_64/smp/spinlock.h"
 #include "drivers/deadline.h"
 #include "drivers/quarantine.h"
@@ -46,13 +48,6 @@
 
 /* Sanity bounds on what the host says: 2^48 sectors is 128 PiB. */
 #define VIRTIO_BLK_MAX_CAPACITY (UINT64_C(1) << 48)
-
-#define ERR_IO (-5)
-#define ERR_BUSY (-16)
-#define ERR_INVAL (-22)
-#define ERR_ROFS (-30)
-#define ERR_RANGE (-34)
-#define ERR_NOTSUP (-95)
 
 /**
  * struct virtio_blk_slot - the shared part of one request: header and status.
@@ -136,12 +131,12 @@ static int virtio_blk_read_config(struct virtio_blk *blk, char *why, size_t why_
 
 	if (vdev->ops->config_read(vdev, VIRTIO_BLK_CFG_CAPACITY, &capacity, 8)) {
 		snprintf(why, why_len, "%s: cannot read the configuration", vdev->name);
-		return ERR_IO;
+		return KERR_IO;
 	}
 	if (capacity > VIRTIO_BLK_MAX_CAPACITY) {
 		snprintf(why, why_len, "%s: capacity of %llu sectors is implausible", vdev->name,
 			 (unsigned long long)capacity);
-		return ERR_RANGE;
+		return KERR_RANGE;
 	}
 	blk->capacity = capacity;
 	blk->blk_size = VIRTIO_BLK_SECTOR;
@@ -154,7 +149,7 @@ static int virtio_blk_read_config(struct virtio_blk *blk, char *why, size_t why_
 		if (v32 < VIRTIO_BLK_SECTOR) {
 			snprintf(why, why_len, "%s: size_max %u is below one sector", vdev->name,
 				 v32);
-			return ERR_RANGE;
+			return KERR_RANGE;
 		}
 		blk->size_max = v32;
 	}
@@ -187,7 +182,7 @@ static int virtio_blk_setup_queue(struct virtio_blk *blk, unsigned int qi,
 	while (size & (size - 1))
 		size &= size - 1; /* the largest power of two not above */
 	if (!size)
-		return ERR_INVAL;
+		return KERR_INVAL;
 	if (vdev->confidential)
 		flags |= VIRTQ_INIT_CONFIDENTIAL;
 	if (virtio_has_feature(vdev, VIRTIO_F_RING_INDIRECT_DESC))
@@ -235,7 +230,7 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct s
 	blk->tag = SLUICE_DMA_TAG_DEFAULT;
 	if (vdev->device_type != VIRTIO_ID_BLOCK || !max_queues) {
 		snprintf(why, why_len, "%s: not a block device", vdev->name);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	rc = virtio_negotiate(vdev, wanted, why, why_len);
 	if (rc)
@@ -254,7 +249,7 @@ int virtio_blk_init(struct virtio_blk *blk, struct virtio_device *vdev, struct s
 		blk->nqueues = device_queues;
 	if (!blk->nqueues) {
 		snprintf(why, why_len, "%s: the device has no queue", vdev->name);
-		rc = ERR_INVAL;
+		rc = KERR_INVAL;
 		goto fail;
 	}
 	blk->queues = calloc(blk->nqueues, sizeof(*blk->queues));
@@ -345,12 +340,12 @@ static void virtio_blk_quarantine(struct virtio_blk *blk)
 int virtio_blk_stop(struct virtio_blk *blk)
 {
 	if (blk->stopped)
-		return blk->quarantined ? ERR_IO : 0;
+		return blk->quarantined ? KERR_IO : 0;
 	blk->stopped = true;
 	/* Only a completed reset shows that the device lets go of rings and buffers. */
 	if (blk->vdev->ops->reset(blk->vdev)) {
 		virtio_blk_quarantine(blk);
-		return ERR_IO;
+		return KERR_IO;
 	}
 	for (unsigned int qi = 0; qi < blk->nqueues && blk->queues; qi++) {
 		struct virtio_blk_queue *q = &blk->queues[qi];
@@ -411,26 +406,26 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	int rc;
 
 	if (blk->stopped)
-		return ERR_IO;
+		return KERR_IO;
 	if (op == VIRTIO_BLK_OP_FLUSH) {
 		if (!blk->has_flush)
-			return ERR_NOTSUP;
+			return KERR_NOTSUP;
 		if (len)
-			return ERR_INVAL;
+			return KERR_INVAL;
 	} else {
 		if (!buf || !len || len % VIRTIO_BLK_SECTOR || len > UINT32_MAX)
-			return ERR_INVAL;
+			return KERR_INVAL;
 		if (sector > blk->capacity || len / VIRTIO_BLK_SECTOR > blk->capacity - sector)
-			return ERR_RANGE;
+			return KERR_RANGE;
 		if (op == VIRTIO_BLK_OP_WRITE && blk->read_only)
-			return ERR_ROFS;
+			return KERR_ROFS;
 		seg_limit = virtio_blk_seg_limit(blk);
 		if (!seg_limit || (len + seg_limit - 1) / seg_limit > blk->seg_max)
-			return ERR_INVAL;
+			return KERR_INVAL;
 	}
 	if (!q->nfree) {
 		q->stats.busy++;
-		return ERR_BUSY;
+		return KERR_BUSY;
 	}
 	id = q->free_ids[q->nfree - 1];
 	r = &q->reqs[id];
@@ -453,7 +448,7 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 			virtio_blk_unmap(blk, q, r, false);
 			if (rc == SLUICE_DMA_ERR_NOMEM) {
 				q->stats.busy++;
-				return ERR_BUSY;
+				return KERR_BUSY;
 			}
 			return rc;
 		}
@@ -491,7 +486,7 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 		virtio_blk_unmap(blk, q, r, false);
 		if (rc == VIRTQ_ERR_NOSPC) {
 			q->stats.busy++;
-			return ERR_BUSY;
+			return KERR_BUSY;
 		}
 		return rc;
 	}
@@ -508,7 +503,7 @@ int virtio_blk_submit(struct virtio_blk *blk, unsigned int qi, enum virtio_blk_o
 	int rc;
 
 	if (qi >= blk->nqueues || !cookie)
-		return ERR_INVAL;
+		return KERR_INVAL;
 	q = &blk->queues[qi];
 	virtio_blk_queue_lock(blk, q);
 	rc = virtio_blk_submit_locked(blk, q, op, sector, buf, len, cookie);
@@ -534,7 +529,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 	if (qi >= blk->nqueues)
 		return 0;
 	if (blk->stopped)
-		return ERR_IO;
+		return KERR_IO;
 	q = &blk->queues[qi];
 	virtio_blk_queue_lock(blk, q);
 	while (n < max) {
@@ -556,16 +551,16 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 			/* The device claims another amount than the request holds: its
 			 * data cannot be trusted. (QEMU reports exactly data + status.) */
 			q->stats.bad_len++;
-			status = ERR_RANGE;
+			status = KERR_RANGE;
 		} else if (dev_status == VIRTIO_BLK_S_OK) {
 			status = 0;
 		} else if (dev_status == VIRTIO_BLK_S_IOERR) {
-			status = ERR_IO;
+			status = KERR_IO;
 		} else if (dev_status == VIRTIO_BLK_S_UNSUPP) {
-			status = ERR_NOTSUP;
+			status = KERR_NOTSUP;
 		} else {
 			q->stats.bad_status++;
-			status = ERR_RANGE;
+			status = KERR_RANGE;
 		}
 		/* Only a validated read is copied into the caller's buffer. */
 		virtio_blk_unmap(blk, q, r, status == 0);
@@ -586,7 +581,7 @@ int virtio_blk_poll(struct virtio_blk *blk, unsigned int qi, struct virtio_blk_c
 	/* A broken ring completes nothing more: say so, or callers would wait on
 	 * requests that never come back. */
 	if (!n && virtq_is_broken(&q->vq))
-		n = ERR_IO;
+		n = KERR_IO;
 	virtio_blk_queue_unlock(blk, q);
 	return n;
 }
@@ -639,7 +634,7 @@ int virtio_blk_rw(struct virtio_blk *blk, enum virtio_blk_op op, uint64_t sector
 	deadline_start(&d, 0);
 	for (;;) {
 		rc = virtio_blk_submit(blk, 0, op, sector, buf, len, &cookie);
-		if (rc != ERR_BUSY)
+		if (rc != KERR_BUSY)
 			break;
 		/* Room frees up only as earlier requests complete. */
 		virtio_blk_kick(blk, 0);
@@ -663,5 +658,5 @@ give_up:
 	/* Our request may still be on the ring, with @buf mapped: reset the device
 	 * before returning, or quarantine what it holds if it will not reset. */
 	virtio_blk_stop(blk);
-	return got < 0 ? ERR_IO : DEVICE_ERR_TIMEDOUT;
+	return got < 0 ? KERR_IO : DEVICE_ERR_TIMEDOUT;
 }

@@ -18,6 +18,8 @@
  */
 #include "drivers/virtio/virtio_net.h"
 
+#include "arch/kernel_errno.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +46,6 @@
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
 #define VIRTIO_NET_OK 0
 #define VIRTIO_NET_CTRL_QSIZE 8
-
-#define ERR_BUSY (-16)
-#define ERR_INVAL (-22)
 
 /**
  * struct virtio_net_hdr - the header in front of every frame (virtio 1.2, 5.1.6).
@@ -244,7 +243,7 @@ static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out, ch
 		if (max < 1 || max > VIRTIO_NET_DEVICE_MAX_PAIRS) {
 			snprintf(why, why_len, "%s: max_virtqueue_pairs %u is outside 1..%u",
 				 vdev->name, max, VIRTIO_NET_DEVICE_MAX_PAIRS);
-			return ERR_INVAL;
+			return KERR_INVAL;
 		}
 	}
 	needed = 2 * (uint32_t)max + (virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? 1 : 0);
@@ -254,7 +253,7 @@ static int virtio_net_device_pairs(struct virtio_net *net, unsigned int *out, ch
 			 virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_VQ) ? " and a control queue" :
 									  "",
 			 needed, num_queues);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	*out = max;
 	return 0;
@@ -270,14 +269,14 @@ static int virtio_net_ctrl_setup(struct virtio_net *net)
 	unsigned int size = VIRTIO_NET_CTRL_QSIZE, max;
 
 	if (ctrl_index >= vdev->ops->num_queues(vdev))
-		return ERR_INVAL;
+		return KERR_INVAL;
 	max = vdev->ops->queue_max_size(vdev, index); /* once: see virtio_net_init_mq() */
 	if (max < size)
 		size = max;
 	while (size & (size - 1))
 		size &= size - 1;
 	if (size < 4)
-		return ERR_INVAL; /* a command takes three descriptors */
+		return KERR_INVAL; /* a command takes three descriptors */
 	net->ctrl =
 		sluice_dma_alloc_coherent(net->dl, &net->tag, sizeof(*net->ctrl), &net->ctrl_dma);
 	if (!net->ctrl)
@@ -381,7 +380,7 @@ static int virtio_net_queues_setup(struct virtio_net *net, unsigned int npairs,
 	net->queue_size = virtio_net_queue_size(vdev, npairs, max_queue_size);
 	if (!net->queue_size) {
 		snprintf(why, why_len, "%s: no usable queue pair", vdev->name);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	net->pairs = calloc(npairs, sizeof(*net->pairs));
 	if (!net->pairs) {
@@ -428,12 +427,12 @@ int virtio_net_init_mq(struct virtio_net *net, struct virtio_device *vdev,
 	net->bufs = *bufs;
 	if (vdev->device_type != VIRTIO_ID_NET) {
 		snprintf(why, why_len, "%s: not a network device", vdev->name);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	if (max_pairs < 1 || max_pairs > VIRTIO_NET_MAX_PAIRS) {
 		snprintf(why, why_len, "%s: %u queue pairs asked for (1..%u)", vdev->name,
 			 max_pairs, VIRTIO_NET_MAX_PAIRS);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	if (max_pairs > 1)
 		wanted |= VIRTIO_FEATURE(VIRTIO_NET_F_MQ) | VIRTIO_FEATURE(VIRTIO_NET_F_CTRL_VQ);
@@ -538,7 +537,7 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 		virtio_net_tx_reclaim_locked(net, p);
 	if (!p->tx_nfree) {
 		p->stats.tx_busy++;
-		return ERR_BUSY;
+		return KERR_BUSY;
 	}
 	i = p->tx_free[p->tx_nfree - 1];
 	b = &p->tx[i];
@@ -551,7 +550,7 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 	virtio_net_count_dma(net, p, t0);
 	if (rc) {
 		p->stats.tx_busy++;
-		return rc == SLUICE_DMA_ERR_NOMEM ? ERR_BUSY : rc;
+		return rc == SLUICE_DMA_ERR_NOMEM ? KERR_BUSY : rc;
 	}
 	vb.dma_addr = b->dma;
 	vb.len = b->len;
@@ -559,7 +558,7 @@ static int virtio_net_send_locked(struct virtio_net *net, struct virtio_net_pair
 	if (rc) {
 		sluice_dma_unmap(net->dl, b->dma, b->len, SLUICE_DMA_TO_DEVICE);
 		p->stats.tx_busy++;
-		return rc == VIRTQ_ERR_NOSPC ? ERR_BUSY : rc;
+		return rc == VIRTQ_ERR_NOSPC ? KERR_BUSY : rc;
 	}
 	b->mapped = true;
 	p->tx_nfree--;
@@ -574,7 +573,7 @@ int virtio_net_send_on(struct virtio_net *net, unsigned int pair, const void *fr
 
 	if (len < VIRTIO_NET_MIN_FRAME || len > VIRTIO_NET_MAX_FRAME || !frame ||
 	    pair >= net->npairs)
-		return ERR_INVAL;
+		return KERR_INVAL;
 	p = &net->pairs[pair];
 	virtio_net_lock(net, p);
 	rc = virtio_net_send_locked(net, p, frame, len);

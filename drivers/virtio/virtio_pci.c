@@ -5,6 +5,8 @@
  */
 #include "drivers/virtio/virtio_pci.h"
 
+#include "arch/kernel_errno.h"
+
 #include "arch/x86_64/cc/pvio.h"
 #include "drivers/deadline.h"
 
@@ -43,10 +45,6 @@
 /* Bytes of the standard configuration space, where capabilities live. */
 #define VPCI_CFG_SPACE 256u
 #define VPCI_GENERATION_RETRIES 16
-
-#define ERR_IO (-5)
-#define ERR_INVAL (-22)
-#define ERR_RANGE (-34)
 
 static struct virtio_pci *to_vp(struct virtio_device *vdev)
 {
@@ -103,18 +101,18 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 	if (r->offset & (align - 1)) {
 		snprintf(why, why_len, "%s capability offset 0x%x is not %u-byte aligned", what,
 			 r->offset, align);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 
 	if (r->bar >= PCI_NUM_BARS) {
 		snprintf(why, why_len, "%s capability names BAR%u", what, r->bar);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	bar = &pci->bars[r->bar];
 	if (bar->is_io || !bar->size || !bar->base) {
 		snprintf(why, why_len, "%s capability uses BAR%u, which is not a memory BAR", what,
 			 r->bar);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	/* The host chose the BAR's address: only one the platform checked lies outside
 	 * RAM and mapped shared may be touched, or register accesses hit private memory. */
@@ -123,7 +121,7 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 			 "%s capability uses BAR%u at 0x%llx, which the platform did "
 			 "not accept",
 			 what, r->bar, (unsigned long long)bar->base);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	/* 64-bit sums: offset + length cannot wrap. */
 	if (r->length < min_len || (uint64_t)r->offset + r->length > bar->size) {
@@ -132,7 +130,7 @@ static int vpci_check_region(const struct pci_device *pci, const struct virtio_p
 			 "shorter than 0x%x)",
 			 what, r->offset, r->length, r->bar, (unsigned long long)bar->size,
 			 min_len);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	return 0;
 }
@@ -189,7 +187,7 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 		snprintf(why, why_len, "missing virtio capability (common %d, notify %d, isr %d)",
 			 have[VIRTIO_PCI_CAP_COMMON_CFG], have[VIRTIO_PCI_CAP_NOTIFY_CFG],
 			 have[VIRTIO_PCI_CAP_ISR_CFG]);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	rc = vpci_check_region(pci, &caps->common, VPCI_COMMON_MIN_LEN, 4, "common", why, why_len);
 	if (!rc)
@@ -199,7 +197,7 @@ int virtio_pci_parse_caps(const struct pci_device *pci, struct virtio_pci_caps *
 			 "odd notify_off_multiplier %u: notify addresses would be "
 			 "misaligned",
 			 caps->notify_off_multiplier);
-		rc = ERR_INVAL;
+		rc = KERR_INVAL;
 	}
 	if (!rc)
 		rc = vpci_check_region(pci, &caps->isr, 1, 1, "isr", why, why_len);
@@ -228,7 +226,7 @@ static int vpci_reset(struct virtio_device *vdev)
 		if (rd8(vp->common, VPCI_DEVICE_STATUS) == 0)
 			return 0;
 	} while (!deadline_passed(&d));
-	return ERR_IO;
+	return KERR_IO;
 }
 
 static uint8_t vpci_get_status(struct virtio_device *vdev)
@@ -312,17 +310,17 @@ static int vpci_queue_setup(struct virtio_device *vdev, uint16_t index, uint16_t
 	uint64_t notify_at;
 
 	if (index >= vpci_num_queues(vdev))
-		return ERR_INVAL;
+		return KERR_INVAL;
 	wr16(vp->common, VPCI_QUEUE_SELECT, index);
 	max = rd16(vp->common, VPCI_QUEUE_SIZE);
 	if (!size || size > max || (size & (size - 1)))
-		return ERR_INVAL;
+		return KERR_INVAL;
 	/* queue_notify_off comes from the host: the address it yields must stay
 	 * inside the notify structure, or a notify would write elsewhere. */
 	notify_off = rd16(vp->common, VPCI_QUEUE_NOTIFY_OFF);
 	notify_at = (uint64_t)notify_off * vp->caps.notify_off_multiplier;
 	if (notify_at + 2 > vp->caps.notify.length)
-		return ERR_RANGE;
+		return KERR_RANGE;
 	wr16(vp->common, VPCI_QUEUE_SIZE, size);
 	wr64(vp->common, VPCI_QUEUE_DESC, desc);
 	wr64(vp->common, VPCI_QUEUE_DRIVER, driver);
@@ -346,7 +344,7 @@ static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *b
 	uint8_t *out = buf;
 
 	if ((uint64_t)offset + len > vp->caps.device.length || !vp->device_cfg)
-		return ERR_RANGE;
+		return KERR_RANGE;
 	/* A multi-byte field may change while read: retry until the generation
 	 * counter is the same before and after (4.1.4.3.1). */
 	for (unsigned int tries = 0; tries < VPCI_GENERATION_RETRIES; tries++) {
@@ -372,7 +370,7 @@ static int vpci_config_read(struct virtio_device *vdev, uint32_t offset, void *b
 		if (rd8(vp->common, VPCI_CONFIG_GENERATION) == gen)
 			return 0;
 	}
-	return ERR_IO;
+	return KERR_IO;
 }
 
 static const struct virtio_transport_ops virtio_pci_ops = {
@@ -415,7 +413,7 @@ int virtio_pci_probe(struct virtio_pci *vp, const struct pci_device *pci, bool c
 	if (!vp->vdev.device_type) {
 		snprintf(why, why_len, "%04x:%04x is not a modern virtio device", pci->vendor_id,
 			 pci->device_id);
-		return ERR_INVAL;
+		return KERR_INVAL;
 	}
 	rc = virtio_pci_parse_caps(pci, &vp->caps, why, why_len);
 	if (rc)

@@ -20,6 +20,8 @@
 #include <sluice/dma.h>
 #include "drivers/virtio/virtio_ring.h"
 
+#include "arch/kernel_errno.h"
+
 /* virtq_init() flags. */
 /* Check every buffer address with sluice_dma_addr_is_shared() before the device sees it. */
 #define VIRTQ_INIT_CONFIDENTIAL 0x1u
@@ -44,7 +46,7 @@
  *	completions.
  */
 enum virtq_err {
-	VIRTQ_ERR_NOSPC = -28,
+	VIRTQ_ERR_NOSPC = KERR_NOSPC,
 };
 
 /**

@@ -5,6 +5,8 @@
  */
 #include "arch/x86_64/cc/ghcb.h"
 
+#include "arch/kernel_errno.h"
+
 #include <string.h>
 
 void ghcb_invalidate(struct ghcb *g)
@@ -28,7 +30,7 @@ int ghcb_msr_cpuid(const struct tee_insn_ops *insn, uint32_t leaf, unsigned int 
 	uint64_t v = ghcb_msr_call(insn, ghcb_msr_cpuid_req(leaf, reg));
 
 	if (GHCB_MSR_INFO(v) != GHCB_MSR_CPUID_RESP)
-		return -5;
+		return KERR_IO;
 	*out = (uint32_t)(v >> 32);
 	return 0;
 }
@@ -38,9 +40,9 @@ int ghcb_register(const struct tee_insn_ops *insn, uint64_t gpa)
 	uint64_t gfn = gpa >> 12;
 
 	if (gpa & 0xfff)
-		return -22;
+		return KERR_INVAL;
 	if (!ghcb_msr_reg_resp_ok(ghcb_msr_call(insn, ghcb_msr_reg_req(gfn)), gfn))
-		return -5;
+		return KERR_IO;
 	return 0;
 }
 

@@ -43,6 +43,8 @@
 #include "arch/x86_64/cc/cc_stats.h"
 
 #include "arch/x86_64/cc/ghcb.h"
+
+#include "arch/kernel_errno.h"
 #include "arch/x86_64/cc/tee_insn.h"
 
 /* SEV_STATUS (MSR 0xC0010131) bits, as Linux sev_status_feat_names[] names them. */
@@ -70,10 +72,10 @@
 	 SEV_STATUS_PREVENT_HOST_IBS | SEV_STATUS_BTB_ISOLATION | SEV_STATUS_SMT_PROT)
 
 /* Error codes of this file (negative, errno-style, as tdx.h). */
-#define SNP_ERR_INVAL (-22)
-#define SNP_ERR_IO (-5)	      /* the hypervisor refused or lied; range rolled back */
-#define SNP_ERR_LEAKED (-133) /* failed and could not be rolled back */
-#define SNP_ERR_REFUSED (-1)  /* a guest we cannot run in */
+#define SNP_ERR_INVAL KERR_INVAL
+#define SNP_ERR_IO KERR_IO	     /* the hypervisor refused or lied; range rolled back */
+#define SNP_ERR_LEAKED KERR_HWPOISON /* failed and could not be rolled back */
+#define SNP_ERR_REFUSED KERR_PERM    /* a guest we cannot run in */
 
 /* PSC rounds without progress (cur_entry unchanged) before the hypervisor is
  * deemed stuck or lying: Linux loops for ever, this kernel does not. */

@@ -38,6 +38,8 @@
 
 #include "arch/x86_64/cc/tee_insn.h"
 
+#include "arch/kernel_errno.h"
+
 /* TDCALL leaves (RAX). */
 #define TDG_VP_VMCALL 0
 #define TDG_VP_INFO 1
@@ -71,10 +73,10 @@
 #define TDX_ATTR_SEPT_VE_DISABLE (UINT64_C(1) << 28)
 
 /* Error codes of this file (negative, errno-style). */
-#define TDX_ERR_INVAL (-22)   /* bad arguments */
-#define TDX_ERR_IO (-5)	      /* the VMM or the module refused; range rolled back */
-#define TDX_ERR_LEAKED (-133) /* EHWPOISON: failed and could not be rolled back */
-#define TDX_ERR_REFUSED (-1)  /* EPERM: a TD we cannot run in */
+#define TDX_ERR_INVAL KERR_INVAL     /* bad arguments */
+#define TDX_ERR_IO KERR_IO	     /* the VMM or the module refused; range rolled back */
+#define TDX_ERR_LEAKED KERR_HWPOISON /* EHWPOISON: failed and could not be rolled back */
+#define TDX_ERR_REFUSED KERR_PERM    /* EPERM: a TD we cannot run in */
 
 /* Rounds of MapGPA "retry" without progress before the VMM is deemed lying. */
 #define TDX_MAP_GPA_MAX_STALLS 3

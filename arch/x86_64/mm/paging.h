@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/kernel_errno.h"
 
 /**
  * enum pt_err - negative return codes (values mirror errno).
@@ -36,10 +37,10 @@
  */
 enum pt_err {
 	PT_OK = 0,
-	PT_ERR_NOENT = -2,
-	PT_ERR_NOMEM = -12,
-	PT_ERR_EXIST = -17,
-	PT_ERR_INVAL = -22,
+	PT_ERR_NOENT = KERR_NOENT,
+	PT_ERR_NOMEM = KERR_NOMEM,
+	PT_ERR_EXIST = KERR_EXIST,
+	PT_ERR_INVAL = KERR_INVAL,
 };
 
 /* Entry bits, as the hardware defines them (Intel SDM vol. 3 tables 4-14..4-20). */

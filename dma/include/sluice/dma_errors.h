@@ -13,6 +13,27 @@
 extern "C" {
 #endif
 
+/*
+ * SLUICE_DMA_ERRORS(X) - the one list of the error codes: X(NAME, value,
+ * "text") per code, one line each, in no particular order. The enum below
+ * (SLUICE_DMA_ERR_<NAME> = value) and sluice_dma_strerror() (the text) read
+ * it, and so do the scripts (scripts/names.py). A code once released keeps
+ * its value.
+ */
+/* clang-format off */
+#define SLUICE_DMA_ERRORS(X) \
+	X(PERM, -1, "not allowed in this state") \
+	X(NOENT, -2, "no such mapping or allocation") \
+	X(IO, -5, "the platform failed a conversion or access change") \
+	X(NOMEM, -12, "no room in the bounce pools or arena") \
+	X(FAULT, -14, "address outside memory the library controls, or a failed self-check") \
+	X(BUSY, -16, "still in use") \
+	X(INVAL, -22, "invalid argument") \
+	X(RANGE, -34, "beyond the device's or the layer's limits") \
+	X(NOSYS, -38, "not provided by the port or by this build of the library") \
+	/* end of the list: a new line goes above */
+/* clang-format on */
+
 /**
  * enum sluice_dma_err - negative return codes.
  * @SLUICE_DMA_OK: success.
@@ -38,15 +59,9 @@ extern "C" {
  */
 enum sluice_dma_err {
 	SLUICE_DMA_OK = 0,
-	SLUICE_DMA_ERR_PERM = -1,
-	SLUICE_DMA_ERR_NOENT = -2,
-	SLUICE_DMA_ERR_IO = -5,
-	SLUICE_DMA_ERR_NOMEM = -12,
-	SLUICE_DMA_ERR_FAULT = -14,
-	SLUICE_DMA_ERR_BUSY = -16,
-	SLUICE_DMA_ERR_INVAL = -22,
-	SLUICE_DMA_ERR_RANGE = -34,
-	SLUICE_DMA_ERR_NOSYS = -38,
+#define SLUICE_DMA_ERR_ENUM_(name, value, text) SLUICE_DMA_ERR_##name = (value),
+	SLUICE_DMA_ERRORS(SLUICE_DMA_ERR_ENUM_)
+#undef SLUICE_DMA_ERR_ENUM_
 };
 
 /**

@@ -11,8 +11,8 @@
  * and the value is the policy's position here. Append a new policy at the end:
  * the released values (linux 0, bitmap 1, lifo 2, sluice 3) never change.
  * Adding one is this line, its file dma/bounce_<lower>.c (defining
- * sluice_dma_priv_bounce_<lower>_ops) and its test (CONTRIBUTING.md, "Adding a
- * bounce policy"); tests/names/add_policy.sh proves that count.
+ * sluice_dma_priv_bounce_<lower>_ops) and its test (the contributor guide,
+ * "Adding a bounce policy"); tests/names/add_policy.sh proves that count.
  *
  * The policies, in order:
  * linux:  upstream Linux swiotlb: per-slot free counters in 128-slot segments,

@@ -72,7 +72,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-stack-protector \
 	-fno-stack-check -mno-red-zone -fpic -fshort-wchar -fno-omit-frame-pointer \
 	-fno-strict-aliasing -I. -I$(DMA_INC) -isystem $(NEWLIB)/include \
 	-DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_GIT_REV='"$(GIT_REV)"' $(KERNEL_EXTRA_CFLAGS)
-# Only boot/ sees GNU-EFI; its ABI wrapper macros need these.
+# Only boot/efi_*.c sees GNU-EFI; its ABI wrapper macros need these.
 EFI_CFLAGS := -isystem $(EFI_INC) -isystem $(EFI_INC)/x86_64 -DGNU_EFI_USE_MS_ABI \
 	-DEFI_FUNCTION_WRAPPER -maccumulate-outgoing-args
 KERNEL_ASFLAGS := -g -fpic -I.
@@ -88,10 +88,13 @@ HOST_BENCHES :=
 DMA_SRCS    :=
 include arch/x86_64/build.mk
 include boot/build.mk
+include kernel/build.mk
 include dma/build.mk
 include drivers/build.mk
 include linker/build.mk
 include bench/build.mk
+include bench/host/host.mk
+include app/build.mk
 include firmware/build.mk
 include $(sort $(wildcard tests/*.mk))
 
@@ -147,7 +150,7 @@ $(BUILD)/sluice.efi: $(BUILD)/sluice.so
 # The boot banner names the git revision: rebuild main.c when it changes.
 $(BUILD)/gitrev: FORCE
 	@mkdir -p $(BUILD); echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' > $@
-$(BUILD)/kernel/boot/main.c.o: $(BUILD)/gitrev
+$(BUILD)/kernel/kernel/main.c.o: $(BUILD)/gitrev
 FORCE:
 
 image: deps $(BUILD)/sluice.efi $(FIRMWARE_IMAGES)
@@ -357,14 +360,14 @@ install: lib
 .PHONY: check-cc-insn
 check-cc-insn: image
 	@scripts/check-cc-insn.py $(BUILD)/sluice.so
-# The floors: every #include of arch/ dma/ drivers/ boot/ bench/ points to its own
+# The floors: every #include of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ points to its own
 # folder's floor or a lower one, and arch/ and dma/ never include each other
 # (docs/ARCHITECTURE.md, "Floors"). tests/layers/test_check_layers.sh proves the
 # check refuses a planted upward include.
 .PHONY: check-layers
 check-layers:
 	@scripts/check-layers.py
-# No function of arch/ dma/ drivers/ boot/ bench/ longer than 100 lines: a longer
+# No function of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ longer than 100 lines: a longer
 # one is split into named parts (--self-test checks the scan itself).
 .PHONY: check-function-length
 check-function-length:

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 /**
  * alloc_smp_bench_suite() - every CPU maps and unmaps a private 4 KiB buffer

@@ -16,7 +16,7 @@
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/cpu/tsc.h"
 #include "drivers/deadline.h"
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
 /**

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "bench/result_json.h"
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "dma/stage.h"
 #include "drivers/virtio/virtio_blk.h"
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio.h"
 
 /**

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "bench/result_json.h"
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio_net.h"
 
 /**

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/cpu/cpu.h"
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 enum smp_phase { SMP_WARMUP, SMP_MEASURE, SMP_STOP };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_suites.h - the one list of the benchmark suites the bench= option
- * runs. The option parser, the task table (bench/tasks.c), the "suite" field
+ * runs. The option parser, the task table (app/tasks.c), the "suite" field
  * of the JSON lines and the scripts (scripts/names.py) read it.
  *
  * none:    runs nothing (the default).

@@ -1,15 +1,10 @@
-# The UEFI stage (the only GNU-EFI user), the kernel main, options, newlib glue.
+# The UEFI stage (the only GNU-EFI user): the entry, the memory map, the options it
+# reads and trusts before it reserves memory, and the hand-over (boot_info.h).
 KERNEL_SRCS += \
 	boot/efi_entry.c \
-	boot/main.c \
 	boot/options.c \
-	boot/options_trust.c \
-	boot/syscalls.c
+	boot/options_trust.c
 KERNEL_SRCS += boot/memmap.c
-KERNEL_SRCS += boot/pci_setup.c boot/pci_window.c
-KERNEL_SRCS += boot/virtio_probe.c
-KERNEL_SRCS += boot/dma_setup.c boot/dma_port_kernel.c boot/dma_selftest.c boot/dma_report.c
-KERNEL_SRCS += boot/cc_setup.c
 
 # Options built into the image (make image BUILTIN_OPTIONS="scrub=copy ..."): measured
 # with it, they are the only source that may weaken a guarantee in a confidential

@@ -190,7 +190,7 @@ static uint64_t boot_find_rsdp(void)
  * and the CPUID page reserved memory, so both would outlast ExitBootServices;
  * the copies in boot_info are the kernel's own memory all the same, private
  * and validated like the rest of the image. Every check that decides whether
- * the guest runs is the kernel's (snp_cc_blob_check(), boot/cc_setup.c).
+ * the guest runs is the kernel's (snp_cc_blob_check(), kernel/cc_setup.c).
  */
 static void boot_find_cc_blob(struct boot_info *bi)
 {

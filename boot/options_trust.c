@@ -30,7 +30,7 @@
  *    private memory. In a confidential guest the default modes leave it out
  *    unless the built-in options name it.
  * The layer's strict handle checks have no option (the kernel always sets
- * them), and cc= cannot leave a real TD or SNP guest (boot/cc_setup.c).
+ * them), and cc= cannot leave a real TD or SNP guest (kernel/cc_setup.c).
  */
 #include "boot/options.h"
 

@@ -28,7 +28,7 @@
  * non-temporal zero must fence its stores before returning (dma_port.h).
  * tests/test_arena.c frees blocks full of a pattern and checks that no byte
  * of it shows in the next allocations, under both points and a
- * non-temporal zero; tests/bench_alloc.c measures them (docs/BENCHMARKS.md, "Host
+ * non-temporal zero; bench/host/bench_alloc.c measures them (docs/BENCHMARKS.md, "Host
  * benchmark of the DMA layer") - the default is the fastest there.
  *
  * The scrub is most of an alloc+free pair (4 KiB: ~57 ns of `rep stosb`

@@ -3,7 +3,7 @@
  * stage.h - stage markers of the map / unmap path, for the cost breakdown of
  * the host benchmark (bench_alloc -K). Compiled out unless the build defines
  * SLUICE_DMA_STAGES, which only the benchmark's stage build does
- * (build/bench/bench_alloc_stages, tests/dma.mk): the library, the kernel and
+ * (build/bench/bench_alloc_stages, bench/host/host.mk): the library, the kernel and
  * every test are built without it, and there DMA_STAGE() is nothing at all.
  *
  * A marker ends a stage: the cycles since the previous marker are added to
@@ -11,7 +11,7 @@
  * read from starting before the stage's instructions have), so each stage's
  * figure includes one marker's own cost, which the benchmark measures (two
  * markers back to back) and subtracts. The benchmark defines the totals
- * (tests/bench_stages.c) and runs one thread.
+ * (bench/host/bench_stages.c) and runs one thread.
  */
 #ifndef SLUICE_DMA_STAGE_H
 #define SLUICE_DMA_STAGE_H

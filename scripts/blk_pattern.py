@@ -11,7 +11,7 @@
                                               anything (a write pass a device fault
                                               cut short)
 
-The region and pattern definitions mirror bench/blk_check.[ch]: the last quarter of
+The region and pattern definitions mirror app/blk_check.[ch]: the last quarter of
 the disk split in three, rounded down to whole requests of BS bytes; byte at disk
 offset o of mode m: ((u32(sector * 2654435761) >> 16) ^ (o & 0x1ff) ^ 0x11*(m+1)) & 0xff.
 """

@@ -3,7 +3,7 @@
 """check-function-length.py - no C function of the kernel or the library is
 longer than a screenful or two.
 
-Every .c and .h file under arch/ dma/ drivers/ firmware/ boot/ bench/ is read (tests/ and
+Every .c and .h file under arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ is read (tests/ and
 examples/ are not checked). In Linux style a function's body opens with a "{"
 alone at column 0 and closes with a "}" at column 0, while a struct, union,
 enum or initialiser opens at the end of its first line; so a scan for those two
@@ -24,7 +24,7 @@ import re
 import sys
 import tempfile
 
-FOLDERS = ("arch", "dma", "drivers", "firmware", "boot", "bench")
+FOLDERS = ("arch", "dma", "drivers", "firmware", "boot", "kernel", "bench", "app")
 SOURCE_EXT = (".c", ".h")
 NAME_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 

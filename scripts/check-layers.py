@@ -9,8 +9,11 @@ The floors (docs/ARCHITECTURE.md, "Floors"), lowest first:
                        dma/include/sluice/*.h, included as <sluice/...>)
     1  drivers/  firmware/  side by side, neither includes the other (firmware/:
                        UEFI drivers built on dma/, e.g. the IoMmu driver)
-    2  boot/
-    3  bench/
+    2  boot/           the UEFI stage: entry, memory map, options, hand-over
+    3  kernel/         kernel_main() and the kernel's services (DMA service, PCI,
+                       probe, CC bring-up, libc glue, the task table interface)
+    4  bench/          the in-kernel benchmarks
+    5  app/            the application: task table, runners, checks, faults
 
 A file may include files of its own floor and of lower floors, never of a higher
 one, never anything under tests/ or examples/.
@@ -23,8 +26,11 @@ Inside arch/x86_64 the same rule holds between rooms (docs/ARCHITECTURE.md,
 A file may include its own room and lower rooms, except that a leaf header
 (LEAVES below: the per-CPU index, the spinlock, the paravirtual I/O seam) may
 be included from any room, and a leaf includes no project header itself (only
-the C library's), so that including it never pulls a higher room in. Every .c, .h and .S file under
-arch/ dma/ drivers/ firmware/ boot/ bench/ is read; tests/ and examples/ are not checked.
+the C library's), so that including it never pulls a higher room in. Every .c, .h
+and .S file under arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ is read,
+except bench/host/ (the host benchmark: a host program, built on the library and
+the tests' host port, not part of the kernel, like tests/ and examples/, which are
+not checked).
 Quoted includes are resolved from the top of the tree (the kernel builds with
 -I.), then from the including file's folder; <sluice/...> names dma/; other
 angle includes are the C library's and are skipped.
@@ -41,7 +47,10 @@ import os
 import re
 import sys
 
-FLOORS = {"arch": 0, "dma": 0, "drivers": 1, "firmware": 1, "boot": 2, "bench": 3}
+FLOORS = {"arch": 0, "dma": 0, "drivers": 1, "firmware": 1, "boot": 2, "kernel": 3, "bench": 4,
+          "app": 5}
+# Host programs under a floor's folder: not kernel sources, not checked.
+HOST_ONLY = (os.path.join("bench", "host"),)
 # Folders side by side on one floor that must not include each other.
 APART = {("arch", "dma"), ("dma", "arch"), ("drivers", "firmware"), ("firmware", "drivers")}
 SOURCE_EXT = (".c", ".h", ".S")
@@ -118,7 +127,8 @@ def room_offence(rel, lineno, inc, target_rel):
 def sources(root):
     for folder in sorted(FLOORS):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
-            dirnames.sort()
+            dirnames[:] = sorted(d for d in dirnames
+                                 if os.path.relpath(os.path.join(dirpath, d), root) not in HOST_ONLY)
             for f in sorted(filenames):
                 if f.endswith(SOURCE_EXT):
                     yield os.path.join(dirpath, f)
@@ -147,7 +157,7 @@ def check(root):
                 if target not in FLOORS:
                     offences.append(f"{rel}:{lineno}: includes {inc} from {target or 'the top'}/, "
                                     f"which is not a floor of the kernel (only arch/ dma/ "
-                                    f"drivers/ firmware/ boot/ bench/ are)")
+                                    f"drivers/ firmware/ boot/ kernel/ bench/ app/ are)")
                 elif (here, target) in APART:
                     offences.append(f"{rel}:{lineno}: includes {inc}: {here}/ and {target}/ "
                                     f"share a floor and must not include each other")

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fake_pci.h - the platform below pci_setup() (boot/pci_setup.c), replaced at link
+ * fake_pci.h - the platform below pci_setup() (kernel/pci_setup.c), replaced at link
  * time for the host: a simulated configuration space of up to four functions, an
  * MCFG table, and the kernel's identity map as far as device windows go.
  *

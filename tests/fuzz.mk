@@ -71,7 +71,7 @@ fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
 fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
-fuzz_pci_setup_FUZZ_SRCS := boot/pci_setup.c boot/pci_window.c boot/memmap.c \
+fuzz_pci_setup_FUZZ_SRCS := kernel/pci_setup.c kernel/pci_window.c boot/memmap.c \
 	arch/x86_64/mm/mem_range.c drivers/pci/pci.c
 fuzz_pci_setup_FUZZ_HELPERS := tests/fake_pci.c
 # <target>_FUZZ_LDFLAGS: extra link flags. This target reads the product's refusal

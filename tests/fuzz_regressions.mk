@@ -6,7 +6,7 @@ test_fuzz_regressions_SRCS := tests/test_fuzz_regressions.c tests/fuzz/fuzz_comm
 	tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c tests/fuzz/fuzz_virtqueue_used.c tests/fuzz/fuzz_virtio_pci_caps.c \
 	tests/fuzz/fuzz_virtio_blk_completion.c tests/fuzz/fuzz_virtio_net_rx.c \
 	tests/fuzz/fuzz_virtio_net_mq.c tests/fuzz/fuzz_virtio_reset.c tests/fuzz/fuzz_dma_ops.c \
-	tests/fuzz/fuzz_pci_setup.c tests/fake_pci.c boot/pci_setup.c boot/pci_window.c boot/memmap.c \
+	tests/fuzz/fuzz_pci_setup.c tests/fake_pci.c kernel/pci_setup.c kernel/pci_window.c boot/memmap.c \
 	arch/x86_64/mm/mem_range.c tests/mock_port.c tests/fake_virtio.c $(DMA_SRCS) \
 	drivers/virtio/virtqueue.c \
 	drivers/pci/pci.c drivers/virtio/virtio.c drivers/virtio/virtio_pci.c \

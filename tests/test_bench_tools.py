@@ -682,10 +682,10 @@ def contract_emitters():
     out = {}
     for name in ("bench/result_json.c", "bench/blk_bench.c", "bench/blk_mq_bench.c",
                  "bench/net_bench.c", "bench/convert_bench.c", "bench/alloc_smp_bench.c",
-                 "tests/bench_alloc.c", "tests/firmware/iommu_app.c"):
+                 "bench/host/bench_alloc.c", "tests/firmware/iommu_app.c"):
         with open(os.path.join(TOP, name)) as f:
             text = f.read()
-        # Keys in format strings, and keys handed to tests/bench_json.h's builders.
+        # Keys in format strings, and keys handed to bench/host/bench_json.h's builders.
         out[name] = set(re.findall(r'\\"([a-z][a-z0-9_]*)\\":', text)) | set(
             re.findall(r'bench_json_(?:str|num|ulong|bool)\([^,]+,\s*"([a-z][a-z0-9_]*)"', text))
     return out

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cksum.c - bench/cksum.c must agree with the host's `cksum` tool.
+ * test_cksum.c - app/cksum.c must agree with the host's `cksum` tool.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "bench/cksum.h"
+#include "app/cksum.h"
 
 static uint32_t cksum_of(const void *p, size_t len)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pci_setup.c - the kernel's PCI bring-up (boot/pci_setup.c) and the virtio
- * probe that follows it (boot/virtio_probe.c over drivers/virtio/virtio_pci.c), on
+ * test_pci_setup.c - the kernel's PCI bring-up (kernel/pci_setup.c) and the virtio
+ * probe that follows it (kernel/virtio_probe.c over drivers/virtio/virtio_pci.c), on
  * the host, with a hostile host's placement of BARs.
  *
  * The platform below pci_setup() is replaced at link time (tests/fake_pci.c, shared
@@ -28,8 +28,8 @@
 #include "arch/x86_64/fw/acpi.h"
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/mm/paging.h"
-#include "boot/pci_setup.h"
-#include "boot/virtio_probe.h"
+#include "kernel/pci_setup.h"
+#include "kernel/virtio_probe.h"
 #include "tests/fake_pci.h"
 #include "tests/fake_vcap.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pci_window.c - the placement check of PCI windows (boot/pci_window.c) and the
+ * test_pci_window.c - the placement check of PCI windows (kernel/pci_window.c) and the
  * classification of UEFI memory types it relies on (boot/memmap.c), on the memory
  * map OVMF gives QEMU q35 (1 GiB, as the kernel prints it at boot) plus RAM above
  * 4 GiB.
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "boot/memmap.h"
-#include "boot/pci_window.h"
+#include "kernel/pci_window.h"
 
 #define KIB (UINT64_C(1) << 10)
 #define MIB (UINT64_C(1) << 20)

@@ -4,7 +4,7 @@
  * each where the cost breakdown (bench_alloc -K, make bench-breakdown) says it
  * is. Built, like the breakdown's binary, with -DSLUICE_DMA_STAGES (tests/dma.mk):
  * one map + unmap is run and the times each stage was left are counted
- * (sluice_dma_stage_leaves, tests/bench_stages.c). A marker dropped from the
+ * (sluice_dma_stage_leaves, bench/host/bench_stages.c). A marker dropped from the
  * path, or moved so that a stage is charged twice or never, changes a count,
  * and this test fails: the breakdown would otherwise go on printing a table
  * whose rows no longer mean what they say. Counts, never times.
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "dma/bounce.h"
-#include "tests/bench_stages.h"
+#include "bench/host/bench_stages.h"
 #include "tests/test_bounce_fixture.h"
 
 #ifndef SLUICE_DMA_STAGES

@@ -511,7 +511,7 @@ static void test_rule_r7_stale_tlb_on_another_cpu(void **state)
  * The kernel's scheme with two CPUs: each converts pages (tdx.c, flushing only
  * itself and advancing the generation) and touches pages the other converted,
  * after mmu_tlb_sync() as the kernel's DMA lock and work hand-off make it
- * (boot/dma_port_kernel.c kd_lock(), smp.c ap_wait_for_work()). The MapGPAs
+ * (kernel/dma_port_kernel.c kd_lock(), smp.c ap_wait_for_work()). The MapGPAs
  * happen while the other CPU holds stale translations (counted), and no access
  * ever goes through one: the platform half of R7 holds.
  */

@@ -270,7 +270,7 @@ static inline uint64_t virtio_blk_protocol_errors(const struct virtio_blk_stats 
  *
  * With a shared queue, virtio_blk_poll() returns whichever requests finished,
  * including other CPUs': callers hand a completion to its owner through the
- * cookie (bench/blk_smp_check.c marks the request's slot done with a release
+ * cookie (app/blk_smp_check.c marks the request's slot done with a release
  * store and the owner takes it with an acquire load).
  */
 void virtio_blk_share_queues(struct virtio_blk *blk, bool shared);

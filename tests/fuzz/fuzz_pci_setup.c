@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_pci_setup.c - where a hostile host may place device windows: the memory
- * map's classification (boot/memmap.c), the placement check (boot/pci_window.c)
- * and the kernel's PCI bring-up (boot/pci_setup.c, sizing BARs through
+ * map's classification (boot/memmap.c), the placement check (kernel/pci_window.c)
+ * and the kernel's PCI bring-up (kernel/pci_setup.c, sizing BARs through
  * drivers/pci/pci.c) on the fake platform of tests/fake_pci.c.
  *
  * The adversary controls the UEFI memory map (up to eight ranges with any base,
@@ -53,8 +53,8 @@
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/mm/paging.h"
 #include "boot/memmap.h"
-#include "boot/pci_setup.h"
-#include "boot/pci_window.h"
+#include "kernel/pci_setup.h"
+#include "kernel/pci_window.h"
 #include "tests/fake_pci.h"
 
 #define PSF_MAX_RANGES 8u

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # test_check_layers.sh - the include check (scripts/check-layers.py) passes on the
 # tree, and fails, naming the file and the line, on a copy of the tree with one
-# planted include that points the wrong way: drivers/ including boot/, arch/
-# including bench/, arch/ and dma/ including each other (quoted and as
-# <sluice/...>), boot/ including tests/, firmware/ including boot/ or drivers/ and
-# drivers/ including firmware/; inside arch/x86_64, a room including a higher
-# room and a leaf header including anything of the project. A downward include (bench/ -> boot/) and
-# an upward one under tests/ (not checked) leave it passing.
+# planted include that points the wrong way: drivers/ including kernel/, arch/
+# including bench/, boot/ including kernel/, kernel/ including bench/ or app/,
+# bench/ including app/, arch/ and dma/ including each other (quoted and as
+# <sluice/...>), kernel/ including tests/, firmware/ including kernel/ or drivers/
+# and drivers/ including firmware/; inside arch/x86_64, a room including a higher
+# room and a leaf header including anything of the project. Downward includes
+# (app/ -> bench/, bench/ -> kernel/, kernel/ -> boot/) and upward ones under
+# tests/ and bench/host/ (host programs, not checked) leave it passing.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +25,7 @@ cat "$tmp/tree.out"
 fresh() {
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t"
-	for d in arch dma drivers firmware boot bench tests; do cp -r "$top/$d" "$tmp/t/$d"; done
+	for d in arch dma drivers firmware boot kernel bench app tests; do cp -r "$top/$d" "$tmp/t/$d"; done
 }
 
 # plant FILE TEXT: append TEXT as a new last line of FILE in the copy; prints the
@@ -57,15 +59,20 @@ passes() {
 	echo "passes ($3)"
 }
 
-refused drivers/virtio/virtqueue.c '#include "boot/tasks.h"' "drivers/ -> boot/"
+refused drivers/virtio/virtqueue.c '#include "kernel/tasks.h"' "drivers/ -> kernel/"
 refused arch/x86_64/smp/smp.c '#include "bench/result_json.h"' "arch/ -> bench/"
-refused boot/dma_setup.h '#include "bench/task_runners.h"' "boot/ -> bench/"
+refused boot/efi_entry.c '#include "kernel/dma_setup.h"' "boot/ -> kernel/"
+refused boot/boot_info.h '#include "kernel/tasks.h"' "boot/ -> kernel/, header"
+refused kernel/dma_setup.h '#include "app/task_runners.h"' "kernel/ -> app/"
+refused kernel/main.c '#include "bench/blk_bench.h"' "kernel/ -> bench/"
+refused bench/blk_bench.c '#include "app/blk_check.h"' "bench/ -> app/"
 refused arch/x86_64/mm/mmu.h '#include "dma/bounce.h"' "arch/ -> dma/, quoted"
 refused arch/x86_64/cpu/tsc.c '#include <sluice/dma.h>' "arch/ -> dma/, public header"
 refused dma/map.c '#include "arch/x86_64/cpu/cpu.h"' "dma/ -> arch/"
 refused dma/bounce.h '  #  include "drivers/deadline.h"' "dma/ -> drivers/, spaced"
-refused boot/main.c '#include "tests/fake_pci.h"' "boot/ -> tests/"
-refused firmware/iommu/iommu_port.c '#include "boot/dma_setup.h"' "firmware/ -> boot/"
+refused kernel/main.c '#include "tests/fake_pci.h"' "kernel/ -> tests/"
+refused bench/net_bench.c '#include "tests/mock_port.h"' "bench/ (not bench/host/) -> tests/"
+refused firmware/iommu/iommu_port.c '#include "kernel/dma_setup.h"' "firmware/ -> kernel/"
 refused firmware/iommu/iommu_setup.c '#include "drivers/deadline.h"' "firmware/ -> drivers/"
 refused drivers/virtio/virtqueue.c '#include "firmware/iommu/iommu_port.h"' "drivers/ -> firmware/"
 # Rooms inside arch/x86_64: cpu/ < fw/ < mm/ < smp/ < cc/, leaf headers from anywhere.
@@ -78,6 +85,9 @@ passes arch/x86_64/mm/mmu.c '#include "arch/x86_64/smp/percpu.h"' "arch: mm/ -> 
 passes arch/x86_64/cpu/cpu.c '#include "arch/x86_64/cc/pvio.h"' "arch: cpu/ -> the leaf pvio.h"
 passes arch/x86_64/cc/cc_tdx.c '#include "arch/x86_64/mm/mmu.h"' "arch: cc/ -> mm/ points down"
 passes firmware/iommu/iommu_port.c '#include "dma/bounce.h"' "firmware/ -> dma/ points down"
-passes bench/tasks.c '#include "boot/dma_setup.h"' "bench/ -> boot/ points down"
-passes tests/fake_pci.c '#include "bench/tasks.c"' "tests/ are not checked"
+passes app/tasks.c '#include "bench/blk_bench.h"' "app/ -> bench/ points down"
+passes bench/blk_bench.c '#include "kernel/dma_setup.h"' "bench/ -> kernel/ points down"
+passes kernel/main.c '#include "boot/memmap.h"' "kernel/ -> boot/ points down"
+passes tests/fake_pci.c '#include "app/tasks.c"' "tests/ are not checked"
+passes bench/host/bench_alloc.c '#include "app/tasks.h"' "bench/host/ (a host program) is not checked"
 echo "test_check_layers: the tree passes; upward and arch/dma includes are named and refused"

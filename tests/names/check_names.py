@@ -63,9 +63,9 @@ ALLOWED = {
     # bench_alloc's JSON lines name the host benchmark's own cells: direct
     # memcpy, bounce per policy (from the list), arena; its cell kinds are
     # the JSON contract of scripts/bench.py.
-    ("tests/bench_alloc.c", "direct"): "JSON cell of the host benchmark",
-    ("tests/bench_alloc.c", "bounce"): "JSON cell of the host benchmark",
-    ("tests/bench_alloc.c", "arena"): "JSON cell of the host benchmark",
+    ("bench/host/bench_alloc.c", "direct"): "JSON cell of the host benchmark",
+    ("bench/host/bench_alloc.c", "bounce"): "JSON cell of the host benchmark",
+    ("bench/host/bench_alloc.c", "arena"): "JSON cell of the host benchmark",
     ("tests/firmware/iommu_app.c", "direct"): "the identity run's mode",
     ("tests/firmware/iommu_app.c", "bounce"): "the bounce runs' mode",
     ("tests/firmware/iommu_app.c", "arena"): "the sluice+arena run's buffers",

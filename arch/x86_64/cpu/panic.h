@@ -3,7 +3,7 @@
  * panic.h - the kernel's panic, in the lowest room of arch/x86_64.
  *
  * arch/ used to end the kernel by calling abort(), which the boot floor's
- * newlib glue (boot/syscalls.c) defines: a call from floor 0 up to floor 2.
+ * newlib glue (kernel/syscalls.c) defines: a call from floor 0 up to floor 2.
  * Now arch/ calls kernel_panic() here, and abort() calls down into it.
  */
 #ifndef SLUICE_ARCH_CPU_PANIC_H

@@ -3,7 +3,7 @@
  * bench_stages.c - the totals dma/stage.h's markers add to, and their reading
  * for bench_alloc's cost breakdown (see bench_stages.h).
  */
-#include "tests/bench_stages.h"
+#include "bench/host/bench_stages.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -61,8 +61,8 @@
 
 #include <sluice/arena.h>
 #include "dma/bounce.h"
-#include "tests/bench_json.h"
-#include "tests/bench_stages.h"
+#include "bench/host/bench_json.h"
+#include "bench/host/bench_stages.h"
 #include "tests/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16
@@ -1227,7 +1227,7 @@ static int run_breakdown(void)
 /*
  * -I n: n pairs of each operation the issue's targets name, each pair in a
  * function of its own so that `valgrind --tool=callgrind` (make bench-insns,
- * tests/bench_insns.sh) counts the instructions of sluice_dma_map(),
+ * bench/host/bench_insns.sh) counts the instructions of sluice_dma_map(),
  * sluice_dma_unmap(), the port's copy, the arena's free and alloc and the
  * port's zero inside them. Instruction counts repeat exactly from run to run,
  * where times on a shared 2-core machine do not; they are not times (a cache

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
 /**

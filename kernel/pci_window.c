@@ -2,7 +2,7 @@
 /*
  * pci_window.c - the placement check of PCI device windows (see pci_window.h).
  */
-#include "boot/pci_window.h"
+#include "kernel/pci_window.h"
 
 #include <inttypes.h>
 #include <stdio.h>

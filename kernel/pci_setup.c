@@ -4,7 +4,7 @@
  * ports, enumerate, admit every memory BAR (placement checked, mapped uncached and
  * shared) or refuse its function, and report what was found.
  */
-#include "boot/pci_setup.h"
+#include "kernel/pci_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "arch/x86_64/fw/acpi.h"
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/mm/paging.h"
-#include "boot/pci_window.h"
+#include "kernel/pci_window.h"
 
 #define ERR_INVAL (-22)
 

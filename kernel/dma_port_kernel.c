@@ -12,7 +12,7 @@
  * see guest physical addresses). Locks are the kernel's spinlocks, counted per
  * CPU; only CPU 0 prints.
  */
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tasks.c - the task table the kernel's entry walks (boot/tasks.h): what runs
+ * tasks.c - the task table the kernel's entry walks (kernel/tasks.h): what runs
  * after the boot report, in this order, each when the options ask for it:
  *
  *   fault           fault=KIND          a deliberate exception (never returns)
@@ -11,7 +11,7 @@
  * A task prints its own lines and, on failure, the line the end of the run is
  * known by; its status is the kernel's exit status.
  */
-#include "boot/tasks.h"
+#include "kernel/tasks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,9 +22,9 @@
 #include "bench/blk_mq_bench.h"
 #include "bench/convert_bench.h"
 #include "bench/result_json.h"
-#include "bench/task_runners.h"
+#include "app/task_runners.h"
 #include "boot/bench_suites.h"
-#include "boot/cc_setup.h"
+#include "kernel/cc_setup.h"
 #include "drivers/deadline.h"
 #include "drivers/quarantine.h"
 

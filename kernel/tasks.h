@@ -4,17 +4,17 @@
  * options ask for: the deliberate faults, the block and network checks, the
  * benchmarks.
  *
- * boot/ declares the table and walks it (kernel_main(), once the devices are
- * probed and the DMA layer is up); bench/tasks.c defines it. boot/ includes
- * nothing of bench/: a new task is an entry in bench/tasks.c, never a change to
- * boot/ (docs/ARCHITECTURE.md, "Adding a task").
+ * kernel/ declares the table and walks it (kernel_main(), once the devices are
+ * probed and the DMA layer is up); app/tasks.c defines it. kernel/ includes
+ * nothing of app/: a new task is an entry in app/tasks.c, never a change to
+ * kernel/ (docs/ARCHITECTURE.md, "Adding a task").
  */
 #ifndef SLUICE_BOOT_TASKS_H
 #define SLUICE_BOOT_TASKS_H
 
 #include <stdbool.h>
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "boot/options.h"
 
 /**
@@ -46,7 +46,7 @@ struct kernel_task {
 	const char *arena_release;
 };
 
-/* The table, in the order the tasks run (bench/tasks.c). */
+/* The table, in the order the tasks run (app/tasks.c). */
 extern const struct kernel_task kernel_tasks[];
 extern const unsigned int kernel_task_count;
 

@@ -7,7 +7,7 @@
  * truncated or corrupted frame apart. The sender keeps a bounded window ahead of
  * the receiver so neither ring overflows.
  */
-#include "bench/net_check.h"
+#include "app/net_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>

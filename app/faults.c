@@ -5,7 +5,7 @@
  * the #VE / #VC guards. Every path ends the kernel: the exception report exits
  * with status 3; a fault that did not trap exits with status 1.
  */
-#include "bench/task_runners.h"
+#include "app/task_runners.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "arch/x86_64/mm/mmu.h"
 #include "arch/x86_64/cpu/qemu_exit.h"
 #include "arch/x86_64/smp/smp.h"
-#include "boot/cc_setup.h"
+#include "kernel/cc_setup.h"
 
 /* A `ret` in the image's data section (initialised, so .data and not .bss). */
 static uint8_t fault_ret_in_data[16] = { 0xc3 };

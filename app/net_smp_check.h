@@ -6,7 +6,7 @@
 #ifndef SLUICE_BENCH_NET_SMP_CHECK_H
 #define SLUICE_BENCH_NET_SMP_CHECK_H
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio_net.h"
 
 /**

@@ -4,7 +4,7 @@
  * through a bounce pool, the arena and the direct layer, checking the bytes the
  * device sees and that private memory never becomes shared.
  */
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>

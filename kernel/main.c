@@ -19,14 +19,14 @@
 #include "arch/x86_64/smp/smp.h"
 #include "arch/x86_64/cpu/tsc.h"
 #include "boot/boot_info.h"
-#include "boot/cc_setup.h"
-#include "boot/dma_setup.h"
+#include "kernel/cc_setup.h"
+#include "kernel/dma_setup.h"
 #include "boot/memmap.h"
-#include "boot/pci_setup.h"
-#include "boot/tasks.h"
-#include "boot/virtio_probe.h"
+#include "kernel/pci_setup.h"
+#include "kernel/tasks.h"
+#include "kernel/virtio_probe.h"
 #include "drivers/deadline.h"
-#include "boot/syscalls.h"
+#include "kernel/syscalls.h"
 
 #define MIB (UINT64_C(1) << 20)
 static uint64_t deadline_tsc_now(void *ctx)
@@ -164,7 +164,7 @@ static int selftest_shared_attribute(const struct boot_info *bi)
 	return 0;
 }
 
-/* The task table (boot/tasks.h), in order: each task the options ask for runs;
+/* The task table (kernel/tasks.h), in order: each task the options ask for runs;
  * one that fails ends the kernel with its status. */
 static void run_tasks(const struct task_env *env)
 {

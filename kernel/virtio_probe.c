@@ -4,12 +4,12 @@
  * handshake on each, and report what they offer. The drivers (blk, net) bind to
  * the devices this finds.
  */
-#include "boot/virtio_probe.h"
+#include "kernel/virtio_probe.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "boot/pci_setup.h"
+#include "kernel/pci_setup.h"
 
 static struct virtio_pci vdevs[VIRTIO_PROBE_MAX];
 static int nvdevs;

@@ -6,7 +6,7 @@
  * order, but the checksum must see the disk in order, so each request owns a
  * buffer slot that is checksummed and reused strictly in submission order.
  */
-#include "bench/blk_check.h"
+#include "app/blk_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
-#include "bench/cksum.h"
+#include "app/cksum.h"
 #include "drivers/deadline.h"
 
 struct blk_slot {

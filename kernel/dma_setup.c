@@ -9,7 +9,7 @@
  * dma_report.c. The layer's metadata is private kernel heap; only the pools and
  * the arena chunks it converts are shared.
  */
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 #include "arch/x86_64/cpu/memops.h"
 

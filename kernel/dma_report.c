@@ -4,7 +4,7 @@
  * lines, the arena's release between tasks, and the figures benchmark output
  * takes from it (policy, areas, lock statistics).
  */
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * bench_json.c - JSON lines that always parse (see bench_json.h).
  */
-#include "tests/bench_json.h"
+#include "bench/host/bench_json.h"
 
 #include <float.h>
 #include <limits.h>

@@ -8,7 +8,7 @@
  * stops when every frame of every sender has arrived, or when nothing has
  * arrived anywhere for a long time (then the missing ones are lost).
  */
-#include "bench/net_smp_check.h"
+#include "app/net_smp_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 #include "arch/x86_64/cpu/cpu.h"
 #include "arch/x86_64/smp/smp.h"
 #include "arch/x86_64/cpu/tsc.h"
-#include "bench/net_check.h"
+#include "app/net_check.h"
 #include "drivers/deadline.h"
 
 #define NET_SMP_MAX_FRAMES 65536u

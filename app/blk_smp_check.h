@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "drivers/virtio/virtio_blk.h"
 
 /**

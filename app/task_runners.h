@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * task_runners.h - the runners behind the entries of the task table
- * (bench/tasks.c): the block and network tasks, the network benchmark, the
- * deliberate faults. Only bench/tasks.c calls them.
+ * (app/tasks.c): the block and network tasks, the network benchmark, the
+ * deliberate faults. Only app/tasks.c calls them.
  */
 #ifndef SLUICE_BENCH_TASK_RUNNERS_H
 #define SLUICE_BENCH_TASK_RUNNERS_H
 
-#include "boot/dma_setup.h"
+#include "kernel/dma_setup.h"
 #include "boot/options.h"
 #include "drivers/virtio/virtio.h"
 

@@ -4,16 +4,16 @@
  * (bench=net): two virtio-net devices on one hub, NIC 0 sending to NIC 1, in
  * every selected DMA configuration, each on its own DMA layer.
  */
-#include "bench/task_runners.h"
+#include "app/task_runners.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "arch/x86_64/smp/smp.h"
 #include "bench/net_bench.h"
-#include "bench/net_check.h"
-#include "bench/net_smp_check.h"
-#include "boot/virtio_probe.h"
+#include "app/net_check.h"
+#include "app/net_smp_check.h"
+#include "kernel/virtio_probe.h"
 #include "drivers/virtio/virtio_net.h"
 
 /* Index of "smp" in options_net_names: every CPU sends and receives at once. */

@@ -24,7 +24,7 @@
 #include "arch/x86_64/cpu/serial.h"
 #include "arch/x86_64/smp/smp.h"
 #include "arch/x86_64/smp/spinlock.h"
-#include "boot/syscalls.h"
+#include "kernel/syscalls.h"
 
 #undef errno
 extern int errno;

@@ -2,7 +2,7 @@
 /*
  * cc_setup.c - the confidential-computing platform at boot (see cc_setup.h).
  */
-#include "boot/cc_setup.h"
+#include "kernel/cc_setup.h"
 
 #include <inttypes.h>
 #include <stdio.h>

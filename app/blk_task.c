@@ -4,16 +4,16 @@
  * configuration, then the write pass (one CPU, or every CPU at once), each
  * configuration on its own DMA layer, with the driver's counters after each.
  */
-#include "bench/task_runners.h"
+#include "app/task_runners.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "arch/x86_64/smp/smp.h"
 #include "bench/bench_common.h"
-#include "bench/blk_check.h"
-#include "bench/blk_smp_check.h"
-#include "boot/virtio_probe.h"
+#include "app/blk_check.h"
+#include "app/blk_smp_check.h"
+#include "kernel/virtio_probe.h"
 #include "drivers/virtio/virtio_blk.h"
 
 /* Index of "smp" in options_blk_names: the write pass runs on every CPU at once. */

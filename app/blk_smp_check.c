@@ -9,7 +9,7 @@
  * whoever polls it may reap another CPU's request: the poller only marks the
  * request's slot done, and the slot's owner checks and reuses it.
  */
-#include "bench/blk_smp_check.h"
+#include "app/blk_smp_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "arch/x86_64/smp/smp.h"
 #include "arch/x86_64/cpu/tsc.h"
 #include "bench/bench_common.h"
-#include "bench/blk_check.h"
+#include "app/blk_check.h"
 #include "drivers/deadline.h"
 
 #define SMP_CHECK_MAX_DEPTH 256u

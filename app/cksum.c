@@ -2,7 +2,7 @@
 /*
  * cksum.c - POSIX cksum, table driven (one table lookup per byte).
  */
-#include "bench/cksum.h"
+#include "app/cksum.h"
 
 static uint32_t cksum_table[256];
 

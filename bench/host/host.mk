@@ -1,0 +1,78 @@
+# The host benchmark of the DMA allocator (suite "alloc"), built on the library and the
+# tests' host port (tests/mock_port.c, tests/test_bounce_fixture.h).
+HOST_BENCHES += bench_alloc
+bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/mock_port.c $(DMA_SRCS)
+
+# make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
+# A benchmark, not a test: it measures and prints and never fails on a time.
+# Built apart from the -O1 test build, with -O2 as the kernel and the library
+# are, so that the figures are those of optimised code. JSON lines go to
+# $(BUILD)/bench/alloc.json, the readable table to the console and, with the command,
+# to $(BUILD)/bench/host.txt (make bench puts it into REPORT.md).
+# BENCH_ARGS: see `build/bench/bench_alloc -h` (e.g. "-s 4096 -r 9").
+BENCH_ARGS ?=
+BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
+$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+.PHONY: bench-host
+bench-host: $(BENCH_ALLOC_BIN)
+	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/host.rc; \
+	{ echo "command: make bench-host BENCH_ARGS=\"$(BENCH_ARGS)\" (rev" \
+		"$$(git rev-parse --short HEAD 2>/dev/null), $$(date -u '+%Y-%m-%d %H:%M UTC')," \
+		"$$(nproc) CPUs, load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
+		$(BENCH_ALLOC_BIN) -o $(BUILD)/bench/alloc.json $(BENCH_ARGS); echo $$? >$$rc; } \
+		| tee $(BUILD)/bench/host.txt; status=$$(cat $$rc); rm -f $$rc; exit $$status
+	@echo "  JSON    $(BUILD)/bench/alloc.json"
+	@echo "  TEXT    $(BUILD)/bench/host.txt (make bench puts it into REPORT.md)"
+
+# make bench-breakdown [BENCH_ARGS="..."]: the cost breakdown (bench_alloc -K) of one
+# 4 KiB map+unmap with copy, stage by stage, from the stage build: the same sources
+# with -DSLUICE_DMA_STAGES, which turns dma/stage.h's markers on (every other build,
+# the library's and the kernel's included, has none). JSON lines go to
+# $(BUILD)/bench/breakdown.json, the table to the console and $(BUILD)/bench/breakdown.txt.
+BENCH_STAGES_BIN := $(BUILD)/bench/bench_alloc_stages
+$(BENCH_STAGES_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, stage markers)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+.PHONY: bench-breakdown
+bench-breakdown: $(BENCH_STAGES_BIN)
+	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/breakdown.rc; \
+	{ echo "command: make bench-breakdown BENCH_ARGS=\"$(BENCH_ARGS)\" (rev" \
+		"$$(git rev-parse --short HEAD 2>/dev/null), $$(date -u '+%Y-%m-%d %H:%M UTC')," \
+		"$$(nproc) CPUs, load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
+		$(BENCH_STAGES_BIN) -K -o $(BUILD)/bench/breakdown.json $(BENCH_ARGS); \
+		echo $$? >$$rc; } | tee $(BUILD)/bench/breakdown.txt; status=$$(cat $$rc); \
+		rm -f $$rc; exit $$status
+
+# The same stage build with the per-CPU statistics turned off
+# (-DSLUICE_DMA_BENCH_NO_STATS, dma/bounce.h): `-K` of it against bench_alloc_stages's
+# is what the exact statistics cost. A measurement, never a configuration to ship.
+BENCH_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats
+$(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, stage markers, no statistics)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -DSLUICE_DMA_BENCH_NO_STATS -o $@ \
+		$(bench_alloc_SRCS) $(HOST_LIBS)
+
+# The benchmark with the arena's free claiming its block by a plain store instead
+# of a compare-and-swap (-DSLUICE_DMA_BENCH_NO_CAS, dma/arena.c): its arena cells
+# against bench_alloc's are what the double-free guarantee between racing CPUs
+# costs. One thread only (-t 1); a measurement, never a configuration to ship.
+BENCH_NOCAS_BIN := $(BUILD)/bench/bench_alloc_nocas
+$(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+# make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
+# (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
+# scrub, counted by valgrind's callgrind in bench_alloc's -I mode
+# (bench/host/bench_insns.sh). Counts repeat exactly on a loaded machine; times do not.
+.PHONY: bench-insns
+bench-insns: $(BENCH_ALLOC_BIN)
+	$(Q)bench/host/bench_insns.sh $(BENCH_ALLOC_BIN)

@@ -106,7 +106,7 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(KERNEL_SRCS))
 all: image
 
 help:
-	@sed -n '3,32p' Makefile
+	@sed -n '3,/^#$$/{/^#$$/!p}' Makefile
 
 deps:
 	@scripts/deps.sh build

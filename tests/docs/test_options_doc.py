@@ -11,16 +11,21 @@ fails, naming the key, when:
   - an option of the code has no row, or a row names an option the code lacks;
   - the placeholder does not match the option's type (SIZE for OPT_SIZE, N for
     OPT_UINT, LIST for OPT_LIST; a choice takes any other word);
-  - a value of a choice or list option (its NULL-terminated names array) is not in
-    its row's values cell as `value`;
+  - a value of a choice or list option is not in its row's values cell as `value`
+    (the values: the strings of its NULL-terminated names array). An array built
+    from one of the X-macro lists (bounce policies, DMA modes, bench suites: the one
+    list of each, read through scripts/names.py) is documented by naming the list's
+    header in the cell instead, so that adding a member touches no document; every
+    `value` the cell then shows as an example must still be a member (a renamed or
+    removed one fails), and a cell that names no header must show every member;
   - the first "a..b" range of a size or number option's values cell is not the
     table's bounds (sizes with K/M/G suffixes);
   - the last cell starts with "measured only" for an option that is not in
     weakenings[], or does not for one that is.
 
 Then it proves it can fail: each kind of drift is planted in a copy of the document
-(a row removed, a row added, a value dropped, a range changed, a trust cell flipped)
-and must be reported. Run by make check; exits 1 on any problem.
+(a row removed, a row added, a value dropped, a list member renamed, a range changed,
+a trust cell flipped either way) and must be reported. Run by make check; exits 1 on any problem.
 """
 import glob
 import os
@@ -30,6 +35,9 @@ import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOC = os.path.join(TOP, "docs", "OPTIONS.md")
+sys.dont_write_bytecode = True  # nothing written beside the scripts, in the tree
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import names  # noqa: E402  the one list of each set of names (X-macros)
 
 MACROS = {"MIB": 1 << 20, "TWO_MIB": 2 << 20}
 ROW_RE = re.compile(r"^\| `([a-z_]+)=([A-Z]+)` \|")
@@ -58,20 +66,36 @@ def c_value(expr):
     return eval(text)  # digits, spaces, * + ( ) only: checked above
 
 
+def choice_values(body):
+    """(names, header or None) of one choices array: its strings, then the members of
+    the X-macro list it expands (SLUICE_DMA_POLICIES(...), ...) as scripts/names.py
+    reads them, with that list's header relative to the top of the tree."""
+    values, header = re.findall(r'"([^"]*)"', body), None
+    for macro in re.findall(r"\b([A-Z][A-Z0-9_]*)\(", body):
+        sets = [s for s, (m, _) in names.SETS.items() if m == macro]
+        if not sets:
+            raise ValueError(f"choices built from {macro}(), which scripts/names.py does not know")
+        values += [lower for _, lower in names.entries(sets[0], TOP)]
+        header = os.path.relpath(names.header(sets[0], TOP), TOP)
+    return values, header
+
+
 def code_options(options_c):
-    """{key: (type, min, max, [choices] or None)} from option_table[]."""
+    """{key: (type, min, max, [choices] or None, list header or None)} from option_table[]."""
     with open(options_c) as f:
         text = f.read()
-    names = {m.group(1): re.findall(r'"([^"]*)"', m.group(2)) for m in NAMES_RE.finditer(text)}
+    arrays = {m.group(1): choice_values(m.group(2)) for m in NAMES_RE.finditer(text)}
     start = text.index("option_table[] = {")
     table = text[start:text.index("\n};", start)]
     opts = {}
     for m in ENTRY_RE.finditer(table):
         key, typ, lo, hi, _align, choices = m.groups()
         if choices == "NULL":
-            opts[key] = (typ, c_value(lo), c_value(hi), None)
+            opts[key] = (typ, c_value(lo), c_value(hi), None, None)
+        elif not arrays.get(choices, ([], None))[0]:
+            raise ValueError(f"option '{key}': no values read from its array {choices}")
         else:
-            opts[key] = (typ, None, None, names[choices])
+            opts[key] = (typ, None, None) + arrays[choices]
     return opts
 
 
@@ -106,7 +130,7 @@ def problems(opts, weak, rows):
     for key in sorted(set(rows) - set(opts)):
         out.append(f"docs/OPTIONS.md documents '{key}', which option_table[] does not have")
     for key in sorted(set(opts) & set(rows)):
-        typ, lo, hi, choices = opts[key]
+        typ, lo, hi, choices, header = opts[key]
         ph, cells = rows[key]
         if len(cells) != 5:
             out.append(f"'{key}': its row has {len(cells)} cells, not 5")
@@ -115,9 +139,15 @@ def problems(opts, weak, rows):
         if (want and ph != want) or (not want and ph in PLACEHOLDER.values()):
             out.append(f"'{key}': placeholder {ph} does not fit its type OPT_{typ}")
         values = cells[1]
-        for c in choices or []:
-            if f"`{c}`" not in values:
-                out.append(f"'{key}': value `{c}` is not in its row's values")
+        if header and f"`{header}`" in values:
+            for word in re.findall(r"`([^`]*)`", values):
+                if "/" not in word and word not in choices and word != "all":
+                    out.append(f"'{key}': `{word}` is not a member of {header}")
+        else:
+            for c in choices or []:
+                if f"`{c}`" not in values:
+                    out.append(f"'{key}': value `{c}` is not in its row's values"
+                               + (f" (or name its list, `{header}`)" if header else ""))
         if choices is None:
             m = SIZE_RE.search(values)
             if not m:
@@ -140,7 +170,8 @@ def planted(doc_text, opts, weak):
     failures = []
     lines = doc_text.split("\n")
     row_of = {ROW_RE.match(l).group(1): i for i, l in enumerate(lines) if ROW_RE.match(l)}
-    choice_key = next(k for k, v in sorted(opts.items()) if v[3])
+    choice_key = next(k for k, v in sorted(opts.items()) if v[3] and not v[4])
+    list_key = next(k for k, v in sorted(opts.items()) if v[4])
     uint_key = next(k for k, v in sorted(opts.items()) if v[0] == "UINT")
     weak_key = sorted(weak)[0]
     plain_key = next(k for k in sorted(opts) if k not in weak)
@@ -165,6 +196,11 @@ def planted(doc_text, opts, weak):
     mutate("a dropped value", f"value `{value}` is not",
            lambda c: c.__setitem__(row_of[choice_key],
                                    c[row_of[choice_key]].replace(f"`{value}`", "`x`")))
+    member = opts[list_key][3][-1]
+    mutate("a member the list does not have", f"'{list_key}': `no_such_member` is not a member",
+           lambda c: c.__setitem__(row_of[list_key],
+                                   c[row_of[list_key]].replace(f"`{member}`",
+                                                               "`no_such_member`", 1)))
     lo, hi = opts[uint_key][1], opts[uint_key][2]
     mutate("a wrong range", f"'{uint_key}': range",
            lambda c: c.__setitem__(row_of[uint_key],
@@ -196,7 +232,7 @@ def main():
     if found or failures:
         return 1
     print(f"ok: docs/OPTIONS.md documents the {len(opts)} options of "
-          f"{os.path.relpath(options_c, TOP)} ({len(weak)} measured only), and 6 planted "
+          f"{os.path.relpath(options_c, TOP)} ({len(weak)} measured only), and 7 planted "
           f"drifts are reported")
     return 0
 

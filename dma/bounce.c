@@ -868,6 +868,7 @@ int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
  * the CPU's magazine, popped by a direct call; anything else, a magazine
  * miss included, takes the general path, which gives the same answer.
  */
+#if DMA_POLICY_WITH(SLUICE) /* its only caller is too (unused otherwise: clang -Werror) */
 static inline bool dma_take_common(const struct sluice_dma_bounce_pool *p,
 				   const struct sluice_dma_tag *tag, size_t len, uint8_t flags)
 {
@@ -875,6 +876,7 @@ static inline bool dma_take_common(const struct sluice_dma_bounce_pool *p,
 	       !(tag->min_align_mask | tag->alloc_align_mask) &&
 	       tag->boundary_mask == SLUICE_DMA_NO_LIMIT && p->dma_last <= tag->addr_limit;
 }
+#endif
 
 /* The record of a new mapping, in the slot of its address. */
 static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t len,

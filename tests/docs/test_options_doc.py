@@ -28,6 +28,7 @@ Then it proves it can fail: each kind of drift is planted in a copy of the docum
 a trust cell flipped either way) and must be reported. Run by make check; exits 1 on any problem.
 """
 import glob
+import importlib.util
 import os
 import re
 import sys
@@ -66,12 +67,26 @@ def c_value(expr):
     return eval(text)  # digits, spaces, * + ( ) only: checked above
 
 
+def cc_platforms():
+    """scripts/cc-platforms.py as a module (its name has a hyphen)."""
+    spec = importlib.util.spec_from_file_location(
+        "cc_platforms", os.path.join(TOP, "scripts", "cc-platforms.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def choice_values(body):
     """(names, header or None) of one choices array: its strings, then the members of
     the X-macro list it expands (SLUICE_DMA_POLICIES(...), ...) as scripts/names.py
     reads them, with that list's header relative to the top of the tree."""
     values, header = re.findall(r'"([^"]*)"', body), None
     for macro in re.findall(r"\b([A-Z][A-Z0-9_]*)\(", body):
+        if macro == "CC_PLATFORMS":  # its own list and reader: scripts/cc-platforms.py
+            values += [name for _, _, name, how in cc_platforms().read_list(TOP)
+                       if how == "OPTION"]
+            header = "arch/x86_64/cc/cc.h"
+            continue
         sets = [s for s, (m, _) in names.SETS.items() if m == macro]
         if not sets:
             raise ValueError(f"choices built from {macro}(), which scripts/names.py does not know")

@@ -23,7 +23,10 @@ FILE:LINE, on:
      or `X = -22,` (any negative number) in C, or `return -22;`. The kernel's
      codes are KERNEL_ERRORS (kernel_errno.h), the library's SLUICE_DMA_ERRORS
      (<sluice/dma_errors.h>).
-  5. make and the list disagree: dma/build.mk's DMA_POLICIES_ALL is not the
+  5. `#ifdef SLUICE_DMA_WITH_<UPPER>` (or `defined(...)`): defined only in a
+     `make lib SLUICE_DMA_POLICIES=` build, so false in the default one;
+     DMA_POLICY_WITH(UPPER) of dma/bounce.c is the test that holds in both.
+  6. make and the list disagree: dma/build.mk's DMA_POLICIES_ALL is not the
      list, or a dma/bounce_*.c is not a listed policy, or a listed policy has
      no file.
 
@@ -82,6 +85,11 @@ ALLOWED_FILES = {
     "scripts/names.py": "the reader of the lists (its help names them)",
     "tests/test_bench_tools.py": "synthetic results of fixed cells: test data of bench.py",
 }
+# SLUICE_DMA_WITH_<UPPER> is defined only in a `make lib SLUICE_DMA_POLICIES=`
+# build: an #ifdef of it is false in the default build, the kernel's and the
+# tests' (a fast path compiled out in silence). DMA_POLICY_WITH() (dma/bounce.c)
+# is 1 there.
+WITH_IFDEF_RE = re.compile(r'^\s*#\s*(?:ifn?def\s+|(?:el)?if\b.*\bdefined\s*\(?\s*)SLUICE_DMA_WITH_')
 SUITE_CALL_RE = re.compile(r'bench_json_begin\(\s*"(\w+)"')
 OPTION_VALUE_RE = re.compile(r"\b(?:modes|policies)=[\w,/]+")
 STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -171,6 +179,9 @@ def check_c(rel, text, sets, out):
                         (rel, lit.split("/")[-1]) not in ALLOWED:
                     out.append('%s:%d: "%s" is a %s: take it from its list (scripts/names.py '
                                'names the header)' % (rel, no, lit, kind))
+            if WITH_IFDEF_RE.match(line):
+                out.append("%s:%d: #ifdef SLUICE_DMA_WITH_...: false in the default build; "
+                           "use DMA_POLICY_WITH() (dma/bounce.c)" % (rel, no))
             for m in SUITE_CALL_RE.finditer(line):
                 if m.group(1) in sets.suite_words:
                     out.append('%s:%d: "%s" is a bench suite: take it from its list '

@@ -3,8 +3,9 @@
 # naming the file and the line, on a copy of the tree with one planted copy of
 # a list: a policy name as a C string, a bounce configuration, a suite where a
 # result line begins, a script's mode literal, a hand-typed set of policies in
-# an e2e script, an error code defined as a number or returned as one, a
-# policy file with no list line, and make disagreeing with the list. A comment
+# an e2e script, an error code defined as a number or returned as one, an
+# #ifdef of a policy macro only a selective library build defines, a policy
+# file with no list line, and make disagreeing with the list. A comment
 # naming a policy, a boot's own modes= choice and a line marked "names: chosen"
 # leave it passing.
 set -uo pipefail
@@ -79,6 +80,7 @@ refused tests/e2e/planted.sh 'for p in linux bitmap lifo sluice; do echo $p; don
 refused drivers/virtio/virtio_blk.c '#define ERR_PLANTED (-22)' "an error code as a number"
 refused arch/x86_64/mm/paging.h '	PLANTED_ERR_BUSY = -16,' "an enum error code as a number"
 refused boot/options.c 'static int planted(void) { return -22; }' "a returned error number"
+refused dma/map.c '#ifdef SLUICE_DMA_WITH_SLUICE' "a policy test false in the default build"
 refused dma/bounce_planted.c '/* a policy with no list line */' "a policy file not in the list" \
 	"dma/bounce_planted.c: no policy 'planted' in the list"
 make_opt=

@@ -96,6 +96,9 @@ include bench/build.mk
 include bench/host/host.mk
 include app/build.mk
 include firmware/build.mk
+# One fragment per folder of tests/ (tests/<folder>/<folder>.mk), then tests/portable.mk,
+# which builds some of their programs for other targets.
+include $(sort $(wildcard tests/*/*.mk))
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)
@@ -415,7 +418,7 @@ check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 
 # ---------------------------------------------------------------- host tests
-# Each tests/<module>.mk adds names to HOST_TESTS and sets <name>_SRCS.
+# Each tests/<folder>/<folder>.mk adds names to HOST_TESTS and sets <name>_SRCS.
 HOST_TEST_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_TESTS))
 SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
 HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))

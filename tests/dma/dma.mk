@@ -5,7 +5,8 @@ test_bounce_SRCS := tests/dma/test_bounce.c tests/fakes/mock_port.c $(DMA_SRCS)
 test_map_SRCS := tests/dma/test_map.c tests/fakes/mock_port.c $(DMA_SRCS)
 # Every exported function of dma/ with each kind of bad argument, from one table.
 HOST_TESTS += test_bad_args
-test_bad_args_SRCS := tests/dma/test_bad_args.c tests/fakes/mock_port.c $(DMA_SRCS)
+test_bad_args_SRCS := tests/dma/test_bad_args.c $(sort $(wildcard tests/dma/bad_args_*.c)) \
+	tests/fakes/mock_port.c $(DMA_SRCS)
 # Promises of dma.h and arena.h for every kind of handle: foreign and interior
 # handles, coherent memory of any alignment, RANGE, teardown of every kind.
 HOST_TESTS += test_promises

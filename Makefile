@@ -28,7 +28,7 @@
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
-#   make check-function-length          no kernel or library function over 100 lines
+#   make check-function-length          no C function of the tree over 100 lines
 #   make check-threat-model             every check and test THREAT_MODEL.md's inventory names exists
 #   make format-check                   every C file against .clang-format (in make test)
 #   make check-docs                     every path the documents name exists, and
@@ -370,7 +370,7 @@ check-cc-insn: image
 .PHONY: check-layers
 check-layers:
 	@scripts/check-layers.py
-# No function of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ longer than 100 lines: a longer
+# No C function of the tree (tests/, examples/, scripts/ included) longer than 100 lines: a longer
 # one is split into named parts (--self-test checks the scan itself).
 .PHONY: check-function-length
 check-function-length:

@@ -230,6 +230,20 @@ static unsigned long layer_steps(struct fx *f)
 	return (unsigned long)st.search_steps;
 }
 
+/* The policy chose another slot than upstream's for the same request: say both. */
+static void fail_other_slot(struct fx *f, const struct model *m, uint64_t seed, unsigned int step,
+			    const struct sluice_dma_tag *t, size_t len, size_t off,
+			    unsigned int cpu, uint64_t dma, uint64_t want)
+{
+	fail_msg("seed %llu step %u: %zu B on cpu %u (min_align %#llx alloc_align %#llx "
+		 "boundary %#llx, offset %#zx): slot %ld + %#llx, upstream slot %lu + %#llx",
+		 (unsigned long long)seed, step, len, cpu, (unsigned long long)t->min_align_mask,
+		 (unsigned long long)t->alloc_align_mask, (unsigned long long)t->boundary_mask, off,
+		 fx_slot(f, 0, dma), (unsigned long long)(dma & (M_IO_TLB_SIZE - 1)),
+		 (unsigned long)((want - m->start) >> M_IO_TLB_SHIFT),
+		 (unsigned long long)(want & (M_IO_TLB_SIZE - 1)));
+}
+
 /*
  * One trace: @nsteps random requests on a `linux` layer of @ncpus CPUs and one
  * pool of @bytes. Returns how many maps the model refused (to check that
@@ -312,17 +326,7 @@ static unsigned int run_trace(unsigned int ncpus, size_t bytes, uint64_t seed, u
 					 "policy failed (%d)",
 					 (unsigned long long)seed, step, len, want.head, err);
 			if (dma != want.dma)
-				fail_msg("seed %llu step %u: %zu B on cpu %u (min_align %#llx "
-					 "alloc_align %#llx boundary %#llx, offset %#zx): "
-					 "slot %ld + %#llx, upstream slot %lu + %#llx",
-					 (unsigned long long)seed, step, len, cpu,
-					 (unsigned long long)t.min_align_mask,
-					 (unsigned long long)t.alloc_align_mask,
-					 (unsigned long long)t.boundary_mask, off,
-					 fx_slot(f, 0, dma),
-					 (unsigned long long)(dma & (M_IO_TLB_SIZE - 1)),
-					 (unsigned long)((want.dma - m->start) >> M_IO_TLB_SHIFT),
-					 (unsigned long long)(want.dma & (M_IO_TLB_SIZE - 1)));
+				fail_other_slot(f, m, seed, step, &t, len, off, cpu, dma, want.dma);
 			live[nlive++] = want;
 		}
 		if (layer_steps(f) != m->steps)

@@ -28,7 +28,7 @@
 #   make install [PREFIX=.. DESTDIR=..] install the library's headers, .a and .pc
 #                [LIB_TARGET=..]        (for that target)
 #   make check-layers                   every #include points down (docs/ARCHITECTURE.md)
-#   make check-function-length          no kernel or library function over 100 lines
+#   make check-function-length          no C function of the tree over 100 lines
 #   make check-threat-model             every check and test THREAT_MODEL.md's inventory names exists
 #   make format-check                   every C file against .clang-format (in make test)
 #   make check-docs                     every path the documents name exists, and
@@ -96,6 +96,9 @@ include bench/build.mk
 include bench/host/host.mk
 include app/build.mk
 include firmware/build.mk
+# One fragment per folder of tests/ (tests/<folder>/<folder>.mk), then tests/portable.mk,
+# which builds some of their programs for other targets.
+include $(sort $(wildcard tests/*/*.mk))
 include $(sort $(wildcard tests/*.mk))
 
 KERNEL_SRCS += $(DMA_SRCS)
@@ -367,7 +370,7 @@ check-cc-insn: image
 .PHONY: check-layers
 check-layers:
 	@scripts/check-layers.py
-# No function of arch/ dma/ drivers/ firmware/ boot/ kernel/ bench/ app/ longer than 100 lines: a longer
+# No C function of the tree (tests/, examples/, scripts/ included) longer than 100 lines: a longer
 # one is split into named parts (--self-test checks the scan itself).
 .PHONY: check-function-length
 check-function-length:
@@ -415,7 +418,7 @@ check-lib: deps-test lib
 	@scripts/run-tests.sh lib $(LIB_CHECKS)
 
 # ---------------------------------------------------------------- host tests
-# Each tests/<module>.mk adds names to HOST_TESTS and sets <name>_SRCS.
+# Each tests/<folder>/<folder>.mk adds names to HOST_TESTS and sets <name>_SRCS.
 HOST_TEST_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_TESTS))
 SAN_TEST_BINS  := $(patsubst %,$(BUILD)/host-san/%,$(HOST_TESTS))
 HOST_BENCH_BINS := $(patsubst %,$(BUILD)/host/%,$(HOST_BENCHES))

@@ -26,7 +26,7 @@
  * slow path takes buddies that did, or a fresh chunk, zeroed once right after
  * its conversion (its shared view may hold whatever the host left there). A
  * non-temporal zero must fence its stores before returning (dma_port.h).
- * tests/test_arena.c frees blocks full of a pattern and checks that no byte
+ * tests/dma/test_arena.c frees blocks full of a pattern and checks that no byte
  * of it shows in the next allocations, under both points and a
  * non-temporal zero; bench/host/bench_alloc.c measures them (docs/BENCHMARKS.md, "Host
  * benchmark of the DMA layer") - the default is the fastest there.

@@ -21,7 +21,7 @@
  * Where the layer differs from any Linux: coherent memory of a page or more
  * is page aligned (map.c); Linux's swiotlb_alloc(), used only for restricted
  * DMA pools, aligns to the allocation's power-of-two order since v6.9.
- * tests/test_linux_trace.c replays random request sequences against an
+ * tests/dma/test_linux_trace.c replays random request sequences against an
  * independent model of exactly this version.
  *
  * Every slot has a `list` counter: the number of free slots from it to the end

@@ -9,7 +9,7 @@
  * checked against the UEFI memory map the firmware gave us and against the
  * regions the kernel reserved; it is accepted only in address space the map does
  * not describe or describes as MMIO. Platform-free: the checks run on the host in
- * tests/test_pci_window.c.
+ * tests/kernel/test_pci_window.c.
  */
 #ifndef SLUICE_BOOT_PCI_WINDOW_H
 #define SLUICE_BOOT_PCI_WINDOW_H

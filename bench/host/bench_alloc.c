@@ -63,7 +63,7 @@
 #include "dma/bounce.h"
 #include "bench/host/bench_json.h"
 #include "bench/host/bench_stages.h"
-#include "tests/test_bounce_fixture.h"
+#include "tests/fakes/test_bounce_fixture.h"
 
 #define BENCH_DEPTH 16
 #define BENCH_MAX_THREADS 8
@@ -673,7 +673,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 						   (double)(s1.frees - s0.frees) :
 					   0;
 	/* The scrub's promise, whichever strategy: nothing idle or live holds a stale byte
-	 * that the next allocation would see (tests/test_arena.c checks it properly). */
+	 * that the next allocation would see (tests/dma/test_arena.c checks it properly). */
 	for (unsigned int i = 0; i < threads; i++) {
 		mock_port_set_cpu(i);
 		for (unsigned int j = 0; j < BENCH_DEPTH; j++)

@@ -1,7 +1,7 @@
 # The host benchmark of the DMA allocator (suite "alloc"), built on the library and the
-# tests' host port (tests/mock_port.c, tests/test_bounce_fixture.h).
+# tests' host port (tests/fakes/mock_port.c, tests/fakes/test_bounce_fixture.h).
 HOST_BENCHES += bench_alloc
-bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/mock_port.c $(DMA_SRCS)
+bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/fakes/mock_port.c $(DMA_SRCS)
 
 # make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
 # A benchmark, not a test: it measures and prints and never fails on a time.
@@ -12,7 +12,7 @@ bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/
 # BENCH_ARGS: see `build/bench/bench_alloc -h` (e.g. "-s 4096 -r 9").
 BENCH_ARGS ?=
 BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
-$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+$(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
@@ -34,7 +34,7 @@ bench-host: $(BENCH_ALLOC_BIN)
 # the library's and the kernel's included, has none). JSON lines go to
 # $(BUILD)/bench/breakdown.json, the table to the console and $(BUILD)/bench/breakdown.txt.
 BENCH_STAGES_BIN := $(BUILD)/bench/bench_alloc_stages
-$(BENCH_STAGES_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+$(BENCH_STAGES_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, stage markers)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
@@ -53,7 +53,7 @@ bench-breakdown: $(BENCH_STAGES_BIN)
 # (-DSLUICE_DMA_BENCH_NO_STATS, dma/bounce.h): `-K` of it against bench_alloc_stages's
 # is what the exact statistics cost. A measurement, never a configuration to ship.
 BENCH_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats
-$(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+$(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, stage markers, no statistics)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -DSLUICE_DMA_BENCH_NO_STATS -o $@ \
@@ -64,7 +64,7 @@ $(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/
 # against bench_alloc's are what the double-free guarantee between racing CPUs
 # costs. One thread only (-t 1); a measurement, never a configuration to ship.
 BENCH_NOCAS_BIN := $(BUILD)/bench/bench_alloc_nocas
-$(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/*.h bench/host/*.h)
+$(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)

@@ -17,7 +17,7 @@
  * RestoreTPL, what EDK2 code does around its own critical sections). The driver
  * also holds TPL_NOTIFY around each whole protocol call, for its own state.
  *
- * This file is free of UEFI headers so that tests/test_iommu_port.c runs it
+ * This file is free of UEFI headers so that tests/firmware/test_iommu_port.c runs it
  * on the host.
  */
 #ifndef SLUICE_FIRMWARE_IOMMU_PORT_H

@@ -2,13 +2,13 @@
 /*
  * fuzz_blk.h - what the virtio-blk fuzz targets (fuzz_virtio_blk_completion,
  * fuzz_virtio_reset) check of a driver whose device did not reset, over the fake
- * transport of tests/fake_virtio.h.
+ * transport of tests/fakes/fake_virtio.h.
  */
 #ifndef SLUICE_TESTS_FUZZ_BLK_H
 #define SLUICE_TESTS_FUZZ_BLK_H
 
 #include "drivers/virtio/virtio_blk.h"
-#include "tests/fake_virtio.h"
+#include "tests/fakes/fake_virtio.h"
 
 /**
  * fblk_check_stopped() - a driver that quarantined its device is stopped for

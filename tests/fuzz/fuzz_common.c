@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "drivers/deadline.h"
-#include "tests/fake_virtio.h"
+#include "tests/fakes/fake_virtio.h"
 
 /* Configurations cached: every policy, 1..FUZZ_MAX_CPUS CPUs, both scrub modes,
  * no second pool or a second pool of any policy. */
@@ -257,7 +257,7 @@ static bool fuzz_pool_clean_is_zero(unsigned int i)
 }
 
 /* The layer's own writes to pool memory all land in ranges these two return:
- * ld --wrap sends the product's calls through here (tests/fuzz.mk). */
+ * ld --wrap sends the product's calls through here (tests/fuzz/fuzz.mk). */
 int __real_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
 			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
 void *__real_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,

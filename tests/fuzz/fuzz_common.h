@@ -25,7 +25,7 @@
 
 #include <sluice/dma.h>
 #include "drivers/quarantine.h"
-#include "tests/mock_port.h"
+#include "tests/fakes/mock_port.h"
 
 /**
  * struct fuzz_in - the fuzzer's input, consumed front to back.
@@ -280,7 +280,7 @@ void fuzz_dma_end(struct fuzz_dma *fd);
 struct fake_virtio;
 
 /**
- * fuzz_virtio_begin() - a fake virtio device (tests/fake_virtio.h) and the DMA
+ * fuzz_virtio_begin() - a fake virtio device (tests/fakes/fake_virtio.h) and the DMA
  *	layer under it, both from a driver target's mode byte: bit 0 confidential,
  *	bits 1-2 the first pool's policy, bit 3 scrub=zero (else copy); one CPU.
  * @dev: the device, reset first (fake_virtio_init(), no extra features).

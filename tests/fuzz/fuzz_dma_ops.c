@@ -374,6 +374,46 @@ static void dof_setup_tags(struct dof *s)
 
 /* ------------------------------------------------------------------ operations */
 
+/*
+ * A bounce mapping dof_map() got: in a pool, shared, in limits, disjoint from the
+ * rest; recorded in @slot with what the device must see.
+ */
+static void dof_check_bounce(struct dof *s, const struct sluice_dma_tag *tag, int slot, int bi,
+			     unsigned char *buf, size_t len, int dir, uint64_t dma)
+{
+	uint64_t off = (uint64_t)(uintptr_t)buf & tag->min_align_mask &
+		       (tag->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1));
+	unsigned char *view = (unsigned char *)(uintptr_t)dma;
+	struct dof_map *m = &s->maps[slot];
+
+	FUZZ_CHECK(dma != (uint64_t)(uintptr_t)buf);
+	FUZZ_CHECK(dof_pool_of(s, dma, len) >= 0);
+	FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, view, len));
+	FUZZ_CHECK(sluice_dma_addr_is_shared(&s->fd->dl, dma, len));
+	FUZZ_CHECK(dof_in_limits(tag, dma, len));
+	FUZZ_CHECK((dma & tag->min_align_mask) == ((uint64_t)(uintptr_t)buf & tag->min_align_mask));
+	FUZZ_CHECK(((dma - off) & tag->alloc_align_mask) == 0);
+	FUZZ_CHECK(!dof_overlaps_live(s, dma, len, -1));
+	*m = (struct dof_map){ .live = true,
+			       .block = bi,
+			       .buf = buf,
+			       .dma = dma,
+			       .len = len,
+			       .dir = (enum sluice_dma_dir)dir };
+	m->dev = dof_dev[slot];
+	/* What the device sees: the caller's bytes, or zeros - never
+	 * anything an earlier mapping or the host left there. */
+	if ((dir & SLUICE_DMA_TO_DEVICE) || s->scrub == SLUICE_DMA_SCRUB_COPY) {
+		memcpy(m->dev, dof_shadow_of(s, buf), len);
+		s->exp.to_dev += len;
+	} else {
+		memset(m->dev, 0, len);
+		s->exp.scrubbed += len;
+	}
+	FUZZ_CHECK(!memcmp(view, m->dev, len));
+	s->exp.mappings++;
+}
+
 static void dof_map(struct dof *s)
 {
 	struct fuzz_in *in = s->in;
@@ -441,41 +481,7 @@ static void dof_map(struct dof *s)
 			FUZZ_CHECK(rc == 0);
 		return;
 	}
-	/* A bounce mapping: in a pool, shared, in limits, disjoint from the rest. */
-	{
-		uint64_t off = (uint64_t)(uintptr_t)buf & tag->min_align_mask &
-			       (tag->alloc_align_mask | (SLUICE_DMA_IO_TLB_SIZE - 1));
-		unsigned char *view = (unsigned char *)(uintptr_t)dma;
-		struct dof_map *m = &s->maps[slot];
-
-		FUZZ_CHECK(dma != (uint64_t)(uintptr_t)buf);
-		FUZZ_CHECK(dof_pool_of(s, dma, len) >= 0);
-		FUZZ_CHECK(mock_port_is_shared(&s->fd->mp, view, len));
-		FUZZ_CHECK(sluice_dma_addr_is_shared(&s->fd->dl, dma, len));
-		FUZZ_CHECK(dof_in_limits(tag, dma, len));
-		FUZZ_CHECK((dma & tag->min_align_mask) ==
-			   ((uint64_t)(uintptr_t)buf & tag->min_align_mask));
-		FUZZ_CHECK(((dma - off) & tag->alloc_align_mask) == 0);
-		FUZZ_CHECK(!dof_overlaps_live(s, dma, len, -1));
-		*m = (struct dof_map){ .live = true,
-				       .block = bi,
-				       .buf = buf,
-				       .dma = dma,
-				       .len = len,
-				       .dir = (enum sluice_dma_dir)dir };
-		m->dev = dof_dev[slot];
-		/* What the device sees: the caller's bytes, or zeros - never
-		 * anything an earlier mapping or the host left there. */
-		if ((dir & SLUICE_DMA_TO_DEVICE) || s->scrub == SLUICE_DMA_SCRUB_COPY) {
-			memcpy(m->dev, dof_shadow_of(s, buf), len);
-			s->exp.to_dev += len;
-		} else {
-			memset(m->dev, 0, len);
-			s->exp.scrubbed += len;
-		}
-		FUZZ_CHECK(!memcmp(view, m->dev, len));
-		s->exp.mappings++;
-	}
+	dof_check_bounce(s, tag, slot, bi, buf, len, dir, dma);
 }
 
 static void dof_release(struct dof_map *m)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_main.c - the libFuzzer entry point of one target. Built once per target
- * with -DFUZZ_ONE=fuzz_<target>_one (tests/fuzz.mk); the target's code lives in
+ * with -DFUZZ_ONE=fuzz_<target>_one (tests/fuzz/fuzz.mk); the target's code lives in
  * tests/fuzz/fuzz_<target>.c so that the regression test links it without
  * libFuzzer.
  */

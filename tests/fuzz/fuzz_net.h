@@ -3,7 +3,7 @@
  * fuzz_net.h - the malicious network device the virtio-net fuzz targets share
  * (fuzz_virtio_net_rx: one queue pair; fuzz_virtio_net_mq: several, and the
  * control queue; fuzz_virtio_reset: removal of a device that does not reset),
- * over the fake transport of tests/fake_virtio.h, with the model that checks
+ * over the fake transport of tests/fakes/fake_virtio.h, with the model that checks
  * the driver against it.
  *
  * Per queue pair the device takes every buffer the driver posts and checks it
@@ -18,7 +18,7 @@
 #define SLUICE_TESTS_FUZZ_NET_H
 
 #include "drivers/virtio/virtio_net.h"
-#include "tests/fake_virtio.h"
+#include "tests/fakes/fake_virtio.h"
 #include "tests/fuzz/fuzz_common.h"
 
 #define FNET_MAX_QSIZE 256u
@@ -103,7 +103,7 @@ struct fnet_pair {
 
 /**
  * struct fnet - one run: the fake device, the driver, the model.
- * @dev: the device (tests/fake_virtio.h).
+ * @dev: the device (tests/fakes/fake_virtio.h).
  * @in: the input.
  * @fd: the DMA layer.
  * @net: the driver under test.

@@ -3,7 +3,7 @@
  * fuzz_pci_setup.c - where a hostile host may place device windows: the memory
  * map's classification (boot/memmap.c), the placement check (kernel/pci_window.c)
  * and the kernel's PCI bring-up (kernel/pci_setup.c, sizing BARs through
- * drivers/pci/pci.c) on the fake platform of tests/fake_pci.c.
+ * drivers/pci/pci.c) on the fake platform of tests/fakes/fake_pci.c.
  *
  * The adversary controls the UEFI memory map (up to eight ranges with any base,
  * size, EFI memory type and write-back attribute, overlapping or not, in any
@@ -55,7 +55,7 @@
 #include "boot/memmap.h"
 #include "kernel/pci_setup.h"
 #include "kernel/pci_window.h"
-#include "tests/fake_pci.h"
+#include "tests/fakes/fake_pci.h"
 
 #define PSF_MAX_RANGES 8u
 #define PSF_MAX_ANCHORS 32u

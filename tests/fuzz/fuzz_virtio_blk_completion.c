@@ -2,7 +2,7 @@
 /*
  * fuzz_virtio_blk_completion.c - the virtio-blk driver (drivers/virtio/
  * virtio_blk.c) over its virtqueues and the DMA layer, against a malicious
- * block device behind the fake transport (tests/fake_virtio.h).
+ * block device behind the fake transport (tests/fakes/fake_virtio.h).
  *
  * The adversary controls the device configuration (capacity, size_max,
  * seg_max, blk_size, num_queues, offered features), each queue's maximum size
@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "drivers/virtio/virtio_blk.h"
-#include "tests/fake_virtio.h"
+#include "tests/fakes/fake_virtio.h"
 #include "tests/fuzz/fuzz_blk.h"
 
 #define VBF_MAX_QUEUES 2u
@@ -105,7 +105,7 @@ struct vbf_req {
 
 /**
  * struct vbf_queue - the device side of one queue (the rings are the fake
- *	device's, tests/fake_virtio.h).
+ *	device's, tests/fakes/fake_virtio.h).
  * @vq: the driver's queue (found once set up, for the read hook).
  * @size: size the driver chose.
  * @inflight: requests submitted on it and not yet completed.
@@ -127,7 +127,7 @@ struct vbf_queue {
 
 /**
  * struct vbf - one run: the fake device, the driver and the model.
- * @dev: the device (tests/fake_virtio.h), reset for every input.
+ * @dev: the device (tests/fakes/fake_virtio.h), reset for every input.
  * @in: the input.
  * @fd: the DMA layer.
  * @blk: the driver under test.

@@ -2,7 +2,7 @@
 /*
  * fuzz_virtio_net_mq.c - virtio-net with several queue pairs and the control
  * queue (drivers/virtio/virtio_net.c, virtio_net_init_mq()) against a malicious
- * network device behind the fake transport (tests/fake_virtio.h).
+ * network device behind the fake transport (tests/fakes/fake_virtio.h).
  *
  * The adversary controls what multiqueue rests on: whether MQ and CTRL_VQ are
  * offered, max_virtqueue_pairs (0, 1..8, up to 0x8000 and beyond, where 2N

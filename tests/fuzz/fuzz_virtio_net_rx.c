@@ -2,7 +2,7 @@
 /*
  * fuzz_virtio_net_rx.c - the virtio-net driver (drivers/virtio/virtio_net.c)
  * over its two virtqueues and the DMA layer, against a malicious network
- * device behind the fake transport (tests/fake_virtio.h); the device model and
+ * device behind the fake transport (tests/fakes/fake_virtio.h); the device model and
  * the checks are shared with the other net targets (tests/fuzz/fuzz_net.c).
  *
  * The adversary controls the offered features (offloads and MRG_RXBUF

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_virtio_reset.c - the virtio-blk and virtio-net drivers against a device
- * whose reset fails (tests/fake_virtio.h), at the points where a driver resets
+ * whose reset fails (tests/fakes/fake_virtio.h), at the points where a driver resets
  * it: the negotiation, the clean-up of an init that failed after the device
  * was given rings and buffers, the removal of a working device, and (blk) the
  * stop after a request missed its deadline or broke its queue, (net) the

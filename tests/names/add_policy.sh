@@ -6,7 +6,7 @@
 # ("Adding a bounce policy"):
 #   1. dma/bounce_first.c            its file
 #   2. dma/include/sluice/dma_policies.h   the line X(FIRST, first)
-#   3. tests/test_policy_first.c     its test
+#   3. tests/dma/test_policy_first.c its test
 # count what git sees changed (must be those 3, the list by one added line),
 # then build and run in the copy: its test, the generic tests that run every
 # policy of the list (test_bounce, test_map, test_features), the option parser
@@ -55,7 +55,7 @@ if text.count(marker) != 1:
 open(path, "w").write(text.replace(marker, "\tX(FIRST, first) \\\n" + marker))
 PY
 # 3. Its test.
-cp "$fix/test_policy_first.c" tests/test_policy_first.c
+cp "$fix/test_policy_first.c" tests/dma/test_policy_first.c
 
 git add -A
 echo "add_policy: files touched:"
@@ -73,7 +73,7 @@ export MAKEFLAGS= MFLAGS=
 tests="test_policy_first test_bounce test_map test_features test_options"
 make -s -j"${JOBS:-2}" $(printf 'build/host/%s ' $tests) >"$tmp/build.log" 2>&1 ||
 	{ cat "$tmp/build.log"; fail "the scratch copy does not build"; }
-[ "$(make -s print-POLICY_TESTS)" = test_policy_first ] || fail "tests/policies.mk missed the test"
+[ "$(make -s print-POLICY_TESTS)" = test_policy_first ] || fail "tests/dma/dma.mk missed the test"
 for t in $tests; do
 	"build/host/$t" >"$tmp/$t.log" 2>&1 || { tail -30 "$tmp/$t.log"; fail "$t failed"; }
 	echo "add_policy: $t: $(grep -E '^\[  PASSED  \]' "$tmp/$t.log" | tail -1)"

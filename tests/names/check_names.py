@@ -63,7 +63,7 @@ ALLOWED = {
     # The arena's statistics print prefix and the test of it: a word in a
     # message, not the arena mode.
     ("dma/arena_stats.c", "arena"): "log prefix",
-    ("tests/test_arena.c", "arena"): "test group and log prefix",
+    ("tests/dma/test_arena.c", "arena"): "test group and log prefix",
     # bench_alloc's JSON lines name the host benchmark's own cells: direct
     # memcpy, bounce per policy (from the list), arena; its cell kinds are
     # the JSON contract of scripts/bench.py.
@@ -74,12 +74,12 @@ ALLOWED = {
     ("tests/firmware/iommu_app.c", "bounce"): "the bounce runs' mode",
     ("tests/firmware/iommu_app.c", "arena"): "the sluice+arena run's buffers",
     # cmocka group names.
-    ("tests/test_bounce.c", "bounce"): "test group name",
+    ("tests/dma/test_bounce.c", "bounce"): "test group name",
 }
 # Files whose literals are test data or expectations about one name (a C test
 # that asserts what the parser gives for "lifo" must type "lifo").
 ALLOWED_FILES = {
-    "tests/test_options.c": "the parser's expectations, word by word",
+    "tests/boot/test_options.c": "the parser's expectations, word by word",
     "tests/names/check_names.py": "this check",
     "tests/names/test_check_names.sh": "it plants copies on purpose",
     "scripts/names.py": "the reader of the lists (its help names them)",

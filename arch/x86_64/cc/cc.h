@@ -117,7 +117,7 @@ struct cc_boot {
 /**
  * struct cc_platform_ops - one confidential-computing platform.
  *
- * Mandatory (tests/test_cc_platforms.c checks every platform of the list):
+ * Mandatory (tests/arch/test_cc_platforms.c checks every platform of the list):
  * @name: as in the list ("sim-tdx"): reports, benchmark JSON, cc=.
  * @id: its CC_PLATFORM_* index.
  * @hardware: the cc_mode CPUID found that selects it (CC_TDX, CC_SEV_SNP), or

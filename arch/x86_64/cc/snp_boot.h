@@ -5,7 +5,7 @@
  * configuration table (the SNP CPUID page and the secrets page). (The GHCB
  * the firmware registered for the bootstrap CPU is not checked: it is never
  * used, as in Linux.) Plain C, no I/O: the kernel
- * (kernel/cc_setup.c) and the host tests (tests/test_snp_boot.c) run the same
+ * (kernel/cc_setup.c) and the host tests (tests/arch/test_snp_boot.c) run the same
  * checks.
  *
  * Facts used (read for facts; no code copied):

@@ -9,7 +9,7 @@
  * (assigned to the guest, i.e. private, or not, i.e. shared; Validated; part
  * of a 2 MiB RMP entry) and what the guest's own mapping says (C-bit set or
  * not), plus the registered GHCB. It enforces these rules; each names its
- * source and the host tests (tests/test_snp.c unless said) that hold the
+ * source and the host tests (tests/arch/test_snp.c unless said) that hold the
  * protocol to it and that fail if the rule's check is removed:
  *
  *  R1 Rescind before PSC to shared: a Page State Change to shared of a page
@@ -56,7 +56,7 @@
  *  R8 RMPADJUST may set only the permissions of a less privileged
  *     (numerically higher) VMPL than the guest's own; otherwise
  *     RMPADJUST_FAIL_PERMISSION (APM vol. 3 RMPADJUST). Test:
- *     test_vmpl0_check (tests/test_snp_boot.c).
+ *     test_vmpl0_check (tests/arch/test_snp_boot.c).
  *  R9 A GHCB exit is refused as KVM refuses it (Linux arch/x86/kvm/svm/sev.c,
  *     sev_es_validate_vmgexit()): SW_EXITCODE/SW_EXITINFO1/SW_EXITINFO2 not
  *     marked valid, or an event's own inputs not valid (e.g. RAX of an OUT,
@@ -65,7 +65,7 @@
  *     them, GHCB_ERR_INVALID_EVENT; GHCB usage other than 0,
  *     GHCB_ERR_INVALID_USAGE. The guest gets SW_EXITINFO1 = 2 and the reason
  *     in SW_EXITINFO2 (svm_vmgexit_bad_input()); @n_refused counts them.
- *     Tests (tests/test_pvio_snp.c): test_model_refuses_hlt_as_kvm,
+ *     Tests (tests/arch/test_pvio_snp.c): test_model_refuses_hlt_as_kvm,
  *     test_model_wants_kvm_inputs; e2e sim_snp.sh checks "0 refused".
  *  R10 Per-CPU TLBs (when @tlb is given): a change of a page's C-bit leaves
  *     every CPU but the ones that then flush that page (snp_model_note_flush(),
@@ -84,10 +84,10 @@
  *     firmware's GHCB (its early code speaks the MSR protocol until its own
  *     boot GHCB is registered: snp_register_ghcb_early()); nor does Sluice:
  *     the host chose that page's address. Counted in @n_fw_ghcb_exits.
- *     Tests (tests/test_snp_boot.c): test_rule_r11_firmware_ghcb_never_used,
+ *     Tests (tests/arch/test_snp_boot.c): test_rule_r11_firmware_ghcb_never_used,
  *     test_ghcb_boot_steps; e2e sim_snp.sh ("firmware GHCB: never used").
  *
- * Every conversion test in tests/test_snp.c and tests/test_pvio_snp.c also
+ * Every conversion test in tests/arch/test_snp.c and tests/arch/test_pvio_snp.c also
  * asserts that no rule was broken. A violation calls the violation hook with
  * the rule's name and counts it. Faults a hostile or busy hypervisor produces
  * are injected on demand (struct snp_model_faults).

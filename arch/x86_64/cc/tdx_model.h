@@ -8,7 +8,7 @@
  * (private-accepted, private-pending, shared) and what the guest's own mappings
  * say (private or shared), and enforces the rules the protocol must follow.
  * Each rule, where it comes from, and the tests that hold the protocol to it
- * (host: tests/test_tdx.c; QEMU: tests/e2e/sim_tdx.sh, every conversion of a
+ * (host: tests/arch/test_tdx.c; QEMU: tests/e2e/sim_tdx.sh, every conversion of a
  * whole boot):
  *
  *  R1 TDG.MEM.PAGE.ACCEPT succeeds only on a private-pending page; an accepted
@@ -46,7 +46,7 @@
  *     @n_msr_refused. Not emulated: the x2APIC TPR, PPR, EOI and (literally)
  *     ISR0/TMR0/IRR0, which the CPU virtualises. Project rule on top: any
  *     x2APIC ISR/TMR/IRR word (0x810-0x827) asked of the VMM is a violation.
- *     Tests (tests/test_pvio_tdx.c): test_model_refuses_what_kvm_refuses,
+ *     Tests (tests/arch/test_pvio_tdx.c): test_model_refuses_what_kvm_refuses,
  *     test_virtualised_msrs_are_native; e2e sim_tdx.sh checks "0 refused".
  *  R7 Per-CPU TLBs (when @tlb is given): every vCPU keeps its own cached
  *     translation of each page (SDM vol. 3 4.10.4-4.10.5: a change of a

@@ -23,8 +23,8 @@
  * could wait for a whole benchmark, or for ever on a CPU spinning for the
  * lock the converting CPU holds; the generation replaces it with "no CPU
  * reaches converted memory before it syncs" (mmu.h, mmu_tlb_shootdown()).
- * The models hold the kernel to that (tests/test_tdx.c
- * test_rule_r7_stale_tlb_on_another_cpu, tests/test_snp.c
+ * The models hold the kernel to that (tests/arch/test_tdx.c
+ * test_rule_r7_stale_tlb_on_another_cpu, tests/arch/test_snp.c
  * test_rule_r10_stale_tlb_on_another_cpu).
  *
  * Leaf header: no includes beyond the freestanding ones, no state.

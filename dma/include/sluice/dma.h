@@ -22,7 +22,7 @@
  * bug stops the machine before it does harm. The few void functions (setters
  * given a NULL or uninitialised layer) trap; with a NULL layer there is no
  * log op to print through, and it only traps.
- * tests/test_bad_args.c walks every function with each kind of bad argument.
+ * tests/dma/test_bad_args.c walks every function with each kind of bad argument.
  *
  * Contexts: every function may be called from any thread and, if the port's
  * lock op may be taken there, from interrupt or raised-TPL context; nothing
@@ -64,7 +64,7 @@ extern "C" {
  * policy's per-CPU magazines, two areas per CPU (areas are CPUs rounded up to
  * a power of two), and the headers with their cache-line alignment slack.
  * dma/bounce.c checks the real structures against these at compile time, and
- * tests/test_bounce.c checks the bound against sluice_dma_bounce_meta_size().
+ * tests/dma/test_bounce.c checks the bound against sluice_dma_bounce_meta_size().
  */
 #define SLUICE_DMA_BOUNCE_META_PER_SLOT 33u
 #define SLUICE_DMA_BOUNCE_META_PER_CPU 1024u

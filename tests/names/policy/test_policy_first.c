@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_policy_first.c - the `first` policy's own test: a fixture of
- * tests/names/add_policy.sh, copied to tests/test_policy_first.c in a scratch
- * copy of the tree (tests/policies.mk picks up every tests/test_policy_*.c).
+ * tests/names/add_policy.sh, copied to tests/dma/test_policy_first.c in a scratch
+ * copy of the tree (tests/dma/dma.mk picks up every tests/dma/test_policy_*.c).
  * The generic tests (test_bounce, test_map, test_bad_args, test_features)
  * run the policy through fx_policies[] without a line of their own; this one
  * checks what only first fit does: a freed low run is the next one handed out.
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "tests/test_bounce_fixture.h"
+#include "tests/fakes/test_bounce_fixture.h"
 
 static void test_first_fit_reuses_the_lowest_run(void **state)
 {

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sluice_cache.c - the `sluice` policy's per-CPU slot caches under a port
+ * that promises exclusive CPU indices (SLUICE_DMA_PORT_CPU_EXCLUSIVE), where
+ * the owning CPU touches its magazines without a lock: refills and drains at
+ * the batch boundaries, frees on another CPU (the owner's remote list), a
+ * drain another CPU asks for, the caches taken at destroy, and threads that
+ * map on one CPU and unmap on the other. After each: every slot is accounted
+ * for (the layer's self-check: free in a bitmap or in exactly one cache, or
+ * covered by exactly one live mapping; total_used = slots out of the bitmaps).
+ *
+ * The batch figures assume the policy's constants (bounce_sluice.c): a CPU's
+ * magazine holds at most 40 runs per class, or a 24th of the pool per CPU if
+ * less; a refill or drain moves half of that.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dma/bounce.h"
+#include "tests/fakes/test_bounce_fixture.h"
+
+#define KIB 1024ul
+#define MIB (1024ul * 1024ul)
+
+static const struct sluice_dma_tag tag = SLUICE_DMA_TAG_DEFAULT;
+
+static struct fx *excl_new(unsigned int ncpus, size_t bytes)
+{
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, ncpus, bytes, SLUICE_DMA_SCRUB_ZERO);
+
+	assert_non_null(f);
+	/* The layer copied the ops at init (dma_port.h): the flag goes in its copy. */
+	f->mp.ops.flags = f->dl.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	return f;
+}
+
+/* Slots out of the bitmaps (mapped or cached): the pool's Linux-style total_used. */
+static unsigned long total_used(struct fx *f)
+{
+	return atomic_load(&f->dl.pools->total_used);
+}
+
+static unsigned long used(struct fx *f)
+{
+	struct sluice_dma_bounce_stats st;
+
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	return st.used;
+}
+
+static uint64_t map1(struct fx *f, void *buf, size_t len)
+{
+	uint64_t d = 0;
+
+	assert_int_equal(sluice_dma_map(&f->dl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &d), 0);
+	return d;
+}
+
+static void unmap1(struct fx *f, uint64_t d, size_t len)
+{
+	assert_int_equal(sluice_dma_unmap(&f->dl, d, len, SLUICE_DMA_TO_DEVICE), 0);
+}
+
+/* One CPU, 2048 slots: magazines of 40, batches of 20. */
+static void test_batches(void **state)
+{
+	struct fx *f = excl_new(1, 4 * MIB);
+	unsigned char *buf = calloc(1, 4096);
+	uint64_t d[64], again;
+
+	(void)state;
+	d[0] = map1(f, buf, 2048);
+	/* The first map refilled one batch; one run of it is mapped. */
+	assert_int_equal(total_used(f), 20);
+	assert_int_equal(used(f), 1);
+	for (unsigned int i = 1; i < 20; i++)
+		d[i] = map1(f, buf, 2048);
+	assert_int_equal(total_used(f), 20);
+	d[20] = map1(f, buf, 2048);
+	assert_int_equal(total_used(f), 40);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	/* 19 left + 21 freed = 40: full, nothing drained yet. */
+	for (unsigned int i = 0; i <= 20; i++)
+		unmap1(f, d[i], 2048);
+	assert_int_equal(total_used(f), 40);
+	assert_int_equal(used(f), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	/* Newest first: the slot just freed comes back. */
+	again = map1(f, buf, 2048);
+	assert_true(again == d[20]);
+	unmap1(f, again, 2048);
+	/* 40 maps empty the magazine without a refill; the 41st takes a batch. */
+	for (unsigned int i = 0; i < 40; i++)
+		d[i] = map1(f, buf, 2048);
+	assert_int_equal(total_used(f), 40);
+	d[40] = map1(f, buf, 2048);
+	assert_int_equal(total_used(f), 60);
+	/* 19 + 21 frees fill it; the 22nd free drains the oldest 20 first. */
+	for (unsigned int i = 0; i <= 40; i++) {
+		unmap1(f, d[i], 2048);
+		assert_int_equal(total_used(f), i < 21 ? 60 : 40);
+	}
+	assert_int_equal(used(f), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	/* Pages (class 1) batch the same way, two slots a run. */
+	for (unsigned int i = 0; i < 21; i++)
+		d[i] = map1(f, buf, 4096);
+	assert_int_equal(used(f), 42);
+	assert_int_equal(total_used(f), 40 + 80);
+	for (unsigned int i = 0; i < 21; i++)
+		unmap1(f, d[i], 4096);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+}
+
+/* Maps on CPU 0, unmaps on CPU 1: back to CPU 0 through its remote list. */
+static void test_remote_list(void **state)
+{
+	struct fx *f = excl_new(2, 4 * MIB);
+	unsigned char *buf = calloc(1, 4096);
+	uint64_t d[100], again;
+	struct sluice_dma_bounce_stats st;
+	unsigned long nslabs, n = 0, tu;
+
+	(void)state;
+	mock_port_set_cpu(0);
+	for (unsigned int i = 0; i < 100; i++)
+		d[i] = map1(f, buf, i & 1 ? 4096 : 2048);
+	tu = total_used(f);
+	mock_port_set_cpu(1);
+	/* 32 fit the list; the rest go straight back to the bitmap. */
+	for (unsigned int i = 0; i < 100; i++)
+		unmap1(f, d[i], i & 1 ? 4096 : 2048);
+	assert_int_equal(used(f), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_int_equal(total_used(f), tu - (100 - 32) * 3 / 2);
+	/* CPU 1 kept nothing: its magazines are empty. */
+	mock_port_set_cpu(0);
+	/* CPU 0 empties its magazine, then takes the listed runs back. */
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	nslabs = st.nslabs;
+	{
+		uint64_t *all = calloc(nslabs, sizeof(*all));
+		bool seen = false;
+
+		while (n < nslabs &&
+		       !sluice_dma_map(&f->dl, &tag, buf, 2048, SLUICE_DMA_TO_DEVICE, &all[n])) {
+			seen |= all[n] == d[98];
+			n++;
+		}
+		/* Nothing lost: the whole pool, the listed runs included. */
+		assert_int_equal(n, nslabs);
+		assert_true(seen);
+		assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+		for (unsigned long i = 0; i < n; i++)
+			unmap1(f, all[i], 2048);
+		free(all);
+	}
+	again = map1(f, buf, 2048);
+	unmap1(f, again, 2048);
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+}
+
+/*
+ * CPU 1's magazine holds slots no other CPU may take: CPU 0 running out asks
+ * for them, and they come back at CPU 1's next call.
+ */
+static void test_drain_request(void **state)
+{
+	struct fx *f = excl_new(2, 1 * MIB);
+	unsigned char *buf = calloc(1, 4096);
+	uint64_t *all = calloc(1024, sizeof(*all)), d[8], one;
+	unsigned long cached, n = 0, more = 0;
+
+	(void)state;
+	mock_port_set_cpu(1);
+	for (unsigned int i = 0; i < 8; i++)
+		d[i] = map1(f, buf, 2048);
+	for (unsigned int i = 0; i < 8; i++)
+		unmap1(f, d[i], 2048);
+	cached = total_used(f);
+	assert_true(cached >= 8);
+	assert_int_equal(used(f), 0);
+	mock_port_set_cpu(0);
+	while (!sluice_dma_map(&f->dl, &tag, buf, 2048, SLUICE_DMA_TO_DEVICE, &all[n]))
+		n++;
+	assert_int_equal(n, 512 - cached);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	/* CPU 1's next call returns its magazine; its map searches the bitmap. */
+	mock_port_set_cpu(1);
+	one = map1(f, buf, 2048);
+	mock_port_set_cpu(0);
+	while (!sluice_dma_map(&f->dl, &tag, buf, 2048, SLUICE_DMA_TO_DEVICE, &all[n + more]))
+		more++;
+	assert_int_equal(more, cached - 1);
+	assert_int_equal(used(f), 512);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	for (unsigned long i = 0; i < n + more; i++)
+		unmap1(f, all[i], 2048);
+	mock_port_set_cpu(1);
+	unmap1(f, one, 2048);
+	mock_port_set_cpu(0);
+	assert_int_equal(fx_free(f), 0);
+	free(all);
+	free(buf);
+}
+
+/* Destroy takes every CPU's caches (the layer is quiescent then). */
+static void test_destroy_drains(void **state)
+{
+	struct fx *f = excl_new(4, 2 * MIB);
+	unsigned char *buf = calloc(1, 64 * KIB);
+	uint64_t d[3];
+
+	(void)state;
+	for (unsigned int cpu = 0; cpu < 4; cpu++) {
+		mock_port_set_cpu(cpu);
+		d[0] = map1(f, buf, 2048);
+		d[1] = map1(f, buf, 4096);
+		d[2] = map1(f, buf, 64 * KIB);
+		unmap1(f, d[0], 2048);
+		unmap1(f, d[1], 4096);
+		unmap1(f, d[2], 64 * KIB);
+	}
+	mock_port_set_cpu(0);
+	assert_int_equal(used(f), 0);
+	assert_true(total_used(f) > 0);
+	/* fx_free: self-check, destroy (must not find slots in use), nothing shared. */
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+}
+
+/* ------------------------------------------------------------ two threads */
+
+#define XQ 64
+#define XITER 20000
+
+struct xshare {
+	struct fx *f;
+	pthread_mutex_t mu;
+	uint64_t q[XQ];
+	size_t qlen[XQ];
+	unsigned int n;
+	atomic_int errors;
+};
+
+struct xarg {
+	struct xshare *sh;
+	unsigned int cpu;
+};
+
+/*
+ * Map on this CPU, hand the mapping over; unmap whatever the queue holds
+ * (often the other CPU's).
+ */
+static void *xworker(void *p)
+{
+	struct xarg *a = p;
+	struct xshare *sh = a->sh;
+	unsigned char *buf = calloc(1, 4096);
+	unsigned int seed = 7 + a->cpu;
+
+	mock_port_set_cpu(a->cpu);
+	for (unsigned int i = 0; i < XITER; i++) {
+		size_t len = rand_r(&seed) & 1 ? 4096 : 2048;
+		uint64_t d, od = 0;
+		size_t olen = 0;
+
+		if (sluice_dma_map(&sh->f->dl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &d)) {
+			atomic_fetch_add(&sh->errors, 1);
+			continue;
+		}
+		pthread_mutex_lock(&sh->mu);
+		if (sh->n == XQ || (rand_r(&seed) & 1 && sh->n)) {
+			unsigned int k = (unsigned int)rand_r(&seed) % sh->n;
+
+			od = sh->q[k];
+			olen = sh->qlen[k];
+			sh->q[k] = d;
+			sh->qlen[k] = len;
+		} else {
+			sh->q[sh->n] = d;
+			sh->qlen[sh->n++] = len;
+		}
+		pthread_mutex_unlock(&sh->mu);
+		if (olen && sluice_dma_unmap(&sh->f->dl, od, olen, SLUICE_DMA_TO_DEVICE))
+			atomic_fetch_add(&sh->errors, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void test_threads_cross_cpu(void **state)
+{
+	struct xshare sh = { .f = excl_new(2, 2 * MIB) };
+	struct xarg a[2];
+	pthread_t th[2];
+
+	(void)state;
+	pthread_mutex_init(&sh.mu, NULL);
+	for (unsigned int i = 0; i < 2; i++) {
+		a[i] = (struct xarg){ .sh = &sh, .cpu = i };
+		assert_int_equal(pthread_create(&th[i], NULL, xworker, &a[i]), 0);
+	}
+	for (unsigned int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(atomic_load(&sh.errors), 0);
+	assert_int_equal(sluice_dma_layer_check(&sh.f->dl), 0);
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		mock_port_set_cpu(cpu);
+		for (unsigned int i = cpu; i < sh.n; i += 2)
+			unmap1(sh.f, sh.q[i], sh.qlen[i]);
+	}
+	mock_port_set_cpu(0);
+	assert_int_equal(used(sh.f), 0);
+	assert_int_equal(fx_free(sh.f), 0);
+	pthread_mutex_destroy(&sh.mu);
+}
+
+/* The port's copy and clear (ops.copy / ops.zero, here rep movsb / stosb) carry every bounce. */
+static unsigned long port_copies;
+
+static void counting_copy(void *ctx, void *dst, const void *src, size_t len)
+{
+	port_copies++;
+	mock_port_copy_movsb(ctx, dst, src, len);
+}
+
+static void test_port_copy(void **state)
+{
+	struct fx *f = excl_new(1, 2 * MIB);
+	unsigned char *buf = malloc(8192);
+	uint64_t d;
+
+	(void)state;
+	assert_non_null(mock_port_set_copy(&f->mp, "movsb"));
+	f->dl.ops.zero = f->mp.ops.zero;
+	f->dl.ops.copy = counting_copy;
+	for (unsigned int i = 0; i < 8192; i++)
+		buf[i] = (unsigned char)(i * 7 + 1);
+	d = map1(f, buf + 3, 5000);
+	assert_memory_equal(fx_dev(d), buf + 3, 5000);
+	unmap1(f, d, 5000);
+	assert_int_equal(port_copies, 1);
+	/* From-device under scrub=zero: the slot reads zero, the device's bytes come back. */
+	assert_int_equal(sluice_dma_map(&f->dl, &tag, buf, 4096, SLUICE_DMA_FROM_DEVICE, &d), 0);
+	for (unsigned int i = 0; i < 4096; i++)
+		assert_int_equal(((unsigned char *)fx_dev(d))[i], 0);
+	memset(fx_dev(d), 0x3c, 100);
+	assert_int_equal(sluice_dma_unmap_written(&f->dl, d, 4096, SLUICE_DMA_FROM_DEVICE, 100), 0);
+	assert_int_equal(port_copies, 2);
+	for (unsigned int i = 0; i < 100; i++)
+		assert_int_equal(buf[i], 0x3c);
+	assert_int_equal(buf[100], (unsigned char)(100 * 7 + 1));
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+}
+
+/*
+ * The TLB rule of the lock-free magazines. A conversion changes page tables;
+ * a CPU that has not caught up since (the kernel port's mmu_tlb_sync(), run in
+ * its lock op) may still hold the old, private translation of the memory.
+ * The magazines are read without a lock, so the guarantee is structural:
+ * every run enters a CPU's magazine under a port lock taken on that CPU (a
+ * refill from an area, the CPU's remote list) or comes from a mapping that
+ * CPU already held. This mock TLB numbers conversions (generations), records
+ * each pool's and, in the lock op, each CPU's last sync; every address a map
+ * hands out on a CPU must be of a pool converted no later than that CPU's
+ * last sync. Run once with a lock op that syncs (as the kernel's) and once
+ * with one that does not, which the check must catch: the check can fail.
+ */
+#define TLB_CPUS 2
+
+static struct {
+	unsigned int gen;		 /* conversions so far */
+	unsigned int cpu_sync[TLB_CPUS]; /* generation each CPU last caught up to */
+	uintptr_t start[FX_MAX_POOLS], end[FX_MAX_POOLS];
+	unsigned int conv_gen[FX_MAX_POOLS];
+	unsigned int nranges;
+	bool lock_syncs;
+	unsigned int violations;
+	struct sluice_dma_port_ops inner;
+} tlb;
+
+static int tlb_set_shared(void *ctx, void *vaddr, size_t len)
+{
+	int err = tlb.inner.set_shared(ctx, vaddr, len);
+
+	if (!err && tlb.nranges < FX_MAX_POOLS) {
+		tlb.start[tlb.nranges] = (uintptr_t)vaddr;
+		tlb.end[tlb.nranges] = (uintptr_t)vaddr + len;
+		tlb.conv_gen[tlb.nranges++] = ++tlb.gen;
+		/* The converting CPU flushes its own TLB. */
+		tlb.cpu_sync[tlb.inner.cpu_id(ctx)] = tlb.gen;
+	}
+	return err;
+}
+
+static uint64_t tlb_lock(void *ctx, void *lock)
+{
+	uint64_t saved = tlb.inner.lock(ctx, lock);
+
+	if (tlb.lock_syncs)
+		tlb.cpu_sync[tlb.inner.cpu_id(ctx)] = tlb.gen;
+	return saved;
+}
+
+/* A slot handed out on @cpu: its pool's conversion must not postdate the CPU's sync. */
+static void tlb_check(uint64_t dma, unsigned int cpu)
+{
+	for (unsigned int i = 0; i < tlb.nranges; i++)
+		if (dma >= tlb.start[i] && dma < tlb.end[i] && tlb.conv_gen[i] > tlb.cpu_sync[cpu])
+			tlb.violations++;
+}
+
+static uint64_t tlb_map(struct fx *f, unsigned int cpu, void *buf)
+{
+	uint64_t d = 0;
+	int err;
+
+	mock_port_set_cpu(cpu);
+	err = sluice_dma_map(&f->dl, &tag, buf, 2048, SLUICE_DMA_TO_DEVICE, &d);
+	mock_port_set_cpu(0);
+	if (err)
+		return 0;
+	tlb_check(d, cpu);
+	return d;
+}
+
+/*
+ * CPU 1 fills its magazine from pool A; CPU 0 uses up A and adds pool B (a
+ * conversion CPU 1 has not seen); CPU 1 then maps until it has had slots of
+ * B. Returns the violations the mock TLB saw.
+ */
+static unsigned int tlb_scenario(bool lock_syncs)
+{
+	struct fx *f = excl_new(TLB_CPUS, 0);
+	unsigned char *buf = calloc(1, 2048);
+	static uint64_t d0[2048], d1[2048];
+	unsigned int n0 = 0, n1 = 0, from_b = 0;
+
+	memset(&tlb, 0, sizeof(tlb));
+	tlb.lock_syncs = lock_syncs;
+	tlb.inner = f->dl.ops;
+	f->dl.ops.set_shared = tlb_set_shared;
+	f->dl.ops.lock = tlb_lock;
+	assert_int_equal(fx_add_pool(f, 256 * KIB), 0);
+
+	d1[n1++] = tlb_map(f, 1, buf);
+	unmap1(f, d1[--n1], 2048);
+	/* A is used up from CPU 0 (CPU 1's magazine is asked back on the way). */
+	while (n0 < 2048 && (d0[n0] = tlb_map(f, 0, buf)) != 0)
+		n0++;
+	mock_port_set_cpu(0);
+	assert_int_equal(fx_add_pool(f, 256 * KIB), 0);
+	for (unsigned int i = 0; i < 200 && from_b < 4; i++) {
+		uint64_t d = tlb_map(f, 1, buf);
+
+		if (!d)
+			break;
+		d1[n1++] = d;
+		from_b += fx_slot(f, 1, d) >= 0;
+	}
+	assert_true(from_b > 0);
+	while (n1)
+		unmap1(f, d1[--n1], 2048);
+	while (n0)
+		unmap1(f, d0[--n0], 2048);
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+	return tlb.violations;
+}
+
+static void test_tlb_sync(void **state)
+{
+	(void)state;
+	assert_int_equal(tlb_scenario(true), 0);
+	assert_int_not_equal(tlb_scenario(false), 0);
+}
+
+int main(void)
+{
+	/* One test a line, not packed in columns. */
+	/* clang-format off */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_remote_list),
+		cmocka_unit_test(test_drain_request),
+		cmocka_unit_test(test_destroy_drains),
+		cmocka_unit_test(test_threads_cross_cpu),
+		cmocka_unit_test(test_port_copy),
+		cmocka_unit_test(test_tlb_sync),
+	};
+	/* clang-format on */
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stages.c - the stage markers of dma/stage.h are on the bounce path,
+ * each where the cost breakdown (bench_alloc -K, make bench-breakdown) says it
+ * is. Built, like the breakdown's binary, with -DSLUICE_DMA_STAGES (tests/dma/dma.mk):
+ * one map + unmap is run and the times each stage was left are counted
+ * (sluice_dma_stage_leaves, bench/host/bench_stages.c). A marker dropped from the
+ * path, or moved so that a stage is charged twice or never, changes a count,
+ * and this test fails: the breakdown would otherwise go on printing a table
+ * whose rows no longer mean what they say. Counts, never times.
+ *
+ * The expected counts below are the path's: when a change adds or removes a
+ * marker on purpose, update them with it (and the breakdown's README text).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dma/bounce.h"
+#include "bench/host/bench_stages.h"
+#include "tests/fakes/test_bounce_fixture.h"
+
+#ifndef SLUICE_DMA_STAGES
+#error "test_stages is built with -DSLUICE_DMA_STAGES (tests/dma/dma.mk)"
+#endif
+
+/* A sluice layer as the kernel's port sets it (exclusive CPU indices), warm. */
+static struct fx *stages_fx(void)
+{
+	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, 1 << 20, SLUICE_DMA_SCRUB_ZERO);
+
+	assert_non_null(f);
+	f->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	f->dl.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	return f;
+}
+
+/* One map + unmap of @len bytes in @dir under @tag, its stage leaves in @leaves. */
+static void stages_pair(struct fx *f, const struct sluice_dma_tag *tag, void *buf, size_t len,
+			enum sluice_dma_dir dir, uint64_t leaves[DMA_STAGE_COUNT + 1])
+{
+	uint64_t a;
+
+	bench_stages_reset();
+	assert_int_equal(sluice_dma_map(&f->dl, tag, buf, len, dir, &a), 0);
+	/* Every entry point leaves the layer with the path back outside it. */
+	assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
+	assert_int_equal(sluice_dma_unmap(&f->dl, a, len, dir), 0);
+	assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
+	memcpy(leaves, sluice_dma_stage_leaves, sizeof(sluice_dma_stage_leaves));
+}
+
+static void stages_expect(const uint64_t got[DMA_STAGE_COUNT + 1],
+			  const uint64_t want[DMA_STAGE_COUNT], const char *what)
+{
+	int bad = 0;
+
+	for (unsigned int s = 0; s < DMA_STAGE_COUNT; s++)
+		if (got[s] != want[s]) {
+			fprintf(stderr, "%s: stage %s left %llu times, expected %llu\n", what,
+				bench_stage_names[s], (unsigned long long)got[s],
+				(unsigned long long)want[s]);
+			bad = 1;
+		}
+	assert_false(bad);
+}
+
+/*
+ * The common request, to the device: every stage but the copy back. A stage
+ * is left once per marker that ends it, and once more for each statistics
+ * stage nested in it (a per-CPU counter or the copy timing's test, PUSH/POP):
+ * slot = the pop's two counters + its end; record = the mappings counter + its
+ * end; copy = the timing's two tests and the byte counter + its end; stats =
+ * every counter (search_steps, cache_hits, mappings, bytes, unmaps) and the
+ * timing's two tests.
+ */
+static void test_common_to_device(void **state)
+{
+	static const uint64_t want[DMA_STAGE_COUNT] = {
+		[DMA_STAGE_ARGS] = 1,	   [DMA_STAGE_TAG] = 1,	    [DMA_STAGE_POOL] = 1,
+		[DMA_STAGE_SLOT] = 3,	   [DMA_STAGE_RECORD] = 3,  [DMA_STAGE_COPY] = 4,
+		[DMA_STAGE_CACHE] = 1,	   [DMA_STAGE_STATS] = 7,   [DMA_STAGE_LOOKUP] = 1,
+		[DMA_STAGE_COPY_BACK] = 0, [DMA_STAGE_RELEASE] = 2,
+	};
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	struct fx *f = stages_fx();
+	unsigned char *buf = fx_aligned(4096, 4096);
+	uint64_t got[DMA_STAGE_COUNT + 1];
+
+	(void)state;
+	memset(buf, 7, 4096);
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got); /* the magazine's refill */
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
+	stages_expect(got, want, "4 KiB to-device");
+	free(buf);
+	assert_int_equal(fx_free(f), 0);
+}
+
+/* Bidirectional: the copy back is a stage of its own, after the cache's invalidate. */
+static void test_common_bidirectional(void **state)
+{
+	static const uint64_t want[DMA_STAGE_COUNT] = {
+		[DMA_STAGE_ARGS] = 1,	   [DMA_STAGE_TAG] = 1,	    [DMA_STAGE_POOL] = 1,
+		[DMA_STAGE_SLOT] = 3,	   [DMA_STAGE_RECORD] = 3,  [DMA_STAGE_COPY] = 4,
+		[DMA_STAGE_CACHE] = 2,	   [DMA_STAGE_STATS] = 10,  [DMA_STAGE_LOOKUP] = 1,
+		[DMA_STAGE_COPY_BACK] = 4, [DMA_STAGE_RELEASE] = 2,
+	};
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	struct fx *f = stages_fx();
+	unsigned char *buf = fx_aligned(4096, 4096);
+	uint64_t got[DMA_STAGE_COUNT + 1];
+
+	(void)state;
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_BIDIRECTIONAL, got);
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_BIDIRECTIONAL, got);
+	stages_expect(got, want, "4 KiB bidirectional");
+	free(buf);
+	assert_int_equal(fx_free(f), 0);
+}
+
+/* A request off the common path (an 8 KiB alignment): the general path's markers. */
+static void test_general_path(void **state)
+{
+	static const uint64_t want[DMA_STAGE_COUNT] = {
+		[DMA_STAGE_ARGS] = 1,	   [DMA_STAGE_TAG] = 1,	    [DMA_STAGE_POOL] = 1,
+		[DMA_STAGE_SLOT] = 3,	   [DMA_STAGE_RECORD] = 3,  [DMA_STAGE_COPY] = 4,
+		[DMA_STAGE_CACHE] = 1,	   [DMA_STAGE_STATS] = 7,   [DMA_STAGE_LOOKUP] = 1,
+		[DMA_STAGE_COPY_BACK] = 0, [DMA_STAGE_RELEASE] = 2,
+	};
+	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	struct fx *f = stages_fx();
+	unsigned char *buf = fx_aligned(4096, 4096);
+	uint64_t got[DMA_STAGE_COUNT + 1];
+
+	(void)state;
+	t.alloc_align_mask = 8191;
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
+	stages_expect(got, want, "4 KiB to-device, 8 KiB aligned");
+	free(buf);
+	assert_int_equal(fx_free(f), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_common_to_device),
+		cmocka_unit_test(test_common_bidirectional),
+		cmocka_unit_test(test_general_path),
+	};
+
+	assert_true(bench_stages_built());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -27,6 +27,7 @@ echo "host cksum of the seeded image: $want $bytes"
 # One directory for the sockets (short paths: sun_path holds 108 bytes).
 sockdir=$(mktemp -d /tmp/sluice-vhost.XXXXXX) || e2e_fail "mktemp"
 backend_pid=""
+watcher_pid=""
 stop_backend() {
 	if [ -n "$backend_pid" ] && kill -0 "$backend_pid" 2>/dev/null; then
 		kill "$backend_pid" 2>/dev/null
@@ -34,7 +35,8 @@ stop_backend() {
 	fi
 	backend_pid=""
 }
-trap 'stop_backend; rm -rf "$sockdir"' EXIT
+# A failed check exits with the hang-reset watcher still polling: end it too.
+trap 'stop_backend; [ -z "$watcher_pid" ] || kill "$watcher_pid" 2>/dev/null; rm -rf "$sockdir"' EXIT
 trap 'exit 130' INT TERM
 
 # The kernel's defaults for every boot: one CPU and queue, 16 requests in flight
@@ -277,6 +279,7 @@ end_hang_after_reset "$E2E_LOGDIR/lying-hang-reset.vhost.log" "$sockdir/hang-res
 watcher_pid=$!
 lying_boot hang-reset hang-reset 2 16 124 300 1 "$three"
 wait "$watcher_pid"
+watcher_pid=""
 grep -q '"what":"GET_VRING_BASE never answered"' "$VLOG" || e2e_fail "the back-end answered the reset"
 expect "$BOOT_LOG" '^blk: mode=bounce/sluice the device completed nothing in 2000 ms: stopped$'
 [ "$(grep -E '^blk: ' "$BOOT_LOG" | tail -1)" = "blk: mode=bounce/sluice the device completed nothing in 2000 ms: stopped" ] ||

@@ -11,6 +11,7 @@
  * top to bottom").
  */
 #include "dma/bounce.h"
+#include "dma/bounce_sluice_mag.h" /* the magazines' hit path, inline in take and release */
 
 /* ------------------------------------------------------------------ policies */
 
@@ -929,15 +930,19 @@ dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, u
 	DMA_STAGE(DMA_STAGE_RECORD);
 }
 
-/* A new mapping's record written and its slots filled; the map's last step. */
+/*
+ * A new mapping's record written and its slots filled; the map's last step.
+ * @counted: the counter it adds to: mappings, or fast_maps for a magazine
+ * hit of the common request (bounce.h).
+ */
 static inline __attribute__((always_inline)) int
 dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned long s,
 	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir,
-	      struct dma_bounce_map *m)
+	      atomic_ulong *counted, struct dma_bounce_map *m)
 {
 	struct dma_bounce_slot *rec = &p->slots[s];
 
-	dma_pcpu_add(dl, &p->pcpu[cpu].mappings, 1);
+	dma_pcpu_add(dl, counted, 1);
 	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), orig, len, dir);
 	m->pool = p;
 	m->slot = s;
@@ -953,32 +958,21 @@ dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, uns
  * when no pool can ever hold the request, SLUICE_DMA_ERR_NOMEM when none has
  * room now, or SLUICE_DMA_ERR_INVAL for a request of no bytes.
  */
-int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
-				void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
-				struct dma_bounce_map *m)
+/*
+ * Every request take's magazine pop did not serve: Linux's request
+ * normalisation, each pool the device reaches in turn, the policy's alloc.
+ * Out of line, so that the common request's frame stays a few registers.
+ */
+static __attribute__((noinline)) int
+dma_take_general(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
+		 const struct sluice_dma_tag *tag, unsigned int cpu, void *orig, size_t len,
+		 enum sluice_dma_dir dir, uint8_t flags, struct dma_bounce_map *m)
 {
-	struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
-	unsigned int cpu = dma_cpu(dl);
 	struct dma_bounce_req r;
 	uint64_t offset;
 	bool fits = false;
 	int err;
 
-#if DMA_POLICY_WITH(SLUICE)
-	if (p && len && dma_take_common(p, tag, len, flags)) {
-		unsigned long n = len > SLUICE_DMA_IO_TLB_SIZE ? 2 : 1;
-		long head;
-
-		DMA_STAGE(DMA_STAGE_SLOT);
-		head = sluice_dma_priv_sluice_pop(p, n - 1, cpu);
-		DMA_STAGE(DMA_STAGE_RECORD);
-		if (head >= 0) {
-			dma_rec_set(&p->slots[head], orig, len, n, 0, dir, flags);
-			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir, m);
-		}
-		DMA_STAGE(DMA_STAGE_POOL);
-	}
-#endif
 	err = sluice_dma_priv_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
 	if (err)
 		return err;
@@ -1005,12 +999,38 @@ int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice
 			continue;
 		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
 		dma_rec_set(&p->slots[s], orig, len, r.nslots, offset, dir, flags);
-		return dma_take_done(dl, p, s, cpu, orig, len, dir, m);
+		return dma_take_done(dl, p, s, cpu, orig, len, dir, &p->pcpu[cpu].mappings, m);
 	}
 	if (!fits)
 		return SLUICE_DMA_ERR_RANGE;
 	__atomic_fetch_add(&dl->nomem_events, 1, __ATOMIC_RELAXED);
 	return SLUICE_DMA_ERR_NOMEM;
+}
+
+int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
+				struct dma_bounce_map *m)
+{
+	struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
+	unsigned int cpu = dma_cpu(dl);
+
+#if DMA_POLICY_WITH(SLUICE)
+	if (p && len && dma_take_common(p, tag, len, flags)) {
+		unsigned long n = len > SLUICE_DMA_IO_TLB_SIZE ? 2 : 1;
+		long head;
+
+		DMA_STAGE(DMA_STAGE_SLOT);
+		head = dma_sluice_mag_pop(p, (unsigned int)(n - 1), cpu);
+		DMA_STAGE(DMA_STAGE_RECORD);
+		if (head >= 0) {
+			dma_rec_set(&p->slots[head], orig, len, n, 0, dir, flags);
+			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir,
+					     &p->pcpu[cpu].fast_maps, m);
+		}
+		DMA_STAGE(DMA_STAGE_POOL);
+	}
+#endif
+	return dma_take_general(dl, p, tag, cpu, orig, len, dir, flags, m);
 }
 
 /*
@@ -1037,18 +1057,18 @@ static inline __attribute__((always_inline)) int dma_bounce_lookup(struct sluice
 	if (!p)
 		return 0;
 	s = (unsigned long)((dma_addr - p->dma_start) >> SLUICE_DMA_IO_TLB_SHIFT);
-	if (s >= p->nslabs)
+	if (DMA_CHECKED(s >= p->nslabs))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 				  "%s of dma 0x%llx: outside the pool's slots", what,
 				  (unsigned long long)dma_addr);
 	rec = &p->slots[s];
-	if (!(rec->flags & DMA_SLOT_LIVE) ||
-	    rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1)))
+	if (DMA_CHECKED(!(rec->flags & DMA_SLOT_LIVE) ||
+			rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1))))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
 				  "%s of dma 0x%llx: not a live mapping (never mapped or already "
 				  "unmapped)",
 				  what, (unsigned long long)dma_addr);
-	if (kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind)
+	if (DMA_CHECKED(kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
 				  (unsigned long long)dma_addr,
 				  kind ? "a streaming mapping, not coherent memory" :
@@ -1106,7 +1126,9 @@ dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsi
 		DMA_ASSERT(dl, nslots && head < p->nslabs && nslots <= p->nslabs - head,
 			   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)",
 			   head, nslots, cpu, (void *)p, p->nslabs);
-		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+		/* The magazine's push inline; every other case in the policy. */
+		if (!dma_sluice_mag_push(p, head, nslots, cpu))
+			sluice_dma_priv_sluice_free(p, head, nslots, cpu);
 		return;
 	}
 #endif
@@ -1170,11 +1192,11 @@ int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_add
 		return err;
 	if (!m.rec)
 		return DMA_BOUNCE_NOT_POOL;
-	if (m.rec->len != len)
+	if (DMA_CHECKED(m.rec->len != len))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: length %zu, mapped %u",
 				  (unsigned long long)dma_addr, len, m.rec->len);
-	if (m.rec->dir != dir)
+	if (DMA_CHECKED(m.rec->dir != dir))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: direction %d, mapped %d",
 				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);

@@ -55,13 +55,28 @@ static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluic
 			       __VA_ARGS__)
 
 /*
+ * DMA_CHECKED() - the condition of a check on the bounce path's common request
+ * (a bad-argument refusal, the unmap's record checks, an internal assert): the
+ * condition itself, in every build but build/bench/bench_alloc_nochecks, which
+ * defines SLUICE_DMA_BENCH_NO_CHECKS to measure what those checks cost (make
+ * bench-guarantees). There every such check passes: a measurement of valid
+ * calls only, never a configuration to ship; no library, kernel or test build
+ * has it.
+ */
+#ifdef SLUICE_DMA_BENCH_NO_CHECKS
+#define DMA_CHECKED(cond) (0 && (cond))
+#else
+#define DMA_CHECKED(cond) (cond)
+#endif
+
+/*
  * DMA_ASSERT() - check a condition whose failure is a programmer error that
  * cannot be refused safely (an internal inconsistency, or a void setter
  * given no layer). The message must name the address.
  */
 #define DMA_ASSERT(dl, cond, ...)                                 \
 	do {                                                      \
-		if (__builtin_expect(!(cond), 0))                 \
+		if (DMA_CHECKED(__builtin_expect(!(cond), 0)))    \
 			DMA_FAIL(dma_layer_ops(dl), __VA_ARGS__); \
 	} while (0)
 
@@ -103,6 +118,10 @@ _Static_assert(sizeof(struct dma_bounce_slot) <= 24, "slot record grew");
  * struct dma_bounce_pcpu - per-CPU counters of one pool, one cache line each so
  *	that CPUs never share a line on the map path. Written only through
  *	dma_pcpu_add() (relaxed, so a reader never sees a torn value).
+ *	@fast_maps counts the mappings the bounce path made from a magazine hit
+ *	(bounce.c's take): each is also one mapping, one search step and one
+ *	cache hit, and is folded into those three when read (stats.c), so the
+ *	common map updates one counter where it updated three.
  */
 struct dma_bounce_pcpu {
 	alignas(DMA_CACHELINE) atomic_ulong mappings;
@@ -112,6 +131,7 @@ struct dma_bounce_pcpu {
 	atomic_ulong bytes_scrubbed;
 	atomic_ulong search_steps;
 	atomic_ulong cache_hits;
+	atomic_ulong fast_maps;
 };
 _Static_assert(sizeof(struct dma_bounce_pcpu) == DMA_CACHELINE, "pcpu stats fill one line");
 
@@ -399,6 +419,10 @@ static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong 
  */
 static inline int dma_tag_check(const struct sluice_dma_tag *tag)
 {
+#ifdef SLUICE_DMA_BENCH_NO_CHECKS
+	(void)tag;
+	return 0; /* DMA_CHECKED(): bench_alloc_nochecks only */
+#endif
 	if (!tag)
 		return SLUICE_DMA_ERR_INVAL;
 	if (!dma_is_mask(tag->min_align_mask) || !dma_is_mask(tag->alloc_align_mask) ||
@@ -587,14 +611,11 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl,
 SLUICE_DMA_PRIV void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl,
 						const struct dma_bounce_map *m, unsigned int cpu);
 /*
- * The `sluice` policy's magazine pop, alloc and free, called directly (no
- * indirect call) by take, release and bounce.c's alloc and free for a pool
- * whose fast_sluice is set.
- * The pop returns the first slot of a run of @k + 1 slots, or -1 (the
- * magazine is empty or a drain is pending: take's general path then runs).
+ * The `sluice` policy's alloc and free, called directly (no indirect call)
+ * by release and bounce.c's alloc and free for a pool whose fast_sluice is
+ * set; take and release run the magazines' hit path inline
+ * (dma/bounce_sluice_mag.h) and call these on a miss.
  */
-SLUICE_DMA_PRIV long sluice_dma_priv_sluice_pop(struct sluice_dma_bounce_pool *p, unsigned int k,
-						unsigned int cpu);
 SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p,
 						  const struct dma_bounce_req *r, unsigned int cpu,
 						  unsigned long *steps);

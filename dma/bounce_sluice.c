@@ -72,15 +72,11 @@
  * sitting in the per-CPU caches as used; the exact figure is computed by
  * ->used().
  */
-#include "dma/bounce.h"
+#include "dma/bounce_sluice_mag.h"
 
-#define DMA_SLUICE_CACHE_MAX 40	 /* entries per class per CPU */
-#define DMA_SLUICE_REMOTE_MAX 32 /* runs a CPU's remote list holds */
-#define DMA_SLUICE_PROBE 8	 /* magazine entries probed for one request */
+#define DMA_SLUICE_PROBE 8 /* magazine entries probed for one request */
 #define DMA_SLUICE_EVEN 0x5555555555555555ull
-#define DMA_SLUICE_NONE (~0ul)	    /* no failure remembered */
-#define DMA_SLUICE_BIG 4	    /* longer runs a CPU keeps for reuse */
-#define DMA_SLUICE_PAIR 0x80000000u /* remote list entry: a class 1 run */
+#define DMA_SLUICE_NONE (~0ul) /* no failure remembered */
 
 /**
  * struct dma_sluice_area - one area's bitmap state.
@@ -98,61 +94,6 @@ struct dma_sluice_area {
 	unsigned long fail_n[2];
 };
 
-/**
- * struct dma_sluice_cpu - one CPU's caches.
- * @n: entries in each magazine (written by the owner, relaxed; read anywhere).
- * @drain_req: set by another CPU that ran out of slots (exclusive mode): the
- *	owner returns its magazines at its next call and clears it.
- * @ent: first slot of each cached run; class 1 entries are even (page aligned).
- * @lock: the long runs; the magazines too unless the port is exclusive.
- * @nbig: runs of more than two slots in @big_head / @big_len, oldest first.
- * @big_slots: slots those runs hold (at most dma_sluice_meta.big_cap).
- * @big_head: first slot of each such run.
- * @big_len: its length in slots.
- * @rlock: the remote list.
- * @rn: entries in @rem (written under @rlock; read by the owner unlocked).
- * @rem: runs of this CPU's magazines freed on other CPUs: the first slot,
- *	| DMA_SLUICE_PAIR for a class 1 run.
- * The owner's part and the shared part sit on different cache lines.
- */
-struct dma_sluice_cpu {
-	alignas(DMA_CACHELINE) uint32_t n[2];
-	uint32_t drain_req;
-	uint32_t ent[2][DMA_SLUICE_CACHE_MAX];
-	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
-	uint32_t nbig;
-	uint32_t big_slots;
-	uint32_t big_head[DMA_SLUICE_BIG];
-	uint32_t big_len[DMA_SLUICE_BIG];
-	struct sluice_dma_port_lock rlock;
-	uint32_t rn;
-	uint32_t rem[DMA_SLUICE_REMOTE_MAX];
-};
-
-/**
- * struct dma_sluice_meta - the policy's header.
- * @areas: per-area state.
- * @cpus: per-CPU caches.
- * @map: the bitmap, 1 = free.
- * @area_mul: ceil(2^64 / area_nslabs): slot to area is a multiply.
- * @big_cap: slots a CPU's long runs may hold.
- * @ncpus: CPU indices.
- * @cache_max: magazine capacity (<= DMA_SLUICE_CACHE_MAX).
- * @batch: entries moved per refill or drain.
- * @page_aligned: the pool starts on a page (class 1 entries are pages).
- */
-struct dma_sluice_meta {
-	struct dma_sluice_area *areas;
-	struct dma_sluice_cpu *cpus;
-	uint64_t *map;
-	uint64_t area_mul;
-	unsigned long big_cap;
-	unsigned int ncpus;
-	unsigned int cache_max;
-	unsigned int batch;
-	bool page_aligned;
-};
-
 _Static_assert(SLUICE_DMA_IO_TLB_SEGSIZE % 64 == 0, "areas start on bitmap word boundaries");
 
 _Static_assert(sizeof(struct dma_sluice_area) <= DMA_META_AREA_MAX &&
@@ -162,44 +103,10 @@ _Static_assert(sizeof(struct dma_sluice_cpu) <= DMA_META_SLUICE_CPU_MAX,
 	       "SLUICE_DMA_BOUNCE_META_SIZE() bound (bounce.h)");
 /* Per slot: a bit of bitmap; the owner CPU is in the slot record (bounce.h). */
 
-static struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
-{
-	return p->priv;
-}
-
-/* Whether the port promised that CPU indices are exclusive (dma_port.h). */
-static inline bool dma_sluice_exclusive(const struct sluice_dma_bounce_pool *p)
-{
-	return p->dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-}
-
 /* A port without locks runs one CPU at a time: any cache may be taken. */
 static inline bool dma_sluice_single(const struct sluice_dma_bounce_pool *p)
 {
 	return !p->dl->ops.lock;
-}
-
-/* The owner's access to its magazines: locked unless exclusive. */
-static inline void dma_sluice_own(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
-{
-	if (!dma_sluice_exclusive(p))
-		dma_lock(p->dl, &c->lock);
-}
-
-static inline void dma_sluice_unown(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
-{
-	if (!dma_sluice_exclusive(p))
-		dma_unlock(p->dl, &c->lock);
-}
-
-static inline uint32_t dma_sluice_ld(const uint32_t *v)
-{
-	return __atomic_load_n(v, __ATOMIC_RELAXED);
-}
-
-static inline void dma_sluice_st(uint32_t *v, uint32_t x)
-{
-	__atomic_store_n(v, x, __ATOMIC_RELAXED);
 }
 
 /* The high 64 bits of @a * @b. One instruction where the compiler has a 128-bit
@@ -285,15 +192,6 @@ static void dma_sluice_fini(struct sluice_dma_bounce_pool *p)
 		dma_lock_destroy(p->dl, &m->cpus[i].lock);
 		dma_lock_destroy(p->dl, &m->cpus[i].rlock);
 	}
-}
-
-static int dma_sluice_class(unsigned long head, unsigned long nslots)
-{
-	if (nslots == 1)
-		return 0;
-	if (nslots == 2 && !(head & 1))
-		return 1;
-	return -1;
 }
 
 /*
@@ -780,34 +678,20 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 }
 
 /*
- * The common request's magazine pop (sluice_dma_priv_bounce_take() calls it
- * directly, sluice_dma_priv_sluice_alloc() through the ops): the newest entry of magazine
- * @k of the CPU, unchecked: every entry qualifies for a request with no
- * min_align bits and no boundary (class 1 entries are even slots of a
- * page-aligned pool). This is the policy's whole cost for most bounces, so it
- * is kept short: under SLUICE_DMA_PORT_CPU_EXCLUSIVE, three loads, three
- * stores and two counters on the CPU's own line, no lock and no atomic
- * read-modify-write. An empty magazine or a pending drain returns -1.
+ * The common request's magazine pop through the policy
+ * (sluice_dma_priv_sluice_alloc()): dma_sluice_mag_pop(), counted as the
+ * general path counts a hit (one candidate looked at, one cache hit). The
+ * bounce path's own pop (bounce.c) counts it once, as fast_maps.
  */
-long sluice_dma_priv_sluice_pop(struct sluice_dma_bounce_pool *p, unsigned int k, unsigned int cpu)
+static long dma_sluice_pop_counted(struct sluice_dma_bounce_pool *p, unsigned int k,
+				   unsigned int cpu)
 {
-	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	struct dma_sluice_cpu *c = &m->cpus[cpu];
-	uint32_t n, s;
+	long s = dma_sluice_mag_pop(p, k, cpu);
 
-	dma_sluice_own(p, c);
-	n = c->n[k];
-	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0)) {
-		dma_sluice_unown(p, c);
-		return -1;
+	if (s >= 0) {
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, 1);
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 	}
-	s = c->ent[k][n - 1];
-	dma_sluice_st(&c->n[k], n - 1);
-	dma_sluice_unown(p, c);
-	p->slots[s].owner = (uint16_t)cpu;
-	/* One candidate looked at, and a hit: what the general path counts. */
-	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, 1);
-	dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 	return s;
 }
 
@@ -833,7 +717,7 @@ long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct
 	    r->alloc_align_mask <= (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) &&
 	    m->page_aligned) {
 		/* The pop counts its candidate itself (search_steps). */
-		long s = sluice_dma_priv_sluice_pop(p, (unsigned int)k, cpu);
+		long s = dma_sluice_pop_counted(p, (unsigned int)k, cpu);
 
 		if (s >= 0)
 			return s;

@@ -199,6 +199,10 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
 			enum sluice_dma_dir dir, unsigned int attrs)
 {
+#ifdef SLUICE_DMA_BENCH_NO_CHECKS
+	(void)dl, (void)buf, (void)len, (void)dir, (void)attrs;
+	return 0; /* DMA_CHECKED(): bench_alloc_nochecks only */
+#endif
 	if (!dma_layer_ready(dl) || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
 		return SLUICE_DMA_ERR_INVAL;
 	/* The device writes a read-only mapping: a contradiction, not a hint. */
@@ -234,7 +238,7 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	int err;
 
 	DMA_STAGE(DMA_STAGE_ARGS);
-	if (!dma_addr)
+	if (DMA_CHECKED(!dma_addr))
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_map_args(dl, buf, len, dir, 0);
 	if (!err)
@@ -321,14 +325,14 @@ static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size
 	int err;
 
 	/* No layer: no log op, no strictness to consult; the one silent refusal. */
-	if (!dma_layer_ready(dl))
+	if (DMA_CHECKED(!dma_layer_ready(dl)))
 		return SLUICE_DMA_ERR_INVAL;
 	/* Checked here too: an in-place mapping has no record to compare with. */
-	if (!dma_dir_valid(dir))
+	if (DMA_CHECKED(!dma_dir_valid(dir)))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: invalid direction %d",
 				  (unsigned long long)dma_addr, (int)dir);
-	if (written > len)
+	if (DMA_CHECKED(written > len))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
 				  (unsigned long long)dma_addr, written, len);

@@ -23,16 +23,19 @@ static void dma_stats_add_pool(const struct sluice_dma_bounce_pool *p,
 	o->leaked_bytes += p->leaked_bytes;
 	for (unsigned int cpu = 0; cpu < p->dl->ncpus; cpu++) {
 		const struct dma_bounce_pcpu *c = &p->pcpu[cpu];
+		/* A magazine hit of the bounce path: a mapping, a step, a hit (bounce.h). */
+		unsigned long fast = atomic_load_explicit(&c->fast_maps, memory_order_relaxed);
 
-		o->mappings += atomic_load_explicit(&c->mappings, memory_order_relaxed);
+		o->mappings += fast + atomic_load_explicit(&c->mappings, memory_order_relaxed);
 		o->unmaps += atomic_load_explicit(&c->unmaps, memory_order_relaxed);
 		o->bytes_to_device +=
 			atomic_load_explicit(&c->bytes_to_device, memory_order_relaxed);
 		o->bytes_from_device +=
 			atomic_load_explicit(&c->bytes_from_device, memory_order_relaxed);
 		o->bytes_scrubbed += atomic_load_explicit(&c->bytes_scrubbed, memory_order_relaxed);
-		o->search_steps += atomic_load_explicit(&c->search_steps, memory_order_relaxed);
-		o->cache_hits += atomic_load_explicit(&c->cache_hits, memory_order_relaxed);
+		o->search_steps +=
+			fast + atomic_load_explicit(&c->search_steps, memory_order_relaxed);
+		o->cache_hits += fast + atomic_load_explicit(&c->cache_hits, memory_order_relaxed);
 	}
 }
 

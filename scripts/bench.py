@@ -736,9 +736,10 @@ def _finite(obj, key):
 
 def over_direct_problems(objs):
     """Readable problems of the bounce blk lines' "dma_over_direct" (cycles_dma minus
-    direct's, same workload, same boot) and "dma_over_direct_vs_linux" (that over
-    bounce/linux's): missing where the boot ran direct (and bounce/linux adding cycles),
-    or not the difference (the ratio) of the lines' own cycles_dma."""
+    direct's, same workload, same boot), "dma_over_direct_vs_linux" (that over
+    bounce/linux's) and "copy_floor_vs_linux" (the line's cycles_copy over bounce/linux's
+    figure): missing where the boot ran direct (and bounce/linux adding cycles), or not
+    the difference (the ratio) of the lines' own cycles."""
     out = []
     for (run, _, queues, rw, bs, iodepth), cells in _same_boot_blk(objs).items():
         direct = cells.get((DIRECT, None))
@@ -766,6 +767,14 @@ def over_direct_problems(objs):
                     0.01 + 3 / base:
                 out.append(f'{where} bounce/{policy} has "dma_over_direct_vs_linux": '
                            f'{obj["dma_over_direct_vs_linux"]}, not {over / base:.3f}')
+            # The floor under that ratio: the line's own copy cycles over linux's figure.
+            if not _finite(obj, "copy_floor_vs_linux"):
+                out.append(f'{where} bounce/{policy} lacks "copy_floor_vs_linux"')
+            elif base >= 100 and _finite(obj, "cycles_copy") and \
+                    abs(obj["copy_floor_vs_linux"] - obj["cycles_copy"] / base) > 0.01 + 3 / base:
+                out.append(f'{where} bounce/{policy} has "copy_floor_vs_linux": '
+                           f'{obj["copy_floor_vs_linux"]}, not '
+                           f'{obj["cycles_copy"] / base:.3f}')
     return out
 
 

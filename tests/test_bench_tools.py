@@ -403,7 +403,8 @@ def kernel_blk(mode, policy, rw="randread", bs=4096, iodepth=32, run=1, scrub="z
     cio = cmap + ccopy + 2000 + 50000
     # Bounce lines of boots with direct (cycles_dma 20) and bounce/linux (the same
     # cycles as every policy here): what they add over direct, and 1x linux's.
-    over = (f',"dma_over_direct":{cmap + ccopy - 20},"dma_over_direct_vs_linux":1.000'
+    over = (f',"dma_over_direct":{cmap + ccopy - 20},"dma_over_direct_vs_linux":1.000,'
+            f'"copy_floor_vs_linux":{ccopy / (cmap + ccopy - 20):.3f}'
             if copy == "true" and scrub == "zero" else "")
     return json.loads(
         f'{{"suite":"blk","copy_impl":"libc","scrub":"{scrub}",'
@@ -553,7 +554,7 @@ class DmaTaxTests(unittest.TestCase):
         cells = [("direct", None), ("bounce", "linux"), ("bounce", "sluice")]
         good = [dict(kernel_blk(m, p, run=1), run=1) for m, p in cells]
         self.assertEqual(check(good), [])
-        for key in ("dma_over_direct", "dma_over_direct_vs_linux"):
+        for key in ("dma_over_direct", "dma_over_direct_vs_linux", "copy_floor_vs_linux"):
             for policy in ("linux", "sluice"):
                 objs = copy.deepcopy(good)
                 del next(o for o in objs if o["policy"] == policy)[key]
@@ -565,10 +566,13 @@ class DmaTaxTests(unittest.TestCase):
         objs = copy.deepcopy(good)
         objs[2]["dma_over_direct_vs_linux"] = 0.5
         self.assertTrue(any('has "dma_over_direct_vs_linux"' in p for p in check(objs)))
+        objs = copy.deepcopy(good)
+        objs[2]["copy_floor_vs_linux"] += 0.1
+        self.assertTrue(any('has "copy_floor_vs_linux"' in p for p in check(objs)))
         # Without direct in the boot there is nothing to be over: no key is due.
         objs = [o for o in copy.deepcopy(good) if o["mode"] != "direct"]
         for o in objs:
-            del o["dma_over_direct"], o["dma_over_direct_vs_linux"]
+            del o["dma_over_direct"], o["dma_over_direct_vs_linux"], o["copy_floor_vs_linux"]
         self.assertEqual(check(objs, modes=("bounce",)), [])
 
     def test_tax_table_has_direct_and_percentages(self):

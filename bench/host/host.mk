@@ -69,6 +69,52 @@ $(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.
 	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
+# The benchmark with the bounce path's checks passing unconditionally
+# (-DSLUICE_DMA_BENCH_NO_CHECKS, DMA_CHECKED() in dma/bounce.h: the bad-argument
+# and tag refusals at map, the unmap's record checks, the internal asserts):
+# against bench_alloc's, what those refusals cost. And the bare layer, every
+# guarantee a flag can turn off turned off (no checks, no statistics, the
+# arena's claim a plain store): what is left is the mechanism itself. Both are
+# measurements of valid calls on one thread, never configurations to ship.
+BENCH_NOCHECKS_BIN := $(BUILD)/bench/bench_alloc_nochecks
+$(BENCH_NOCHECKS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, checks off)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CHECKS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+BENCH_PLAIN_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats_plain
+$(BENCH_PLAIN_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, statistics off, no stage markers)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_STATS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+BENCH_BARE_BIN := $(BUILD)/bench/bench_alloc_bare
+$(BENCH_BARE_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, checks, statistics and the arena's compare-and-swap off)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CHECKS -DSLUICE_DMA_BENCH_NO_STATS \
+		-DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+# make bench-guarantees [GUARANTEE_RUNS=5]: what each guarantee of the bounce path
+# and the arena costs, by turning it off in a bench-only build
+# (bench/host/bench_guarantees.py): instructions (callgrind, exact) and times
+# (the 4 KiB cells of bench_alloc, every build run in turn, medians of the runs)
+# of the default build, without the statistics, without the checks, without the
+# arena's compare-and-swap, and bare. Table to the console and
+# $(BUILD)/bench/guarantees.txt, JSON lines to $(BUILD)/bench/guarantees.json.
+GUARANTEE_RUNS ?= 5
+BENCH_VARIANT_BINS := $(BENCH_ALLOC_BIN) $(BENCH_PLAIN_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) \
+	$(BENCH_NOCAS_BIN) $(BENCH_BARE_BIN)
+.PHONY: bench-guarantees
+bench-guarantees: $(BENCH_VARIANT_BINS)
+	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/guarantees.rc; \
+	{ echo "command: make bench-guarantees GUARANTEE_RUNS=$(GUARANTEE_RUNS) (rev" \
+		"$$(git rev-parse --short HEAD 2>/dev/null), $$(date -u '+%Y-%m-%d %H:%M UTC')," \
+		"$$(nproc) CPUs, load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
+		bench/host/bench_guarantees.py $(GUARANTEE_RUNS) $(BUILD)/bench/guarantees.json \
+		$(BENCH_VARIANT_BINS); echo $$? >$$rc; } | tee $(BUILD)/bench/guarantees.txt; \
+		status=$$(cat $$rc); rm -f $$rc; exit $$status
+
 # make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
 # (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
 # scrub, counted by valgrind's callgrind in bench_alloc's -I mode

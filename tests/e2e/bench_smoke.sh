@@ -86,6 +86,7 @@ for r in rows:
     assert abs(r["dma_over_direct"] - (r["cycles_dma"] - direct["cycles_dma"])) <= 1.5, r
     if linux["cycles_dma"] - direct["cycles_dma"] >= 1:
         assert "dma_over_direct_vs_linux" in r, f"missing dma_over_direct_vs_linux in {r}"
+        assert "copy_floor_vs_linux" in r, f"missing copy_floor_vs_linux in {r}"
 lines = [l for l in open(sys.argv[1], errors="replace") if "DMA cycles per I/O over direct" in l]
 assert len(lines) == 3 * len({r["queues"] for r in rows}), lines  # the 4 KiB workloads
 print(f"{len(rows)} blk, {len(net)} net, {len(iotlb)} iotlb and {len(conv)} convert lines, "

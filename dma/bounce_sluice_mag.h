@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bounce_sluice_mag.h - the `sluice` policy's per-CPU magazines: their layout
+ * and their hit path, a pop and a push, inline so that the bounce path
+ * (bounce.c's take and release) runs them without a call.
+ *
+ * Everything else the policy does (refill, drain, remote frees, long runs,
+ * the bitmap search) is bounce_sluice.c's, out of line: a hit must stay a
+ * few loads and stores on the CPU's own lines, and a miss may cost what it
+ * costs. Design and the rules the magazines keep: bounce_sluice.c's file
+ * comment.
+ */
+#ifndef SLUICE_DMA_BOUNCE_SLUICE_MAG_H
+#define SLUICE_DMA_BOUNCE_SLUICE_MAG_H
+
+#include "dma/bounce.h"
+
+#define DMA_SLUICE_CACHE_MAX 40	    /* entries per class per CPU */
+#define DMA_SLUICE_REMOTE_MAX 32    /* runs a CPU's remote list holds */
+#define DMA_SLUICE_BIG 4	    /* longer runs a CPU keeps for reuse */
+#define DMA_SLUICE_PAIR 0x80000000u /* remote list entry: a class 1 run */
+
+struct dma_sluice_area;
+
+/**
+ * struct dma_sluice_cpu - one CPU's caches.
+ * @n: entries in each magazine (written by the owner, relaxed; read anywhere).
+ * @drain_req: set by another CPU that ran out of slots (exclusive mode): the
+ *	owner returns its magazines at its next call and clears it.
+ * @ent: first slot of each cached run; class 1 entries are even (page aligned).
+ * @lock: the long runs; the magazines too unless the port is exclusive.
+ * @nbig: runs of more than two slots in @big_head / @big_len, oldest first.
+ * @big_slots: slots those runs hold (at most dma_sluice_meta.big_cap).
+ * @big_head: first slot of each such run.
+ * @big_len: its length in slots.
+ * @rlock: the remote list.
+ * @rn: entries in @rem (written under @rlock; read by the owner unlocked).
+ * @rem: runs of this CPU's magazines freed on other CPUs: the first slot,
+ *	| DMA_SLUICE_PAIR for a class 1 run.
+ * The owner's part and the shared part sit on different cache lines.
+ */
+struct dma_sluice_cpu {
+	alignas(DMA_CACHELINE) uint32_t n[2];
+	uint32_t drain_req;
+	uint32_t ent[2][DMA_SLUICE_CACHE_MAX];
+	alignas(DMA_CACHELINE) struct sluice_dma_port_lock lock;
+	uint32_t nbig;
+	uint32_t big_slots;
+	uint32_t big_head[DMA_SLUICE_BIG];
+	uint32_t big_len[DMA_SLUICE_BIG];
+	struct sluice_dma_port_lock rlock;
+	uint32_t rn;
+	uint32_t rem[DMA_SLUICE_REMOTE_MAX];
+};
+
+/**
+ * struct dma_sluice_meta - the policy's header.
+ * @areas: per-area state.
+ * @cpus: per-CPU caches.
+ * @map: the bitmap, 1 = free.
+ * @area_mul: ceil(2^64 / area_nslabs): slot to area is a multiply.
+ * @big_cap: slots a CPU's long runs may hold.
+ * @ncpus: CPU indices.
+ * @cache_max: magazine capacity (<= DMA_SLUICE_CACHE_MAX).
+ * @batch: entries moved per refill or drain.
+ * @page_aligned: the pool starts on a page (class 1 entries are pages).
+ */
+struct dma_sluice_meta {
+	struct dma_sluice_area *areas;
+	struct dma_sluice_cpu *cpus;
+	uint64_t *map;
+	uint64_t area_mul;
+	unsigned long big_cap;
+	unsigned int ncpus;
+	unsigned int cache_max;
+	unsigned int batch;
+	bool page_aligned;
+};
+
+static inline struct dma_sluice_meta *dma_sluice_meta(const struct sluice_dma_bounce_pool *p)
+{
+	return p->priv;
+}
+
+/* Whether the port promised that CPU indices are exclusive (dma_port.h). */
+static inline bool dma_sluice_exclusive(const struct sluice_dma_bounce_pool *p)
+{
+	return p->dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+}
+
+/* The owner's access to its magazines: locked unless exclusive. */
+static inline void dma_sluice_own(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
+{
+	if (!dma_sluice_exclusive(p))
+		dma_lock(p->dl, &c->lock);
+}
+
+static inline void dma_sluice_unown(struct sluice_dma_bounce_pool *p, struct dma_sluice_cpu *c)
+{
+	if (!dma_sluice_exclusive(p))
+		dma_unlock(p->dl, &c->lock);
+}
+
+static inline uint32_t dma_sluice_ld(const uint32_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static inline void dma_sluice_st(uint32_t *v, uint32_t x)
+{
+	__atomic_store_n(v, x, __ATOMIC_RELAXED);
+}
+
+/* Magazine class of a run: 0 one slot, 1 a page-aligned pair, -1 neither. */
+static inline int dma_sluice_class(unsigned long head, unsigned long nslots)
+{
+	if (nslots == 1)
+		return 0;
+	if (nslots == 2 && !(head & 1))
+		return 1;
+	return -1;
+}
+
+/*
+ * dma_sluice_mag_pop() - the common request's slots: the newest entry of the
+ * CPU's magazine @k (0: one slot, 1: a page-aligned pair), unchecked, since
+ * every entry qualifies for a request with no min_align bits and no boundary.
+ * Under SLUICE_DMA_PORT_CPU_EXCLUSIVE three loads and three stores on the
+ * CPU's own lines, no lock, no atomic read-modify-write. Counts nothing: the
+ * caller counts the hit (bounce.c's fast_maps, or the policy's alloc).
+ * Returns the run's first slot, or -1 for an empty magazine or a pending
+ * drain (the caller's general path then runs).
+ */
+static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned int k,
+				      unsigned int cpu)
+{
+	struct dma_sluice_cpu *c = &dma_sluice_meta(p)->cpus[cpu];
+	uint32_t n, s;
+
+	dma_sluice_own(p, c);
+	n = c->n[k];
+	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0)) {
+		dma_sluice_unown(p, c);
+		return -1;
+	}
+	s = c->ent[k][n - 1];
+	dma_sluice_st(&c->n[k], n - 1);
+	dma_sluice_unown(p, c);
+	p->slots[s].owner = (uint16_t)cpu;
+	return s;
+}
+
+/*
+ * dma_sluice_mag_push() - a run of @nslots at @head freed on its owner @cpu
+ * into that CPU's magazine, when it is a magazine's class, no drain is
+ * pending and the magazine has room. Returns false, having done nothing,
+ * otherwise: the caller then calls sluice_dma_priv_sluice_free(), which
+ * handles every case (remote owner, drain, a full magazine, long runs).
+ */
+static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigned long head,
+				       unsigned long nslots, unsigned int cpu)
+{
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	struct dma_sluice_cpu *c = &m->cpus[cpu];
+	int k = dma_sluice_class(head, nslots);
+	uint32_t n;
+
+	if (k < 0 || p->slots[head].owner != cpu)
+		return false;
+	dma_sluice_own(p, c);
+	n = c->n[k];
+	if (__builtin_expect(n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0)) {
+		dma_sluice_unown(p, c);
+		return false;
+	}
+	c->ent[k][n] = (uint32_t)head;
+	dma_sluice_st(&c->n[k], n + 1);
+	dma_sluice_unown(p, c);
+	return true;
+}
+
+#endif /* SLUICE_DMA_BOUNCE_SLUICE_MAG_H */

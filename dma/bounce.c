@@ -638,7 +638,8 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 #endif
 		s = p->pops->alloc(p, r, cpu, &steps);
 
-	dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
+	if (steps)
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, steps);
 	if (s < 0)
 		atomic_fetch_add_explicit(&p->full_events, 1, memory_order_relaxed);
 	return s;

@@ -677,24 +677,6 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 	return s;
 }
 
-/*
- * The common request's magazine pop through the policy
- * (sluice_dma_priv_sluice_alloc()): dma_sluice_mag_pop(), counted as the
- * general path counts a hit (one candidate looked at, one cache hit). The
- * bounce path's own pop (bounce.c) counts it once, as fast_maps.
- */
-static long dma_sluice_pop_counted(struct sluice_dma_bounce_pool *p, unsigned int k,
-				   unsigned int cpu)
-{
-	long s = dma_sluice_mag_pop(p, k, cpu);
-
-	if (s >= 0) {
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].search_steps, 1);
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
-	}
-	return s;
-}
-
 /* Whether the common request may pop @p's magazines unchecked (class 1 = pages). */
 bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 {
@@ -716,11 +698,18 @@ long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct
 	    r->boundary_mask == SLUICE_DMA_NO_LIMIT &&
 	    r->alloc_align_mask <= (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) &&
 	    m->page_aligned) {
-		/* The pop counts its candidate itself (search_steps). */
-		long s = dma_sluice_pop_counted(p, (unsigned int)k, cpu);
+		/*
+		 * A hit counts as the general path counts one: a candidate looked
+		 * at (@steps, added by the caller) and a cache hit. The bounce
+		 * path's own pop (bounce.c) counts it once, as fast_maps.
+		 */
+		long s = dma_sluice_mag_pop(p, (unsigned int)k, cpu);
 
-		if (s >= 0)
+		if (s >= 0) {
+			(*steps)++;
+			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 			return s;
+		}
 	}
 	return dma_sluice_alloc_rest(p, r, cpu, steps);
 }
@@ -750,8 +739,12 @@ void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long
 				 unsigned long nslots, unsigned int cpu)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	int k = dma_sluice_class(head, nslots);
+	int k;
 
+	/* The common case, a run freed into its owner's magazine, as release does it. */
+	if (dma_sluice_mag_push(p, head, nslots, cpu))
+		return;
+	k = dma_sluice_class(head, nslots);
 	if (k >= 0) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
 		unsigned int owner = p->slots[head].owner;

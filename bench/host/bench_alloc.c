@@ -1250,6 +1250,18 @@ static __attribute__((noinline)) void insn_bounce_pairs(struct fx *f, unsigned c
 	}
 }
 
+/* The alloc cell's pair (bench_get / bench_put without copy), sluice, 4 KiB. */
+static __attribute__((noinline)) void insn_slot_pairs(struct cell *c, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		struct inflight *x = &c->q[0][i % BENCH_DEPTH];
+
+		bench_put(c, 0, x);
+		if (!bench_get(c, 0, x))
+			exit(1);
+	}
+}
+
 static __attribute__((noinline)) void insn_arena_pairs(struct sluice_dma_arena *a, void **q,
 						       unsigned long n)
 {
@@ -1277,6 +1289,7 @@ static int run_insns(void)
 	struct mock_port mp;
 	uint64_t q[BENCH_DEPTH] = { 0 };
 	void *aq[BENCH_DEPTH];
+	struct cell *slots;
 
 	if (!f || !src || !base || !meta) {
 		fprintf(stderr, "bench: -I setup failed\n");
@@ -1288,6 +1301,17 @@ static int run_insns(void)
 	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
 		if (q[j] && sluice_dma_unmap(&f->dl, q[j], 4096, SLUICE_DMA_TO_DEVICE))
 			return 1;
+	slots = calloc(1, sizeof(*slots));
+	if (!slots)
+		return 1;
+	slots->f = f;
+	slots->policy = SLUICE_DMA_POLICY_SLUICE;
+	slots->size = 4096;
+	slots->src[0] = src;
+	insn_slot_pairs(slots, cfg.insns);
+	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
+		bench_put(slots, 0, &slots->q[0][j]);
+	free(slots);
 	if (fx_free(f))
 		return 1;
 	mock_port_init(&mp, 1);
@@ -1304,7 +1328,8 @@ static int run_insns(void)
 		sluice_dma_arena_free(&arena, aq[j]);
 	if (sluice_dma_arena_check(&arena, 0) || sluice_dma_arena_destroy(&arena))
 		return 1;
-	printf("bench_alloc -I: %lu pairs of 4 KiB map+unmap (sluice) and of arena free+alloc\n",
+	printf("bench_alloc -I: %lu pairs of 4 KiB map+unmap (sluice), of slot alloc+free "
+	       "(sluice) and of arena free+alloc\n",
 	       cfg.insns);
 	free(src);
 	free(base);

@@ -19,7 +19,8 @@ command -v valgrind >/dev/null || { echo "bench_insns: valgrind not installed" >
 out=$(mktemp /tmp/bench_insns.XXXXXX)
 trap 'rm -f "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" \
-	--toggle-collect=insn_bounce_pairs --toggle-collect=insn_arena_pairs \
+	--toggle-collect=insn_bounce_pairs --toggle-collect='insn_slot_pairs*' \
+	--toggle-collect=insn_arena_pairs \
 	"$bin" -I "$n" -C movsb >/dev/null 2>&1 || { echo "bench_insns: run failed" >&2; exit 1; }
 callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out" | awk -v n="$n" '
 	function grab(name) {
@@ -36,6 +37,8 @@ callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out" | awk -v n="
 		want["sluice_dma_map"]; want["sluice_dma_unmap"]; want["mock_port_copy_movsb"]
 		want["sluice_dma_arena_free"]; want["sluice_dma_arena_alloc"]
 		want["mock_port_zero_stosb"]
+		want["sluice_dma_priv_bounce_req_init"]; want["sluice_dma_priv_bounce_alloc"]
+		want["sluice_dma_priv_bounce_free"]
 	}
 	END {
 		for (k in want) if (!(k in got)) { print "bench_insns: no figure for " k > "/dev/stderr"; bad = 1 }
@@ -45,6 +48,7 @@ callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out" | awk -v n="
 		printf "  sluice_dma_map          %8.1f  (%.1f without the port copy)\n", got["sluice_dma_map"] / n, (got["sluice_dma_map"] - got["mock_port_copy_movsb"]) / n
 		printf "  sluice_dma_unmap        %8.1f\n", got["sluice_dma_unmap"] / (n - d)
 		printf "  map+unmap less the copy %8.1f\n", (got["sluice_dma_map"] - got["mock_port_copy_movsb"]) / n + got["sluice_dma_unmap"] / (n - d)
+		printf "  slot alloc+free         %8.1f  (the alloc cell: request normalisation %.1f, alloc %.1f, free %.1f)\n", (got["sluice_dma_priv_bounce_req_init"] + got["sluice_dma_priv_bounce_alloc"]) / n + got["sluice_dma_priv_bounce_free"] / (n - d), got["sluice_dma_priv_bounce_req_init"] / n, got["sluice_dma_priv_bounce_alloc"] / n, got["sluice_dma_priv_bounce_free"] / (n - d)
 		printf "  sluice_dma_arena_free   %8.1f  (%.1f without the scrub)\n", got["sluice_dma_arena_free"] / n, (got["sluice_dma_arena_free"] - got["mock_port_zero_stosb"]) / n
 		printf "  sluice_dma_arena_alloc  %8.1f\n", got["sluice_dma_arena_alloc"] / n
 		printf "  arena pair less scrub   %8.1f\n", (got["sluice_dma_arena_free"] - got["mock_port_zero_stosb"] + got["sluice_dma_arena_alloc"]) / n

@@ -156,6 +156,16 @@ static void test_hit_counters(void **state)
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s2), 0);
 	assert_int_equal(s2.unmaps - s1.unmaps, 10);
 	assert_int_equal(s2.mappings, s1.mappings);
+	/* An alignment takes the general path, and the policy's own pop hits. */
+	struct sluice_dma_tag aligned = SLUICE_DMA_TAG_DEFAULT;
+	aligned.alloc_align_mask = 2047;
+	assert_int_equal(sluice_dma_map(&f->dl, &aligned, buf, 2048, SLUICE_DMA_TO_DEVICE, &d[0]),
+			 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
+	assert_int_equal(s1.mappings - s2.mappings, 1);
+	assert_int_equal(s1.cache_hits - s2.cache_hits, 1);
+	assert_int_equal(s1.search_steps - s2.search_steps, 1);
+	unmap1(f, d[0], 2048);
 	assert_int_equal(fx_free(f), 0);
 	free(buf);
 }

@@ -14,6 +14,8 @@
 #                                       stage (bench_alloc -K of the stage build)
 #   make bench-insns                    instructions per map, unmap, arena free and alloc
 #                                       (valgrind's callgrind; repeatable under load)
+#   make bench-guarantees               what each guarantee of the bounce path and the arena
+#                                       costs, turned off in bench-only builds
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
@@ -472,9 +474,11 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	tests/cc_platforms/test_cc_platforms_script.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \
 	scripts/check-threat-model.py "scripts/check-threat-model.py --self-test" \
+	scripts/check-bench-only.py "scripts/check-bench-only.py --self-test" \
+	"$(BENCH_NOCHECKS_BIN) -I 2000" "$(BENCH_BARE_BIN) -I 2000" \
 	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS) $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
-	$(BENCH_NOSTATS_BIN) lib portable-build
+	$(BENCH_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) $(BENCH_BARE_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

@@ -489,9 +489,9 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 	void *p;
 
 	/* Not initialised (zeroed storage has no chunks): nothing to count in. */
-	if (!arena || !arena->nchunks)
+	if (DMA_CHECKED(!arena || !arena->nchunks))
 		return NULL;
-	if (!size || size > SLUICE_DMA_ARENA_MAX_BLOCK) {
+	if (DMA_CHECKED(!size || size > SLUICE_DMA_ARENA_MAX_BLOCK)) {
 		arena_lock(arena, &arena->lock);
 		arena->alloc_failed++;
 		arena_unlock(arena, &arena->lock);
@@ -664,20 +664,22 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	unsigned int page;
 	uint8_t tag;
 
-	if (!arena || !arena->ncpus)
+	if (DMA_CHECKED(!arena || !arena->ncpus))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_INVAL,
 				    "sluice_dma_arena_free: no arena; block %p", ptr);
 	off = p - arena->base;
 	if (!ptr)
 		return 1;
-	if (p < arena->base || off >= arena->len || (p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1)))
+	if (DMA_CHECKED(p < arena->base || off >= arena->len ||
+			(p & (SLUICE_DMA_ARENA_MIN_BLOCK - 1))))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a block start in the arena: %p",
 				    ptr);
 	c = &arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
-	if (chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) || tag_state(tag) != BLK_LIVE)
+	if (DMA_CHECKED(chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) ||
+			tag_state(tag) != BLK_LIVE))
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a live block (double free?): %p",
 				    ptr);
@@ -706,7 +708,7 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	 * unmapped) must not be scrubbed and handed to someone else: refuse
 	 * here, where the caller's bug is, not at the later unmap.
 	 */
-	if (__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST)) {
+	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
 		tag_set(c, page, tag);
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
@@ -715,7 +717,7 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
 	 * which checks its size and counts it; the region's free clears the mark.
 	 */
-	if (!coherent && sluice_dma_priv_arena_is_coherent(c, page)) {
+	if (DMA_CHECKED(!coherent && sluice_dma_priv_arena_is_coherent(c, page))) {
 		tag_set(c, page, tag);
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block is a layer's coherent memory "

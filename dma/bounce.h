@@ -55,21 +55,6 @@ static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluic
 			       __VA_ARGS__)
 
 /*
- * DMA_CHECKED() - the condition of a check on the bounce path's common request
- * (a bad-argument refusal, the unmap's record checks, an internal assert): the
- * condition itself, in every build but build/bench/bench_alloc_nochecks, which
- * defines SLUICE_DMA_BENCH_NO_CHECKS to measure what those checks cost (make
- * bench-guarantees). There every such check passes: a measurement of valid
- * calls only, never a configuration to ship; no library, kernel or test build
- * has it.
- */
-#ifdef SLUICE_DMA_BENCH_NO_CHECKS
-#define DMA_CHECKED(cond) (0 && (cond))
-#else
-#define DMA_CHECKED(cond) (cond)
-#endif
-
-/*
  * DMA_ASSERT() - check a condition whose failure is a programmer error that
  * cannot be refused safely (an internal inconsistency, or a void setter
  * given no layer). The message must name the address.

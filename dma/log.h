@@ -31,6 +31,22 @@
 #include "dma/priv.h"
 
 /*
+ * DMA_CHECKED() - the condition of a check on a common request's path (a
+ * bad-argument refusal, the unmap's record checks, the arena free's claim
+ * checks, an internal assert): the condition itself, in every build but the
+ * bench-only ones that define SLUICE_DMA_BENCH_NO_CHECKS
+ * (build/bench/bench_alloc_nochecks and _bare) to measure what those checks
+ * cost (make bench-guarantees). There every such check passes: a measurement
+ * of valid calls only, never a configuration to ship; no library, kernel or
+ * test build has it.
+ */
+#ifdef SLUICE_DMA_BENCH_NO_CHECKS
+#define DMA_CHECKED(cond) (0 && (cond))
+#else
+#define DMA_CHECKED(cond) (cond)
+#endif
+
+/*
  * Log one formatted line through @ops->log (nothing when @ops or its log op
  * is NULL). The format is a printf subset, enough for log lines: %s %c %d %u
  * %x %p %% with the l, ll and z modifiers; a line is cut at 255 bytes.

@@ -22,6 +22,7 @@ only when a binary or valgrind fails, never on a figure.
 """
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,15 +44,23 @@ def insns(binary):
             got["pair_insns"] = float(words[-1])
         elif line.strip().startswith("arena pair less scrub"):
             got["arena_insns"] = float(words[-1])
-    if set(got) != {"pair_insns", "arena_insns"}:
+        elif line.strip().startswith("slot alloc+free"):
+            got["slot_insns"] = float(words[2])
+    if set(got) != {"pair_insns", "arena_insns", "slot_insns"}:
         raise SystemExit(f"bench_guarantees: no instruction figures from {binary}:\n{out}")
     return got
+
+
+# One CPU for every run: on this project's VM the two vCPUs run the same code at
+# different speeds (a plain 4 KiB copy ~37 ns on one, ~47 ns on the other at times),
+# and a thread that migrates mixes them.
+PIN = ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
 def times(binary):
     """{figure: ns} from one run of the 4 KiB one-thread cells."""
     with tempfile.NamedTemporaryFile("r", suffix=".json") as tmp:
-        subprocess.run([binary, "-s", "4096", "-t", "1", "-o", tmp.name], check=True,
+        subprocess.run(PIN + [binary, "-s", "4096", "-t", "1", "-o", tmp.name], check=True,
                        stdout=subprocess.DEVNULL)
         lines = [json.loads(line) for line in tmp if line.strip()]
 
@@ -96,15 +105,15 @@ def main(argv):
     base = figures["default"]
     print(f"what each guarantee costs: 4 KiB, 1 thread, sluice, exclusive port, movsb; "
           f"instructions exact (callgrind), times medians of {runs} rounds "
-          f"(every build once a round)")
-    head = ("build", "pair insns", "pair+copy ns", "memcpy ns", "ratio", "slot x linux",
-            "arena insns", "arena-scrub ns")
+          f"(every build once a round{', pinned to CPU 0' if PIN else ''})")
+    head = ("build", "pair insns", "pair+copy ns", "memcpy ns", "ratio", "slot insns",
+            "slot x linux", "arena insns", "arena-scrub ns")
     rows = []
     for k, name in zip(KEYS, NAMES):
         f = figures[k]
         rows.append((name, f"{f['pair_insns']:.0f}", f"{f['copy_pair_ns']:.1f}",
                      f"{f['memcpy_ns']:.1f}", f"{f['copy_ratio']:.2f}x",
-                     f"{f['slot_ratio']:.2f}x", f"{f['arena_insns']:.1f}",
+                     f"{f['slot_insns']:.0f}", f"{f['slot_ratio']:.2f}x", f"{f['arena_insns']:.1f}",
                      f"{f['arena_over_scrub_ns']:+.1f}"))
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     for r in [head] + rows:
@@ -114,7 +123,9 @@ def main(argv):
     for k, name in zip(KEYS[1:], NAMES[1:]):
         f = figures[k]
         print(f"  {name:14s} pair {base['pair_insns'] - f['pair_insns']:6.0f} insns "
-              f"{base['copy_pair_ns'] - f['copy_pair_ns']:+6.1f} ns; arena "
+              f"{base['copy_pair_ns'] - f['copy_pair_ns']:+6.1f} ns; slot pair "
+              f"{base['slot_insns'] - f['slot_insns']:5.0f} insns "
+              f"{base['slot_sluice_ns'] - f['slot_sluice_ns']:+5.1f} ns; arena "
               f"{base['arena_insns'] - f['arena_insns']:6.1f} insns "
               f"{base['arena_over_scrub_ns'] - f['arena_over_scrub_ns']:+6.1f} ns")
     return 0

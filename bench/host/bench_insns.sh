@@ -4,10 +4,11 @@
 # and the arena, counted by valgrind's callgrind (make bench-insns).
 #
 # Runs `BENCH_ALLOC -I PAIRS -C movsb` under callgrind, collecting only inside
-# the two loops of bench_alloc's -I mode (insn_bounce_pairs, insn_arena_pairs),
-# and prints per call: sluice_dma_map and sluice_dma_unmap with and without
-# the port's copy, sluice_dma_arena_free with and without its scrub (the
-# port's zero), sluice_dma_arena_alloc. Instruction counts repeat exactly
+# the three loops of bench_alloc's -I mode (insn_bounce_pairs, insn_slot_pairs,
+# insn_arena_pairs), and prints per call: sluice_dma_map and sluice_dma_unmap
+# with and without the port's copy, the alloc cell's slot pair (the request
+# normalisation, the pool's alloc and free), sluice_dma_arena_free with and
+# without its scrub (the port's zero), sluice_dma_arena_alloc. Instruction counts repeat exactly
 # from run to run on a loaded machine, where times do not; they are not times.
 # `rep movsb` / `rep stosb` count one instruction per byte under valgrind, so
 # the copy and the zero are subtracted, not compared. A measurement: it never

@@ -867,7 +867,7 @@ int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
  * page with no alignment beyond the slot's, no min_align bits, no boundary,
  * no attribute, in a first pool the device reaches whose policy is `sluice`
  * (fast_sluice, decided at the pool add). Its slots are the newest entry of
- * the CPU's magazine, popped by a direct call; anything else, a magazine
+ * the CPU's magazine, popped inline (dma_sluice_mag_pop()); anything else, a magazine
  * miss included, takes the general path, which gives the same answer.
  */
 #if DMA_POLICY_WITH(SLUICE) /* its only caller is too (unused otherwise: clang -Werror) */
@@ -952,14 +952,6 @@ dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, uns
 }
 
 /*
- * sluice_dma_priv_bounce_take() - the map side of a bounce: slots for @len
- * bytes at @orig (NULL for coherent memory) in the first pool that can hold
- * them, the mapping's record, and the slots filled (the buffer's bytes, or
- * zeros; then the cache cleaned). Returns 0 with *@m set, SLUICE_DMA_ERR_RANGE
- * when no pool can ever hold the request, SLUICE_DMA_ERR_NOMEM when none has
- * room now, or SLUICE_DMA_ERR_INVAL for a request of no bytes.
- */
-/*
  * Every request take's magazine pop did not serve: Linux's request
  * normalisation, each pool the device reaches in turn, the policy's alloc.
  * Out of line, so that the common request's frame stays a few registers.
@@ -1008,6 +1000,14 @@ dma_take_general(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
 	return SLUICE_DMA_ERR_NOMEM;
 }
 
+/*
+ * sluice_dma_priv_bounce_take() - the map side of a bounce: slots for @len
+ * bytes at @orig (NULL for coherent memory) in the first pool that can hold
+ * them, the mapping's record, and the slots filled (the buffer's bytes, or
+ * zeros; then the cache cleaned). Returns 0 with *@m set, SLUICE_DMA_ERR_RANGE
+ * when no pool can ever hold the request, SLUICE_DMA_ERR_NOMEM when none has
+ * room now, or SLUICE_DMA_ERR_INVAL for a request of no bytes.
+ */
 int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
 				void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
 				struct dma_bounce_map *m)
@@ -1129,7 +1129,7 @@ dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsi
 			   head, nslots, cpu, (void *)p, p->nslabs);
 		/* The magazine's push inline; every other case in the policy. */
 		if (!dma_sluice_mag_push(p, head, nslots, cpu))
-			sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+			sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
 		return;
 	}
 #endif

@@ -607,6 +607,9 @@ SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool 
 SLUICE_DMA_PRIV void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p,
 						 unsigned long head, unsigned long nslots,
 						 unsigned int cpu);
+SLUICE_DMA_PRIV void sluice_dma_priv_sluice_free_miss(struct sluice_dma_bounce_pool *p,
+						      unsigned long head, unsigned long nslots,
+						      unsigned int cpu);
 SLUICE_DMA_PRIV bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p);
 
 SLUICE_DMA_PRIV void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,

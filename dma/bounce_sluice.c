@@ -685,7 +685,8 @@ bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 
 /*
  * The policy's alloc (through the ops, or directly from bounce.c for a
- * fast_sluice pool): the common request pops (see above); anything else, an
+ * fast_sluice pool): the common request pops (dma_sluice_mag_pop(),
+ * bounce_sluice_mag.h); anything else, an
  * empty magazine or a pending drain included, goes to dma_sluice_alloc_rest().
  */
 long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
@@ -734,17 +735,18 @@ static __attribute__((noinline)) void dma_sluice_free_remote(struct sluice_dma_b
 	dma_sluice_area_put(p, m, head, k ? 2 : 1);
 }
 
-/* Also called directly by sluice_dma_priv_bounce_put() (fast_sluice pools). */
-void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
-				 unsigned long nslots, unsigned int cpu)
+/*
+ * Every free the magazine's inline push (dma_sluice_mag_push()) did not take:
+ * a run freed on another CPU than its owner's, a pending drain, a full
+ * magazine, a long run, any other length. Called by release (bounce.c) after
+ * its own push failed, and by sluice_dma_priv_sluice_free().
+ */
+void sluice_dma_priv_sluice_free_miss(struct sluice_dma_bounce_pool *p, unsigned long head,
+				      unsigned long nslots, unsigned int cpu)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	int k;
+	int k = dma_sluice_class(head, nslots);
 
-	/* The common case, a run freed into its owner's magazine, as release does it. */
-	if (dma_sluice_mag_push(p, head, nslots, cpu))
-		return;
-	k = dma_sluice_class(head, nslots);
 	if (k >= 0) {
 		struct dma_sluice_cpu *c = &m->cpus[cpu];
 		unsigned int owner = p->slots[head].owner;
@@ -783,6 +785,14 @@ void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long
 		return;
 	}
 	dma_sluice_area_put(p, m, head, nslots);
+}
+
+/* The policy's free (the ops', and bounce.c's for a fast_sluice pool): the push, or the rest. */
+void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
+				 unsigned long nslots, unsigned int cpu)
+{
+	if (!dma_sluice_mag_push(p, head, nslots, cpu))
+		sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
 }
 
 /*

@@ -125,8 +125,9 @@ static inline int dma_sluice_class(unsigned long head, unsigned long nslots)
  * dma_sluice_mag_pop() - the common request's slots: the newest entry of the
  * CPU's magazine @k (0: one slot, 1: a page-aligned pair), unchecked, since
  * every entry qualifies for a request with no min_align bits and no boundary.
- * Under SLUICE_DMA_PORT_CPU_EXCLUSIVE three loads and three stores on the
- * CPU's own lines, no lock, no atomic read-modify-write. Counts nothing: the
+ * Under SLUICE_DMA_PORT_CPU_EXCLUSIVE a few loads and one store on the CPU's
+ * own lines and the owner written into the slot's record, no lock, no atomic
+ * read-modify-write. Counts nothing: the
  * caller counts the hit (bounce.c's fast_maps, or the policy's alloc).
  * Returns the run's first slot, or -1 for an empty magazine or a pending
  * drain (the caller's general path then runs).

@@ -70,7 +70,7 @@ $(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.
 	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 # The benchmark with the bounce path's checks passing unconditionally
-# (-DSLUICE_DMA_BENCH_NO_CHECKS, DMA_CHECKED() in dma/bounce.h: the bad-argument
+# (-DSLUICE_DMA_BENCH_NO_CHECKS, DMA_CHECKED() in dma/log.h: the bad-argument
 # and tag refusals at map, the unmap's record checks, the internal asserts):
 # against bench_alloc's, what those refusals cost. And the bare layer, every
 # guarantee a flag can turn off turned off (no checks, no statistics, the

@@ -127,47 +127,60 @@ static void test_batches(void **state)
  * A magazine hit of the bounce path updates one counter (fast_maps, bounce.h)
  * and reads back as one mapping, one search step and one cache hit, exactly
  * as a hit through the policy counts; a miss counts as the general path does.
+ * For single slots and page pairs, with and without the exclusive promise.
  */
-static void test_hit_counters(void **state)
+static void hit_counters(bool exclusive, size_t len)
 {
 	struct fx *f = excl_new(1, 4 * MIB);
 	unsigned char *buf = calloc(1, 4096);
 	struct sluice_dma_bounce_stats s0, s1, s2;
+	struct sluice_dma_tag aligned = SLUICE_DMA_TAG_DEFAULT;
 	uint64_t d[10];
 
-	(void)state;
+	if (!exclusive)
+		f->mp.ops.flags = f->dl.ops.flags = 0;
 	/* The first map misses (empty magazine): refill, then a hit by the policy. */
-	unmap1(f, map1(f, buf, 2048), 2048);
+	unmap1(f, map1(f, buf, len), len);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
 	assert_int_equal(s0.mappings, 1);
 	assert_int_equal(s0.cache_hits, 1);
 	assert_true(s0.search_steps >= 1);
 	for (unsigned int i = 0; i < 10; i++)
-		d[i] = map1(f, buf, 2048);
+		d[i] = map1(f, buf, len);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
 	assert_int_equal(s1.mappings - s0.mappings, 10);
 	assert_int_equal(s1.cache_hits - s0.cache_hits, 10);
 	assert_int_equal(s1.search_steps - s0.search_steps, 10);
 	assert_int_equal(s1.bytes_scrubbed + s1.bytes_to_device -
 				 (s0.bytes_scrubbed + s0.bytes_to_device),
-			 10 * 2048);
+			 10 * len);
 	for (unsigned int i = 0; i < 10; i++)
-		unmap1(f, d[i], 2048);
+		unmap1(f, d[i], len);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s2), 0);
 	assert_int_equal(s2.unmaps - s1.unmaps, 10);
 	assert_int_equal(s2.mappings, s1.mappings);
 	/* An alignment takes the general path, and the policy's own pop hits. */
-	struct sluice_dma_tag aligned = SLUICE_DMA_TAG_DEFAULT;
-	aligned.alloc_align_mask = 2047;
-	assert_int_equal(sluice_dma_map(&f->dl, &aligned, buf, 2048, SLUICE_DMA_TO_DEVICE, &d[0]),
+	aligned.alloc_align_mask = len > 2048 ? 4095 : 2047;
+	assert_int_equal(sluice_dma_map(&f->dl, &aligned, buf, len, SLUICE_DMA_TO_DEVICE, &d[0]),
 			 0);
 	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
 	assert_int_equal(s1.mappings - s2.mappings, 1);
 	assert_int_equal(s1.cache_hits - s2.cache_hits, 1);
 	assert_int_equal(s1.search_steps - s2.search_steps, 1);
-	unmap1(f, d[0], 2048);
+	unmap1(f, d[0], len);
+	assert_int_equal(s1.mappings, s1.unmaps + 1);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
 	assert_int_equal(fx_free(f), 0);
 	free(buf);
+}
+
+static void test_hit_counters(void **state)
+{
+	(void)state;
+	for (int excl = 0; excl <= 1; excl++) {
+		hit_counters(excl, 2048);
+		hit_counters(excl, 4096);
+	}
 }
 
 /* Maps on CPU 0, unmaps on CPU 1: back to CPU 0 through its remote list. */

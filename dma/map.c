@@ -357,13 +357,24 @@ int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 			     enum sluice_dma_dir dir, size_t written)
 {
-	return dma_unmap_common(dl, dma_addr, len, dir, written);
+	int err;
+
+	/* The stage markers as sluice_dma_unmap()'s: the drivers unmap through here. */
+	DMA_STAGE(DMA_STAGE_LOOKUP);
+	err = dma_unmap_common(dl, dma_addr, len, dir, written);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 			     enum sluice_dma_dir dir)
 {
-	return dma_unmap_common(dl, dma_addr, len, dir, 0);
+	int err;
+
+	DMA_STAGE(DMA_STAGE_LOOKUP);
+	err = dma_unmap_common(dl, dma_addr, len, dir, 0);
+	DMA_STAGE(DMA_STAGE_COUNT);
+	return err;
 }
 
 /* ------------------------------------------------------------------ scatter-gather */

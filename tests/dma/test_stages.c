@@ -146,12 +146,47 @@ static void test_general_path(void **state)
 	assert_int_equal(fx_free(f), 0);
 }
 
+/*
+ * The drivers unmap with sluice_dma_unmap_written() and _discard(): the same
+ * lookup stage as sluice_dma_unmap() (the guest's stage lines charge their
+ * checks and record lookup to it), and the path back outside the layer.
+ */
+static void test_unmap_written_and_discard(void **state)
+{
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	struct fx *f = stages_fx();
+	unsigned char *buf = fx_aligned(4096, 4096);
+	uint64_t a;
+
+	(void)state;
+	for (int discard = 0; discard <= 1; discard++) {
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_FROM_DEVICE, &a),
+				 0);
+		bench_stages_reset();
+		if (discard)
+			assert_int_equal(sluice_dma_unmap_discard(&f->dl, a, 4096,
+								  SLUICE_DMA_FROM_DEVICE),
+					 0);
+		else
+			assert_int_equal(sluice_dma_unmap_written(&f->dl, a, 4096,
+								  SLUICE_DMA_FROM_DEVICE, 100),
+					 0);
+		assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_LOOKUP], 1);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_RELEASE], 2);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_COPY_BACK], discard ? 0 : 4);
+	}
+	free(buf);
+	assert_int_equal(fx_free(f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_common_to_device),
 		cmocka_unit_test(test_common_bidirectional),
 		cmocka_unit_test(test_general_path),
+		cmocka_unit_test(test_unmap_written_and_discard),
 	};
 
 	assert_true(bench_stages_built());

@@ -16,6 +16,8 @@
 #                                       (valgrind's callgrind; repeatable under load)
 #   make bench-guarantees               what each guarantee of the bounce path and the arena
 #                                       costs, turned off in bench-only builds
+#   make bench-floor                    a hand-written 4 KiB bounce with no guarantee against
+#                                       its copy alone: the floor on this machine
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu
@@ -478,7 +480,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	"$(BENCH_NOCHECKS_BIN) -I 2000" "$(BENCH_BARE_BIN) -I 2000" \
 	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS) $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
-	$(BENCH_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) $(BENCH_BARE_BIN) lib portable-build
+	$(BENCH_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) $(BENCH_BARE_BIN) $(BENCH_FLOOR_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

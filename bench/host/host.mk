@@ -115,6 +115,19 @@ bench-guarantees: $(BENCH_VARIANT_BINS)
 		$(BENCH_VARIANT_BINS); echo $$? >$$rc; } | tee $(BUILD)/bench/guarantees.txt; \
 		status=$$(cat $$rc); rm -f $$rc; exit $$status
 
+# make bench-floor: the least a 4 KiB bounce can do around its copy, hand-written
+# (bench/host/bench_floor.c: no guarantee, one request shape), against the copy
+# alone with the same footprint. x86-64 (rep movsb). A measurement, never a test.
+BENCH_FLOOR_BIN := $(BUILD)/bench/bench_floor
+$(BENCH_FLOOR_BIN): bench/host/bench_floor.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2)"
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<
+
+.PHONY: bench-floor
+bench-floor: $(BENCH_FLOOR_BIN)
+	$(Q)$(BENCH_FLOOR_BIN)
+
 # make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
 # (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or
 # scrub, counted by valgrind's callgrind in bench_alloc's -I mode

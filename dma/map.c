@@ -319,8 +319,10 @@ static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 
 /* Ends a mapping; a from-device bounce first copies back its first @written
  * bytes (len: all of them, 0: none). Validates everything first. */
-static int dma_unmap_common(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			    enum sluice_dma_dir dir, size_t written)
+static inline __attribute__((always_inline)) int dma_unmap_common(struct sluice_dma_layer *dl,
+								  uint64_t dma_addr, size_t len,
+								  enum sluice_dma_dir dir,
+								  size_t written)
 {
 	int err;
 

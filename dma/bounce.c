@@ -11,34 +11,9 @@
  * top to bottom").
  */
 #include "dma/bounce.h"
-#include "dma/bounce_sluice_mag.h" /* the magazines' hit path, inline in take and release */
+#include "dma/bounce_hit.h" /* take and release, inline; their wrappers below */
 
 /* ------------------------------------------------------------------ policies */
-
-/*
- * The policies compiled in: every one of SLUICE_DMA_POLICIES()
- * (<sluice/dma_policies.h>), unless the library was built with
- * `make lib SLUICE_DMA_POLICIES="..."` (dma/build.mk), which defines
- * SLUICE_DMA_POLICIES_SELECTED and SLUICE_DMA_WITH_<UPPER> for each policy
- * named (to 1, as -D does) and leaves the other policies' files out of the
- * archive. The kernel and the tests compile every file and define neither.
- *
- * DMA_POLICY_WITH(UPPER) is 1 or 0 whether or not SLUICE_DMA_WITH_<UPPER> is
- * defined, usable inside the list's expansion where #ifdef is not: the way
- * IS_ENABLED() of Linux's include/linux/kconfig.h tells a config option set
- * to 1 from one not defined (a defined 1 pastes into a name that expands to
- * "0," and shifts the argument list by one).
- */
-#define DMA_ONE_PLACEHOLDER_1 0,
-#define DMA_SECOND_ARG(a, b, ...) b
-#define DMA_IS_ONE__(one_or_junk) DMA_SECOND_ARG(one_or_junk 1, 0, 0)
-#define DMA_IS_ONE_(val) DMA_IS_ONE__(DMA_ONE_PLACEHOLDER_##val)
-#define DMA_IS_ONE(macro) DMA_IS_ONE_(macro)
-#ifdef SLUICE_DMA_POLICIES_SELECTED
-#define DMA_POLICY_WITH(upper) DMA_IS_ONE(SLUICE_DMA_WITH_##upper)
-#else
-#define DMA_POLICY_WITH(upper) 1
-#endif
 
 /* The released values of the public enum never change (new policies go last). */
 _Static_assert(SLUICE_DMA_POLICY_LINUX == 0 && SLUICE_DMA_POLICY_BITMAP == 1 &&
@@ -863,103 +838,17 @@ int sluice_dma_layer_check(const struct sluice_dma_layer *dl)
 /* ------------------------------------------------------------------ take and release */
 
 /*
- * The common request (docs/ARCHITECTURE.md): a streaming mapping of at most a
- * page with no alignment beyond the slot's, no min_align bits, no boundary,
- * no attribute, in a first pool the device reaches whose policy is `sluice`
- * (fast_sluice, decided at the pool add). Its slots are the newest entry of
- * the CPU's magazine, popped inline (dma_sluice_mag_pop()); anything else, a magazine
- * miss included, takes the general path, which gives the same answer.
+ * sluice_dma_priv_bounce_take_general() - every request take's magazine pop
+ * did not serve (bounce_hit.h's dma_bounce_take()): Linux's request
+ * normalisation, each pool from @p on that the device reaches in turn, the
+ * policy's alloc. Out of line, so that the common request's frame stays a
+ * few registers. Returns as dma_bounce_take().
  */
-#if DMA_POLICY_WITH(SLUICE) /* its only caller is too (unused otherwise: clang -Werror) */
-static inline bool dma_take_common(const struct sluice_dma_bounce_pool *p,
-				   const struct sluice_dma_tag *tag, size_t len, uint8_t flags)
-{
-	return p->fast_sluice && !flags && len <= 2 * SLUICE_DMA_IO_TLB_SIZE &&
-	       !(tag->min_align_mask | tag->alloc_align_mask) &&
-	       tag->boundary_mask == SLUICE_DMA_NO_LIMIT && p->dma_last <= tag->addr_limit;
-}
-#endif
-
-/* The record of a new mapping, in the slot of its address. */
-static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t len,
-			       unsigned long nslots, uint64_t offset, enum sluice_dma_dir dir,
-			       uint8_t flags)
-{
-	rec->orig = orig;
-	rec->len = (uint32_t)len;
-	rec->nslots = (uint32_t)nslots;
-	rec->pad = (uint16_t)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
-	rec->off = (uint16_t)(offset & (SLUICE_DMA_IO_TLB_SIZE - 1));
-	rec->dir = (uint8_t)dir;
-	rec->flags = DMA_SLOT_LIVE | flags;
-}
-
-/*
- * The slots' first bytes: the buffer's (to the device, or any direction
- * under SLUICE_DMA_SCRUB_COPY), else zeros (from-device under the default
- * scrub, and coherent memory, which has no buffer).
- */
-static inline __attribute__((always_inline)) void
-dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned int cpu,
-		unsigned char *tlb, const void *buf, size_t len, enum sluice_dma_dir dir)
-{
-	uint64_t t0;
-
-	DMA_STAGE(DMA_STAGE_COPY);
-	t0 = dma_copy_start(dl);
-	if (buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY)) {
-		/*
-		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
-		 * device write must leave the original bytes, never a previous
-		 * mapping's.
-		 */
-		dma_port_copy(&dl->ops, tlb, buf, len);
-		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_to_device, len);
-	} else {
-		/* Rings start zeroed; and no earlier mapping's bytes may show through. */
-		dma_port_zero(&dl->ops, tlb, len);
-		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_scrubbed, len);
-	}
-	dma_copy_end(dl, t0);
-	/*
-	 * Whatever the direction: the bytes just written (data or zeros) must
-	 * be in memory before the device reads, and no dirty line may be
-	 * evicted later over what the device writes.
-	 */
-	DMA_STAGE(DMA_STAGE_CACHE);
-	dma_cache(dl, tlb, len, SLUICE_DMA_CACHE_CLEAN);
-	DMA_STAGE(DMA_STAGE_RECORD);
-}
-
-/*
- * A new mapping's record written and its slots filled; the map's last step.
- * @counted: the counter it adds to: mappings, or fast_maps for a magazine
- * hit of the common request (bounce.h).
- */
-static inline __attribute__((always_inline)) int
-dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned long s,
-	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir,
-	      atomic_ulong *counted, struct dma_bounce_map *m)
-{
-	struct dma_bounce_slot *rec = &p->slots[s];
-
-	dma_pcpu_add(dl, counted, 1);
-	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), orig, len, dir);
-	m->pool = p;
-	m->slot = s;
-	m->rec = rec;
-	return 0;
-}
-
-/*
- * Every request take's magazine pop did not serve: Linux's request
- * normalisation, each pool the device reaches in turn, the policy's alloc.
- * Out of line, so that the common request's frame stays a few registers.
- */
-static __attribute__((noinline)) int
-dma_take_general(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
-		 const struct sluice_dma_tag *tag, unsigned int cpu, void *orig, size_t len,
-		 enum sluice_dma_dir dir, uint8_t flags, struct dma_bounce_map *m)
+int sluice_dma_priv_bounce_take_general(struct sluice_dma_layer *dl,
+					struct sluice_dma_bounce_pool *p,
+					const struct sluice_dma_tag *tag, unsigned int cpu,
+					void *orig, size_t len, enum sluice_dma_dir dir,
+					uint8_t flags, struct dma_bounce_map *m)
 {
 	struct dma_bounce_req r;
 	uint64_t offset;
@@ -1001,83 +890,15 @@ dma_take_general(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p,
 }
 
 /*
- * sluice_dma_priv_bounce_take() - the map side of a bounce: slots for @len
- * bytes at @orig (NULL for coherent memory) in the first pool that can hold
- * them, the mapping's record, and the slots filled (the buffer's bytes, or
- * zeros; then the cache cleaned). Returns 0 with *@m set, SLUICE_DMA_ERR_RANGE
- * when no pool can ever hold the request, SLUICE_DMA_ERR_NOMEM when none has
- * room now, or SLUICE_DMA_ERR_INVAL for a request of no bytes.
+ * dma_bounce_take() for the entry points that are not a streaming map
+ * (coherent memory, whose flags never make the common request): @tag
+ * checked by the caller.
  */
 int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
 				void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
 				struct dma_bounce_map *m)
 {
-	struct sluice_dma_bounce_pool *p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE);
-	unsigned int cpu = dma_cpu(dl);
-
-#if DMA_POLICY_WITH(SLUICE)
-	if (p && len && dma_take_common(p, tag, len, flags)) {
-		unsigned long n = len > SLUICE_DMA_IO_TLB_SIZE ? 2 : 1;
-		long head;
-
-		DMA_STAGE(DMA_STAGE_SLOT);
-		head = dma_sluice_mag_pop(p, (unsigned int)(n - 1), cpu);
-		DMA_STAGE(DMA_STAGE_RECORD);
-		if (head >= 0) {
-			dma_rec_set(&p->slots[head], orig, len, n, 0, dir, flags);
-			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir,
-					     &p->pcpu[cpu].fast_maps, m);
-		}
-		DMA_STAGE(DMA_STAGE_POOL);
-	}
-#endif
-	return dma_take_general(dl, p, tag, cpu, orig, len, dir, flags, m);
-}
-
-/*
- * sluice_dma_priv_bounce_lookup() - the live record for @dma_addr: 0 with
- * @m->rec set; 0 with @m->rec NULL when the address lies outside every pool;
- * or the refusal's error (DMA_REFUSE, naming @what) for an address inside a
- * pool that is no live mapping's start, or a mapping of the other kind
- * (@kind: 0 streaming, 1 coherent, -1 either).
- */
-static inline __attribute__((always_inline)) int dma_bounce_lookup(struct sluice_dma_layer *dl,
-								   uint64_t dma_addr, int kind,
-								   struct dma_bounce_map *m,
-								   const char *what)
-{
-	struct sluice_dma_bounce_pool *p;
-	struct dma_bounce_slot *rec;
-	unsigned long s;
-
-	m->rec = NULL;
-	for (p = __atomic_load_n(&dl->pools, __ATOMIC_ACQUIRE); p;
-	     p = atomic_load_explicit(&p->next, memory_order_acquire))
-		if (dma_addr >= p->dma_start && dma_addr - p->dma_start < p->bytes)
-			break;
-	if (!p)
-		return 0;
-	s = (unsigned long)((dma_addr - p->dma_start) >> SLUICE_DMA_IO_TLB_SHIFT);
-	if (DMA_CHECKED(s >= p->nslabs))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "%s of dma 0x%llx: outside the pool's slots", what,
-				  (unsigned long long)dma_addr);
-	rec = &p->slots[s];
-	if (DMA_CHECKED(!(rec->flags & DMA_SLOT_LIVE) ||
-			rec->off != ((dma_addr - p->dma_start) & (SLUICE_DMA_IO_TLB_SIZE - 1))))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT,
-				  "%s of dma 0x%llx: not a live mapping (never mapped or already "
-				  "unmapped)",
-				  what, (unsigned long long)dma_addr);
-	if (DMA_CHECKED(kind >= 0 && !(rec->flags & DMA_SLOT_COHERENT) != !kind))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_NOENT, "%s of dma 0x%llx: %s", what,
-				  (unsigned long long)dma_addr,
-				  kind ? "a streaming mapping, not coherent memory" :
-					 "coherent memory, not a streaming mapping");
-	m->pool = p;
-	m->slot = s;
-	m->rec = rec;
-	return 0;
+	return dma_bounce_take(dl, tag, false, orig, len, dir, flags, m);
 }
 
 int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr, int kind,
@@ -1086,86 +907,9 @@ int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr
 	return dma_bounce_lookup(dl, dma_addr, kind, m, what);
 }
 
-/*
- * sluice_dma_priv_bounce_put() - a validated mapping ends: device access
- * restored if it was narrowed, the record cleared, the slots back to the
- * policy (directly for fast_sluice pools). No copy.
- */
-static inline __attribute__((always_inline)) void
-dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsigned int cpu)
-{
-	struct sluice_dma_bounce_pool *p = m->pool;
-	struct dma_bounce_slot *rec = m->rec;
-	unsigned long head = m->slot - rec->pad, nslots = rec->nslots;
-
-	/*
-	 * Slots go back with full device access, the state every other mapping
-	 * expects of them. The port's contract is that restoring cannot fail;
-	 * if it does, say so: a later from-device mapping of these slots would
-	 * see its device writes fault.
-	 */
-	if (__builtin_expect(rec->flags & DMA_SLOT_ACCESS, 0)) {
-		uint64_t a;
-		size_t n;
-		int err;
-
-		dma_rec_pages(p, m->slot, rec, &a, &n);
-		err = dl->ops.set_access(dl->ops.ctx, a, n,
-					 SLUICE_DMA_ACCESS_READ | SLUICE_DMA_ACCESS_WRITE);
-		if (err)
-			sluice_dma_priv_logf(dma_layer_ops(dl), SLUICE_DMA_LOG_ERR,
-					     "dma 0x%llx: restoring device access failed (%d)",
-					     (unsigned long long)a, err);
-	}
-	rec->flags = 0;
-	rec->orig = NULL;
-	rec->len = 0;
-	dma_pcpu_add(dl, &p->pcpu[cpu].unmaps, 1);
-#if DMA_POLICY_WITH(SLUICE)
-	if (p->fast_sluice) {
-		/* The range check of sluice_dma_priv_bounce_free(), without its indirect call. */
-		DMA_ASSERT(dl, nslots && head < p->nslabs && nslots <= p->nslabs - head,
-			   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)",
-			   head, nslots, cpu, (void *)p, p->nslabs);
-		/* The magazine's push inline; every other case in the policy. */
-		if (!dma_sluice_mag_push(p, head, nslots, cpu))
-			sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
-		return;
-	}
-#endif
-	sluice_dma_priv_bounce_free(p, head, nslots, cpu);
-}
-
 void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m,
 				unsigned int cpu)
 {
-	dma_bounce_put(dl, m, cpu);
-}
-
-/*
- * sluice_dma_priv_bounce_end() - a validated bounce mapping ends; a
- * from-device one first copies back its first @written bytes (its length:
- * all of them, 0: none).
- */
-static inline __attribute__((always_inline)) void
-dma_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, size_t written)
-{
-	struct dma_bounce_slot *rec = m->rec;
-	unsigned int cpu = dma_cpu(dl);
-
-	if ((rec->dir & SLUICE_DMA_FROM_DEVICE) && written) {
-		void *tlb = dma_slot_vaddr(m->pool, m->slot, rec->off);
-		uint64_t t0;
-
-		DMA_STAGE(DMA_STAGE_CACHE);
-		dma_cache(dl, tlb, rec->len, SLUICE_DMA_CACHE_INVALIDATE);
-		DMA_STAGE(DMA_STAGE_COPY_BACK);
-		t0 = dma_copy_start(dl);
-		dma_port_copy(&dl->ops, rec->orig, tlb, written);
-		dma_copy_end(dl, t0);
-		dma_pcpu_add(dl, &m->pool->pcpu[cpu].bytes_from_device, written);
-	}
-	DMA_STAGE(DMA_STAGE_RELEASE);
 	dma_bounce_put(dl, m, cpu);
 }
 
@@ -1173,34 +917,4 @@ void sluice_dma_priv_bounce_end(struct sluice_dma_layer *dl, const struct dma_bo
 				size_t written)
 {
 	dma_bounce_end(dl, m, written);
-}
-
-/*
- * sluice_dma_priv_bounce_release() - the unmap side of a bounce: the record of
- * @dma_addr found and checked against the caller's @len and @dir (each
- * mismatch refused, DMA_REFUSE), the first @written bytes copied back for a
- * from-device mapping, the record cleared and the slots freed. Returns 0,
- * the refusal's error, or DMA_BOUNCE_NOT_POOL when the address lies in no
- * pool (the caller tries the in-place region).
- */
-int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-				   enum sluice_dma_dir dir, size_t written)
-{
-	struct dma_bounce_map m;
-	int err = dma_bounce_lookup(dl, dma_addr, 0, &m, "unmap");
-
-	if (err)
-		return err;
-	if (!m.rec)
-		return DMA_BOUNCE_NOT_POOL;
-	if (DMA_CHECKED(m.rec->len != len))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
-				  "unmap of dma 0x%llx: length %zu, mapped %u",
-				  (unsigned long long)dma_addr, len, m.rec->len);
-	if (DMA_CHECKED(m.rec->dir != dir))
-		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
-				  "unmap of dma 0x%llx: direction %d, mapped %d",
-				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);
-	dma_bounce_end(dl, &m, written);
-	return 0;
 }

@@ -249,6 +249,31 @@ _Static_assert(DMA_CACHELINE + 2 * DMA_META_AREA_MAX + DMA_META_SLUICE_CPU_MAX <
 	       "per-CPU metadata bound");
 _Static_assert(24 + 8 + 1 <= SLUICE_DMA_BOUNCE_META_PER_SLOT, "per-slot metadata bound");
 
+/*
+ * The policies compiled in: every one of SLUICE_DMA_POLICIES()
+ * (<sluice/dma_policies.h>), unless the library was built with
+ * `make lib SLUICE_DMA_POLICIES="..."` (dma/build.mk), which defines
+ * SLUICE_DMA_POLICIES_SELECTED and SLUICE_DMA_WITH_<UPPER> for each policy
+ * named (to 1, as -D does) and leaves the other policies' files out of the
+ * archive. The kernel and the tests compile every file and define neither.
+ *
+ * DMA_POLICY_WITH(UPPER) is 1 or 0 whether or not SLUICE_DMA_WITH_<UPPER> is
+ * defined, usable inside the list's expansion where #ifdef is not: the way
+ * IS_ENABLED() of Linux's include/linux/kconfig.h tells a config option set
+ * to 1 from one not defined (a defined 1 pastes into a name that expands to
+ * "0," and shifts the argument list by one).
+ */
+#define DMA_ONE_PLACEHOLDER_1 0,
+#define DMA_SECOND_ARG(a, b, ...) b
+#define DMA_IS_ONE__(one_or_junk) DMA_SECOND_ARG(one_or_junk 1, 0, 0)
+#define DMA_IS_ONE_(val) DMA_IS_ONE__(DMA_ONE_PLACEHOLDER_##val)
+#define DMA_IS_ONE(macro) DMA_IS_ONE_(macro)
+#ifdef SLUICE_DMA_POLICIES_SELECTED
+#define DMA_POLICY_WITH(upper) DMA_IS_ONE(SLUICE_DMA_WITH_##upper)
+#else
+#define DMA_POLICY_WITH(upper) 1
+#endif
+
 /* Each policy's ops, defined in dma/bounce_<lower>.c (<sluice/dma_policies.h>). */
 #define DMA_POLICY_OPS_DECL(upper, lower)                         \
 	SLUICE_DMA_PRIV extern const struct dma_bounce_policy_ops \
@@ -376,7 +401,8 @@ static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigne
  * an update that raced it: an atomic add keeps every counter exact, as
  * sluice_dma_bounce_stats_get() promises, for one locked instruction each.
  */
-static inline void dma_pcpu_add(const struct sluice_dma_layer *dl, atomic_ulong *c, unsigned long v)
+static inline __attribute__((always_inline)) void dma_pcpu_add(const struct sluice_dma_layer *dl,
+							       atomic_ulong *c, unsigned long v)
 {
 #ifdef SLUICE_DMA_BENCH_NO_STATS
 	/*
@@ -422,6 +448,22 @@ static inline int dma_tag_check(const struct sluice_dma_tag *tag)
 	if (tag->addr_limit == 0)
 		return SLUICE_DMA_ERR_INVAL;
 	return 0;
+}
+
+/*
+ * dma_tag_check_plain() - dma_tag_check() for the map path: a plain tag (no
+ * alignment, no min_align bits, no boundary: the common request's, and
+ * SLUICE_DMA_TAG_DEFAULT's) passes every mask rule by its shape, so only its
+ * address limit is left to check; any other tag gets every rule. *@plain
+ * says which it was (take's common request needs a plain tag).
+ */
+static inline int dma_tag_check_plain(const struct sluice_dma_tag *tag, bool *plain)
+{
+	*plain = tag && !(tag->min_align_mask | tag->alloc_align_mask) &&
+		 tag->boundary_mask == SLUICE_DMA_NO_LIMIT;
+	if (!*plain)
+		return dma_tag_check(tag);
+	return DMA_CHECKED(tag->addr_limit == 0) ? SLUICE_DMA_ERR_INVAL : 0;
 }
 
 /* CPU and device address of byte @off of slot @s. */
@@ -575,19 +617,24 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *
 SLUICE_DMA_PRIV unsigned long
 sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
 /*
- * The bounce path read top to bottom (docs/ARCHITECTURE.md): a map enters
- * bounce.c once, in take (pool choice, slots, record, the copy or scrub into
- * them); an unmap once, in release (lookup and its refusals, the copy back,
- * the record cleared, the slots freed). The rest serve the other entry points
- * of map.c (sync, access, coherent memory, teardown).
+ * The bounce path read top to bottom (docs/ARCHITECTURE.md): a map runs take
+ * (pool choice, slots, record, the copy or scrub into them) and an unmap
+ * release (lookup and its refusals, the copy back, the record cleared, the
+ * slots freed), both inline from bounce_hit.h; take calls the general path
+ * below for every request the CPU's magazine does not serve. The rest serve
+ * the other entry points of map.c (sync, access, coherent memory, teardown)
+ * with the same inline functions.
  */
 SLUICE_DMA_PRIV int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl,
 						const struct sluice_dma_tag *tag, void *orig,
 						size_t len, enum sluice_dma_dir dir, uint8_t flags,
 						struct dma_bounce_map *m);
-SLUICE_DMA_PRIV int sluice_dma_priv_bounce_release(struct sluice_dma_layer *dl, uint64_t dma_addr,
-						   size_t len, enum sluice_dma_dir dir,
-						   size_t written);
+SLUICE_DMA_PRIV int sluice_dma_priv_bounce_take_general(struct sluice_dma_layer *dl,
+							struct sluice_dma_bounce_pool *p,
+							const struct sluice_dma_tag *tag,
+							unsigned int cpu, void *orig, size_t len,
+							enum sluice_dma_dir dir, uint8_t flags,
+							struct dma_bounce_map *m);
 SLUICE_DMA_PRIV int sluice_dma_priv_bounce_lookup(struct sluice_dma_layer *dl, uint64_t dma_addr,
 						  int kind, struct dma_bounce_map *m,
 						  const char *what);

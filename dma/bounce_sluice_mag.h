@@ -136,17 +136,21 @@ static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned
 				      unsigned int cpu)
 {
 	struct dma_sluice_cpu *c = &dma_sluice_meta(p)->cpus[cpu];
+	bool excl = dma_sluice_exclusive(p); /* read once: the stores below may alias it */
 	uint32_t n, s;
 
-	dma_sluice_own(p, c);
+	if (!excl)
+		dma_lock(p->dl, &c->lock);
 	n = c->n[k];
 	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0)) {
-		dma_sluice_unown(p, c);
+		if (!excl)
+			dma_unlock(p->dl, &c->lock);
 		return -1;
 	}
 	s = c->ent[k][n - 1];
 	dma_sluice_st(&c->n[k], n - 1);
-	dma_sluice_unown(p, c);
+	if (!excl)
+		dma_unlock(p->dl, &c->lock);
 	p->slots[s].owner = (uint16_t)cpu;
 	return s;
 }
@@ -164,19 +168,24 @@ static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigne
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	struct dma_sluice_cpu *c = &m->cpus[cpu];
 	int k = dma_sluice_class(head, nslots);
+	bool excl;
 	uint32_t n;
 
 	if (k < 0 || p->slots[head].owner != cpu)
 		return false;
-	dma_sluice_own(p, c);
+	excl = dma_sluice_exclusive(p); /* read once: the stores below may alias it */
+	if (!excl)
+		dma_lock(p->dl, &c->lock);
 	n = c->n[k];
 	if (__builtin_expect(n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0)) {
-		dma_sluice_unown(p, c);
+		if (!excl)
+			dma_unlock(p->dl, &c->lock);
 		return false;
 	}
 	c->ent[k][n] = (uint32_t)head;
 	dma_sluice_st(&c->n[k], n + 1);
-	dma_sluice_unown(p, c);
+	if (!excl)
+		dma_unlock(p->dl, &c->lock);
 	return true;
 }
 

@@ -6,12 +6,13 @@
  * this address shared?" query.
  *
  * The bounce path read top to bottom (docs/ARCHITECTURE.md): a map checks its
- * arguments and its tag here, tries the in-place region, then enters bounce.c
- * once, in sluice_dma_priv_bounce_take() (pool choice, slots, the record, the
- * copy or scrub into the slots); an unmap checks its arguments here and enters
- * bounce.c once, in sluice_dma_priv_bounce_release() (lookup and its refusals,
+ * arguments and its tag here, tries the in-place region, then runs take
+ * (pool choice, slots, the record, the copy or scrub into the slots); an
+ * unmap checks its arguments here and runs release (lookup and its refusals,
  * the copy back, the record cleared, the slots freed), or ends an in-place
- * mapping. Every copy is bounded by the length recorded at map time. Sync,
+ * mapping. Take and release are bounce_hit.h's, inline here, so that the
+ * common request makes no call but the port's; take's general path is
+ * bounce.c's. Every copy is bounded by the length recorded at map time. Sync,
  * access changes, coherent memory and teardown use bounce.c's lookup, end
  * and put.
  *
@@ -25,6 +26,7 @@
  * the device wrote them and before the CPU reads them.
  */
 #include "dma/bounce.h"
+#include "dma/bounce_hit.h" /* take and release, inline in map and unmap */
 
 static bool dma_dir_valid(enum sluice_dma_dir dir)
 {
@@ -125,10 +127,11 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 	const struct sluice_dma_tag *t = tag;
 	size_t len = *lenp;
 	uint8_t flags = 0;
+	bool plain;
 	int err;
 
 	DMA_STAGE(DMA_STAGE_TAG);
-	err = dma_tag_check(tag);
+	err = dma_tag_check_plain(tag, &plain);
 	if (err)
 		return err;
 	DMA_STAGE(DMA_STAGE_POOL);
@@ -153,6 +156,7 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 			ctag.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
 			flags |= DMA_SLOT_PAGES;
 			t = &ctag;
+			plain = false;
 		}
 		if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
 			size_t max = sluice_dma_max_mapping_size(dl, t);
@@ -164,8 +168,8 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 	if ((t->max_mapping && len > t->max_mapping) || len > UINT32_MAX)
 		return SLUICE_DMA_ERR_RANGE;
 
-	/* Into bounce.c once: pool, slots, record, and the copy into them. */
-	err = sluice_dma_priv_bounce_take(dl, t, buf, len, dir, flags, &m);
+	/* Pool, slots, record, and the copy into them (bounce_hit.h). */
+	err = dma_bounce_take(dl, t, plain, buf, len, dir, flags, &m);
 	/*
 	 * A partial map whose alignment rounding overflows the longest run
 	 * shortens by one alignment unit at a time; the rounding adds less
@@ -338,8 +342,8 @@ static inline __attribute__((always_inline)) int dma_unmap_common(struct sluice_
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
 				  (unsigned long long)dma_addr, written, len);
-	/* Into bounce.c once: lookup and its refusals, copy back, slots freed. */
-	err = sluice_dma_priv_bounce_release(dl, dma_addr, len, dir, written);
+	/* Lookup and its refusals, copy back, slots freed (bounce_hit.h). */
+	err = dma_bounce_release(dl, dma_addr, len, dir, written);
 	if (err == DMA_BOUNCE_NOT_POOL)
 		return dma_unmap_inplace(dl, dma_addr, len, dir);
 	return err;

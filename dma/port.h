@@ -90,8 +90,8 @@ static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *v
  * The bounce copy: the port's copy op, chosen once at start-up for its CPU
  * (e.g. `rep movsb` with ERMS/FSRM), else the library's memcpy.
  */
-static inline void dma_port_copy(const struct sluice_dma_port_ops *ops, void *dst, const void *src,
-				 size_t len)
+static inline __attribute__((always_inline)) void
+dma_port_copy(const struct sluice_dma_port_ops *ops, void *dst, const void *src, size_t len)
 {
 	if (ops->copy)
 		ops->copy(ops->ctx, dst, src, len);
@@ -104,7 +104,8 @@ static inline void dma_port_copy(const struct sluice_dma_port_ops *ops, void *ds
  * blocks): the port's zero op, chosen once for its CPU (e.g. `rep stosb` with
  * ERMS, or non-temporal stores), else the library's memset.
  */
-static inline void dma_port_zero(const struct sluice_dma_port_ops *ops, void *dst, size_t len)
+static inline __attribute__((always_inline)) void
+dma_port_zero(const struct sluice_dma_port_ops *ops, void *dst, size_t len)
 {
 	if (ops->zero)
 		ops->zero(ops->ctx, dst, len);

@@ -57,8 +57,9 @@ def read(root, rel):
 
 def defines(text, func):
     """Whether C source @text defines function @func (its name at a line's
-    start or after a type, then "(", and a body, not a ";", after the ")")."""
-    pattern = re.compile(r"^[A-Za-z_][^;{}()]*?\b%s\s*\([^;{]*?\)\s*\{" % re.escape(func),
+    start, as GNU style puts it under its type, or after a type on the same
+    line, then "(", and a body, not a ";", after the ")")."""
+    pattern = re.compile(r"^(?:[A-Za-z_][^;{}()]*?\b)?%s\s*\([^;{]*?\)\s*\{" % re.escape(func),
                          re.M | re.S)
     return pattern.search(text) is not None
 
@@ -192,11 +193,13 @@ def plant(root, files):
 
 def self_test():
     """A planted tree: a good row passes, each kind of drift is reported."""
-    good = ("| I1 | the config | `boot/opt.c`: `opt_check()` | "
+    good = ("| I1 | the config | `boot/opt.c`: `opt_check()`, `opt_apply()` | "
             "`test_opt.c: test_refused`; e2e `hostile.sh: scrub-copy` (`sim-tdx`); "
             "`fuzz_opt` |\n")
     files = {
-        "boot/opt.c": "int opt_check(const char *s)\n{\n\treturn !s;\n}\n",
+        "boot/opt.c": ("int opt_check(const char *s)\n{\n\treturn !s;\n}\n"
+                       "static inline __attribute__((always_inline)) int\n"
+                       "opt_apply(void)\n{\n\treturn 0;\n}\n"),
         "tests/unit/test_opt.c": "static void test_refused(void **state)\n{\n}\n",
         "tests/e2e/hostile.sh": "run scrub-copy under sim-tdx\n",
         "tests/fuzz/fuzz_opt.c": "int main(void)\n{\n\treturn 0;\n}\n",
@@ -212,6 +215,7 @@ def self_test():
         "missing fuzz target": good.replace("fuzz_opt", "fuzz_gone"),
         "no test": "| I1 | the config | `boot/opt.c`: `opt_check()` | none |\n",
         "a declaration only": good.replace("opt_check()", "opt_decl()"),
+        "a GNU-style name missing": good.replace("opt_apply()", "opt_applied()"),
     }
     ok = True
     with tempfile.TemporaryDirectory() as tmp:

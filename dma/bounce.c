@@ -83,6 +83,28 @@ int sluice_dma_priv_bounce_req_init(struct dma_bounce_req *r, const struct sluic
 	/* A request of no bytes would get no slot, yet a record and an address. */
 	if (!r || !tag || !offset || !len)
 		return SLUICE_DMA_ERR_INVAL;
+	if (!(tag->min_align_mask | tag->alloc_align_mask) &&
+	    tag->boundary_mask == SLUICE_DMA_NO_LIMIT && len <= UINT32_MAX) {
+		/*
+		 * A plain tag (dma_tag_check_plain()): no offset, no rounding, no
+		 * boundary. The general rules below give exactly this; they are
+		 * skipped, not changed (test_linux_trace replays upstream's slot
+		 * choices for plain requests of every length class through it).
+		 */
+		align = (len >= SLUICE_DMA_PAGE_SIZE ? SLUICE_DMA_PAGE_SIZE :
+						       SLUICE_DMA_IO_TLB_SIZE) -
+			1;
+		r->orig = orig;
+		r->alloc_size = len;
+		r->nslots = dma_nr_slots(len);
+		r->alloc_align_mask = align;
+		r->iotlb_align_mask = 0;
+		r->stride = (unsigned long)(align >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
+		r->boundary_mask = SLUICE_DMA_NO_LIMIT;
+		r->max_slots = (SLUICE_DMA_NO_LIMIT >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
+		*offset = 0;
+		return 0;
+	}
 	user_align = tag->alloc_align_mask;
 	off = orig & tag->min_align_mask & (user_align | (SLUICE_DMA_IO_TLB_SIZE - 1));
 	iotlb = tag->min_align_mask;

@@ -677,6 +677,31 @@ static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bo
 	return s;
 }
 
+long sluice_dma_priv_sluice_mag_pop_locked(struct sluice_dma_bounce_pool *p, unsigned int k,
+					   unsigned int cpu)
+{
+	struct dma_sluice_cpu *c = &dma_sluice_meta(p)->cpus[cpu];
+	long s;
+
+	dma_lock(p->dl, &c->lock);
+	s = dma_sluice_mag_pop_held(p, c, k, cpu);
+	dma_unlock(p->dl, &c->lock);
+	return s;
+}
+
+bool sluice_dma_priv_sluice_mag_push_locked(struct sluice_dma_bounce_pool *p, unsigned long head,
+					    int k, unsigned int cpu)
+{
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	struct dma_sluice_cpu *c = &m->cpus[cpu];
+	bool done;
+
+	dma_lock(p->dl, &c->lock);
+	done = dma_sluice_mag_push_held(m, c, head, k);
+	dma_unlock(p->dl, &c->lock);
+	return done;
+}
+
 /* Whether the common request may pop @p's magazines unchecked (class 1 = pages). */
 bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 {

@@ -122,71 +122,81 @@ static inline int dma_sluice_class(unsigned long head, unsigned long nslots)
 }
 
 /*
+ * The pop and the push of a CPU's own magazines, held: always under
+ * SLUICE_DMA_PORT_CPU_EXCLUSIVE, else with the CPU's lock taken by the
+ * out-of-line callers below. Leaf code: no call, so that the exclusive hit
+ * path of take, release and the policy's alloc and free needs no frame.
+ */
+static inline long dma_sluice_mag_pop_held(struct sluice_dma_bounce_pool *p,
+					   struct dma_sluice_cpu *c, unsigned int k,
+					   unsigned int cpu)
+{
+	uint32_t n = c->n[k], s;
+
+	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0))
+		return -1;
+	s = c->ent[k][n - 1];
+	dma_sluice_st(&c->n[k], n - 1);
+	p->slots[s].owner = (uint16_t)cpu;
+	return s;
+}
+
+static inline bool dma_sluice_mag_push_held(const struct dma_sluice_meta *m,
+					    struct dma_sluice_cpu *c, unsigned long head, int k)
+{
+	uint32_t n = c->n[k];
+
+	if (__builtin_expect(n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0))
+		return false;
+	c->ent[k][n] = (uint32_t)head;
+	dma_sluice_st(&c->n[k], n + 1);
+	return true;
+}
+
+/* Without the exclusive promise: the same under the CPU's lock (bounce_sluice.c). */
+SLUICE_DMA_PRIV long sluice_dma_priv_sluice_mag_pop_locked(struct sluice_dma_bounce_pool *p,
+							   unsigned int k, unsigned int cpu);
+SLUICE_DMA_PRIV bool sluice_dma_priv_sluice_mag_push_locked(struct sluice_dma_bounce_pool *p,
+							    unsigned long head, int k,
+							    unsigned int cpu);
+
+/*
  * dma_sluice_mag_pop() - the common request's slots: the newest entry of the
  * CPU's magazine @k (0: one slot, 1: a page-aligned pair), unchecked, since
  * every entry qualifies for a request with no min_align bits and no boundary.
  * Under SLUICE_DMA_PORT_CPU_EXCLUSIVE a few loads and one store on the CPU's
  * own lines and the owner written into the slot's record, no lock, no atomic
- * read-modify-write. Counts nothing: the
- * caller counts the hit (bounce.c's fast_maps, or the policy's alloc).
- * Returns the run's first slot, or -1 for an empty magazine or a pending
- * drain (the caller's general path then runs).
+ * read-modify-write, no call; else the same under the CPU's lock, out of
+ * line. Counts nothing: the caller counts the hit (bounce_hit.h's fast_maps,
+ * or the policy's alloc). Returns the run's first slot, or -1 for an empty
+ * magazine or a pending drain (the caller's general path then runs).
  */
 static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned int k,
 				      unsigned int cpu)
 {
-	struct dma_sluice_cpu *c = &dma_sluice_meta(p)->cpus[cpu];
-	bool excl = dma_sluice_exclusive(p); /* read once: the stores below may alias it */
-	uint32_t n, s;
-
-	if (!excl)
-		dma_lock(p->dl, &c->lock);
-	n = c->n[k];
-	if (__builtin_expect(n == 0 || dma_sluice_ld(&c->drain_req), 0)) {
-		if (!excl)
-			dma_unlock(p->dl, &c->lock);
-		return -1;
-	}
-	s = c->ent[k][n - 1];
-	dma_sluice_st(&c->n[k], n - 1);
-	if (!excl)
-		dma_unlock(p->dl, &c->lock);
-	p->slots[s].owner = (uint16_t)cpu;
-	return s;
+	if (!dma_sluice_exclusive(p))
+		return sluice_dma_priv_sluice_mag_pop_locked(p, k, cpu);
+	return dma_sluice_mag_pop_held(p, &dma_sluice_meta(p)->cpus[cpu], k, cpu);
 }
 
 /*
  * dma_sluice_mag_push() - a run of @nslots at @head freed on its owner @cpu
  * into that CPU's magazine, when it is a magazine's class, no drain is
  * pending and the magazine has room. Returns false, having done nothing,
- * otherwise: the caller then calls sluice_dma_priv_sluice_free(), which
+ * otherwise: the caller then calls sluice_dma_priv_sluice_free_miss(), which
  * handles every case (remote owner, drain, a full magazine, long runs).
  */
 static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigned long head,
 				       unsigned long nslots, unsigned int cpu)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	struct dma_sluice_cpu *c = &m->cpus[cpu];
 	int k = dma_sluice_class(head, nslots);
-	bool excl;
-	uint32_t n;
 
 	if (k < 0 || p->slots[head].owner != cpu)
 		return false;
-	excl = dma_sluice_exclusive(p); /* read once: the stores below may alias it */
-	if (!excl)
-		dma_lock(p->dl, &c->lock);
-	n = c->n[k];
-	if (__builtin_expect(n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0)) {
-		if (!excl)
-			dma_unlock(p->dl, &c->lock);
-		return false;
-	}
-	c->ent[k][n] = (uint32_t)head;
-	dma_sluice_st(&c->n[k], n + 1);
-	if (!excl)
-		dma_unlock(p->dl, &c->lock);
-	return true;
+	if (!dma_sluice_exclusive(p))
+		return sluice_dma_priv_sluice_mag_push_locked(p, head, k, cpu);
+	return dma_sluice_mag_push_held(m, &m->cpus[cpu], head, k);
 }
 
 #endif /* SLUICE_DMA_BOUNCE_SLUICE_MAG_H */

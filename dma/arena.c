@@ -50,22 +50,30 @@ static inline bool scrub_on_alloc(const struct sluice_dma_arena *a)
 	return a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC;
 }
 
-/*
- * Zero @size bytes at @p through the port's zero op. Timed when @timed (the
- * caller's sample choice): returns the cycles, scaled by @scale, else 0.
- */
-static uint64_t arena_scrub(const struct sluice_dma_arena *a, void *p, size_t size, bool timed,
-			    unsigned int scale)
+/* The sampled scrub, out of line: its two clock reads would crowd the free's frame. */
+static __attribute__((noinline)) uint64_t arena_scrub_timed(const struct sluice_dma_arena *a,
+							     void *p, size_t size,
+							     unsigned int scale)
 {
-	uint64_t t0;
+	uint64_t t0 = arena_cycles(a);
 
-	if (!timed) {
-		dma_port_zero(&a->ops, p, size);
-		return 0;
-	}
-	t0 = arena_cycles(a);
 	dma_port_zero(&a->ops, p, size);
 	return (arena_cycles(a) - t0) * scale;
+}
+
+/*
+ * Zero @size bytes at @p through the port's zero op. Timed when @timed (the
+ * caller's sample choice): returns the cycles, scaled by @scale, else 0. The
+ * untimed scrub, all but one in ARENA_SCRUB_SAMPLE, is the port's zero inline.
+ */
+static inline __attribute__((always_inline)) uint64_t
+arena_scrub(const struct sluice_dma_arena *a, void *p, size_t size, bool timed,
+	    unsigned int scale)
+{
+	if (__builtin_expect(timed, 0))
+		return arena_scrub_timed(a, p, size, scale);
+	dma_port_zero(&a->ops, p, size);
+	return 0;
 }
 
 /* ---- active list --------------------------------------------------------- */
@@ -717,7 +725,7 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
 	 * which checks its size and counts it; the region's free clears the mark.
 	 */
-	if (DMA_CHECKED(!coherent && sluice_dma_priv_arena_is_coherent(c, page))) {
+	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page))) {
 		tag_set(c, page, tag);
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block is a layer's coherent memory "

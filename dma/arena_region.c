@@ -198,15 +198,6 @@ static int arena_region_find(void *ctx, const void *vaddr, uint32_t dir, size_t 
 	return 0;
 }
 
-bool sluice_dma_priv_arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c,
-				       unsigned int head)
-{
-	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
-		if (__atomic_load_n(&chunk_rec(c, head)[i], __ATOMIC_ACQUIRE) & REC_COHERENT)
-			return true;
-	return false;
-}
-
 /* Coherent memory: a block of max(@size, @align), marked with @size. */
 static void *arena_region_alloc_aligned(void *ctx, size_t size, size_t align)
 {

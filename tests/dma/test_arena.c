@@ -584,6 +584,34 @@ static void scrub_strategy_run(struct fx *fx, const struct scrub_strategy *ss)
 	sluice_dma_arena_free(&fx->arena, dirty_alloc(fx, CHUNK, ss->name));
 }
 
+/*
+ * The scrub's cost is counted, sampled: one cached-order free in
+ * ARENA_SCRUB_SAMPLE (16) reads the clock and counts for all sixteen, and
+ * every free of a larger block is timed. The port's cycles op (the mock's
+ * counter) advances across a scrub, so both kinds of free add cycles.
+ */
+static void test_scrub_cycles_sampled(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t before;
+	void *p;
+
+	assert_int_equal(stats(fx).scrub_cycles, 0);
+	for (unsigned int i = 0; i < 4 * 16; i++) {
+		p = sluice_dma_arena_alloc(&fx->arena, 4096);
+		assert_non_null(p);
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	}
+	before = stats(fx).scrub_cycles;
+	assert_true(before > 0);
+	/* Order 5 and up bypass the CPU caches: each such free is timed. */
+	p = sluice_dma_arena_alloc(&fx->arena,
+				   SLUICE_DMA_ARENA_MIN_BLOCK << SLUICE_DMA_ARENA_CACHE_ORDERS);
+	assert_non_null(p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_true(stats(fx).scrub_cycles > before);
+}
+
 static void test_scrub_strategies(void **state)
 {
 	for (unsigned int i = 0; i < sizeof(scrub_strategies) / sizeof(scrub_strategies[0]); i++)
@@ -1296,6 +1324,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_is_bounded, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_no_stale_bytes, setup_one_chunk_cap,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_strategies, setup_one_chunk_two_cpus,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four, teardown),

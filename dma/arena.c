@@ -51,9 +51,8 @@ static inline bool scrub_on_alloc(const struct sluice_dma_arena *a)
 }
 
 /* The sampled scrub, out of line: its two clock reads would crowd the free's frame. */
-static __attribute__((noinline)) uint64_t arena_scrub_timed(const struct sluice_dma_arena *a,
-							     void *p, size_t size,
-							     unsigned int scale)
+static __attribute__((noinline)) uint64_t
+arena_scrub_timed(const struct sluice_dma_arena *a, void *p, size_t size, unsigned int scale)
 {
 	uint64_t t0 = arena_cycles(a);
 
@@ -67,8 +66,7 @@ static __attribute__((noinline)) uint64_t arena_scrub_timed(const struct sluice_
  * untimed scrub, all but one in ARENA_SCRUB_SAMPLE, is the port's zero inline.
  */
 static inline __attribute__((always_inline)) uint64_t
-arena_scrub(const struct sluice_dma_arena *a, void *p, size_t size, bool timed,
-	    unsigned int scale)
+arena_scrub(const struct sluice_dma_arena *a, void *p, size_t size, bool timed, unsigned int scale)
 {
 	if (__builtin_expect(timed, 0))
 		return arena_scrub_timed(a, p, size, scale);

@@ -219,8 +219,7 @@ static inline uint64_t rec_key(uintptr_t off_in_page, size_t len, uint32_t dir)
  * its records carries the mark, arena_region.c): every free asks, so the
  * records are OR-ed, four loads and no branch, rather than searched.
  */
-static inline bool arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c,
-				     unsigned int head)
+static inline bool arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c, unsigned int head)
 {
 	const arena_rec_t *rec = chunk_rec(c, head);
 	uint64_t any = 0;

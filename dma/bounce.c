@@ -903,7 +903,8 @@ int sluice_dma_priv_bounce_take_general(struct sluice_dma_layer *dl,
 			continue;
 		s = (unsigned long)head + (unsigned long)(offset >> SLUICE_DMA_IO_TLB_SHIFT);
 		dma_rec_set(&p->slots[s], orig, len, r.nslots, offset, dir, flags);
-		return dma_take_done(dl, p, s, cpu, orig, len, dir, &p->pcpu[cpu].mappings, m);
+		return dma_take_done(dl, p, s, cpu, orig, len, dir, flags, &p->pcpu[cpu].mappings,
+				     m);
 	}
 	if (!fits)
 		return SLUICE_DMA_ERR_RANGE;

@@ -33,8 +33,8 @@ static inline bool dma_take_common(const struct sluice_dma_bounce_pool *p,
 				   const struct sluice_dma_tag *tag, size_t len, uint8_t flags)
 {
 	/* The tag's masks were tested once, by dma_tag_check_plain() (@plain). */
-	return p->fast_sluice && !flags && len <= 2 * SLUICE_DMA_IO_TLB_SIZE &&
-	       p->dma_last <= tag->addr_limit;
+	return p->fast_sluice && !(flags & ~DMA_SLOT_WRITTEN) &&
+	       len <= 2 * SLUICE_DMA_IO_TLB_SIZE && p->dma_last <= tag->addr_limit;
 }
 #endif
 
@@ -55,17 +55,22 @@ static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t l
 /*
  * The slots' first bytes: the buffer's (to the device, or any direction
  * under SLUICE_DMA_SCRUB_COPY), else zeros (from-device under the default
- * scrub, and coherent memory, which has no buffer).
+ * scrub, and coherent memory, which has no buffer); nothing at all for a
+ * from-device mapping made with SLUICE_DMA_ATTR_UNMAP_WRITTEN (@flags
+ * DMA_SLOT_WRITTEN), whose unmap copies back only what the device wrote.
  */
 static inline __attribute__((always_inline)) void
 dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned int cpu,
-		unsigned char *tlb, const void *buf, size_t len, enum sluice_dma_dir dir)
+		unsigned char *tlb, const void *buf, size_t len, enum sluice_dma_dir dir,
+		uint8_t flags)
 {
+	bool told = flags & DMA_SLOT_WRITTEN;
 	uint64_t t0;
 
 	DMA_STAGE(DMA_STAGE_COPY);
 	t0 = dma_copy_start(dl);
-	if (buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY)) {
+	if (buf &&
+	    ((dir & SLUICE_DMA_TO_DEVICE) || (dl->scrub == SLUICE_DMA_SCRUB_COPY && !told))) {
 		/*
 		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
 		 * device write must leave the original bytes, never a previous
@@ -73,11 +78,16 @@ dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, u
 		 */
 		dma_port_copy(&dl->ops, tlb, buf, len);
 		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_to_device, len);
-	} else {
+	} else if (!told) {
 		/* Rings start zeroed; and no earlier mapping's bytes may show through. */
 		dma_port_zero(&dl->ops, tlb, len);
 		dma_pcpu_add(dl, &p->pcpu[cpu].bytes_scrubbed, len);
 	}
+	/*
+	 * Else the earlier bytes stay in the slots: shared memory the host has
+	 * seen, and never copied back, since the unmap copies what the device
+	 * wrote and nothing else (dma_bounce_release()).
+	 */
 	dma_copy_end(dl, t0);
 	/*
 	 * Whatever the direction: the bytes just written (data or zeros) must
@@ -96,13 +106,13 @@ dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, u
  */
 static inline __attribute__((always_inline)) int
 dma_take_done(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned long s,
-	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir,
+	      unsigned int cpu, void *orig, size_t len, enum sluice_dma_dir dir, uint8_t flags,
 	      atomic_ulong *counted, struct dma_bounce_map *m)
 {
 	struct dma_bounce_slot *rec = &p->slots[s];
 
 	dma_pcpu_add(dl, counted, 1);
-	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), orig, len, dir);
+	dma_bounce_fill(dl, p, cpu, dma_slot_vaddr(p, s, rec->off), orig, len, dir, flags);
 	m->pool = p;
 	m->slot = s;
 	m->rec = rec;
@@ -138,7 +148,7 @@ dma_bounce_take(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, b
 		DMA_STAGE(DMA_STAGE_RECORD);
 		if (head >= 0) {
 			dma_rec_set(&p->slots[head], orig, len, n, 0, dir, flags);
-			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir,
+			return dma_take_done(dl, p, (unsigned long)head, cpu, orig, len, dir, flags,
 					     &p->pcpu[cpu].fast_maps, m);
 		}
 		DMA_STAGE(DMA_STAGE_POOL);
@@ -276,14 +286,17 @@ dma_bounce_end(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, size
  * dma_bounce_release() - the unmap side of a bounce: the record of
  * @dma_addr found and checked against the caller's @len and @dir (each
  * mismatch refused, DMA_REFUSE), the first @written bytes copied back for a
- * from-device mapping, the record cleared and the slots freed. Returns 0,
- * the refusal's error, or DMA_BOUNCE_NOT_POOL when the address lies in no
- * pool (the caller tries the in-place region).
+ * from-device mapping, the record cleared and the slots freed. @told: the
+ * caller named @written (sluice_dma_unmap_written() or _discard()), which a
+ * from-device mapping made with SLUICE_DMA_ATTR_UNMAP_WRITTEN requires, since
+ * its slots were not scrubbed. Returns 0, the refusal's error, or
+ * DMA_BOUNCE_NOT_POOL when the address lies in no pool (the caller tries the
+ * in-place region).
  */
 static inline __attribute__((always_inline)) int dma_bounce_release(struct sluice_dma_layer *dl,
 								    uint64_t dma_addr, size_t len,
 								    enum sluice_dma_dir dir,
-								    size_t written)
+								    size_t written, bool told)
 {
 	struct dma_bounce_map m;
 	int err = dma_bounce_lookup(dl, dma_addr, 0, &m, "unmap");
@@ -300,6 +313,12 @@ static inline __attribute__((always_inline)) int dma_bounce_release(struct sluic
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: direction %d, mapped %d",
 				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);
+	if (DMA_CHECKED(!told && (m.rec->flags & DMA_SLOT_WRITTEN) &&
+			(dir & SLUICE_DMA_FROM_DEVICE)))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "unmap of dma 0x%llx: mapped with SLUICE_DMA_ATTR_UNMAP_WRITTEN, "
+				  "its slots unscrubbed: end it with sluice_dma_unmap_written()",
+				  (unsigned long long)dma_addr);
 	dma_bounce_end(dl, &m, written);
 	return 0;
 }

@@ -158,6 +158,8 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 			t = &ctag;
 			plain = false;
 		}
+		if (attrs & SLUICE_DMA_ATTR_UNMAP_WRITTEN)
+			flags |= DMA_SLOT_WRITTEN;
 		if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
 			size_t max = sluice_dma_max_mapping_size(dl, t);
 
@@ -196,8 +198,9 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 	return 0;
 }
 
-#define DMA_ATTRS_ALL \
-	(SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY)
+#define DMA_ATTRS_ALL                                                                     \
+	(SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY | \
+	 SLUICE_DMA_ATTR_UNMAP_WRITTEN)
 
 /* The checks of a buffer that every map entry point makes first. */
 static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
@@ -322,11 +325,12 @@ static int dma_unmap_inplace(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 }
 
 /* Ends a mapping; a from-device bounce first copies back its first @written
- * bytes (len: all of them, 0: none). Validates everything first. */
+ * bytes (len: all of them, 0: none); @told: the caller named @written
+ * (dma_bounce_release()). Validates everything first. */
 static inline __attribute__((always_inline)) int dma_unmap_common(struct sluice_dma_layer *dl,
 								  uint64_t dma_addr, size_t len,
 								  enum sluice_dma_dir dir,
-								  size_t written)
+								  size_t written, bool told)
 {
 	int err;
 
@@ -343,7 +347,7 @@ static inline __attribute__((always_inline)) int dma_unmap_common(struct sluice_
 				  "unmap of dma 0x%llx: %zu bytes written of %zu mapped",
 				  (unsigned long long)dma_addr, written, len);
 	/* Lookup and its refusals, copy back, slots freed (bounce_hit.h). */
-	err = dma_bounce_release(dl, dma_addr, len, dir, written);
+	err = dma_bounce_release(dl, dma_addr, len, dir, written, told);
 	if (err == DMA_BOUNCE_NOT_POOL)
 		return dma_unmap_inplace(dl, dma_addr, len, dir);
 	return err;
@@ -355,7 +359,7 @@ int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
 	int err;
 
 	DMA_STAGE(DMA_STAGE_LOOKUP);
-	err = dma_unmap_common(dl, dma_addr, len, dir, len);
+	err = dma_unmap_common(dl, dma_addr, len, dir, len, false);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
@@ -367,7 +371,7 @@ int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 
 	/* The stage markers as sluice_dma_unmap()'s: the drivers unmap through here. */
 	DMA_STAGE(DMA_STAGE_LOOKUP);
-	err = dma_unmap_common(dl, dma_addr, len, dir, written);
+	err = dma_unmap_common(dl, dma_addr, len, dir, written, true);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
@@ -378,7 +382,7 @@ int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
 	int err;
 
 	DMA_STAGE(DMA_STAGE_LOOKUP);
-	err = dma_unmap_common(dl, dma_addr, len, dir, 0);
+	err = dma_unmap_common(dl, dma_addr, len, dir, 0, true);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
@@ -436,7 +440,7 @@ int sluice_dma_map_sg(struct sluice_dma_layer *dl, const struct sluice_dma_tag *
 		return 0;
 	/* All or nothing: what was mapped goes, and no device byte reaches a buffer. */
 	while (i-- > 0) {
-		int e = dma_unmap_common(dl, sg[i].dma_addr, sg[i].len, dir, 0);
+		int e = dma_unmap_common(dl, sg[i].dma_addr, sg[i].len, dir, 0, true);
 
 		DMA_ASSERT(dl, !e, "map_sg rollback of dma 0x%llx failed (%d)",
 			   (unsigned long long)sg[i].dma_addr, e);
@@ -529,6 +533,12 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 		return SLUICE_DMA_ERR_PERM;
 	if (offset > rec->len || len > rec->len - offset)
 		return SLUICE_DMA_ERR_RANGE;
+	/* Its slots were not scrubbed: a range the device has not written holds earlier bytes. */
+	if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE) && (rec->flags & DMA_SLOT_WRITTEN))
+		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
+				  "sync_for_cpu of dma 0x%llx: mapped with "
+				  "SLUICE_DMA_ATTR_UNMAP_WRITTEN, its slots unscrubbed",
+				  (unsigned long long)dma_addr);
 	p = m.pool;
 	tlb = dma_slot_vaddr(p, m.slot, rec->off) + offset;
 	orig = (unsigned char *)rec->orig + offset;
@@ -857,6 +867,7 @@ static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 {
 	struct dma_unmap_all_ctx *c = arg;
 	struct dma_bounce_map b;
+	bool back;
 	int err;
 
 	if (m->coherent && !(c->flags & SLUICE_DMA_UNMAP_ALL_COHERENT))
@@ -868,8 +879,10 @@ static int dma_unmap_all_one(void *arg, const struct sluice_dma_mapping_info *m)
 	err = sluice_dma_priv_bounce_lookup(c->dl, m->dma_addr, m->coherent, &b, "unmap_all");
 	DMA_ASSERT(c->dl, !err && b.rec, "unmap_all: the record of dma 0x%llx vanished",
 		   (unsigned long long)m->dma_addr);
-	sluice_dma_priv_bounce_end(
-		c->dl, &b, m->coherent || (c->flags & SLUICE_DMA_UNMAP_ALL_DISCARD) ? 0 : m->len);
+	/* Nobody said what the device wrote into an unscrubbed mapping: nothing comes back. */
+	back = !m->coherent && !(c->flags & SLUICE_DMA_UNMAP_ALL_DISCARD) &&
+	       !(b.rec->flags & DMA_SLOT_WRITTEN);
+	sluice_dma_priv_bounce_end(c->dl, &b, back ? m->len : 0);
 	c->count++;
 	return 0;
 }

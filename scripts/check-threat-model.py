@@ -57,9 +57,10 @@ def read(root, rel):
 
 def defines(text, func):
     """Whether C source @text defines function @func (its name at a line's
-    start, as GNU style puts it under its type, or after a type on the same
-    line, then "(", and a body, not a ";", after the ")")."""
-    pattern = re.compile(r"^(?:[A-Za-z_][^;{}()]*?\b)?%s\s*\([^;{]*?\)\s*\{" % re.escape(func),
+    start, as GNU style puts it under its type, or after a type and any
+    attributes on the same line, then "(", and a body, not a ";", after the
+    ")")."""
+    pattern = re.compile(r"^(?:[A-Za-z_][^;{}\n]*?\b)?%s\s*\([^;{]*?\)\s*\{" % re.escape(func),
                          re.M | re.S)
     return pattern.search(text) is not None
 
@@ -193,13 +194,15 @@ def plant(root, files):
 
 def self_test():
     """A planted tree: a good row passes, each kind of drift is reported."""
-    good = ("| I1 | the config | `boot/opt.c`: `opt_check()`, `opt_apply()` | "
+    good = ("| I1 | the config | `boot/opt.c`: `opt_check()`, `opt_apply()`, `opt_fast()` | "
             "`test_opt.c: test_refused`; e2e `hostile.sh: scrub-copy` (`sim-tdx`); "
             "`fuzz_opt` |\n")
     files = {
         "boot/opt.c": ("int opt_check(const char *s)\n{\n\treturn !s;\n}\n"
                        "static inline __attribute__((always_inline)) int\n"
-                       "opt_apply(void)\n{\n\treturn 0;\n}\n"),
+                       "opt_apply(void)\n{\n\treturn 0;\n}\n"
+                       "static inline __attribute__((always_inline)) int opt_fast(int a,\n"
+                       "\t\t\t\t\t\t\t int b)\n{\n\treturn a + b;\n}\n"),
         "tests/unit/test_opt.c": "static void test_refused(void **state)\n{\n}\n",
         "tests/e2e/hostile.sh": "run scrub-copy under sim-tdx\n",
         "tests/fuzz/fuzz_opt.c": "int main(void)\n{\n\treturn 0;\n}\n",
@@ -216,6 +219,7 @@ def self_test():
         "no test": "| I1 | the config | `boot/opt.c`: `opt_check()` | none |\n",
         "a declaration only": good.replace("opt_check()", "opt_decl()"),
         "a GNU-style name missing": good.replace("opt_apply()", "opt_applied()"),
+        "a name after attributes missing": good.replace("opt_fast()", "opt_faster()"),
     }
     ok = True
     with tempfile.TemporaryDirectory() as tmp:

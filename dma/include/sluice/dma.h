@@ -101,10 +101,25 @@ extern "C" {
  *	mapped in place, which the layer does not own) it is advisory: the
  *	mapping succeeds and the device can still write the slots; see
  *	sluice_dma_layer_caps(). Refused for other directions.
+ * SLUICE_DMA_ATTR_UNMAP_WRITTEN (API 0.9): the caller will say how many bytes
+ *	the device wrote: a from-device bounce mapping ends with
+ *	sluice_dma_unmap_written() or sluice_dma_unmap_discard(), which copy
+ *	back only those bytes, so no byte of the slots the device did not write
+ *	can ever reach the buffer, and the slots are not scrubbed at map time
+ *	(neither zeroed nor, under SLUICE_DMA_SCRUB_COPY, filled with the
+ *	buffer): a from-device bounce costs its copy back alone. What the slots
+ *	held before (earlier mappings' bytes) was already in shared memory and
+ *	stays there for the device to see, as any other shared byte. In return
+ *	such a mapping refuses, with SLUICE_DMA_ERR_INVAL and a log line,
+ *	sluice_dma_unmap() (which copies back the whole length) and
+ *	sluice_dma_sync_for_cpu() (which copies back a range the device may not
+ *	have written); sluice_dma_unmap_all() ends it copying nothing back.
+ *	No effect on to-device mappings and on mappings made in place.
  */
 #define SLUICE_DMA_ATTR_PARTIAL 0x1u
 #define SLUICE_DMA_ATTR_OWN_PAGES 0x2u
 #define SLUICE_DMA_ATTR_READONLY 0x4u
+#define SLUICE_DMA_ATTR_UNMAP_WRITTEN 0x8u
 
 /*
  * Capabilities of a layer on its port (sluice_dma_layer_caps()).
@@ -671,7 +686,9 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
  * path since API 0.8: an in-place mapping's region records its start,
  * length and direction (the arena's does; a region without a find callback
  * cannot tell another length or direction from no mapping, and that is
- * NOENT). Refused calls change
+ * NOENT); or a from-device bounce mapping made with
+ * SLUICE_DMA_ATTR_UNMAP_WRITTEN (API 0.9: end it with
+ * sluice_dma_unmap_written()). Refused calls change
  * nothing and log the address; a strict layer traps instead
  * (sluice_dma_layer_set_strict()).
  */
@@ -691,7 +708,8 @@ int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
  *	SLUICE_DMA_ERR_INVAL: the driver must have bounded the device's claim by
  *	what it mapped).
  *
- * Same checks as sluice_dma_unmap(); for to-device and in-place mappings it is
+ * Same checks as sluice_dma_unmap(), but it ends a mapping made with
+ * SLUICE_DMA_ATTR_UNMAP_WRITTEN; for to-device and in-place mappings it is
  * sluice_dma_unmap().
  * Return: as sluice_dma_unmap().
  */
@@ -707,7 +725,9 @@ int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, siz
  * @len: the length given to sluice_dma_map().
  * @dir: the direction given to sluice_dma_map().
  *
- * Same checks as sluice_dma_unmap(); the original buffer keeps its previous contents.
+ * Same checks as sluice_dma_unmap(), but it ends a mapping made with
+ * SLUICE_DMA_ATTR_UNMAP_WRITTEN; the original buffer keeps its previous
+ * contents.
  * Return: as sluice_dma_unmap().
  */
 int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
@@ -798,6 +818,9 @@ int sluice_dma_unmap_sg(struct sluice_dma_layer *dl, struct sluice_dma_sg *sg, u
  * memory the caller does not own is the same programmer error). In place,
  * the same rules (API 0.8) when the region has a find callback (the
  * arena's); without one only the block that holds the mapping is checked.
+ * A from-device bounce mapping made with SLUICE_DMA_ATTR_UNMAP_WRITTEN is
+ * refused with SLUICE_DMA_ERR_INVAL and logged (API 0.9): its slots hold
+ * earlier bytes wherever the device has not written.
  */
 int sluice_dma_sync_for_cpu(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offset,
 			    size_t len, enum sluice_dma_dir dir);
@@ -948,7 +971,9 @@ int sluice_dma_mapping_foreach(struct sluice_dma_layer *dl,
  * @dl: the layer; no other thread may use it during the call.
  * @flags: SLUICE_DMA_UNMAP_ALL_* bits. Without DISCARD, from-device data is
  *	copied back as sluice_dma_unmap() does (as OVMF's Unmap does for
- *	BusMasterWrite); with COHERENT, coherent allocations are freed too (the
+ *	BusMasterWrite), except into the buffer of a mapping made with
+ *	SLUICE_DMA_ATTR_UNMAP_WRITTEN, whose written length nobody told;
+ *	with COHERENT, coherent allocations are freed too (the
  *	CPU addresses their owners hold become invalid).
  * @count: set to the number of mappings (and allocations) ended; may be NULL.
  *

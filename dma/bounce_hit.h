@@ -54,10 +54,11 @@ static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t l
 
 /*
  * The slots' first bytes: the buffer's (to the device, or any direction
- * under SLUICE_DMA_SCRUB_COPY), else zeros (from-device under the default
- * scrub, and coherent memory, which has no buffer); nothing at all for a
+ * under SLUICE_DMA_SCRUB_COPY, Linux's way), else zeros (from-device under
+ * the default scrub, and coherent memory, which has no buffer), except for a
  * from-device mapping made with SLUICE_DMA_ATTR_UNMAP_WRITTEN (@flags
- * DMA_SLOT_WRITTEN), whose unmap copies back only what the device wrote.
+ * DMA_SLOT_WRITTEN), which is not zeroed: its unmap copies back only what
+ * the device wrote.
  */
 static inline __attribute__((always_inline)) void
 dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, unsigned int cpu,
@@ -69,8 +70,7 @@ dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, u
 
 	DMA_STAGE(DMA_STAGE_COPY);
 	t0 = dma_copy_start(dl);
-	if (buf &&
-	    ((dir & SLUICE_DMA_TO_DEVICE) || (dl->scrub == SLUICE_DMA_SCRUB_COPY && !told))) {
+	if (buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY)) {
 		/*
 		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
 		 * device write must leave the original bytes, never a previous

@@ -442,8 +442,15 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 		enum sluice_dma_dir dir = op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE :
 								     SLUICE_DMA_TO_DEVICE;
 
-		rc = sluice_dma_map(blk->dl, &blk->tag, (uint8_t *)buf + off, seg, dir,
-				    &r->segs[nsegs].dma);
+		size_t mapped = seg;
+
+		/*
+		 * The unmap always names what the device wrote (virtio_blk_unmap():
+		 * all of a validated read, nothing otherwise), so a read's slots
+		 * need no scrub at map: it costs its copy back alone.
+		 */
+		rc = sluice_dma_map_attrs(blk->dl, &blk->tag, (uint8_t *)buf + off, &mapped, dir,
+					  SLUICE_DMA_ATTR_UNMAP_WRITTEN, &r->segs[nsegs].dma);
 		if (rc) {
 			virtio_blk_unmap(blk, q, r, false);
 			if (rc == SLUICE_DMA_ERR_NOMEM) {

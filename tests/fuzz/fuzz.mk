@@ -53,7 +53,8 @@ FUZZ_SUPPORT_CFLAGS := $(FUZZ_CFLAGS) -fno-sanitize-coverage=trace-cmp
 # The harness notes every pool range the layer hands out (fuzz_common.c), so that
 # the next input zeroes only what this one wrote: the product's calls go through
 # its wrappers.
-FUZZ_LDFLAGS_WRAP := -Wl,--wrap=sluice_dma_map -Wl,--wrap=sluice_dma_alloc_coherent
+FUZZ_LDFLAGS_WRAP := -Wl,--wrap=sluice_dma_map -Wl,--wrap=sluice_dma_map_attrs \
+	-Wl,--wrap=sluice_dma_alloc_coherent
 FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_LDFLAGS_WRAP)
 FUZZ_COMMON_SRCS := tests/fuzz/fuzz_common.c tests/fakes/mock_port.c tests/fakes/fake_virtio.c $(DMA_SRCS) \
 	$(DRIVER_SUPPORT_SRCS) $(PVIO_HOST_SRCS)

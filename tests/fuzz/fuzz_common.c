@@ -260,9 +260,15 @@ static bool fuzz_pool_clean_is_zero(unsigned int i)
  * ld --wrap sends the product's calls through here (tests/fuzz/fuzz.mk). */
 int __real_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
 			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
+int __real_sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+				uint64_t *dma_addr);
 void *__real_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,
 				       const struct sluice_dma_tag *tag, size_t size,
 				       uint64_t *dma_addr);
+int __wrap_sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+				uint64_t *dma_addr);
 int __wrap_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
 			  size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr);
 void *__wrap_sluice_dma_alloc_coherent(struct sluice_dma_layer *dl,
@@ -276,6 +282,18 @@ int __wrap_sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_t
 
 	if (!rc)
 		fuzz_dma_dirty((const void *)(uintptr_t)*dma_addr, len);
+	return rc;
+}
+
+/* virtio_blk maps its segments with attributes (SLUICE_DMA_ATTR_UNMAP_WRITTEN). */
+int __wrap_sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag,
+				void *buf, size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
+				uint64_t *dma_addr)
+{
+	int rc = __real_sluice_dma_map_attrs(dl, tag, buf, len, dir, attrs, dma_addr);
+
+	if (!rc)
+		fuzz_dma_dirty((const void *)(uintptr_t)*dma_addr, *len);
 	return rc;
 }
 

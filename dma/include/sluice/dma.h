@@ -105,9 +105,10 @@ extern "C" {
  *	the device wrote: a from-device bounce mapping ends with
  *	sluice_dma_unmap_written() or sluice_dma_unmap_discard(), which copy
  *	back only those bytes, so no byte of the slots the device did not write
- *	can ever reach the buffer, and the slots are not scrubbed at map time
- *	(neither zeroed nor, under SLUICE_DMA_SCRUB_COPY, filled with the
- *	buffer): a from-device bounce costs its copy back alone. What the slots
+ *	can ever reach the buffer, and the slots are not zeroed at map time
+ *	under SLUICE_DMA_SCRUB_ZERO: a from-device bounce costs its copy back
+ *	alone (under SLUICE_DMA_SCRUB_COPY the buffer is still copied in, as
+ *	Linux does, since that is what the mode is for). What the slots
  *	held before (earlier mappings' bytes) was already in shared memory and
  *	stays there for the device to see, as any other shared byte. In return
  *	such a mapping refuses, with SLUICE_DMA_ERR_INVAL and a log line,

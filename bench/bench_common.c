@@ -16,5 +16,7 @@ int bench_blk_open(struct virtio_blk *blk, struct virtio_device *vdev, struct ke
 	rc = virtio_blk_init(blk, vdev, kernel_dma_layer(kd, cfg), max_queues, 0, why, sizeof(why));
 	if (rc)
 		printf("%s mode=%s: %s\n", who, kernel_dma_config_name(cfg), why);
+	else
+		blk->read_attrs = kd->read_attrs;
 	return rc;
 }

@@ -43,7 +43,7 @@ struct option_def {
 static const char *const fault_choices[] = { "none", "pf", "gp", "ud", "div",
 					     "write_text", "exec_shared", "exec_data",
 					     "exec_stack", "ve", "vc", NULL };
-const char *const options_scrub_names[] = { "copy", "zero", NULL };
+const char *const options_scrub_names[] = { "copy", "zero", "written", NULL };
 const char *const options_blk_names[] = { "none", "check", "smp", NULL };
 const char *const options_net_names[] = { "check", "smp", NULL };
 const char *const options_bench_set_names[] = { "short", "full", NULL };
@@ -98,8 +98,9 @@ static const struct option_def option_table[] = {
 		  OPT_WORD_) "; or all; default all" },
 	{ "scrub", OPT_CHOICE, offsetof(struct kernel_options, scrub), 0, 0, 0, options_scrub_names,
 	  "stale-data guard of from-device bounces: zero (no private byte reaches shared "
-	  "memory) or copy (as Linux since CVE-2022-0854: discloses the buffer's old bytes); "
-	  "default zero" },
+	  "memory), written (zero, but block reads, whose driver names what the device "
+	  "wrote, keep what their slots held) or copy (as Linux since CVE-2022-0854: "
+	  "discloses the buffer's old bytes); default zero" },
 	{ "modes", OPT_LIST, offsetof(struct kernel_options, modes), 0, 0, 0, options_mode_names,
 	  "DMA modes to run, comma-separated, of:" KERNEL_DMA_MODES(
 		  OPT_WORD_) "; or all; default all" },

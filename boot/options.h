@@ -59,8 +59,11 @@ enum fault_kind {
  *	shared arena.
  * @policies: bounce pool policies to set up and run the bounce mode with, a bit
  *	per index of options_policy_names (policies=LIST).
- * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero): 0 copy, 1 zero
- *	(the default: no private byte is copied into shared memory).
+ * @scrub: stale-data strategy of from-device bounces (scrub=copy|zero|written):
+ *	0 copy, 1 zero (the default: no private byte is copied into shared
+ *	memory), 2 written (zero, but block reads are mapped with
+ *	SLUICE_DMA_ATTR_UNMAP_WRITTEN: not zeroed, since their unmap names what
+ *	the device wrote; kernel_dma.read_attrs).
  * @modes: DMA modes to run, a bit per index of options_mode_names (modes=a,b).
  * @blk: block task (blk=none|check): 1 reads the whole disk in each mode and
  *	prints its cksum, then writes a pattern to a region per mode.
@@ -158,7 +161,9 @@ extern const char *const options_net_names[];
 
 /* Values of policy=, in the order of enum sluice_dma_bounce_policy. */
 extern const char *const options_policy_names[];
-/* Values of scrub=, in the order of enum sluice_dma_scrub. */
+/* Values of scrub=: the first two in the order of enum sluice_dma_scrub, then
+ * OPTIONS_SCRUB_WRITTEN (a zero-scrub layer whose block reads are not zeroed). */
+#define OPTIONS_SCRUB_WRITTEN 2
 extern const char *const options_scrub_names[];
 
 #define OPTIONS_MAX_TEXT 1024

@@ -22,7 +22,10 @@
  * weaken a guarantee beyond what the measured sources chose:
  *  - scrub=copy: from-device bounces copy the private buffer into shared
  *    memory before the device writes (a disclosure, as Linux before its
- *    CVE-2022-0854 fix had it the other way round);
+ *    CVE-2022-0854 fix had it the other way round); scrub=written (weaker
+ *    than zero, stronger than copy): a block read's slots keep what earlier
+ *    mappings left there, bytes the guest had put in shared memory, which the
+ *    device then sees again;
  *  - device_timeout_ms longer than the trusted value: every wait on a device
  *    must end at its deadline, and a longer one lets a stalled device hold
  *    the guest longer;
@@ -55,9 +58,15 @@ struct weakening {
 	const char *why;
 };
 
+/* How much each scrub= keeps from a device: copy < written < zero. */
+static int scrub_rank(int scrub)
+{
+	return scrub == OPTIONS_SCRUB_WRITTEN ? 1 : scrub == 0 ? 0 : 2;
+}
+
 static bool scrub_weaker(const struct kernel_options *t, const struct kernel_options *o)
 {
-	return o->scrub == 0 && t->scrub != 0;
+	return scrub_rank(o->scrub) < scrub_rank(t->scrub);
 }
 
 static void scrub_value(const struct kernel_options *o, char *buf, size_t len)
@@ -90,7 +99,7 @@ static void modes_value(const struct kernel_options *o, char *buf, size_t len)
 
 static const struct weakening weakenings[] = {
 	{ "scrub", scrub_weaker, scrub_value,
-	  "from-device bounces would copy private bytes into shared memory" },
+	  "from-device bounces would show the device bytes it was not given" },
 	{ "device_timeout_ms", timeout_weaker, timeout_value,
 	  "a wait on a device would outlast the trusted deadline" },
 	{ "modes", direct_weaker, modes_value,

@@ -73,7 +73,9 @@ static int kd_layer_init(struct kernel_dma *kd, struct sluice_dma_layer *dl,
 struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu)
 {
 	struct kernel_dma *kd = &kernel_dma;
-	enum sluice_dma_scrub scrub = (enum sluice_dma_scrub)bi->options.scrub;
+	/* scrub=written is a zero-scrub layer whose block reads skip the zero. */
+	enum sluice_dma_scrub scrub = bi->options.scrub ? SLUICE_DMA_SCRUB_ZERO :
+							  SLUICE_DMA_SCRUB_COPY;
 	static struct sluice_dma_inplace_region arena_region;
 	struct sluice_dma_arena_config acfg;
 	uint64_t next, direct_pool, arena_pool;
@@ -87,6 +89,8 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_
 	kd->fail_private = bi->options.fail_private;
 	kd->ncpus = smp_cpu_count();
 	kd->max_areas = (unsigned int)bi->options.areas;
+	kd->read_attrs =
+		bi->options.scrub == OPTIONS_SCRUB_WRITTEN ? SLUICE_DMA_ATTR_UNMAP_WRITTEN : 0;
 	kd->ops = kernel_dma_port_ops(kd);
 	/* The bounce copy for this CPU, chosen before any layer takes its copy of
 	 * the ops (a layer copies them at init: dma_port.h). */

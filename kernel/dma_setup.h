@@ -67,6 +67,8 @@ struct kdma_cpu_stats {
  * @private_calls: conversions back to private attempted so far.
  * @ncpus: CPUs the layers were built for (per-CPU caches and areas).
  * @max_areas: most areas per bounce pool (option areas=; 0: one per CPU).
+ * @read_attrs: SLUICE_DMA_ATTR_* the block driver maps a read's data with:
+ *	SLUICE_DMA_ATTR_UNMAP_WRITTEN under scrub=written, else 0.
  * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
  */
 struct kernel_dma {
@@ -83,6 +85,7 @@ struct kernel_dma {
 	uint64_t private_calls;
 	unsigned int ncpus;
 	unsigned int max_areas;
+	unsigned int read_attrs;
 	const char *copy_name;
 	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];

@@ -446,11 +446,12 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 
 		/*
 		 * The unmap always names what the device wrote (virtio_blk_unmap():
-		 * all of a validated read, nothing otherwise), so a read's slots
-		 * need no scrub at map: it costs its copy back alone.
+		 * all of a validated read, nothing otherwise), so a read may be
+		 * mapped with SLUICE_DMA_ATTR_UNMAP_WRITTEN (@read_attrs).
 		 */
 		rc = sluice_dma_map_attrs(blk->dl, &blk->tag, (uint8_t *)buf + off, &mapped, dir,
-					  SLUICE_DMA_ATTR_UNMAP_WRITTEN, &r->segs[nsegs].dma);
+					  op == VIRTIO_BLK_OP_READ ? blk->read_attrs : 0,
+					  &r->segs[nsegs].dma);
 		if (rc) {
 			virtio_blk_unmap(blk, q, r, false);
 			if (rc == SLUICE_DMA_ERR_NOMEM) {

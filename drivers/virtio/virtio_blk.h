@@ -103,6 +103,9 @@ struct virtio_blk_queue;
  *	queue's lock (virtio_blk_share_queues()). Off: each queue has one user.
  * @profile: time the DMA layer calls (through the layer's cycles op) into the
  *	queue's cycles_dma counter; off by default, for benchmarks.
+ * @read_attrs: SLUICE_DMA_ATTR_* a read's data is mapped with; 0 by default.
+ *	SLUICE_DMA_ATTR_UNMAP_WRITTEN is always sound here (every read ends in
+ *	sluice_dma_unmap_written() or _discard()), and spares its zero scrub.
  * @trace: if set, called with every buffer (device address, length) a request
  *	hands the device: header, data segments, status byte. For the IOTLB model.
  * @trace_ctx: handed back to @trace.
@@ -127,6 +130,7 @@ struct virtio_blk {
 	struct virtio_blk_queue *queues;
 	bool shared_queues;
 	bool profile;
+	unsigned int read_attrs;
 	void (*trace)(void *ctx, uint64_t dma_addr, uint32_t len);
 	void *trace_ctx;
 	bool stopped;

@@ -207,6 +207,8 @@ static void test_dma_split_options(void **state)
 	assert_int_equal(o.policies, BIT(SLUICE_DMA_POLICY_SLUICE) | BIT(SLUICE_DMA_POLICY_LINUX));
 	assert_int_equal(options_parse("scrub=copy", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.scrub, 0);
+	assert_int_equal(options_parse("scrub=written", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.scrub, OPTIONS_SCRUB_WRITTEN);
 	{
 		/* A pool of 15M per policy and the 4M the rest needs, in whole 2M. */
 		char text[64];
@@ -380,7 +382,7 @@ static void test_trust_weakening_refused(void **state)
 {
 	static const char *const hostile[] = {
 		"scrub=copy", "device_timeout_ms=600000",   "modes=direct",
-		"modes=all",  "frames=10 scrub=copy bs=4K",
+		"modes=all",  "frames=10 scrub=copy bs=4K", "scrub=written",
 	};
 	struct kernel_options o;
 	char err[400];
@@ -393,7 +395,10 @@ static void test_trust_weakening_refused(void **state)
 	}
 	assert_int_equal(trust_boot("", "scrub=copy", &o, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "'scrub=copy'"));
-	assert_non_null(strstr(err, "private bytes into shared memory"));
+	assert_non_null(strstr(err, "show the device bytes it was not given"));
+	/* Written is weaker than zero and stronger than copy. */
+	assert_int_equal(trust_boot("scrub=written", "scrub=copy", &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'scrub=copy'"));
 	assert_int_equal(trust_boot("", "modes=direct,arena", &o, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "'modes=direct,arena'"));
 }
@@ -421,6 +426,9 @@ static void test_trust_tuning_and_measured_allowed(void **state)
 			 0);
 	assert_int_equal(o.scrub, 0);
 	assert_int_equal(o.modes, BIT(KDMA_DIRECT));
+	assert_int_equal(trust_boot("scrub=copy", "scrub=written", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.scrub, OPTIONS_SCRUB_WRITTEN);
+	assert_int_equal(trust_boot("scrub=written", "scrub=zero", &o, err, sizeof(err)), 0);
 	assert_int_equal(trust_boot("device_timeout_ms=60000", "device_timeout_ms=60001", &o, err,
 				    sizeof(err)),
 			 -1);

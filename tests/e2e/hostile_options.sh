@@ -10,7 +10,7 @@
 refusal="from sluice.cfg refused: it weakens a guarantee"
 for cc in sim-tdx sim-snp; do
 	boot_kernel "hostile_scrub_$cc" 2 --args "cc=$cc frames=10 scrub=copy"
-	expect "$BOOT_LOG" "^sluice: option 'scrub=copy' $refusal \(from-device bounces would copy private bytes into shared memory\), and in a confidential guest \($cc\) only options built into the measured image may"
+	expect "$BOOT_LOG" "^sluice: option 'scrub=copy' $refusal \(from-device bounces would show the device bytes it was not given\), and in a confidential guest \($cc\) only options built into the measured image may"
 	reject "$BOOT_LOG" '^Sluice [0-9]'
 done
 

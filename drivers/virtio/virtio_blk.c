@@ -393,6 +393,48 @@ int virtio_blk_remove(struct virtio_blk *blk)
 	return 0;
 }
 
+/*
+ * Map @r's data at @buf (@r->len bytes), one segment of at most @seg_limit per
+ * mapping. A full bounce pool is "busy" (KERR_BUSY): the caller completes
+ * requests and tries again. On failure nothing stays mapped.
+ */
+static int virtio_blk_map_data(struct virtio_blk *blk, struct virtio_blk_queue *q,
+			       struct virtio_blk_req *r, void *buf, uint64_t seg_limit)
+{
+	enum sluice_dma_dir dir = r->op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE :
+								SLUICE_DMA_TO_DEVICE;
+	/*
+	 * The unmap always names what the device wrote (virtio_blk_unmap(): all
+	 * of a validated read, nothing otherwise), so a read may be mapped with
+	 * SLUICE_DMA_ATTR_UNMAP_WRITTEN (@read_attrs).
+	 */
+	unsigned int attrs = r->op == VIRTIO_BLK_OP_READ ? blk->read_attrs : 0;
+	uint64_t t0 = virtio_blk_cycles(blk);
+	unsigned int nsegs = 0;
+
+	for (size_t off = 0; off < r->len; nsegs++) {
+		size_t seg = r->len - off < seg_limit ? r->len - off : seg_limit;
+		size_t mapped = seg;
+		int rc = sluice_dma_map_attrs(blk->dl, &blk->tag, (uint8_t *)buf + off, &mapped,
+					      dir, attrs, &r->segs[nsegs].dma);
+
+		if (rc) {
+			virtio_blk_unmap(blk, q, r, false);
+			if (rc == SLUICE_DMA_ERR_NOMEM) {
+				q->stats.busy++;
+				return KERR_BUSY;
+			}
+			return rc;
+		}
+		r->segs[nsegs].len = (uint32_t)seg;
+		r->nsegs = nsegs + 1;
+		off += seg;
+	}
+	if (t0)
+		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
+	return 0;
+}
+
 static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_queue *q,
 				    enum virtio_blk_op op, uint64_t sector, void *buf, size_t len,
 				    void *cookie)
@@ -400,8 +442,7 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	struct virtq_buf bufs[VIRTIO_BLK_MAX_SEGS + 2];
 	struct virtio_blk_slot *slot;
 	struct virtio_blk_req *r;
-	uint64_t seg_limit = 0, t0;
-	unsigned int nsegs = 0;
+	uint64_t seg_limit = 0;
 	uint16_t id;
 	int rc;
 
@@ -434,38 +475,9 @@ static int virtio_blk_submit_locked(struct virtio_blk *blk, struct virtio_blk_qu
 	r->len = (uint32_t)len;
 	r->nsegs = 0;
 
-	/* Map the data, one segment per mapping. A full bounce pool is "busy":
-	 * the caller completes requests and tries again. */
-	t0 = virtio_blk_cycles(blk);
-	for (size_t off = 0; off < len; nsegs++) {
-		size_t seg = len - off < seg_limit ? len - off : seg_limit;
-		enum sluice_dma_dir dir = op == VIRTIO_BLK_OP_READ ? SLUICE_DMA_FROM_DEVICE :
-								     SLUICE_DMA_TO_DEVICE;
-
-		size_t mapped = seg;
-
-		/*
-		 * The unmap always names what the device wrote (virtio_blk_unmap():
-		 * all of a validated read, nothing otherwise), so a read may be
-		 * mapped with SLUICE_DMA_ATTR_UNMAP_WRITTEN (@read_attrs).
-		 */
-		rc = sluice_dma_map_attrs(blk->dl, &blk->tag, (uint8_t *)buf + off, &mapped, dir,
-					  op == VIRTIO_BLK_OP_READ ? blk->read_attrs : 0,
-					  &r->segs[nsegs].dma);
-		if (rc) {
-			virtio_blk_unmap(blk, q, r, false);
-			if (rc == SLUICE_DMA_ERR_NOMEM) {
-				q->stats.busy++;
-				return KERR_BUSY;
-			}
-			return rc;
-		}
-		r->segs[nsegs].len = (uint32_t)seg;
-		r->nsegs = nsegs + 1;
-		off += seg;
-	}
-	if (t0)
-		q->stats.cycles_dma += virtio_blk_cycles(blk) - t0;
+	rc = virtio_blk_map_data(blk, q, r, buf, seg_limit);
+	if (rc)
+		return rc;
 
 	slot = &q->slots[id];
 	slot->type = op == VIRTIO_BLK_OP_READ  ? VIRTIO_BLK_T_IN :

@@ -228,6 +228,8 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
 	unsigned long slots;
 	int err;
 
+	/* The stage markers of sluice_dma_map(): a driver maps through either. */
+	DMA_STAGE(DMA_STAGE_ARGS);
 	if (!len || !dma_addr)
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_map_args(dl, buf, *len, dir, attrs);
@@ -235,6 +237,7 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
 		err = dma_map_one(dl, tag, buf, len, dir, attrs, dma_addr, &slots);
 	if (err)
 		*len = 0;
+	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
 

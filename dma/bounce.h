@@ -70,7 +70,7 @@ static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluic
 #define DMA_SLOT_COHERENT 0x2 /* ... of a coherent allocation */
 #define DMA_SLOT_PAGES 0x4    /* ... that owns whole 4 KiB pages (OWN_PAGES, READONLY) */
 #define DMA_SLOT_ACCESS 0x8   /* ... whose device access was narrowed (restore it) */
-#define DMA_SLOT_WRITTEN 0x10 /* ... made with SLUICE_DMA_ATTR_UNMAP_WRITTEN */
+#define DMA_SLOT_WRITTEN 0x10 /* ... from the device, made with SLUICE_DMA_ATTR_UNMAP_WRITTEN */
 
 /**
  * struct dma_bounce_slot - record of a mapping, kept in the slot that holds the

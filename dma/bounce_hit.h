@@ -313,8 +313,7 @@ static inline __attribute__((always_inline)) int dma_bounce_release(struct sluic
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: direction %d, mapped %d",
 				  (unsigned long long)dma_addr, (int)dir, m.rec->dir);
-	if (DMA_CHECKED(!told && (m.rec->flags & DMA_SLOT_WRITTEN) &&
-			(dir & SLUICE_DMA_FROM_DEVICE)))
+	if (DMA_CHECKED(!told && (m.rec->flags & DMA_SLOT_WRITTEN)))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "unmap of dma 0x%llx: mapped with SLUICE_DMA_ATTR_UNMAP_WRITTEN, "
 				  "its slots unscrubbed: end it with sluice_dma_unmap_written()",

@@ -158,7 +158,8 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 			t = &ctag;
 			plain = false;
 		}
-		if (attrs & SLUICE_DMA_ATTR_UNMAP_WRITTEN)
+		/* Both ways the slots get the buffer: nothing there to keep back. */
+		if ((attrs & SLUICE_DMA_ATTR_UNMAP_WRITTEN) && dir == SLUICE_DMA_FROM_DEVICE)
 			flags |= DMA_SLOT_WRITTEN;
 		if (attrs & SLUICE_DMA_ATTR_PARTIAL) {
 			size_t max = sluice_dma_max_mapping_size(dl, t);
@@ -537,7 +538,7 @@ static int dma_sync(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t offse
 	if (offset > rec->len || len > rec->len - offset)
 		return SLUICE_DMA_ERR_RANGE;
 	/* Its slots were not scrubbed: a range the device has not written holds earlier bytes. */
-	if (for_cpu && (dir & SLUICE_DMA_FROM_DEVICE) && (rec->flags & DMA_SLOT_WRITTEN))
+	if (for_cpu && (rec->flags & DMA_SLOT_WRITTEN))
 		return DMA_REFUSE(dl, SLUICE_DMA_ERR_INVAL,
 				  "sync_for_cpu of dma 0x%llx: mapped with "
 				  "SLUICE_DMA_ATTR_UNMAP_WRITTEN, its slots unscrubbed",

@@ -30,7 +30,9 @@ void kernel_dma_report(struct kernel_dma *kd)
 		       kd->pool_base[p], kd->pool_bytes >> 10, bs.nslabs, bs.nareas,
 		       bs.nareas == 1 ? "" : "s",
 		       sluice_dma_bounce_policy_name((enum sluice_dma_bounce_policy)p),
-		       kd->bounce[p].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero",
+		       kd->bounce[p].scrub == SLUICE_DMA_SCRUB_COPY   ? "copy" :
+		       kd->read_attrs & SLUICE_DMA_ATTR_UNMAP_WRITTEN ? "written" :
+									"zero",
 		       sluice_dma_max_mapping_size(&kd->bounce[p], &SLUICE_DMA_TAG_DEFAULT) >> 10);
 	}
 	sluice_dma_arena_stats_get(&kd->arena, &as);

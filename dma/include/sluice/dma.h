@@ -115,7 +115,8 @@ extern "C" {
  *	sluice_dma_unmap() (which copies back the whole length) and
  *	sluice_dma_sync_for_cpu() (which copies back a range the device may not
  *	have written); sluice_dma_unmap_all() ends it copying nothing back.
- *	No effect on to-device mappings and on mappings made in place.
+ *	No effect on to-device and bidirectional mappings (their slots get the
+ *	buffer) and on mappings made in place.
  */
 #define SLUICE_DMA_ATTR_PARTIAL 0x1u
 #define SLUICE_DMA_ATTR_OWN_PAGES 0x2u

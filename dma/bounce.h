@@ -261,13 +261,14 @@ _Static_assert(24 + 8 + 1 <= SLUICE_DMA_BOUNCE_META_PER_SLOT, "per-slot metadata
  * DMA_POLICY_WITH(UPPER) is 1 or 0 whether or not SLUICE_DMA_WITH_<UPPER> is
  * defined, usable inside the list's expansion where #ifdef is not: the way
  * IS_ENABLED() of Linux's include/linux/kconfig.h tells a config option set
- * to 1 from one not defined (a defined 1 pastes into a name that expands to
- * "0," and shifts the argument list by one).
+ * to 1 from one not defined (a defined 1 pastes into DMA_PASTED_1, which
+ * expands to "0," and shifts the argument list by one; anything else pastes
+ * into a name nothing defines, and the list is not shifted).
  */
-#define DMA_ONE_PLACEHOLDER_1 0,
+#define DMA_PASTED_1 0,
 #define DMA_SECOND_ARG(a, b, ...) b
 #define DMA_IS_ONE__(one_or_junk) DMA_SECOND_ARG(one_or_junk 1, 0, 0)
-#define DMA_IS_ONE_(val) DMA_IS_ONE__(DMA_ONE_PLACEHOLDER_##val)
+#define DMA_IS_ONE_(val) DMA_IS_ONE__(DMA_PASTED_##val)
 #define DMA_IS_ONE(macro) DMA_IS_ONE_(macro)
 #ifdef SLUICE_DMA_POLICIES_SELECTED
 #define DMA_POLICY_WITH(upper) DMA_IS_ONE(SLUICE_DMA_WITH_##upper)

@@ -84,6 +84,11 @@ KERNEL_ASFLAGS := -g -fpic -I.
 HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -I$(DMA_INC) -DSLUICE_HOST
 HOST_LIBS   := -lcmocka -lpthread -lm
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The host port's inline ops (tests/fakes/mock_port_inline.h; SLUICE_DMA_PORT_INLINE in
+# <sluice/dma_port.h>): every bench_alloc build and the tests that name it in their
+# <name>_CFLAGS run the port's CPU index, copy and zero inline; the other tests call
+# through the table.
+MOCK_PORT_INLINE := -DSLUICE_DMA_PORT_INLINE='"tests/fakes/mock_port_inline.h"'
 
 # ---------------------------------------------------------------- fragments
 KERNEL_SRCS :=
@@ -130,6 +135,10 @@ $(BUILD)/kernel/boot/efi_%.c.o: boot/efi_%.c $(NEWLIB)/.built
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(KERNEL_CFLAGS) $(EFI_CFLAGS) -MMD -MP -c $< -o $@
+# The library's sources run the kernel port's CPU index, copy and scrub inline
+# (kernel/dma_port_inline.h; SLUICE_DMA_PORT_INLINE in <sluice/dma_port.h>).
+$(BUILD)/kernel/dma/%.c.o: KERNEL_CFLAGS += \
+	-DSLUICE_DMA_PORT_INLINE='"kernel/dma_port_inline.h"'
 $(BUILD)/kernel/%.c.o: %.c $(NEWLIB)/.built
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -5,7 +5,8 @@
  * (lookup and its refusals, the copy back, the record cleared, the slots
  * back to the magazine), compiled into map.c's map and unmap entry points so
  * that a map or an unmap of the common request makes no call but the port's
- * (its CPU index and its copy).
+ * (its CPU index and its copy), and none at all when the port's build shows
+ * the library those ops' bodies (SLUICE_DMA_PORT_INLINE, dma_port.h).
  *
  * What is not the hit stays out of line in bounce.c: the general take
  * (sluice_dma_priv_bounce_take_general(): Linux's request normalisation, the

@@ -18,6 +18,15 @@
 #include "dma/priv.h"
 
 /*
+ * The port's inline ops (SLUICE_DMA_PORT_INLINE, dma_port.h): its header, named
+ * by the build; each op below runs the inline body when the table holds the
+ * function the header names, and calls through the table otherwise.
+ */
+#ifdef SLUICE_DMA_PORT_INLINE
+#include SLUICE_DMA_PORT_INLINE
+#endif
+
+/*
  * The one cpu_id rule (dma_port.h): no op means CPU 0, an index >= @ncpus is
  * folded to id % @ncpus. Folding, not trapping: every per-CPU structure is
  * locked, so two CPUs that share an index stay correct (they only share a
@@ -26,8 +35,14 @@
  */
 static inline unsigned int dma_port_cpu(const struct sluice_dma_port_ops *ops, unsigned int ncpus)
 {
-	unsigned int id = ops->cpu_id ? ops->cpu_id(ops->ctx) : 0;
+	unsigned int id;
 
+#ifdef SLUICE_DMA_INLINE_CPU_ID_FN
+	if (ops->cpu_id == SLUICE_DMA_INLINE_CPU_ID_FN)
+		id = SLUICE_DMA_INLINE_CPU_ID(ops->ctx);
+	else
+#endif
+		id = ops->cpu_id ? ops->cpu_id(ops->ctx) : 0;
 	return id < ncpus ? id : id % ncpus;
 }
 
@@ -93,6 +108,12 @@ static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *v
 static inline __attribute__((always_inline)) void
 dma_port_copy(const struct sluice_dma_port_ops *ops, void *dst, const void *src, size_t len)
 {
+#ifdef SLUICE_DMA_INLINE_COPY_FN
+	if (ops->copy == SLUICE_DMA_INLINE_COPY_FN) {
+		SLUICE_DMA_INLINE_COPY(ops->ctx, dst, src, len);
+		return;
+	}
+#endif
 	if (ops->copy)
 		ops->copy(ops->ctx, dst, src, len);
 	else
@@ -107,6 +128,12 @@ dma_port_copy(const struct sluice_dma_port_ops *ops, void *dst, const void *src,
 static inline __attribute__((always_inline)) void
 dma_port_zero(const struct sluice_dma_port_ops *ops, void *dst, size_t len)
 {
+#ifdef SLUICE_DMA_INLINE_ZERO_FN
+	if (ops->zero == SLUICE_DMA_INLINE_ZERO_FN) {
+		SLUICE_DMA_INLINE_ZERO(ops->ctx, dst, len);
+		return;
+	}
+#endif
 	if (ops->zero)
 		ops->zero(ops->ctx, dst, len);
 	else

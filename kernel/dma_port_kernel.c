@@ -13,6 +13,7 @@
  * CPU; only CPU 0 prints.
  */
 #include "kernel/dma_setup.h"
+#include "kernel/dma_port_inline.h"
 
 #include <stdio.h>
 
@@ -52,7 +53,8 @@ static void *kd_dma_to_virt(void *ctx, uint64_t dma_addr)
 	return (void *)(uintptr_t)dma_addr;
 }
 
-static unsigned int kd_cpu_id(void *ctx)
+/* Named by kernel/dma_port_inline.h: the library runs its body inline. */
+unsigned int kernel_dma_cpu_id(void *ctx)
 {
 	(void)ctx;
 	return smp_cpu_id();
@@ -135,7 +137,7 @@ struct sluice_dma_port_ops kernel_dma_port_ops(struct kernel_dma *kd)
 		.set_private = kd_set_private,
 		.virt_to_dma = kd_virt_to_dma,
 		.dma_to_virt = kd_dma_to_virt,
-		.cpu_id = kd_cpu_id,
+		.cpu_id = kernel_dma_cpu_id,
 		.lock_init = kd_lock_init,
 		.lock = kd_lock,
 		.unlock = kd_unlock,

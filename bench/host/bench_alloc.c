@@ -1296,6 +1296,76 @@ static __attribute__((noinline)) void insn_arena_pairs(struct sluice_dma_arena *
 	}
 }
 
+/*
+ * The copy and the zero themselves, n times each of @len bytes, through the
+ * same dispatch as the layer's (dma_port_copy(), dma_port_zero(): inline in
+ * these builds). bench_insns.sh runs them at 4096 and at 0 bytes: the
+ * difference is what valgrind counts for the bytes alone (a `rep movsb`
+ * counts one per byte), which it takes off the map and the arena's free, so
+ * that what is left is everything around the copy, whether the copy ran
+ * inline or as a call.
+ */
+static inline __attribute__((always_inline)) void
+insn_copy_bytes(const struct sluice_dma_port_ops *ops, unsigned char *dst, const unsigned char *src,
+		size_t len, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		dma_port_copy(ops, dst, src, len);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+	}
+}
+
+static inline __attribute__((always_inline)) void
+insn_zero_bytes(const struct sluice_dma_port_ops *ops, unsigned char *dst, size_t len,
+		unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		dma_port_zero(ops, dst, len);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+	}
+}
+
+/* One function per length, so that callgrind counts each apart. */
+static __attribute__((noinline)) void insn_copy_4096(const struct sluice_dma_port_ops *ops,
+						     unsigned char *dst, const unsigned char *src,
+						     unsigned long n)
+{
+	insn_copy_bytes(ops, dst, src, 4096, n);
+}
+
+static __attribute__((noinline)) void insn_copy_0(const struct sluice_dma_port_ops *ops,
+						  unsigned char *dst, const unsigned char *src,
+						  unsigned long n)
+{
+	insn_copy_bytes(ops, dst, src, 0, n);
+}
+
+static __attribute__((noinline)) void insn_zero_4096(const struct sluice_dma_port_ops *ops,
+						     unsigned char *dst, unsigned long n)
+{
+	insn_zero_bytes(ops, dst, 4096, n);
+}
+
+static __attribute__((noinline)) void insn_zero_0(const struct sluice_dma_port_ops *ops,
+						  unsigned char *dst, unsigned long n)
+{
+	insn_zero_bytes(ops, dst, 0, n);
+}
+
+/* The four above, each n times. */
+static void insn_calibrate(const struct sluice_dma_port_ops *ops, unsigned char *src)
+{
+	unsigned char *dst = fx_aligned(4096, 4096);
+
+	if (!dst)
+		exit(1);
+	insn_copy_4096(ops, dst, src, cfg.insns);
+	insn_copy_0(ops, dst, src, cfg.insns);
+	insn_zero_4096(ops, dst, cfg.insns);
+	insn_zero_0(ops, dst, cfg.insns);
+	free(dst);
+}
+
 static int run_insns(void)
 {
 	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, cfg.pool, SLUICE_DMA_SCRUB_ZERO);
@@ -1317,6 +1387,7 @@ static int run_insns(void)
 	}
 	bench_port(f);
 	memset(src, 0x5a, 4096);
+	insn_calibrate(&f->dl.ops, src);
 	insn_bounce_pairs(f, src, q, cfg.insns);
 	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
 		if (q[j] && sluice_dma_unmap(&f->dl, q[j], 4096, SLUICE_DMA_TO_DEVICE))

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench_guarantees.py RUNS OUT.json BASE NOSTATS NOCHECKS NOCAS BARE - what each
+"""bench_guarantees.py RUNS OUT.json BASE NOSTATS NOCHECKS NOCAS BARE CALLS - what each
 guarantee of the bounce path and the arena costs (make bench-guarantees).
 
 Each binary is bench_alloc built with one guarantee turned off (bench/host/host.mk):
 BASE none, NOSTATS the exact statistics (SLUICE_DMA_BENCH_NO_STATS), NOCHECKS the
 refusals and asserts of the common request (SLUICE_DMA_BENCH_NO_CHECKS), NOCAS the
-arena's compare-and-swap claim (SLUICE_DMA_BENCH_NO_CAS), BARE all three. For each:
+arena's compare-and-swap claim (SLUICE_DMA_BENCH_NO_CAS), BARE all three; CALLS is
+BASE with the port's ops (CPU index, copy, zero) called through the table instead of
+inline (no SLUICE_DMA_PORT_INLINE): not a guarantee, what inlining them saves. For each:
 
 - instructions per call, exact (bench_insns.sh: callgrind over `-I`, the copy and
   the scrub subtracted): map+unmap, and the arena's free+alloc;
@@ -28,8 +30,9 @@ import subprocess
 import sys
 import tempfile
 
-NAMES = ("default", "no statistics", "no checks", "no arena CAS", "bare")
-KEYS = ("default", "nostats", "nochecks", "nocas", "bare")
+NAMES = ("default", "no statistics", "no checks", "no arena CAS", "bare", "ops called")
+KEYS = ("default", "nostats", "nochecks", "nocas", "bare", "calls")
+GUARANTEES = 5  # the first five: the last one turns no guarantee off
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -84,7 +87,7 @@ def times(binary):
 
 
 def main(argv):
-    if len(argv) != 8:
+    if len(argv) != 3 + len(KEYS):
         raise SystemExit(__doc__.splitlines()[0])
     runs, out_path, binaries = int(argv[1]), argv[2], argv[3:]
     figures = {k: insns(b) for k, b in zip(KEYS, binaries)}
@@ -120,7 +123,7 @@ def main(argv):
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                         enumerate(zip(r, widths))))
     print("what turning one off saves (default minus that build):")
-    for k, name in zip(KEYS[1:], NAMES[1:]):
+    for k, name in zip(KEYS[1:GUARANTEES], NAMES[1:GUARANTEES]):
         f = figures[k]
         print(f"  {name:14s} pair {base['pair_insns'] - f['pair_insns']:6.0f} insns "
               f"{base['copy_pair_ns'] - f['copy_pair_ns']:+6.1f} ns; slot pair "
@@ -128,6 +131,14 @@ def main(argv):
               f"{base['slot_sluice_ns'] - f['slot_sluice_ns']:+5.1f} ns; arena "
               f"{base['arena_insns'] - f['arena_insns']:6.1f} insns "
               f"{base['arena_over_scrub_ns'] - f['arena_over_scrub_ns']:+6.1f} ns")
+    f = figures["calls"]
+    print("what running the port's ops inline saves (ops called minus default):")
+    print(f"  {'inline ops':14s} pair {f['pair_insns'] - base['pair_insns']:6.0f} insns "
+          f"{f['copy_pair_ns'] - base['copy_pair_ns']:+6.1f} ns; slot pair "
+          f"{f['slot_insns'] - base['slot_insns']:5.0f} insns "
+          f"{f['slot_sluice_ns'] - base['slot_sluice_ns']:+5.1f} ns; arena "
+          f"{f['arena_insns'] - base['arena_insns']:6.1f} insns "
+          f"{f['arena_over_scrub_ns'] - base['arena_over_scrub_ns']:+6.1f} ns")
     return 0
 
 

@@ -1,6 +1,7 @@
 # The host benchmark of the DMA allocator (suite "alloc"), built on the library and the
 # tests' host port (tests/fakes/mock_port.c, tests/fakes/test_bounce_fixture.h).
 HOST_BENCHES += bench_alloc
+bench_alloc_CFLAGS := $(MOCK_PORT_INLINE)
 bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/fakes/mock_port.c $(DMA_SRCS)
 
 # make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
@@ -15,7 +16,7 @@ BENCH_ALLOC_BIN := $(BUILD)/bench/bench_alloc
 $(BENCH_ALLOC_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 .PHONY: bench-host
 bench-host: $(BENCH_ALLOC_BIN)
@@ -37,7 +38,7 @@ BENCH_STAGES_BIN := $(BUILD)/bench/bench_alloc_stages
 $(BENCH_STAGES_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, stage markers)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_STAGES -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 .PHONY: bench-breakdown
 bench-breakdown: $(BENCH_STAGES_BIN)
@@ -56,7 +57,7 @@ BENCH_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats
 $(BENCH_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, stage markers, no statistics)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_STAGES -DSLUICE_DMA_BENCH_NO_STATS -o $@ \
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_STAGES -DSLUICE_DMA_BENCH_NO_STATS -o $@ \
 		$(bench_alloc_SRCS) $(HOST_LIBS)
 
 # The benchmark with the arena's free claiming its block by a plain store instead
@@ -67,7 +68,7 @@ BENCH_NOCAS_BIN := $(BUILD)/bench/bench_alloc_nocas
 $(BENCH_NOCAS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, arena claim without compare-and-swap)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 # The benchmark with the bounce path's checks passing unconditionally
 # (-DSLUICE_DMA_BENCH_NO_CHECKS, DMA_CHECKED() in dma/log.h: the bad-argument
@@ -80,31 +81,41 @@ BENCH_NOCHECKS_BIN := $(BUILD)/bench/bench_alloc_nochecks
 $(BENCH_NOCHECKS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, checks off)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CHECKS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_BENCH_NO_CHECKS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 BENCH_PLAIN_NOSTATS_BIN := $(BUILD)/bench/bench_alloc_nostats_plain
 $(BENCH_PLAIN_NOSTATS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, statistics off, no stage markers)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_STATS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_BENCH_NO_STATS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 BENCH_BARE_BIN := $(BUILD)/bench/bench_alloc_bare
 $(BENCH_BARE_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2, checks, statistics and the arena's compare-and-swap off)"
-	$(Q)$(CC) $(HOST_CFLAGS) -O2 -DSLUICE_DMA_BENCH_NO_CHECKS -DSLUICE_DMA_BENCH_NO_STATS \
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 $(MOCK_PORT_INLINE) -DSLUICE_DMA_BENCH_NO_CHECKS -DSLUICE_DMA_BENCH_NO_STATS \
 		-DSLUICE_DMA_BENCH_NO_CAS -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
+
+# The benchmark with the port's ops called through the table, as a port without
+# SLUICE_DMA_PORT_INLINE runs them (no MOCK_PORT_INLINE): against bench_alloc's,
+# what running the CPU index, the copy and the zero inline saves.
+BENCH_CALLS_BIN := $(BUILD)/bench/bench_alloc_calls
+$(BENCH_CALLS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.h tests/fakes/*.h bench/host/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@ (-O2, the port's ops called through the table)"
+	$(Q)$(CC) $(HOST_CFLAGS) -O2 -o $@ $(bench_alloc_SRCS) $(HOST_LIBS)
 
 # make bench-guarantees [GUARANTEE_RUNS=5]: what each guarantee of the bounce path
 # and the arena costs, by turning it off in a bench-only build
 # (bench/host/bench_guarantees.py): instructions (callgrind, exact) and times
 # (the 4 KiB cells of bench_alloc, every build run in turn, medians of the runs)
 # of the default build, without the statistics, without the checks, without the
-# arena's compare-and-swap, and bare. Table to the console and
+# arena's compare-and-swap, and bare; and with the port's ops called through the
+# table (what running them inline saves). Table to the console and
 # $(BUILD)/bench/guarantees.txt, JSON lines to $(BUILD)/bench/guarantees.json.
 GUARANTEE_RUNS ?= 5
 BENCH_VARIANT_BINS := $(BENCH_ALLOC_BIN) $(BENCH_PLAIN_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) \
-	$(BENCH_NOCAS_BIN) $(BENCH_BARE_BIN)
+	$(BENCH_NOCAS_BIN) $(BENCH_BARE_BIN) $(BENCH_CALLS_BIN)
 .PHONY: bench-guarantees
 bench-guarantees: $(BENCH_VARIANT_BINS)
 	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/guarantees.rc; \

@@ -3,6 +3,10 @@
 HOST_TESTS += test_bounce test_map
 test_bounce_SRCS := tests/dma/test_bounce.c tests/fakes/mock_port.c $(DMA_SRCS)
 test_map_SRCS := tests/dma/test_map.c tests/fakes/mock_port.c $(DMA_SRCS)
+# test_map, test_sluice_cache, test_stages and test_arena run the port's inline ops
+# (MOCK_PORT_INLINE, Makefile), as every bench_alloc build does; the others call
+# through the table.
+test_map_CFLAGS := $(MOCK_PORT_INLINE)
 # Every exported function of dma/ with each kind of bad argument, from one table.
 HOST_TESTS += test_bad_args
 test_bad_args_SRCS := tests/dma/test_bad_args.c $(sort $(wildcard tests/dma/bad_args_*.c)) \
@@ -22,14 +26,21 @@ HOST_TESTS += test_linux_trace
 test_linux_trace_SRCS := tests/dma/test_linux_trace.c tests/fakes/mock_port.c $(DMA_SRCS)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/dma/test_sluice_cache.c tests/fakes/mock_port.c $(DMA_SRCS)
+test_sluice_cache_CFLAGS := $(MOCK_PORT_INLINE)
 # The stage markers of dma/stage.h, each on the path where the breakdown says
 # (counts per stage of one map + unmap; a dropped marker fails it).
 HOST_TESTS += test_stages
 test_stages_SRCS := tests/dma/test_stages.c bench/host/bench_stages.c tests/fakes/mock_port.c $(DMA_SRCS)
-test_stages_CFLAGS := -DSLUICE_DMA_STAGES
+test_stages_CFLAGS := -DSLUICE_DMA_STAGES $(MOCK_PORT_INLINE)
+# A port's inline ops (SLUICE_DMA_PORT_INLINE): run inline exactly when the table names
+# them, through the table otherwise (a library built with a probe header that counts).
+HOST_TESTS += test_port_inline
+test_port_inline_SRCS := tests/dma/test_port_inline.c tests/fakes/mock_port.c $(DMA_SRCS)
+test_port_inline_CFLAGS := -DSLUICE_DMA_PORT_INLINE='"tests/dma/port_inline_probe.h"'
 # Host test of the 2 MB shared arena (dma/arena.c); built and run by `make test`.
 HOST_TESTS += test_arena
 test_arena_SRCS := tests/dma/test_arena.c tests/fakes/mock_port.c $(DMA_ARENA_SRCS) $(DMA_COMMON_SRCS)
+test_arena_CFLAGS := $(MOCK_PORT_INLINE)
 # The build rule lists sources only; rebuild when the headers change too.
 $(BUILD)/host/test_arena $(BUILD)/host-san/test_arena: dma/include/sluice/arena.h \
 	dma/include/sluice/dma_port.h dma/include/sluice/dma_errors.h tests/fakes/mock_port.h

@@ -3,6 +3,7 @@
  * mock_port.c - host implementation of the DMA porting ops (see mock_port.h).
  */
 #include "tests/fakes/mock_port.h"
+#include "tests/fakes/mock_port_inline.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -15,14 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static _Thread_local unsigned int mock_cpu;
+_Thread_local unsigned int mock_port_cpu_index;
 /* The library calls set_shared/set_private with no lock of its own held, so
  * several threads may convert at once: the bookkeeping needs its own lock. */
 static pthread_mutex_t mock_conversion_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void mock_port_set_cpu(unsigned int cpu)
 {
-	mock_cpu = cpu;
+	mock_port_cpu_index = cpu;
 }
 
 static bool mock_fail_now(long *countdown)
@@ -123,12 +124,9 @@ static void *mock_dma_to_virt(void *ctx, uint64_t dma_addr)
 	return (void *)(uintptr_t)dma_addr;
 }
 
-static unsigned int mock_cpu_id(void *ctx)
+unsigned int mock_port_cpu_id(void *ctx)
 {
-	struct mock_port *mp = ctx;
-
-	assert(mock_cpu < mp->ncpus);
-	return mock_cpu;
+	return mock_port_cpu_id_body(ctx);
 }
 
 /* A lock word lock_destroy released: taking it again is a library bug. */
@@ -261,14 +259,14 @@ void mock_port_init(struct mock_port *mp, unsigned int ncpus)
 	mp->ops.set_private = mock_set_private;
 	mp->ops.virt_to_dma = mock_virt_to_dma;
 	mp->ops.dma_to_virt = mock_dma_to_virt;
-	mp->ops.cpu_id = mock_cpu_id;
+	mp->ops.cpu_id = mock_port_cpu_id;
 	mp->ops.lock_init = mock_lock_init;
 	mp->ops.lock = mock_lock;
 	mp->ops.unlock = mock_unlock;
 	mp->ops.lock_destroy = mock_lock_destroy;
 	mp->ops.cycles = mock_cycles;
 	mp->ops.log = mock_log;
-	mock_cpu = 0;
+	mock_port_cpu_index = 0;
 }
 
 bool mock_port_is_shared(const struct mock_port *mp, const void *addr, size_t len)
@@ -319,13 +317,13 @@ void mock_port_zero_libc(void *ctx, void *dst, size_t len)
 void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
 {
 	(void)ctx;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(len) : : "memory");
+	mock_port_movsb_body(dst, src, len);
 }
 
 void mock_port_zero_stosb(void *ctx, void *dst, size_t len)
 {
 	(void)ctx;
-	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+	mock_port_stosb_body(dst, len);
 }
 
 void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len)

@@ -5,16 +5,16 @@
  */
 #include "arch/x86_64/cpu/memops.h"
 
-static void memops_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
+void memops_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
 {
 	(void)ctx;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(len) : : "memory");
+	memops_movsb_body(dst, src, len);
 }
 
-static void memops_zero_stosb(void *ctx, void *dst, size_t len)
+void memops_zero_stosb(void *ctx, void *dst, size_t len)
 {
 	(void)ctx;
-	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+	memops_stosb_body(dst, len);
 }
 
 void memops_choose(const struct cpu_info *cpu, struct memops *out)

@@ -22,6 +22,25 @@ struct memops {
 	void (*zero)(void *ctx, void *dst, size_t len);
 };
 
+/*
+ * The `rep movsb` copy and `rep stosb` clear memops_choose() may install, and
+ * their bodies, inline: the kernel's library build runs these bodies in place
+ * of the calls when the table holds these functions (kernel/dma_port_inline.h).
+ */
+void memops_copy_movsb(void *ctx, void *dst, const void *src, size_t len);
+void memops_zero_stosb(void *ctx, void *dst, size_t len);
+
+static inline __attribute__((always_inline)) void memops_movsb_body(void *dst, const void *src,
+								    size_t len)
+{
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(len) : : "memory");
+}
+
+static inline __attribute__((always_inline)) void memops_stosb_body(void *dst, size_t len)
+{
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+}
+
 /**
  * memops_choose() - `rep movsb` / `rep stosb` when the CPU reports ERMS (the
  *	microcode then moves whole lines for 4 KiB and up; FSRM makes short

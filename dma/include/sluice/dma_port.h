@@ -210,6 +210,31 @@ struct sluice_dma_port_ops {
 #define SLUICE_DMA_PORT_CPU_EXCLUSIVE 0x1u
 
 /*
+ * SLUICE_DMA_PORT_INLINE - a build option, for a port that compiles the
+ * library's sources into its own image (dma/PORTING.md, "Inline ops"): the
+ * name of a header of the port's, given when the library is compiled
+ * (-DSLUICE_DMA_PORT_INLINE='"myport_inline.h"'), that shows the library the
+ * bodies of the port's @cpu_id, @copy and @zero so that the map path runs
+ * them inline instead of calling through the table. For each op it may
+ * define a pair:
+ *
+ *	SLUICE_DMA_INLINE_CPU_ID_FN		the function the port puts in @cpu_id
+ *	SLUICE_DMA_INLINE_CPU_ID(ctx)		that function's result, inline
+ *	SLUICE_DMA_INLINE_COPY_FN		the function the port puts in @copy
+ *	SLUICE_DMA_INLINE_COPY(ctx, dst, src, len)	its work, inline
+ *	SLUICE_DMA_INLINE_ZERO_FN		the function the port puts in @zero
+ *	SLUICE_DMA_INLINE_ZERO(ctx, dst, len)	its work, inline
+ *
+ * The table stays the truth: the library runs the inline body only when the
+ * object's copy of the table holds that very function, and calls through the
+ * table otherwise, so a table naming another function (or NULL) behaves as it
+ * always did. The port keeps one definition of each body (the out-of-line
+ * function runs the same inline code), so the two ways give one answer. Not
+ * an ABI: a library built with it references the named functions and belongs
+ * to that port; the installed library (pkg-config, CMake) is built without.
+ */
+
+/*
  * SLUICE_DMA_ALIGNAS() - alignment of a struct member in C11 and C++11 alike
  * (the keywords differ: _Alignas in C, alignas in C++).
  */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mock_port_inline.h - the host port's inline ops (SLUICE_DMA_PORT_INLINE,
+ * <sluice/dma_port.h>): the bodies of mock_port.c's cpu_id and of its
+ * `rep movsb` copy and `rep stosb` zero, which a library built with
+ * -DSLUICE_DMA_PORT_INLINE='"tests/fakes/mock_port_inline.h"' runs inline
+ * when its table holds those functions. One definition of each: mock_port.c's
+ * out-of-line ops run these same bodies, so the inline way and the call give
+ * one answer. Built so: every bench_alloc build (bench/host/host.mk) and the
+ * tests that set MOCK_PORT_INLINE (tests/dma/dma.mk); every other test calls
+ * through the table, so both ways are tested.
+ */
+#ifndef SLUICE_MOCK_PORT_INLINE_H
+#define SLUICE_MOCK_PORT_INLINE_H
+
+#include <assert.h>
+#include <stddef.h>
+
+#include "tests/fakes/mock_port.h"
+
+/* The index the calling thread reports (mock_port_set_cpu()). */
+extern _Thread_local unsigned int mock_port_cpu_index;
+
+/* The port's cpu_id op: mock_port_cpu_id_body(), out of line. */
+unsigned int mock_port_cpu_id(void *ctx);
+
+static inline unsigned int mock_port_cpu_id_body(void *ctx)
+{
+	const struct mock_port *mp = ctx;
+
+	/* A test that sets an index the port was not told of is wrong. */
+	assert(mock_port_cpu_index < mp->ncpus);
+	return mock_port_cpu_index;
+}
+
+#define SLUICE_DMA_INLINE_CPU_ID_FN mock_port_cpu_id
+#define SLUICE_DMA_INLINE_CPU_ID(ctx) mock_port_cpu_id_body(ctx)
+
+#if defined(__x86_64__)
+static inline __attribute__((always_inline)) void mock_port_movsb_body(void *dst, const void *src,
+								       size_t len)
+{
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(len) : : "memory");
+}
+
+static inline __attribute__((always_inline)) void mock_port_stosb_body(void *dst, size_t len)
+{
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+}
+
+/* mock_port_copy_movsb() and mock_port_zero_stosb() (mock_port.h). */
+#define SLUICE_DMA_INLINE_COPY_FN mock_port_copy_movsb
+#define SLUICE_DMA_INLINE_COPY(ctx, dst, src, len) \
+	((void)(ctx), mock_port_movsb_body(dst, src, len))
+#define SLUICE_DMA_INLINE_ZERO_FN mock_port_zero_stosb
+#define SLUICE_DMA_INLINE_ZERO(ctx, dst, len) ((void)(ctx), mock_port_stosb_body(dst, len))
+#endif
+
+#endif /* SLUICE_MOCK_PORT_INLINE_H */

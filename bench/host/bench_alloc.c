@@ -560,9 +560,11 @@ struct arena_cell {
 	void *q[BENCH_MAX_THREADS][BENCH_DEPTH];
 	unsigned long nomem[BENCH_MAX_THREADS];
 	struct timing t;
-	/* Scrub reference: the strategy's zero op over BENCH_DEPTH blocks in turn. */
+	/* Scrub reference: the strategy's zero op over BENCH_DEPTH blocks in turn,
+	 * through the arena's own dispatch (dma_port_zero(): inline, as the
+	 * arena's, when the table holds the port's inline zero). */
 	unsigned char *zero[BENCH_MAX_THREADS];
-	void (*zero_op)(void *ctx, void *dst, size_t len);
+	struct sluice_dma_port_ops zero_ops;
 	size_t block;
 	struct timing tz;
 };
@@ -606,7 +608,7 @@ static void *arena_worker(void *arg)
 		for (unsigned long i = 0; i < c->pairs; i++) {
 			unsigned char *z = c->zero[w->cpu] + (i % BENCH_DEPTH) * c->block;
 
-			c->zero_op(NULL, z, c->block);
+			dma_port_zero(&c->zero_ops, z, c->block);
 			__asm__ volatile("" : : "r"(z) : "memory");
 		}
 		c1 = rdtsc();
@@ -659,7 +661,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 	mock_port_set_copy(&mp, cfg.copy_name);
 	if (st->nt)
 		mp.ops.zero = mock_port_zero_nt;
-	c->zero_op = mp.ops.zero ? mp.ops.zero : mock_port_zero_libc;
+	c->zero_ops = mp.ops;
 	if (!base || !meta || sluice_dma_arena_init(&c->arena, &mp.ops, &ac)) {
 		fprintf(stderr, "bench: arena setup failed\n");
 		exit(1);
@@ -1061,8 +1063,9 @@ static double breakdown_copy(struct fx *f, bool port, unsigned char *src, unsign
 	for (unsigned long i = 0; i < pairs; i++) {
 		unsigned char *d = dst + (i % BENCH_DEPTH) * 4096;
 
-		if (port && f->dl.ops.copy)
-			f->dl.ops.copy(f->dl.ops.ctx, d, src, 4096);
+		/* The layer's own dispatch: inline when the port's copy is. */
+		if (port)
+			dma_port_copy(&f->dl.ops, d, src, 4096);
 		else
 			memcpy(d, src, 4096);
 		__asm__ volatile("" : : "r"(d) : "memory");

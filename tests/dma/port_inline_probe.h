@@ -19,6 +19,9 @@ struct probe_counts {
 };
 
 extern struct probe_counts probe_counts;
+/* The ctx the table holds, and how often an inline body got another one. */
+extern void *probe_ctx;
+extern unsigned long probe_ctx_wrong;
 /* The index probe_cpu_id() reports; may exceed the layer's CPUs (then folded). */
 extern unsigned int probe_cpu;
 
@@ -28,12 +31,13 @@ void probe_copy(void *ctx, void *dst, const void *src, size_t len);
 void probe_zero(void *ctx, void *dst, size_t len);
 
 #define SLUICE_DMA_INLINE_CPU_ID_FN probe_cpu_id
-#define SLUICE_DMA_INLINE_CPU_ID(ctx) ((void)(ctx), probe_counts.cpu_inline++, probe_cpu)
+#define PROBE_CTX(ctx) (probe_ctx_wrong += (void *)(ctx) != probe_ctx)
+#define SLUICE_DMA_INLINE_CPU_ID(ctx) (PROBE_CTX(ctx), probe_counts.cpu_inline++, probe_cpu)
 #define SLUICE_DMA_INLINE_COPY_FN probe_copy
 #define SLUICE_DMA_INLINE_COPY(ctx, dst, src, len) \
-	((void)(ctx), probe_counts.copy_inline++, (void)memcpy(dst, src, len))
+	(PROBE_CTX(ctx), probe_counts.copy_inline++, (void)memcpy(dst, src, len))
 #define SLUICE_DMA_INLINE_ZERO_FN probe_zero
 #define SLUICE_DMA_INLINE_ZERO(ctx, dst, len) \
-	((void)(ctx), probe_counts.zero_inline++, (void)memset(dst, 0, len))
+	(PROBE_CTX(ctx), probe_counts.zero_inline++, (void)memset(dst, 0, len))
 
 #endif /* SLUICE_TESTS_PORT_INLINE_PROBE_H */

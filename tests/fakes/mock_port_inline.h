@@ -6,9 +6,10 @@
  * -DSLUICE_DMA_PORT_INLINE='"tests/fakes/mock_port_inline.h"' runs inline
  * when its table holds those functions. One definition of each: mock_port.c's
  * out-of-line ops run these same bodies, so the inline way and the call give
- * one answer. Built so: every bench_alloc build (bench/host/host.mk) and the
- * tests that set MOCK_PORT_INLINE (tests/dma/dma.mk); every other test calls
- * through the table, so both ways are tested.
+ * one answer. Built so: every bench_alloc build but bench_alloc_calls
+ * (bench/host/host.mk) and the tests that set MOCK_PORT_INLINE
+ * (tests/dma/dma.mk); every other test calls through the table, so both ways
+ * are tested.
  */
 #ifndef SLUICE_MOCK_PORT_INLINE_H
 #define SLUICE_MOCK_PORT_INLINE_H

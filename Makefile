@@ -85,9 +85,9 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -I. -I$(DMA_INC) -DSLUICE_HOST
 HOST_LIBS   := -lcmocka -lpthread -lm
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The host port's inline ops (tests/fakes/mock_port_inline.h; SLUICE_DMA_PORT_INLINE in
-# <sluice/dma_port.h>): every bench_alloc build but bench_alloc_calls and the tests that name it in their
-# <name>_CFLAGS run the port's CPU index, copy and zero inline; the other tests call
-# through the table.
+# <sluice/dma_port.h>): the tests that name this in their <name>_CFLAGS, and every
+# bench_alloc build but bench_alloc_calls, run the port's CPU index, copy and zero
+# inline; the other tests call through the table.
 MOCK_PORT_INLINE := -DSLUICE_DMA_PORT_INLINE='"tests/fakes/mock_port_inline.h"'
 
 # ---------------------------------------------------------------- fragments

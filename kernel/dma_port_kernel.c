@@ -53,11 +53,10 @@ static void *kd_dma_to_virt(void *ctx, uint64_t dma_addr)
 	return (void *)(uintptr_t)dma_addr;
 }
 
-/* Named by kernel/dma_port_inline.h: the library runs its body inline. */
+/* Named by kernel/dma_port_inline.h: the library runs the same body inline. */
 unsigned int kernel_dma_cpu_id(void *ctx)
 {
-	(void)ctx;
-	return smp_cpu_id();
+	return SLUICE_DMA_INLINE_CPU_ID(ctx);
 }
 
 static void kd_lock_init(void *ctx, void *lock)

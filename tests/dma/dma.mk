@@ -4,8 +4,8 @@ HOST_TESTS += test_bounce test_map
 test_bounce_SRCS := tests/dma/test_bounce.c tests/fakes/mock_port.c $(DMA_SRCS)
 test_map_SRCS := tests/dma/test_map.c tests/fakes/mock_port.c $(DMA_SRCS)
 # test_map, test_sluice_cache, test_stages and test_arena run the port's inline ops
-# (MOCK_PORT_INLINE, Makefile), as every bench_alloc build does; the others call
-# through the table.
+# (MOCK_PORT_INLINE, Makefile), as every bench_alloc build but bench_alloc_calls does;
+# the others call through the table.
 test_map_CFLAGS := $(MOCK_PORT_INLINE)
 # Every exported function of dma/ with each kind of bad argument, from one table.
 HOST_TESTS += test_bad_args

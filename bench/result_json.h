@@ -31,8 +31,8 @@ const char *bench_json_cc(void);
 /**
  * bench_json_set_dma() - name the DMA layer's start-up choices for every later
  *	result line.
- * @copy_impl: the bounce copy the kernel installed ("movsb" or "libc", from
- *	memops_choose()).
+ * @copy_impl: the bounce copy the kernel installed ("movsb", "movsq" or
+ *	"libc", from memops_choose()).
  * @scrub: what a from-device bounce slot shows the device before it writes
  *	("zero" or "copy", the scrub= option).
  * Both strings must live as long as the kernel.

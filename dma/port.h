@@ -102,7 +102,7 @@ static inline void dma_port_cache(const struct sluice_dma_port_ops *ops, void *v
 }
 
 /*
- * The bounce copy: the port's copy op, chosen once at start-up for its CPU
+ * The bounce copy: the port's copy op, chosen once at start-up for its machine
  * (e.g. `rep movsb` with ERMS/FSRM), else the library's memcpy.
  */
 static inline __attribute__((always_inline)) void

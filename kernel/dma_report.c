@@ -12,6 +12,23 @@
 
 #include "arch/x86_64/mm/mmu.h"
 
+/* The bounce copy installed and why: every candidate's 4 KiB copy and clear as
+ * timed at start-up (memops_choose()), in one line. */
+static void kernel_dma_report_copy(const struct kernel_dma *kd)
+{
+	const struct memops_timing *t = &kd->memops_timing;
+
+	printf("dma: bounce copy %s, chosen by timing (ERMS %s, FSRM %s; cycles per %u-byte "
+	       "copy + clear, least of %u:",
+	       kd->copy_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no", MEMOPS_TIMED_LEN,
+	       MEMOPS_RUNS);
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
+		printf("%s %s %" PRIu64 " + %" PRIu64 "%s", k ? "," : "", memops_candidates[k].name,
+		       t->copy[k], t->zero[k],
+		       k == (unsigned int)t->preferred ? " (CPUID's pick)" : "");
+	printf(")\n");
+}
+
 void kernel_dma_report(struct kernel_dma *kd)
 {
 	struct sluice_dma_arena_stats as;
@@ -47,11 +64,10 @@ void kernel_dma_report(struct kernel_dma *kd)
 	       " to private (%" PRIu64 " cycles), %" PRIu64 " 2 MiB splits\n",
 	       ms.to_shared_calls, ms.to_shared_cycles, ms.to_private_calls, ms.to_private_cycles,
 	       ms.splits);
-	printf("dma: bounce copy %s (ERMS %s, FSRM %s); per-CPU slot caches %s\n",
-	       !strcmp(kd->copy_name, "movsb") ? "rep movsb / rep stosb" : "newlib memcpy / memset",
-	       kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
-	       (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ? "without locks (exclusive CPUs)" :
-								 "locked");
+	kernel_dma_report_copy(kd);
+	printf("dma: per-CPU slot caches %s\n", (kd->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE) ?
+							"without locks (exclusive CPUs)" :
+							"locked");
 	printf("dma: built for %u CPU%s (per-CPU caches and areas)\n", kd->ncpus,
 	       kd->ncpus == 1 ? "" : "s");
 	for (unsigned int c = 1; c < SMP_MAX_CPUS; c++)

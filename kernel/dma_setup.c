@@ -92,9 +92,9 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_
 	kd->read_attrs =
 		bi->options.scrub == OPTIONS_SCRUB_WRITTEN ? SLUICE_DMA_ATTR_UNMAP_WRITTEN : 0;
 	kd->ops = kernel_dma_port_ops(kd);
-	/* The bounce copy for this CPU, chosen before any layer takes its copy of
-	 * the ops (a layer copies them at init: dma_port.h). */
-	memops_choose(cpu, &mo);
+	/* The bounce copy for this machine, timed and chosen before any layer takes
+	 * its copy of the ops (a layer copies them at init: dma_port.h). */
+	memops_choose(cpu, &mo, &kd->memops_timing);
 	kd->ops.copy = mo.copy;
 	kd->ops.zero = mo.zero;
 	kd->copy_name = mo.name;

@@ -9,6 +9,7 @@
 #define SLUICE_BOOT_DMA_SETUP_H
 
 #include "arch/x86_64/cpu/cpu.h"
+#include "arch/x86_64/cpu/memops.h"
 #include "arch/x86_64/smp/smp.h"
 #include "boot/boot_info.h"
 #include "boot/dma_modes.h"
@@ -69,6 +70,9 @@ struct kdma_cpu_stats {
  * @max_areas: most areas per bounce pool (option areas=; 0: one per CPU).
  * @read_attrs: SLUICE_DMA_ATTR_* the block driver maps a read's data with:
  *	SLUICE_DMA_ATTR_UNMAP_WRITTEN under scrub=written, else 0.
+ * @copy_name: the bounce copy and clear installed (struct memops' name).
+ * @memops_timing: what memops_choose() measured of each candidate at start-up.
+ * @erms: the CPU reports ERMS; @fsrm: and FSRM.
  * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
  */
 struct kernel_dma {
@@ -87,6 +91,7 @@ struct kernel_dma {
 	unsigned int max_areas;
 	unsigned int read_attrs;
 	const char *copy_name;
+	struct memops_timing memops_timing;
 	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];
 };
@@ -190,8 +195,9 @@ struct sluice_dma_port_ops kernel_dma_port_ops(struct kernel_dma *kd);
 /**
  * kernel_dma_init() - set up the layer on the DMA region and check it works.
  * @bi: the boot hand-off (region, options).
- * @cpu: the identified boot CPU: the bounce copy and clear are chosen for it
- *	(memops.h: rep movsb / rep stosb with ERMS, else newlib's).
+ * @cpu: the identified boot CPU: its ERMS makes `rep movsb` the preferred
+ *	bounce copy; the one installed is the fastest on this machine
+ *	(memops.h: memops_choose()).
  * Return: the instance, or NULL after printing why.
  */
 struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_info *cpu);

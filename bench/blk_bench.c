@@ -408,24 +408,34 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	return rc;
 }
 
+/*
+ * struct blk_over - what a bounce line adds per I/O over direct, each figure the
+ * median over the rounds of that round's own: a round runs every configuration
+ * back to back, so a slow spell of the emulator lands on all of its lines
+ * alike, where whole lines run minutes apart did not (docs/results/
+ * 2026-12-06-copy-by-measurement.md: one boot's copy of the same bytes took
+ * from 3 219 to 7 138 cycles from line to line).
+ * @have: direct ran in a round with this line; @over: its DMA cycles minus direct's.
+ * @have_linux: bounce/linux added cycles in such a round; @vs_linux: @over over
+ *	linux's; @copy_floor: this line's own copy (and scrub) cycles over linux's:
+ *	the ratio it would have if its map and unmap cost no more than direct's.
+ */
+struct blk_over {
+	bool have, have_linux;
+	double over, vs_linux, copy_floor;
+};
+
 /* The DMA cycles a bounce line adds per I/O over direct in the same boot, and,
  * with bounce/linux in the boot adding any, that figure over linux's: the guest
- * form of issue 27's target (bounce/sluice's <= 0.5x bounce/linux's). With it,
- * the line's own copy cycles over linux's figure: the ratio the policy would
- * have if its map and unmap cost no more than direct's, the part no slot
- * allocator can take off (the bytes are copied, or scrubbed, whatever the policy). */
-static void blk_bench_print_over_direct(const struct blk_result *r, const struct blk_result *direct,
-					const struct blk_result *base_linux)
+ * form of issue 27's target (bounce/sluice's <= 0.5x bounce/linux's). */
+static void blk_bench_print_over_direct(const struct blk_over *ov)
 {
-	double over = r->io.cycles_dma - direct->io.cycles_dma, linux_over;
-
-	printf(",\"dma_over_direct\":%.0f", over);
-	if (!base_linux)
+	if (!ov || !ov->have)
 		return;
-	linux_over = base_linux->io.cycles_dma - direct->io.cycles_dma;
-	if (linux_over > 0)
+	printf(",\"dma_over_direct\":%.0f", ov->over);
+	if (ov->have_linux)
 		printf(",\"dma_over_direct_vs_linux\":%.3f,\"copy_floor_vs_linux\":%.3f",
-		       over / linux_over, r->cycles_copy / linux_over);
+		       ov->vs_linux, ov->copy_floor);
 }
 
 /* The stage markers' totals per I/O (bench-only image, `make image-stages`), in
@@ -443,9 +453,14 @@ static void blk_bench_print_stages(const double *st)
 	       st[DMA_STAGE_LOOKUP], st[DMA_STAGE_COPY_BACK], st[DMA_STAGE_RELEASE]);
 }
 
-void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
-		     unsigned int queues, const struct blk_result *r,
-		     const struct blk_result *direct, const struct blk_result *base_linux)
+/* One result as a JSON line of the contract (docs/BENCHMARKS.md): @r the line's
+ * median round, @direct and @base_linux those of direct and bounce/linux (NULL:
+ * none ran) for "ratio_direct", "ratio_linux" and "dma_tax_pct_linux", @ov the
+ * medians over the rounds of what it adds over direct (NULL: none). */
+static void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
+			    unsigned int queues, unsigned int rounds, const struct blk_result *r,
+			    const struct blk_result *direct, const struct blk_result *base_linux,
+			    const struct blk_over *ov)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
@@ -456,14 +471,14 @@ void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w
 	       "\"cycles_map\":%.0f,\"cycles_copy\":%.0f,\"cycles_convert\":%.0f,"
 	       "\"cycles_driver\":%.0f,\"cycles_device\":%.0f,"
 	       "\"conversions\":%" PRIu64 ",\"bounced_bytes\":%" PRIu64 ",\"ios\":%" PRIu64
-	       ",\"errors\":%" PRIu64 ",\"seconds\":%.3f",
+	       ",\"errors\":%" PRIu64 ",\"seconds\":%.3f,\"rounds\":%u",
 	       kernel_dma_mode_name(cfg->mode), policy, w->rw, w->bs, w->iodepth, queues,
 	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->iops, r->bw_mbps, r->lat_mean_us,
 	       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
 	       r->cycles_driver, r->cycles_device, r->conversions, r->bounced_bytes, r->ios,
-	       r->errors, r->seconds);
-	if (cfg->mode == KDMA_BOUNCE && direct)
-		blk_bench_print_over_direct(r, direct, base_linux);
+	       r->errors, r->seconds, rounds);
+	if (cfg->mode == KDMA_BOUNCE)
+		blk_bench_print_over_direct(ov);
 	if (r->stages)
 		blk_bench_print_stages(r->stage);
 	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
@@ -490,125 +505,252 @@ static const struct blk_workload short_set[] = {
 #define FULL_N (sizeof(full_set) / sizeof(full_set[0]))
 #define SHORT_N (sizeof(short_set) / sizeof(short_set[0]))
 
-/* The runs of one workload in mode direct and in bounce/linux (NULL: none ran). */
-static void blk_bench_baselines(const struct kdma_config *cfgs, int ncfg, const bool *ok,
-				const struct blk_result *results, const struct blk_result **direct,
-				const struct blk_result **base_linux)
+/*
+ * Rounds per pass: every configuration runs every workload for a third of the
+ * run time, then the next configuration, and the whole sequence three times.
+ * The lines compared in one boot thus run close together in time, three
+ * times over, and each figure is a median over the rounds.
+ */
+#define BLK_BENCH_ROUNDS 3
+
+/*
+ * struct blk_pass - every run of one pass, and what is printed of them.
+ * @cfgs: the configurations; @ncfg: how many.
+ * @res: each round's result per workload and configuration; @ok: it ran.
+ * @median: per workload and configuration, the round whose DMA cycles per I/O
+ *	are the median of its rounds (the lower middle of an even count), -1 if
+ *	none ran: the line printed is that round's, a real run.
+ * @over: per workload and configuration, what a bounce line adds over direct.
+ */
+struct blk_pass {
+	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
+	int ncfg;
+	struct blk_result res[BLK_BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
+	bool ok[BLK_BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
+	int median[FULL_N][KDMA_MAX_CONFIGS];
+	struct blk_over over[FULL_N][KDMA_MAX_CONFIGS];
+};
+
+/* The configuration index of mode direct and of bounce/linux (-1: not set up). */
+static void blk_pass_baselines(const struct blk_pass *bp, int *direct, int *base_linux)
 {
-	for (int c = 0; c < ncfg; c++) {
-		if (!ok[c])
-			continue;
-		if (cfgs[c].mode == KDMA_DIRECT)
-			*direct = &results[c];
-		if (cfgs[c].mode == KDMA_BOUNCE && cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-			*base_linux = &results[c];
+	*direct = *base_linux = -1;
+	for (int c = 0; c < bp->ncfg; c++) {
+		if (bp->cfgs[c].mode == KDMA_DIRECT)
+			*direct = c;
+		if (bp->cfgs[c].mode == KDMA_BOUNCE &&
+		    bp->cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
+			*base_linux = c;
 	}
 }
 
-/* One human line per workload: the DMA cycles per I/O each bounce policy adds over
- * direct in this boot, and that over bounce/linux's (the JSON lines carry the same
- * figures as "dma_over_direct" and "dma_over_direct_vs_linux"). */
-static void blk_bench_say_over_direct(const struct kdma_config *cfgs, int ncfg, const bool *ok,
-				      const struct blk_result *results,
-				      const struct blk_workload *w, unsigned int queues)
+/* The median of @n values (sorted in place; the mean of the middle two of an even count). */
+static double blk_median(double *v, unsigned int n)
 {
-	const struct blk_result *direct = NULL, *base_linux = NULL;
-	double linux_over = 0;
+	for (unsigned int i = 1; i < n; i++)
+		for (unsigned int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
 
-	blk_bench_baselines(cfgs, ncfg, ok, results, &direct, &base_linux);
-	if (!direct)
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* @bp->median[@i][@c]: the round of the median DMA cycles per I/O. */
+static void blk_pass_median_round(struct blk_pass *bp, unsigned int i, int c)
+{
+	int rounds[BLK_BENCH_ROUNDS];
+	unsigned int n = 0;
+
+	for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+		if (bp->ok[r][i][c])
+			rounds[n++] = r;
+	for (unsigned int k = 1; k < n; k++)
+		for (unsigned int j = k; j > 0 && bp->res[rounds[j - 1]][i][c].io.cycles_dma >
+							  bp->res[rounds[j]][i][c].io.cycles_dma;
+		     j--) {
+			int t = rounds[j];
+
+			rounds[j] = rounds[j - 1];
+			rounds[j - 1] = t;
+		}
+	bp->median[i][c] = n ? rounds[(n - 1) / 2] : -1;
+}
+
+/* @bp->over[@i][@c]: per round in which direct (and bounce/linux) ran too, this
+ * line's cycles over direct (and over linux's); the medians of those. */
+static void blk_pass_over(struct blk_pass *bp, unsigned int i, int c, int direct, int base_linux)
+{
+	double over[BLK_BENCH_ROUNDS], vs[BLK_BENCH_ROUNDS], floor[BLK_BENCH_ROUNDS];
+	unsigned int n = 0, nl = 0;
+	struct blk_over *ov = &bp->over[i][c];
+
+	memset(ov, 0, sizeof(*ov));
+	if (direct < 0 || bp->cfgs[c].mode != KDMA_BOUNCE)
 		return;
-	if (base_linux)
-		linux_over = base_linux->io.cycles_dma - direct->io.cycles_dma;
-	printf("bench: blk queues=%u %s bs=%u iodepth=%u: DMA cycles per I/O over direct:", queues,
-	       w->rw, w->bs, w->iodepth);
-	for (int c = 0; c < ncfg; c++) {
-		double over = results[c].io.cycles_dma - direct->io.cycles_dma;
+	for (int r = 0; r < BLK_BENCH_ROUNDS; r++) {
+		const struct blk_result *x = &bp->res[r][i][c], *d = &bp->res[r][i][direct];
+		double linux_over;
 
-		if (!ok[c] || cfgs[c].mode != KDMA_BOUNCE)
+		if (!bp->ok[r][i][c] || !bp->ok[r][i][direct])
 			continue;
-		printf(" %s %.0f", kernel_dma_config_name(&cfgs[c]), over);
-		if (linux_over > 0)
-			printf(" (%.3fx linux, its copy alone %.3fx)", over / linux_over,
-			       results[c].cycles_copy / linux_over);
+		over[n++] = x->io.cycles_dma - d->io.cycles_dma;
+		if (base_linux < 0 || !bp->ok[r][i][base_linux])
+			continue;
+		linux_over = bp->res[r][i][base_linux].io.cycles_dma - d->io.cycles_dma;
+		if (linux_over <= 0)
+			continue;
+		vs[nl] = (x->io.cycles_dma - d->io.cycles_dma) / linux_over;
+		floor[nl++] = x->cycles_copy / linux_over;
+	}
+	ov->have = n > 0;
+	ov->over = n ? blk_median(over, n) : 0;
+	ov->have_linux = nl > 0;
+	ov->vs_linux = nl ? blk_median(vs, nl) : 0;
+	ov->copy_floor = nl ? blk_median(floor, nl) : 0;
+}
+
+/* One human line per workload: the DMA cycles per I/O each bounce policy adds over
+ * direct in this boot, and that over bounce/linux's, medians over the rounds (the
+ * JSON lines carry the same figures as "dma_over_direct" and
+ * "dma_over_direct_vs_linux"). */
+static void blk_pass_say_over_direct(const struct blk_pass *bp, unsigned int i,
+				     const struct blk_workload *w, unsigned int queues)
+{
+	int direct, base_linux;
+
+	blk_pass_baselines(bp, &direct, &base_linux);
+	if (direct < 0)
+		return;
+	printf("bench: blk queues=%u %s bs=%u iodepth=%u: DMA cycles per I/O over direct, "
+	       "median of %d rounds:",
+	       queues, w->rw, w->bs, w->iodepth, BLK_BENCH_ROUNDS);
+	for (int c = 0; c < bp->ncfg; c++) {
+		const struct blk_over *ov = &bp->over[i][c];
+
+		if (!ov->have)
+			continue;
+		printf(" %s %.0f", kernel_dma_config_name(&bp->cfgs[c]), ov->over);
+		if (ov->have_linux)
+			printf(" (%.3fx linux, its copy alone %.3fx)", ov->vs_linux,
+			       ov->copy_floor);
 	}
 	printf("\n");
 }
 
-/* One pass over every configuration with at most @max_queues request queues;
- * prints the human lines, then the JSON lines with ratios. */
+/* Round @round of configuration @c: every workload, on a device opened for it. */
+static int blk_pass_round(struct blk_pass *bp, int round, int c, struct kernel_dma *kd,
+			  struct virtio_device *vdev, const struct blk_workload *set,
+			  unsigned int nw, unsigned int max_queues, unsigned int warmup_ms,
+			  unsigned int run_ms, const struct blk_bench_iotlb *iotlb,
+			  unsigned int *queues)
+{
+	const struct kdma_config *cfg = &bp->cfgs[c];
+	struct virtio_blk blk;
+	int failures = 0;
+
+	if (bench_blk_open(&blk, vdev, kd, cfg, max_queues, "bench: blk"))
+		return 1;
+	*queues = blk.nqueues;
+	for (unsigned int i = 0; i < nw; i++) {
+		struct blk_result *r = &bp->res[round][i][c];
+
+		if (blk_bench_run(&blk, kd, cfg, &set[i], warmup_ms, run_ms, iotlb, r)) {
+			failures++;
+			continue;
+		}
+		bp->ok[round][i][c] = true;
+		printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u round %d/%d: %.0f IOPS, "
+		       "%.1f MB/s, lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: "
+		       "map %.0f, copy %.0f, convert %.0f, driver %.0f, device %.0f; DMA %.0f\n",
+		       kernel_dma_config_name(cfg), *queues, set[i].rw, set[i].bs, set[i].iodepth,
+		       round + 1, BLK_BENCH_ROUNDS, r->iops, r->bw_mbps, r->lat_mean_us,
+		       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy,
+		       r->cycles_convert, r->cycles_driver, r->cycles_device, r->io.cycles_dma);
+	}
+	virtio_blk_remove(&blk);
+	return failures;
+}
+
+/* The IOTLB model's line of one workload's median round in one configuration. */
+static void blk_pass_print_iotlb(const struct kdma_config *cfg, const struct blk_workload *w,
+				 unsigned int queues, const struct blk_result *r,
+				 const struct blk_bench_iotlb *iotlb)
+{
+	bench_json_begin("iotlb");
+	printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
+	       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,"
+	       "\"entries\":%u,\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64
+	       ",\"ios\":%" PRIu64 ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64 "}\n",
+	       kernel_dma_mode_name(cfg->mode), kernel_dma_policy_json(cfg), w->rw, w->bs,
+	       w->iodepth, queues, iotlb->entries, iotlb->ways ? "set" : "full",
+	       iotlb->ways ? iotlb->ways : iotlb->entries, r->iotlb_granule, r->ios,
+	       r->iotlb_lookups, r->iotlb_misses);
+}
+
+/* The JSON lines of a pass: each configuration's median round per workload, with
+ * its ratios against direct and bounce/linux of the same boot; then the IOTLB lines. */
+static void blk_pass_print(const struct blk_pass *bp, const struct blk_workload *set,
+			   unsigned int nw, unsigned int queues,
+			   const struct blk_bench_iotlb *iotlb)
+{
+	int direct, base_linux;
+
+	blk_pass_baselines(bp, &direct, &base_linux);
+	for (unsigned int i = 0; i < nw; i++) {
+		int dm = direct >= 0 ? bp->median[i][direct] : -1;
+		int lm = base_linux >= 0 ? bp->median[i][base_linux] : -1;
+		const struct blk_result *d = dm >= 0 ? &bp->res[dm][i][direct] : NULL;
+		const struct blk_result *l = lm >= 0 ? &bp->res[lm][i][base_linux] : NULL;
+
+		for (int c = 0; c < bp->ncfg; c++) {
+			unsigned int ran = 0;
+
+			for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+				ran += bp->ok[r][i][c];
+			if (ran)
+				blk_bench_print(&bp->cfgs[c], &set[i], queues, ran,
+						&bp->res[bp->median[i][c]][i][c], d, l,
+						&bp->over[i][c]);
+		}
+	}
+	for (unsigned int i = 0; i < nw; i++)
+		for (int c = 0; c < bp->ncfg; c++)
+			if (bp->median[i][c] >= 0)
+				blk_pass_print_iotlb(&bp->cfgs[c], &set[i], queues,
+						     &bp->res[bp->median[i][c]][i][c], iotlb);
+}
+
+/* One pass over every configuration with at most @max_queues request queues, in
+ * BLK_BENCH_ROUNDS rounds of @run_ms / BLK_BENCH_ROUNDS each (and a fifth of
+ * that warming up); prints the human lines, then the JSON lines with ratios. */
 static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes,
 			  const struct blk_workload *set, unsigned int nw, unsigned int max_queues,
 			  unsigned int warmup_ms, unsigned int run_ms,
 			  const struct blk_bench_iotlb *iotlb, unsigned int *queues_used)
 {
-	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
-	int ncfg = kernel_dma_configs(kd, modes, cfgs), failures = 0;
-	static struct blk_result results[FULL_N][KDMA_MAX_CONFIGS];
-	static bool ok[FULL_N][KDMA_MAX_CONFIGS];
-	unsigned int queues = 1;
+	static struct blk_pass bp;
+	unsigned int queues = 1, slice = run_ms / BLK_BENCH_ROUNDS ? run_ms / BLK_BENCH_ROUNDS : 1;
+	int failures = 0, direct, base_linux;
 
-	memset(ok, 0, sizeof(ok));
-	for (int c = 0; c < ncfg; c++) {
-		struct virtio_blk blk;
-
-		if (bench_blk_open(&blk, vdev, kd, &cfgs[c], max_queues, "bench: blk")) {
-			failures++;
-			continue;
+	memset(&bp, 0, sizeof(bp));
+	bp.ncfg = kernel_dma_configs(kd, modes, bp.cfgs);
+	for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+		for (int c = 0; c < bp.ncfg; c++)
+			failures += blk_pass_round(&bp, r, c, kd, vdev, set, nw, max_queues,
+						   warmup_ms / BLK_BENCH_ROUNDS, slice, iotlb,
+						   &queues);
+	blk_pass_baselines(&bp, &direct, &base_linux);
+	for (unsigned int i = 0; i < nw; i++)
+		for (int c = 0; c < bp.ncfg; c++) {
+			blk_pass_median_round(&bp, i, c);
+			blk_pass_over(&bp, i, c, direct, base_linux);
 		}
-		queues = blk.nqueues;
-		for (unsigned int i = 0; i < nw; i++) {
-			struct blk_result *r = &results[i][c];
-
-			if (blk_bench_run(&blk, kd, &cfgs[c], &set[i], warmup_ms, run_ms, iotlb,
-					  r)) {
-				failures++;
-				continue;
-			}
-			ok[i][c] = true;
-			printf("bench: blk mode=%s queues=%u %s bs=%u iodepth=%u: %.0f IOPS, "
-			       "%.1f MB/s, lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: "
-			       "map %.0f, copy %.0f, convert %.0f, driver %.0f, device %.0f\n",
-			       kernel_dma_config_name(&cfgs[c]), queues, set[i].rw, set[i].bs,
-			       set[i].iodepth, r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us,
-			       r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
-			       r->cycles_driver, r->cycles_device);
-		}
-		virtio_blk_remove(&blk);
-	}
 	for (unsigned int i = 0; i < nw; i++)
 		if (set[i].bs == 4096)
-			blk_bench_say_over_direct(cfgs, ncfg, ok[i], results[i], &set[i], queues);
-	/* JSON lines last: each carries its ratios against direct and bounce/linux
-	 * of the same boot. */
-	for (unsigned int i = 0; i < nw; i++) {
-		const struct blk_result *direct = NULL, *base_linux = NULL;
-
-		blk_bench_baselines(cfgs, ncfg, ok[i], results[i], &direct, &base_linux);
-		for (int c = 0; c < ncfg; c++)
-			if (ok[i][c])
-				blk_bench_print(&cfgs[c], &set[i], queues, &results[i][c], direct,
-						base_linux);
-	}
-	for (unsigned int i = 0; i < nw; i++) {
-		for (int c = 0; c < ncfg; c++) {
-			const struct blk_result *r = &results[i][c];
-			const char *policy = kernel_dma_policy_json(&cfgs[c]);
-
-			if (!ok[i][c])
-				continue;
-			bench_json_begin("iotlb");
-			printf(",\"mode\":\"%s\",\"policy\":%s,\"rw\":\"%s\","
-			       "\"bs\":%u,\"iodepth\":%u,\"threads\":1,\"queues\":%u,"
-			       "\"entries\":%u,\"assoc\":\"%s\",\"ways\":%u,\"granule\":%" PRIu64
-			       ",\"ios\":%" PRIu64 ",\"lookups\":%" PRIu64 ",\"misses\":%" PRIu64
-			       "}\n",
-			       kernel_dma_mode_name(cfgs[c].mode), policy, set[i].rw, set[i].bs,
-			       set[i].iodepth, queues, iotlb->entries, iotlb->ways ? "set" : "full",
-			       iotlb->ways ? iotlb->ways : iotlb->entries, r->iotlb_granule, r->ios,
-			       r->iotlb_lookups, r->iotlb_misses);
-		}
-	}
+			blk_pass_say_over_direct(&bp, i, &set[i], queues);
+	blk_pass_print(&bp, set, nw, queues, iotlb);
 	*queues_used = queues;
 	return failures;
 }

@@ -96,32 +96,19 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 		  const struct blk_bench_iotlb *iotlb, struct blk_result *out);
 
 /**
- * blk_bench_print() - print one result as a JSON line of the contract.
- * @cfg: the configuration.
- * @w: the workload.
- * @queues: request queues in use.
- * @r: the result.
- * @direct: the same workload in mode direct in this boot (NULL: unknown), for
- *	"ratio_direct".
- * @base_linux: the same workload in bounce/linux in this boot (NULL: unknown), for
- *	"ratio_linux" and "dma_tax_pct_linux".
- */
-void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
-		     unsigned int queues, const struct blk_result *r,
-		     const struct blk_result *direct, const struct blk_result *base_linux);
-
-/**
- * blk_bench_suite() - run the block workloads in every configuration and print
- *	a human line per run and, at the end, one JSON line per run with ratios;
- *	with one request queue, then again with all of them when the device offers
- *	several (QEMU num-queues).
+ * blk_bench_suite() - run the block workloads in every configuration, in three
+ *	rounds that each run every configuration in turn for a third of the time,
+ *	and print a human line per run and, at the end, one JSON line per workload
+ *	and configuration: its median round, with ratios that are medians of each
+ *	round's own; with one request queue, then again with all of them when the
+ *	device offers several (QEMU num-queues).
  * @kd: the DMA instance.
  * @vdev: the virtio-blk device.
  * @modes: modes to run (bounce runs once per policy set up).
  * @full: the full matrix (rw x bs 4K/64K x iodepth 1/32/256) or the
  *	short set of four workloads.
- * @warmup_ms: warm-up per run.
- * @run_ms: measured time per run.
+ * @warmup_ms: warm-up per workload and configuration, split over the rounds.
+ * @run_ms: measured time per workload and configuration, split over the rounds.
  * @iotlb: IOTLB model geometry; its JSON lines (suite "iotlb") follow the blk ones.
  * Return: the number of runs that failed.
  */

@@ -9,6 +9,7 @@
  * virtqueue), and polling with nothing to reap (waiting for the device).
  */
 #include "bench/blk_bench.h"
+#include "bench/blk_rounds.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -408,23 +409,6 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 	return rc;
 }
 
-/*
- * struct blk_over - what a bounce line adds per I/O over direct, each figure the
- * median over the rounds of that round's own: a round runs every configuration
- * back to back, so a slow spell of the emulator lands on all of its lines
- * alike, where whole lines run minutes apart did not (docs/results/
- * 2026-12-06-copy-by-measurement.md: one boot's copy of the same bytes took
- * from 3 219 to 7 138 cycles from line to line).
- * @have: direct ran in a round with this line; @over: its DMA cycles minus direct's.
- * @have_linux: bounce/linux added cycles in such a round; @vs_linux: @over over
- *	linux's; @copy_floor: this line's own copy (and scrub) cycles over linux's:
- *	the ratio it would have if its map and unmap cost no more than direct's.
- */
-struct blk_over {
-	bool have, have_linux;
-	double over, vs_linux, copy_floor;
-};
-
 /* The DMA cycles a bounce line adds per I/O over direct in the same boot, and,
  * with bounce/linux in the boot adding any, that figure over linux's: the guest
  * form of issue 27's target (bounce/sluice's <= 0.5x bounce/linux's). */
@@ -506,14 +490,6 @@ static const struct blk_workload short_set[] = {
 #define SHORT_N (sizeof(short_set) / sizeof(short_set[0]))
 
 /*
- * Rounds per pass: every configuration runs every workload for a third of the
- * run time, then the next configuration, and the whole sequence three times.
- * The lines compared in one boot thus run close together in time, three
- * times over, and each figure is a median over the rounds.
- */
-#define BLK_BENCH_ROUNDS 3
-
-/*
  * struct blk_pass - every run of one pass, and what is printed of them.
  * @cfgs: the configurations; @ncfg: how many.
  * @res: each round's result per workload and configuration; @ok: it ran.
@@ -544,71 +520,30 @@ static void blk_pass_baselines(const struct blk_pass *bp, int *direct, int *base
 	}
 }
 
-/* The median of @n values (sorted in place; the mean of the middle two of an even count). */
-static double blk_median(double *v, unsigned int n)
+/* One line's rounds of workload @i in configuration @c (-1: none, all not run). */
+static void blk_pass_figs(const struct blk_pass *bp, unsigned int i, int c,
+			  struct blk_round_figs *figs)
 {
-	for (unsigned int i = 1; i < n; i++)
-		for (unsigned int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	for (int r = 0; r < BLK_BENCH_ROUNDS; r++) {
+		figs[r].ok = c >= 0 && bp->ok[r][i][c];
+		figs[r].dma = figs[r].ok ? bp->res[r][i][c].io.cycles_dma : 0;
+		figs[r].copy = figs[r].ok ? bp->res[r][i][c].cycles_copy : 0;
+	}
 }
 
-/* @bp->median[@i][@c]: the round of the median DMA cycles per I/O. */
-static void blk_pass_median_round(struct blk_pass *bp, unsigned int i, int c)
+/* @bp->median[@i][@c] and, for a bounce line, @bp->over[@i][@c] (blk_rounds.h). */
+static void blk_pass_reduce(struct blk_pass *bp, unsigned int i, int c, int direct, int base_linux)
 {
-	int rounds[BLK_BENCH_ROUNDS];
-	unsigned int n = 0;
+	struct blk_round_figs line[BLK_BENCH_ROUNDS], d[BLK_BENCH_ROUNDS], l[BLK_BENCH_ROUNDS];
 
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
-		if (bp->ok[r][i][c])
-			rounds[n++] = r;
-	for (unsigned int k = 1; k < n; k++)
-		for (unsigned int j = k; j > 0 && bp->res[rounds[j - 1]][i][c].io.cycles_dma >
-							  bp->res[rounds[j]][i][c].io.cycles_dma;
-		     j--) {
-			int t = rounds[j];
-
-			rounds[j] = rounds[j - 1];
-			rounds[j - 1] = t;
-		}
-	bp->median[i][c] = n ? rounds[(n - 1) / 2] : -1;
-}
-
-/* @bp->over[@i][@c]: per round in which direct (and bounce/linux) ran too, this
- * line's cycles over direct (and over linux's); the medians of those. */
-static void blk_pass_over(struct blk_pass *bp, unsigned int i, int c, int direct, int base_linux)
-{
-	double over[BLK_BENCH_ROUNDS], vs[BLK_BENCH_ROUNDS], floor[BLK_BENCH_ROUNDS];
-	unsigned int n = 0, nl = 0;
-	struct blk_over *ov = &bp->over[i][c];
-
-	memset(ov, 0, sizeof(*ov));
+	blk_pass_figs(bp, i, c, line);
+	bp->median[i][c] = blk_rounds_median_round(line);
+	memset(&bp->over[i][c], 0, sizeof(bp->over[i][c]));
 	if (direct < 0 || bp->cfgs[c].mode != KDMA_BOUNCE)
 		return;
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++) {
-		const struct blk_result *x = &bp->res[r][i][c], *d = &bp->res[r][i][direct];
-		double linux_over;
-
-		if (!bp->ok[r][i][c] || !bp->ok[r][i][direct])
-			continue;
-		over[n++] = x->io.cycles_dma - d->io.cycles_dma;
-		if (base_linux < 0 || !bp->ok[r][i][base_linux])
-			continue;
-		linux_over = bp->res[r][i][base_linux].io.cycles_dma - d->io.cycles_dma;
-		if (linux_over <= 0)
-			continue;
-		vs[nl] = (x->io.cycles_dma - d->io.cycles_dma) / linux_over;
-		floor[nl++] = x->cycles_copy / linux_over;
-	}
-	ov->have = n > 0;
-	ov->over = n ? blk_median(over, n) : 0;
-	ov->have_linux = nl > 0;
-	ov->vs_linux = nl ? blk_median(vs, nl) : 0;
-	ov->copy_floor = nl ? blk_median(floor, nl) : 0;
+	blk_pass_figs(bp, i, direct, d);
+	blk_pass_figs(bp, i, base_linux, l);
+	blk_rounds_over(line, d, base_linux >= 0 ? l : NULL, &bp->over[i][c]);
 }
 
 /* One human line per workload: the DMA cycles per I/O each bounce policy adds over
@@ -624,8 +559,8 @@ static void blk_pass_say_over_direct(const struct blk_pass *bp, unsigned int i,
 	if (direct < 0)
 		return;
 	printf("bench: blk queues=%u %s bs=%u iodepth=%u: DMA cycles per I/O over direct, "
-	       "median of %d rounds:",
-	       queues, w->rw, w->bs, w->iodepth, BLK_BENCH_ROUNDS);
+	       "medians over the rounds:",
+	       queues, w->rw, w->bs, w->iodepth);
 	for (int c = 0; c < bp->ncfg; c++) {
 		const struct blk_over *ov = &bp->over[i][c];
 
@@ -723,8 +658,8 @@ static void blk_pass_print(const struct blk_pass *bp, const struct blk_workload 
 }
 
 /* One pass over every configuration with at most @max_queues request queues, in
- * BLK_BENCH_ROUNDS rounds of @run_ms / BLK_BENCH_ROUNDS each (and a fifth of
- * that warming up); prints the human lines, then the JSON lines with ratios. */
+ * BLK_BENCH_ROUNDS rounds of @run_ms / BLK_BENCH_ROUNDS each (@warmup_ms split
+ * likewise); prints the human lines, then the JSON lines with ratios. */
 static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes,
 			  const struct blk_workload *set, unsigned int nw, unsigned int max_queues,
 			  unsigned int warmup_ms, unsigned int run_ms,
@@ -743,10 +678,8 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 						   &queues);
 	blk_pass_baselines(&bp, &direct, &base_linux);
 	for (unsigned int i = 0; i < nw; i++)
-		for (int c = 0; c < bp.ncfg; c++) {
-			blk_pass_median_round(&bp, i, c);
-			blk_pass_over(&bp, i, c, direct, base_linux);
-		}
+		for (int c = 0; c < bp.ncfg; c++)
+			blk_pass_reduce(&bp, i, c, direct, base_linux);
 	for (unsigned int i = 0; i < nw; i++)
 		if (set[i].bs == 4096)
 			blk_pass_say_over_direct(&bp, i, &set[i], queues);

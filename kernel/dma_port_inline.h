@@ -6,8 +6,10 @@
  * a map or an unmap reads the CPU index and runs the `rep movsb` copy and
  * `rep stosb` scrub in place, with no call through the table. The library
  * runs these bodies only when its table holds the functions named here
- * (kernel_dma_port_ops() and memops_choose() put them there); a CPU without
- * ERMS gets NULL copy and zero ops, the library's memcpy and memset.
+ * (kernel_dma_port_ops() and memops_choose() put them there). The other copies
+ * memops_choose() may install instead, by timing them at start-up, run as the
+ * table says: `rep movsq` called through it, newlib's memcpy and memset (NULL
+ * ops) called by the library.
  */
 #ifndef SLUICE_KERNEL_DMA_PORT_INLINE_H
 #define SLUICE_KERNEL_DMA_PORT_INLINE_H

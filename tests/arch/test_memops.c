@@ -19,7 +19,7 @@
 #define GUARD 16
 #define MAX_LEN 80
 
-/* Every length 0..MAX_LEN at every source and destination offset 0..7: the
+/* Every length 0..MAX_LEN - 8 at every source and destination offset 0..7: the
  * bytes copied are the source's, and not one byte around them changes. */
 static void copies_exactly(void (*copy)(void *, void *, const void *, size_t))
 {
@@ -127,23 +127,94 @@ static void test_pick_keeps_cpuid_on_a_near_tie(void **state)
 	assert_int_equal(memops_pick(&t), MEMOPS_LIBC);
 	t = timing(800, 710, 720, MEMOPS_MOVSB);
 	assert_int_equal(memops_pick(&t), MEMOPS_MOVSB);
+	/* Two equally fast: the first in the list, the same on every boot. */
+	t = timing(800, 500, 500, MEMOPS_MOVSB);
+	assert_int_equal(memops_pick(&t), MEMOPS_MOVSQ);
 }
+
+/*
+ * Two fake candidates that do the real work and log each call, and a third
+ * with NULL ops (memcpy / memset, as the libc candidate): what memops_time()
+ * ran between two clock reads is checked at each read.
+ */
+enum { LOG_COPY_A, LOG_ZERO_A, LOG_COPY_B, LOG_ZERO_B };
+static int fake_log[4 * MEMOPS_RUNS + 8];
+static unsigned int fake_nlog;
+
+static void fake_log_op(int op)
+{
+	if (fake_nlog < sizeof(fake_log) / sizeof(fake_log[0]))
+		fake_log[fake_nlog] = op;
+	fake_nlog++;
+}
+
+static void fake_copy_a(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx;
+	memcpy(dst, src, len);
+	fake_log_op(LOG_COPY_A);
+}
+
+static void fake_zero_a(void *ctx, void *dst, size_t len)
+{
+	(void)ctx;
+	memset(dst, 0, len);
+	fake_log_op(LOG_ZERO_A);
+}
+
+static void fake_copy_b(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx;
+	memcpy(dst, src, len);
+	fake_log_op(LOG_COPY_B);
+}
+
+static void fake_zero_b(void *ctx, void *dst, size_t len)
+{
+	(void)ctx;
+	memset(dst, 0, len);
+	fake_log_op(LOG_ZERO_B);
+}
+
+static const struct memops fake_cands[MEMOPS_COUNT] = {
+	{ "a", fake_copy_a, fake_zero_a },
+	{ "b", fake_copy_b, fake_zero_b },
+	{ "libc", NULL, NULL },
+};
 
 /* A clock that advances by the next scripted step on each read. */
 static uint64_t fake_now;
 static const uint64_t *fake_steps;
 static unsigned int fake_reads, fake_nsteps;
-
 static const unsigned char *fake_dst, *fake_src;
 static unsigned int fake_wrong;
 
-/* Each read also checks what the timed op left: after a copy (the second read
- * of a run) the source's bytes, after a clear (the third) zeros. */
+/* The log a correct memops_time() has written by read @i: the two warm-up
+ * copies, then per run a copy and a clear of each fake candidate in turn. */
+static unsigned int fake_log_want(unsigned int i, int *last)
+{
+	unsigned int run = i / (3 * MEMOPS_COUNT), k = (i / 3) % MEMOPS_COUNT, phase = i % 3;
+	unsigned int n = 2 + run * 4 + 2 * (k < 2 ? k : 2);
+
+	*last = k == 0 && phase == 0 ? (run ? LOG_ZERO_B : LOG_COPY_B) : -1;
+	if (k < 2 && phase)
+		n += phase, *last = k == 0 ? (phase == 1 ? LOG_COPY_A : LOG_ZERO_A) :
+					     (phase == 1 ? LOG_COPY_B : LOG_ZERO_B);
+	return n;
+}
+
+/* Each read checks what ran since the last: the right candidate's op by the
+ * log, and the bytes: after a copy (the second read of a run) the source's,
+ * after a clear (the third) zeros. */
 static uint64_t fake_clock(void)
 {
 	uint64_t v = fake_now;
 	unsigned int phase = fake_reads % 3;
+	int last;
+	unsigned int n = fake_log_want(fake_reads, &last);
 
+	if (fake_nlog != n || (last >= 0 && fake_log[n - 1] != last))
+		fake_wrong++;
 	if (phase == 1 && memcmp(fake_dst, fake_src, MEMOPS_TIMED_LEN))
 		fake_wrong++;
 	for (size_t i = 0; phase == 2 && i < MEMOPS_TIMED_LEN; i++)
@@ -151,7 +222,6 @@ static uint64_t fake_clock(void)
 			fake_wrong++;
 			break;
 		}
-
 	if (fake_reads < fake_nsteps)
 		fake_now += fake_steps[fake_reads];
 	fake_reads++;
@@ -160,32 +230,34 @@ static uint64_t fake_clock(void)
 
 static void test_time_keeps_the_least_run(void **state)
 {
-	/* Three reads a run (before, after the copy, after the clear): the copy takes
-	 * step[3r], the clear step[3r + 1]; step[3r + 2] passes before the next run. */
+	/* Three reads a run of a candidate (before, after the copy, after the clear):
+	 * the copy takes step[3i], the clear step[3i + 1]; step[3i + 2] passes
+	 * before the next; i counts (run, candidate) pairs, candidates inner. */
 	uint64_t steps[MEMOPS_COUNT * MEMOPS_RUNS * 3];
 	static unsigned char dst[MEMOPS_TIMED_LEN], src[MEMOPS_TIMED_LEN];
 	struct memops_timing t;
 
 	(void)state;
-	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
-		for (unsigned int r = 0; r < MEMOPS_RUNS; r++) {
-			uint64_t *s = &steps[(k * MEMOPS_RUNS + r) * 3];
+	for (unsigned int r = 0; r < MEMOPS_RUNS; r++)
+		for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
+			uint64_t *s = &steps[(r * MEMOPS_COUNT + k) * 3];
 
 			s[0] = 1000 * (k + 1) + 50 * r;		      /* copy: least at run 0 ... */
 			s[1] = 500 * (k + 1) + 7 * (MEMOPS_RUNS - r); /* clear: at the last */
 			s[2] = 99999;
 		}
 	/* One run of a candidate interrupted: much longer, and not kept. */
-	steps[(1 * MEMOPS_RUNS + 0) * 3] = 1000000;
+	steps[(0 * MEMOPS_COUNT + 1) * 3] = 1000000;
 	fake_now = 0, fake_reads = 0, fake_steps = steps,
 	fake_nsteps = MEMOPS_COUNT * MEMOPS_RUNS * 3;
 	memset(src, 0x5a, sizeof(src));
-	fake_dst = dst, fake_src = src, fake_wrong = 0;
-	memops_time(&t, dst, src, fake_clock);
+	fake_dst = dst, fake_src = src, fake_wrong = 0, fake_nlog = 0;
+	memops_time(&t, fake_cands, dst, src, fake_clock);
 	assert_int_equal(fake_reads, MEMOPS_COUNT * MEMOPS_RUNS * 3);
-	/* What was timed is what was named: a copy between the first two reads, a
-	 * clear between the last two. */
+	/* What was timed is what was named: each candidate's own copy between the
+	 * first two reads of its run, its own clear between the last two. */
 	assert_int_equal(fake_wrong, 0);
+	assert_int_equal(fake_nlog, 2 + 4 * MEMOPS_RUNS);
 	assert_int_equal(t.copy[0], 1000);
 	assert_int_equal(t.copy[1], 2000 + 50); /* run 0 interrupted: run 1 is least */
 	assert_int_equal(t.copy[2], 3000);

@@ -7,8 +7,9 @@
 # every line parses and carries the contract's keys.
 . "$(dirname "$0")/lib.sh"
 
-# 60 ms windows. Each window also waits for a count of completions (one turnover of its
-# queue: iodepth requests, half a ring of frames), bounded only by the device deadline
+# bench_ms=60: blk runs three rounds of 20 ms windows. Each window also waits for a
+# count of completions (one turnover of its queue: iodepth requests, half a ring of
+# frames), bounded only by the device deadline
 # (bench_window_over()): a window of a fixed length once saw no 64 KiB read complete
 # while other work loaded both host cores, and its lines carried no figures.
 boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert,net bench_ms=60 policies=linux,sluice"
@@ -73,13 +74,14 @@ for r in rows:
 # Each configuration ran every workload in three rounds, one after another (a human
 # line per round, with its DMA cycles per I/O); a JSON line is its median round.
 import re, statistics
-rounds = {}
+rounds, copies = {}, {}
 for l in open(sys.argv[1], errors="replace"):
     m = re.search(r"bench: blk mode=(\S+) queues=(\d+) (\w+) bs=(\d+) iodepth=(\d+) "
-                  r"round (\d+)/3: .*; DMA (\d+)$", l.strip())
+                  r"round (\d+)/3: .* copy (\d+), .*; DMA (\d+)$", l.strip())
     if m:
         key = (m[1], int(m[2]), m[3], int(m[4]), int(m[5]))
-        rounds.setdefault(key, {})[int(m[6])] = int(m[7])
+        rounds.setdefault(key, {})[int(m[6])] = int(m[8])
+        copies.setdefault(key, {})[int(m[6])] = int(m[7])
 def name(r):
     return r["mode"] if r["mode"] != "bounce" else "bounce/" + r["policy"]
 def key(r, n=None):
@@ -103,6 +105,8 @@ for r in rows:
             assert "dma_over_direct_vs_linux" in r and "copy_floor_vs_linux" in r, r
         if vs and min(dens) >= 100:  # the rounded cycles of the human lines suffice
             assert abs(r["dma_over_direct_vs_linux"] - statistics.median(vs)) <= 0.01, (r, vs)
+            floor = [copies[key(r)][k] / (lx[k] - d[k]) for k in mine]
+            assert abs(r["copy_floor_vs_linux"] - statistics.median(floor)) <= 0.01, (r, floor)
 for r in rows:
     if r["mode"] != "bounce":
         assert "dma_over_direct" not in r and "dma_over_direct_vs_linux" not in r, r

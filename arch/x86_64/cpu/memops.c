@@ -42,7 +42,7 @@ void memops_zero_stosq(void *ctx, void *dst, size_t len)
 			 "mov %2, %%rcx\n\t"
 			 "rep stosb"
 			 : "+D"(dst), "+c"(words)
-			 : "r"(tail), "a"(0)
+			 : "r"(tail), "a"((uint64_t)0)
 			 : "memory");
 }
 
@@ -72,27 +72,29 @@ static void memops_run_zero(const struct memops *m, void *dst, size_t len)
 	__asm__ volatile("" : : "r"(dst) : "memory");
 }
 
-void memops_time(struct memops_timing *t, void *dst, const void *src, uint64_t (*clock)(void))
+void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, const void *src,
+		 uint64_t (*clock)(void))
 {
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
-		const struct memops *m = &memops_candidates[k];
-
 		t->copy[k] = t->zero[k] = UINT64_MAX;
-		/* One run untimed first: the lines and the code are then warm. */
-		memops_run_copy(m, dst, src, MEMOPS_TIMED_LEN);
-		for (unsigned int r = 0; r < MEMOPS_RUNS; r++) {
+		/* One run of each untimed first: the lines and the code are then warm. */
+		memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
+	}
+	/* Run by run, every candidate in turn: a slow spell of the machine (an
+	 * emulator's, a neighbour's) lands on all of them, not on one. */
+	for (unsigned int r = 0; r < MEMOPS_RUNS; r++)
+		for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
 			uint64_t t0 = clock(), t1, t2;
 
-			memops_run_copy(m, dst, src, MEMOPS_TIMED_LEN);
+			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
 			t1 = clock();
-			memops_run_zero(m, dst, MEMOPS_TIMED_LEN);
+			memops_run_zero(&cand[k], dst, MEMOPS_TIMED_LEN);
 			t2 = clock();
 			if (t1 - t0 < t->copy[k])
 				t->copy[k] = t1 - t0;
 			if (t2 - t1 < t->zero[k])
 				t->zero[k] = t2 - t1;
 		}
-	}
 }
 
 static uint64_t memops_cost(const struct memops_timing *t, enum memops_kind k)
@@ -112,8 +114,10 @@ enum memops_kind memops_pick(const struct memops_timing *t)
 	return memops_cost(t, best) < preferred - preferred / 8 ? best : t->preferred;
 }
 
+/* rdtsc after an lfence: it reads the counter only when the copy before it is done. */
 static uint64_t memops_rdtsc(void)
 {
+	__asm__ volatile("lfence" : : : "memory");
 	return rdtsc();
 }
 
@@ -122,7 +126,7 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 	static unsigned char scratch[2][MEMOPS_TIMED_LEN] __attribute__((aligned(4096)));
 
 	memset(scratch[1], 0x5a, MEMOPS_TIMED_LEN);
-	memops_time(t, scratch[0], scratch[1], memops_rdtsc);
+	memops_time(t, memops_candidates, scratch[0], scratch[1], memops_rdtsc);
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;
 	t->chosen = memops_pick(t);
 	*out = memops_candidates[t->chosen];

@@ -6,9 +6,10 @@
  *
  * Why timed and not read from CPUID: which copy is fastest depends on what
  * runs the guest, not only on the CPU model it reports. On hardware with ERMS
- * `rep movsb` moves whole lines; under QEMU's TCG, which emulates every guest
- * memory access, `rep movsq` took a third of the time of an unrolled 64-bit
- * loop (newlib's memcpy) and a seventh of `rep movsb` for 4 KiB (QEMU 7.2,
+ * `rep movsb` moves whole lines; under QEMU 7.2's TCG with `-cpu max`, which
+ * reports ERMS, `rep movsb` took 8 times the cycles of newlib's memcpy for a
+ * 4 KiB copy and clear, and `rep movsq` a third more (QEMU's user-mode
+ * emulator orders them differently again:
  * docs/results/2026-12-06-copy-by-measurement.md). The bounce path costs its
  * copy; the copy should cost what the machine allows.
  */
@@ -89,7 +90,9 @@ struct memops_timing {
 /**
  * memops_pick() - the candidate whose copy plus clear took the fewest cycles,
  *	except that @t->preferred stays unless another is faster by more than an
- *	eighth: two boots of one machine should not flip between near ties.
+ *	eighth, so that a machine where CPUID's pick is as good as any keeps it
+ *	from boot to boot (two others that tie may still swap; every benchmark
+ *	line names the one installed).
  * @t: the timings (@t->preferred set).
  * Return: the candidate to install.
  */
@@ -98,13 +101,17 @@ enum memops_kind memops_pick(const struct memops_timing *t);
 /**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
- *	least of MEMOPS_RUNS runs each, with @clock (cycles).
+ *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,
+ *	with @clock (cycles).
  * @t: filled in (all but @preferred and @chosen).
+ * @cand: MEMOPS_COUNT candidates, by enum memops_kind (memops_candidates;
+ *	NULL ops run memcpy / memset).
  * @dst: where the candidates write.
  * @src: what they copy.
  * @clock: the cycle counter.
  */
-void memops_time(struct memops_timing *t, void *dst, const void *src, uint64_t (*clock)(void));
+void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, const void *src,
+		 uint64_t (*clock)(void));
 
 /**
  * memops_choose() - time the candidates on this machine (memops_time(), on

@@ -8,9 +8,11 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arch/x86_64/smp/smp.h"
 #include "bench/net_bench.h"
+#include "bench/rounds.h"
 #include "app/net_check.h"
 #include "app/net_smp_check.h"
 #include "kernel/virtio_probe.h"
@@ -102,13 +104,62 @@ static int net_find_pair(struct virtio_device *nic[2])
 	return found;
 }
 
+/* The network benchmark's runs: per round, frame size and configuration. */
+static struct net_result net_res[BENCH_ROUNDS][2][KDMA_MAX_CONFIGS];
+static bool net_ok[BENCH_ROUNDS][2][KDMA_MAX_CONFIGS];
+
+/* Round @round of configuration @c: both frame sizes, on a NIC pair set up for it. */
+static int net_bench_round(struct kernel_dma *kd, const struct kernel_options *opts,
+			   struct virtio_device **nic, const struct kdma_config *cfg, int round,
+			   int c, const unsigned int *sizes)
+{
+	static struct virtio_net net[2];
+	struct net_buf_ctx bctx = { kd, cfg->mode };
+	unsigned int slice = (unsigned int)opts->bench_ms / BENCH_ROUNDS;
+	int up, failures = 0;
+
+	if (net_pair_init(kd, cfg, nic, net, &bctx, net_ring_size(kd, cfg), 1, &up))
+		return 1;
+	for (int s = 0; s < 2; s++) {
+		struct net_result *r = &net_res[round][s][c];
+
+		net_ok[round][s][c] =
+			!net_bench_run(&net[0], &net[1], sizes[s], slice / 5, slice ? slice : 1, r);
+		if (!net_ok[round][s][c])
+			failures++;
+		printf("bench: net mode=%s %u-byte frames round %d/%d: %.0f frames/s, "
+		       "%.3f Gbit/s, %" PRIu64 " lost\n",
+		       kernel_dma_config_name(cfg), sizes[s], round + 1, BENCH_ROUNDS, r->fps,
+		       r->gbps, r->lost);
+	}
+	virtio_net_remove(&net[0]);
+	virtio_net_remove(&net[1]);
+	return failures;
+}
+
+/* Of the rounds of frame size @s in configuration @c that ran, the median round
+ * by DMA cycles (bench/rounds.h), or NULL; *@ran: how many ran. */
+static const struct net_result *net_median_round(int s, int c, unsigned int *ran)
+{
+	struct bench_round_figs figs[BENCH_ROUNDS];
+	int m;
+
+	*ran = 0;
+	for (int r = 0; r < BENCH_ROUNDS; r++) {
+		figs[r].ok = net_ok[r][s][c];
+		figs[r].dma = net_res[r][s][c].io.cycles_dma;
+		figs[r].copy = net_res[r][s][c].cycles_copy;
+		*ran += figs[r].ok;
+	}
+	m = bench_rounds_median_round(figs);
+	return m < 0 ? NULL : &net_res[m][s][c];
+}
+
 int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 {
 	static const unsigned int sizes[] = { 64, 1514 };
 	struct virtio_device *nic[2];
 	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
-	static struct net_result res[2][KDMA_MAX_CONFIGS];
-	static bool ok[2][KDMA_MAX_CONFIGS];
 	int ncfg, failures = 0;
 
 	if (net_find_pair(nic) < 2) {
@@ -116,47 +167,28 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 		return 1;
 	}
 	ncfg = kernel_dma_configs(kd, opts->modes, cfgs);
-	for (int c = 0; c < ncfg; c++) {
-		static struct virtio_net net[2];
-		struct net_buf_ctx bctx = { kd, cfgs[c].mode };
-		int up;
-
-		if (net_pair_init(kd, &cfgs[c], nic, net, &bctx, net_ring_size(kd, &cfgs[c]), 1,
-				  &up)) {
-			failures++;
-			continue;
-		}
-		for (int s = 0; s < 2; s++) {
-			struct net_result *r = &res[s][c];
-
-			ok[s][c] = !net_bench_run(&net[0], &net[1], sizes[s],
-						  (unsigned int)opts->bench_ms / 5,
-						  (unsigned int)opts->bench_ms, r);
-			if (!ok[s][c])
-				failures++;
-			printf("bench: net mode=%s %u-byte frames: %.0f frames/s, %.3f Gbit/s, "
-			       "%" PRIu64 " lost\n",
-			       kernel_dma_config_name(&cfgs[c]), sizes[s], r->fps, r->gbps,
-			       r->lost);
-		}
-		virtio_net_remove(&net[0]);
-		virtio_net_remove(&net[1]);
-	}
+	memset(net_ok, 0, sizeof(net_ok));
+	/* Every configuration in turn, three times: lines that ran close together. */
+	for (int r = 0; r < BENCH_ROUNDS; r++)
+		for (int c = 0; c < ncfg; c++)
+			failures += net_bench_round(kd, opts, nic, &cfgs[c], r, c, sizes);
 	for (int s = 0; s < 2; s++) {
 		const struct net_result *direct = NULL, *base_linux = NULL;
+		unsigned int ran;
 
 		for (int c = 0; c < ncfg; c++) {
-			if (!ok[s][c])
-				continue;
 			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = &res[s][c];
+				direct = net_median_round(s, c, &ran);
 			if (cfgs[c].mode == KDMA_BOUNCE &&
 			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				base_linux = &res[s][c];
+				base_linux = net_median_round(s, c, &ran);
 		}
-		for (int c = 0; c < ncfg; c++)
-			if (ok[s][c])
-				net_bench_print(&cfgs[c], sizes[s], &res[s][c], direct, base_linux);
+		for (int c = 0; c < ncfg; c++) {
+			const struct net_result *m = net_median_round(s, c, &ran);
+
+			if (m)
+				net_bench_print(&cfgs[c], sizes[s], ran, m, direct, base_linux);
+		}
 	}
 	return failures;
 }

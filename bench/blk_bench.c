@@ -9,7 +9,7 @@
  * virtqueue), and polling with nothing to reap (waiting for the device).
  */
 #include "bench/blk_bench.h"
-#include "bench/blk_rounds.h"
+#include "bench/rounds.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -412,7 +412,7 @@ int blk_bench_run(struct virtio_blk *blk, struct kernel_dma *kd, const struct kd
 /* The DMA cycles a bounce line adds per I/O over direct in the same boot, and,
  * with bounce/linux in the boot adding any, that figure over linux's: the guest
  * form of issue 27's target (bounce/sluice's <= 0.5x bounce/linux's). */
-static void blk_bench_print_over_direct(const struct blk_over *ov)
+static void blk_bench_print_over_direct(const struct bench_over *ov)
 {
 	if (!ov || !ov->have)
 		return;
@@ -444,7 +444,7 @@ static void blk_bench_print_stages(const double *st)
 static void blk_bench_print(const struct kdma_config *cfg, const struct blk_workload *w,
 			    unsigned int queues, unsigned int rounds, const struct blk_result *r,
 			    const struct blk_result *direct, const struct blk_result *base_linux,
-			    const struct blk_over *ov)
+			    const struct bench_over *ov)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
@@ -501,10 +501,10 @@ static const struct blk_workload short_set[] = {
 struct blk_pass {
 	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
 	int ncfg;
-	struct blk_result res[BLK_BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
-	bool ok[BLK_BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
+	struct blk_result res[BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
+	bool ok[BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
 	int median[FULL_N][KDMA_MAX_CONFIGS];
-	struct blk_over over[FULL_N][KDMA_MAX_CONFIGS];
+	struct bench_over over[FULL_N][KDMA_MAX_CONFIGS];
 };
 
 /* The configuration index of mode direct and of bounce/linux (-1: not set up). */
@@ -522,28 +522,28 @@ static void blk_pass_baselines(const struct blk_pass *bp, int *direct, int *base
 
 /* One line's rounds of workload @i in configuration @c (-1: none, all not run). */
 static void blk_pass_figs(const struct blk_pass *bp, unsigned int i, int c,
-			  struct blk_round_figs *figs)
+			  struct bench_round_figs *figs)
 {
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++) {
+	for (int r = 0; r < BENCH_ROUNDS; r++) {
 		figs[r].ok = c >= 0 && bp->ok[r][i][c];
 		figs[r].dma = figs[r].ok ? bp->res[r][i][c].io.cycles_dma : 0;
 		figs[r].copy = figs[r].ok ? bp->res[r][i][c].cycles_copy : 0;
 	}
 }
 
-/* @bp->median[@i][@c] and, for a bounce line, @bp->over[@i][@c] (blk_rounds.h). */
+/* @bp->median[@i][@c] and, for a bounce line, @bp->over[@i][@c] (rounds.h). */
 static void blk_pass_reduce(struct blk_pass *bp, unsigned int i, int c, int direct, int base_linux)
 {
-	struct blk_round_figs line[BLK_BENCH_ROUNDS], d[BLK_BENCH_ROUNDS], l[BLK_BENCH_ROUNDS];
+	struct bench_round_figs line[BENCH_ROUNDS], d[BENCH_ROUNDS], l[BENCH_ROUNDS];
 
 	blk_pass_figs(bp, i, c, line);
-	bp->median[i][c] = blk_rounds_median_round(line);
+	bp->median[i][c] = bench_rounds_median_round(line);
 	memset(&bp->over[i][c], 0, sizeof(bp->over[i][c]));
 	if (direct < 0 || bp->cfgs[c].mode != KDMA_BOUNCE)
 		return;
 	blk_pass_figs(bp, i, direct, d);
 	blk_pass_figs(bp, i, base_linux, l);
-	blk_rounds_over(line, d, base_linux >= 0 ? l : NULL, &bp->over[i][c]);
+	bench_rounds_over(line, d, base_linux >= 0 ? l : NULL, &bp->over[i][c]);
 }
 
 /* One human line per workload: the DMA cycles per I/O each bounce policy adds over
@@ -562,7 +562,7 @@ static void blk_pass_say_over_direct(const struct blk_pass *bp, unsigned int i,
 	       "medians over the rounds:",
 	       queues, w->rw, w->bs, w->iodepth);
 	for (int c = 0; c < bp->ncfg; c++) {
-		const struct blk_over *ov = &bp->over[i][c];
+		const struct bench_over *ov = &bp->over[i][c];
 
 		if (!ov->have)
 			continue;
@@ -600,9 +600,9 @@ static int blk_pass_round(struct blk_pass *bp, int round, int c, struct kernel_d
 		       "%.1f MB/s, lat %.0f/%.0f/%.0f us (mean/p50/p99), cycles per I/O: "
 		       "map %.0f, copy %.0f, convert %.0f, driver %.0f, device %.0f; DMA %.0f\n",
 		       kernel_dma_config_name(cfg), *queues, set[i].rw, set[i].bs, set[i].iodepth,
-		       round + 1, BLK_BENCH_ROUNDS, r->iops, r->bw_mbps, r->lat_mean_us,
-		       r->lat_p50_us, r->lat_p99_us, r->cycles_map, r->cycles_copy,
-		       r->cycles_convert, r->cycles_driver, r->cycles_device, r->io.cycles_dma);
+		       round + 1, BENCH_ROUNDS, r->iops, r->bw_mbps, r->lat_mean_us, r->lat_p50_us,
+		       r->lat_p99_us, r->cycles_map, r->cycles_copy, r->cycles_convert,
+		       r->cycles_driver, r->cycles_device, r->io.cycles_dma);
 	}
 	virtio_blk_remove(&blk);
 	return failures;
@@ -642,7 +642,7 @@ static void blk_pass_print(const struct blk_pass *bp, const struct blk_workload 
 		for (int c = 0; c < bp->ncfg; c++) {
 			unsigned int ran = 0;
 
-			for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+			for (int r = 0; r < BENCH_ROUNDS; r++)
 				ran += bp->ok[r][i][c];
 			if (ran)
 				blk_bench_print(&bp->cfgs[c], &set[i], queues, ran,
@@ -658,7 +658,7 @@ static void blk_pass_print(const struct blk_pass *bp, const struct blk_workload 
 }
 
 /* One pass over every configuration with at most @max_queues request queues, in
- * BLK_BENCH_ROUNDS rounds of @run_ms / BLK_BENCH_ROUNDS each (@warmup_ms split
+ * BENCH_ROUNDS rounds of @run_ms / BENCH_ROUNDS each (@warmup_ms split
  * likewise); prints the human lines, then the JSON lines with ratios. */
 static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uint64_t modes,
 			  const struct blk_workload *set, unsigned int nw, unsigned int max_queues,
@@ -666,16 +666,15 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 			  const struct blk_bench_iotlb *iotlb, unsigned int *queues_used)
 {
 	static struct blk_pass bp;
-	unsigned int queues = 1, slice = run_ms / BLK_BENCH_ROUNDS ? run_ms / BLK_BENCH_ROUNDS : 1;
+	unsigned int queues = 1, slice = run_ms / BENCH_ROUNDS ? run_ms / BENCH_ROUNDS : 1;
 	int failures = 0, direct, base_linux;
 
 	memset(&bp, 0, sizeof(bp));
 	bp.ncfg = kernel_dma_configs(kd, modes, bp.cfgs);
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+	for (int r = 0; r < BENCH_ROUNDS; r++)
 		for (int c = 0; c < bp.ncfg; c++)
 			failures += blk_pass_round(&bp, r, c, kd, vdev, set, nw, max_queues,
-						   warmup_ms / BLK_BENCH_ROUNDS, slice, iotlb,
-						   &queues);
+						   warmup_ms / BENCH_ROUNDS, slice, iotlb, &queues);
 	blk_pass_baselines(&bp, &direct, &base_linux);
 	for (unsigned int i = 0; i < nw; i++)
 		for (int c = 0; c < bp.ncfg; c++)

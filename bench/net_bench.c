@@ -134,17 +134,18 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
 	return frames ? 0 : -1;
 }
 
-void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
-		     const struct net_result *direct, const struct net_result *base_linux)
+void net_bench_print(const struct kdma_config *cfg, unsigned int size, unsigned int rounds,
+		     const struct net_result *r, const struct net_result *direct,
+		     const struct net_result *base_linux)
 {
 	const char *policy = kernel_dma_policy_json(cfg);
 
 	bench_json_begin(options_bench_names[BENCH_SUITE_NET]);
 	printf(",\"mode\":\"%s\",\"policy\":%s,\"size\":%u,\"threads\":1,"
 	       "\"copy\":%s,\"fps\":%.1f,\"gbps\":%.4f,\"frames\":%" PRIu64 ",\"lost\":%" PRIu64
-	       ",\"seconds\":%.3f,\"cycles_copy\":%.0f",
+	       ",\"seconds\":%.3f,\"cycles_copy\":%.0f,\"rounds\":%u",
 	       kernel_dma_mode_name(cfg->mode), policy, size,
 	       cfg->mode == KDMA_BOUNCE ? "true" : "false", r->fps, r->gbps, r->frames, r->lost,
-	       r->seconds, r->cycles_copy);
+	       r->seconds, r->cycles_copy, rounds);
 	bench_json_io_end(&r->io, direct ? &direct->io : NULL, base_linux ? &base_linux->io : NULL);
 }

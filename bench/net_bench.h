@@ -50,11 +50,13 @@ int net_bench_run(struct virtio_net *tx, struct virtio_net *rx, unsigned int siz
  * net_bench_print() - one JSON line of the contract.
  * @cfg: configuration.
  * @size: frame size.
- * @r: result.
- * @direct: the same size in mode direct in this boot (NULL: unknown).
- * @base_linux: the same size in bounce/linux in this boot (NULL: unknown).
+ * @rounds: the rounds this configuration ran the size (bench/rounds.h).
+ * @r: result: its round of the median DMA cycles.
+ * @direct: the same size in mode direct in this boot, its median round (NULL: unknown).
+ * @base_linux: the same in bounce/linux (NULL: unknown).
  */
-void net_bench_print(const struct kdma_config *cfg, unsigned int size, const struct net_result *r,
-		     const struct net_result *direct, const struct net_result *base_linux);
+void net_bench_print(const struct kdma_config *cfg, unsigned int size, unsigned int rounds,
+		     const struct net_result *r, const struct net_result *direct,
+		     const struct net_result *base_linux);
 
 #endif /* SLUICE_BENCH_NET_BENCH_H */

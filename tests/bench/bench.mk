@@ -2,5 +2,5 @@
 # the block benchmark's rounds.
 HOST_TESTS += test_iotlb
 test_iotlb_SRCS := tests/bench/test_iotlb.c bench/iotlb.c
-HOST_TESTS += test_blk_rounds
-test_blk_rounds_SRCS := tests/bench/test_blk_rounds.c bench/blk_rounds.c
+HOST_TESTS += test_rounds
+test_rounds_SRCS := tests/bench/test_rounds.c bench/rounds.c

@@ -48,6 +48,7 @@ assert {(r["mode"], r["policy"], r["size"]) for r in net} == {
     (m, p, z) for (m, p) in configs for z in (64, 1514)}, net
 for r in net:
     assert r["fps"] > 0 and r["frames"] > 0 and "gbps" in r and "ratio_direct" in r, r
+    assert r["rounds"] == 3, r  # three rounds of every configuration, as blk's
 # The DMA tax: the DMA layer's cycles are a part of the I/O's (frame's) guest cycles,
 # the copies a part of them, and only bounce frames copy.
 for r in net + rows:

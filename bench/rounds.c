@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blk_rounds.c - see blk_rounds.h.
+ * rounds.c - see rounds.h.
  */
-#include "bench/blk_rounds.h"
+#include "bench/rounds.h"
 
 #include <string.h>
 
-double blk_rounds_median(double *v, unsigned int n)
+double bench_rounds_median(double *v, unsigned int n)
 {
 	for (unsigned int i = 1; i < n; i++)
 		for (unsigned int j = i; j > 0 && v[j - 1] > v[j]; j--) {
@@ -18,12 +18,12 @@ double blk_rounds_median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int blk_rounds_median_round(const struct blk_round_figs *line)
+int bench_rounds_median_round(const struct bench_round_figs *line)
 {
-	int rounds[BLK_BENCH_ROUNDS];
+	int rounds[BENCH_ROUNDS];
 	unsigned int n = 0;
 
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++)
+	for (int r = 0; r < BENCH_ROUNDS; r++)
 		if (line[r].ok)
 			rounds[n++] = r;
 	/* Sorted by DMA cycles; a tie keeps the earlier round first. */
@@ -38,14 +38,14 @@ int blk_rounds_median_round(const struct blk_round_figs *line)
 	return n ? rounds[(n - 1) / 2] : -1;
 }
 
-void blk_rounds_over(const struct blk_round_figs *line, const struct blk_round_figs *direct,
-		     const struct blk_round_figs *base_linux, struct blk_over *out)
+void bench_rounds_over(const struct bench_round_figs *line, const struct bench_round_figs *direct,
+		       const struct bench_round_figs *base_linux, struct bench_over *out)
 {
-	double over[BLK_BENCH_ROUNDS], vs[BLK_BENCH_ROUNDS], floor[BLK_BENCH_ROUNDS];
+	double over[BENCH_ROUNDS], vs[BENCH_ROUNDS], floor[BENCH_ROUNDS];
 	unsigned int n = 0, nl = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (int r = 0; r < BLK_BENCH_ROUNDS; r++) {
+	for (int r = 0; r < BENCH_ROUNDS; r++) {
 		double linux_over;
 
 		if (!line[r].ok || !direct[r].ok)
@@ -60,8 +60,8 @@ void blk_rounds_over(const struct blk_round_figs *line, const struct blk_round_f
 		floor[nl++] = line[r].copy / linux_over;
 	}
 	out->have = n > 0;
-	out->over = n ? blk_rounds_median(over, n) : 0;
+	out->over = n ? bench_rounds_median(over, n) : 0;
 	out->have_linux = nl > 0;
-	out->vs_linux = nl ? blk_rounds_median(vs, nl) : 0;
-	out->copy_floor = nl ? blk_rounds_median(floor, nl) : 0;
+	out->vs_linux = nl ? bench_rounds_median(vs, nl) : 0;
+	out->copy_floor = nl ? bench_rounds_median(floor, nl) : 0;
 }

@@ -128,9 +128,9 @@ static int net_bench_round(struct kernel_dma *kd, const struct kernel_options *o
 		if (!net_ok[round][s][c])
 			failures++;
 		printf("bench: net mode=%s %u-byte frames round %d/%d: %.0f frames/s, "
-		       "%.3f Gbit/s, %" PRIu64 " lost\n",
+		       "%.3f Gbit/s, %" PRIu64 " lost; DMA %.0f\n",
 		       kernel_dma_config_name(cfg), sizes[s], round + 1, BENCH_ROUNDS, r->fps,
-		       r->gbps, r->lost);
+		       r->gbps, r->lost, r->io.cycles_dma);
 	}
 	virtio_net_remove(&net[0]);
 	virtio_net_remove(&net[1]);

@@ -14,7 +14,7 @@
 # while other work loaded both host cores, and its lines carried no figures.
 boot_kernel bench_smoke 0 --args "blk=none frames=0 bench=blk,convert,net bench_ms=60 policies=linux,sluice"
 python3 - "$BOOT_LOG" "$E2E_TOP/scripts" <<'PY' || e2e_fail "benchmark JSON lines incomplete"
-import json, sys
+import json, re, statistics, sys
 sys.path.insert(0, sys.argv[2])
 import names
 rows = []
@@ -49,6 +49,17 @@ assert {(r["mode"], r["policy"], r["size"]) for r in net} == {
 for r in net:
     assert r["fps"] > 0 and r["frames"] > 0 and "gbps" in r and "ratio_direct" in r, r
     assert r["rounds"] == 3, r  # three rounds of every configuration, as blk's
+net_rounds = {}
+for l in open(sys.argv[1], errors="replace"):
+    m = re.search(r"bench: net mode=(\S+) (\d+)-byte frames round (\d+)/3: .*; DMA (\d+)$",
+                  l.strip())
+    if m:
+        net_rounds.setdefault((m[1], int(m[2])), {})[int(m[3])] = int(m[4])
+for r in net:
+    mine = net_rounds[(r["mode"] if r["mode"] != "bounce" else "bounce/" + r["policy"],
+                       r["size"])]
+    assert len(mine) == 3 and abs(r["cycles_dma"] - statistics.median(mine.values())) <= 1, \
+        (r, mine)
 # The DMA tax: the DMA layer's cycles are a part of the I/O's (frame's) guest cycles,
 # the copies a part of them, and only bounce frames copy.
 for r in net + rows:
@@ -74,7 +85,6 @@ for r in rows:
     assert r["conversions"] == 0 and r["cycles_convert"] == 0, r  # none on the data path
 # Each configuration ran every workload in three rounds, one after another (a human
 # line per round, with its DMA cycles per I/O); a JSON line is its median round.
-import re, statistics
 rounds, copies = {}, {}
 for l in open(sys.argv[1], errors="replace"):
     m = re.search(r"bench: blk mode=(\S+) queues=(\d+) (\w+) bs=(\d+) iodepth=(\d+) "

@@ -173,22 +173,21 @@ int run_net_bench(struct kernel_dma *kd, const struct kernel_options *opts)
 		for (int c = 0; c < ncfg; c++)
 			failures += net_bench_round(kd, opts, nic, &cfgs[c], r, c, sizes);
 	for (int s = 0; s < 2; s++) {
-		const struct net_result *direct = NULL, *base_linux = NULL;
-		unsigned int ran;
+		const struct net_result *med[KDMA_MAX_CONFIGS], *direct = NULL, *base_linux = NULL;
+		unsigned int ran[KDMA_MAX_CONFIGS];
 
 		for (int c = 0; c < ncfg; c++) {
+			med[c] = net_median_round(s, c, &ran[c]);
 			if (cfgs[c].mode == KDMA_DIRECT)
-				direct = net_median_round(s, c, &ran);
+				direct = med[c];
 			if (cfgs[c].mode == KDMA_BOUNCE &&
 			    cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-				base_linux = net_median_round(s, c, &ran);
+				base_linux = med[c];
 		}
-		for (int c = 0; c < ncfg; c++) {
-			const struct net_result *m = net_median_round(s, c, &ran);
-
-			if (m)
-				net_bench_print(&cfgs[c], sizes[s], ran, m, direct, base_linux);
-		}
+		for (int c = 0; c < ncfg; c++)
+			if (med[c])
+				net_bench_print(&cfgs[c], sizes[s], ran[c], med[c], direct,
+						base_linux);
 	}
 	return failures;
 }

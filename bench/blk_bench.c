@@ -497,26 +497,28 @@ static const struct blk_workload short_set[] = {
  *	are the median of its rounds (the lower middle of an even count), -1 if
  *	none ran: the line printed is that round's, a real run.
  * @over: per workload and configuration, what a bounce line adds over direct.
+ * @direct: the configuration index of mode direct; @base_linux: of bounce/linux
+ *	(-1: not set up).
  */
 struct blk_pass {
 	struct kdma_config cfgs[KDMA_MAX_CONFIGS];
-	int ncfg;
+	int ncfg, direct, base_linux;
 	struct blk_result res[BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
 	bool ok[BENCH_ROUNDS][FULL_N][KDMA_MAX_CONFIGS];
 	int median[FULL_N][KDMA_MAX_CONFIGS];
 	struct bench_over over[FULL_N][KDMA_MAX_CONFIGS];
 };
 
-/* The configuration index of mode direct and of bounce/linux (-1: not set up). */
-static void blk_pass_baselines(const struct blk_pass *bp, int *direct, int *base_linux)
+/* @bp->direct and @bp->base_linux, from the configurations. */
+static void blk_pass_baselines(struct blk_pass *bp)
 {
-	*direct = *base_linux = -1;
+	bp->direct = bp->base_linux = -1;
 	for (int c = 0; c < bp->ncfg; c++) {
 		if (bp->cfgs[c].mode == KDMA_DIRECT)
-			*direct = c;
+			bp->direct = c;
 		if (bp->cfgs[c].mode == KDMA_BOUNCE &&
 		    bp->cfgs[c].policy == SLUICE_DMA_POLICY_LINUX)
-			*base_linux = c;
+			bp->base_linux = c;
 	}
 }
 
@@ -532,18 +534,18 @@ static void blk_pass_figs(const struct blk_pass *bp, unsigned int i, int c,
 }
 
 /* @bp->median[@i][@c] and, for a bounce line, @bp->over[@i][@c] (rounds.h). */
-static void blk_pass_reduce(struct blk_pass *bp, unsigned int i, int c, int direct, int base_linux)
+static void blk_pass_reduce(struct blk_pass *bp, unsigned int i, int c)
 {
 	struct bench_round_figs line[BENCH_ROUNDS], d[BENCH_ROUNDS], l[BENCH_ROUNDS];
 
 	blk_pass_figs(bp, i, c, line);
 	bp->median[i][c] = bench_rounds_median_round(line);
 	memset(&bp->over[i][c], 0, sizeof(bp->over[i][c]));
-	if (direct < 0 || bp->cfgs[c].mode != KDMA_BOUNCE)
+	if (bp->direct < 0 || bp->cfgs[c].mode != KDMA_BOUNCE)
 		return;
-	blk_pass_figs(bp, i, direct, d);
-	blk_pass_figs(bp, i, base_linux, l);
-	bench_rounds_over(line, d, base_linux >= 0 ? l : NULL, &bp->over[i][c]);
+	blk_pass_figs(bp, i, bp->direct, d);
+	blk_pass_figs(bp, i, bp->base_linux, l);
+	bench_rounds_over(line, d, bp->base_linux >= 0 ? l : NULL, &bp->over[i][c]);
 }
 
 /* One human line per workload: the DMA cycles per I/O each bounce policy adds over
@@ -553,10 +555,7 @@ static void blk_pass_reduce(struct blk_pass *bp, unsigned int i, int c, int dire
 static void blk_pass_say_over_direct(const struct blk_pass *bp, unsigned int i,
 				     const struct blk_workload *w, unsigned int queues)
 {
-	int direct, base_linux;
-
-	blk_pass_baselines(bp, &direct, &base_linux);
-	if (direct < 0)
+	if (bp->direct < 0)
 		return;
 	printf("bench: blk queues=%u %s bs=%u iodepth=%u: DMA cycles per I/O over direct, "
 	       "medians over the rounds:",
@@ -630,14 +629,11 @@ static void blk_pass_print(const struct blk_pass *bp, const struct blk_workload 
 			   unsigned int nw, unsigned int queues,
 			   const struct blk_bench_iotlb *iotlb)
 {
-	int direct, base_linux;
-
-	blk_pass_baselines(bp, &direct, &base_linux);
 	for (unsigned int i = 0; i < nw; i++) {
-		int dm = direct >= 0 ? bp->median[i][direct] : -1;
-		int lm = base_linux >= 0 ? bp->median[i][base_linux] : -1;
-		const struct blk_result *d = dm >= 0 ? &bp->res[dm][i][direct] : NULL;
-		const struct blk_result *l = lm >= 0 ? &bp->res[lm][i][base_linux] : NULL;
+		int dm = bp->direct >= 0 ? bp->median[i][bp->direct] : -1;
+		int lm = bp->base_linux >= 0 ? bp->median[i][bp->base_linux] : -1;
+		const struct blk_result *d = dm >= 0 ? &bp->res[dm][i][bp->direct] : NULL;
+		const struct blk_result *l = lm >= 0 ? &bp->res[lm][i][bp->base_linux] : NULL;
 
 		for (int c = 0; c < bp->ncfg; c++) {
 			unsigned int ran = 0;
@@ -667,7 +663,7 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 {
 	static struct blk_pass bp;
 	unsigned int queues = 1, slice = run_ms / BENCH_ROUNDS ? run_ms / BENCH_ROUNDS : 1;
-	int failures = 0, direct, base_linux;
+	int failures = 0;
 
 	memset(&bp, 0, sizeof(bp));
 	bp.ncfg = kernel_dma_configs(kd, modes, bp.cfgs);
@@ -675,10 +671,10 @@ static int blk_bench_pass(struct kernel_dma *kd, struct virtio_device *vdev, uin
 		for (int c = 0; c < bp.ncfg; c++)
 			failures += blk_pass_round(&bp, r, c, kd, vdev, set, nw, max_queues,
 						   warmup_ms / BENCH_ROUNDS, slice, iotlb, &queues);
-	blk_pass_baselines(&bp, &direct, &base_linux);
+	blk_pass_baselines(&bp);
 	for (unsigned int i = 0; i < nw; i++)
 		for (int c = 0; c < bp.ncfg; c++)
-			blk_pass_reduce(&bp, i, c, direct, base_linux);
+			blk_pass_reduce(&bp, i, c);
 	for (unsigned int i = 0; i < nw; i++)
 		if (set[i].bs == 4096)
 			blk_pass_say_over_direct(&bp, i, &set[i], queues);

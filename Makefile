@@ -489,7 +489,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	"$(BENCH_NOCHECKS_BIN) -I 2000" "$(BENCH_BARE_BIN) -I 2000" \
 	scripts/format-check.sh tests/format/test_format_check.sh $(DOC_CHECKS) $(NAMES_CHECKS)
 CHECK_BUILD := image image-stages $(HOST_TEST_BINS) $(SAN_TEST_BINS) $(HOST_BENCH_BINS) $(BENCH_STAGES_BIN) \
-	$(BENCH_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) $(BENCH_BARE_BIN) $(BENCH_FLOOR_BIN) lib portable-build
+	$(BENCH_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) $(BENCH_BARE_BIN) $(BENCH_FLOOR_BIN) $(BENCH_FLOOR_ARENA_BIN) lib portable-build
 # Python's byte-code caches would land beside the scripts, in the source tree.
 export PYTHONDONTWRITEBYTECODE := 1
 

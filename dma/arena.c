@@ -656,12 +656,11 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 }
 
 /*
- * Validate and claim the block at @ptr for a free (@coherent: the region's
- * free of the layer's coherent memory): 0 with the block FREEING and its
- * chunk, page and live tag set; 1 for NULL (nothing to do); or the refusal,
- * with nothing changed.
+ * Validate a free of the block at @ptr (@coherent: the region's free of the
+ * layer's coherent memory) without changing anything: 0 with its chunk, page
+ * and live tag set; 1 for NULL (nothing to do); or the refusal.
  */
-static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
+static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 			    struct sluice_dma_priv_arena_chunk **cp, unsigned int *pagep,
 			    uint8_t *tagp)
 {
@@ -689,12 +688,40 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a live block (double free?): %p",
 				    ptr);
-		/*
-	 * Claim the block: of two racing frees of it, exactly one gets past
-	 * here. Sequentially consistent, as the in-place get: a get that
-	 * counts a mapping after this claim sees FREEING and backs out, and
-	 * this free sees any mapping counted before it (Dekker's pattern).
+	/*
+	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
+	 * which checks its size and counts it; the region's free clears the mark.
+	 * Checked before the claim, so a refusal has nothing to undo.
 	 */
+	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page)))
+		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+				    "sluice_dma_arena_free: block is a layer's coherent memory "
+				    "(free it with sluice_dma_free_coherent()): %p",
+				    ptr);
+	*cp = c;
+	*pagep = page;
+	*tagp = tag;
+	return 0;
+}
+
+/*
+ * Claim the checked block (@c, @page, live @tag) at @ptr for its free: 0 with
+ * the block FREEING, or the refusal with nothing changed.
+ *
+ * Of two racing frees of the block, exactly one gets past the
+ * compare-and-swap. Sequentially consistent, as the in-place get: a get that
+ * counts a mapping after this claim sees FREEING and backs out, and this free
+ * sees any mapping counted before it (Dekker's pattern).
+ *
+ * That ordering is a locked instruction, which waits for every older store
+ * to leave the store buffer, the previous free's scrub included, and lets no
+ * later load run before it. So the free does all it can before the claim (the
+ * checks, the CPU, the sample choice: sluice_dma_priv_arena_free()), where it
+ * overlaps with that scrub, and after it only what the ordering is for.
+ */
+static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
+			    struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
+{
 #ifdef SLUICE_DMA_BENCH_NO_CAS
 	/*
 	 * Only build/bench/bench_alloc_nocas defines it: the claim as a plain
@@ -719,24 +746,29 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
 	}
-	/*
-	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
-	 * which checks its size and counts it; the region's free clears the mark.
-	 */
-	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page))) {
-		tag_set(c, page, tag);
-		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
-				    "sluice_dma_arena_free: block is a layer's coherent memory "
-				    "(free it with sluice_dma_free_coherent()): %p",
-				    ptr);
-	}
 	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
 		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)
 			__atomic_store_n(&chunk_rec(c, page)[i], 0, __ATOMIC_RELAXED);
-	*cp = c;
-	*pagep = page;
-	*tagp = tag;
 	return 0;
+}
+
+/* A block of an uncached order: scrubbed, then back to the buddy lists. */
+static void arena_free_uncached(struct sluice_dma_arena *arena, void *ptr,
+				struct sluice_dma_priv_arena_chunk *c, unsigned int page,
+				unsigned int order, bool scrub)
+{
+	size_t size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	uint64_t cyc;
+
+	/* Scrub outside every lock: the next user sees zeros, never our bytes. */
+	cyc = scrub ? arena_scrub(arena, ptr, size, true, 1) : 0;
+	arena_lock(arena, &arena->lock);
+	sluice_dma_priv_arena_chunk_free(arena, c, page, order);
+	arena->ctr.frees++;
+	arena->ctr.bytes_freed += size;
+	arena->ctr.bytes_scrubbed += scrub ? size : 0;
+	arena->ctr.scrub_cycles += cyc;
+	arena_unlock(arena, &arena->lock);
 }
 
 int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
@@ -747,43 +779,38 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	uint8_t tag = 0;
 	uint64_t cyc;
 	size_t size;
-	bool scrub;
+	bool scrub, timed;
 	int err;
 
-	err = arena_free_claim(arena, ptr, coherent, &c, &page, &tag);
+	err = arena_free_check(arena, ptr, coherent, &c, &page, &tag);
 	if (err)
 		return err > 0 ? 0 : err;
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
-
 	scrub = !scrub_on_alloc(arena);
 	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS) {
-		/* Scrub outside every lock: the next user sees zeros, never our bytes. */
-		cyc = scrub ? arena_scrub(arena, ptr, size, true, 1) : 0;
-		arena_lock(arena, &arena->lock);
-		sluice_dma_priv_arena_chunk_free(arena, c, page, order);
-		arena->ctr.frees++;
-		arena->ctr.bytes_freed += size;
-		arena->ctr.bytes_scrubbed += scrub ? size : 0;
-		arena->ctr.scrub_cycles += cyc;
-		arena_unlock(arena, &arena->lock);
-		return 0;
+		err = arena_free_claim(arena, ptr, coherent, c, page, tag);
+		if (!err)
+			arena_free_uncached(arena, ptr, c, page, order, scrub);
+		return err;
 	}
 
-	cpu = &arena->cpus[arena_this_cpu(arena)];
 	/*
-	 * Scrub outside every lock. A clock read costs about a third of a 4 KiB
-	 * scrub here (rdtsc ~12 ns against ~37 ns), so only one scrub in
+	 * Before the claim (arena_free_claim() says why): this CPU's cache and
+	 * whether this scrub is timed. A clock read costs about a third of a
+	 * 4 KiB scrub here (rdtsc ~12 ns against ~37 ns), so only one scrub in
 	 * ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled from those:
 	 * an estimate, unbiased for a steady mix of sizes. The sample choice
 	 * reads this CPU's free count without its lock; a stale value only
 	 * moves the sample.
 	 */
-	cyc = 0;
-	if (scrub)
-		cyc = arena_scrub(arena, ptr, size,
-				  !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)),
-				  ARENA_SCRUB_SAMPLE);
+	cpu = &arena->cpus[arena_this_cpu(arena)];
+	timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	err = arena_free_claim(arena, ptr, coherent, c, page, tag);
+	if (err)
+		return err;
+	/* Scrub outside every lock. */
+	cyc = scrub ? arena_scrub(arena, ptr, size, timed, ARENA_SCRUB_SAMPLE) : 0;
 
 	cache_own(arena, cpu);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);

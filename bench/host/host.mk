@@ -128,16 +128,21 @@ bench-guarantees: $(BENCH_VARIANT_BINS)
 
 # make bench-floor: the least a 4 KiB bounce can do around its copy, hand-written
 # (bench/host/bench_floor.c: no guarantee, one request shape), against the copy
-# alone with the same footprint. x86-64 (rep movsb). A measurement, never a test.
+# alone with the same footprint; and the least the arena's 4 KiB free+alloc can
+# do around its scrub (bench/host/bench_floor_arena.c), with a plain claim, the
+# compare-and-swap claim and a plain claim followed by an unrelated locked add.
+# x86-64 (rep movsb, rep stosb). A measurement, never a test.
 BENCH_FLOOR_BIN := $(BUILD)/bench/bench_floor
-$(BENCH_FLOOR_BIN): bench/host/bench_floor.c
+BENCH_FLOOR_ARENA_BIN := $(BUILD)/bench/bench_floor_arena
+$(BUILD)/bench/bench_floor%: bench/host/bench_floor%.c
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<
 
 .PHONY: bench-floor
-bench-floor: $(BENCH_FLOOR_BIN)
+bench-floor: $(BENCH_FLOOR_BIN) $(BENCH_FLOOR_ARENA_BIN)
 	$(Q)$(BENCH_FLOOR_BIN)
+	$(Q)$(BENCH_FLOOR_ARENA_BIN)
 
 # make bench-insns: instructions per call of sluice_dma_map / sluice_dma_unmap
 # (4 KiB, sluice) and of the arena's free / alloc, with and without the copy or

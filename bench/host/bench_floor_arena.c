@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_floor_arena.c - the floor under the arena's 4 KiB free+alloc on this
+ * machine (make bench-floor): the least an arena can do around its scrub,
+ * written by hand, with and without the claim the double-free guarantee needs.
+ *
+ * The "arena" here is sixty-four 4 KiB blocks, a byte of state each and an
+ * array stack of free blocks. Its free checks the block is live, claims it
+ * (marks it freeing), scrubs it with `rep stosb` and pushes it; its alloc pops
+ * a block and marks it live. Sixteen blocks in flight, "free the oldest,
+ * allocate a new one", as bench_alloc's arena cells; the reference is the
+ * same `rep stosb` over sixteen blocks in turn, as theirs.
+ *
+ * The claim is made three ways, each in its own pair of non-inlined functions:
+ * - plain: a load and a store (what dma/arena.c's bench-only NO_CAS build does;
+ *   wrong with two CPUs: two frees of one block can both get past it, and a
+ *   free can miss another CPU's in-place map of the block);
+ * - cas: a sequentially consistent compare-and-swap of the state byte, as
+ *   dma/arena.c's arena_free_claim() makes it;
+ * - fence: the plain claim and then a locked add to a line of its own, which
+ *   orders nothing the free needs: any locked instruction, not the claim.
+ * If cas and fence cost alike, what the claim costs is the store-load ordering
+ * every locked instruction makes on x86 (it waits for the store buffer, which
+ * holds the previous free's scrub: Intel SDM vol. 3A, memory ordering, "Loads
+ * May Be Reordered with Earlier Stores to Different Locations" and "Loads and
+ * Stores Are Not Reordered with Locked Instructions"), not the
+ * compare-and-swap's own work.
+ *
+ * Rounds run every variant and the reference in turn, pinned to CPU 0; medians
+ * are printed. A measurement: it prints, and never fails on a time.
+ */
+#define _GNU_SOURCE /* sched_setaffinity() */
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ARENA_FLOOR_DEPTH 16
+#define ARENA_FLOOR_BLOCK 4096
+#define ARENA_FLOOR_BLOCKS 64
+#define ARENA_FLOOR_ROUNDS 15
+#define ARENA_FLOOR_PAIRS 100000
+
+enum { BLOCK_FREE, BLOCK_LIVE, BLOCK_FREEING };
+
+static unsigned char *arena_pool;
+static uint8_t arena_state[ARENA_FLOOR_BLOCKS];
+static uint32_t arena_stack[ARENA_FLOOR_BLOCKS];
+static uint32_t arena_n;
+/* The fence variant's locked add goes here, on a line nothing else touches. */
+static _Alignas(64) unsigned long arena_fence_line[8];
+
+static inline void floor_stosb(void *dst, size_t len)
+{
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+}
+
+static double floor_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Block index of @p, or -1 if @p is not a block start. */
+static inline long arena_index(const void *p)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)arena_pool;
+
+	if (off >= (size_t)ARENA_FLOOR_BLOCKS * ARENA_FLOOR_BLOCK || off % ARENA_FLOOR_BLOCK)
+		return -1;
+	return (long)(off / ARENA_FLOOR_BLOCK);
+}
+
+static inline void arena_put(void *p, long b)
+{
+	floor_stosb(p, ARENA_FLOOR_BLOCK);
+	arena_state[b] = BLOCK_FREE;
+	arena_stack[arena_n++] = (uint32_t)b;
+}
+
+static __attribute__((noinline)) int arena_free_plain(void *p)
+{
+	long b = arena_index(p);
+
+	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+		return -1;
+	arena_state[b] = BLOCK_FREEING;
+	arena_put(p, b);
+	return 0;
+}
+
+static __attribute__((noinline)) int arena_free_cas(void *p)
+{
+	long b = arena_index(p);
+	uint8_t want = BLOCK_LIVE;
+
+	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
+						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return -1;
+	arena_put(p, b);
+	return 0;
+}
+
+static __attribute__((noinline)) int arena_free_fence(void *p)
+{
+	long b = arena_index(p);
+
+	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+		return -1;
+	arena_state[b] = BLOCK_FREEING;
+	__atomic_fetch_add(&arena_fence_line[0], 1, __ATOMIC_SEQ_CST);
+	arena_put(p, b);
+	return 0;
+}
+
+static __attribute__((noinline)) void *arena_alloc(void)
+{
+	uint32_t b;
+
+	if (!arena_n)
+		return NULL;
+	b = arena_stack[--arena_n];
+	arena_state[b] = BLOCK_LIVE;
+	return arena_pool + (size_t)b * ARENA_FLOOR_BLOCK;
+}
+
+static const struct arena_floor_variant {
+	const char *name;
+	int (*free_fn)(void *p);
+} arena_variants[] = {
+	{ "plain claim", arena_free_plain },
+	{ "compare-and-swap claim", arena_free_cas },
+	{ "plain claim + locked add elsewhere", arena_free_fence },
+};
+enum { NVARIANTS = sizeof(arena_variants) / sizeof(arena_variants[0]) };
+
+/* ns per free+alloc pair of @v over one round, or a negative value on a refusal. */
+static double arena_round(const struct arena_floor_variant *v, void **q)
+{
+	double t0 = floor_now_ns();
+
+	for (unsigned long i = 0; i < ARENA_FLOOR_PAIRS; i++) {
+		void **x = &q[i % ARENA_FLOOR_DEPTH];
+
+		if (v->free_fn(*x) || !(*x = arena_alloc()))
+			return -1;
+	}
+	return (floor_now_ns() - t0) / ARENA_FLOOR_PAIRS;
+}
+
+/* ns per 4 KiB `rep stosb` over @blocks in turn, as bench_alloc's scrub reference. */
+static double scrub_round(unsigned char *blocks)
+{
+	double t0 = floor_now_ns();
+
+	for (unsigned long i = 0; i < ARENA_FLOOR_PAIRS; i++) {
+		unsigned char *z = blocks + (i % ARENA_FLOOR_DEPTH) * ARENA_FLOOR_BLOCK;
+
+		floor_stosb(z, ARENA_FLOOR_BLOCK);
+		__asm__ volatile("" : : "r"(z) : "memory");
+	}
+	return (floor_now_ns() - t0) / ARENA_FLOOR_PAIRS;
+}
+
+static int floor_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(double), floor_cmp);
+	return v[n / 2];
+}
+
+int main(void)
+{
+	unsigned char *ref = aligned_alloc(4096, (size_t)ARENA_FLOOR_DEPTH * ARENA_FLOOR_BLOCK);
+	double t[NVARIANTS][ARENA_FLOOR_ROUNDS], scrub[ARENA_FLOOR_ROUNDS], s;
+	void *q[ARENA_FLOOR_DEPTH];
+	cpu_set_t set;
+
+	arena_pool = aligned_alloc(4096, (size_t)ARENA_FLOOR_BLOCKS * ARENA_FLOOR_BLOCK);
+	if (!ref || !arena_pool) {
+		fprintf(stderr, "bench_floor_arena: out of memory\n");
+		return 1;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+	memset(ref, 1, (size_t)ARENA_FLOOR_DEPTH * ARENA_FLOOR_BLOCK);
+	memset(arena_pool, 0, (size_t)ARENA_FLOOR_BLOCKS * ARENA_FLOOR_BLOCK);
+	for (uint32_t i = 0; i < ARENA_FLOOR_BLOCKS; i++)
+		arena_stack[arena_n++] = ARENA_FLOOR_BLOCKS - 1 - i;
+	for (unsigned int i = 0; i < ARENA_FLOOR_DEPTH; i++)
+		if (!(q[i] = arena_alloc()))
+			return 1;
+	for (unsigned int r = 0; r < ARENA_FLOOR_ROUNDS; r++) {
+		for (unsigned int v = 0; v < NVARIANTS; v++)
+			if ((t[v][r] = arena_round(&arena_variants[v], q)) < 0) {
+				fprintf(stderr, "bench_floor_arena: %s refused a valid free\n",
+					arena_variants[v].name);
+				return 1;
+			}
+		scrub[r] = scrub_round(ref);
+	}
+	s = median(scrub, ARENA_FLOOR_ROUNDS);
+	printf("bench_floor_arena: 4 KiB free+alloc, %d in flight, CPU 0, medians of %d rounds "
+	       "of %d pairs: rep stosb alone %.1f ns",
+	       ARENA_FLOOR_DEPTH, ARENA_FLOOR_ROUNDS, ARENA_FLOOR_PAIRS, s);
+	for (unsigned int v = 0; v < NVARIANTS; v++) {
+		double m = median(t[v], ARENA_FLOOR_ROUNDS);
+
+		printf("; %s %.1f ns (scrub %+.1f)", arena_variants[v].name, m, m - s);
+	}
+	printf("\n");
+	free(ref);
+	free(arena_pool);
+	return 0;
+}

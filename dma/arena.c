@@ -774,12 +774,12 @@ static void arena_free_uncached(struct sluice_dma_arena *arena, void *ptr,
 int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
 {
 	struct sluice_dma_priv_arena_chunk *c = NULL;
-	struct sluice_dma_priv_arena_cpu *cpu;
+	struct sluice_dma_priv_arena_cpu *cpu = NULL;
 	unsigned int page = 0, order, n;
+	bool scrub, cached, timed = false;
 	uint8_t tag = 0;
 	uint64_t cyc;
 	size_t size;
-	bool scrub, timed;
 	int err;
 
 	err = arena_free_check(arena, ptr, coherent, &c, &page, &tag);
@@ -788,13 +788,6 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	order = tag_order(tag);
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 	scrub = !scrub_on_alloc(arena);
-	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS) {
-		err = arena_free_claim(arena, ptr, coherent, c, page, tag);
-		if (!err)
-			arena_free_uncached(arena, ptr, c, page, order, scrub);
-		return err;
-	}
-
 	/*
 	 * Before the claim (arena_free_claim() says why): this CPU's cache and
 	 * whether this scrub is timed. A clock read costs about a third of a
@@ -804,11 +797,18 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	 * reads this CPU's free count without its lock; a stale value only
 	 * moves the sample.
 	 */
-	cpu = &arena->cpus[arena_this_cpu(arena)];
-	timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	cached = order < SLUICE_DMA_ARENA_CACHE_ORDERS;
+	if (cached) {
+		cpu = &arena->cpus[arena_this_cpu(arena)];
+		timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	}
 	err = arena_free_claim(arena, ptr, coherent, c, page, tag);
 	if (err)
 		return err;
+	if (!cached) {
+		arena_free_uncached(arena, ptr, c, page, order, scrub);
+		return 0;
+	}
 	/* Scrub outside every lock. */
 	cyc = scrub ? arena_scrub(arena, ptr, size, timed, ARENA_SCRUB_SAMPLE) : 0;
 

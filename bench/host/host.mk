@@ -134,7 +134,10 @@ bench-guarantees: $(BENCH_VARIANT_BINS)
 # x86-64 (rep movsb, rep stosb). A measurement, never a test.
 BENCH_FLOOR_BIN := $(BUILD)/bench/bench_floor
 BENCH_FLOOR_ARENA_BIN := $(BUILD)/bench/bench_floor_arena
-$(BUILD)/bench/bench_floor%: bench/host/bench_floor%.c
+# Each from its one file (an explicit rule each: a pattern's stem cannot be empty).
+$(BENCH_FLOOR_BIN): bench/host/bench_floor.c
+$(BENCH_FLOOR_ARENA_BIN): bench/host/bench_floor_arena.c
+$(BENCH_FLOOR_BIN) $(BENCH_FLOOR_ARENA_BIN):
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<

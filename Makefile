@@ -17,7 +17,8 @@
 #   make bench-guarantees               what each guarantee of the bounce path and the arena
 #                                       costs, turned off in bench-only builds
 #   make bench-floor                    a hand-written 4 KiB bounce with no guarantee against
-#                                       its copy alone: the floor on this machine
+#                                       its copy alone, and a hand-written arena free+alloc
+#                                       against its scrub: the floors on this machine
 #   make image-stages                   a bench-only kernel, build/stages/sluice.efi, with
 #                                       the same stage markers in its blk lines
 #   make bench-firmware                 BlockIo reads inside OVMF over the IoMmu

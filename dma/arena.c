@@ -655,6 +655,27 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	return sluice_dma_priv_arena_free(arena, ptr, false);
 }
 
+/* The refusal of a free of a block a device may still use (mapped in place). */
+static int arena_refuse_mapped(struct sluice_dma_arena *arena, const void *ptr)
+{
+	/* Refused here, where the caller's bug is, not at the later unmap. */
+	return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+			    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
+}
+
+/*
+ * The refusal of a free of a layer's coherent memory, which goes back through
+ * sluice_dma_free_coherent(): that checks its size and counts it, and the
+ * region's free clears the mark.
+ */
+static int arena_refuse_coherent(struct sluice_dma_arena *arena, const void *ptr)
+{
+	return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
+			    "sluice_dma_arena_free: block is a layer's coherent memory "
+			    "(free it with sluice_dma_free_coherent()): %p",
+			    ptr);
+}
+
 /*
  * Validate a free of the block at @ptr (@coherent: the region's free of the
  * layer's coherent memory) without changing anything: 0 with its chunk, page
@@ -689,15 +710,17 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
 				    "sluice_dma_arena_free: not a live block (double free?): %p",
 				    ptr);
 	/*
-	 * A layer's coherent memory goes back through sluice_dma_free_coherent(),
-	 * which checks its size and counts it; the region's free clears the mark.
-	 * Checked before the claim, so a refusal has nothing to undo.
+	 * The refusals of arena_free_claim(), first without the claim, so that
+	 * the usual misuse (a free of a block still mapped in place, or of a
+	 * layer's coherent memory) changes nothing: a claimed block's tag says
+	 * FREEING until it is put back, and an unmap on another CPU meanwhile
+	 * would not find its block. The claim checks both again: only its
+	 * ordering decides a race.
 	 */
+	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_RELAXED)))
+		return arena_refuse_mapped(arena, ptr);
 	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page)))
-		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
-				    "sluice_dma_arena_free: block is a layer's coherent memory "
-				    "(free it with sluice_dma_free_coherent()): %p",
-				    ptr);
+		return arena_refuse_coherent(arena, ptr);
 	*cp = c;
 	*pagep = page;
 	*tagp = tag;
@@ -717,7 +740,8 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
  * to leave the store buffer, the previous free's scrub included, and lets no
  * later load run before it. So the free does all it can before the claim (the
  * checks, the CPU, the sample choice: sluice_dma_priv_arena_free()), where it
- * overlaps with that scrub, and after it only what the ordering is for.
+ * overlaps with that scrub, and after it only the checks a race decides: the
+ * in-place map count, which the ordering is for, and the coherent mark.
  */
 static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 			    struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
@@ -743,8 +767,16 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	 */
 	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
 		tag_set(c, page, tag);
-		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
-				    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
+		return arena_refuse_mapped(arena, ptr);
+	}
+	/*
+	 * Checked before the claim, and again now that the block is ours: a
+	 * racing double free may have let the block be freed and handed out as
+	 * a layer's coherent memory, with the same tag, in between.
+	 */
+	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page))) {
+		tag_set(c, page, tag);
+		return arena_refuse_coherent(arena, ptr);
 	}
 	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
 		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)

@@ -40,6 +40,30 @@ region_block(struct sluice_dma_arena *a, const void *vaddr, size_t len, unsigned
 	return &a->chunks[cc - a->chunks];
 }
 
+/*
+ * The same for an unmap: the block may also be one a free has just claimed
+ * (FREEING) and will give back, since it finds the mapping still counted
+ * (arena_free_claim() in dma/arena.c). The unmap of a recorded mapping goes
+ * through then too, instead of failing for a moment and leaving the mapping
+ * counted for good. If it ends the last mapping before the free reads the
+ * count, the free goes on, as it would have a moment later.
+ */
+static struct sluice_dma_priv_arena_chunk *
+region_block_unmap(struct sluice_dma_arena *a, const void *vaddr, size_t len, unsigned int *head)
+{
+	const struct sluice_dma_priv_arena_chunk *cc;
+	uintptr_t start;
+	uint8_t tag;
+
+	if (!sluice_dma_priv_arena_find_block(a, (uintptr_t)vaddr, &cc, head, &tag) ||
+	    (tag_state(tag) != BLK_LIVE && tag_state(tag) != BLK_FREEING))
+		return NULL;
+	start = (uintptr_t)page_addr(a, cc, *head);
+	if (len > (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - ((uintptr_t)vaddr - start))
+		return NULL;
+	return &a->chunks[cc - a->chunks];
+}
+
 /* The records of the page holding @vaddr (inside chunk @c of @a). */
 static arena_rec_t *region_page_recs(const struct sluice_dma_arena *a,
 				     struct sluice_dma_priv_arena_chunk *c, const void *vaddr)
@@ -147,7 +171,7 @@ static bool arena_region_put(void *ctx, const void *vaddr, size_t len, uint32_t 
 
 	if (!len || !region_dir_ok(dir))
 		return false;
-	c = region_block(a, vaddr, len, &head);
+	c = region_block_unmap(a, vaddr, len, &head);
 	if (!c || !rec_drop(region_page_recs(a, c, vaddr),
 			    rec_key((uintptr_t)vaddr & (SLUICE_DMA_ARENA_MIN_BLOCK - 1), len, dir)))
 		return false;

@@ -41,8 +41,14 @@ test_port_inline_CFLAGS := -DSLUICE_DMA_PORT_INLINE='"tests/dma/port_inline_prob
 HOST_TESTS += test_arena
 test_arena_SRCS := tests/dma/test_arena.c tests/fakes/mock_port.c $(DMA_ARENA_SRCS) $(DMA_COMMON_SRCS)
 test_arena_CFLAGS := $(MOCK_PORT_INLINE)
+# What the arena's free promises when CPUs race it, over real threads.
+HOST_TESTS += test_arena_races
+test_arena_races_SRCS := tests/dma/test_arena_races.c tests/fakes/mock_port.c $(DMA_ARENA_SRCS) \
+	$(DMA_COMMON_SRCS)
+test_arena_races_CFLAGS := $(MOCK_PORT_INLINE)
 # The build rule lists sources only; rebuild when the headers change too.
-$(BUILD)/host/test_arena $(BUILD)/host-san/test_arena: dma/include/sluice/arena.h \
+$(BUILD)/host/test_arena $(BUILD)/host-san/test_arena $(BUILD)/host/test_arena_races \
+$(BUILD)/host-san/test_arena_races: dma/include/sluice/arena.h \
 	dma/include/sluice/dma_port.h dma/include/sluice/dma_errors.h tests/fakes/mock_port.h
 # A bounce policy's own test: tests/dma/test_policy_<name>.c, found here by its name,
 # so that adding a policy touches no make fragment (tests/names/add_policy.sh).

@@ -4,8 +4,9 @@
  * machine (make bench-floor): the least an arena can do around its scrub,
  * written by hand, with and without the claim the double-free guarantee needs.
  *
- * The "arena" here is sixty-four 4 KiB blocks, a byte of state each and an
- * array stack of free blocks. Its free checks the block is live, claims it
+ * The "arena" here is sixty-four 4 KiB blocks (sixteen in use: a free's block
+ * is the next alloc's), a byte of state each and an array stack of free
+ * blocks. Its free checks the block is live, claims it
  * (marks it freeing), scrubs it with `rep stosb` and pushes it; its alloc pops
  * a block and marks it live. Sixteen blocks in flight, "free the oldest,
  * allocate a new one", as bench_alloc's arena cells; the reference is the
@@ -19,12 +20,13 @@
  *   dma/arena.c's arena_free_claim() makes it;
  * - fence: the plain claim and then a locked add to a line of its own, which
  *   orders nothing the free needs: any locked instruction, not the claim.
- * If cas and fence cost alike, what the claim costs is the store-load ordering
- * every locked instruction makes on x86 (it waits for the store buffer, which
- * holds the previous free's scrub: Intel SDM vol. 3A, memory ordering, "Loads
- * May Be Reordered with Earlier Stores to Different Locations" and "Loads and
- * Stores Are Not Reordered with Locked Instructions"), not the
- * compare-and-swap's own work.
+ * and, as controls, the plain and the compare-and-swap claims with no scrub,
+ * where no store is left to drain. If cas and fence cost alike, the claim
+ * costs what any locked instruction costs, not the compare-and-swap's own
+ * work; the controls show how much of that a locked instruction costs with no
+ * scrub before it (Intel SDM vol. 3A, memory ordering: "Loads May Be
+ * Reordered with Earlier Stores to Different Locations", "Loads and Stores
+ * Are Not Reordered with Locked Instructions").
  *
  * Rounds run every variant and the reference in turn, pinned to CPU 0; medians
  * are printed. A measurement: it prints, and never fails on a time.
@@ -76,11 +78,16 @@ static inline long arena_index(const void *p)
 	return (long)(off / ARENA_FLOOR_BLOCK);
 }
 
+static inline void arena_push(long b)
+{
+	arena_state[b] = BLOCK_FREE;
+	arena_stack[arena_n++] = (uint32_t)b;
+}
+
 static inline void arena_put(void *p, long b)
 {
 	floor_stosb(p, ARENA_FLOOR_BLOCK);
-	arena_state[b] = BLOCK_FREE;
-	arena_stack[arena_n++] = (uint32_t)b;
+	arena_push(b);
 }
 
 static __attribute__((noinline)) int arena_free_plain(void *p)
@@ -118,6 +125,30 @@ static __attribute__((noinline)) int arena_free_fence(void *p)
 	return 0;
 }
 
+/* The controls: the same claims with no scrub, so nothing is left to drain. */
+static __attribute__((noinline)) int arena_free_plain_noscrub(void *p)
+{
+	long b = arena_index(p);
+
+	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+		return -1;
+	arena_state[b] = BLOCK_FREEING;
+	arena_push(b);
+	return 0;
+}
+
+static __attribute__((noinline)) int arena_free_cas_noscrub(void *p)
+{
+	long b = arena_index(p);
+	uint8_t want = BLOCK_LIVE;
+
+	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
+						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return -1;
+	arena_push(b);
+	return 0;
+}
+
 static __attribute__((noinline)) void *arena_alloc(void)
 {
 	uint32_t b;
@@ -132,10 +163,13 @@ static __attribute__((noinline)) void *arena_alloc(void)
 static const struct arena_floor_variant {
 	const char *name;
 	int (*free_fn)(void *p);
+	bool scrubs;
 } arena_variants[] = {
-	{ "plain claim", arena_free_plain },
-	{ "compare-and-swap claim", arena_free_cas },
-	{ "plain claim + locked add elsewhere", arena_free_fence },
+	{ "plain claim", arena_free_plain, true },
+	{ "compare-and-swap claim", arena_free_cas, true },
+	{ "plain claim + locked add elsewhere", arena_free_fence, true },
+	{ "no scrub: plain claim", arena_free_plain_noscrub, false },
+	{ "no scrub: compare-and-swap claim", arena_free_cas_noscrub, false },
 };
 enum { NVARIANTS = sizeof(arena_variants) / sizeof(arena_variants[0]) };
 
@@ -218,7 +252,10 @@ int main(void)
 	for (unsigned int v = 0; v < NVARIANTS; v++) {
 		double m = median(t[v], ARENA_FLOOR_ROUNDS);
 
-		printf("; %s %.1f ns (scrub %+.1f)", arena_variants[v].name, m, m - s);
+		if (arena_variants[v].scrubs)
+			printf("; %s %.1f ns (scrub %+.1f)", arena_variants[v].name, m, m - s);
+		else
+			printf("; %s %.1f ns", arena_variants[v].name, m);
 	}
 	printf("\n");
 	free(ref);

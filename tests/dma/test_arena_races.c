@@ -190,11 +190,13 @@ static void test_racing_frees_one_wins(void **state)
 /* ------------------------------------------------ a free against a map */
 
 #define MAP_ROUNDS 200000
+/* At least this many of CPU 1's maps must overlap CPU 0's frees. */
+#define MAP_MIN_GETS 1000
 
 struct map_race {
 	struct race_fx *fx;
 	void *blk;
-	unsigned int held, stop;
+	unsigned int started, held, stop;
 	unsigned long frees, both, gets, misuse;
 };
 
@@ -205,12 +207,14 @@ static void *mapper_main(void *arg)
 	const struct sluice_dma_inplace_region *rg = &m->fx->region;
 
 	mock_port_set_cpu(1);
+	__atomic_store_n(&m->started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
 		void *p = __atomic_load_n(&m->blk, __ATOMIC_ACQUIRE);
 
 		if (!rg->get(rg->ctx, p, 4096, SLUICE_DMA_FROM_DEVICE))
 			continue;
-		m->gets++;
+		/* Read by CPU 0 while this runs: how long to keep freeing. */
+		__atomic_store_n(&m->gets, m->gets + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->held, 1, __ATOMIC_SEQ_CST);
 		for (volatile int k = 0; k < 200; k++)
 			;
@@ -239,7 +243,11 @@ static void test_free_against_inplace_map(void **state)
 	__atomic_store_n(&m.blk, sluice_dma_arena_alloc(&fx->arena, 4096), __ATOMIC_RELEASE);
 	assert_non_null(m.blk);
 	assert_int_equal(pthread_create(&t, NULL, mapper_main, &m), 0);
-	for (unsigned long i = 0; i < MAP_ROUNDS && m.blk; i++) {
+	/* Free only while the mapper runs, and until it has mapped often enough. */
+	spin_until(&m.started, 1);
+	for (unsigned long i = 0;
+	     (i < MAP_ROUNDS || __atomic_load_n(&m.gets, __ATOMIC_RELAXED) < MAP_MIN_GETS) && m.blk;
+	     i++) {
 		int rc = sluice_dma_arena_free(&fx->arena, m.blk);
 
 		if (rc == SLUICE_DMA_ERR_BUSY)
@@ -263,17 +271,20 @@ static void test_free_against_inplace_map(void **state)
 	assert_int_equal(m.both, 0);
 	assert_int_equal(m.misuse, 0);
 	assert_true(m.frees > 0);
+	assert_true(m.gets >= MAP_MIN_GETS);
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, m.blk), 0);
 }
 
 /* -------------------------------------- a refused free changes nothing */
 
 #define REFUSED_ROUNDS 100000
+/* At least this many refusals must overlap CPU 0's maps, however the threads run. */
+#define REFUSED_MIN 1000
 
 struct refuser {
 	struct race_fx *fx;
 	void *blk;
-	unsigned int stop;
+	unsigned int started, stop;
 	unsigned long refused, odd;
 };
 
@@ -282,10 +293,13 @@ static void *refuser_main(void *arg)
 	struct refuser *f = arg;
 
 	mock_port_set_cpu(1);
+	__atomic_store_n(&f->started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
 		int rc = sluice_dma_arena_free(&f->fx->arena, f->blk);
 
-		f->refused += rc == SLUICE_DMA_ERR_BUSY;
+		/* Read by CPU 0 while this runs: how long to keep mapping. */
+		__atomic_store_n(&f->refused, f->refused + (rc == SLUICE_DMA_ERR_BUSY),
+				 __ATOMIC_RELAXED);
 		f->odd += rc != SLUICE_DMA_ERR_BUSY;
 	}
 	return NULL;
@@ -313,7 +327,14 @@ static void test_refused_free_changes_nothing(void **state)
 	f.blk = p;
 	assert_true(rg->get(rg->ctx, p, 4096, SLUICE_DMA_TO_DEVICE));
 	assert_int_equal(pthread_create(&t, NULL, refuser_main, &f), 0);
-	for (unsigned int i = 0; i < REFUSED_ROUNDS; i++) {
+	/*
+	 * On a loaded machine the refuser may not run at once: map only while it
+	 * does, and until it has been refused often enough, or the race is not run.
+	 */
+	spin_until(&f.started, 1);
+	for (unsigned long i = 0;
+	     i < REFUSED_ROUNDS || __atomic_load_n(&f.refused, __ATOMIC_RELAXED) < REFUSED_MIN;
+	     i++) {
 		failed += !rg->get(rg->ctx, p + 4096, 4096, SLUICE_DMA_FROM_DEVICE);
 		failed += !rg->put(rg->ctx, p + 4096, 4096, SLUICE_DMA_FROM_DEVICE);
 	}
@@ -321,7 +342,7 @@ static void test_refused_free_changes_nothing(void **state)
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(failed, 0);
 	assert_int_equal(f.odd, 0);
-	assert_true(f.refused > 0);
+	assert_true(f.refused >= REFUSED_MIN);
 	/* Nor were its bytes touched: no scrub before the refusal. */
 	for (unsigned int i = 0; i < 8192; i++)
 		if (p[i] != 0xa7)

@@ -486,64 +486,117 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	return 0;
 }
 
+/* A size no block has: counted, then NULL. */
+static __attribute__((noinline)) void *arena_alloc_refused(struct sluice_dma_arena *a)
+{
+	arena_lock(a, &a->lock);
+	a->alloc_failed++;
+	arena_unlock(a, &a->lock);
+	return NULL;
+}
+
+/*
+ * Pop the top block of order @order (@n of them) from @cpu's cache, which the
+ * caller owns, tag it live and count it: its hit and its scrubbed bytes are
+ * derived (arena_stats.c). Returns the block; *@timed says whether its scrub,
+ * if the arena scrubs on alloc, is the sampled one (one in ARENA_SCRUB_SAMPLE
+ * reads the clock, as on free).
+ */
+static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_arena *a,
+							     struct sluice_dma_priv_arena_cpu *cpu,
+							     unsigned int order, unsigned int n,
+							     bool *timed)
+{
+	void *p = cpu->stack[order][n - 1];
+	uintptr_t off = (uintptr_t)p - a->base;
+	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
+
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
+	tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
+		tag_make(BLK_LIVE, order));
+	cpu->ctr.allocs++;
+	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	*timed = !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
+	return p;
+}
+
+/* The sampled scrub at alloc of @p, counted in @cpu's cache: returns @p. */
+static __attribute__((noinline)) void *
+arena_alloc_scrub_timed(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu, void *p,
+			size_t size)
+{
+	uint64_t cyc = arena_scrub_timed(a, p, size, ARENA_SCRUB_SAMPLE);
+
+	cache_own(a, cpu);
+	cpu->ctr.scrub_cycles += cyc;
+	cache_unown(a, cpu);
+	return p;
+}
+
+/*
+ * An allocation of a cached order (@order) from @cpu's cache through its
+ * lock, or with a drain request to answer first, or from an empty cache (the
+ * slow path then): every case but the owner's plain pop.
+ */
+static __attribute__((noinline)) void *arena_alloc_cached(struct sluice_dma_arena *a,
+							  struct sluice_dma_priv_arena_cpu *cpu,
+							  unsigned int order)
+{
+	size_t size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	unsigned int n;
+	bool timed;
+	void *p;
+
+	cache_own(a, cpu);
+	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
+	if (!n) {
+		cache_unown(a, cpu);
+		return alloc_slow(a, order);
+	}
+	p = cache_pop(a, cpu, order, n, &timed);
+	cache_unown(a, cpu);
+	/* Outside the lock; only a sampled scrub takes it again, to count. */
+	if (!scrub_on_alloc(a))
+		return p;
+	if (timed)
+		return arena_alloc_scrub_timed(a, cpu, p, size);
+	dma_port_zero(&a->ops, p, size);
+	return p;
+}
+
+/*
+ * The owner's pop from its own cache (an exclusive port, no drain asked, a
+ * block there) is the whole of the common allocation: it takes no lock and
+ * calls nothing, so that it needs no frame. Every other case goes to
+ * arena_alloc_cached() or alloc_slow().
+ */
 void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 {
 	struct sluice_dma_priv_arena_cpu *cpu;
 	unsigned int order, n;
-	bool scrub, timed;
-	size_t size_b;
+	bool timed;
 	void *p;
 
 	/* Not initialised (zeroed storage has no chunks): nothing to count in. */
 	if (DMA_CHECKED(!arena || !arena->nchunks))
 		return NULL;
-	if (DMA_CHECKED(!size || size > SLUICE_DMA_ARENA_MAX_BLOCK)) {
-		arena_lock(arena, &arena->lock);
-		arena->alloc_failed++;
-		arena_unlock(arena, &arena->lock);
-		return NULL;
-	}
+	if (DMA_CHECKED(!size || size > SLUICE_DMA_ARENA_MAX_BLOCK))
+		return arena_alloc_refused(arena);
 	order = size_to_order(size);
 	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS)
 		return alloc_slow(arena, order);
-
 	cpu = &arena->cpus[arena_this_cpu(arena)];
-	cache_own(arena, cpu);
-	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
-	if (!n) {
-		cache_unown(arena, cpu);
-		return alloc_slow(arena, order);
-	}
-	p = cpu->stack[order][n - 1];
-	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
-	{
-		uintptr_t off = (uintptr_t)p - arena->base;
-		struct sluice_dma_priv_arena_chunk *c =
-			&arena->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
-
-		tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
-			tag_make(BLK_LIVE, order));
-	}
-	size_b = SLUICE_DMA_ARENA_MIN_BLOCK << order;
-	cpu->ctr.cache_hits++;
-	cpu->ctr.allocs++;
-	cpu->ctr.bytes_allocated += size_b;
-	scrub = scrub_on_alloc(arena);
-	/* As on free: one scrub in ARENA_SCRUB_SAMPLE reads the clock. */
-	timed = scrub && !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
-	if (scrub)
-		cpu->ctr.bytes_scrubbed += size_b;
-	cache_unown(arena, cpu);
-	if (scrub) {
-		/* Outside the lock; only a sampled scrub takes it again, to count. */
-		uint64_t cyc = arena_scrub(arena, p, size_b, timed, ARENA_SCRUB_SAMPLE);
-
-		if (timed) {
-			cache_own(arena, cpu);
-			cpu->ctr.scrub_cycles += cyc;
-			cache_unown(arena, cpu);
-		}
-	}
+	if (!arena_exclusive(arena) ||
+	    __builtin_expect(__atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) != 0, 0) ||
+	    !(n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)))
+		return arena_alloc_cached(arena, cpu, order);
+	p = cache_pop(arena, cpu, order, n, &timed);
+	if (!scrub_on_alloc(arena))
+		return p;
+	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	if (__builtin_expect(timed, 0))
+		return arena_alloc_scrub_timed(arena, cpu, p, size);
+	dma_port_zero(&arena->ops, p, size);
 	return p;
 }
 
@@ -594,7 +647,7 @@ bool sluice_dma_arena_owns(const struct sluice_dma_arena *arena, const void *vad
 	if (!len)
 		len = 1;
 	if (!sluice_dma_priv_arena_find_block(arena, p, &c, &head, &tag) ||
-	    tag_state(tag) != BLK_LIVE)
+	    !blk_state_live(tag_state(tag)))
 		return false;
 	start = (uintptr_t)page_addr(arena, c, head);
 	return len <= (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - (p - start);
@@ -631,7 +684,7 @@ size_t sluice_dma_arena_block_size(const struct sluice_dma_arena *arena, const v
 	uint8_t tag;
 
 	if (!sluice_dma_priv_arena_find_block(arena, (uintptr_t)ptr, &c, &head, &tag) ||
-	    tag_state(tag) != BLK_LIVE || page_addr(arena, c, head) != ptr)
+	    !blk_state_live(tag_state(tag)) || page_addr(arena, c, head) != ptr)
 		return 0;
 	return SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag);
 }
@@ -678,8 +731,9 @@ static int arena_refuse_coherent(struct sluice_dma_arena *arena, const void *ptr
 
 /*
  * Validate a free of the block at @ptr (@coherent: the region's free of the
- * layer's coherent memory) without changing anything: 0 with its chunk, page
- * and live tag set; 1 for NULL (nothing to do); or the refusal.
+ * layer's coherent memory, the only free of a BLK_COHERENT block) without
+ * changing anything: 0 with its chunk, page and tag set; 1 for NULL (nothing
+ * to do); or the refusal.
  */
 static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 			    struct sluice_dma_priv_arena_chunk **cp, unsigned int *pagep,
@@ -705,34 +759,44 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	page = (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1);
 	tag = tag_get(c, page);
 	if (DMA_CHECKED(chunk_state_get(c) != CHUNK_SHARED || !(tag & TAG_HEAD) ||
-			tag_state(tag) != BLK_LIVE))
+			tag_state(tag) != (coherent ? BLK_COHERENT : BLK_LIVE))) {
+		if (tag_state(tag) == BLK_COHERENT)
+			return arena_refuse_coherent(arena, ptr);
 		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
 				    "sluice_dma_arena_free: not a live block (double free?): %p",
 				    ptr);
+	}
 	/*
-	 * The refusals of arena_free_claim(), first without the claim, so that
-	 * the usual misuse (a free of a block still mapped in place, or of a
-	 * layer's coherent memory) changes nothing: a claimed block's tag says
-	 * FREEING until it is put back, and an unmap on another CPU meanwhile
-	 * would not find its block. The claim checks both again: only its
-	 * ordering decides a race.
+	 * The refusal of arena_free_claim(), first without the claim, so that
+	 * the usual misuse (a free of a block still mapped in place) changes
+	 * nothing: a claimed block's tag says FREEING until it is put back. The
+	 * claim checks again: only its ordering decides a race.
 	 */
 	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_RELAXED)))
 		return arena_refuse_mapped(arena, ptr);
-	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page)))
-		return arena_refuse_coherent(arena, ptr);
 	*cp = c;
 	*pagep = page;
 	*tagp = tag;
 	return 0;
 }
 
+/* The coherent mark of the block at page @page of @c, which the region's free claimed. */
+static __attribute__((noinline)) void
+arena_clear_coherent_mark(struct sluice_dma_priv_arena_chunk *c, unsigned int page)
+{
+	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
+		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)
+			__atomic_store_n(&chunk_rec(c, page)[i], 0, __ATOMIC_RELAXED);
+}
+
 /*
- * Claim the checked block (@c, @page, live @tag) at @ptr for its free: 0 with
- * the block FREEING, or the refusal with nothing changed.
+ * Claim the checked block (@c, @page, @tag) at @ptr for its free: 0 with the
+ * block FREEING, or the refusal with nothing changed.
  *
  * Of two racing frees of the block, exactly one gets past the
- * compare-and-swap. Sequentially consistent, as the in-place get: a get that
+ * compare-and-swap, and neither if the block has meanwhile been freed and
+ * handed out again as a layer's coherent memory: its tag then says
+ * BLK_COHERENT, not the tag checked. Sequentially consistent, as the in-place get: a get that
  * counts a mapping after this claim sees FREEING and backs out, and this free
  * sees any mapping counted before it (Dekker's pattern).
  *
@@ -740,11 +804,12 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
  * to leave the store buffer, the previous free's scrub included, and lets no
  * later load run before it. So the free does all it can before the claim (the
  * checks, the CPU, the sample choice: sluice_dma_priv_arena_free()), where it
- * overlaps with that scrub, and after it only the checks a race decides: the
- * in-place map count, which the ordering is for, and the coherent mark.
+ * overlaps with that scrub, and after it only the check a race decides: the
+ * in-place map count, which the ordering is for.
  */
-static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
-			    struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
+static inline __attribute__((always_inline)) int
+arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
+		 struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
 {
 #ifdef SLUICE_DMA_BENCH_NO_CAS
 	/*
@@ -769,29 +834,27 @@ static int arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool cohe
 		tag_set(c, page, tag);
 		return arena_refuse_mapped(arena, ptr);
 	}
-	/*
-	 * Checked before the claim, and again now that the block is ours: a
-	 * racing double free may have let the block be freed and handed out as
-	 * a layer's coherent memory, with the same tag, in between.
-	 */
-	if (DMA_CHECKED(!coherent && arena_is_coherent(c, page))) {
-		tag_set(c, page, tag);
-		return arena_refuse_coherent(arena, ptr);
-	}
-	for (unsigned int i = 0; coherent && i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
-		if (__atomic_load_n(&chunk_rec(c, page)[i], __ATOMIC_RELAXED) & REC_COHERENT)
-			__atomic_store_n(&chunk_rec(c, page)[i], 0, __ATOMIC_RELAXED);
+	/* The region's free: the block's mark goes with it. */
+	if (coherent)
+		arena_clear_coherent_mark(c, page);
 	return 0;
 }
 
-/* A block of an uncached order: scrubbed, then back to the buddy lists. */
-static void arena_free_uncached(struct sluice_dma_arena *arena, void *ptr,
-				struct sluice_dma_priv_arena_chunk *c, unsigned int page,
-				unsigned int order, bool scrub)
+/* A block of an uncached order: claimed, scrubbed, then back to the buddy lists. */
+static __attribute__((noinline)) int arena_free_uncached(struct sluice_dma_arena *arena, void *ptr,
+							 bool coherent,
+							 struct sluice_dma_priv_arena_chunk *c,
+							 unsigned int page, uint8_t tag)
 {
+	unsigned int order = tag_order(tag);
 	size_t size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	bool scrub = !scrub_on_alloc(arena);
 	uint64_t cyc;
+	int err;
 
+	err = arena_free_claim(arena, ptr, coherent, c, page, tag);
+	if (err)
+		return err;
 	/* Scrub outside every lock: the next user sees zeros, never our bytes. */
 	cyc = scrub ? arena_scrub(arena, ptr, size, true, 1) : 0;
 	arena_lock(arena, &arena->lock);
@@ -801,49 +864,46 @@ static void arena_free_uncached(struct sluice_dma_arena *arena, void *ptr,
 	arena->ctr.bytes_scrubbed += scrub ? size : 0;
 	arena->ctr.scrub_cycles += cyc;
 	arena_unlock(arena, &arena->lock);
+	return 0;
 }
 
-int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
+/*
+ * Push the claimed (and scrubbed) block @ptr, of order @order, at page @page
+ * of @c, onto @cpu's cache, which the caller owns and which holds @n < DEPTH
+ * blocks of that order. Its scrubbed bytes are derived (arena_stats.c).
+ */
+static inline __attribute__((always_inline)) void
+cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_priv_arena_chunk *c,
+	   unsigned int page, unsigned int order, unsigned int n)
 {
-	struct sluice_dma_priv_arena_chunk *c = NULL;
-	struct sluice_dma_priv_arena_cpu *cpu = NULL;
-	unsigned int page = 0, order, n;
-	bool scrub, cached, timed = false;
-	uint8_t tag = 0;
-	uint64_t cyc;
-	size_t size;
+	tag_set(c, page, tag_make(BLK_CACHED, order));
+	cpu->stack[order][n] = ptr;
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
+	cpu->ctr.frees++;
+	cpu->ctr.bytes_freed += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+}
+
+/*
+ * The free of a checked block of a cached order into @cpu's cache, @timed its
+ * scrub: claimed, scrubbed outside every lock, pushed. Every case but the
+ * owner's common free (sluice_dma_priv_arena_free()).
+ */
+static __attribute__((noinline)) int arena_free_cached(struct sluice_dma_arena *arena,
+						       struct sluice_dma_priv_arena_cpu *cpu,
+						       void *ptr, bool coherent,
+						       struct sluice_dma_priv_arena_chunk *c,
+						       unsigned int page, uint8_t tag, bool timed)
+{
+	unsigned int order = tag_order(tag), n;
+	uint64_t cyc = 0;
 	int err;
 
-	err = arena_free_check(arena, ptr, coherent, &c, &page, &tag);
-	if (err)
-		return err > 0 ? 0 : err;
-	order = tag_order(tag);
-	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
-	scrub = !scrub_on_alloc(arena);
-	/*
-	 * Before the claim (arena_free_claim() says why): this CPU's cache and
-	 * whether this scrub is timed. A clock read costs about a third of a
-	 * 4 KiB scrub here (rdtsc ~12 ns against ~37 ns), so only one scrub in
-	 * ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled from those:
-	 * an estimate, unbiased for a steady mix of sizes. The sample choice
-	 * reads this CPU's free count without its lock; a stale value only
-	 * moves the sample.
-	 */
-	cached = order < SLUICE_DMA_ARENA_CACHE_ORDERS;
-	if (cached) {
-		cpu = &arena->cpus[arena_this_cpu(arena)];
-		timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
-	}
 	err = arena_free_claim(arena, ptr, coherent, c, page, tag);
 	if (err)
 		return err;
-	if (!cached) {
-		arena_free_uncached(arena, ptr, c, page, order, scrub);
-		return 0;
-	}
-	/* Scrub outside every lock. */
-	cyc = scrub ? arena_scrub(arena, ptr, size, timed, ARENA_SCRUB_SAMPLE) : 0;
-
+	if (!scrub_on_alloc(arena))
+		cyc = arena_scrub(arena, ptr, SLUICE_DMA_ARENA_MIN_BLOCK << order, timed,
+				  ARENA_SCRUB_SAMPLE);
 	cache_own(arena, cpu);
 	n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED);
 	if (n == SLUICE_DMA_ARENA_CACHE_DEPTH) {
@@ -854,14 +914,54 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 		cpu->ctr.cache_flushes++;
 		n -= SLUICE_DMA_ARENA_CACHE_DEPTH / 2;
 	}
-	tag_set(c, page, tag_make(BLK_CACHED, order));
-	cpu->stack[order][n] = ptr;
-	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
-	cpu->ctr.frees++;
-	cpu->ctr.bytes_freed += size;
-	cpu->ctr.bytes_scrubbed += scrub ? size : 0;
+	cache_push(cpu, ptr, c, page, order, n);
 	cpu->ctr.scrub_cycles += cyc;
 	cache_unown(arena, cpu);
+	return 0;
+}
+
+/*
+ * The free. Its common case, the owner's free of a block of a cached order
+ * into its own cache (an exclusive port, no drain asked, room there, not the
+ * sampled scrub, not the region's free), calls nothing, so that it needs no
+ * frame; every other case goes to arena_free_cached() or
+ * arena_free_uncached(). Before the claim (arena_free_claim() says why): the
+ * checks, this CPU's cache and whether this scrub is timed. A clock read
+ * costs about a third of a 4 KiB scrub here (rdtsc ~12 ns against ~37 ns), so
+ * only one scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled
+ * from those: an estimate, unbiased for a steady mix of sizes. The sample
+ * choice reads this CPU's free count without its lock; a stale value only
+ * moves the sample.
+ */
+int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
+{
+	struct sluice_dma_priv_arena_chunk *c = NULL;
+	struct sluice_dma_priv_arena_cpu *cpu;
+	unsigned int page = 0, order, n;
+	uint8_t tag = 0;
+	bool timed;
+	int err;
+
+	err = arena_free_check(arena, ptr, coherent, &c, &page, &tag);
+	if (err)
+		return err > 0 ? 0 : err;
+	order = tag_order(tag);
+	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS)
+		return arena_free_uncached(arena, ptr, coherent, c, page, tag);
+	cpu = &arena->cpus[arena_this_cpu(arena)];
+	timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	if (__builtin_expect(timed || coherent || !arena_exclusive(arena) ||
+				     __atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) ||
+				     (n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)) ==
+					     SLUICE_DMA_ARENA_CACHE_DEPTH,
+			     0))
+		return arena_free_cached(arena, cpu, ptr, coherent, c, page, tag, timed);
+	err = arena_free_claim(arena, ptr, false, c, page, tag);
+	if (err)
+		return err;
+	if (!scrub_on_alloc(arena))
+		dma_port_zero(&arena->ops, ptr, SLUICE_DMA_ARENA_MIN_BLOCK << order);
+	cache_push(cpu, ptr, c, page, order, n);
 	return 0;
 }
 

@@ -53,6 +53,14 @@ enum blk_state {
 	BLK_LIVE = 2,	 /* handed out */
 	BLK_FREEING = 3, /* sluice_dma_arena_free() in progress (scrubbing) */
 	BLK_CACHED = 4,	 /* in a per-CPU cache */
+	/*
+	 * Handed out as a layer's coherent memory (arena_region.c): live, but
+	 * only the region's free may free it. In the tag rather than only in
+	 * the block's records, so that every free refuses it from the tag it
+	 * loads anyway, and the claim's compare-and-swap, which expects the
+	 * tag it checked, fails if the block became coherent in between.
+	 */
+	BLK_COHERENT = 5,
 };
 
 enum chunk_state {
@@ -66,6 +74,8 @@ enum chunk_state {
 _Static_assert(CHUNK_PAGES == 512, "a chunk is 512 pages of 4 KiB");
 _Static_assert(CHUNK_PAGES < NO_PAGE, "page indices must fit 16 bits with a sentinel");
 _Static_assert(MAX_ORDER <= TAG_ORDER_MASK, "an order must fit the tag's order bits");
+_Static_assert(BLK_COHERENT <= TAG_STATE_MASK >> TAG_STATE_SHIFT,
+	       "a state must fit the tag's state bits");
 _Static_assert(SLUICE_DMA_ARENA_NR_ORDERS <= 16, "the avail mask is 16 bits");
 _Static_assert(SLUICE_DMA_ARENA_CACHE_ORDERS <= SLUICE_DMA_ARENA_NR_ORDERS,
 	       "cached orders are orders");
@@ -96,6 +106,12 @@ static inline unsigned int tag_state(uint8_t tag)
 static inline unsigned int tag_order(uint8_t tag)
 {
 	return tag & TAG_ORDER_MASK;
+}
+
+/* Whether a block in state @state is handed out (to a caller or a layer). */
+static inline bool blk_state_live(unsigned int state)
+{
+	return state == BLK_LIVE || state == BLK_COHERENT;
 }
 
 static inline uint8_t tag_get(const struct sluice_dma_priv_arena_chunk *c, unsigned int page)
@@ -214,22 +230,6 @@ static inline uint64_t rec_key(uintptr_t off_in_page, size_t len, uint32_t dir)
 	       (uint64_t)dir << REC_DIR_SHIFT;
 }
 
-/*
- * Whether the block at page @head of @c is a layer's coherent memory (one of
- * its records carries the mark, arena_region.c): every free asks, so the
- * records are OR-ed, four loads and no branch, rather than searched.
- */
-static inline bool arena_is_coherent(const struct sluice_dma_priv_arena_chunk *c, unsigned int head)
-{
-	const arena_rec_t *rec = chunk_rec(c, head);
-	uint64_t any = 0;
-
-#pragma GCC unroll 4
-	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++)
-		any |= __atomic_load_n(&rec[i], __ATOMIC_ACQUIRE);
-	return any & REC_COHERENT;
-}
-
 static inline uint32_t rec_dir(uint64_t r)
 {
 	return (uint32_t)(r >> REC_DIR_SHIFT) & 3;
@@ -277,9 +277,16 @@ SLUICE_DMA_PRIV bool sluice_dma_priv_arena_find_block(const struct sluice_dma_ar
 SLUICE_DMA_PRIV int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr,
 					       bool coherent);
 
-/* arena_stats.c: add one set of counters (per CPU or global) to @sum. */
+/*
+ * arena_stats.c: add the arena's global counters, or one CPU's (with what the
+ * fast path leaves to be derived: its hits and its scrubbed bytes), to @sum.
+ */
 SLUICE_DMA_PRIV void
 sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *sum,
 				   const struct sluice_dma_priv_arena_counters *c);
+SLUICE_DMA_PRIV void
+sluice_dma_priv_arena_cpu_counters_add(const struct sluice_dma_arena *a,
+				       struct sluice_dma_priv_arena_counters *sum,
+				       const struct sluice_dma_priv_arena_counters *c);
 
 #endif /* SLUICE_DMA_ARENA_PRIV_H */

@@ -17,11 +17,11 @@
  *    to check a sync as it checks a bounce mapping's, and to tell a live
  *    start given with another length or direction (INVAL) from no mapping
  *    (NOENT).
- *  - coherent memory carries a mark with the size the layer asked for in its
- *    head page's records. The region's free takes only a marked block of
- *    exactly that size; sluice_dma_arena_free() refuses a marked block (it is
- *    the layer's). A block someone else allocated from the arena directly is
- *    never the layer's to free.
+ *  - coherent memory is a block in state BLK_COHERENT, and carries a mark
+ *    with the size the layer asked for in its head page's records. The
+ *    region's free takes only such a block of exactly that size;
+ *    sluice_dma_arena_free() refuses it (it is the layer's). A block someone
+ *    else allocated from the arena directly is never the layer's to free.
  * Records are single 64-bit words changed by compare-and-swap, so a map and
  * an unmap cost one atomic operation each beyond the block's count.
  */
@@ -56,7 +56,7 @@ region_block_unmap(struct sluice_dma_arena *a, const void *vaddr, size_t len, un
 	uint8_t tag;
 
 	if (!sluice_dma_priv_arena_find_block(a, (uintptr_t)vaddr, &cc, head, &tag) ||
-	    (tag_state(tag) != BLK_LIVE && tag_state(tag) != BLK_FREEING))
+	    (!blk_state_live(tag_state(tag)) && tag_state(tag) != BLK_FREEING))
 		return NULL;
 	start = (uintptr_t)page_addr(a, cc, *head);
 	if (len > (SLUICE_DMA_ARENA_MIN_BLOCK << tag_order(tag)) - ((uintptr_t)vaddr - start))
@@ -153,7 +153,7 @@ static bool arena_region_get(void *ctx, const void *vaddr, size_t len, uint32_t 
 		return false;
 	/* 65535 live mappings of one block: refuse the next rather than wrap. */
 	if (__atomic_add_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST) == 0 ||
-	    tag_state(__atomic_load_n(&c->tag[head], __ATOMIC_SEQ_CST)) != BLK_LIVE) {
+	    !blk_state_live(tag_state(__atomic_load_n(&c->tag[head], __ATOMIC_SEQ_CST)))) {
 		__atomic_sub_fetch(&c->maps[head], 1, __ATOMIC_SEQ_CST);
 		rec_drop(recs, key);
 		return false;
@@ -222,12 +222,46 @@ static int arena_region_find(void *ctx, const void *vaddr, uint32_t dir, size_t 
 	return 0;
 }
 
+/*
+ * Take the block at page @head of @c, just allocated with tag @live, as the
+ * layer's coherent memory of @size bytes: its tag says BLK_COHERENT, then a
+ * record holds the mark with @size. False if a record could not be had, with
+ * the block left as it was.
+ */
+static bool region_mark_coherent(struct sluice_dma_priv_arena_chunk *c, unsigned int head,
+				 uint8_t live, size_t size)
+{
+	uint8_t want = live;
+
+	/*
+	 * Only a stale free of the block's address (a caller's double free,
+	 * racing us) can change the tag now: it claimed the block and will put
+	 * it back, so it is not ours to mark.
+	 */
+	if (!__atomic_compare_exchange_n(&c->tag[head], &want,
+					 tag_make(BLK_COHERENT, tag_order(live)), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return false;
+	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
+		uint64_t w = 0;
+
+		if (__atomic_compare_exchange_n(&chunk_rec(c, head)[i], &w,
+						REC_COHERENT | rec_key(0, size, 0), false,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			return true;
+	}
+	/* Every record taken by maps of a block not yet handed out: live again. */
+	tag_set(c, head, live);
+	return false;
+}
+
 /* Coherent memory: a block of max(@size, @align), marked with @size. */
 static void *arena_region_alloc_aligned(void *ctx, size_t size, size_t align)
 {
 	struct sluice_dma_arena *a = ctx;
-	struct sluice_dma_priv_arena_chunk *c;
+	const struct sluice_dma_priv_arena_chunk *cc;
 	unsigned int head;
+	uint8_t tag;
 	void *p;
 
 	if (!size || size > SLUICE_DMA_ARENA_MAX_BLOCK || align > SLUICE_DMA_ARENA_MAX_BLOCK)
@@ -236,21 +270,16 @@ static void *arena_region_alloc_aligned(void *ctx, size_t size, size_t align)
 	p = sluice_dma_arena_alloc(a, size > align ? size : align);
 	if (!p)
 		return NULL;
-	c = region_block(a, p, 1, &head);
-	if (!c)
+	if (!sluice_dma_priv_arena_find_block(a, (uintptr_t)p, &cc, &head, &tag) ||
+	    tag_state(tag) != BLK_LIVE)
 		ARENA_BUG(a, "coherent block %p: not live right after its allocation", p);
-	/* Nobody else should know the block yet; a guessed map may have recorded. */
-	for (unsigned int i = 0; i < SLUICE_DMA_ARENA_MAP_RECORDS; i++) {
-		uint64_t w = 0;
-
-		if (__atomic_compare_exchange_n(&chunk_rec(c, head)[i], &w,
-						REC_COHERENT | rec_key(0, size, 0), false,
-						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-			return p;
-	}
-	/* Every record taken by maps of a block not yet handed out: keep it. */
+	if (region_mark_coherent(&a->chunks[cc - a->chunks], head, tag, size))
+		return p;
+	/* The block stays with whoever has it now (kept, or a stale free's). */
 	sluice_dma_priv_logf(arena_ops(a), SLUICE_DMA_LOG_WARN,
-			     "sluice_dma_arena: coherent block %p mapped before its allocation", p);
+			     "sluice_dma_arena: coherent block %p mapped or freed before its "
+			     "allocation",
+			     p);
 	return NULL;
 }
 

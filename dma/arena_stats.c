@@ -4,8 +4,9 @@
  * (sluice_dma_arena_stats_get()) and its report through the log op.
  *
  * Counters are kept where they are cheapest to update: per CPU under that
- * CPU's cache lock (the hot alloc/free path), globally under the arena lock
- * (the slow path). This file only adds them up; it changes no state.
+ * CPU's cache lock (the hot alloc/free path, which leaves out what can be
+ * derived), globally under the arena lock (the slow path). This file only
+ * adds them up; it changes no state.
  */
 #include "dma/arena_priv.h"
 
@@ -22,6 +23,22 @@ void sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *s
 	sum->scrub_cycles += c->scrub_cycles;
 	sum->cache_flushes += c->cache_flushes;
 	sum->cache_drains += c->cache_drains;
+}
+
+/*
+ * A CPU's fast path counts only what it cannot derive (arena.c): its cache
+ * hits are its allocations (a miss is the slow path's, counted globally), and
+ * every block it hands out or takes back passes one scrub there, at the point
+ * the arena's strategy sets.
+ */
+void sluice_dma_priv_arena_cpu_counters_add(const struct sluice_dma_arena *a,
+					    struct sluice_dma_priv_arena_counters *sum,
+					    const struct sluice_dma_priv_arena_counters *c)
+{
+	sluice_dma_priv_arena_counters_add(sum, c);
+	sum->cache_hits += c->allocs;
+	sum->bytes_scrubbed += a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC ? c->bytes_allocated :
+									    c->bytes_freed;
 }
 
 void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
@@ -42,7 +59,7 @@ void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dm
 		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 
 		arena_lock(arena, &cpu->lock);
-		sluice_dma_priv_arena_counters_add(&sum, &cpu->ctr);
+		sluice_dma_priv_arena_cpu_counters_add(arena, &sum, &cpu->ctr);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
 			cached += __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 		arena_unlock(arena, &cpu->lock);

@@ -3,8 +3,9 @@
  * arena.c - the 2 MB shared arena (the DMA_PMD design): its API, allocation
  * and release. Lazy per-chunk conversion, per-CPU recycling caches in front
  * of a buddy allocator per chunk (arena_buddy.c), scrub on free,
- * caller-driven release of idle chunks. Counters and their report are in
- * arena_stats.c, the self-check in arena_check.c, what they share in
+ * caller-driven release of idle chunks. The common alloc and free, which
+ * call nothing, are in arena_fast.c; it hands every other case here.
+ * Counters and their report are in arena_stats.c, the self-check in arena_check.c, what they share in
  * arena_priv.h (locking rules included).
  *
  * The scrub: what keeps a freed block's bytes from its next owner. Every
@@ -468,6 +469,11 @@ int sluice_dma_arena_init(struct sluice_dma_arena *arena, const struct sluice_dm
 	arena->nchunks = (unsigned int)nchunks;
 	arena->ncpus = cfg->ncpus;
 	arena->flags = cfg->flags;
+#ifdef ARENA_FAST_PATH
+	if ((cfg->flags & SLUICE_DMA_ARENA_OWNED_CACHES) &&
+	    ops->cpu_id == SLUICE_DMA_INLINE_CPU_ID_FN && ops->zero == SLUICE_DMA_INLINE_ZERO_FN)
+		arena->flags |= ARENA_FAST;
+#endif
 	arena->cap = cfg->max_shared && cfg->max_shared < nchunks ? cfg->max_shared :
 								    (unsigned int)nchunks;
 
@@ -495,35 +501,10 @@ static __attribute__((noinline)) void *arena_alloc_refused(struct sluice_dma_are
 	return NULL;
 }
 
-/*
- * Pop the top block of order @order (@n of them) from @cpu's cache, which the
- * caller owns, tag it live and count it: its hit and its scrubbed bytes are
- * derived (arena_stats.c). Returns the block; *@timed says whether its scrub,
- * if the arena scrubs on alloc, is the sampled one (one in ARENA_SCRUB_SAMPLE
- * reads the clock, as on free).
- */
-static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_arena *a,
-							     struct sluice_dma_priv_arena_cpu *cpu,
-							     unsigned int order, unsigned int n,
-							     bool *timed)
-{
-	void *p = cpu->stack[order][n - 1];
-	uintptr_t off = (uintptr_t)p - a->base;
-	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
-
-	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
-	tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
-		tag_make(BLK_LIVE, order));
-	cpu->ctr.allocs++;
-	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
-	*timed = !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
-	return p;
-}
-
 /* The sampled scrub at alloc of @p, counted in @cpu's cache: returns @p. */
-static __attribute__((noinline)) void *
-arena_alloc_scrub_timed(struct sluice_dma_arena *a, struct sluice_dma_priv_arena_cpu *cpu, void *p,
-			size_t size)
+__attribute__((noinline)) void *
+sluice_dma_priv_arena_alloc_scrub_timed(struct sluice_dma_arena *a,
+					struct sluice_dma_priv_arena_cpu *cpu, void *p, size_t size)
 {
 	uint64_t cyc = arena_scrub_timed(a, p, size, ARENA_SCRUB_SAMPLE);
 
@@ -559,18 +540,17 @@ static __attribute__((noinline)) void *arena_alloc_cached(struct sluice_dma_aren
 	if (!scrub_on_alloc(a))
 		return p;
 	if (timed)
-		return arena_alloc_scrub_timed(a, cpu, p, size);
+		return sluice_dma_priv_arena_alloc_scrub_timed(a, cpu, p, size);
 	dma_port_zero(&a->ops, p, size);
 	return p;
 }
 
 /*
- * The owner's pop from its own cache (an exclusive port, no drain asked, a
- * block there) is the whole of the common allocation: it takes no lock and
- * calls nothing, so that it needs no frame. Every other case goes to
- * arena_alloc_cached() or alloc_slow().
+ * Every allocation that arena_fast.c does not take. The owner's pop from its
+ * own cache (an exclusive port, no drain asked, a block there) takes no lock;
+ * every other case goes to arena_alloc_cached() or alloc_slow().
  */
-void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
+void *sluice_dma_priv_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 {
 	struct sluice_dma_priv_arena_cpu *cpu;
 	unsigned int order, n;
@@ -595,7 +575,7 @@ void *sluice_dma_arena_alloc(struct sluice_dma_arena *arena, size_t size)
 		return p;
 	size = SLUICE_DMA_ARENA_MIN_BLOCK << order;
 	if (__builtin_expect(timed, 0))
-		return arena_alloc_scrub_timed(arena, cpu, p, size);
+		return sluice_dma_priv_arena_alloc_scrub_timed(arena, cpu, p, size);
 	dma_port_zero(&arena->ops, p, size);
 	return p;
 }
@@ -703,17 +683,21 @@ uint64_t sluice_dma_arena_dma_addr(const struct sluice_dma_arena *arena, const v
 	return arena->ops.virt_to_dma(arena->ops.ctx, vaddr);
 }
 
-int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
-{
-	return sluice_dma_priv_arena_free(arena, ptr, false);
-}
-
 /* The refusal of a free of a block a device may still use (mapped in place). */
-static int arena_refuse_mapped(struct sluice_dma_arena *arena, const void *ptr)
+__attribute__((noinline)) int sluice_dma_priv_arena_refuse_mapped(struct sluice_dma_arena *arena,
+								  const void *ptr)
 {
 	/* Refused here, where the caller's bug is, not at the later unmap. */
 	return ARENA_REFUSE(arena, SLUICE_DMA_ERR_BUSY,
 			    "sluice_dma_arena_free: block still mapped in place: %p", ptr);
+}
+
+/* The refusal of a free whose claim lost: another free of the block came first. */
+__attribute__((noinline)) int sluice_dma_priv_arena_refuse_raced(struct sluice_dma_arena *arena,
+								 const void *ptr)
+{
+	return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
+			    "sluice_dma_arena_free: concurrent free of %p", ptr);
 }
 
 /*
@@ -773,7 +757,7 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
 	 * claim checks again: only its ordering decides a race.
 	 */
 	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_RELAXED)))
-		return arena_refuse_mapped(arena, ptr);
+		return sluice_dma_priv_arena_refuse_mapped(arena, ptr);
 	*cp = c;
 	*pagep = page;
 	*tagp = tag;
@@ -822,8 +806,7 @@ arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 #else
 	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
 					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return ARENA_REFUSE(arena, SLUICE_DMA_ERR_NOENT,
-				    "sluice_dma_arena_free: concurrent free of %p", ptr);
+		return sluice_dma_priv_arena_refuse_raced(arena, ptr);
 #endif
 	/*
 	 * A block a device may still be using (mapped in place and not
@@ -832,7 +815,7 @@ arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 	 */
 	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
 		tag_set(c, page, tag);
-		return arena_refuse_mapped(arena, ptr);
+		return sluice_dma_priv_arena_refuse_mapped(arena, ptr);
 	}
 	/* The region's free: the block's mark goes with it. */
 	if (coherent)
@@ -865,22 +848,6 @@ static __attribute__((noinline)) int arena_free_uncached(struct sluice_dma_arena
 	arena->ctr.scrub_cycles += cyc;
 	arena_unlock(arena, &arena->lock);
 	return 0;
-}
-
-/*
- * Push the claimed (and scrubbed) block @ptr, of order @order, at page @page
- * of @c, onto @cpu's cache, which the caller owns and which holds @n < DEPTH
- * blocks of that order. Its scrubbed bytes are derived (arena_stats.c).
- */
-static inline __attribute__((always_inline)) void
-cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_priv_arena_chunk *c,
-	   unsigned int page, unsigned int order, unsigned int n)
-{
-	tag_set(c, page, tag_make(BLK_CACHED, order));
-	cpu->stack[order][n] = ptr;
-	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
-	cpu->ctr.frees++;
-	cpu->ctr.bytes_freed += SLUICE_DMA_ARENA_MIN_BLOCK << order;
 }
 
 /*
@@ -921,11 +888,11 @@ static __attribute__((noinline)) int arena_free_cached(struct sluice_dma_arena *
 }
 
 /*
- * The free. Its common case, the owner's free of a block of a cached order
- * into its own cache (an exclusive port, no drain asked, room there, not the
- * sampled scrub, not the region's free), calls nothing, so that it needs no
- * frame; every other case goes to arena_free_cached() or
- * arena_free_uncached(). Before the claim (arena_free_claim() says why): the
+ * Every free that arena_fast.c does not take (and the region's free of a
+ * layer's coherent block). The owner's free of a block of a cached order into
+ * its own cache (an exclusive port, no drain asked, room there, not the
+ * sampled scrub, not the region's free) takes no lock; every other case goes
+ * to arena_free_cached() or arena_free_uncached(). Before the claim (arena_free_claim() says why): the
  * checks, this CPU's cache and whether this scrub is timed. A clock read
  * costs about a third of a 4 KiB scrub here (rdtsc ~12 ns against ~37 ns), so
  * only one scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled
@@ -949,7 +916,7 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS)
 		return arena_free_uncached(arena, ptr, coherent, c, page, tag);
 	cpu = &arena->cpus[arena_this_cpu(arena)];
-	timed = !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	timed = arena_free_timed(cpu);
 	if (__builtin_expect(timed || coherent || !arena_exclusive(arena) ||
 				     __atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) ||
 				     (n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)) ==
@@ -1061,6 +1028,7 @@ int sluice_dma_arena_destroy(struct sluice_dma_arena *arena)
 		dma_port_lock_destroy(&arena->ops, &arena->cpus[i].lock);
 	arena->nchunks = 0;
 	arena->ncpus = 0;
+	arena->flags &= ~ARENA_FAST;
 	/* Destroyed storage is fresh storage, whatever else it comes to hold. */
 	arena->live_key = 0;
 	return err;

@@ -42,6 +42,20 @@
 /* One scrub in this many (a power of two) of the cached orders is timed. */
 #define ARENA_SCRUB_SAMPLE 16u
 
+/*
+ * ARENA_FAST_PATH: the port's CPU index and zero can run inline
+ * (SLUICE_DMA_PORT_INLINE names both), so arena_fast.c has a common alloc and
+ * free that call nothing. ARENA_FAST, a bit of sluice_dma_arena.flags that no
+ * caller may pass (init refuses unknown flags): set by init when this arena
+ * may take them, decided once: its caches are their owners'
+ * (SLUICE_DMA_ARENA_OWNED_CACHES) and its table holds the very functions the
+ * inline bodies stand for; cleared by destroy.
+ */
+#if defined(SLUICE_DMA_INLINE_CPU_ID_FN) && defined(SLUICE_DMA_INLINE_ZERO_FN)
+#define ARENA_FAST_PATH 1
+#endif
+#define ARENA_FAST 0x80000000u
+
 /* Block tag of a head page: bit 7 head, bits 4..6 state, bits 0..3 order. */
 #define TAG_HEAD 0x80u
 #define TAG_STATE_SHIFT 4
@@ -269,13 +283,78 @@ SLUICE_DMA_PRIV void sluice_dma_priv_arena_chunk_free(struct sluice_dma_arena *a
 SLUICE_DMA_PRIV void sluice_dma_priv_arena_block_free(struct sluice_dma_arena *a, void *ptr,
 						      unsigned int order);
 
-/* arena.c: the block holding @p (lock-free); the free, told whether the
- * caller is the region's coherent free (which may free a marked block). */
+/* ---- the owner's side of its CPU cache (arena.c, arena_fast.c) ----------- */
+
+/*
+ * Pop the top block of order @order (@n of them) from @cpu's cache, which the
+ * caller owns, tag it live and count it: its hit and its scrubbed bytes are
+ * derived (arena_stats.c). Returns the block; *@timed says whether its scrub,
+ * if the arena scrubs on alloc, is the sampled one (one in ARENA_SCRUB_SAMPLE
+ * reads the clock, as on free).
+ */
+static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_arena *a,
+							     struct sluice_dma_priv_arena_cpu *cpu,
+							     unsigned int order, unsigned int n,
+							     bool *timed)
+{
+	void *p = cpu->stack[order][n - 1];
+	uintptr_t off = (uintptr_t)p - a->base;
+	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
+
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
+	tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
+		tag_make(BLK_LIVE, order));
+	cpu->ctr.allocs++;
+	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	*timed = !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
+	return p;
+}
+
+/*
+ * Push the claimed (and scrubbed) block @ptr, of order @order, at page @page
+ * of @c, onto @cpu's cache, which the caller owns and which holds @n < DEPTH
+ * blocks of that order. Its scrubbed bytes are derived (arena_stats.c).
+ */
+static inline __attribute__((always_inline)) void
+cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_priv_arena_chunk *c,
+	   unsigned int page, unsigned int order, unsigned int n)
+{
+	tag_set(c, page, tag_make(BLK_CACHED, order));
+	cpu->stack[order][n] = ptr;
+	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
+	cpu->ctr.frees++;
+	cpu->ctr.bytes_freed += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+}
+
+/*
+ * Whether this free's scrub (@cpu's next) is the sampled one. It reads the
+ * CPU's free count without its lock; a stale value only moves the sample.
+ */
+static inline bool arena_free_timed(const struct sluice_dma_priv_arena_cpu *cpu)
+{
+	return !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+}
+
+/*
+ * arena.c: the block holding @p (lock-free); every alloc and free, of which
+ * arena_fast.c takes the common case first (the free told whether the caller
+ * is the region's coherent free, which may free a marked block); the sampled
+ * scrub of an alloc from @cpu's cache; the refusals of a claimed free
+ * (nothing changed when they are called).
+ */
 SLUICE_DMA_PRIV bool sluice_dma_priv_arena_find_block(const struct sluice_dma_arena *a, uintptr_t p,
 						      const struct sluice_dma_priv_arena_chunk **cp,
 						      unsigned int *headp, uint8_t *tagp);
+SLUICE_DMA_PRIV void *sluice_dma_priv_arena_alloc(struct sluice_dma_arena *arena, size_t size);
 SLUICE_DMA_PRIV int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr,
 					       bool coherent);
+SLUICE_DMA_PRIV void *sluice_dma_priv_arena_alloc_scrub_timed(struct sluice_dma_arena *a,
+							      struct sluice_dma_priv_arena_cpu *cpu,
+							      void *p, size_t size);
+SLUICE_DMA_PRIV int sluice_dma_priv_arena_refuse_mapped(struct sluice_dma_arena *arena,
+							const void *ptr);
+SLUICE_DMA_PRIV int sluice_dma_priv_arena_refuse_raced(struct sluice_dma_arena *arena,
+						       const void *ptr);
 
 /*
  * arena_stats.c: add the arena's global counters, or one CPU's (with what the

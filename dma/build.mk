@@ -2,7 +2,7 @@
 # What every object of the library shares: the one log/trap path, the error strings, the version.
 DMA_COMMON_SRCS := dma/log.c dma/strerror.c dma/version.c
 # The 2 MB shared arena (it needs nothing from the layer: test_arena builds it alone).
-DMA_ARENA_SRCS := dma/arena.c dma/arena_buddy.c dma/arena_region.c dma/arena_stats.c dma/arena_check.c
+DMA_ARENA_SRCS := dma/arena.c dma/arena_fast.c dma/arena_buddy.c dma/arena_region.c dma/arena_stats.c dma/arena_check.c
 # The bounce policies: one line X(UPPER, lower) each in <sluice/dma_policies.h>, the
 # one list (scripts/names.py reads the same lines; tests/names/check_names.py checks
 # that make sees what it sees). Each policy is dma/bounce_<lower>.c.

@@ -27,6 +27,7 @@
 
 #include <sluice/arena.h>
 #include <sluice/dma.h>
+#include "dma/arena_priv.h" /* ARENA_FAST, ARENA_FAST_PATH */
 #include "tests/fakes/mock_port.h"
 
 #define CHUNK SLUICE_DMA_ARENA_CHUNK_SIZE
@@ -44,6 +45,12 @@ struct fx {
 /* The next fx_setup() makes an arena with owned caches (SLUICE_DMA_ARENA_OWNED_CACHES)
  * on a port that promises exclusive CPU indices. */
 static bool fx_exclusive;
+/*
+ * ... and whose zero op is the port's `rep stosb`, which this build runs inline
+ * (MOCK_PORT_INLINE), as its CPU index: the arena then takes arena_fast.c's
+ * common alloc and free (ARENA_FAST); with memset (no zero op) it never does.
+ */
+static bool fx_fast;
 
 static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsigned int ncpus)
 {
@@ -56,6 +63,8 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 	/* The kernel's promise: the owner's cache without its lock (arena_exclusive()). */
 	if (fx_exclusive)
 		fx->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	if (fx_fast)
+		fx->mp.ops.zero = mock_port_zero_stosb;
 	fx->len = nchunks * CHUNK;
 	fx->region = aligned_alloc(CHUNK, fx->len);
 	if (!fx->region)
@@ -104,6 +113,27 @@ static int setup_four_excl(void **state)
 	fx_exclusive = true;
 	rc = fx_setup(state, 4, 4, 2);
 	fx_exclusive = false;
+	return rc;
+}
+
+/* The same exclusive arenas, with the inline zero: arena_fast.c's paths. */
+static int setup_default_fast(void **state)
+{
+	int rc;
+
+	fx_fast = true;
+	rc = setup_default_excl(state);
+	fx_fast = false;
+	return rc;
+}
+
+static int setup_four_fast(void **state)
+{
+	int rc;
+
+	fx_fast = true;
+	rc = setup_four_excl(state);
+	fx_fast = false;
 	return rc;
 }
 
@@ -593,17 +623,24 @@ static void scrub_strategy_run(struct fx *fx, const struct scrub_strategy *ss)
 static void test_scrub_cycles_sampled(void **state)
 {
 	struct fx *fx = *state;
-	uint64_t before;
+	uint64_t fresh, before;
 	void *p;
 
 	assert_int_equal(stats(fx).scrub_cycles, 0);
+	/* The fresh chunk's zeroing is timed too: only the frees after it count here. */
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_non_null(p);
+	fresh = stats(fx).scrub_cycles;
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_true(stats(fx).scrub_cycles > fresh); /* the first free of a CPU is sampled */
+	fresh = stats(fx).scrub_cycles;
 	for (unsigned int i = 0; i < 4 * 16; i++) {
 		p = sluice_dma_arena_alloc(&fx->arena, 4096);
 		assert_non_null(p);
 		assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
 	}
 	before = stats(fx).scrub_cycles;
-	assert_true(before > 0);
+	assert_true(before > fresh);
 	/* Order 5 and up bypass the CPU caches: each such free is timed. */
 	p = sluice_dma_arena_alloc(&fx->arena,
 				   SLUICE_DMA_ARENA_MIN_BLOCK << SLUICE_DMA_ARENA_CACHE_ORDERS);
@@ -1173,7 +1210,17 @@ static void test_exclusive_drain_request(void **state)
 	st = stats(fx);
 	assert_int_equal(st.blocks_cached, 0);
 	assert_true(st.cache_drains >= 1);
+	/* A free answers a request as well: the cache it pushes to holds only its block. */
+	assert_non_null(p[0] = sluice_dma_arena_alloc(&fx->arena, 4096));
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	mock_port_set_cpu(0);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 0);
+	assert_int_equal(fx->arena.cpus[1].drain_req, 1);
+	mock_port_set_cpu(1);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p[0]), 0);
+	assert_int_equal(fx->arena.cpus[1].drain_req, 0);
+	assert_int_equal(stats(fx).blocks_cached, 1);
+	assert_true(stats(fx).cache_drains > st.cache_drains);
 	/* Its own reclaim takes its own cache at once, and the chunk goes back. */
 	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
 	assert_int_equal(fx->mp.to_private_calls, 1);
@@ -1192,6 +1239,148 @@ static void test_exclusive_double_free_refused(void **state)
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_NOENT);
 	assert_int_equal(stats(fx).blocks_cached, 1);
 	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+}
+
+/* ---- arena_fast.c ------------------------------------------------------- */
+
+/* Re-make @fx's arena on @ops with @flags; whether it took the fast paths. */
+static bool fast_remade(struct fx *fx, const struct sluice_dma_port_ops *ops, unsigned int flags)
+{
+	struct sluice_dma_arena_config cfg = fx->cfg;
+
+	cfg.flags = flags;
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, ops, &cfg), 0);
+	return fx->arena.flags & ARENA_FAST;
+}
+
+/*
+ * Init takes the fast paths exactly for owned caches on a port whose CPU index
+ * and zero are the functions this build runs inline; destroy forgets it.
+ */
+static void test_fast_path_decided_once(void **state)
+{
+	struct fx *fx = *state;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
+	bool inline_port = false;
+
+#ifdef ARENA_FAST_PATH
+	inline_port = true;
+#endif
+	ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	ops.zero = mock_port_zero_stosb;
+	assert_false(fast_remade(fx, &ops, 0)); /* the caches locked */
+	assert_false(fx->arena.flags & ARENA_FAST);
+	assert_true(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES) == inline_port);
+	assert_true(fast_remade(fx, &ops,
+				SLUICE_DMA_ARENA_OWNED_CACHES | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC) ==
+		    inline_port);
+	ops.zero = mock_port_zero_libc; /* a zero op, not the inline one */
+	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
+	ops.zero = NULL; /* memset */
+	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
+	ops.zero = mock_port_zero_stosb;
+	ops.cpu_id = cpu_too_big; /* a CPU index that is not the inline one */
+	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
+	ops.cpu_id = fx->mp.ops.cpu_id;
+	assert_true(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES) == inline_port);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	assert_false(fx->arena.flags & ARENA_FAST);
+	/* The flag is the arena's own: a caller that passes it is refused. */
+	fx->cfg.flags = ARENA_FAST;
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &ops, &fx->cfg), SLUICE_DMA_ERR_INVAL);
+	fx->cfg.flags = 0;
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg), 0);
+}
+
+/*
+ * Every free the fast path does not own goes to arena.c unchanged, which
+ * refuses it or frees it: NULL, a block not live (twice freed), a layer's
+ * coherent block, one mapped in place, a block of an uncached order; and the
+ * blocks it does free come back zeroed.
+ */
+static void test_fast_path_refusals(void **state)
+{
+	struct fx *fx = *state;
+	struct sluice_dma_inplace_region r;
+	unsigned char *p = sluice_dma_arena_alloc(&fx->arena, 4096), *q, *big, *coh;
+
+#ifdef ARENA_FAST_PATH
+	assert_true(fx->arena.flags & ARENA_FAST);
+#endif
+	sluice_dma_arena_region(&r, &fx->arena);
+	assert_non_null(p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, NULL), 0);
+	memset(p, 0xc3, 4096);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), SLUICE_DMA_ERR_NOENT);
+	assert_non_null(strstr(fx->mp.last_log, "double free"));
+	q = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_ptr_equal(q, p); /* the cache's top */
+	for (unsigned int i = 0; i < 4096; i++)
+		assert_int_equal(q[i], 0);
+	/* Mapped in place: refused, and still live. */
+	assert_true(r.get(r.ctx, q, 64, SLUICE_DMA_TO_DEVICE));
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), SLUICE_DMA_ERR_BUSY);
+	assert_non_null(strstr(fx->mp.last_log, "still mapped"));
+	assert_true(r.put(r.ctx, q, 64, SLUICE_DMA_TO_DEVICE));
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	/* A layer's coherent block: only the region's free frees it. */
+	coh = r.alloc(r.ctx, 4096);
+	assert_non_null(coh);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, coh), SLUICE_DMA_ERR_BUSY);
+	assert_non_null(strstr(fx->mp.last_log, "coherent"));
+	assert_int_equal(r.free(r.ctx, coh, 4096), 0);
+	/* An uncached order: arena.c's free, to the buddy lists. */
+	big = sluice_dma_arena_alloc(&fx->arena,
+				     SLUICE_DMA_ARENA_MIN_BLOCK << SLUICE_DMA_ARENA_CACHE_ORDERS);
+	assert_non_null(big);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), SLUICE_DMA_ERR_NOENT);
+	/* The largest cached order is the fast path's; sizes 0 and too big are refused. */
+	big = sluice_dma_arena_alloc(&fx->arena, SLUICE_DMA_ARENA_MIN_BLOCK
+							 << (SLUICE_DMA_ARENA_CACHE_ORDERS - 1));
+	assert_non_null(big);
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, big),
+			 SLUICE_DMA_ARENA_MIN_BLOCK << (SLUICE_DMA_ARENA_CACHE_ORDERS - 1));
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), 0);
+	assert_null(sluice_dma_arena_alloc(&fx->arena, 0));
+	assert_null(sluice_dma_arena_alloc(&fx->arena, SLUICE_DMA_ARENA_MAX_BLOCK + 1));
+	assert_int_equal(stats(fx).alloc_failed, 2);
+	assert_int_equal(stats(fx).blocks_live, 0);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, SLUICE_DMA_ARENA_CHECK_SCRUB), 0);
+}
+
+/*
+ * The fast path's CPU index is folded as port.h's rule says: a port that
+ * reports more CPUs than the arena has shares caches, never reads past them.
+ */
+static void test_fast_path_cpu_folded(void **state)
+{
+	struct fx *fx = *state;
+	struct mock_port wide;
+	struct sluice_dma_arena_config cfg = fx->cfg;
+	void *p, *q;
+
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	mock_port_init(&wide, 3 * fx->cfg.ncpus);
+	wide.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	wide.ops.zero = mock_port_zero_stosb;
+	cfg.flags = SLUICE_DMA_ARENA_OWNED_CACHES;
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &wide.ops, &cfg), 0);
+	/* CPU ncpus + 1 is cache 1: a block freed there is the next alloc on CPU 1. */
+	mock_port_set_cpu(fx->cfg.ncpus + 1);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_non_null(p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	mock_port_set_cpu(1);
+	q = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_ptr_equal(q, p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	mock_port_set_cpu(0);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	assert_int_equal(mock_port_shared_bytes(&wide), 0);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg), 0);
 }
 
 static void test_threads(void **state)
@@ -1360,6 +1549,30 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_double_free_refused,
 						setup_default_excl, teardown),
+		/* The same, on arena_fast.c's common alloc and free. */
+		cmocka_unit_test_setup_teardown(test_fast_path_decided_once, setup_default,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_refusals, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_cpu_folded, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup_default_fast, teardown),
+		cmocka_unit_test_setup_teardown(test_percpu_recycle, setup_default_fast, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_is_bounded, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_random_sequence_no_overlap, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four_fast, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive_drain_request, setup_four_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive_double_free_refused,
+						setup_default_fast, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_free_refused, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_free_mapped_block_refused, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_destroy, setup_default_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_first_use, setup_four, teardown),
 	};
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_arena_races.c - host tests of what the arena's free promises when CPUs
- * race it (dma/arena.c: arena_free_check(), arena_free_claim()).
+ * race it (dma/arena.c: arena_free_check(), arena_free_claim(); and the same
+ * claim in arena_fast.c, the common free of an arena that takes it).
  *
  * - Two frees of one block at the same moment: exactly one wins.
  * - A free against an in-place map of the block on another CPU: never both
@@ -52,7 +53,7 @@ static void quiet_log(void *ctx, enum sluice_dma_log_level level, const char *ms
 	(void)msg;
 }
 
-static int race_setup(void **state, bool exclusive)
+static int race_setup(void **state, bool exclusive, bool fast)
 {
 	struct race_fx *fx = calloc(1, sizeof(*fx));
 	size_t ml = sluice_dma_arena_meta_size(2 * CHUNK, NCPUS);
@@ -65,6 +66,9 @@ static int race_setup(void **state, bool exclusive)
 	fx->mp.ops.log = quiet_log;
 	if (exclusive)
 		fx->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	/* The inline `rep stosb`: the frees then race through arena_fast.c. */
+	if (fast)
+		fx->mp.ops.zero = mock_port_zero_stosb;
 	fx->mem = aligned_alloc(CHUNK, 2 * CHUNK);
 	fx->meta = malloc(ml);
 	if (!fx->mem || !fx->meta)
@@ -89,12 +93,17 @@ static int race_setup(void **state, bool exclusive)
 
 static int setup_locked(void **state)
 {
-	return race_setup(state, false);
+	return race_setup(state, false, false);
 }
 
 static int setup_exclusive(void **state)
 {
-	return race_setup(state, true);
+	return race_setup(state, true, false);
+}
+
+static int setup_fast(void **state)
+{
+	return race_setup(state, true, true);
 }
 
 static int race_teardown(void **state)
@@ -190,8 +199,10 @@ static void test_racing_frees_one_wins(void **state)
 /* ------------------------------------------------ a free against a map */
 
 #define MAP_ROUNDS 200000
-/* At least this many of CPU 1's maps must overlap CPU 0's frees. */
+/* At least this many of CPU 1's maps must overlap CPU 0's frees ... */
 #define MAP_MIN_GETS 1000
+/* ... and at least this many of CPU 0's frees must win between them. */
+#define MAP_MIN_FREES 100
 
 struct map_race {
 	struct race_fx *fx;
@@ -221,6 +232,14 @@ static void *mapper_main(void *arg)
 		__atomic_store_n(&m->held, 0, __ATOMIC_SEQ_CST);
 		/* The block cannot have gone while mapped: the unmap must find it. */
 		m->misuse += !rg->put(rg->ctx, p, 4096, SLUICE_DMA_FROM_DEVICE);
+		/*
+		 * Now and then a pause with nothing mapped, so that CPU 0's frees
+		 * win too, however the two threads happen to run (back to back,
+		 * the gap between an unmap and the next map can miss every free).
+		 */
+		if (!(m->gets & 63))
+			for (volatile int k = 0; k < 2000; k++)
+				;
 	}
 	return NULL;
 }
@@ -243,10 +262,11 @@ static void test_free_against_inplace_map(void **state)
 	__atomic_store_n(&m.blk, sluice_dma_arena_alloc(&fx->arena, 4096), __ATOMIC_RELEASE);
 	assert_non_null(m.blk);
 	assert_int_equal(pthread_create(&t, NULL, mapper_main, &m), 0);
-	/* Free only while the mapper runs, and until it has mapped often enough. */
+	/* Free only while the mapper runs, and until both have won often enough. */
 	spin_until(&m.started, 1);
-	for (unsigned long i = 0;
-	     (i < MAP_ROUNDS || __atomic_load_n(&m.gets, __ATOMIC_RELAXED) < MAP_MIN_GETS) && m.blk;
+	for (unsigned long i = 0; (i < MAP_ROUNDS || m.frees < MAP_MIN_FREES ||
+				   __atomic_load_n(&m.gets, __ATOMIC_RELAXED) < MAP_MIN_GETS) &&
+				  m.blk;
 	     i++) {
 		int rc = sluice_dma_arena_free(&fx->arena, m.blk);
 
@@ -270,7 +290,7 @@ static void test_free_against_inplace_map(void **state)
 	assert_int_equal(odd, 0);
 	assert_int_equal(m.both, 0);
 	assert_int_equal(m.misuse, 0);
-	assert_true(m.frees > 0);
+	assert_true(m.frees >= MAP_MIN_FREES);
 	assert_true(m.gets >= MAP_MIN_GETS);
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, m.blk), 0);
 }
@@ -359,13 +379,19 @@ int main(void)
 						race_teardown),
 		cmocka_unit_test_setup_teardown(test_racing_frees_one_wins, setup_exclusive,
 						race_teardown),
+		cmocka_unit_test_setup_teardown(test_racing_frees_one_wins, setup_fast,
+						race_teardown),
 		cmocka_unit_test_setup_teardown(test_free_against_inplace_map, setup_locked,
 						race_teardown),
 		cmocka_unit_test_setup_teardown(test_free_against_inplace_map, setup_exclusive,
 						race_teardown),
+		cmocka_unit_test_setup_teardown(test_free_against_inplace_map, setup_fast,
+						race_teardown),
 		cmocka_unit_test_setup_teardown(test_refused_free_changes_nothing, setup_locked,
 						race_teardown),
 		cmocka_unit_test_setup_teardown(test_refused_free_changes_nothing, setup_exclusive,
+						race_teardown),
+		cmocka_unit_test_setup_teardown(test_refused_free_changes_nothing, setup_fast,
 						race_teardown),
 	};
 

@@ -5,8 +5,8 @@
  * of a buddy allocator per chunk (arena_buddy.c), scrub on free,
  * caller-driven release of idle chunks. The common alloc and free, which
  * call nothing, are in arena_fast.c; it hands every other case here.
- * Counters and their report are in arena_stats.c, the self-check in arena_check.c, what they share in
- * arena_priv.h (locking rules included).
+ * Counters and their report are in arena_stats.c, the self-check in
+ * arena_check.c, what they share in arena_priv.h (locking rules included).
  *
  * The scrub: what keeps a freed block's bytes from its next owner. Every
  * byte a block held while live is overwritten with zeros, by the port's zero
@@ -35,10 +35,10 @@
  * The scrub is most of an alloc+free pair (4 KiB: ~57 ns of `rep stosb`
  * against ~30 ns for the rest on the loaded benchmark host). Deferring it to
  * an idle pass would move the same stores elsewhere and leave dirty blocks in
- * the caches. What was
- * cut is the overhead around it: only one scrub in ARENA_SCRUB_SAMPLE of the
- * cached orders reads the clock (two clock reads cost ~23 ns, as much as the
- * rest of the pair), and scrub_cycles is scaled from the sampled ones.
+ * the caches. What was cut is the overhead around it: only one scrub in
+ * ARENA_SCRUB_SAMPLE of the cached orders reads the clock (two clock reads
+ * cost 19-23 ns, about as much as the rest of the pair), and scrub_cycles is
+ * scaled from the sampled ones.
  *
  * Not here: the mapping API (dma/map.c) and the bounce pool (dma/bounce*.c).
  */
@@ -892,13 +892,14 @@ static __attribute__((noinline)) int arena_free_cached(struct sluice_dma_arena *
  * layer's coherent block). The owner's free of a block of a cached order into
  * its own cache (an exclusive port, no drain asked, room there, not the
  * sampled scrub, not the region's free) takes no lock; every other case goes
- * to arena_free_cached() or arena_free_uncached(). Before the claim (arena_free_claim() says why): the
- * checks, this CPU's cache and whether this scrub is timed. A clock read
- * costs about a third of a 4 KiB scrub here (rdtsc ~12 ns against ~37 ns), so
- * only one scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled
- * from those: an estimate, unbiased for a steady mix of sizes. The sample
- * choice reads this CPU's free count without its lock; a stale value only
- * moves the sample.
+ * to arena_free_cached() or arena_free_uncached(). Before the claim
+ * (arena_free_claim() says why): the checks, this CPU's cache and whether
+ * this scrub is timed. A clock read costs about a third of a 4 KiB scrub
+ * (rdtsc 10-12 ns against a 37 ns scrub on the VMs of docs/results/), so one
+ * scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled from those:
+ * an estimate, unbiased for a steady mix of sizes. The sample choice reads
+ * this CPU's free count without its lock; a stale value only moves the
+ * sample.
  */
 int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
 {

@@ -616,7 +616,7 @@ static void scrub_strategy_run(struct fx *fx, const struct scrub_strategy *ss)
 
 /*
  * The scrub's cost is counted, sampled: one cached-order free in
- * ARENA_SCRUB_SAMPLE (16) reads the clock and counts for all sixteen, and
+ * ARENA_SCRUB_SAMPLE reads the clock and counts for all of them, and
  * every free of a larger block is timed. The port's cycles op (the mock's
  * counter) advances across a scrub, so both kinds of free add cycles.
  */
@@ -634,7 +634,7 @@ static void test_scrub_cycles_sampled(void **state)
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
 	assert_true(stats(fx).scrub_cycles > fresh); /* the first free of a CPU is sampled */
 	fresh = stats(fx).scrub_cycles;
-	for (unsigned int i = 0; i < 4 * 16; i++) {
+	for (unsigned int i = 0; i < 4 * ARENA_SCRUB_SAMPLE; i++) {
 		p = sluice_dma_arena_alloc(&fx->arena, 4096);
 		assert_non_null(p);
 		assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);

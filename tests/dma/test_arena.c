@@ -1344,6 +1344,21 @@ static void test_fast_path_refusals(void **state)
 	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, big),
 			 SLUICE_DMA_ARENA_MIN_BLOCK << (SLUICE_DMA_ARENA_CACHE_ORDERS - 1));
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), 0);
+	big = sluice_dma_arena_alloc(
+		&fx->arena,
+		(SLUICE_DMA_ARENA_MIN_BLOCK << (SLUICE_DMA_ARENA_CACHE_ORDERS - 1)) + 1);
+	assert_non_null(big);
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, big),
+			 SLUICE_DMA_ARENA_MIN_BLOCK << SLUICE_DMA_ARENA_CACHE_ORDERS);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), 0);
+	/* One byte more is the next order, arena.c's. */
+	big = sluice_dma_arena_alloc(
+		&fx->arena,
+		(SLUICE_DMA_ARENA_MIN_BLOCK << (SLUICE_DMA_ARENA_CACHE_ORDERS - 1)) + 1);
+	assert_non_null(big);
+	assert_int_equal(sluice_dma_arena_block_size(&fx->arena, big),
+			 SLUICE_DMA_ARENA_MIN_BLOCK << SLUICE_DMA_ARENA_CACHE_ORDERS);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, big), 0);
 	assert_null(sluice_dma_arena_alloc(&fx->arena, 0));
 	assert_null(sluice_dma_arena_alloc(&fx->arena, SLUICE_DMA_ARENA_MAX_BLOCK + 1));
 	assert_int_equal(stats(fx).alloc_failed, 2);
@@ -1368,14 +1383,27 @@ static void test_fast_path_cpu_folded(void **state)
 	wide.ops.zero = mock_port_zero_stosb;
 	cfg.flags = SLUICE_DMA_ARENA_OWNED_CACHES;
 	assert_int_equal(sluice_dma_arena_init(&fx->arena, &wide.ops, &cfg), 0);
-	/* CPU ncpus + 1 is cache 1: a block freed there is the next alloc on CPU 1. */
-	mock_port_set_cpu(fx->cfg.ncpus + 1);
+	/*
+	 * CPU ncpus + 1 is cache 1: the blocks freed there are the next allocs
+	 * on CPU 1, newest first. Two frees: a CPU's first is the sampled one,
+	 * which arena.c makes; the second is the fast path's. CPU 0 frees one
+	 * first, so that a fold to cache 0 would not be sampled there too.
+	 */
+	mock_port_set_cpu(0);
 	p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	assert_non_null(p);
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
-	mock_port_set_cpu(1);
+	mock_port_set_cpu(fx->cfg.ncpus + 1);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
 	q = sluice_dma_arena_alloc(&fx->arena, 4096);
-	assert_ptr_equal(q, p);
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	mock_port_set_cpu(1);
+	assert_ptr_equal(sluice_dma_arena_alloc(&fx->arena, 4096), q);
+	assert_ptr_equal(sluice_dma_arena_alloc(&fx->arena, 4096), p);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
 	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
 	mock_port_set_cpu(0);
 	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);

@@ -327,12 +327,14 @@ cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_p
 }
 
 /*
- * Whether this free's scrub (@cpu's next) is the sampled one. It reads the
- * CPU's free count without its lock; a stale value only moves the sample.
+ * Whether this free's scrub (@cpu's next) is the sampled one: its
+ * ARENA_SCRUB_SAMPLE-th, and every one that many later (the first ones are
+ * the fast path's). It reads the CPU's free count without its lock; a stale
+ * value only moves the sample.
  */
 static inline bool arena_free_timed(const struct sluice_dma_priv_arena_cpu *cpu)
 {
-	return !(dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1));
+	return (dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)) == ARENA_SCRUB_SAMPLE - 1;
 }
 
 /*

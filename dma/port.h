@@ -31,7 +31,10 @@
  * folded to id % @ncpus. Folding, not trapping: every per-CPU structure is
  * locked, so two CPUs that share an index stay correct (they only share a
  * cache and its counters), and a port whose CPU numbering has holes still
- * works. @ncpus >= 1 (init refuses 0).
+ * works. The exception is a port that promises exclusive indices
+ * (SLUICE_DMA_PORT_CPU_EXCLUSIVE): its per-CPU structures are used without
+ * their locks, so it must report indices below @ncpus, and the fold only
+ * keeps a wrong one in bounds. @ncpus >= 1 (init refuses 0).
  */
 static inline unsigned int dma_port_cpu(const struct sluice_dma_port_ops *ops, unsigned int ncpus)
 {

@@ -95,46 +95,40 @@ static int setup_default(void **state)
 	return fx_setup(state, 8, 8, 4);
 }
 
-/* The same arenas, on a port that promises exclusive CPU indices. */
-static int setup_default_excl(void **state)
+/* fx_setup() with fx_exclusive and fx_fast set for this one call. */
+static int fx_setup_as(void **state, unsigned int nchunks, unsigned int cap, unsigned int ncpus,
+		       bool exclusive, bool fast)
 {
 	int rc;
 
-	fx_exclusive = true;
-	rc = fx_setup(state, 8, 8, 4);
+	fx_exclusive = exclusive;
+	fx_fast = fast;
+	rc = fx_setup(state, nchunks, cap, ncpus);
 	fx_exclusive = false;
+	fx_fast = false;
 	return rc;
+}
+
+/* The same arenas, on a port that promises exclusive CPU indices. */
+static int setup_default_excl(void **state)
+{
+	return fx_setup_as(state, 8, 8, 4, true, false);
 }
 
 static int setup_four_excl(void **state)
 {
-	int rc;
-
-	fx_exclusive = true;
-	rc = fx_setup(state, 4, 4, 2);
-	fx_exclusive = false;
-	return rc;
+	return fx_setup_as(state, 4, 4, 2, true, false);
 }
 
 /* The same exclusive arenas, with the inline zero: arena_fast.c's paths. */
 static int setup_default_fast(void **state)
 {
-	int rc;
-
-	fx_fast = true;
-	rc = setup_default_excl(state);
-	fx_fast = false;
-	return rc;
+	return fx_setup_as(state, 8, 8, 4, true, true);
 }
 
 static int setup_four_fast(void **state)
 {
-	int rc;
-
-	fx_fast = true;
-	rc = setup_four_excl(state);
-	fx_fast = false;
-	return rc;
+	return fx_setup_as(state, 4, 4, 2, true, true);
 }
 
 static int setup_one_chunk_cap(void **state)

@@ -481,7 +481,7 @@ CHECK_CMDS := $(HOST_TEST_BINS) $(SAN_CHECKS) $(LIB_CHECKS) $(PORTABLE_CHECKS) $
 	"/usr/bin/python3 tests/test_bench_alloc_json.py $(BUILD)/host/bench_alloc \
 	$(BUILD)/bench/bench_alloc_stages" \
 	tests/accel/test_accel.sh tests/cc_host/test_cc_host.sh \
-	tests/probe/test_probe.sh tests/tree/test_check_tree.sh \
+	tests/probe/test_probe.sh tests/tree/test_check_tree.sh tests/run_tests/test_run_tests.sh \
 	tests/cc_insn/test_audit.sh scripts/check-layers.py tests/layers/test_check_layers.sh \
 	tests/cc_platforms/test_cc_platforms_script.sh \
 	scripts/check-function-length.py "scripts/check-function-length.py --self-test" \

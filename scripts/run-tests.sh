@@ -15,6 +15,12 @@
 # last times seen there (a test never seen counts as the longest); the lines are then
 # printed in that order.
 #
+# A deadline: each command gets RUN_TESTS_TIMEOUT seconds (900 by default; the
+# longest test takes about two minutes here), then it and every process it started
+# are stopped (timeout(1): TERM to its process group, KILL 10 s later) and it fails,
+# "timed out", instead of holding the whole run until CI's own limit. Logs and
+# times go to RUN_TESTS_LOGDIR (build/test by default).
+#
 # Not run: a command that exits 77 after printing a line "not run: REASON" (as
 # scripts/probe.sh does when the machine lacks what the test needs) is counted as not
 # run, with its reason, never as passed or failed. A passing test that printed such
@@ -29,7 +35,8 @@ fi
 label=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
-logdir="$top/build/test"
+logdir=${RUN_TESTS_LOGDIR:-$top/build/test}
+deadline=${RUN_TESTS_TIMEOUT:-900}
 mkdir -p "$logdir"
 resdir=$(mktemp -d)
 trap 'rm -rf "$resdir"' EXIT
@@ -74,7 +81,7 @@ run_one() {
 	local cmd=${all[$1]} log start rc
 	log=$(log_of "$cmd")
 	start=$(date +%s)
-	if bash -c "$cmd" >"$log" 2>&1; then
+	if timeout --kill-after=10 "$deadline" bash -c "$cmd" >"$log" 2>&1; then
 		rc=0
 	else
 		rc=$?
@@ -99,6 +106,11 @@ report() {
 		# CMocka's summary, so the counts of individual cases are visible, and any
 		# check of the test that the machine could not run.
 		grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^not run: |^probe: ' "$log" | sed 's/^/      /'
+	elif [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$secs" -ge "$deadline" ]; }; then
+		fail=$((fail + 1))
+		failed+=("$cmd (timed out)")
+		printf 'FAIL  %-60s %4ss (timed out after %ss)\n' "$cmd" "$secs" "$deadline"
+		sed 's/^/      | /' "$log" | tail -80
 	else
 		fail=$((fail + 1))
 		failed+=("$cmd")

@@ -135,8 +135,10 @@ static void spin_until(const unsigned int *v, unsigned int want)
 
 /* ------------------------------------------------------------ two frees */
 
-/* Rounds of two racing frees: at 20 000 a claim made a plain store was caught in about
- * half the runs of the fast setup; at 60 000, in 6 of 6. */
+/*
+ * Rounds of two racing frees: at 20 000 a claim made a plain store was caught in
+ * about half the runs of the fast setup; at 60 000, in 6 of 6.
+ */
 #define FREE_ROUNDS 60000
 
 struct free_racer {

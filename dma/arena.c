@@ -751,7 +751,7 @@ static int arena_free_check(struct sluice_dma_arena *arena, void *ptr, bool cohe
 				    ptr);
 	}
 	/*
-	 * The refusal of arena_free_claim(), first without the claim, so that
+	 * The refusal of arena_claim(), first without the claim, so that
 	 * the usual misuse (a free of a block still mapped in place) changes
 	 * nothing: a claimed block's tag says FREEING until it is put back. The
 	 * claim checks again: only its ordering decides a race.
@@ -774,50 +774,17 @@ arena_clear_coherent_mark(struct sluice_dma_priv_arena_chunk *c, unsigned int pa
 }
 
 /*
- * Claim the checked block (@c, @page, @tag) at @ptr for its free: 0 with the
- * block FREEING, or the refusal with nothing changed.
- *
- * Of two racing frees of the block, exactly one gets past the
- * compare-and-swap, and neither if the block has meanwhile been freed and
- * handed out again as a layer's coherent memory: its tag then says
- * BLK_COHERENT, not the tag checked. Sequentially consistent, as the in-place get: a get that
- * counts a mapping after this claim sees FREEING and backs out, and this free
- * sees any mapping counted before it (Dekker's pattern).
- *
- * That ordering is a locked instruction, which waits for every older store
- * to leave the store buffer, the previous free's scrub included, and lets no
- * later load run before it. So the free does all it can before the claim (the
- * checks, the CPU, the sample choice: sluice_dma_priv_arena_free()), where it
- * overlaps with that scrub, and after it only the check a race decides: the
- * in-place map count, which the ordering is for.
+ * The claim of a free (arena_claim(), arena_priv.h); the region's free of a
+ * layer's coherent block (@coherent) also clears the block's mark.
  */
 static inline __attribute__((always_inline)) int
 arena_free_claim(struct sluice_dma_arena *arena, void *ptr, bool coherent,
 		 struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
 {
-#ifdef SLUICE_DMA_BENCH_NO_CAS
-	/*
-	 * Only build/bench/bench_alloc_nocas defines it: the claim as a plain
-	 * store, to measure what the compare-and-swap (the double-free
-	 * guarantee between racing CPUs) costs. Wrong with two CPUs; no
-	 * library, kernel or test build has it.
-	 */
-	tag_set(c, page, tag_make(BLK_FREEING, tag_order(tag)));
-#else
-	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, tag_order(tag)),
-					 false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return sluice_dma_priv_arena_refuse_raced(arena, ptr);
-#endif
-	/*
-	 * A block a device may still be using (mapped in place and not
-	 * unmapped) must not be scrubbed and handed to someone else: refuse
-	 * here, where the caller's bug is, not at the later unmap.
-	 */
-	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
-		tag_set(c, page, tag);
-		return sluice_dma_priv_arena_refuse_mapped(arena, ptr);
-	}
-	/* The region's free: the block's mark goes with it. */
+	enum arena_claim claim = arena_claim(c, page, tag);
+
+	if (claim != ARENA_CLAIMED)
+		return arena_claim_refusal(arena, ptr, claim);
 	if (coherent)
 		arena_clear_coherent_mark(c, page);
 	return 0;
@@ -893,7 +860,7 @@ static __attribute__((noinline)) int arena_free_cached(struct sluice_dma_arena *
  * its own cache (an exclusive port, no drain asked, room there, not the
  * sampled scrub, not the region's free) takes no lock; every other case goes
  * to arena_free_cached() or arena_free_uncached(). Before the claim
- * (arena_free_claim() says why): the checks, this CPU's cache and whether
+ * (arena_claim() says why): the checks, this CPU's cache and whether
  * this scrub is timed. A clock read costs about a third of a 4 KiB scrub
  * (rdtsc 10-12 ns against a 37 ns scrub on the VMs of docs/results/), so one
  * scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled from those:

@@ -13,10 +13,10 @@
  * adds after one cost about 0.1 ns each: make bench-floor). A function with a
  * call anywhere on its path saves and restores registers and spills around
  * the call, on every call; these call nothing but a tail call, so they need
- * neither. What they check is what arena.c checks, in the same
- * order of effect: the refusals are arena.c's (the block is handed there
- * unchanged), the claim is the same sequentially consistent compare-and-swap
- * (arena.c: arena_free_claim() says why), the statistics the same counts.
+ * neither. What they check is what arena.c checks, in the same order of
+ * effect: the refusals are arena.c's (the block is handed there unchanged),
+ * the claim is the same one (arena_claim(), arena_priv.h), the statistics
+ * the same counts.
  */
 #include "dma/arena_priv.h"
 
@@ -30,7 +30,7 @@ fast_cpu(const struct sluice_dma_arena *a)
 {
 	unsigned int id = SLUICE_DMA_INLINE_CPU_ID(a->ops.ctx);
 
-	return &a->cpus[id < a->ncpus ? id : id % a->ncpus];
+	return &a->cpus[dma_port_cpu_fold(id, a->ncpus)];
 }
 #endif
 
@@ -70,6 +70,7 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	struct sluice_dma_priv_arena_cpu *cpu;
 	uintptr_t off = (uintptr_t)ptr;
 	unsigned int page, order, n;
+	enum arena_claim claim;
 	uint8_t tag, want;
 
 	if (DMA_CHECKED(!arena) || !(arena->flags & ARENA_FAST))
@@ -102,18 +103,9 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 	    (n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)) ==
 		    SLUICE_DMA_ARENA_CACHE_DEPTH)
 		return sluice_dma_priv_arena_free(arena, ptr, false);
-		/* The claim, as arena.c's arena_free_claim(). */
-#ifdef SLUICE_DMA_BENCH_NO_CAS
-	tag_set(c, page, tag_make(BLK_FREEING, order));
-#else
-	if (!__atomic_compare_exchange_n(&c->tag[page], &tag, tag_make(BLK_FREEING, order), false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return sluice_dma_priv_arena_refuse_raced(arena, ptr);
-#endif
-	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
-		tag_set(c, page, tag);
-		return sluice_dma_priv_arena_refuse_mapped(arena, ptr);
-	}
+	claim = arena_claim(c, page, tag);
+	if (claim != ARENA_CLAIMED)
+		return arena_claim_refusal(arena, ptr, claim);
 	/* Scrub outside every lock: the next user sees zeros, never our bytes. */
 	if (!(arena->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC))
 		SLUICE_DMA_INLINE_ZERO(arena->ops.ctx, ptr, SLUICE_DMA_ARENA_MIN_BLOCK << order);

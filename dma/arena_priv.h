@@ -358,6 +358,72 @@ SLUICE_DMA_PRIV int sluice_dma_priv_arena_refuse_mapped(struct sluice_dma_arena 
 SLUICE_DMA_PRIV int sluice_dma_priv_arena_refuse_raced(struct sluice_dma_arena *arena,
 						       const void *ptr);
 
+/* What a claim found (arena_claim()). */
+enum arena_claim {
+	ARENA_CLAIMED = 0,  /* the block is FREEING, the free's to finish */
+	ARENA_CLAIM_RACED,  /* another free (or a coherent alloc) came first */
+	ARENA_CLAIM_MAPPED, /* mapped in place: the tag is put back */
+};
+
+/*
+ * Claim the checked live block (@c, @page, @tag) for its free: ARENA_CLAIMED
+ * with the block FREEING, or why not, with nothing changed. Every free makes
+ * it (arena.c's, and arena_fast.c's common one); a failed claim is refused
+ * with arena_claim_refusal().
+ *
+ * Of two racing frees of the block, exactly one gets past the
+ * compare-and-swap, and neither if the block has meanwhile been freed and
+ * handed out again as a layer's coherent memory: its tag then says
+ * BLK_COHERENT, not the tag checked. Sequentially consistent, as the in-place
+ * get: a get that counts a mapping after this claim sees FREEING and backs
+ * out, and this free sees any mapping counted before it (Dekker's pattern).
+ *
+ * That ordering is a locked instruction, which waits for every older store
+ * to leave the store buffer, the previous free's scrub included, and lets no
+ * later load run before it. So a free does all it can before the claim (the
+ * checks, the CPU, the sample choice), where it overlaps with that scrub, and
+ * after it only the check a race decides: the in-place map count, which the
+ * ordering is for.
+ */
+static inline __attribute__((always_inline)) enum arena_claim
+arena_claim(struct sluice_dma_priv_arena_chunk *c, unsigned int page, uint8_t tag)
+{
+#ifdef SLUICE_DMA_BENCH_NO_CAS
+	/*
+	 * Only build/bench/bench_alloc_nocas defines it: the claim as a plain
+	 * store, to measure what the compare-and-swap (the double-free
+	 * guarantee between racing CPUs) costs. Wrong with two CPUs; no
+	 * library, kernel or test build has it.
+	 */
+	tag_set(c, page, tag_make(BLK_FREEING, tag_order(tag)));
+#else
+	uint8_t want = tag;
+
+	if (!__atomic_compare_exchange_n(&c->tag[page], &want,
+					 tag_make(BLK_FREEING, tag_order(tag)), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return ARENA_CLAIM_RACED;
+#endif
+	/*
+	 * A block a device may still be using (mapped in place and not
+	 * unmapped) must not be scrubbed and handed to someone else: refuse
+	 * it, where the caller's bug is, not at the later unmap.
+	 */
+	if (DMA_CHECKED(__atomic_load_n(&c->maps[page], __ATOMIC_SEQ_CST))) {
+		tag_set(c, page, tag);
+		return ARENA_CLAIM_MAPPED;
+	}
+	return ARENA_CLAIMED;
+}
+
+/* The refusal of a free of @ptr whose claim found @claim (not ARENA_CLAIMED). */
+static inline __attribute__((always_inline)) int
+arena_claim_refusal(struct sluice_dma_arena *arena, const void *ptr, enum arena_claim claim)
+{
+	return claim == ARENA_CLAIM_RACED ? sluice_dma_priv_arena_refuse_raced(arena, ptr) :
+					    sluice_dma_priv_arena_refuse_mapped(arena, ptr);
+}
+
 /*
  * arena_stats.c: add the arena's global counters, or one CPU's (with what the
  * fast path leaves to be derived: its hits and its scrubbed bytes), to @sum.

@@ -43,7 +43,7 @@ region_block(struct sluice_dma_arena *a, const void *vaddr, size_t len, unsigned
 /*
  * The same for an unmap: the block may also be one a free has just claimed
  * (FREEING) and will give back, since it finds the mapping still counted
- * (arena_free_claim() in dma/arena.c). The unmap of a recorded mapping goes
+ * (arena_claim() in dma/arena_priv.h). The unmap of a recorded mapping goes
  * through then too, instead of failing for a moment and leaving the mapping
  * counted for good. If it ends the last mapping before the free reads the
  * count, the free goes on, as it would have a moment later.

@@ -36,6 +36,12 @@
  * their locks, so it must report indices below @ncpus, and the fold only
  * keeps a wrong one in bounds. @ncpus >= 1 (init refuses 0).
  */
+static inline unsigned int dma_port_cpu_fold(unsigned int id, unsigned int ncpus)
+{
+	return id < ncpus ? id : id % ncpus;
+}
+
+/* The port's CPU index (inline when the table holds the inline op), folded. */
 static inline unsigned int dma_port_cpu(const struct sluice_dma_port_ops *ops, unsigned int ncpus)
 {
 	unsigned int id;
@@ -46,7 +52,7 @@ static inline unsigned int dma_port_cpu(const struct sluice_dma_port_ops *ops, u
 	else
 #endif
 		id = ops->cpu_id ? ops->cpu_id(ops->ctx) : 0;
-	return id < ncpus ? id : id % ncpus;
+	return dma_port_cpu_fold(id, ncpus);
 }
 
 /* Lock storage starts zeroed; lock_init may be left out when zero is enough. */

@@ -17,7 +17,7 @@
  *   wrong with two CPUs: two frees of one block can both get past it, and a
  *   free can miss another CPU's in-place map of the block);
  * - cas: a sequentially consistent compare-and-swap of the state byte, as
- *   dma/arena.c's arena_free_claim() makes it;
+ *   dma/arena_priv.h's arena_claim() makes it;
  * - fence: the plain claim and then a locked add to a line of its own, which
  *   orders nothing the free needs: any locked instruction, not the claim.
  * and, as controls, the plain and the compare-and-swap claims with no scrub,

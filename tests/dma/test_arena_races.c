@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_arena_races.c - host tests of what the arena's free promises when CPUs
- * race it (dma/arena.c: arena_free_check(), arena_free_claim(); and the same
- * claim in arena_fast.c, the common free of an arena that takes it).
+ * race it (dma/arena.c: arena_free_check(); dma/arena_priv.h: arena_claim(),
+ * which arena.c's frees and arena_fast.c's common one all make).
  *
  * - Two frees of one block at the same moment: exactly one wins.
  * - A free against an in-place map of the block on another CPU: never both

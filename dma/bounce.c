@@ -264,6 +264,7 @@ int sluice_dma_layer_init(struct sluice_dma_layer *dl, const struct sluice_dma_p
 	dma_lock_init(dl, &dl->grow_lock);
 	dl->grow_lock_live = true;
 	dl->live_key = dma_layer_key(dl);
+	__atomic_store_n(&dl->fast, sluice_dma_priv_fast_decide(dl), __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -291,6 +292,8 @@ int sluice_dma_layer_set_profile(struct sluice_dma_layer *dl, bool on)
 		return SLUICE_DMA_ERR_NOSYS;
 	}
 	dl->profile = on;
+	/* A profiled copy is timed: map.c's path, not map_fast.c's. */
+	__atomic_store_n(&dl->fast, sluice_dma_priv_fast_decide(dl), __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -39,6 +39,13 @@ static inline bool dma_layer_ready(const struct sluice_dma_layer *dl)
 	return dl && dl->ops.set_shared;
 }
 
+/* Whether @dir is one of the three directions. */
+static inline bool dma_dir_valid(enum sluice_dma_dir dir)
+{
+	return dir == SLUICE_DMA_TO_DEVICE || dir == SLUICE_DMA_FROM_DEVICE ||
+	       dir == SLUICE_DMA_BIDIRECTIONAL;
+}
+
 /* The layer's ops, for the log path (NULL for no layer: nothing to log through). */
 static inline const struct sluice_dma_port_ops *dma_layer_ops(const struct sluice_dma_layer *dl)
 {
@@ -395,6 +402,19 @@ static inline void dma_bounce_used_sub(struct sluice_dma_bounce_pool *p, unsigne
 	atomic_fetch_sub_explicit(&p->total_used, n, memory_order_relaxed);
 }
 
+/* The exclusive case of dma_pcpu_add(): @c's one writer adds, as plain as it can. */
+static inline __attribute__((always_inline)) void dma_pcpu_add_owned(atomic_ulong *c,
+								     unsigned long v)
+{
+#ifdef SLUICE_DMA_BENCH_NO_STATS
+	(void)c; /* dma_pcpu_add()'s bench-only build */
+	(void)v;
+	return;
+#endif
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
 /*
  * Add @v to a per-CPU counter of @dl's pools. Under SLUICE_DMA_PORT_CPU_EXCLUSIVE
  * there is one writer per CPU index: a relaxed load and store is exact and
@@ -419,8 +439,7 @@ static inline __attribute__((always_inline)) void dma_pcpu_add(const struct slui
 #endif
 	DMA_STAGE_PUSH(DMA_STAGE_STATS);
 	if (dl->ops.flags & SLUICE_DMA_PORT_CPU_EXCLUSIVE)
-		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-				      memory_order_relaxed);
+		dma_pcpu_add_owned(c, v);
 	else
 		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 	DMA_STAGE_POP();
@@ -627,6 +646,18 @@ sluice_dma_priv_bounce_pool_max_slots(const struct sluice_dma_bounce_pool *p);
  * the other entry points of map.c (sync, access, coherent memory, teardown)
  * with the same inline functions.
  */
+/* map_fast.c: the common map and unmap, their decision, and map.c's paths for the rest. */
+SLUICE_DMA_PRIV uint8_t sluice_dma_priv_fast_decide(const struct sluice_dma_layer *dl);
+SLUICE_DMA_PRIV int sluice_dma_priv_map(struct sluice_dma_layer *dl,
+					const struct sluice_dma_tag *tag, void *buf, size_t len,
+					enum sluice_dma_dir dir, uint64_t *dma_addr);
+SLUICE_DMA_PRIV int sluice_dma_priv_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr,
+					  size_t len, enum sluice_dma_dir dir);
+SLUICE_DMA_PRIV int sluice_dma_priv_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr,
+						  size_t len, enum sluice_dma_dir dir,
+						  size_t written);
+SLUICE_DMA_PRIV int sluice_dma_priv_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr,
+						  size_t len, enum sluice_dma_dir dir);
 SLUICE_DMA_PRIV int sluice_dma_priv_bounce_take(struct sluice_dma_layer *dl,
 						const struct sluice_dma_tag *tag, void *orig,
 						size_t len, enum sluice_dma_dir dir, uint8_t flags,

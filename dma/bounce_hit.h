@@ -53,6 +53,13 @@ static inline void dma_rec_set(struct dma_bounce_slot *rec, void *orig, size_t l
 	rec->flags = DMA_SLOT_LIVE | flags;
 }
 
+/* Whether a new mapping's slots get @buf's bytes (else zeros: dma_bounce_fill()). */
+static inline bool dma_fill_copies(const struct sluice_dma_layer *dl, const void *buf,
+				   enum sluice_dma_dir dir)
+{
+	return buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY);
+}
+
 /*
  * The slots' first bytes: the buffer's (to the device, or any direction
  * under SLUICE_DMA_SCRUB_COPY, Linux's way), else zeros (from-device under
@@ -71,7 +78,7 @@ dma_bounce_fill(struct sluice_dma_layer *dl, struct sluice_dma_bounce_pool *p, u
 
 	DMA_STAGE(DMA_STAGE_COPY);
 	t0 = dma_copy_start(dl);
-	if (buf && ((dir & SLUICE_DMA_TO_DEVICE) || dl->scrub == SLUICE_DMA_SCRUB_COPY)) {
+	if (dma_fill_copies(dl, buf, dir)) {
 		/*
 		 * From-device too under SLUICE_DMA_SCRUB_COPY (CVE-2022-0854): a partial
 		 * device write must leave the original bytes, never a previous

@@ -141,15 +141,34 @@ static inline long dma_sluice_mag_pop_held(struct sluice_dma_bounce_pool *p,
 	return s;
 }
 
+/*
+ * The push in two steps, for a caller that must know before it changes
+ * anything that the push will be taken (map_fast.c's unmap): whether the
+ * magazine @k has room and no drain is pending (its count in *@n), then the
+ * run stored at that count.
+ */
+static inline bool dma_sluice_mag_room(const struct dma_sluice_meta *m,
+				       const struct dma_sluice_cpu *c, int k, uint32_t *n)
+{
+	*n = c->n[k];
+	return !__builtin_expect(*n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0);
+}
+
+static inline void dma_sluice_mag_put(struct dma_sluice_cpu *c, int k, uint32_t n,
+				      unsigned long head)
+{
+	c->ent[k][n] = (uint32_t)head;
+	dma_sluice_st(&c->n[k], n + 1);
+}
+
 static inline bool dma_sluice_mag_push_held(const struct dma_sluice_meta *m,
 					    struct dma_sluice_cpu *c, unsigned long head, int k)
 {
-	uint32_t n = c->n[k];
+	uint32_t n;
 
-	if (__builtin_expect(n >= m->cache_max || dma_sluice_ld(&c->drain_req), 0))
+	if (!dma_sluice_mag_room(m, c, k, &n))
 		return false;
-	c->ent[k][n] = (uint32_t)head;
-	dma_sluice_st(&c->n[k], n + 1);
+	dma_sluice_mag_put(c, k, n, head);
 	return true;
 }
 

@@ -10,7 +10,7 @@ DMA_POLICY_PAIRS := $(shell sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*
 	dma/include/sluice/dma_policies.h)
 DMA_POLICIES_ALL := $(foreach p,$(DMA_POLICY_PAIRS),$(firstword $(subst :, ,$(p))))
 DMA_SRCS := $(DMA_COMMON_SRCS) dma/bits.c dma/bounce.c $(patsubst %,dma/bounce_%.c,$(DMA_POLICIES_ALL)) \
-	dma/map.c dma/stats.c $(DMA_ARENA_SRCS)
+	dma/map.c dma/map_fast.c dma/stats.c $(DMA_ARENA_SRCS)
 
 # make lib SLUICE_DMA_POLICIES="sluice linux": only the bounce policies named go
 # into build/libsluice-dma.a (the others' files are left out, and a pool add

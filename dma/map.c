@@ -28,12 +28,6 @@
 #include "dma/bounce.h"
 #include "dma/bounce_hit.h" /* take and release, inline in map and unmap */
 
-static bool dma_dir_valid(enum sluice_dma_dir dir)
-{
-	return dir == SLUICE_DMA_TO_DEVICE || dir == SLUICE_DMA_FROM_DEVICE ||
-	       dir == SLUICE_DMA_BIDIRECTIONAL;
-}
-
 size_t sluice_dma_max_mapping_size(const struct sluice_dma_layer *dl,
 				   const struct sluice_dma_tag *tag)
 {
@@ -242,13 +236,14 @@ int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_ta
 	return err;
 }
 
-int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
-		   size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
+/* sluice_dma_map() for every request map_fast.c does not take. */
+int sluice_dma_priv_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
+			size_t len, enum sluice_dma_dir dir, uint64_t *dma_addr)
 {
 	unsigned long slots;
 	int err;
 
-	DMA_STAGE(DMA_STAGE_ARGS);
+	/* In the args stage already: sluice_dma_map() entered it. */
 	if (DMA_CHECKED(!dma_addr))
 		return SLUICE_DMA_ERR_INVAL;
 	err = dma_map_args(dl, buf, len, dir, 0);
@@ -357,35 +352,38 @@ static inline __attribute__((always_inline)) int dma_unmap_common(struct sluice_
 	return err;
 }
 
-int sluice_dma_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-		     enum sluice_dma_dir dir)
+/*
+ * sluice_dma_unmap() for every unmap map_fast.c does not take, and its
+ * _written() and _discard() below: in the lookup stage already (the entry
+ * points enter it).
+ */
+int sluice_dma_priv_unmap(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+			  enum sluice_dma_dir dir)
 {
 	int err;
 
-	DMA_STAGE(DMA_STAGE_LOOKUP);
 	err = dma_unmap_common(dl, dma_addr, len, dir, len, false);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
 
-int sluice_dma_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			     enum sluice_dma_dir dir, size_t written)
+/* sluice_dma_unmap_written() for every unmap map_fast.c does not take. */
+int sluice_dma_priv_unmap_written(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+				  enum sluice_dma_dir dir, size_t written)
 {
 	int err;
 
-	/* The stage markers as sluice_dma_unmap()'s: the drivers unmap through here. */
-	DMA_STAGE(DMA_STAGE_LOOKUP);
 	err = dma_unmap_common(dl, dma_addr, len, dir, written, true);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;
 }
 
-int sluice_dma_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
-			     enum sluice_dma_dir dir)
+/* sluice_dma_unmap_discard() for every unmap map_fast.c does not take. */
+int sluice_dma_priv_unmap_discard(struct sluice_dma_layer *dl, uint64_t dma_addr, size_t len,
+				  enum sluice_dma_dir dir)
 {
 	int err;
 
-	DMA_STAGE(DMA_STAGE_LOOKUP);
 	err = dma_unmap_common(dl, dma_addr, len, dir, 0, true);
 	DMA_STAGE(DMA_STAGE_COUNT);
 	return err;

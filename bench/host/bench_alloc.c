@@ -111,6 +111,7 @@ static void bench_port(struct fx *f)
 	f->dl.ops.flags = f->mp.ops.flags;
 	f->dl.ops.copy = f->mp.ops.copy;
 	f->dl.ops.zero = f->mp.ops.zero;
+	fx_ops_changed(f);
 }
 
 static uint64_t now_ns(void)

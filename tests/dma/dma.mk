@@ -24,6 +24,10 @@ test_features_SRCS := tests/dma/test_features.c tests/fakes/mock_port.c $(DMA_SR
 # The linux policy's slot choices against an independent model of upstream swiotlb.
 HOST_TESTS += test_linux_trace
 test_linux_trace_SRCS := tests/dma/test_linux_trace.c tests/fakes/mock_port.c $(DMA_SRCS)
+# The common map and unmap's leaf paths (dma/map_fast.c) against map.c's, call by call.
+HOST_TESTS += test_map_leaf
+test_map_leaf_SRCS := tests/dma/test_map_leaf.c tests/fakes/mock_port.c $(DMA_SRCS)
+test_map_leaf_CFLAGS := $(MOCK_PORT_INLINE)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/dma/test_sluice_cache.c tests/fakes/mock_port.c $(DMA_SRCS)
 test_sluice_cache_CFLAGS := $(MOCK_PORT_INLINE)

@@ -25,7 +25,9 @@
 #define KIB 1024ul
 #define MIB (1024ul * 1024ul)
 
-static struct fx_case cases[SLUICE_DMA_POLICY_COUNT * 2];
+/* Every policy in both scrub modes, then `sluice` on a leaf port in both (fx_leaf()). */
+#define MAP_CASES (SLUICE_DMA_POLICY_COUNT * 2 + 2)
+static struct fx_case cases[MAP_CASES];
 
 static void fill_pattern(unsigned char *p, size_t len, unsigned int seed)
 {
@@ -971,17 +973,19 @@ int main(void)
 		{ "unmap_discard", test_unmap_discard },
 	};
 	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	static struct CMUnitTest tests[NALL * SLUICE_DMA_POLICY_COUNT * 2];
-	static char names[NALL * SLUICE_DMA_POLICY_COUNT * 2][64];
+	static struct CMUnitTest tests[NALL * MAP_CASES];
+	static char names[NALL * MAP_CASES][64];
 	size_t n = 0;
 
-	for (unsigned int c = 0; c < SLUICE_DMA_POLICY_COUNT * 2; c++) {
-		cases[c].policy = fx_policies[c / 2];
+	for (unsigned int c = 0; c < MAP_CASES; c++) {
+		cases[c].leaf = c >= SLUICE_DMA_POLICY_COUNT * 2;
+		cases[c].policy = cases[c].leaf ? SLUICE_DMA_POLICY_SLUICE : fx_policies[c / 2];
 		cases[c].scrub = c % 2 ? SLUICE_DMA_SCRUB_ZERO : SLUICE_DMA_SCRUB_COPY;
 		cases[c].bytes = 1 * MIB;
 		for (unsigned int i = 0; i < NALL; i++) {
-			snprintf(names[n], sizeof(names[n]), "%s/%s/%s", all[i].name,
+			snprintf(names[n], sizeof(names[n]), "%s/%s%s/%s", all[i].name,
 				 sluice_dma_bounce_policy_name(cases[c].policy),
+				 cases[c].leaf ? "-leaf" : "",
 				 cases[c].scrub == SLUICE_DMA_SCRUB_COPY ? "copy" : "zero");
 			tests[n] = (struct CMUnitTest){ .name = names[n],
 							.test_func = all[i].fn,

@@ -13,6 +13,7 @@
  * marker on purpose, update them with it (and the breakdown's README text).
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -29,15 +30,31 @@
 #error "test_stages is built with -DSLUICE_DMA_STAGES (tests/dma/dma.mk)"
 #endif
 
-/* A sluice layer as the kernel's port sets it (exclusive CPU indices), warm. */
-static struct fx *stages_fx(void)
+/*
+ * A sluice layer with exclusive CPU indices, as the kernel's port sets it.
+ * @leaf: its copy and zero are the port's inline `rep movsb` and `rep stosb`
+ * too, so the common map and unmap take dma/map_fast.c's leaf paths; else
+ * the library's own copy, and every request map.c's path.
+ */
+static struct fx *stages_fx_as(bool leaf)
 {
 	struct fx *f = fx_new(SLUICE_DMA_POLICY_SLUICE, 1, 1 << 20, SLUICE_DMA_SCRUB_ZERO);
 
 	assert_non_null(f);
 	f->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-	f->dl.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	if (leaf)
+		mock_port_set_copy(&f->mp, "movsb");
+	f->dl.ops.flags = f->mp.ops.flags;
+	f->dl.ops.copy = f->mp.ops.copy;
+	f->dl.ops.zero = f->mp.ops.zero;
+	fx_ops_changed(f);
+	assert_int_equal(f->dl.fast, leaf);
 	return f;
+}
+
+static struct fx *stages_fx(void)
+{
+	return stages_fx_as(false);
 }
 
 /* One map + unmap of @len bytes in @dir under @tag, its stage leaves in @leaves. */
@@ -206,6 +223,58 @@ static void test_map_attrs(void **state)
 	assert_int_equal(fx_free(f), 0);
 }
 
+/*
+ * The leaf paths (dma/map_fast.c): one marker per stage they have. No tag,
+ * pool or cache stage (their tests are among the args', and a leaf layer has
+ * no cache maintenance), no statistics stage (the owner's plain adds are in
+ * the stage they count); the copy back only from the device.
+ */
+static void test_leaf_paths(void **state)
+{
+	static const uint64_t want_to[DMA_STAGE_COUNT] = {
+		[DMA_STAGE_ARGS] = 1, [DMA_STAGE_SLOT] = 1,   [DMA_STAGE_RECORD] = 1,
+		[DMA_STAGE_COPY] = 1, [DMA_STAGE_LOOKUP] = 1, [DMA_STAGE_RELEASE] = 1,
+	};
+	static const uint64_t want_bidi[DMA_STAGE_COUNT] = {
+		[DMA_STAGE_ARGS] = 1,	 [DMA_STAGE_SLOT] = 1,	 [DMA_STAGE_RECORD] = 1,
+		[DMA_STAGE_COPY] = 1,	 [DMA_STAGE_LOOKUP] = 1, [DMA_STAGE_COPY_BACK] = 1,
+		[DMA_STAGE_RELEASE] = 1,
+	};
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	struct fx *f = stages_fx_as(true);
+	unsigned char *buf = fx_aligned(4096, 4096);
+	uint64_t got[DMA_STAGE_COUNT + 1];
+	uint64_t a;
+
+	(void)state;
+	memset(buf, 7, 4096);
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got); /* the magazine's refill */
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
+	stages_expect(got, want_to, "leaf, 4 KiB to-device");
+	stages_pair(f, &t, buf, 4096, SLUICE_DMA_BIDIRECTIONAL, got);
+	stages_expect(got, want_bidi, "leaf, 4 KiB bidirectional");
+	/* The drivers' unmaps: the same lookup, a copy back only of bytes written. */
+	for (int discard = 0; discard <= 1; discard++) {
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_FROM_DEVICE, &a),
+				 0);
+		bench_stages_reset();
+		if (discard)
+			assert_int_equal(sluice_dma_unmap_discard(&f->dl, a, 4096,
+								  SLUICE_DMA_FROM_DEVICE),
+					 0);
+		else
+			assert_int_equal(sluice_dma_unmap_written(&f->dl, a, 4096,
+								  SLUICE_DMA_FROM_DEVICE, 100),
+					 0);
+		assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_LOOKUP], 1);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_RELEASE], 1);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_COPY_BACK], discard ? 0 : 1);
+	}
+	free(buf);
+	assert_int_equal(fx_free(f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_general_path),
 		cmocka_unit_test(test_unmap_written_and_discard),
 		cmocka_unit_test(test_map_attrs),
+		cmocka_unit_test(test_leaf_paths),
 	};
 
 	assert_true(bench_stages_built());

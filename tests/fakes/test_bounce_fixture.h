@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <sluice/dma.h>
+#include "dma/bounce.h" /* sluice_dma_priv_fast_decide() */
 #include "tests/fakes/mock_port.h"
 
 #define FX_MAX_POOLS 8
@@ -77,6 +78,16 @@ static inline int fx_add_pool_aligned(struct fx *f, size_t bytes, size_t align)
 static inline int fx_add_pool(struct fx *f, size_t bytes)
 {
 	return fx_add_pool_aligned(f, bytes, 1 << 20);
+}
+
+/*
+ * After a test changed the layer's own copy of the ops (white-box: a port
+ * cannot, dma_port.h), what init decided from them is decided again: whether
+ * the common map and unmap take dma/map_fast.c's leaf paths.
+ */
+static inline void fx_ops_changed(struct fx *f)
+{
+	__atomic_store_n(&f->dl.fast, sluice_dma_priv_fast_decide(&f->dl), __ATOMIC_RELAXED);
 }
 
 /* A layer of @ncpus CPUs with one pool of @bytes (none if @bytes is 0). */
@@ -157,21 +168,55 @@ static const enum sluice_dma_bounce_policy fx_policies[SLUICE_DMA_POLICY_COUNT] 
  * @policy: the layer's policy.
  * @scrub: its scrub mode.
  * @bytes: the size of its one pool.
+ * @leaf: the port promises exclusive CPU indices and installs its `rep movsb`
+ *	copy and `rep stosb` zero (fx_leaf()); in a build that shows the library
+ *	their inline bodies (MOCK_PORT_INLINE), the common map and unmap then
+ *	take dma/map_fast.c's leaf paths.
  * @f: the layer (two CPUs), from setup to teardown.
  */
 struct fx_case {
 	enum sluice_dma_bounce_policy policy;
 	enum sluice_dma_scrub scrub;
 	size_t bytes;
+	bool leaf;
 	struct fx *f;
 };
+
+/*
+ * The port of @f made as fx_case's @leaf says, on its layer's copy of the
+ * ops too. Returns whether the layer now takes the leaf paths.
+ */
+static inline bool fx_leaf(struct fx *f)
+{
+	f->mp.ops.flags |= SLUICE_DMA_PORT_CPU_EXCLUSIVE;
+	mock_port_set_copy(&f->mp, "movsb");
+	f->dl.ops.flags = f->mp.ops.flags;
+	f->dl.ops.copy = f->mp.ops.copy;
+	f->dl.ops.zero = f->mp.ops.zero;
+	fx_ops_changed(f);
+	return f->dl.fast;
+}
 
 static inline int fx_case_setup(void **state)
 {
 	struct fx_case *tc = *state;
 
 	tc->f = fx_new(tc->policy, 2, tc->bytes, tc->scrub);
-	return tc->f ? 0 : -1;
+	if (!tc->f)
+		return -1;
+		/* Where the build has the inline bodies, a leaf case that is none fails. */
+#ifdef SLUICE_DMA_INLINE_COPY_FN
+	if (tc->leaf && !fx_leaf(tc->f)) {
+		fprintf(stderr, "fx_case_setup: a leaf case the layer does not take as one\n");
+		fx_free(tc->f);
+		tc->f = NULL;
+		return -1;
+	}
+#else
+	if (tc->leaf)
+		fx_leaf(tc->f);
+#endif
+	return 0;
 }
 
 /* The layer's self-check and its pages back to private, as fx_free() checks. */

@@ -359,6 +359,11 @@ struct sluice_dma_bounce_pool;
  *	(see sluice_dma_layer_set_profile()); off by default.
  * @copy_cycles: with @profile, cycles spent in bounce copies and scrubs.
  * @strict: trap (after logging) on a bad handle instead of returning an error.
+ * @fast: the common map and unmap may run as leaf functions (dma/map_fast.c):
+ *	the port's CPU index, copy and zero inline and its CPU indices exclusive,
+ *	no cache maintenance, no @profile. Set by sluice_dma_layer_init() and
+ *	sluice_dma_layer_set_profile(); it sits in what was padding after
+ *	@strict, so the layout is the same.
  * @inplace_live: in-place mappings not yet unmapped.
  * @region_coherent_live: coherent allocations served by the in-place region.
  * @retired_leaked_bytes: leaked_bytes of pools that sluice_dma_layer_destroy()
@@ -394,6 +399,7 @@ struct sluice_dma_layer {
 	bool profile;
 	uintptr_t copy_cycles;
 	bool strict;
+	uint8_t fast;
 	uintptr_t inplace_live;
 	uintptr_t region_coherent_live;
 	uint64_t retired_leaked_bytes;

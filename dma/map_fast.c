@@ -167,8 +167,11 @@ static inline __attribute__((always_inline)) bool fast_unmap(struct sluice_dma_l
 		return false;
 	head = s - rec->pad;
 	k = dma_sluice_class(head, rec->nslots);
-	/* The run's range too, which dma_bounce_put() asserts: map.c's trap. */
-	if (k < 0 || head + rec->nslots > p->nslabs)
+	/*
+	 * The run's range too, in the form dma_bounce_put() asserts it (map.c's
+	 * trap): a padding larger than the slot index wraps @head above nslabs.
+	 */
+	if (k < 0 || head >= p->nslabs || rec->nslots > p->nslabs - head)
 		return false;
 	cpu = fast_cpu(dl);
 	m = dma_sluice_meta(p);

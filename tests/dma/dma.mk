@@ -26,8 +26,9 @@ HOST_TESTS += test_linux_trace
 test_linux_trace_SRCS := tests/dma/test_linux_trace.c tests/fakes/mock_port.c $(DMA_SRCS)
 # The common map and unmap's leaf paths (dma/map_fast.c) against map.c's, call by call.
 HOST_TESTS += test_map_leaf
-test_map_leaf_SRCS := tests/dma/test_map_leaf.c tests/fakes/mock_port.c $(DMA_SRCS)
-test_map_leaf_CFLAGS := $(MOCK_PORT_INLINE)
+test_map_leaf_SRCS := tests/dma/test_map_leaf.c bench/host/bench_stages.c tests/fakes/mock_port.c \
+	$(DMA_SRCS)
+test_map_leaf_CFLAGS := -DSLUICE_DMA_STAGES $(MOCK_PORT_INLINE)
 HOST_TESTS += test_sluice_cache
 test_sluice_cache_SRCS := tests/dma/test_sluice_cache.c tests/fakes/mock_port.c $(DMA_SRCS)
 test_sluice_cache_CFLAGS := $(MOCK_PORT_INLINE)

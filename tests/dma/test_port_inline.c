@@ -102,6 +102,9 @@ static void bounce_both_ways(enum ops_kind kind)
 	assert_non_null(buf);
 	f->dl.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 	set_ops(&f->dl.ops, kind);
+	/* The probe's own functions: the common map and unmap are dma/map_fast.c's. */
+	fx_ops_changed(f);
+	assert_int_equal(f->dl.fast, kind == OPS_PROBE);
 	probe_ctx = f->dl.ops.ctx;
 	probe_cpu = kind == OPS_NONE ? 0 : 3;
 	memset(buf, 0x5a, 4096);

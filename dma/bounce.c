@@ -631,10 +631,15 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
 		   (const void *)r, cpu, r ? r->nslots : 0);
 #if DMA_POLICY_WITH(SLUICE)
-	/* The one policy of a fast_sluice pool: a direct call, no indirect one. */
-	if (p->fast_sluice)
-		s = sluice_dma_priv_sluice_alloc(p, r, cpu, &steps);
-	else
+	/*
+	 * The one policy of a fast_sluice pool: a magazine's hit inline, the rest
+	 * a direct call; no indirect one.
+	 */
+	if (p->fast_sluice) {
+		s = dma_sluice_alloc_hit(p, r, cpu, &steps);
+		if (s < 0)
+			s = sluice_dma_priv_sluice_alloc_rest(p, r, cpu, &steps);
+	} else
 #endif
 		s = p->pops->alloc(p, r, cpu, &steps);
 
@@ -660,7 +665,7 @@ void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long
 		   nslots, cpu, (void *)p, p ? p->nslabs : 0);
 #if DMA_POLICY_WITH(SLUICE)
 	if (p->fast_sluice) {
-		sluice_dma_priv_sluice_free(p, head, nslots, cpu);
+		dma_sluice_free_inline(p, head, nslots, cpu);
 		return;
 	}
 #endif

@@ -684,6 +684,10 @@ SLUICE_DMA_PRIV void sluice_dma_priv_bounce_put(struct sluice_dma_layer *dl,
 SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p,
 						  const struct dma_bounce_req *r, unsigned int cpu,
 						  unsigned long *steps);
+/* Every alloc a magazine's hit does not serve (dma_sluice_alloc_hit()). */
+SLUICE_DMA_PRIV long sluice_dma_priv_sluice_alloc_rest(struct sluice_dma_bounce_pool *p,
+						       const struct dma_bounce_req *r,
+						       unsigned int cpu, unsigned long *steps);
 SLUICE_DMA_PRIV void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p,
 						 unsigned long head, unsigned long nslots,
 						 unsigned int cpu);

@@ -255,8 +255,7 @@ dma_bounce_put(struct sluice_dma_layer *dl, const struct dma_bounce_map *m, unsi
 			   "bounce free of slots %lu+%lu on cpu %u: outside pool %p (%lu slots)",
 			   head, nslots, cpu, (void *)p, p->nslabs);
 		/* The magazine's push inline; every other case in the policy. */
-		if (!dma_sluice_mag_push(p, head, nslots, cpu))
-			sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
+		dma_sluice_free_inline(p, head, nslots, cpu);
 		return;
 	}
 #endif

@@ -659,9 +659,9 @@ static __attribute__((noinline)) long dma_sluice_alloc_slow(struct sluice_dma_bo
 }
 
 /* Every request but the common one-slot or one-page request with no constraint. */
-static __attribute__((noinline)) long dma_sluice_alloc_rest(struct sluice_dma_bounce_pool *p,
-							    const struct dma_bounce_req *r,
-							    unsigned int cpu, unsigned long *steps)
+long sluice_dma_priv_sluice_alloc_rest(struct sluice_dma_bounce_pool *p,
+				       const struct dma_bounce_req *r, unsigned int cpu,
+				       unsigned long *steps)
 {
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	long s = -1;
@@ -709,35 +709,16 @@ bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 }
 
 /*
- * The policy's alloc (through the ops, or directly from bounce.c for a
- * fast_sluice pool): the common request pops (dma_sluice_mag_pop(),
- * bounce_sluice_mag.h); anything else, an
- * empty magazine or a pending drain included, goes to dma_sluice_alloc_rest().
+ * The policy's alloc through the ops: a magazine's hit (dma_sluice_alloc_hit(),
+ * bounce_sluice_mag.h, which bounce.c runs inline for a fast_sluice pool),
+ * else the rest.
  */
 long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				  unsigned int cpu, unsigned long *steps)
 {
-	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	unsigned long k = r->nslots - 1;
+	long s = dma_sluice_alloc_hit(p, r, cpu, steps);
 
-	if (k <= 1 && (!r->orig || !r->iotlb_align_mask) &&
-	    r->boundary_mask == SLUICE_DMA_NO_LIMIT &&
-	    r->alloc_align_mask <= (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) &&
-	    m->page_aligned) {
-		/*
-		 * A hit counts as the general path counts one: a candidate looked
-		 * at (@steps, added by the caller) and a cache hit. The bounce
-		 * path's own pop (bounce.c) counts it once, as fast_maps.
-		 */
-		long s = dma_sluice_mag_pop(p, (unsigned int)k, cpu);
-
-		if (s >= 0) {
-			(*steps)++;
-			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
-			return s;
-		}
-	}
-	return dma_sluice_alloc_rest(p, r, cpu, steps);
+	return s >= 0 ? s : sluice_dma_priv_sluice_alloc_rest(p, r, cpu, steps);
 }
 
 /* A magazine run freed on @cpu, which is not its owner's: to the owner's remote list. */
@@ -816,8 +797,7 @@ void sluice_dma_priv_sluice_free_miss(struct sluice_dma_bounce_pool *p, unsigned
 void sluice_dma_priv_sluice_free(struct sluice_dma_bounce_pool *p, unsigned long head,
 				 unsigned long nslots, unsigned int cpu)
 {
-	if (!dma_sluice_mag_push(p, head, nslots, cpu))
-		sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
+	dma_sluice_free_inline(p, head, nslots, cpu);
 }
 
 /*

@@ -199,6 +199,34 @@ static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned
 }
 
 /*
+ * dma_sluice_alloc_hit() - the policy's alloc (a request normalised by
+ * sluice_dma_priv_bounce_req_init()) when a magazine can serve it: one slot
+ * or a page-aligned pair, no min_align bits, no boundary, an alignment the
+ * class keeps, a page-aligned pool. The pop, counted as the general path
+ * counts a hit: a candidate looked at (*@steps, which the caller adds) and a
+ * cache hit. Returns -1, having changed nothing, for any other request, an
+ * empty magazine or a pending drain (sluice_dma_priv_sluice_alloc_rest()).
+ */
+static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
+					const struct dma_bounce_req *r, unsigned int cpu,
+					unsigned long *steps)
+{
+	unsigned long k = r->nslots - 1;
+	long s;
+
+	if (k > 1 || (r->orig && r->iotlb_align_mask) || r->boundary_mask != SLUICE_DMA_NO_LIMIT ||
+	    r->alloc_align_mask > (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) ||
+	    !dma_sluice_meta(p)->page_aligned)
+		return -1;
+	s = dma_sluice_mag_pop(p, (unsigned int)k, cpu);
+	if (s >= 0) {
+		(*steps)++;
+		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
+	}
+	return s;
+}
+
+/*
  * dma_sluice_mag_push() - a run of @nslots at @head freed on its owner @cpu
  * into that CPU's magazine, when it is a magazine's class, no drain is
  * pending and the magazine has room. Returns false, having done nothing,
@@ -216,6 +244,17 @@ static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigne
 	if (!dma_sluice_exclusive(p))
 		return sluice_dma_priv_sluice_mag_push_locked(p, head, k, cpu);
 	return dma_sluice_mag_push_held(m, &m->cpus[cpu], head, k);
+}
+
+/*
+ * dma_sluice_free_inline() - the policy's free: the push inline, every other
+ * case (a remote owner, a drain, a full magazine, a long run) out of line.
+ */
+static inline void dma_sluice_free_inline(struct sluice_dma_bounce_pool *p, unsigned long head,
+					  unsigned long nslots, unsigned int cpu)
+{
+	if (!dma_sluice_mag_push(p, head, nslots, cpu))
+		sluice_dma_priv_sluice_free_miss(p, head, nslots, cpu);
 }
 
 #endif /* SLUICE_DMA_BOUNCE_SLUICE_MAG_H */

@@ -155,6 +155,21 @@ static size_t leaf_run_bytes(uint64_t a, size_t len)
 	return (in_slot + len + SLUICE_DMA_IO_TLB_SIZE - 1) & ~(size_t)(SLUICE_DMA_IO_TLB_SIZE - 1);
 }
 
+/*
+ * What a tag asks of a mapping of @len bytes at device address @a made from
+ * @buf: the allocation alignment (with no min_align bits, the address is the
+ * run's start), the buffer's min_align bits kept, no boundary crossed, the
+ * address limit. Each path must keep it, not only agree with the other.
+ */
+static bool leaf_tag_kept(const struct sluice_dma_tag *t, uint64_t a, const void *buf, size_t len)
+{
+	uint64_t last = a + len - 1;
+
+	return (t->min_align_mask || !(a & t->alloc_align_mask)) &&
+	       (a & t->min_align_mask) == ((uintptr_t)buf & t->min_align_mask) &&
+	       (a & ~t->boundary_mask) == (last & ~t->boundary_mask) && last <= t->addr_limit;
+}
+
 static void leaf_map_step(struct leaf_run *r)
 {
 	static const enum sluice_dma_dir dirs[] = { SLUICE_DMA_TO_DEVICE, SLUICE_DMA_FROM_DEVICE,
@@ -221,6 +236,14 @@ static void leaf_map_step(struct leaf_run *r)
 	}
 	if (a[0] - r->base[0] != a[1] - r->base[1] || got_len[0] != got_len[1])
 		leaf_fail(r, "a map's device address or length");
+	for (int i = 0; i < 2; i++) {
+		struct sluice_dma_tag kept = t[i];
+
+		if (attr & SLUICE_DMA_ATTR_OWN_PAGES)
+			kept.alloc_align_mask |= SLUICE_DMA_PAGE_SIZE - 1;
+		if (!leaf_tag_kept(&kept, a[i], m->buf[i], got_len[i]))
+			fail_msg("step %lu: a mapping that breaks its tag", r->step);
+	}
 	/* The whole run: a byte written past the mapping would show there. */
 	if (memcmp(fx_dev(a[0] & ~(uint64_t)(SLUICE_DMA_IO_TLB_SIZE - 1)),
 		   fx_dev(a[1] & ~(uint64_t)(SLUICE_DMA_IO_TLB_SIZE - 1)),

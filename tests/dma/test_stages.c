@@ -87,6 +87,18 @@ static void stages_expect(const uint64_t got[DMA_STAGE_COUNT + 1],
 	assert_false(bad);
 }
 
+/* A 4 KiB to-device pair after one that refilled the magazine: its stages as @want. */
+static void stages_warm_to_device(struct fx *f, const struct sluice_dma_tag *t, unsigned char *buf,
+				  const uint64_t want[DMA_STAGE_COUNT], const char *what)
+{
+	uint64_t got[DMA_STAGE_COUNT + 1];
+
+	memset(buf, 7, 4096);
+	stages_pair(f, t, buf, 4096, SLUICE_DMA_TO_DEVICE, got); /* the magazine's refill */
+	stages_pair(f, t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
+	stages_expect(got, want, what);
+}
+
 /*
  * The common request, to the device: every stage but the copy back. A stage
  * is left once per marker that ends it, and once more for each statistics
@@ -107,13 +119,9 @@ static void test_common_to_device(void **state)
 	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	struct fx *f = stages_fx();
 	unsigned char *buf = fx_aligned(4096, 4096);
-	uint64_t got[DMA_STAGE_COUNT + 1];
 
 	(void)state;
-	memset(buf, 7, 4096);
-	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got); /* the magazine's refill */
-	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
-	stages_expect(got, want, "4 KiB to-device");
+	stages_warm_to_device(f, &t, buf, want, "4 KiB to-device");
 	free(buf);
 	assert_int_equal(fx_free(f), 0);
 }
@@ -164,35 +172,45 @@ static void test_general_path(void **state)
 }
 
 /*
+ * A from-device map of @buf, then sluice_dma_unmap_written() of 100 bytes or
+ * _discard(): one lookup stage, @release leaves of the release stage, and
+ * @copy_back of the copy back's for the written unmap (none for discard).
+ */
+static void stages_driver_unmaps(struct fx *f, unsigned char *buf, uint64_t release,
+				 uint64_t copy_back)
+{
+	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
+	uint64_t a;
+	int err;
+
+	for (int discard = 0; discard <= 1; discard++) {
+		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_FROM_DEVICE, &a),
+				 0);
+		bench_stages_reset();
+		err = discard ? sluice_dma_unmap_discard(&f->dl, a, 4096, SLUICE_DMA_FROM_DEVICE) :
+				sluice_dma_unmap_written(&f->dl, a, 4096, SLUICE_DMA_FROM_DEVICE,
+							 100);
+		assert_int_equal(err, 0);
+		assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_LOOKUP], 1);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_RELEASE], release);
+		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_COPY_BACK],
+				 discard ? 0 : copy_back);
+	}
+}
+
+/*
  * The drivers unmap with sluice_dma_unmap_written() and _discard(): the same
  * lookup stage as sluice_dma_unmap() (the guest's stage lines charge their
  * checks and record lookup to it), and the path back outside the layer.
  */
 static void test_unmap_written_and_discard(void **state)
 {
-	const struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;
 	struct fx *f = stages_fx();
 	unsigned char *buf = fx_aligned(4096, 4096);
-	uint64_t a;
 
 	(void)state;
-	for (int discard = 0; discard <= 1; discard++) {
-		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_FROM_DEVICE, &a),
-				 0);
-		bench_stages_reset();
-		if (discard)
-			assert_int_equal(sluice_dma_unmap_discard(&f->dl, a, 4096,
-								  SLUICE_DMA_FROM_DEVICE),
-					 0);
-		else
-			assert_int_equal(sluice_dma_unmap_written(&f->dl, a, 4096,
-								  SLUICE_DMA_FROM_DEVICE, 100),
-					 0);
-		assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_LOOKUP], 1);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_RELEASE], 2);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_COPY_BACK], discard ? 0 : 4);
-	}
+	stages_driver_unmaps(f, buf, 2, 4);
 	free(buf);
 	assert_int_equal(fx_free(f), 0);
 }
@@ -244,33 +262,13 @@ static void test_leaf_paths(void **state)
 	struct fx *f = stages_fx_as(true);
 	unsigned char *buf = fx_aligned(4096, 4096);
 	uint64_t got[DMA_STAGE_COUNT + 1];
-	uint64_t a;
 
 	(void)state;
-	memset(buf, 7, 4096);
-	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got); /* the magazine's refill */
-	stages_pair(f, &t, buf, 4096, SLUICE_DMA_TO_DEVICE, got);
-	stages_expect(got, want_to, "leaf, 4 KiB to-device");
+	stages_warm_to_device(f, &t, buf, want_to, "leaf, 4 KiB to-device");
 	stages_pair(f, &t, buf, 4096, SLUICE_DMA_BIDIRECTIONAL, got);
 	stages_expect(got, want_bidi, "leaf, 4 KiB bidirectional");
 	/* The drivers' unmaps: the same lookup, a copy back only of bytes written. */
-	for (int discard = 0; discard <= 1; discard++) {
-		assert_int_equal(sluice_dma_map(&f->dl, &t, buf, 4096, SLUICE_DMA_FROM_DEVICE, &a),
-				 0);
-		bench_stages_reset();
-		if (discard)
-			assert_int_equal(sluice_dma_unmap_discard(&f->dl, a, 4096,
-								  SLUICE_DMA_FROM_DEVICE),
-					 0);
-		else
-			assert_int_equal(sluice_dma_unmap_written(&f->dl, a, 4096,
-								  SLUICE_DMA_FROM_DEVICE, 100),
-					 0);
-		assert_int_equal(sluice_dma_stage_now, DMA_STAGE_COUNT);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_LOOKUP], 1);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_RELEASE], 1);
-		assert_int_equal(sluice_dma_stage_leaves[DMA_STAGE_COPY_BACK], discard ? 0 : 1);
-	}
+	stages_driver_unmaps(f, buf, 1, 1);
 	free(buf);
 	assert_int_equal(fx_free(f), 0);
 }

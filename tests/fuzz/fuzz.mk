@@ -72,6 +72,10 @@ fuzz_virtio_reset_FUZZ_SRCS := drivers/virtio/virtio_blk.c drivers/virtio/virtio
 	drivers/virtio/virtio.c drivers/virtio/virtqueue.c
 fuzz_virtio_reset_FUZZ_HELPERS := tests/fuzz/fuzz_net.c tests/fuzz/fuzz_blk.c
 fuzz_dma_ops_FUZZ_SRCS := $(DMA_SRCS)
+# <target>_FUZZ_CFLAGS: extra compile flags of every object of the target. The DMA
+# target runs the port's inline ops (MOCK_PORT_INLINE, Makefile), so that the map's
+# and unmap's leaf paths (dma/map_fast.c) are fuzzed too (fuzz_dma_ops.c's dof_begin()).
+fuzz_dma_ops_FUZZ_CFLAGS = $(MOCK_PORT_INLINE)
 fuzz_pci_setup_FUZZ_SRCS := kernel/pci_setup.c kernel/pci_window.c boot/memmap.c \
 	arch/x86_64/mm/mem_range.c drivers/pci/pci.c
 fuzz_pci_setup_FUZZ_HELPERS := tests/fakes/fake_pci.c
@@ -92,11 +96,11 @@ $(1)_SUPPORT_OBJS := $$(patsubst %.c,$(BUILD)/fuzz/obj/$(1)/support/%.o,tests/fu
 $(BUILD)/fuzz/obj/$(1)/test/%.o: %.c $$(FUZZ_HEADERS) tests/fuzz/fuzz.mk
 	@mkdir -p $$(dir $$@)
 	@echo "  FUZZCC  $$@"
-	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -c -o $$@ $$<
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) $$($(1)_FUZZ_CFLAGS) -c -o $$@ $$<
 $(BUILD)/fuzz/obj/$(1)/support/%.o: %.c $$(FUZZ_HEADERS) tests/fuzz/fuzz.mk
 	@mkdir -p $$(dir $$@)
 	@echo "  FUZZCC  $$@"
-	$$(Q)$$(FUZZ_CC) $$(FUZZ_SUPPORT_CFLAGS) -DFUZZ_ONE=$(1)_one -c -o $$@ $$<
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_SUPPORT_CFLAGS) $$($(1)_FUZZ_CFLAGS) -DFUZZ_ONE=$(1)_one -c -o $$@ $$<
 $(BUILD)/fuzz/$(1): $$($(1)_TEST_OBJS) $$($(1)_SUPPORT_OBJS)
 	@echo "  FUZZLD  $$@"
 	$$(Q)$$(FUZZ_CC) -o $$@ $$^ $$(FUZZ_LDFLAGS) $$($(1)_FUZZ_LDFLAGS)

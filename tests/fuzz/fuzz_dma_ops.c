@@ -41,6 +41,7 @@
  * candidates to a stride that is no power of two (min_align_mask bits above the
  * alloc alignment) and returned misaligned slots.
  */
+#include "dma/bounce.h" /* sluice_dma_priv_fast_decide() */
 #include "tests/fuzz/fuzz_common.h"
 
 #include <stdlib.h>
@@ -935,6 +936,18 @@ static void dof_begin(struct dof *s, struct fuzz_in *in)
 	 * CPU's magazines go back only at its own next call (or at teardown).
 	 */
 	s->fd->dl.ops.flags = (mode & 0x80) ? SLUICE_DMA_PORT_CPU_EXCLUSIVE : 0;
+	/*
+	 * With the port's `rep movsb` copy and `rep stosb` zero too (a bit of the
+	 * second byte), a sluice layer's common map and unmap take the leaf paths
+	 * of dma/map_fast.c where the build shows the library those bodies
+	 * (MOCK_PORT_INLINE: the fuzzer's, tests/fuzz/fuzz.mk). Init decided from
+	 * the set-up's ops: the layer decides again from these.
+	 */
+	if ((mode & 0x80) && (cap & 0x20)) {
+		s->fd->dl.ops.copy = mock_port_copy_movsb;
+		s->fd->dl.ops.zero = mock_port_zero_stosb;
+	}
+	s->fd->dl.fast = sluice_dma_priv_fast_decide(&s->fd->dl);
 	if (s->use_arena)
 		dof_setup_arena(s, cap);
 	dof_setup_tags(s);

@@ -635,11 +635,9 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 	 * The one policy of a fast_sluice pool: a magazine's hit inline, the rest
 	 * a direct call; no indirect one.
 	 */
-	if (p->fast_sluice) {
-		s = dma_sluice_alloc_hit(p, r, cpu, &steps);
-		if (s < 0)
-			s = sluice_dma_priv_sluice_alloc_rest(p, r, cpu, &steps);
-	} else
+	if (p->fast_sluice)
+		s = dma_sluice_alloc_inline(p, r, cpu, &steps);
+	else
 #endif
 		s = p->pops->alloc(p, r, cpu, &steps);
 

@@ -445,6 +445,32 @@ static inline __attribute__((always_inline)) void dma_pcpu_add(const struct slui
 	DMA_STAGE_POP();
 }
 
+#define DMA_ATTRS_ALL                                                                     \
+	(SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY | \
+	 SLUICE_DMA_ATTR_UNMAP_WRITTEN)
+
+/*
+ * The checks of a buffer that every map entry point makes first (map.c's,
+ * and map_fast.c's leaf map, which hands a refusal to map.c to make).
+ */
+static inline int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
+			       enum sluice_dma_dir dir, unsigned int attrs)
+{
+#ifdef SLUICE_DMA_BENCH_NO_CHECKS
+	(void)dl, (void)buf, (void)len, (void)dir, (void)attrs;
+	return 0; /* DMA_CHECKED(): bench_alloc_nochecks only */
+#endif
+	if (!dma_layer_ready(dl) || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
+		return SLUICE_DMA_ERR_INVAL;
+	/* The device writes a read-only mapping: a contradiction, not a hint. */
+	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dir != SLUICE_DMA_TO_DEVICE)
+		return SLUICE_DMA_ERR_INVAL;
+	/* A buffer that wraps the address space is no buffer: the copy would fault. */
+	if ((uintptr_t)buf + len - 1 < (uintptr_t)buf)
+		return SLUICE_DMA_ERR_INVAL;
+	return 0;
+}
+
 /*
  * The tag rules every entry point checks (sluice_dma_tag_check(), which is
  * this): inline, so that the map path does not leave map.c for them.
@@ -478,10 +504,15 @@ static inline int dma_tag_check(const struct sluice_dma_tag *tag)
  * address limit is left to check; any other tag gets every rule. *@plain
  * says which it was (take's common request needs a plain tag).
  */
+static inline bool dma_tag_plain(const struct sluice_dma_tag *tag)
+{
+	return tag && !(tag->min_align_mask | tag->alloc_align_mask) &&
+	       tag->boundary_mask == SLUICE_DMA_NO_LIMIT;
+}
+
 static inline int dma_tag_check_plain(const struct sluice_dma_tag *tag, bool *plain)
 {
-	*plain = tag && !(tag->min_align_mask | tag->alloc_align_mask) &&
-		 tag->boundary_mask == SLUICE_DMA_NO_LIMIT;
+	*plain = dma_tag_plain(tag);
 	if (!*plain)
 		return dma_tag_check(tag);
 	return DMA_CHECKED(tag->addr_limit == 0) ? SLUICE_DMA_ERR_INVAL : 0;

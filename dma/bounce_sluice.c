@@ -708,17 +708,11 @@ bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 	return dma_sluice_meta(p)->page_aligned;
 }
 
-/*
- * The policy's alloc through the ops: a magazine's hit (dma_sluice_alloc_hit(),
- * bounce_sluice_mag.h, which bounce.c runs inline for a fast_sluice pool),
- * else the rest.
- */
+/* The policy's alloc through the ops (bounce.c runs the same inline for a fast_sluice pool). */
 long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				  unsigned int cpu, unsigned long *steps)
 {
-	long s = dma_sluice_alloc_hit(p, r, cpu, steps);
-
-	return s >= 0 ? s : sluice_dma_priv_sluice_alloc_rest(p, r, cpu, steps);
+	return dma_sluice_alloc_inline(p, r, cpu, steps);
 }
 
 /* A magazine run freed on @cpu, which is not its owner's: to the owner's remote list. */

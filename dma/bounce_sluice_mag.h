@@ -227,6 +227,19 @@ static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
 }
 
 /*
+ * dma_sluice_alloc_inline() - the policy's alloc: a magazine's hit inline,
+ * every other case out of line (sluice_dma_priv_sluice_alloc_rest()).
+ */
+static inline long dma_sluice_alloc_inline(struct sluice_dma_bounce_pool *p,
+					   const struct dma_bounce_req *r, unsigned int cpu,
+					   unsigned long *steps)
+{
+	long s = dma_sluice_alloc_hit(p, r, cpu, steps);
+
+	return s >= 0 ? s : sluice_dma_priv_sluice_alloc_rest(p, r, cpu, steps);
+}
+
+/*
  * dma_sluice_mag_push() - a run of @nslots at @head freed on its owner @cpu
  * into that CPU's magazine, when it is a magazine's class, no drain is
  * pending and the magazine has room. Returns false, having done nothing,

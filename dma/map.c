@@ -193,29 +193,6 @@ dma_map_one(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void 
 	return 0;
 }
 
-#define DMA_ATTRS_ALL                                                                     \
-	(SLUICE_DMA_ATTR_PARTIAL | SLUICE_DMA_ATTR_OWN_PAGES | SLUICE_DMA_ATTR_READONLY | \
-	 SLUICE_DMA_ATTR_UNMAP_WRITTEN)
-
-/* The checks of a buffer that every map entry point makes first. */
-static int dma_map_args(const struct sluice_dma_layer *dl, const void *buf, size_t len,
-			enum sluice_dma_dir dir, unsigned int attrs)
-{
-#ifdef SLUICE_DMA_BENCH_NO_CHECKS
-	(void)dl, (void)buf, (void)len, (void)dir, (void)attrs;
-	return 0; /* DMA_CHECKED(): bench_alloc_nochecks only */
-#endif
-	if (!dma_layer_ready(dl) || !buf || !len || !dma_dir_valid(dir) || (attrs & ~DMA_ATTRS_ALL))
-		return SLUICE_DMA_ERR_INVAL;
-	/* The device writes a read-only mapping: a contradiction, not a hint. */
-	if ((attrs & SLUICE_DMA_ATTR_READONLY) && dir != SLUICE_DMA_TO_DEVICE)
-		return SLUICE_DMA_ERR_INVAL;
-	/* A buffer that wraps the address space is no buffer: the copy would fault. */
-	if ((uintptr_t)buf + len - 1 < (uintptr_t)buf)
-		return SLUICE_DMA_ERR_INVAL;
-	return 0;
-}
-
 int sluice_dma_map_attrs(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag, void *buf,
 			 size_t *len, enum sluice_dma_dir dir, unsigned int attrs,
 			 uint64_t *dma_addr)

@@ -15,7 +15,7 @@
  * a `rep stosb` cost about 0.1 ns each: make bench-floor). map.c's path
  * decides at every call what the port's ops are (inline or called, locked or
  * exclusive, cache maintenance or none, profiled or not); these decide it
- * once (@fast) and call nothing but a tail call: a 4 KiB map+unmap is 223
+ * once (@fast) and call nothing but a tail call: a 4 KiB map+unmap is 231
  * instructions around its copy here, 313 on map.c's path (make bench-insns,
  * docs/results/2026-12-06-map-leaf.md). What they check is
  * what map.c checks, and they change what map.c changes: the record
@@ -82,18 +82,14 @@ int sluice_dma_map(struct sluice_dma_layer *dl, const struct sluice_dma_tag *tag
 	p = fast_pool(dl);
 
 	/*
-	 * dma_map_args()'s refusals (map.c's to make), then the common request
-	 * (dma_tag_check_plain(), dma_take_common()): at most two slots, a plain
-	 * tag the pool's last byte is within, no in-place region to try first.
-	 * A length of 0 wraps above the range.
+	 * map.c's refusals, for map.c to make (dma_map_args()), then the common
+	 * request: a plain tag (dma_tag_plain()) whose length limit it is within,
+	 * at most two slots of a pool the device reaches (dma_take_common()), no
+	 * in-place region to try first.
 	 */
-	if (!p || DMA_CHECKED(!dma_addr || !buf || !dma_dir_valid(dir) || !tag) ||
-	    len - 1 >= 2 * SLUICE_DMA_IO_TLB_SIZE ||
-	    DMA_CHECKED((uintptr_t)buf + len - 1 < (uintptr_t)buf) ||
-	    (tag->min_align_mask | tag->alloc_align_mask) ||
-	    tag->boundary_mask != SLUICE_DMA_NO_LIMIT ||
-	    (tag->max_mapping && len > tag->max_mapping) || p->dma_last > tag->addr_limit ||
-	    __atomic_load_n(&dl->inplace, __ATOMIC_RELAXED))
+	if (!p || DMA_CHECKED(!dma_addr) || dma_map_args(dl, buf, len, dir, 0) ||
+	    !dma_tag_plain(tag) || (tag->max_mapping && len > tag->max_mapping) ||
+	    !dma_take_common(p, tag, len, 0) || __atomic_load_n(&dl->inplace, __ATOMIC_RELAXED))
 		return sluice_dma_priv_map(dl, tag, buf, len, dir, dma_addr);
 	cpu = fast_cpu(dl);
 	k = len > SLUICE_DMA_IO_TLB_SIZE;

@@ -83,25 +83,9 @@ int sluice_dma_priv_bounce_req_init(struct dma_bounce_req *r, const struct sluic
 	/* A request of no bytes would get no slot, yet a record and an address. */
 	if (!r || !tag || !offset || !len)
 		return SLUICE_DMA_ERR_INVAL;
-	if (!(tag->min_align_mask | tag->alloc_align_mask) &&
-	    tag->boundary_mask == SLUICE_DMA_NO_LIMIT && len <= UINT32_MAX) {
-		/*
-		 * A plain tag (dma_tag_check_plain()): no offset, no rounding, no
-		 * boundary. The general rules below give exactly this; they are
-		 * skipped, not changed (test_linux_trace replays upstream's slot
-		 * choices for plain requests of every length class through it).
-		 */
-		align = (len >= SLUICE_DMA_PAGE_SIZE ? SLUICE_DMA_PAGE_SIZE :
-						       SLUICE_DMA_IO_TLB_SIZE) -
-			1;
-		r->orig = orig;
-		r->alloc_size = len;
-		r->nslots = dma_nr_slots(len);
-		r->alloc_align_mask = align;
-		r->iotlb_align_mask = 0;
-		r->stride = (unsigned long)(align >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
-		r->boundary_mask = SLUICE_DMA_NO_LIMIT;
-		r->max_slots = (SLUICE_DMA_NO_LIMIT >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
+	if (dma_tag_plain(tag) && len <= UINT32_MAX) {
+		/* The general rules below give exactly this; skipped, not changed. */
+		dma_bounce_req_plain(r, orig, len);
 		*offset = 0;
 		return 0;
 	}
@@ -620,23 +604,22 @@ void sluice_dma_priv_bounce_refuse_oversize(struct sluice_dma_bounce_pool *p,
 		   sluice_dma_bounce_policy_name(p->policy), r->nslots, s);
 }
 
-long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
-				  unsigned int cpu)
+/*
+ * Every alloc a magazine's hit does not serve: the policy's search, its steps
+ * counted, and a failure counted as a full pool. Out of line, so the hit in
+ * sluice_dma_priv_bounce_alloc() needs no frame.
+ */
+static __attribute__((noinline)) long dma_bounce_alloc_search(struct sluice_dma_bounce_pool *p,
+							      const struct dma_bounce_req *r,
+							      unsigned int cpu)
 {
 	unsigned long steps = 0;
 	long s;
 
-	/* The per-CPU counters are indexed by @cpu; policies assume >= 1 slot. */
-	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
-		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
-		   (const void *)r, cpu, r ? r->nslots : 0);
 #if DMA_POLICY_WITH(SLUICE)
-	/*
-	 * The one policy of a fast_sluice pool: a magazine's hit inline, the rest
-	 * a direct call; no indirect one.
-	 */
+	/* The one policy of a fast_sluice pool: a direct call, no indirect one. */
 	if (p->fast_sluice)
-		s = dma_sluice_alloc_inline(p, r, cpu, &steps);
+		s = sluice_dma_priv_sluice_alloc_rest(p, r, cpu, &steps);
 	else
 #endif
 		s = p->pops->alloc(p, r, cpu, &steps);
@@ -646,6 +629,25 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 	if (s < 0)
 		atomic_fetch_add_explicit(&p->full_events, 1, memory_order_relaxed);
 	return s;
+}
+
+long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
+				  unsigned int cpu)
+{
+	/* The per-CPU counters are indexed by @cpu; policies assume >= 1 slot. */
+	DMA_ASSERT(p ? p->dl : NULL, p && r && cpu < p->dl->ncpus && r->nslots,
+		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
+		   (const void *)r, cpu, r ? r->nslots : 0);
+#if DMA_POLICY_WITH(SLUICE)
+	/* A fast_sluice pool's magazine hit inline; it counts its own step. */
+	if (p->fast_sluice) {
+		long s = dma_sluice_alloc_hit(p, r, cpu);
+
+		if (s >= 0)
+			return s;
+	}
+#endif
+	return dma_bounce_alloc_search(p, r, cpu);
 }
 
 void sluice_dma_priv_bounce_free(struct sluice_dma_bounce_pool *p, unsigned long head,
@@ -883,7 +885,7 @@ int sluice_dma_priv_bounce_take_general(struct sluice_dma_layer *dl,
 	bool fits = false;
 	int err;
 
-	err = sluice_dma_priv_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
+	err = dma_bounce_req_init(&r, tag, (uint64_t)(uintptr_t)orig, len, &offset);
 	if (err)
 		return err;
 	for (; p; p = atomic_load_explicit(&p->next, memory_order_acquire)) {

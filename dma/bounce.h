@@ -659,6 +659,46 @@ sluice_dma_priv_bounce_ops_of(enum sluice_dma_bounce_policy policy);
 SLUICE_DMA_PRIV int sluice_dma_priv_bounce_req_init(struct dma_bounce_req *r,
 						    const struct sluice_dma_tag *tag, uint64_t orig,
 						    size_t len, uint64_t *offset);
+/*
+ * dma_bounce_req_plain() - the request for @len bytes (1 to UINT32_MAX) at
+ * @orig under a plain tag (dma_tag_plain()): no offset, no rounding, no
+ * boundary, a page's alignment from a page up. It is what the general rules of
+ * sluice_dma_priv_bounce_req_init() give for such a tag, built without running
+ * them (test_linux_trace replays upstream's slot choices for plain requests of
+ * every length class through it).
+ */
+static inline void dma_bounce_req_plain(struct dma_bounce_req *r, uint64_t orig, size_t len)
+{
+	uint64_t align =
+		(len >= SLUICE_DMA_PAGE_SIZE ? SLUICE_DMA_PAGE_SIZE : SLUICE_DMA_IO_TLB_SIZE) - 1;
+
+	r->orig = orig;
+	r->alloc_size = len;
+	r->nslots = dma_nr_slots(len);
+	r->alloc_align_mask = align;
+	r->iotlb_align_mask = 0;
+	r->stride = (unsigned long)(align >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
+	r->boundary_mask = SLUICE_DMA_NO_LIMIT;
+	r->max_slots = (SLUICE_DMA_NO_LIMIT >> SLUICE_DMA_IO_TLB_SHIFT) + 1;
+}
+
+/*
+ * dma_bounce_req_init() - sluice_dma_priv_bounce_req_init() for callers that
+ * pass a request and offset of their own: a plain tag's request is built
+ * inline, with no call (the general map path's and the slot cell's common
+ * case); any other tag, length or a NULL tag goes to the full rules.
+ */
+static inline int dma_bounce_req_init(struct dma_bounce_req *r, const struct sluice_dma_tag *tag,
+				      uint64_t orig, size_t len, uint64_t *offset)
+{
+	if (len && len <= UINT32_MAX && dma_tag_plain(tag)) {
+		dma_bounce_req_plain(r, orig, len);
+		*offset = 0;
+		return 0;
+	}
+	return sluice_dma_priv_bounce_req_init(r, tag, orig, len, offset);
+}
+
 SLUICE_DMA_PRIV struct sluice_dma_bounce_pool *
 sluice_dma_priv_bounce_pool_of(const struct sluice_dma_layer *dl, uint64_t dma_addr);
 SLUICE_DMA_PRIV long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p,

@@ -689,30 +689,22 @@ long sluice_dma_priv_sluice_mag_pop_locked(struct sluice_dma_bounce_pool *p, uns
 	return s;
 }
 
-bool sluice_dma_priv_sluice_mag_push_locked(struct sluice_dma_bounce_pool *p, unsigned long head,
-					    int k, unsigned int cpu)
-{
-	struct dma_sluice_meta *m = dma_sluice_meta(p);
-	struct dma_sluice_cpu *c = &m->cpus[cpu];
-	bool done;
-
-	dma_lock(p->dl, &c->lock);
-	done = dma_sluice_mag_push_held(m, c, head, k);
-	dma_unlock(p->dl, &c->lock);
-	return done;
-}
-
 /* Whether the common request may pop @p's magazines unchecked (class 1 = pages). */
 bool sluice_dma_priv_sluice_fast(const struct sluice_dma_bounce_pool *p)
 {
 	return dma_sluice_meta(p)->page_aligned;
 }
 
-/* The policy's alloc through the ops (bounce.c runs the same inline for a fast_sluice pool). */
+/*
+ * The policy's alloc through the ops (bounce.c runs the same inline for a
+ * fast_sluice pool): a magazine's hit, which counts its own step, or the rest.
+ */
 long sluice_dma_priv_sluice_alloc(struct sluice_dma_bounce_pool *p, const struct dma_bounce_req *r,
 				  unsigned int cpu, unsigned long *steps)
 {
-	return dma_sluice_alloc_inline(p, r, cpu, steps);
+	long s = dma_sluice_meta(p)->page_aligned ? dma_sluice_alloc_hit(p, r, cpu) : -1;
+
+	return s >= 0 ? s : sluice_dma_priv_sluice_alloc_rest(p, r, cpu, steps);
 }
 
 /* A magazine run freed on @cpu, which is not its owner's: to the owner's remote list. */

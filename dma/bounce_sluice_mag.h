@@ -175,9 +175,6 @@ static inline bool dma_sluice_mag_push_held(const struct dma_sluice_meta *m,
 /* Without the exclusive promise: the same under the CPU's lock (bounce_sluice.c). */
 SLUICE_DMA_PRIV long sluice_dma_priv_sluice_mag_pop_locked(struct sluice_dma_bounce_pool *p,
 							   unsigned int k, unsigned int cpu);
-SLUICE_DMA_PRIV bool sluice_dma_priv_sluice_mag_push_locked(struct sluice_dma_bounce_pool *p,
-							    unsigned long head, int k,
-							    unsigned int cpu);
 
 /*
  * dma_sluice_mag_pop() - the common request's slots: the newest entry of the
@@ -201,50 +198,49 @@ static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned
 /*
  * dma_sluice_alloc_hit() - the policy's alloc (a request normalised by
  * sluice_dma_priv_bounce_req_init()) when a magazine can serve it: one slot
- * or a page-aligned pair, no min_align bits, no boundary, an alignment the
- * class keeps, a page-aligned pool. The pop, counted as the general path
- * counts a hit: a candidate looked at (*@steps, which the caller adds) and a
- * cache hit. Returns -1, having changed nothing, for any other request, an
- * empty magazine or a pending drain (sluice_dma_priv_sluice_alloc_rest()).
+ * or a page-aligned pair, no min_align bits, no boundary, an exclusive port,
+ * and a page-aligned pool (the caller's to
+ * know: a fast_sluice pool is one, the ops test it). The pop, counted here
+ * as the general path counts a hit: one candidate looked at (search_steps)
+ * and one cache hit, plain adds, since this CPU is the counters' one writer
+ * (dma_pcpu_add_owned()); the caller has no step count to add. Returns -1,
+ * having changed and counted nothing, for any other request, an empty
+ * magazine or a pending drain: sluice_dma_priv_sluice_alloc_rest() then
+ * serves it, under the CPU's lock when the port is not exclusive.
  */
 static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
-					const struct dma_bounce_req *r, unsigned int cpu,
-					unsigned long *steps)
+					const struct dma_bounce_req *r, unsigned int cpu)
 {
 	unsigned long k = r->nslots - 1;
+	struct dma_sluice_meta *m = dma_sluice_meta(p);
+	struct dma_bounce_pcpu *pc = &p->pcpu[cpu];
 	long s;
 
+	/*
+	 * No alignment test: a request's alignment never exceeds its run, since
+	 * sluice_dma_priv_bounce_req_init() rounds the size up to it (Linux's
+	 * rule; test_bounce's request_inline checks it of every request), so a
+	 * slot is 2 KiB-aligned enough and a page pair page-aligned enough.
+	 */
 	if (k > 1 || (r->orig && r->iotlb_align_mask) || r->boundary_mask != SLUICE_DMA_NO_LIMIT ||
-	    r->alloc_align_mask > (k ? SLUICE_DMA_PAGE_SIZE - 1 : SLUICE_DMA_IO_TLB_SIZE - 1) ||
-	    !dma_sluice_meta(p)->page_aligned)
+	    !dma_sluice_exclusive(p))
 		return -1;
-	s = dma_sluice_mag_pop(p, (unsigned int)k, cpu);
+	s = dma_sluice_mag_pop_held(p, &m->cpus[cpu], (unsigned int)k, cpu);
 	if (s >= 0) {
-		(*steps)++;
-		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
+		dma_pcpu_add_owned(&pc->search_steps, 1);
+		dma_pcpu_add_owned(&pc->cache_hits, 1);
 	}
 	return s;
 }
 
 /*
- * dma_sluice_alloc_inline() - the policy's alloc: a magazine's hit inline,
- * every other case out of line (sluice_dma_priv_sluice_alloc_rest()).
- */
-static inline long dma_sluice_alloc_inline(struct sluice_dma_bounce_pool *p,
-					   const struct dma_bounce_req *r, unsigned int cpu,
-					   unsigned long *steps)
-{
-	long s = dma_sluice_alloc_hit(p, r, cpu, steps);
-
-	return s >= 0 ? s : sluice_dma_priv_sluice_alloc_rest(p, r, cpu, steps);
-}
-
-/*
  * dma_sluice_mag_push() - a run of @nslots at @head freed on its owner @cpu
- * into that CPU's magazine, when it is a magazine's class, no drain is
- * pending and the magazine has room. Returns false, having done nothing,
- * otherwise: the caller then calls sluice_dma_priv_sluice_free_miss(), which
- * handles every case (remote owner, drain, a full magazine, long runs).
+ * into that CPU's magazine, when it is a magazine's class, the port is
+ * exclusive, no drain is pending and the magazine has room. Returns false,
+ * having done nothing, otherwise: the caller then calls
+ * sluice_dma_priv_sluice_free_miss(), which handles every case (the CPU's
+ * lock on a port that is not exclusive, a remote owner, a drain, a full
+ * magazine, long runs).
  */
 static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigned long head,
 				       unsigned long nslots, unsigned int cpu)
@@ -252,10 +248,8 @@ static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigne
 	struct dma_sluice_meta *m = dma_sluice_meta(p);
 	int k = dma_sluice_class(head, nslots);
 
-	if (k < 0 || p->slots[head].owner != cpu)
+	if (k < 0 || !dma_sluice_exclusive(p) || p->slots[head].owner != cpu)
 		return false;
-	if (!dma_sluice_exclusive(p))
-		return sluice_dma_priv_sluice_mag_push_locked(p, head, k, cpu);
 	return dma_sluice_mag_push_held(m, &m->cpus[cpu], head, k);
 }
 

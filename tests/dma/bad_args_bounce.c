@@ -27,6 +27,34 @@ static long req_call(const struct sluice_dma_tag *t, size_t len, bool null_req, 
 					       null_off ? NULL : &off);
 }
 
+/* The same through dma_bounce_req_init(), which builds a plain tag's request inline. */
+static long req_inline(const struct sluice_dma_tag *t, size_t len)
+{
+	struct dma_bounce_req r;
+	uint64_t off;
+
+	return dma_bounce_req_init(&r, t, 0x1234, len, &off);
+}
+
+static long req_inline_null_tag(struct bx *b)
+{
+	(void)b;
+	return req_inline(NULL, 10);
+}
+
+static long req_inline_zero_len(struct bx *b)
+{
+	(void)b;
+	return req_inline(&deftag, 0);
+}
+
+static long req_inline_over_u32(struct bx *b)
+{
+	SKIP_IF_32BIT_SIZE();
+	(void)b;
+	return req_inline(&deftag, (size_t)UINT32_MAX + 1);
+}
+
 static long req_null_req(struct bx *b)
 {
 	(void)b;
@@ -160,6 +188,9 @@ const struct row bad_args_bounce_rows[] = {
 	{ R(req_null_off, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_over_u32, SLUICE_DMA_ERR_RANGE), false, false },
+	{ R(req_inline_null_tag, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_inline_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_inline_over_u32, SLUICE_DMA_ERR_RANGE), false, false },
 	{ R(req_align_wraps, SLUICE_DMA_ERR_RANGE), false, false },
 	{ R(pool_of_null, 0), false, false },
 	{ R(pool_of_outside, 0), true, false },

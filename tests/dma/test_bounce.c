@@ -879,6 +879,74 @@ static void test_max_areas(void **state)
 	free(buf);
 }
 
+/* ------------------------------------------------------------------ requests */
+
+/*
+ * dma_bounce_req_init() builds a plain tag's request inline and hands every
+ * other to sluice_dma_priv_bounce_req_init(): for every tag shape, length
+ * class and buffer offset, both give the same code, request and offset. And
+ * every request's alignment fits in its run (the size is rounded up to it),
+ * which the `sluice` policy's magazine hit relies on instead of testing it.
+ */
+static void test_request_inline(void **state)
+{
+	const uint64_t lens[] = { 0,
+				  1,
+				  2047,
+				  2048,
+				  2049,
+				  4095,
+				  4096,
+				  4097,
+				  65536,
+				  UINT32_MAX,
+				  (uint64_t)UINT32_MAX + 1 };
+	const uint64_t origs[] = { 0, 0x1234, 0x1800, 0xfffff000 };
+	enum { NTAGS = 10 };
+	struct sluice_dma_tag tags[NTAGS];
+
+	(void)state;
+	for (unsigned int t = 0; t < NTAGS; t++)
+		tags[t] = (struct sluice_dma_tag)SLUICE_DMA_TAG_DEFAULT;
+	tags[1].addr_limit = 0xffffffffull; /* still plain: the limit is no mask rule */
+	tags[2].alloc_align_mask = 4095;
+	tags[3].min_align_mask = 0xfff;
+	tags[4].boundary_mask = 0xffff;
+	tags[5].min_align_mask = 0x7ff;
+	tags[6].alloc_align_mask = 1023;
+	tags[7].alloc_align_mask = 8191;
+	tags[8].alloc_align_mask = 65535;
+	tags[8].min_align_mask = 0x3fff;
+	tags[9].alloc_align_mask = 2047;
+	tags[9].min_align_mask = 0xffff;
+	for (unsigned int t = 0; t <= NTAGS; t++) {
+		const struct sluice_dma_tag *tag = t < NTAGS ? &tags[t] : NULL;
+
+		for (unsigned int l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			if (lens[l] > SIZE_MAX)
+				continue;
+			for (unsigned int o = 0; o < sizeof(origs) / sizeof(origs[0]); o++) {
+				struct dma_bounce_req a, b;
+				uint64_t oa = 7, ob = 7;
+				int ra, rb;
+
+				memset(&a, 0x5a, sizeof(a));
+				memset(&b, 0x5a, sizeof(b));
+				ra = dma_bounce_req_init(&a, tag, origs[o], (size_t)lens[l], &oa);
+				rb = sluice_dma_priv_bounce_req_init(&b, tag, origs[o],
+								     (size_t)lens[l], &ob);
+				assert_int_equal(ra, rb);
+				if (ra)
+					continue;
+				assert_memory_equal(&a, &b, sizeof(a));
+				assert_int_equal(oa, ob);
+				assert_true(a.alloc_align_mask <
+					    (uint64_t)a.nslots << SLUICE_DMA_IO_TLB_SHIFT);
+			}
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ geometry and init errors */
 
 static void test_pool_args(void **state)
@@ -941,6 +1009,7 @@ int main(void)
 		{ "grow_concurrent", test_grow_concurrent, false },
 		{ "random_model", test_random_model, false },
 		{ "pool_args", test_pool_args, false },
+		{ "request_inline", test_request_inline, false },
 		{ "linux_replay", test_linux_replay, true },
 		{ "linux_replay_areas", test_linux_replay_areas, true },
 		{ "linux_nareas", test_linux_nareas, true },

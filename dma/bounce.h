@@ -114,7 +114,10 @@ _Static_assert(sizeof(struct dma_bounce_slot) <= 24, "slot record grew");
  *	@fast_maps counts the mappings the bounce path made from a magazine hit
  *	(bounce.c's take): each is also one mapping, one search step and one
  *	cache hit, and is folded into those three when read (stats.c), so the
- *	common map updates one counter where it updated three.
+ *	common map updates one counter where it updated three. Likewise
+ *	@search_steps holds the candidates that did not serve the request: a
+ *	cache hit is one candidate more, added to the steps when read, so a
+ *	slot alloc's magazine hit updates @cache_hits alone.
  */
 struct dma_bounce_pcpu {
 	alignas(DMA_CACHELINE) atomic_ulong mappings;
@@ -686,12 +689,14 @@ static inline void dma_bounce_req_plain(struct dma_bounce_req *r, uint64_t orig,
  * dma_bounce_req_init() - sluice_dma_priv_bounce_req_init() for callers that
  * pass a request and offset of their own: a plain tag's request is built
  * inline, with no call (the general map path's and the slot cell's common
- * case); any other tag, length or a NULL tag goes to the full rules.
+ * case); any other tag or length, and any NULL argument, goes to the full
+ * rules.
  */
 static inline int dma_bounce_req_init(struct dma_bounce_req *r, const struct sluice_dma_tag *tag,
 				      uint64_t orig, size_t len, uint64_t *offset)
 {
-	if (len && len <= UINT32_MAX && dma_tag_plain(tag)) {
+	/* @r and @offset too, so every input answers as the full rules do. */
+	if (r && offset && len && len <= UINT32_MAX && dma_tag_plain(tag)) {
 		dma_bounce_req_plain(r, orig, len);
 		*offset = 0;
 		return 0;

@@ -496,14 +496,15 @@ static long dma_sluice_cache_get(struct sluice_dma_bounce_pool *p, struct dma_sl
 	for (i = n; i-- > lim;) {
 		uint32_t s = c->ent[k][i];
 
-		(*steps)++;
 		if (dma_bounce_slot_aligned(p, r, s) && dma_bounce_span_ok(p, r, s, r->nslots)) {
 			c->ent[k][i] = c->ent[k][n - 1];
 			dma_sluice_st(&c->n[k], n - 1);
+			/* Its own step is counted with it (bounce.h). */
 			dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 			dma_sluice_unown(p, c);
 			return s;
 		}
+		(*steps)++;
 	}
 	dma_sluice_unown(p, c);
 	return -1;
@@ -525,10 +526,11 @@ static long dma_sluice_big_get(struct sluice_dma_bounce_pool *p, struct dma_slui
 	for (unsigned int i = c->nbig; i-- > 0;) {
 		uint32_t s = c->big_head[i];
 
-		(*steps)++;
 		if (c->big_len[i] != r->nslots || !dma_bounce_slot_aligned(p, r, s) ||
-		    !dma_bounce_span_ok(p, r, s, r->nslots))
+		    !dma_bounce_span_ok(p, r, s, r->nslots)) {
+			(*steps)++;
 			continue;
+		}
 		found = s;
 		c->big_slots -= c->big_len[i];
 		for (unsigned int j = i + 1; j < c->nbig; j++) {
@@ -536,6 +538,7 @@ static long dma_sluice_big_get(struct sluice_dma_bounce_pool *p, struct dma_slui
 			c->big_len[j - 1] = c->big_len[j];
 		}
 		c->nbig--;
+		/* Its own step is counted with it (bounce.h). */
 		dma_pcpu_add(p->dl, &p->pcpu[cpu].cache_hits, 1);
 		break;
 	}

@@ -201,12 +201,13 @@ static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned
  * or a page-aligned pair, no min_align bits, no boundary, an exclusive port,
  * and a page-aligned pool (the caller's to
  * know: a fast_sluice pool is one, the ops test it). The pop, counted here
- * as the general path counts a hit: one candidate looked at (search_steps)
- * and one cache hit, plain adds, since this CPU is the counters' one writer
- * (dma_pcpu_add_owned()); the caller has no step count to add. Returns -1,
- * having changed and counted nothing, for any other request, an empty
- * magazine or a pending drain: sluice_dma_priv_sluice_alloc_rest() then
- * serves it, under the CPU's lock when the port is not exclusive.
+ * as the general path counts a hit: one cache hit, which reads back as one
+ * candidate looked at too (bounce.h), a plain add, since this CPU is the
+ * counter's one writer (dma_pcpu_add_owned()); the caller has no step count
+ * to add. Returns -1, having changed and counted nothing, for any other
+ * request, an empty magazine or a pending drain:
+ * sluice_dma_priv_sluice_alloc_rest() then serves it, under the CPU's lock
+ * when the port is not exclusive.
  */
 static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
 					const struct dma_bounce_req *r, unsigned int cpu)
@@ -219,17 +220,16 @@ static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
 	/*
 	 * No alignment test: a request's alignment never exceeds its run, since
 	 * sluice_dma_priv_bounce_req_init() rounds the size up to it (Linux's
-	 * rule; test_bounce's request_inline checks it of every request), so a
-	 * slot is 2 KiB-aligned enough and a page pair page-aligned enough.
+	 * rule) for every tag dma_tag_check() accepts, whose masks are 2^n - 1
+	 * (test_bounce's request_inline checks it of every request), so a slot
+	 * is 2 KiB-aligned enough and a page pair page-aligned enough.
 	 */
-	if (k > 1 || (r->orig && r->iotlb_align_mask) || r->boundary_mask != SLUICE_DMA_NO_LIMIT ||
+	if (k > 1 || r->iotlb_align_mask || r->boundary_mask != SLUICE_DMA_NO_LIMIT ||
 	    !dma_sluice_exclusive(p))
 		return -1;
 	s = dma_sluice_mag_pop_held(p, &m->cpus[cpu], (unsigned int)k, cpu);
-	if (s >= 0) {
-		dma_pcpu_add_owned(&pc->search_steps, 1);
-		dma_pcpu_add_owned(&pc->cache_hits, 1);
-	}
+	if (s >= 0)
+		dma_pcpu_add_owned(&pc->cache_hits, 1); /* and its step (bounce.h) */
 	return s;
 }
 

@@ -25,6 +25,8 @@ static void dma_stats_add_pool(const struct sluice_dma_bounce_pool *p,
 		const struct dma_bounce_pcpu *c = &p->pcpu[cpu];
 		/* A magazine hit of the bounce path: a mapping, a step, a hit (bounce.h). */
 		unsigned long fast = atomic_load_explicit(&c->fast_maps, memory_order_relaxed);
+		/* Every cache hit is also the step that found it (bounce.h). */
+		unsigned long hits = atomic_load_explicit(&c->cache_hits, memory_order_relaxed);
 
 		o->mappings += fast + atomic_load_explicit(&c->mappings, memory_order_relaxed);
 		o->unmaps += atomic_load_explicit(&c->unmaps, memory_order_relaxed);
@@ -34,8 +36,8 @@ static void dma_stats_add_pool(const struct sluice_dma_bounce_pool *p,
 			atomic_load_explicit(&c->bytes_from_device, memory_order_relaxed);
 		o->bytes_scrubbed += atomic_load_explicit(&c->bytes_scrubbed, memory_order_relaxed);
 		o->search_steps +=
-			fast + atomic_load_explicit(&c->search_steps, memory_order_relaxed);
-		o->cache_hits += fast + atomic_load_explicit(&c->cache_hits, memory_order_relaxed);
+			fast + hits + atomic_load_explicit(&c->search_steps, memory_order_relaxed);
+		o->cache_hits += fast + hits;
 	}
 }
 

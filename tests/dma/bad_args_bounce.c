@@ -28,12 +28,30 @@ static long req_call(const struct sluice_dma_tag *t, size_t len, bool null_req, 
 }
 
 /* The same through dma_bounce_req_init(), which builds a plain tag's request inline. */
-static long req_inline(const struct sluice_dma_tag *t, size_t len)
+static long req_inline_call(const struct sluice_dma_tag *t, size_t len, bool null_req,
+			    bool null_off)
 {
 	struct dma_bounce_req r;
 	uint64_t off;
 
-	return dma_bounce_req_init(&r, t, 0x1234, len, &off);
+	return dma_bounce_req_init(null_req ? NULL : &r, t, 0x1234, len, null_off ? NULL : &off);
+}
+
+static long req_inline(const struct sluice_dma_tag *t, size_t len)
+{
+	return req_inline_call(t, len, false, false);
+}
+
+static long req_inline_null_req(struct bx *b)
+{
+	(void)b;
+	return req_inline_call(&deftag, 10, true, false);
+}
+
+static long req_inline_null_off(struct bx *b)
+{
+	(void)b;
+	return req_inline_call(&deftag, 10, false, true);
 }
 
 static long req_inline_null_tag(struct bx *b)
@@ -188,6 +206,8 @@ const struct row bad_args_bounce_rows[] = {
 	{ R(req_null_off, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_over_u32, SLUICE_DMA_ERR_RANGE), false, false },
+	{ R(req_inline_null_req, SLUICE_DMA_ERR_INVAL), false, false },
+	{ R(req_inline_null_off, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_inline_null_tag, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_inline_zero_len, SLUICE_DMA_ERR_INVAL), false, false },
 	{ R(req_inline_over_u32, SLUICE_DMA_ERR_RANGE), false, false },

@@ -230,6 +230,69 @@ static void test_hit_alignment(void **state)
 	}
 }
 
+static uint64_t map_tag(struct fx *f, const struct sluice_dma_tag *t, void *buf, size_t len)
+{
+	uint64_t d = 0;
+
+	assert_int_equal(sluice_dma_map(&f->dl, t, buf, len, SLUICE_DMA_TO_DEVICE, &d), 0);
+	return d;
+}
+
+/*
+ * A min_align request (the device sees the buffer's low address bits: here
+ * bit 11, a slot's parity) takes the newest cached run whose address repeats
+ * them. Each run probed above it counts one search step; the one taken counts
+ * a cache hit, which reads back as one step more (bounce.h). For single slots
+ * (the magazine) and for runs of four (the CPU's run cache).
+ */
+static void test_min_align_probe(void **state)
+{
+	struct fx *f = excl_new(1, 4 * MIB);
+	unsigned char *mem = fx_aligned(4096, 16384);
+	struct sluice_dma_tag ma = SLUICE_DMA_TAG_DEFAULT;
+	struct sluice_dma_bounce_stats s0, s1;
+	uint64_t d[8], odd = 0, even = 0, a, b;
+
+	(void)state;
+	assert_non_null(mem);
+	ma.min_align_mask = 0xfff;
+	/* Single slots: an odd one, then an even one, freed last (newest). */
+	for (unsigned int i = 0; i < 8; i++) {
+		d[i] = map1(f, mem, 2048);
+		if ((d[i] & 0x800) && !odd)
+			odd = d[i];
+		else if (!(d[i] & 0x800) && !even)
+			even = d[i];
+	}
+	assert_true(odd && even);
+	for (unsigned int i = 0; i < 8; i++)
+		if (d[i] != odd && d[i] != even)
+			unmap1(f, d[i], 2048);
+	unmap1(f, odd, 2048);
+	unmap1(f, even, 2048);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
+	/* Bit 11 of the buffer set: an odd slot; the even one on top is probed. */
+	assert_true(map_tag(f, &ma, mem + 0x800, 2048) == odd);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
+	assert_int_equal(s1.search_steps - s0.search_steps, 2);
+	assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
+	unmap1(f, odd, 2048);
+	/* Runs of four: one at an odd slot (min_align), one page-aligned (plain) on top. */
+	a = map_tag(f, &ma, mem + 0x800, 8192);
+	b = map1(f, mem, 8192);
+	assert_true((a & 0x800) && !(b & 0x800));
+	unmap1(f, a, 8192);
+	unmap1(f, b, 8192);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
+	assert_true(map_tag(f, &ma, mem + 0x800, 8192) == a);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
+	assert_int_equal(s1.search_steps - s0.search_steps, 2);
+	assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
+	unmap1(f, a, 8192);
+	assert_int_equal(fx_free(f), 0);
+	free(mem);
+}
+
 /* A port whose device addresses run half a page ahead of the CPU's. */
 static uint64_t half_page_virt_to_dma(void *ctx, const void *vaddr)
 {
@@ -744,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_hit_alignment),
 		cmocka_unit_test(test_magazine_locks),
 		cmocka_unit_test(test_unaligned_pool),
+		cmocka_unit_test(test_min_align_probe),
 		cmocka_unit_test(test_remote_list),
 		cmocka_unit_test(test_drain_request),
 		cmocka_unit_test(test_drain_request_on_unmap),

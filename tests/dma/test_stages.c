@@ -148,13 +148,17 @@ static void test_common_bidirectional(void **state)
 	assert_int_equal(fx_free(f), 0);
 }
 
-/* A request off the common path (an 8 KiB alignment): the general path's markers. */
+/*
+ * A request off the common path (an 8 KiB alignment): the general path's
+ * markers. The second pair's run comes from the CPU's run cache at its first
+ * probe: a cache hit, which carries its own step, so no step count is added.
+ */
 static void test_general_path(void **state)
 {
 	static const uint64_t want[DMA_STAGE_COUNT] = {
 		[DMA_STAGE_ARGS] = 1,	   [DMA_STAGE_TAG] = 1,	    [DMA_STAGE_POOL] = 1,
-		[DMA_STAGE_SLOT] = 3,	   [DMA_STAGE_RECORD] = 3,  [DMA_STAGE_COPY] = 4,
-		[DMA_STAGE_CACHE] = 1,	   [DMA_STAGE_STATS] = 7,   [DMA_STAGE_LOOKUP] = 1,
+		[DMA_STAGE_SLOT] = 2,	   [DMA_STAGE_RECORD] = 3,  [DMA_STAGE_COPY] = 4,
+		[DMA_STAGE_CACHE] = 1,	   [DMA_STAGE_STATS] = 6,   [DMA_STAGE_LOOKUP] = 1,
 		[DMA_STAGE_COPY_BACK] = 0, [DMA_STAGE_RELEASE] = 2,
 	};
 	struct sluice_dma_tag t = SLUICE_DMA_TAG_DEFAULT;

@@ -238,6 +238,20 @@ static uint64_t map_tag(struct fx *f, const struct sluice_dma_tag *t, void *buf,
 	return d;
 }
 
+/* Map @len at @buf under @t: it must take @want, the second run probed (2 steps, 1 hit). */
+static void probe_takes(struct fx *f, const struct sluice_dma_tag *t, void *buf, size_t len,
+			uint64_t want)
+{
+	struct sluice_dma_bounce_stats s0, s1;
+
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
+	assert_true(map_tag(f, t, buf, len) == want);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
+	assert_int_equal(s1.search_steps - s0.search_steps, 2);
+	assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
+	unmap1(f, want, len);
+}
+
 /*
  * A min_align request (the device sees the buffer's low address bits: here
  * bit 11, a slot's parity) takes the newest cached run whose address repeats
@@ -250,7 +264,6 @@ static void test_min_align_probe(void **state)
 	struct fx *f = excl_new(1, 4 * MIB);
 	unsigned char *mem = fx_aligned(4096, 16384);
 	struct sluice_dma_tag ma = SLUICE_DMA_TAG_DEFAULT;
-	struct sluice_dma_bounce_stats s0, s1;
 	uint64_t d[8], odd = 0, even = 0, a, b;
 
 	(void)state;
@@ -270,25 +283,15 @@ static void test_min_align_probe(void **state)
 			unmap1(f, d[i], 2048);
 	unmap1(f, odd, 2048);
 	unmap1(f, even, 2048);
-	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
 	/* Bit 11 of the buffer set: an odd slot; the even one on top is probed. */
-	assert_true(map_tag(f, &ma, mem + 0x800, 2048) == odd);
-	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
-	assert_int_equal(s1.search_steps - s0.search_steps, 2);
-	assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
-	unmap1(f, odd, 2048);
+	probe_takes(f, &ma, mem + 0x800, 2048, odd);
 	/* Runs of four: one at an odd slot (min_align), one page-aligned (plain) on top. */
 	a = map_tag(f, &ma, mem + 0x800, 8192);
 	b = map1(f, mem, 8192);
 	assert_true((a & 0x800) && !(b & 0x800));
 	unmap1(f, a, 8192);
 	unmap1(f, b, 8192);
-	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s0), 0);
-	assert_true(map_tag(f, &ma, mem + 0x800, 8192) == a);
-	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &s1), 0);
-	assert_int_equal(s1.search_steps - s0.search_steps, 2);
-	assert_int_equal(s1.cache_hits - s0.cache_hits, 1);
-	unmap1(f, a, 8192);
+	probe_takes(f, &ma, mem + 0x800, 8192, a);
 	assert_int_equal(fx_free(f), 0);
 	free(mem);
 }

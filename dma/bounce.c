@@ -639,7 +639,7 @@ long sluice_dma_priv_bounce_alloc(struct sluice_dma_bounce_pool *p, const struct
 		   "bounce alloc: pool %p, request %p, cpu %u, %lu slots: invalid", (void *)p,
 		   (const void *)r, cpu, r ? r->nslots : 0);
 #if DMA_POLICY_WITH(SLUICE)
-	/* A fast_sluice pool's magazine hit inline; it counts its own step. */
+	/* A fast_sluice pool's magazine hit inline; it counts itself. */
 	if (p->fast_sluice) {
 		long s = dma_sluice_alloc_hit(p, r, cpu);
 

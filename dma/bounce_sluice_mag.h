@@ -199,15 +199,14 @@ static inline long dma_sluice_mag_pop(struct sluice_dma_bounce_pool *p, unsigned
  * dma_sluice_alloc_hit() - the policy's alloc (a request normalised by
  * sluice_dma_priv_bounce_req_init()) when a magazine can serve it: one slot
  * or a page-aligned pair, no min_align bits, no boundary, an exclusive port,
- * and a page-aligned pool (the caller's to
- * know: a fast_sluice pool is one, the ops test it). The pop, counted here
- * as the general path counts a hit: one cache hit, which reads back as one
- * candidate looked at too (bounce.h), a plain add, since this CPU is the
- * counter's one writer (dma_pcpu_add_owned()); the caller has no step count
- * to add. Returns -1, having changed and counted nothing, for any other
- * request, an empty magazine or a pending drain:
- * sluice_dma_priv_sluice_alloc_rest() then serves it, under the CPU's lock
- * when the port is not exclusive.
+ * and a page-aligned pool (the caller's to know: a fast_sluice pool is one,
+ * the ops test it). The pop, counted as the general path counts a hit: one
+ * cache hit, which reads back as one candidate looked at too (bounce.h), a
+ * plain add, since this CPU is the counter's one writer
+ * (dma_pcpu_add_owned()); the caller has no step count to add. Returns -1,
+ * having changed and counted nothing, for any other request, an empty
+ * magazine or a pending drain: sluice_dma_priv_sluice_alloc_rest() then
+ * serves it, under the CPU's lock when the port is not exclusive.
  */
 static inline long dma_sluice_alloc_hit(struct sluice_dma_bounce_pool *p,
 					const struct dma_bounce_req *r, unsigned int cpu)

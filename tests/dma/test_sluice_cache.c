@@ -296,6 +296,79 @@ static void test_min_align_probe(void **state)
 	free(mem);
 }
 
+/*
+ * Without the exclusive promise, callers may share a CPU index at the same
+ * time: four threads all on index 0, each mapping its own pattern and reading
+ * it back through the device's view, and taking and giving back raw slot
+ * runs. Two callers handed the same run would read each other's bytes or
+ * break the layer's self-check; the magazines' lock is what keeps them apart.
+ */
+#define SHARE_THREADS 4
+#define SHARE_ITER 20000
+
+struct share_arg {
+	struct fx *f;
+	unsigned int t;
+	atomic_uint *errors;
+};
+
+static void *share_worker(void *p)
+{
+	struct share_arg *a = p;
+	struct sluice_dma_bounce_pool *pool = a->f->dl.pools;
+	unsigned char *buf = malloc(4096);
+	unsigned int seed = 11 + a->t;
+
+	mock_port_set_cpu(0);
+	memset(buf, 0x40 + (int)a->t, 4096);
+	for (unsigned int i = 0; i < SHARE_ITER; i++) {
+		size_t len = rand_r(&seed) & 1 ? 4096 : 2048;
+		struct dma_bounce_req r;
+		uint64_t d, off;
+		long s;
+
+		if (sluice_dma_map(&a->f->dl, &tag, buf, len, SLUICE_DMA_TO_DEVICE, &d)) {
+			atomic_fetch_add(a->errors, 1);
+			continue;
+		}
+		assert_int_equal(dma_bounce_req_init(&r, &tag, (uintptr_t)buf, len, &off), 0);
+		s = sluice_dma_priv_bounce_alloc(pool, &r, 0);
+		/* The bytes are still this thread's after another run was taken. */
+		if (fx_dev(d)[0] != buf[0] || fx_dev(d)[len - 1] != buf[0])
+			atomic_fetch_add(a->errors, 1);
+		if (s >= 0)
+			sluice_dma_priv_bounce_free(pool, (unsigned long)s, r.nslots, 0);
+		if (sluice_dma_unmap(&a->f->dl, d, len, SLUICE_DMA_TO_DEVICE))
+			atomic_fetch_add(a->errors, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void test_shared_index_threads(void **state)
+{
+	struct fx *f = excl_new(1, 4 * MIB);
+	struct share_arg a[SHARE_THREADS];
+	pthread_t th[SHARE_THREADS];
+	struct sluice_dma_bounce_stats st;
+	atomic_uint errors = 0;
+
+	(void)state;
+	f->mp.ops.flags = f->dl.ops.flags = 0;
+	for (unsigned int t = 0; t < SHARE_THREADS; t++) {
+		a[t] = (struct share_arg){ .f = f, .t = t, .errors = &errors };
+		assert_int_equal(pthread_create(&th[t], NULL, share_worker, &a[t]), 0);
+	}
+	for (unsigned int t = 0; t < SHARE_THREADS; t++)
+		pthread_join(th[t], NULL);
+	assert_int_equal(atomic_load(&errors), 0);
+	assert_int_equal(sluice_dma_layer_check(&f->dl), 0);
+	assert_int_equal(sluice_dma_bounce_stats_get(&f->dl, 0, &st), 0);
+	assert_int_equal(st.mappings, st.unmaps);
+	assert_int_equal(st.used, 0);
+	assert_int_equal(fx_free(f), 0);
+}
+
 /* A port whose device addresses run half a page ahead of the CPU's. */
 static uint64_t half_page_virt_to_dma(void *ctx, const void *vaddr)
 {
@@ -811,6 +884,7 @@ int main(void)
 		cmocka_unit_test(test_magazine_locks),
 		cmocka_unit_test(test_unaligned_pool),
 		cmocka_unit_test(test_min_align_probe),
+		cmocka_unit_test(test_shared_index_threads),
 		cmocka_unit_test(test_remote_list),
 		cmocka_unit_test(test_drain_request),
 		cmocka_unit_test(test_drain_request_on_unmap),

@@ -254,7 +254,8 @@ static inline bool dma_sluice_mag_push(struct sluice_dma_bounce_pool *p, unsigne
 
 /*
  * dma_sluice_free_inline() - the policy's free: the push inline, every other
- * case (a remote owner, a drain, a full magazine, a long run) out of line.
+ * case (a port without the exclusive promise, a remote owner, a drain, a full
+ * magazine, a long run) out of line.
  */
 static inline void dma_sluice_free_inline(struct sluice_dma_bounce_pool *p, unsigned long head,
 					  unsigned long nslots, unsigned int cpu)

@@ -12,20 +12,25 @@
 
 #include "arch/x86_64/mm/mmu.h"
 
-/* The bounce copy installed and why: every candidate's 4 KiB copy and clear as
- * timed at start-up (memops_choose()), in one line. */
+/* The bounce copy and clear installed and why: every candidate's 4 KiB copy
+ * and clear as timed at start-up (memops_choose()), in one line; "-" for a
+ * candidate this CPU cannot run. */
 static void kernel_dma_report_copy(const struct kernel_dma *kd)
 {
 	const struct memops_timing *t = &kd->memops_timing;
 
-	printf("dma: bounce copy %s, chosen by timing (ERMS %s, FSRM %s; cycles per %u-byte "
-	       "copy + clear, least of %u:",
-	       kd->copy_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no", MEMOPS_TIMED_LEN,
-	       MEMOPS_RUNS);
-	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
-		printf("%s %s %" PRIu64 " + %" PRIu64 "%s", k ? "," : "", memops_candidates[k].name,
-		       t->copy[k], t->zero[k],
-		       k == (unsigned int)t->preferred ? " (CPUID's pick)" : "");
+	printf("dma: bounce copy %s, clear %s, chosen by timing (ERMS %s, FSRM %s; cycles per "
+	       "%u-byte copy + clear, least of %u:",
+	       kd->copy_name, kd->zero_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
+	       MEMOPS_TIMED_LEN, MEMOPS_RUNS);
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
+		printf("%s %s ", k ? "," : "", memops_candidates[k].name);
+		if (t->skip[k])
+			printf("-");
+		else
+			printf("%" PRIu64 " + %" PRIu64, t->copy[k], t->zero[k]);
+		printf("%s", k == (unsigned int)t->preferred ? " (CPUID's pick)" : "");
+	}
 	printf(")\n");
 }
 

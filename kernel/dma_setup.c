@@ -98,6 +98,7 @@ struct kernel_dma *kernel_dma_init(const struct boot_info *bi, const struct cpu_
 	kd->ops.copy = mo.copy;
 	kd->ops.zero = mo.zero;
 	kd->copy_name = mo.name;
+	kd->zero_name = mo.zero_name;
 	kd->erms = cpu->has_erms;
 	kd->fsrm = cpu->has_fsrm;
 	/* Layout: one bounce pool per policy, the two small coherent pools, then the

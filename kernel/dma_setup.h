@@ -70,7 +70,8 @@ struct kdma_cpu_stats {
  * @max_areas: most areas per bounce pool (option areas=; 0: one per CPU).
  * @read_attrs: SLUICE_DMA_ATTR_* the block driver maps a read's data with:
  *	SLUICE_DMA_ATTR_UNMAP_WRITTEN under scrub=written, else 0.
- * @copy_name: the bounce copy and clear installed (struct memops' name).
+ * @copy_name: the bounce copy installed (struct memops' name).
+ * @zero_name: the clear installed (struct memops' zero_name).
  * @memops_timing: what memops_choose() measured of each candidate at start-up.
  * @erms: the CPU reports ERMS; @fsrm: and FSRM.
  * @cpu: per-CPU lock statistics, indexed by smp_cpu_id().
@@ -91,6 +92,7 @@ struct kernel_dma {
 	unsigned int max_areas;
 	unsigned int read_attrs;
 	const char *copy_name;
+	const char *zero_name;
 	struct memops_timing memops_timing;
 	bool erms, fsrm;
 	struct kdma_cpu_stats cpu[SMP_MAX_CPUS];

@@ -38,7 +38,8 @@ test_acpi_SRCS := tests/arch/test_acpi.c arch/x86_64/fw/acpi.c arch/x86_64/cc/si
 test_cpu_SRCS := tests/arch/test_cpu.c arch/x86_64/cpu/cpu.c $(PVIO_HOST_SRCS)
 # The bounce copies and clears, and the start-up choice between them by timing.
 HOST_TESTS += test_memops
-test_memops_SRCS := tests/arch/test_memops.c arch/x86_64/cpu/memops.c
+test_memops_SRCS := tests/arch/test_memops.c arch/x86_64/cpu/memops.c arch/x86_64/cpu/cpu.c \
+	$(PVIO_HOST_SRCS)
 # The CC platforms' one interface (arch/x86_64/cc/cc.h):
 # the list, the ops of every platform, the cc= option built from the list, the
 # choice at kernel entry. The platforms' files are linked as in the kernel; the

@@ -23,6 +23,8 @@ struct fake_cpu {
 	uint64_t sev_status;
 	unsigned int msr_reads;
 	uint32_t last_msr;
+	uint64_t xcr0;
+	unsigned int xcr_reads;
 };
 
 static void fake_set(struct fake_cpu *c, uint32_t leaf, uint32_t a, uint32_t b, uint32_t cx,
@@ -87,9 +89,17 @@ static void fake_amd_base(struct fake_cpu *c, uint32_t max_ext)
 	fake_set(c, 0x80000008u, 0x3028, 0, 0, 0);
 }
 
+static uint64_t fake_xgetbv(void *ctx, uint32_t xcr)
+{
+	struct fake_cpu *c = ctx;
+
+	c->xcr_reads++;
+	return xcr == 0 ? c->xcr0 : 0;
+}
+
 static void identify(struct fake_cpu *c, struct cpu_info *info)
 {
-	struct cpu_probe probe = { c, fake_cpuid, fake_rdmsr };
+	struct cpu_probe probe = { c, fake_cpuid, fake_rdmsr, fake_xgetbv };
 
 	cpu_identify(&probe, info);
 }
@@ -238,9 +248,64 @@ static void test_brand_string(void **state)
 	assert_string_equal(info.brand, "QEMU Virtual CPU");
 }
 
+/*
+ * AVX2 runs only when the CPU has AVX and AVX2 and the OS enabled XSAVE and
+ * the YMM state: each missing part alone says no, and XCR0 is read only when
+ * CPUID says OSXSAVE (XGETBV raises #UD otherwise).
+ */
+static void test_avx2_needs_the_cpu_and_the_os(void **state)
+{
+	const uint32_t ecx = CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX;
+	struct fake_cpu c;
+	struct cpu_info info;
+
+	(void)state;
+	fake_amd_base(&c, 0x8000000Au);
+	fake_set(&c, 1, 0x00060fb1, 0, (1u << 31) | ecx, 0);
+	fake_set(&c, 7, 0, CPUID7_EBX_AVX2 | (1u << 9), 0, 0);
+	c.xcr0 = 7;
+	identify(&c, &info);
+	assert_true(info.has_avx2);
+	assert_true(info.has_erms);
+	assert_int_equal(c.xcr_reads, 1);
+	/* The OS saves no YMM state (XCR0 bit 2 clear). */
+	c.xcr0 = 3;
+	identify(&c, &info);
+	assert_false(info.has_avx2);
+	/* OSXSAVE clear: XCR0 cannot be read, and is not. */
+	c.xcr0 = 7, c.xcr_reads = 0;
+	fake_set(&c, 1, 0x00060fb1, 0, (1u << 31) | CPUID1_ECX_AVX, 0);
+	identify(&c, &info);
+	assert_false(info.has_avx2);
+	assert_int_equal(c.xcr_reads, 0);
+	/* No AVX in leaf 1. */
+	fake_set(&c, 1, 0x00060fb1, 0, (1u << 31) | CPUID1_ECX_OSXSAVE, 0);
+	identify(&c, &info);
+	assert_false(info.has_avx2);
+	/* No AVX2 in leaf 7. */
+	fake_set(&c, 1, 0x00060fb1, 0, (1u << 31) | ecx, 0);
+	fake_set(&c, 7, 0, 1u << 9, 0, 0);
+	identify(&c, &info);
+	assert_false(info.has_avx2);
+	/* Leaf 7 above the maximum leaf: not read, no AVX2. */
+	fake_set(&c, 7, 0, CPUID7_EBX_AVX2, 0, 0);
+	fake_set(&c, 0, 6, str4("Auth"), str4("cAMD"), str4("enti"));
+	identify(&c, &info);
+	assert_false(info.has_avx2);
+	/* A probe with no XGETBV: no state beyond SSE. */
+	fake_set(&c, 0, 0xd, str4("Auth"), str4("cAMD"), str4("enti"));
+	{
+		struct cpu_probe probe = { &c, fake_cpuid, fake_rdmsr, NULL };
+
+		cpu_identify(&probe, &info);
+		assert_false(info.has_avx2);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_avx2_needs_the_cpu_and_the_os),
 		cmocka_unit_test(test_plain_vm_is_none_and_reads_no_msr),
 		cmocka_unit_test(test_nx_from_extended_leaf),
 		cmocka_unit_test(test_sev_levels_from_the_status_msr),

@@ -20,6 +20,7 @@ expect "$BOOT_LOG" \
 	'^dma: bounce pool 0x[0-9a-f]+ 16384 KiB, 8192 slots of 2 KiB in 2 areas, policy linux, scrub zero, largest mapping 256 KiB' \
 	'^dma: arena 0x[0-9a-f]+ 63488 KiB = 31 chunks of 2 MiB' \
 	'^dma: selftest passed' \
+	'^dma: bounce copy (movsb|movsq|libc|avx2), clear (movsb|movsq|libc|avx2), chosen by timing .*: movsb [0-9]+ \+ [0-9]+.*, avx2 (-|[0-9]+ \+ [0-9]+)' \
 	'^mmu: own page tables loaded .* [1-9][0-9]* MiB in 2 MiB pages' \
 	'^mmu: 4 KiB page to shared [0-9]+ cycles' \
 	'^pci: [0-9]+ functions through (ECAM|ports 0xCF8/0xCFC)' \

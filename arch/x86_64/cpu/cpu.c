@@ -59,7 +59,8 @@ static enum cc_mode cpu_detect_cc(const struct cpu_probe *p, struct cpu_info *in
 
 void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 {
-	uint32_t r[4], max_leaf, max_ext;
+	uint32_t r[4], max_leaf, max_ext, ecx1;
+	uint64_t xcr0 = 0;
 
 	memset(info, 0, sizeof(*info));
 	p->cpuid(p->ctx, 0, 0, r);
@@ -78,6 +79,9 @@ void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 	if (info->family >= 6)
 		info->model |= ((r[0] >> 16) & 0xf) << 4;
 	info->has_x2apic = r[2] & (1u << 21);
+	ecx1 = r[2];
+	if ((ecx1 & CPUID1_ECX_OSXSAVE) && p->xgetbv)
+		xcr0 = p->xgetbv(p->ctx, 0);
 	if (r[2] & (1u << 31)) {
 		uint32_t h[4];
 
@@ -89,6 +93,7 @@ void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 		p->cpuid(p->ctx, 7, 0, r);
 		info->has_erms = r[1] & (1u << 9);
 		info->has_fsrm = r[3] & (1u << 4);
+		info->has_avx2 = cpu_avx2_usable(ecx1, r[1], xcr0);
 	}
 
 	p->cpuid(p->ctx, 0x80000000u, 0, r);
@@ -117,6 +122,19 @@ void cpu_identify(const struct cpu_probe *p, struct cpu_info *info)
 	info->cc = cpu_detect_cc(p, info, max_leaf, max_ext);
 }
 
+/*
+ * VMX and SVM have no XGETBV intercept (XSETBV has one): in a TD or an
+ * SEV-ES/SNP guest the CPU answers, not the host. CPUID 1's OSXSAVE bit may
+ * come from the host in a TD (a #VE the VMM answers), so the bit it mirrors
+ * is read here from CR4 itself: a host that claims OSXSAVE cannot make this
+ * raise #UD.
+ */
+static uint64_t cpu_probe_xgetbv(void *ctx, uint32_t xcr)
+{
+	(void)ctx;
+	return (read_cr4() & CR4_OSXSAVE) ? xgetbv(xcr) : 0;
+}
+
 static void cpu_probe_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
 {
 	(void)ctx;
@@ -131,7 +149,8 @@ static uint64_t cpu_probe_rdmsr(void *ctx, uint32_t msr)
 
 void cpu_detect(struct cpu_info *info)
 {
-	static const struct cpu_probe hardware = { NULL, cpu_probe_cpuid, cpu_probe_rdmsr };
+	static const struct cpu_probe hardware = { NULL, cpu_probe_cpuid, cpu_probe_rdmsr,
+						   cpu_probe_xgetbv };
 
 	cpu_identify(&hardware, info);
 }

@@ -111,6 +111,8 @@ enum cc_mode {
  *	paging entry then forbids instruction fetches (execute-disable).
  * @has_erms: CPUID 7.0 EBX bit 9: `rep movsb` / `rep stosb` are fast (ERMS).
  * @has_fsrm: CPUID 7.0 EDX bit 4: ... for short lengths too (FSRM).
+ * @has_avx2: 32-byte vector instructions run here: cpu_avx2_usable() of
+ *	CPUID 1 ECX, CPUID 7.0 EBX and XCR0.
  * @hypervisor: the hypervisor vendor string from leaf 0x40000000, or empty.
  * @phys_addr_bits: physical address width.
  * @cc: detected confidential-computing mode.
@@ -127,6 +129,7 @@ struct cpu_info {
 	bool has_nx;
 	bool has_erms;
 	bool has_fsrm;
+	bool has_avx2;
 	char hypervisor[13];
 	unsigned int phys_addr_bits;
 	enum cc_mode cc;
@@ -140,12 +143,57 @@ struct cpu_info {
  * @ctx: opaque pointer handed back to the callbacks.
  * @cpuid: execute CPUID for @leaf/@subleaf into @regs (EAX, EBX, ECX, EDX).
  * @rdmsr: read MSR @msr; only called for MSRs that CPUID says exist.
+ * @xgetbv: read extended control register @xcr; only called when CPUID 1 ECX
+ *	says OSXSAVE (XGETBV raises #UD while CR4.OSXSAVE is clear). NULL: no
+ *	register state beyond SSE is enabled.
  */
 struct cpu_probe {
 	void *ctx;
 	void (*cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 	uint64_t (*rdmsr)(void *ctx, uint32_t msr);
+	uint64_t (*xgetbv)(void *ctx, uint32_t xcr);
 };
+
+/* CPUID 1 ECX: XSAVE enabled by the OS (CR4.OSXSAVE), and AVX. */
+#define CPUID1_ECX_OSXSAVE (1u << 27)
+#define CPUID1_ECX_AVX (1u << 28)
+/* CPUID 7.0 EBX: AVX2. */
+#define CPUID7_EBX_AVX2 (1u << 5)
+/* CR4: XSAVE and the extended control registers enabled (OSXSAVE). */
+#define CR4_OSXSAVE ((uint64_t)1 << 18)
+/* XCR0: the SSE and AVX (upper YMM) register state the OS saves. */
+#define XCR0_SSE_AVX ((uint64_t)6)
+
+/**
+ * cpu_avx2_usable() - whether 32-byte AVX2 instructions run: the CPU has AVX
+ *	and AVX2, and the OS enabled XSAVE and the state of the YMM registers
+ *	(Intel SDM vol. 1, 14.3 "Detection of Intel AVX instructions"). Without
+ *	the OS's part they raise #UD, whatever CPUID says of the CPU.
+ * @cpuid1_ecx: CPUID 1 ECX.
+ * @cpuid7_ebx: CPUID 7.0 EBX (0 if leaf 7 is above the maximum leaf).
+ * @xcr0: XCR0 (0 when OSXSAVE is clear: it cannot be read then).
+ * Return: true when they run.
+ */
+static inline bool cpu_avx2_usable(uint32_t cpuid1_ecx, uint32_t cpuid7_ebx, uint64_t xcr0)
+{
+	uint32_t need1 = CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX;
+
+	return (cpuid1_ecx & need1) == need1 && (cpuid7_ebx & CPUID7_EBX_AVX2) &&
+	       (xcr0 & XCR0_SSE_AVX) == XCR0_SSE_AVX;
+}
+
+/**
+ * xgetbv() - read extended control register @xcr; #UD unless CR4.OSXSAVE is set.
+ * @xcr: the register (0: XCR0).
+ * Return: its value.
+ */
+static inline uint64_t xgetbv(uint32_t xcr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(xcr));
+	return ((uint64_t)hi << 32) | lo;
+}
 
 /**
  * cpu_identify() - fill @info through @probe.

@@ -46,11 +46,31 @@ void memops_zero_stosq(void *ctx, void *dst, size_t len)
 			 : "memory");
 }
 
+#if defined(__SSE2__)
+void memops_copy_avx2(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx;
+	memops_avx2_copy_body(dst, src, len);
+}
+
+void memops_zero_avx2(void *ctx, void *dst, size_t len)
+{
+	(void)ctx;
+	memops_avx2_zero_body(dst, len);
+}
+#endif
+
 const struct memops memops_candidates[MEMOPS_COUNT] = {
-	[MEMOPS_MOVSB] = { "movsb", memops_copy_movsb, memops_zero_stosb },
-	[MEMOPS_MOVSQ] = { "movsq", memops_copy_movsq, memops_zero_stosq },
+	[MEMOPS_MOVSB] = { "movsb", "movsb", memops_copy_movsb, memops_zero_stosb },
+	[MEMOPS_MOVSQ] = { "movsq", "movsq", memops_copy_movsq, memops_zero_stosq },
 	/* NULL ops: the library calls newlib's memcpy / memset directly. */
-	[MEMOPS_LIBC] = { "libc", NULL, NULL },
+	[MEMOPS_LIBC] = { "libc", "libc", NULL, NULL },
+#if defined(__SSE2__)
+	[MEMOPS_AVX2] = { "avx2", "avx2", memops_copy_avx2, memops_zero_avx2 },
+#else
+	/* No SSE registers in this build: the candidate is always skipped. */
+	[MEMOPS_AVX2] = { "avx2", "avx2", NULL, NULL },
+#endif
 };
 
 static void memops_run_copy(const struct memops *m, void *dst, const void *src, size_t len)
@@ -78,13 +98,18 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
 		t->copy[k] = t->zero[k] = UINT64_MAX;
 		/* One run of each untimed first: the lines and the code are then warm. */
-		memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
+		if (!t->skip[k])
+			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
 	}
 	/* Run by run, every candidate in turn: a slow spell of the machine (an
 	 * emulator's, a neighbour's) lands on all of them, not on one. */
 	for (unsigned int r = 0; r < MEMOPS_RUNS; r++)
 		for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
-			uint64_t t0 = clock(), t1, t2;
+			uint64_t t0, t1, t2;
+
+			if (t->skip[k])
+				continue;
+			t0 = clock();
 
 			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
 			t1 = clock();
@@ -97,21 +122,17 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 		}
 }
 
-static uint64_t memops_cost(const struct memops_timing *t, enum memops_kind k)
+enum memops_kind memops_pick(const struct memops_timing *t, bool zero)
 {
-	return t->copy[k] + t->zero[k];
-}
-
-enum memops_kind memops_pick(const struct memops_timing *t)
-{
+	const uint64_t *cost = zero ? t->zero : t->copy;
 	enum memops_kind best = t->preferred;
-	uint64_t preferred = memops_cost(t, t->preferred);
+	uint64_t preferred = cost[t->preferred];
 
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
-		if (memops_cost(t, (enum memops_kind)k) < memops_cost(t, best))
+		if (!t->skip[k] && cost[k] < cost[best])
 			best = (enum memops_kind)k;
 	/* The least replaces the preferred one only when faster by more than an eighth. */
-	return memops_cost(t, best) < preferred - preferred / 8 ? best : t->preferred;
+	return cost[best] < preferred - preferred / 8 ? best : t->preferred;
 }
 
 /* rdtsc after an lfence: it reads the counter only when the copy before it is done. */
@@ -126,8 +147,14 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 	static unsigned char scratch[2][MEMOPS_TIMED_LEN] __attribute__((aligned(4096)));
 
 	memset(scratch[1], 0x5a, MEMOPS_TIMED_LEN);
+	memset(t->skip, 0, sizeof(t->skip));
+	t->skip[MEMOPS_AVX2] = !cpu->has_avx2 || !memops_candidates[MEMOPS_AVX2].copy;
 	memops_time(t, memops_candidates, scratch[0], scratch[1], memops_rdtsc);
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;
-	t->chosen = memops_pick(t);
-	*out = memops_candidates[t->chosen];
+	t->chosen_copy = memops_pick(t, false);
+	t->chosen_zero = memops_pick(t, true);
+	out->name = memops_candidates[t->chosen_copy].name;
+	out->copy = memops_candidates[t->chosen_copy].copy;
+	out->zero_name = memops_candidates[t->chosen_zero].zero_name;
+	out->zero = memops_candidates[t->chosen_zero].zero;
 }

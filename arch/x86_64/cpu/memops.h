@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memops.h - the bounce copy and clear the kernel hands the DMA layer
- * (sluice_dma_port_ops.copy / .zero), chosen once at boot by timing each
- * candidate on this machine.
+ * (sluice_dma_port_ops.copy / .zero), each chosen once at boot by timing the
+ * candidates on this machine (`rep movsb`, `rep movsq`, the C library's, and
+ * an AVX2 loop where the CPU and its OS run AVX2). The host port of the
+ * benchmarks chooses the same way (bench/host/bench_alloc.c).
  *
  * Why timed and not read from CPUID: which copy is fastest depends on what
  * runs the guest, not only on the CPU model it reports. On hardware with ERMS
@@ -22,13 +24,16 @@
 #include "arch/x86_64/cpu/cpu.h"
 
 /**
- * struct memops - one copy / clear pair in the DMA layer's port-op shape.
- * @name: for the boot report and benchmark lines ("movsb", "movsq" or "libc").
+ * struct memops - a copy and a clear in the DMA layer's port-op shape.
+ * @name: the copy's, for the boot report and benchmark lines ("movsb",
+ *	"movsq", "libc" or "avx2").
+ * @zero_name: the clear's, from the same names.
  * @copy: copy @len bytes (no overlap); NULL: the library's memcpy.
  * @zero: clear @len bytes; NULL: the library's memset.
  */
 struct memops {
 	const char *name;
+	const char *zero_name;
 	void (*copy)(void *ctx, void *dst, const void *src, size_t len);
 	void (*zero)(void *ctx, void *dst, size_t len);
 };
@@ -52,6 +57,72 @@ static inline __attribute__((always_inline)) void memops_stosb_body(void *dst, s
 	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
 }
 
+#if defined(__SSE2__)
+/* The AVX2 bodies' block: four 32-byte registers' worth a loop iteration. */
+#define MEMOPS_AVX2_BLOCK 128u
+
+/*
+ * An AVX2 copy: 128 bytes an iteration through four YMM registers, unaligned
+ * loads and stores, then `rep movsb` for the 0 to 127 bytes left (any length,
+ * any alignment). Inline assembly, so that a file built without -mavx2 can
+ * carry it: it runs only where cpu_avx2_usable() said so (memops_choose(),
+ * the host port). vzeroupper on the way out: code after it may run legacy-
+ * encoded SSE, which on some CPUs pays a state transition while the upper
+ * halves are dirty. A vector loop, unlike a microcoded `rep movsb`, lets the
+ * instructions around it overlap the copy (docs/results/2026-12-07-vector-copy.md).
+ */
+static inline __attribute__((always_inline)) void memops_avx2_copy_body(void *dst, const void *src,
+									size_t len)
+{
+	size_t blocks = len / MEMOPS_AVX2_BLOCK, tail = len % MEMOPS_AVX2_BLOCK;
+
+	if (blocks)
+		__asm__ volatile("1:\n\t"
+				 "vmovdqu (%1), %%ymm0\n\t"
+				 "vmovdqu 32(%1), %%ymm1\n\t"
+				 "vmovdqu 64(%1), %%ymm2\n\t"
+				 "vmovdqu 96(%1), %%ymm3\n\t"
+				 "vmovdqu %%ymm0, (%0)\n\t"
+				 "vmovdqu %%ymm1, 32(%0)\n\t"
+				 "vmovdqu %%ymm2, 64(%0)\n\t"
+				 "vmovdqu %%ymm3, 96(%0)\n\t"
+				 "add $128, %1\n\t"
+				 "add $128, %0\n\t"
+				 "dec %2\n\t"
+				 "jnz 1b\n\t"
+				 "vzeroupper"
+				 : "+r"(dst), "+r"(src), "+r"(blocks)
+				 :
+				 : "xmm0", "xmm1", "xmm2", "xmm3", "cc", "memory");
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
+}
+
+/* An AVX2 clear: the same shape, one zeroed register stored four times. */
+static inline __attribute__((always_inline)) void memops_avx2_zero_body(void *dst, size_t len)
+{
+	size_t blocks = len / MEMOPS_AVX2_BLOCK, tail = len % MEMOPS_AVX2_BLOCK;
+
+	if (blocks)
+		__asm__ volatile("vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+				 "1:\n\t"
+				 "vmovdqu %%ymm0, (%0)\n\t"
+				 "vmovdqu %%ymm0, 32(%0)\n\t"
+				 "vmovdqu %%ymm0, 64(%0)\n\t"
+				 "vmovdqu %%ymm0, 96(%0)\n\t"
+				 "add $128, %0\n\t"
+				 "dec %1\n\t"
+				 "jnz 1b\n\t"
+				 "vzeroupper"
+				 : "+r"(dst), "+r"(blocks)
+				 :
+				 : "xmm0", "cc", "memory");
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(tail) : "a"(0) : "memory");
+}
+
+void memops_copy_avx2(void *ctx, void *dst, const void *src, size_t len);
+void memops_zero_avx2(void *ctx, void *dst, size_t len);
+#endif
+
 /*
  * `rep movsq` / `rep stosq` for the whole 8-byte words, then `rep movsb` /
  * `rep stosb` for the 0 to 7 bytes left: any length, any alignment.
@@ -59,8 +130,12 @@ static inline __attribute__((always_inline)) void memops_stosb_body(void *dst, s
 void memops_copy_movsq(void *ctx, void *dst, const void *src, size_t len);
 void memops_zero_stosq(void *ctx, void *dst, size_t len);
 
-/* The candidates, in the order of memops_candidates[] and of the timings. */
-enum memops_kind { MEMOPS_MOVSB, MEMOPS_MOVSQ, MEMOPS_LIBC, MEMOPS_COUNT };
+/*
+ * The candidates, in the order of memops_candidates[] and of the timings.
+ * MEMOPS_AVX2 runs only where the CPU and its OS allow it (cpu_info's
+ * @has_avx2); elsewhere it is skipped (struct memops_timing's @skip).
+ */
+enum memops_kind { MEMOPS_MOVSB, MEMOPS_MOVSQ, MEMOPS_LIBC, MEMOPS_AVX2, MEMOPS_COUNT };
 
 /** memops_candidates - every pair memops_choose() may install, by enum memops_kind. */
 extern const struct memops memops_candidates[MEMOPS_COUNT];
@@ -75,35 +150,46 @@ extern const struct memops memops_candidates[MEMOPS_COUNT];
 
 /**
  * struct memops_timing - what memops_choose() measured, for the boot report.
- * @copy: cycles of one MEMOPS_TIMED_LEN copy per candidate, least of the runs.
+ * @copy: cycles of one MEMOPS_TIMED_LEN copy per candidate, least of the runs;
+ *	UINT64_MAX for one skipped.
  * @zero: the same for a clear.
+ * @skip: set by the caller before memops_time(): candidates not to run nor
+ *	pick (the CPU or its OS lacks them, or the port cannot install them).
  * @preferred: the candidate CPUID suggests (movsb with ERMS, else libc).
- * @chosen: the candidate installed.
+ * @chosen_copy: the candidate whose copy is installed.
+ * @chosen_zero: the candidate whose clear is installed.
  */
 struct memops_timing {
 	uint64_t copy[MEMOPS_COUNT];
 	uint64_t zero[MEMOPS_COUNT];
+	bool skip[MEMOPS_COUNT];
 	enum memops_kind preferred;
-	enum memops_kind chosen;
+	enum memops_kind chosen_copy;
+	enum memops_kind chosen_zero;
 };
 
 /**
- * memops_pick() - the candidate whose copy plus clear took the fewest cycles,
- *	except that @t->preferred stays unless another is faster by more than an
- *	eighth, so that a machine where CPUID's pick is as good as any keeps it
- *	from boot to boot (two others that tie may still swap; every benchmark
- *	line names the one installed).
- * @t: the timings (@t->preferred set).
+ * memops_pick() - of the candidates not skipped, the one whose copy (or
+ *	clear) took the fewest cycles, except that @t->preferred stays unless
+ *	another is faster by more than an eighth, so that a machine where
+ *	CPUID's pick is as good as any keeps it from boot to boot (two others
+ *	that tie may still swap; every benchmark line names the one installed).
+ *	The copy and the clear are picked apart: a bounce copies, a scrub
+ *	clears, and a machine may do one fastest one way and the other another
+ *	(an AVX2 loop copied 4 KiB 17 % faster than `rep movsb` on an AMD EPYC
+ *	VM and cleared it 3 % faster: docs/results/2026-12-07-vector-copy.md).
+ * @t: the timings (@t->preferred set, and not skipped).
+ * @zero: pick the clear (true) or the copy (false).
  * Return: the candidate to install.
  */
-enum memops_kind memops_pick(const struct memops_timing *t);
+enum memops_kind memops_pick(const struct memops_timing *t, bool zero);
 
 /**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
  *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,
  *	with @clock (cycles).
- * @t: filled in (all but @preferred and @chosen).
+ * @t: filled in (all but @skip, which it reads, @preferred and the picks).
  * @cand: MEMOPS_COUNT candidates, by enum memops_kind (memops_candidates;
  *	NULL ops run memcpy / memset).
  * @dst: where the candidates write.
@@ -117,7 +203,8 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
  * memops_choose() - time the candidates on this machine (memops_time(), on
  *	scratch memory of its own) and install the one memops_pick() names.
  * @cpu: the identified boot CPU (APs are the same model): its ERMS makes
- *	`rep movsb` the preferred candidate.
+ *	`rep movsb` the preferred candidate, and without @has_avx2 the AVX2
+ *	candidate is skipped.
  * @out: filled in.
  * @t: the timings, for the boot report.
  */

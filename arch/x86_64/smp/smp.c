@@ -39,7 +39,6 @@
 #define EFER_LME (1u << 8)
 #define EFER_NXE (1u << 11)
 #define CR4_PCIDE (1u << 17)
-#define CR4_OSXSAVE (1u << 18)
 #define AP_STACK_BYTES (256u << 10)
 #define AP_IST_BYTES (16u << 10)
 #define AP_START_TIMEOUT_NS SMP_AP_START_TIMEOUT_NS
@@ -115,14 +114,6 @@ extern void ipi_spurious_entry(void);
 static struct cpu_local cpu_locals[SMP_MAX_CPUS];
 static unsigned int cpus_online = 1;
 static uint64_t bsp_xcr0;
-
-static inline uint64_t xgetbv0(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return ((uint64_t)hi << 32) | lo;
-}
 
 static inline void xsetbv0(uint64_t v)
 {
@@ -554,7 +545,7 @@ unsigned int smp_init(const struct acpi_cpus *mc, const struct mem_range *ranges
 		return 1;
 	}
 	if (read_cr4() & CR4_OSXSAVE)
-		bsp_xcr0 = xgetbv0();
+		bsp_xcr0 = xgetbv(0);
 	memcpy((void *)(uintptr_t)page, ap_trampoline_start,
 	       (size_t)(ap_trampoline_end - ap_trampoline_start));
 	idt_set_interrupt(SMP_WAKE_VECTOR, ipi_wakeup_entry);

@@ -52,6 +52,7 @@
  */
 #define _GNU_SOURCE /* pthread_setaffinity_np() */
 #include <getopt.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -62,6 +63,8 @@
 #include <unistd.h>
 
 #include <sluice/arena.h>
+/* rdtsc(), and the copy candidates timed as the kernel times them. */
+#include "arch/x86_64/cpu/memops.h"
 #include "dma/bounce.h"
 #include "bench/host/bench_json.h"
 #include "bench/host/bench_stages.h"
@@ -88,8 +91,9 @@ static struct {
 	bool breakdown;	       /* -K: the cost breakdown only */
 	unsigned long insns;   /* -I: pairs of the instruction-count run only */
 	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
-	const char *copy_req;  /* -C: libc, movsb, auto */
-	const char *copy_name; /* what auto chose */
+	const char *copy_req;  /* -C: libc, movsb, avx2, auto, timed */
+	const char *copy_name; /* the copy installed */
+	const char *zero_name; /* the clear installed */
 	FILE *json;
 	unsigned int threads[BENCH_NTHR_MAX];
 	unsigned int nthr;
@@ -98,14 +102,22 @@ static struct {
 	  .only_policy = -1,
 	  .only_copy = -1,
 	  .pool = 16ul << 20,
-	  .copy_req = "auto",
-	  .copy_name = "libc" };
+	  .copy_req = "timed",
+	  .copy_name = "libc",
+	  .zero_name = "libc" };
+
+/* The copy and the clear chosen at start-up (print_header()), in @mp's ops. */
+static void bench_port_copy(struct mock_port *mp)
+{
+	mock_port_set_copy(mp, cfg.copy_name);
+	mock_port_set_zero(mp, cfg.zero_name);
+}
 
 /* The port settings of every layer the benchmark makes (see the file comment). */
 static void bench_port(struct fx *f)
 {
 	f->mp.ops.flags = cfg.locked ? 0 : SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-	mock_port_set_copy(&f->mp, cfg.copy_name);
+	bench_port_copy(&f->mp);
 	/* The layer took its own copy of the ops at init (dma_port.h): the flag
 	 * and the copy go there too; the layer is idle here. */
 	f->dl.ops.flags = f->mp.ops.flags;
@@ -120,11 +132,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t rdtsc(void)
-{
-	return __builtin_ia32_rdtsc();
 }
 
 /* Larger operations get fewer pairs per round so that every cell takes similar time. */
@@ -667,7 +674,7 @@ static struct figure arena_cell(size_t size, unsigned int threads, const struct 
 		mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 		ac.flags |= SLUICE_DMA_ARENA_OWNED_CACHES;
 	}
-	mock_port_set_copy(&mp, cfg.copy_name);
+	bench_port_copy(&mp);
 	if (st->nt)
 		mp.ops.zero = mock_port_zero_nt;
 	c->zero_ops = mp.ops;
@@ -781,10 +788,11 @@ struct copy_impl {
 
 static const struct copy_impl copy_impls[] = {
 	{ "libc", mock_port_copy_libc, mock_port_zero_libc },
-	{ "movsb", mock_port_copy_movsb, mock_port_zero_stosb },
+	{ "movsb", memops_copy_movsb, memops_zero_stosb },
 	{ "movsq", mock_port_copy_movsq, NULL },
+	{ "avx2", memops_copy_avx2, memops_zero_avx2 },
 };
-enum { NIMPL = 3 };
+enum { NIMPL = 4, IMPL_AVX2 = 3 };
 
 /* [size][impl][0 copy, 1 clear] */
 static struct figure copy_fig[NSIZES][NIMPL][2];
@@ -813,7 +821,7 @@ static void copy_cells(unsigned int si)
 			const struct copy_impl *ci = &copy_impls[im];
 			uint64_t t0, c0;
 
-			if (op && !ci->zero)
+			if ((op && !ci->zero) || (im == IMPL_AVX2 && !mock_port_cpu_avx2()))
 				continue;
 			t0 = now_ns();
 			c0 = rdtsc();
@@ -831,7 +839,8 @@ static void copy_cells(unsigned int si)
 		}
 	for (unsigned int im = 0; im < NIMPL; im++)
 		for (unsigned int op = 0; op < 2; op++)
-			if (!op || copy_impls[im].zero)
+			if ((!op || copy_impls[im].zero) &&
+			    (im != IMPL_AVX2 || mock_port_cpu_avx2()))
 				copy_fig[si][im][op] = reduce(&tm[im][op], 1, pairs);
 	free(src);
 	free(dst);
@@ -864,6 +873,7 @@ static void json_figure(const char *mode, const char *policy, size_t size, unsig
 	bench_json_bool(&j, "locks", !cfg.nolock);
 	bench_json_str(&j, "percpu", cfg.locked ? "locked" : "exclusive");
 	bench_json_str(&j, "copy_impl", cfg.copy_name);
+	bench_json_str(&j, "zero_impl", cfg.zero_name);
 	bench_json_cat(&j, extra);
 	bench_json_raw(&j, "}");
 	if (!bench_json_emit(&j, cfg.json))
@@ -880,7 +890,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n pairs] [-r rounds] [-s size] [-p policy] [-c 0|1] [-t threads]\n"
-		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-I pairs] [-C libc|movsb|auto]\n"
+		"          [-P pool_mib] [-B] [-A] [-L] [-X] [-K] [-I pairs] [-C copy]\n"
 		"          [-W real|max|nan|inf] [-o file.json]\n"
 		"  -n  pairs per thread per round at <= 4 KiB (fewer for larger copies);\n"
 		"      default 10000\n"
@@ -898,8 +908,10 @@ static void usage(const char *prog)
 		"      (the stage build, build/bench/bench_alloc_stages, has the markers)\n"
 		"  -I  only n pairs of 4 KiB map+unmap and of arena free+alloc, for\n"
 		"      valgrind --tool=callgrind (make bench-insns)\n"
-		"  -C  the bounce copy the port installs: libc, movsb, auto (default: movsb\n"
-		"      with ERMS)\n"
+		"  -C  the bounce copy and clear the port installs: timed (the default: each\n"
+		"      the fastest of libc, movsb and avx2 on a 4 KiB copy and clear, CPUID's\n"
+		"      pick kept unless another is faster by more than an eighth), auto (movsb\n"
+		"      with ERMS, else libc), libc, movsb, avx2, or copy/clear (avx2/movsb)\n"
 		"  -W  every number of the JSON lines replaced with the widest a run can\n"
 		"      produce (max: -DBL_MAX, ULONG_MAX; nan, inf: written as null), to\n"
 		"      test that every line still parses; the tables keep the real figures\n"
@@ -1420,7 +1432,7 @@ static int run_insns(void)
 	mock_port_init(&mp, 1);
 	mp.ops.flags = cfg.locked ? 0 : SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 	ac.flags = cfg.locked ? 0 : SLUICE_DMA_ARENA_OWNED_CACHES;
-	mock_port_set_copy(&mp, cfg.copy_name);
+	bench_port_copy(&mp);
 	if (sluice_dma_arena_init(&arena, &mp.ops, &ac))
 		return 1;
 	for (unsigned int j = 0; j < BENCH_DEPTH; j++)
@@ -1515,19 +1527,85 @@ static int parse_args(int argc, char **argv, const char **json_path)
 	return -1;
 }
 
-/* The CPU's copy instructions, the copy chosen and the run's shape. Returns
- * false when -C named no copy. */
-static bool print_header(void)
+/*
+ * -C timed: each candidate the port can install (libc, movsb, and avx2 where
+ * this CPU runs it) timed on a 4 KiB copy and clear, least of MEMOPS_RUNS, as
+ * the kernel chooses at boot (memops_time(), memops_pick(): CPUID's pick, movsb
+ * with ERMS, kept unless another is faster by more than an eighth); the copy
+ * and the clear picked apart. Prints the line that says which ran, and why.
+ */
+static void choose_copy_by_timing(bool erms)
+{
+	static unsigned char scratch[2][MEMOPS_TIMED_LEN] __attribute__((aligned(4096)));
+	/* 64 copies a clock read: this VM's TSC steps by 26 ticks, 10 ns. */
+	struct memops_timing t = { .preferred = erms ? MEMOPS_MOVSB : MEMOPS_LIBC, .reps = 64 };
+
+	/* The port installs no `rep movsq` (its copy is in the copy table). */
+	t.skip[MEMOPS_MOVSQ] = true;
+	t.skip[MEMOPS_AVX2] = !mock_port_cpu_avx2();
+	memset(scratch[1], 0x5a, sizeof(scratch[1]));
+	memops_time(&t, memops_candidates, scratch[0], scratch[1], rdtsc);
+	t.chosen_copy = memops_pick(&t, false);
+	t.chosen_zero = memops_pick(&t, true);
+	cfg.copy_name = memops_candidates[t.chosen_copy].name;
+	cfg.zero_name = memops_candidates[t.chosen_zero].zero_name;
+	printf("bench_alloc: bounce copy %s, clear %s, chosen by timing (TSC ticks per %u-byte "
+	       "copy + clear, least of %u runs of %u:",
+	       cfg.copy_name, cfg.zero_name, MEMOPS_TIMED_LEN, MEMOPS_RUNS, t.reps);
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
+		if (k == MEMOPS_MOVSQ)
+			continue;
+		printf("%s %s ", k ? "," : "", memops_candidates[k].name);
+		if (t.skip[k])
+			printf("- (this CPU does not run it)");
+		else
+			printf("%" PRIu64 " + %" PRIu64 "%s", t.copy[k], t.zero[k],
+			       k == (unsigned int)t.preferred ? " (CPUID's pick)" : "");
+	}
+	printf(")\n");
+}
+
+/*
+ * -C as asked: "timed" (choose_copy_by_timing()), "auto" (movsb with ERMS,
+ * else libc), one name for both ops, or "copy/clear". Returns false, having
+ * said why, when a name is unknown or its op does not run on this CPU.
+ */
+static bool choose_copy(bool erms)
 {
 	struct mock_port probe;
+	char copy[16], *zero;
+
+	if (!strcmp(cfg.copy_req, "timed")) {
+		choose_copy_by_timing(erms);
+		return true;
+	}
+	snprintf(copy, sizeof(copy), "%s", cfg.copy_req);
+	zero = strchr(copy, '/');
+	if (zero)
+		*zero++ = '\0';
+	mock_port_init(&probe, 1);
+	cfg.copy_name = mock_port_set_copy(&probe, copy);
+	cfg.zero_name = cfg.copy_name && zero ? mock_port_set_zero(&probe, zero) : cfg.copy_name;
+	if (!cfg.copy_name || !cfg.zero_name) {
+		fprintf(stderr, "bench_alloc: -C %s: unknown, or not run by this CPU\n",
+			cfg.copy_req);
+		return false;
+	}
+	return true;
+}
+
+/* The CPU's copy instructions, the copy chosen and the run's shape. Returns
+ * false when -C named no copy this CPU runs. */
+static bool print_header(void)
+{
 	bool fsrm = false, erms = mock_port_cpu_erms(&fsrm);
 
-	mock_port_init(&probe, 1);
-	cfg.copy_name = mock_port_set_copy(&probe, cfg.copy_req);
-	if (!cfg.copy_name)
+	if (!choose_copy(erms))
 		return false;
-	printf("bench_alloc: CPU ERMS %s, FSRM %s; bounce copy: %s; per-CPU caches: %s\n",
-	       erms ? "yes" : "no", fsrm ? "yes" : "no", cfg.copy_name,
+	printf("bench_alloc: CPU ERMS %s, FSRM %s, AVX2 %s; bounce copy: %s, clear: %s; "
+	       "per-CPU caches: %s\n",
+	       erms ? "yes" : "no", fsrm ? "yes" : "no", mock_port_cpu_avx2() ? "yes" : "no",
+	       cfg.copy_name, cfg.zero_name,
 	       cfg.locked ? "locked (-X)" : "exclusive (no locks on the owner's path)");
 	if (cfg.nolock)
 		printf("bench_alloc: -L: port WITHOUT locks (single-threaded platform)\n");
@@ -1653,7 +1731,7 @@ static void run_arena_cells(void)
 				bench_json_bool(&extra, "scrub", true);
 				bench_json_str(&extra, "strategy", st->name);
 				bench_json_str(&extra, "scrub_at", st->at);
-				bench_json_str(&extra, "scrub_impl", st->nt ? "nt" : cfg.copy_name);
+				bench_json_str(&extra, "scrub_impl", st->nt ? "nt" : cfg.zero_name);
 				bench_json_num(&extra, "scrub_ns", z.ns, 1);
 				bench_json_num(&extra, "scrub_cycles", z.cycles, 1);
 				bench_json_num(&extra, "ns_excl_scrub", f->ns - z.ns, 1);
@@ -1680,14 +1758,20 @@ static void print_bounce_tables(void)
 			       scrub_fig[si][0].ns, scrub_fig[si][1].ns,
 			       scrub_fig[si][1].ns / scrub_fig[si][0].ns);
 	printf("\ncopy and clear alone (footprint of the bounce path), 1 thread, median ns; "
-	       "movsq = rep movsq + tail, the shape of newlib's x86-64 memcpy\n");
-	printf("%7s | %8s %8s %8s | %8s %8s\n", "size", "memcpy", "movsb", "movsq", "memset",
-	       "stosb");
-	for (unsigned int si = 0; si < NSIZES; si++)
-		if (copy_fig[si][0][0].valid)
-			printf("%7zu | %8.1f %8.1f %8.1f | %8.1f %8.1f\n", bench_sizes[si],
-			       copy_fig[si][0][0].ns, copy_fig[si][1][0].ns, copy_fig[si][2][0].ns,
-			       copy_fig[si][0][1].ns, copy_fig[si][1][1].ns);
+	       "movsq = rep movsq + tail, the shape of newlib's x86-64 memcpy; avx2 = the "
+	       "AVX2 loops (- where this CPU does not run them)\n");
+	printf("%7s | %8s %8s %8s %8s | %8s %8s %8s\n", "size", "memcpy", "movsb", "movsq", "avx2",
+	       "memset", "stosb", "avx2");
+	for (unsigned int si = 0; si < NSIZES; si++) {
+		const struct figure(*c)[2] = copy_fig[si];
+
+		if (!c[0][0].valid)
+			continue;
+		printf("%7zu | %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f\n", bench_sizes[si],
+		       c[0][0].ns, c[1][0].ns, c[2][0].ns,
+		       c[IMPL_AVX2][0].valid ? c[IMPL_AVX2][0].ns : 0, c[0][1].ns, c[1][1].ns,
+		       c[IMPL_AVX2][1].valid ? c[IMPL_AVX2][1].ns : 0);
+	}
 	print_bounce_table();
 	printf("\nbounce with copy vs plain memcpy of the same size and footprint "
 	       "(occupancy 0%%, median ns)\n");
@@ -1739,6 +1823,24 @@ static void print_arena_table(void)
 		}
 }
 
+/*
+ * The pair against the port's own copy alone (the copy table's cell of the
+ * copy installed, same footprint): what the layer adds to the copy it runs,
+ * beside the target's ratio against the C library's memcpy.
+ */
+static void print_own_copy_ratio(void)
+{
+	for (unsigned int im = 0; im < NIMPL; im++)
+		if (!strcmp(copy_impls[im].name, cfg.copy_name) && copy_fig[2][im][0].valid) {
+			const struct figure *pair = &res[SLUICE_DMA_POLICY_SLUICE][2][0][0][1];
+
+			printf("  4 KiB bounce with copy / the port's own copy (%s) alone: %.2fx, "
+			       "+%.1f ns\n",
+			       cfg.copy_name, pair->ns / copy_fig[2][im][0].ns,
+			       pair->ns - copy_fig[2][im][0].ns);
+		}
+}
+
 /* The targets set for the allocator, from this run (size index 2 = 4 KiB,
  * occupancy index 1 = 50%). */
 static void print_targets(void)
@@ -1767,6 +1869,7 @@ static void print_targets(void)
 		printf("  4 KiB bounce with copy / plain memcpy (0%%, 1 thread): %.2fx "
 		       "(target <= 1.2x)\n",
 		       res[SLUICE_DMA_POLICY_SLUICE][2][0][0][1].ns / ref[2][0][0].ns);
+		print_own_copy_ratio();
 		for (unsigned int ti = 0; ti < cfg.nthr; ti++)
 			for (unsigned int cp = 0; cp < 2; cp++)
 				for (unsigned int si = 0; si < NSIZES; si++)

@@ -12,8 +12,10 @@ inline (no SLUICE_DMA_PORT_INLINE): not a guarantee, what inlining them saves. F
 
 - instructions per call, exact (bench_insns.sh: callgrind over `-I`, the copy and
   the scrub subtracted): map+unmap, and the arena's free+alloc;
-- times, from the 4 KiB one-thread cells of `bench_alloc -s 4096 -t 1` (sluice,
-  exclusive port, movsb), each binary run once per round, RUNS rounds, binaries in
+- times, from the 4 KiB one-thread cells of `bench_alloc -s 4096 -t 1 -C COPY`
+  (sluice, exclusive port; COPY from the environment's GUARANTEE_COPY, default
+  movsb, the same for every build: `-C avx2/movsb` copies with the AVX2 loop and
+  clears with `rep stosb`), each binary run once per round, RUNS rounds, binaries in
   turn so that a burst of other work hits them alike; medians over the rounds:
   the map+unmap with copy and the plain memcpy of the same footprint (0 %), the
   slot pair of sluice and linux (50 %), the arena's free+alloc with its scrub on
@@ -58,13 +60,15 @@ def insns(binary):
 # different speeds (a plain 4 KiB copy ~37 ns on one, ~47 ns on the other at times),
 # and a thread that migrates mixes them.
 PIN = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+# One copy for every build, named: a choice by timing could differ between them.
+COPY = os.environ.get("GUARANTEE_COPY") or "movsb"
 
 
 def times(binary):
     """{figure: ns} from one run of the 4 KiB one-thread cells."""
     with tempfile.NamedTemporaryFile("r", suffix=".json") as tmp:
-        subprocess.run(PIN + [binary, "-s", "4096", "-t", "1", "-o", tmp.name], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(PIN + [binary, "-s", "4096", "-t", "1", "-C", COPY, "-o", tmp.name],
+                       check=True, stdout=subprocess.DEVNULL)
         lines = [json.loads(line) for line in tmp if line.strip()]
 
     def cell(**want):
@@ -106,7 +110,7 @@ def main(argv):
             obj.update({f: round(v, 3) for f, v in figures[k].items()})
             out.write(json.dumps(obj) + "\n")
     base = figures["default"]
-    print(f"what each guarantee costs: 4 KiB, 1 thread, sluice, exclusive port, movsb; "
+    print(f"what each guarantee costs: 4 KiB, 1 thread, sluice, exclusive port, copy {COPY}; "
           f"instructions exact (callgrind), times medians of {runs} rounds "
           f"(every build once a round{', pinned to CPU 0' if PIN else ''})")
     head = ("build", "pair insns", "pair+copy ns", "memcpy ns", "ratio", "slot insns",

@@ -2,7 +2,8 @@
 # tests' host port (tests/fakes/mock_port.c, tests/fakes/test_bounce_fixture.h).
 HOST_BENCHES += bench_alloc
 bench_alloc_CFLAGS := $(MOCK_PORT_INLINE)
-bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/fakes/mock_port.c $(DMA_SRCS)
+bench_alloc_SRCS := bench/host/bench_alloc.c bench/host/bench_json.c bench/host/bench_stages.c tests/fakes/mock_port.c \
+	arch/x86_64/cpu/memops.c $(DMA_SRCS)
 
 # make bench-host [BENCH_ARGS="..."]: the allocator benchmark (suite "alloc").
 # A benchmark, not a test: it measures and prints and never fails on a time.
@@ -113,16 +114,19 @@ $(BENCH_CALLS_BIN): $(bench_alloc_SRCS) $(wildcard dma/*.h dma/include/sluice/*.
 # arena's compare-and-swap, and bare; and with the port's ops called through the
 # table (what running them inline saves). Table to the console and
 # $(BUILD)/bench/guarantees.txt, JSON lines to $(BUILD)/bench/guarantees.json.
+# GUARANTEE_COPY (default movsb): the copy every build installs (bench_alloc -C).
 GUARANTEE_RUNS ?= 5
+GUARANTEE_COPY ?= movsb
 BENCH_VARIANT_BINS := $(BENCH_ALLOC_BIN) $(BENCH_PLAIN_NOSTATS_BIN) $(BENCH_NOCHECKS_BIN) \
 	$(BENCH_NOCAS_BIN) $(BENCH_BARE_BIN) $(BENCH_CALLS_BIN)
 .PHONY: bench-guarantees
 bench-guarantees: $(BENCH_VARIANT_BINS)
 	$(Q)mkdir -p $(BUILD)/bench; rc=$(BUILD)/bench/guarantees.rc; \
-	{ echo "command: make bench-guarantees GUARANTEE_RUNS=$(GUARANTEE_RUNS) (rev" \
+	{ echo "command: make bench-guarantees GUARANTEE_RUNS=$(GUARANTEE_RUNS)" \
+		"GUARANTEE_COPY=$(GUARANTEE_COPY) (rev" \
 		"$$(git rev-parse --short HEAD 2>/dev/null), $$(date -u '+%Y-%m-%d %H:%M UTC')," \
 		"$$(nproc) CPUs, load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
-		bench/host/bench_guarantees.py $(GUARANTEE_RUNS) $(BUILD)/bench/guarantees.json \
+		GUARANTEE_COPY=$(GUARANTEE_COPY) bench/host/bench_guarantees.py $(GUARANTEE_RUNS) $(BUILD)/bench/guarantees.json \
 		$(BENCH_VARIANT_BINS); echo $$? >$$rc; } | tee $(BUILD)/bench/guarantees.txt; \
 		status=$$(cat $$rc); rm -f $$rc; exit $$status
 

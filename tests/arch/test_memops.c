@@ -375,6 +375,50 @@ static void test_time_keeps_the_least_run(void **state)
 	assert_int_equal(fake_trap_calls, 1 + 2 * MEMOPS_RUNS);
 }
 
+/* A clock that advances by 1000 a read, and candidates that count their runs. */
+static uint64_t step_now;
+static unsigned int count_copies, count_zeros;
+
+static uint64_t step_clock(void)
+{
+	return step_now += 1000;
+}
+
+static void count_copy(void *ctx, void *dst, const void *src, size_t len)
+{
+	(void)ctx, (void)dst, (void)src, (void)len;
+	count_copies++;
+}
+
+static void count_zero(void *ctx, void *dst, size_t len)
+{
+	(void)ctx, (void)dst, (void)len;
+	count_zeros++;
+}
+
+/* @reps copies and clears between two reads, cycles given per copy. */
+static void test_time_reps(void **state)
+{
+	static unsigned char dst[MEMOPS_TIMED_LEN], src[MEMOPS_TIMED_LEN];
+	struct memops cands[MEMOPS_COUNT] = { [MEMOPS_MOVSB] = { "n", "n", count_copy,
+								 count_zero } };
+	struct memops_timing t = { .reps = 8 };
+
+	(void)state;
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
+		t.skip[k] = k != MEMOPS_MOVSB;
+	memops_time(&t, cands, dst, src, step_clock);
+	assert_int_equal(count_copies, 1 + 8 * MEMOPS_RUNS);
+	assert_int_equal(count_zeros, 8 * MEMOPS_RUNS);
+	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 / 8);
+	assert_int_equal(t.zero[MEMOPS_MOVSB], 1000 / 8);
+	/* 0 is one. */
+	t.reps = 0, count_copies = count_zeros = 0;
+	memops_time(&t, cands, dst, src, step_clock);
+	assert_int_equal(count_copies, 1 + MEMOPS_RUNS);
+	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000);
+}
+
 static void test_choose_installs_the_pick(void **state)
 {
 	struct cpu_info cpu;
@@ -417,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_pick_keeps_cpuid_on_a_near_tie),
 		cmocka_unit_test(test_pick_copy_and_clear_apart),
 		cmocka_unit_test(test_time_keeps_the_least_run),
+		cmocka_unit_test(test_time_reps),
 		cmocka_unit_test(test_choose_installs_the_pick),
 	};
 

@@ -64,7 +64,7 @@ static int fx_setup(void **state, unsigned int nchunks, unsigned int cap, unsign
 	if (fx_exclusive)
 		fx->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 	if (fx_fast)
-		fx->mp.ops.zero = mock_port_zero_stosb;
+		fx->mp.ops.zero = mock_port_zero_chosen;
 	fx->len = nchunks * CHUNK;
 	fx->region = aligned_alloc(CHUNK, fx->len);
 	if (!fx->region)
@@ -551,7 +551,7 @@ static const struct scrub_strategy {
 	void (*zero)(void *ctx, void *dst, size_t len);
 } scrub_strategies[] = {
 	{ "free/memset", 0, NULL },
-	{ "free/stosb", 0, mock_port_zero_stosb },
+	{ "free/stosb", 0, mock_port_zero_chosen },
 	{ "free/nt", 0, mock_port_zero_nt },
 	{ "alloc/memset", SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, NULL },
 	{ "alloc/nt", SLUICE_DMA_ARENA_SCRUB_ON_ALLOC, mock_port_zero_nt },
@@ -1270,7 +1270,7 @@ static void test_fast_path_decided_once(void **state)
 	inline_port = true;
 #endif
 	ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-	ops.zero = mock_port_zero_stosb;
+	ops.zero = mock_port_zero_chosen;
 	assert_false(fast_remade(fx, &ops, 0)); /* the caches locked */
 	assert_false(fx->arena.flags & ARENA_FAST);
 	assert_true(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES) == inline_port);
@@ -1281,7 +1281,7 @@ static void test_fast_path_decided_once(void **state)
 	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
 	ops.zero = NULL; /* memset */
 	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
-	ops.zero = mock_port_zero_stosb;
+	ops.zero = mock_port_zero_chosen;
 	ops.cpu_id = cpu_too_big; /* a CPU index that is not the inline one */
 	assert_false(fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES));
 	ops.cpu_id = fx->mp.ops.cpu_id;
@@ -1374,7 +1374,7 @@ static void test_fast_path_scrub_on_alloc(void **state)
 	uint64_t cycles;
 
 	ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-	ops.zero = mock_port_zero_stosb;
+	ops.zero = mock_port_zero_chosen;
 	fast_remade(fx, &ops, SLUICE_DMA_ARENA_OWNED_CACHES | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC);
 #ifdef ARENA_FAST_PATH
 	assert_true(fx->arena.flags & ARENA_FAST);
@@ -1412,7 +1412,7 @@ static void test_fast_path_cpu_folded(void **state)
 	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
 	mock_port_init(&wide, 3 * fx->cfg.ncpus);
 	wide.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
-	wide.ops.zero = mock_port_zero_stosb;
+	wide.ops.zero = mock_port_zero_chosen;
 	cfg.flags = SLUICE_DMA_ARENA_OWNED_CACHES;
 	assert_int_equal(sluice_dma_arena_init(&fx->arena, &wide.ops, &cfg), 0);
 	/*

@@ -69,7 +69,7 @@ static int race_setup(void **state, bool exclusive, bool fast)
 		fx->mp.ops.flags = SLUICE_DMA_PORT_CPU_EXCLUSIVE;
 	/* The inline `rep stosb`: the frees then race through arena_fast.c. */
 	if (fast)
-		fx->mp.ops.zero = mock_port_zero_stosb;
+		fx->mp.ops.zero = mock_port_zero_chosen;
 	fx->mem = aligned_alloc(CHUNK, 2 * CHUNK);
 	fx->meta = malloc(ml);
 	if (!fx->mem || !fx->meta)

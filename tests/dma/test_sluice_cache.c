@@ -718,7 +718,7 @@ static unsigned long port_copies;
 static void counting_copy(void *ctx, void *dst, const void *src, size_t len)
 {
 	port_copies++;
-	mock_port_copy_movsb(ctx, dst, src, len);
+	mock_port_copy_chosen(ctx, dst, src, len);
 }
 
 static void test_port_copy(void **state)
@@ -749,6 +749,94 @@ static void test_port_copy(void **state)
 	assert_int_equal(buf[100], (unsigned char)(100 * 7 + 1));
 	assert_int_equal(fx_free(f), 0);
 	free(buf);
+}
+
+/*
+ * The leaf paths with the port's AVX2 copy and clear (where this CPU runs
+ * them): every length around the loops' 128-byte block and the slot's size,
+ * at odd offsets, copies to the device exactly, copies back exactly the bytes
+ * the device wrote, and scrubs a from-device slot whole. The inline bodies
+ * are the ones the layer runs: the layer takes its leaf path here.
+ */
+static void test_port_copy_avx2(void **state)
+{
+	static const size_t lens[] = { 1, 31, 127, 128, 129, 255, 1000, 2047, 2048, 2049, 4096 };
+	unsigned char *buf = malloc(8192), *back = malloc(8192);
+	struct fx *f;
+	uint64_t d;
+
+	(void)state;
+	if (!mock_port_cpu_avx2()) {
+		free(buf);
+		free(back);
+		print_message(
+			"this CPU (or its OS) runs no AVX2: the port's AVX2 copy is not tested\n");
+		skip();
+	}
+	f = excl_new(1, 2 * MIB);
+	assert_true(fx_leaf(f));
+	assert_string_equal(mock_port_set_copy(&f->mp, "avx2"), "avx2");
+	assert_ptr_equal(f->mp.ops.copy, mock_port_copy_chosen);
+	for (unsigned int i = 0; i < 8192; i++)
+		buf[i] = (unsigned char)(i * 7 + 1);
+	for (unsigned int li = 0; li < sizeof(lens) / sizeof(lens[0]); li++)
+		for (unsigned int off = 0; off < 3; off++) {
+			size_t len = lens[li];
+			unsigned char *dev;
+
+			d = map1(f, buf + off, len);
+			assert_memory_equal(fx_dev(d), buf + off, len);
+			unmap1(f, d, len);
+			/* From the device: a slot that reads zero, then the bytes written. */
+			memcpy(back, buf, 8192);
+			assert_int_equal(sluice_dma_map(&f->dl, &tag, back + off, len,
+							SLUICE_DMA_FROM_DEVICE, &d),
+					 0);
+			dev = fx_dev(d);
+			for (size_t i = 0; i < len; i++)
+				assert_int_equal(dev[i], 0);
+			memset(dev, 0xa5, len);
+			assert_int_equal(sluice_dma_unmap_written(&f->dl, d, len,
+								  SLUICE_DMA_FROM_DEVICE,
+								  len - len / 3),
+					 0);
+			for (size_t i = 0; i < 8192; i++)
+				assert_int_equal(back[i], i >= off && i < off + len - len / 3 ?
+								  0xa5 :
+								  buf[i]);
+		}
+	assert_string_equal(mock_port_set_copy(&f->mp, "movsb"), "movsb");
+	assert_int_equal(fx_free(f), 0);
+	free(buf);
+	free(back);
+}
+
+/* A copy the port does not know, or cannot run, changes nothing. */
+static void test_port_copy_names(void **state)
+{
+	struct mock_port mp;
+
+	(void)state;
+	mock_port_init(&mp, 1);
+	/* The name returned is the port's, not the caller's buffer. */
+	{
+		char asked[] = "movsb";
+		const char *got = mock_port_set_copy(&mp, asked);
+
+		assert_ptr_not_equal(got, asked);
+		assert_string_equal(got, "movsb");
+	}
+	assert_null(mock_port_set_copy(&mp, "memcpy"));
+	assert_null(mock_port_set_zero(&mp, "stosb"));
+	assert_ptr_equal(mp.ops.copy, mock_port_copy_chosen);
+	assert_ptr_equal(mp.ops.zero, mock_port_zero_chosen);
+	if (!mock_port_cpu_avx2())
+		assert_null(mock_port_set_copy(&mp, "avx2"));
+	assert_string_equal(mock_port_set_zero(&mp, "libc"), "libc");
+	assert_ptr_equal(mp.ops.copy, mock_port_copy_chosen);
+	assert_null(mp.ops.zero);
+	assert_string_equal(mock_port_set_copy(&mp, "libc"), "libc");
+	assert_null(mp.ops.copy);
 }
 
 /*
@@ -891,6 +979,8 @@ int main(void)
 		cmocka_unit_test(test_destroy_drains),
 		cmocka_unit_test(test_threads_cross_cpu),
 		cmocka_unit_test(test_port_copy),
+		cmocka_unit_test(test_port_copy_avx2),
+		cmocka_unit_test(test_port_copy_names),
 		cmocka_unit_test(test_tlb_sync),
 	};
 	/* clang-format on */

@@ -314,16 +314,18 @@ void mock_port_zero_libc(void *ctx, void *dst, size_t len)
 }
 
 #if defined(__x86_64__)
-void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
+bool mock_port_avx2_copy, mock_port_avx2_zero;
+
+void mock_port_copy_chosen(void *ctx, void *dst, const void *src, size_t len)
 {
 	(void)ctx;
-	mock_port_movsb_body(dst, src, len);
+	mock_port_copy_body(dst, src, len);
 }
 
-void mock_port_zero_stosb(void *ctx, void *dst, size_t len)
+void mock_port_zero_chosen(void *ctx, void *dst, size_t len)
 {
 	(void)ctx;
-	mock_port_stosb_body(dst, len);
+	mock_port_zero_body(dst, len);
 }
 
 void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len)
@@ -335,22 +337,41 @@ void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len)
 	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(r) : : "memory");
 }
 
+static void mock_port_cpuid(unsigned int leaf, unsigned int r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(0));
+}
+
 bool mock_port_cpu_erms(bool *fsrm)
 {
-	unsigned int a = 7, b, c = 0, d;
+	unsigned int r[4];
 
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	mock_port_cpuid(7, r);
 	if (fsrm)
-		*fsrm = (d >> 4) & 1;
-	return (b >> 9) & 1;
+		*fsrm = (r[3] >> 4) & 1;
+	return (r[1] >> 9) & 1;
+}
+
+bool mock_port_cpu_avx2(void)
+{
+	unsigned int r1[4], r7[4] = { 0 };
+
+	mock_port_cpuid(0, r1);
+	if (r1[0] >= 7)
+		mock_port_cpuid(7, r7);
+	mock_port_cpuid(1, r1);
+	/* XGETBV raises #UD unless the OS set CR4.OSXSAVE, which CPUID 1 mirrors. */
+	return cpu_avx2_usable(r1[2], r7[1], (r1[2] & CPUID1_ECX_OSXSAVE) ? xgetbv(0) : 0);
 }
 #else
-void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len)
+void mock_port_copy_chosen(void *ctx, void *dst, const void *src, size_t len)
 {
 	mock_port_copy_libc(ctx, dst, src, len);
 }
 
-void mock_port_zero_stosb(void *ctx, void *dst, size_t len)
+void mock_port_zero_chosen(void *ctx, void *dst, size_t len)
 {
 	mock_port_zero_libc(ctx, dst, len);
 }
@@ -364,6 +385,11 @@ bool mock_port_cpu_erms(bool *fsrm)
 {
 	if (fsrm)
 		*fsrm = false;
+	return false;
+}
+
+bool mock_port_cpu_avx2(void)
+{
 	return false;
 }
 #endif
@@ -408,21 +434,50 @@ void mock_port_zero_nt(void *ctx, void *dst, size_t len)
 }
 #endif
 
-const char *mock_port_set_copy(struct mock_port *mp, const char *impl)
+/*
+ * What @impl names, installed as the copy (@zero false) or the clear: "libc"
+ * (NULL), "movsb" or "avx2" (the chosen op, its body set), "auto" (movsb with
+ * ERMS, else libc). NULL, changing nothing, for a name unknown or not run here.
+ */
+static const char *mock_port_install(struct mock_port *mp, const char *impl, bool zero)
 {
-	bool movsb;
+	const char *name;
+	bool avx2 = false;
 
+	if (!strcmp(impl, "auto"))
+		impl = mock_port_cpu_erms(NULL) ? "movsb" : "libc";
+	/* The names returned are the port's own strings, never the caller's. */
 	if (!strcmp(impl, "libc"))
-		movsb = false;
+		name = "libc";
 	else if (!strcmp(impl, "movsb"))
-		movsb = true;
-	else if (!strcmp(impl, "auto"))
-		movsb = mock_port_cpu_erms(NULL);
+		name = "movsb";
+	else if (!strcmp(impl, "avx2") && mock_port_cpu_avx2())
+		name = "avx2", avx2 = true;
 	else
 		return NULL;
-	mp->ops.copy = movsb ? mock_port_copy_movsb : NULL;
-	mp->ops.zero = movsb ? mock_port_zero_stosb : NULL;
-	return movsb ? "movsb" : "libc";
+#if defined(__x86_64__)
+	if (zero)
+		mock_port_avx2_zero = avx2;
+	else
+		mock_port_avx2_copy = avx2;
+#endif
+	if (zero)
+		mp->ops.zero = strcmp(name, "libc") ? mock_port_zero_chosen : NULL;
+	else
+		mp->ops.copy = strcmp(name, "libc") ? mock_port_copy_chosen : NULL;
+	return name;
+}
+
+const char *mock_port_set_copy(struct mock_port *mp, const char *impl)
+{
+	const char *name = mock_port_install(mp, impl, false);
+
+	return name ? mock_port_install(mp, name, true) : NULL;
+}
+
+const char *mock_port_set_zero(struct mock_port *mp, const char *impl)
+{
+	return mock_port_install(mp, impl, true);
 }
 
 int mock_run_child(int (*fn)(void *ctx), void *ctx, char *out, size_t outlen)

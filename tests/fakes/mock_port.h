@@ -114,13 +114,15 @@ int mock_run_child(int (*fn)(void *ctx), void *ctx, char *out, size_t outlen);
 
 /*
  * Copy and clear implementations a port may install (ops.copy / ops.zero),
- * for the host benchmark and tests: x86-64 `rep movsb` / `rep stosb` (fast
- * with ERMS, and for short copies with FSRM), `rep movsq` with a byte tail
+ * for the host benchmark and tests: the port's chosen copy and clear
+ * (x86-64 `rep movsb` / `rep stosb`, fast with ERMS and for short copies with
+ * FSRM, or the AVX2 loops of arch/x86_64/cpu/memops.h where this CPU runs
+ * them and mock_port_set_copy() chose them), `rep movsq` with a byte tail
  * (the shape of newlib's x86-64 memcpy.S), and plain libc. On other
- * architectures the rep variants fall back to libc.
+ * architectures the x86 ones fall back to libc.
  */
-void mock_port_copy_movsb(void *ctx, void *dst, const void *src, size_t len);
-void mock_port_zero_stosb(void *ctx, void *dst, size_t len);
+void mock_port_copy_chosen(void *ctx, void *dst, const void *src, size_t len);
+void mock_port_zero_chosen(void *ctx, void *dst, size_t len);
 void mock_port_copy_movsq(void *ctx, void *dst, const void *src, size_t len);
 void mock_port_copy_libc(void *ctx, void *dst, const void *src, size_t len);
 void mock_port_zero_libc(void *ctx, void *dst, size_t len);
@@ -138,12 +140,28 @@ void mock_port_zero_nt(void *ctx, void *dst, size_t len);
 bool mock_port_cpu_erms(bool *fsrm);
 
 /**
- * mock_port_set_copy() - install a copy / clear pair in @mp's ops:
- *	"libc" (NULL ops: the library's own memcpy / memset), "movsb",
- *	"auto" (movsb when the CPU has ERMS, else libc).
- * Return: the name of what was installed ("libc" or "movsb"), NULL if @impl
- *	is unknown.
+ * mock_port_cpu_avx2() - whether this CPU and its OS run AVX2
+ *	(cpu_avx2_usable() of CPUID and XCR0); false off x86-64.
+ */
+bool mock_port_cpu_avx2(void);
+
+/**
+ * mock_port_set_copy() - install a copy and a clear in @mp's ops, by name:
+ *	"libc" (NULL ops: the library's own memcpy / memset), "movsb"
+ *	(`rep movsb` / `rep stosb`), "avx2" (the AVX2 loops), or "auto" (movsb
+ *	when the CPU has ERMS, else libc). movsb and avx2 install
+ *	mock_port_copy_chosen() / _zero_chosen(), the ops the library runs
+ *	inline, and set which body they run for the whole process.
+ * Return: the name of what was installed ("libc", "movsb" or "avx2"), NULL
+ *	if @impl is unknown or, for avx2, if this CPU does not run it.
  */
 const char *mock_port_set_copy(struct mock_port *mp, const char *impl);
+
+/**
+ * mock_port_set_zero() - the same for the clear alone, after
+ *	mock_port_set_copy(): a copy and a clear chosen apart.
+ * Return: the name installed, NULL as for mock_port_set_copy().
+ */
+const char *mock_port_set_zero(struct mock_port *mp, const char *impl);
 
 #endif /* SLUICE_TESTS_MOCK_PORT_H */

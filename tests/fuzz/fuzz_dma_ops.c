@@ -944,8 +944,8 @@ static void dof_begin(struct dof *s, struct fuzz_in *in)
 	 * the set-up's ops: the layer decides again from these.
 	 */
 	if ((mode & 0x80) && (cap & 0x20)) {
-		s->fd->dl.ops.copy = mock_port_copy_movsb;
-		s->fd->dl.ops.zero = mock_port_zero_stosb;
+		s->fd->dl.ops.copy = mock_port_copy_chosen;
+		s->fd->dl.ops.zero = mock_port_zero_chosen;
 	}
 	s->fd->dl.fast = sluice_dma_priv_fast_decide(&s->fd->dl);
 	if (s->use_arena)

@@ -95,6 +95,8 @@ static void memops_run_zero(const struct memops *m, void *dst, size_t len)
 void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, const void *src,
 		 uint64_t (*clock)(void))
 {
+	unsigned int reps = t->reps ? t->reps : 1;
+
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
 		t->copy[k] = t->zero[k] = UINT64_MAX;
 		/* One run of each untimed first: the lines and the code are then warm. */
@@ -110,15 +112,16 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 			if (t->skip[k])
 				continue;
 			t0 = clock();
-
-			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
+			for (unsigned int i = 0; i < reps; i++)
+				memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
 			t1 = clock();
-			memops_run_zero(&cand[k], dst, MEMOPS_TIMED_LEN);
+			for (unsigned int i = 0; i < reps; i++)
+				memops_run_zero(&cand[k], dst, MEMOPS_TIMED_LEN);
 			t2 = clock();
-			if (t1 - t0 < t->copy[k])
-				t->copy[k] = t1 - t0;
-			if (t2 - t1 < t->zero[k])
-				t->zero[k] = t2 - t1;
+			if ((t1 - t0) / reps < t->copy[k])
+				t->copy[k] = (t1 - t0) / reps;
+			if ((t2 - t1) / reps < t->zero[k])
+				t->zero[k] = (t2 - t1) / reps;
 		}
 }
 
@@ -148,6 +151,7 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 
 	memset(scratch[1], 0x5a, MEMOPS_TIMED_LEN);
 	memset(t->skip, 0, sizeof(t->skip));
+	t->reps = 1;
 	t->skip[MEMOPS_AVX2] = !cpu->has_avx2 || !memops_candidates[MEMOPS_AVX2].copy;
 	memops_time(t, memops_candidates, scratch[0], scratch[1], memops_rdtsc);
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;

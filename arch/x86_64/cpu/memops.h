@@ -155,6 +155,9 @@ extern const struct memops memops_candidates[MEMOPS_COUNT];
  * @zero: the same for a clear.
  * @skip: set by the caller before memops_time(): candidates not to run nor
  *	pick (the CPU or its OS lacks them, or the port cannot install them).
+ * @reps: set by the caller before memops_time(): copies (and clears) between
+ *	two clock reads, for a clock coarser than one copy (a VM's TSC that
+ *	steps by 26 ticks, 10 ns); 0 is 1. @copy and @zero are per copy.
  * @preferred: the candidate CPUID suggests (movsb with ERMS, else libc).
  * @chosen_copy: the candidate whose copy is installed.
  * @chosen_zero: the candidate whose clear is installed.
@@ -163,6 +166,7 @@ struct memops_timing {
 	uint64_t copy[MEMOPS_COUNT];
 	uint64_t zero[MEMOPS_COUNT];
 	bool skip[MEMOPS_COUNT];
+	unsigned int reps;
 	enum memops_kind preferred;
 	enum memops_kind chosen_copy;
 	enum memops_kind chosen_zero;
@@ -189,7 +193,8 @@ enum memops_kind memops_pick(const struct memops_timing *t, bool zero);
  *	bytes between @dst and @src (each at least that long, private memory),
  *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,
  *	with @clock (cycles).
- * @t: filled in (all but @skip, which it reads, @preferred and the picks).
+ * @t: filled in (all but @skip and @reps, which it reads, @preferred and
+ *	the picks).
  * @cand: MEMOPS_COUNT candidates, by enum memops_kind (memops_candidates;
  *	NULL ops run memcpy / memset).
  * @dst: where the candidates write.

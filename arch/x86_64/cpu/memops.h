@@ -94,7 +94,9 @@ static inline __attribute__((always_inline)) void memops_avx2_copy_body(void *ds
 				 : "+r"(dst), "+r"(src), "+r"(blocks)
 				 :
 				 : "xmm0", "xmm1", "xmm2", "xmm3", "cc", "memory");
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
+	/* Not even a `rep movsb` of 0 bytes: its start-up costs what a short copy does. */
+	if (tail)
+		__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
 }
 
 /* An AVX2 clear: the same shape, one zeroed register stored four times. */
@@ -116,7 +118,8 @@ static inline __attribute__((always_inline)) void memops_avx2_zero_body(void *ds
 				 : "+r"(dst), "+r"(blocks)
 				 :
 				 : "xmm0", "cc", "memory");
-	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(tail) : "a"(0) : "memory");
+	if (tail)
+		__asm__ volatile("rep stosb" : "+D"(dst), "+c"(tail) : "a"(0) : "memory");
 }
 
 void memops_copy_avx2(void *ctx, void *dst, const void *src, size_t len);

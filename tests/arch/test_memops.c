@@ -69,13 +69,12 @@ static void test_movsb_copy_and_clear(void **state)
 	clears_exactly(memops_zero_stosb);
 }
 
-/* A CPUID probe of the CPU the tests run on (user mode: XGETBV runs there). */
+/* A CPUID probe of the CPU the tests run on: the plain VM's instruction
+ * (pvio_native), which runs in user mode, as XGETBV does. */
 static void host_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
 	(void)ctx;
-	__asm__ volatile("cpuid"
-			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(subleaf));
+	cpuid(leaf, subleaf, r);
 }
 
 /* The SEV status MSR cannot be read in user mode: as if SEV were off. */

@@ -777,6 +777,8 @@ static void test_port_copy_avx2(void **state)
 	assert_true(fx_leaf(f));
 	assert_string_equal(mock_port_set_copy(&f->mp, "avx2"), "avx2");
 	assert_ptr_equal(f->mp.ops.copy, mock_port_copy_chosen);
+	/* The bodies the inline ops run now: AVX2 for both. */
+	assert_true(mock_port_avx2_copy && mock_port_avx2_zero);
 	for (unsigned int i = 0; i < 8192; i++)
 		buf[i] = (unsigned char)(i * 7 + 1);
 	for (unsigned int li = 0; li < sizeof(lens) / sizeof(lens[0]); li++)
@@ -806,9 +808,18 @@ static void test_port_copy_avx2(void **state)
 								  buf[i]);
 		}
 	assert_string_equal(mock_port_set_copy(&f->mp, "movsb"), "movsb");
+	assert_false(mock_port_avx2_copy || mock_port_avx2_zero);
 	assert_int_equal(fx_free(f), 0);
 	free(buf);
 	free(back);
+}
+
+/* The process-wide bodies back to `rep movsb` / `rep stosb`, whatever a test left. */
+static int reset_port_bodies(void **state)
+{
+	(void)state;
+	mock_port_avx2_copy = mock_port_avx2_zero = false;
+	return 0;
 }
 
 /* A copy the port does not know, or cannot run, changes nothing. */
@@ -835,6 +846,17 @@ static void test_port_copy_names(void **state)
 	assert_string_equal(mock_port_set_zero(&mp, "libc"), "libc");
 	assert_ptr_equal(mp.ops.copy, mock_port_copy_chosen);
 	assert_null(mp.ops.zero);
+	/* The copy and the clear apart: each sets its own body. */
+	if (mock_port_cpu_avx2()) {
+		assert_string_equal(mock_port_set_copy(&mp, "avx2"), "avx2");
+		assert_string_equal(mock_port_set_zero(&mp, "movsb"), "movsb");
+		assert_true(mock_port_avx2_copy);
+		assert_false(mock_port_avx2_zero);
+		assert_string_equal(mock_port_set_zero(&mp, "avx2"), "avx2");
+		assert_true(mock_port_avx2_zero);
+		assert_string_equal(mock_port_set_copy(&mp, "movsb"), "movsb");
+		assert_false(mock_port_avx2_copy || mock_port_avx2_zero);
+	}
 	assert_string_equal(mock_port_set_copy(&mp, "libc"), "libc");
 	assert_null(mp.ops.copy);
 }
@@ -979,8 +1001,8 @@ int main(void)
 		cmocka_unit_test(test_destroy_drains),
 		cmocka_unit_test(test_threads_cross_cpu),
 		cmocka_unit_test(test_port_copy),
-		cmocka_unit_test(test_port_copy_avx2),
-		cmocka_unit_test(test_port_copy_names),
+		cmocka_unit_test_teardown(test_port_copy_avx2, reset_port_bodies),
+		cmocka_unit_test_teardown(test_port_copy_names, reset_port_bodies),
 		cmocka_unit_test(test_tlb_sync),
 	};
 	/* clang-format on */

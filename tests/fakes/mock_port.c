@@ -313,7 +313,7 @@ void mock_port_zero_libc(void *ctx, void *dst, size_t len)
 	memset(dst, 0, len);
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__SSE2__)
 bool mock_port_avx2_copy, mock_port_avx2_zero;
 
 void mock_port_copy_chosen(void *ctx, void *dst, const void *src, size_t len)
@@ -455,11 +455,13 @@ static const char *mock_port_install(struct mock_port *mp, const char *impl, boo
 		name = "avx2", avx2 = true;
 	else
 		return NULL;
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__SSE2__)
 	if (zero)
 		mock_port_avx2_zero = avx2;
 	else
 		mock_port_avx2_copy = avx2;
+#else
+	(void)avx2; /* never true here: mock_port_cpu_avx2() is false */
 #endif
 	if (zero)
 		mp->ops.zero = strcmp(name, "libc") ? mock_port_zero_chosen : NULL;

@@ -38,7 +38,7 @@ static inline unsigned int mock_port_cpu_id_body(void *ctx)
 #define SLUICE_DMA_INLINE_CPU_ID_FN mock_port_cpu_id
 #define SLUICE_DMA_INLINE_CPU_ID(ctx) mock_port_cpu_id_body(ctx)
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__SSE2__)
 #include "arch/x86_64/cpu/memops.h"
 
 /*

@@ -62,6 +62,20 @@ static inline __attribute__((always_inline)) void memops_stosb_body(void *dst, s
 #define MEMOPS_AVX2_BLOCK 128u
 
 /*
+ * vzeroupper clears the upper halves of every YMM register. Code built
+ * without AVX keeps only 128-bit values in them, which it leaves alone; code
+ * built with it (-mavx2, -march=native) may keep a 256-bit value in any of
+ * them across the bodies, so there they clobber all sixteen.
+ */
+#ifdef __AVX__
+#define MEMOPS_AVX2_UPPER_CLOBBERS                                                          \
+	"xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
+		"xmm14", "xmm15",
+#else
+#define MEMOPS_AVX2_UPPER_CLOBBERS
+#endif
+
+/*
  * An AVX2 copy: 128 bytes an iteration through four YMM registers, unaligned
  * loads and stores, then `rep movsb` for the 0 to 127 bytes left (any length,
  * any alignment). Inline assembly, so that a file built without -mavx2 can
@@ -93,7 +107,8 @@ static inline __attribute__((always_inline)) void memops_avx2_copy_body(void *ds
 				 "vzeroupper"
 				 : "+r"(dst), "+r"(src), "+r"(blocks)
 				 :
-				 : "xmm0", "xmm1", "xmm2", "xmm3", "cc", "memory");
+				 : "xmm0", "xmm1", "xmm2", "xmm3", MEMOPS_AVX2_UPPER_CLOBBERS "cc",
+				   "memory");
 	/* Not even a `rep movsb` of 0 bytes: its start-up costs what a short copy does. */
 	if (tail)
 		__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
@@ -117,7 +132,8 @@ static inline __attribute__((always_inline)) void memops_avx2_zero_body(void *ds
 				 "vzeroupper"
 				 : "+r"(dst), "+r"(blocks)
 				 :
-				 : "xmm0", "cc", "memory");
+				 : "xmm0", "xmm1", "xmm2", "xmm3", MEMOPS_AVX2_UPPER_CLOBBERS "cc",
+				   "memory");
 	if (tail)
 		__asm__ volatile("rep stosb" : "+D"(dst), "+c"(tail) : "a"(0) : "memory");
 }

@@ -123,6 +123,52 @@ class BenchAllocJson(unittest.TestCase):
                         self.assertIsNone(o[k])
 
 
+def header(*extra):
+    """Exit status, stdout and stderr of a run of the copy cells alone at 4 KiB."""
+    proc = subprocess.run([BIN, "-n", "50", "-r", "1", "-s", "4096", "-c", "1"] + list(extra),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+class BenchAllocCopyChoice(unittest.TestCase):
+    """-C: the copy and the clear the port installs, and what every line says of them."""
+
+    def impls(self, *extra):
+        objs = run("-s", "4096", "-c", "1", *extra)
+        self.assertTrue(objs)
+        return {(o["copy_impl"], o["zero_impl"]) for o in objs}
+
+    def test_named(self):
+        self.assertEqual(self.impls("-C", "movsb"), {("movsb", "movsb")})
+        self.assertEqual(self.impls("-C", "libc/movsb"), {("libc", "movsb")})
+
+    def test_timed_by_default(self):
+        rc, out, err = header()
+        self.assertEqual(rc, 0, err)
+        line = [x for x in out.splitlines() if "chosen by timing" in x]
+        self.assertEqual(len(line), 1, out[:400])
+        copy = line[0].split("bounce copy ")[1].split(",")[0]
+        self.assertIn(copy, ("libc", "movsb", "avx2"))
+        self.assertIn("movsb ", line[0])
+
+    def test_avx2_only_where_it_runs(self):
+        rc, out, err = header("-C", "avx2")
+        avx2 = "AVX2 yes" in header()[1]
+        if avx2:
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(self.impls("-C", "avx2/movsb"), {("avx2", "movsb")})
+        else:
+            self.assertEqual(rc, 2)
+            self.assertIn("-C avx2: unknown, or not run by this CPU", err)
+
+    def test_unknown_refused(self):
+        for bad in ("sse", "movsb/", "/movsb", "movsb/sse", "movsb/movsb/movsb", "a" * 40):
+            rc, _, err = header("-C", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("unknown, or not run by this CPU", err, bad)
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3 or not all(os.access(a, os.X_OK) for a in sys.argv[1:3]):
         sys.exit("usage: test_bench_alloc_json.py BENCH_ALLOC_BINARY STAGE_BINARY [-v]")

@@ -1579,13 +1579,18 @@ static bool choose_copy(bool erms)
 		choose_copy_by_timing(erms);
 		return true;
 	}
-	snprintf(copy, sizeof(copy), "%s", cfg.copy_req);
-	zero = strchr(copy, '/');
-	if (zero)
-		*zero++ = '\0';
-	mock_port_init(&probe, 1);
-	cfg.copy_name = mock_port_set_copy(&probe, copy);
-	cfg.zero_name = cfg.copy_name && zero ? mock_port_set_zero(&probe, zero) : cfg.copy_name;
+	/* A request longer than the buffer is refused whole, never cut to a name. */
+	if (snprintf(copy, sizeof(copy), "%s", cfg.copy_req) < (int)sizeof(copy)) {
+		zero = strchr(copy, '/');
+		if (zero)
+			*zero++ = '\0';
+		mock_port_init(&probe, 1);
+		cfg.copy_name = mock_port_set_copy(&probe, copy);
+		cfg.zero_name = cfg.copy_name && zero ? mock_port_set_zero(&probe, zero) :
+							cfg.copy_name;
+	} else {
+		cfg.copy_name = cfg.zero_name = NULL;
+	}
 	if (!cfg.copy_name || !cfg.zero_name) {
 		fprintf(stderr, "bench_alloc: -C %s: unknown, or not run by this CPU\n",
 			cfg.copy_req);

@@ -1480,7 +1480,13 @@ static void test_threads(void **state)
  * its time). Every call gets memory: a caller that finds a conversion in
  * flight waits for its chunk instead of failing at the cap or converting a
  * chunk of its own, so 64 KiB of data cost one 2 MB conversion, not one per
- * thread.
+ * thread. The wait is bounded by a count of relax hints, not a time
+ * (ARENA_CONVERSION_WAITS x ARENA_WAIT_SPINS: the converter may be the code
+ * the waiter interrupted). Eight threads on two CPUs under an emulator
+ * (qemu-aarch64 in tests/portable.mk) can spin through that bound while the
+ * converter waits for a CPU, and then one more chunk is converted: seen in 2
+ * and 4 of 20 runs. So at most two conversions; without the wait it is one
+ * per thread that finds no room.
  */
 #define FIRST_USE_THREADS 8
 #define FIRST_USE_CALLS 250
@@ -1548,9 +1554,9 @@ static void test_concurrent_first_use(void **state)
 	assert_int_equal(nulls, 0);
 	assert_int_equal(st.alloc_failed, 0);
 	assert_int_equal(st.cap_hits, 0);
-	assert_int_equal(st.to_shared, 1);
+	assert_in_range(st.to_shared, 1, 2);
 	assert_int_equal(st.allocs, FIRST_USE_THREADS * FIRST_USE_CALLS);
-	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), 1);
+	assert_int_equal(sluice_dma_arena_reclaim(&fx->arena, 0), st.to_shared);
 }
 
 int main(void)

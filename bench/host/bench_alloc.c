@@ -1539,6 +1539,7 @@ static void choose_copy_by_timing(bool erms)
 	static unsigned char scratch[2][MEMOPS_TIMED_LEN] __attribute__((aligned(4096)));
 	/* 64 copies a clock read: this VM's TSC steps by 26 ticks, 10 ns. */
 	struct memops_timing t = { .preferred = erms ? MEMOPS_MOVSB : MEMOPS_LIBC, .reps = 64 };
+	struct memops chosen;
 
 	/* The port installs no `rep movsq` (its copy is in the copy table). */
 	t.skip[MEMOPS_MOVSQ] = true;
@@ -1547,8 +1548,9 @@ static void choose_copy_by_timing(bool erms)
 	memops_time(&t, memops_candidates, scratch[0], scratch[1], rdtsc);
 	t.chosen_copy = memops_pick(&t, false);
 	t.chosen_zero = memops_pick(&t, true);
-	cfg.copy_name = memops_candidates[t.chosen_copy].name;
-	cfg.zero_name = memops_candidates[t.chosen_zero].zero_name;
+	memops_install(&t, memops_candidates, &chosen);
+	cfg.copy_name = chosen.name;
+	cfg.zero_name = chosen.zero_name;
 	printf("bench_alloc: bounce copy %s, clear %s, chosen by timing (TSC ticks per %u-byte "
 	       "copy + clear, least of %u runs of %u:",
 	       cfg.copy_name, cfg.zero_name, MEMOPS_TIMED_LEN, MEMOPS_RUNS, t.reps);

@@ -374,13 +374,16 @@ static void test_time_keeps_the_least_run(void **state)
 	assert_int_equal(fake_trap_calls, 1 + 2 * MEMOPS_RUNS);
 }
 
-/* A clock that advances by 1000 a read, and candidates that count their runs. */
+/*
+ * A clock whose reads are 1000 apart in a candidate's first run and 10 less
+ * in each later one, and candidates that count their runs.
+ */
 static uint64_t step_now;
-static unsigned int count_copies, count_zeros;
+static unsigned int step_reads, count_copies, count_zeros;
 
 static uint64_t step_clock(void)
 {
-	return step_now += 1000;
+	return step_now += 1000 - 10 * (step_reads++ / 3);
 }
 
 static void count_copy(void *ctx, void *dst, const void *src, size_t len)
@@ -409,13 +412,34 @@ static void test_time_reps(void **state)
 	memops_time(&t, cands, dst, src, step_clock);
 	assert_int_equal(count_copies, 1 + 8 * MEMOPS_RUNS);
 	assert_int_equal(count_zeros, 8 * MEMOPS_RUNS);
-	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 / 8);
-	assert_int_equal(t.zero[MEMOPS_MOVSB], 1000 / 8);
+	/* The least run, the last, per copy: (1000 - 10 x 15) / 8. */
+	assert_int_equal(t.copy[MEMOPS_MOVSB], (1000 - 10 * (MEMOPS_RUNS - 1)) / 8);
+	assert_int_equal(t.zero[MEMOPS_MOVSB], (1000 - 10 * (MEMOPS_RUNS - 1)) / 8);
 	/* 0 is one. */
-	t.reps = 0, count_copies = count_zeros = 0;
+	t.reps = 0, count_copies = count_zeros = 0, step_reads = 0;
 	memops_time(&t, cands, dst, src, step_clock);
 	assert_int_equal(count_copies, 1 + MEMOPS_RUNS);
-	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000);
+	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 - 10 * (MEMOPS_RUNS - 1));
+}
+
+/* The copy of one pick and the clear of the other, each with its own name. */
+static void test_install_takes_each_pick(void **state)
+{
+	struct memops_timing t = { .chosen_copy = MEMOPS_AVX2, .chosen_zero = MEMOPS_MOVSB };
+	struct memops m;
+
+	(void)state;
+	memops_install(&t, memops_candidates, &m);
+	assert_ptr_equal(m.copy, memops_copy_avx2);
+	assert_ptr_equal(m.zero, memops_zero_stosb);
+	assert_string_equal(m.name, "avx2");
+	assert_string_equal(m.zero_name, "movsb");
+	t.chosen_copy = MEMOPS_LIBC, t.chosen_zero = MEMOPS_MOVSQ;
+	memops_install(&t, memops_candidates, &m);
+	assert_null(m.copy);
+	assert_ptr_equal(m.zero, memops_zero_stosq);
+	assert_string_equal(m.name, "libc");
+	assert_string_equal(m.zero_name, "movsq");
 }
 
 static void test_choose_installs_the_pick(void **state)
@@ -461,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_pick_copy_and_clear_apart),
 		cmocka_unit_test(test_time_keeps_the_least_run),
 		cmocka_unit_test(test_time_reps),
+		cmocka_unit_test(test_install_takes_each_pick),
 		cmocka_unit_test(test_choose_installs_the_pick),
 	};
 

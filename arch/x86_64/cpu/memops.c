@@ -138,6 +138,14 @@ enum memops_kind memops_pick(const struct memops_timing *t, bool zero)
 	return cost[best] < preferred - preferred / 8 ? best : t->preferred;
 }
 
+void memops_install(const struct memops_timing *t, const struct memops *cand, struct memops *out)
+{
+	out->name = cand[t->chosen_copy].name;
+	out->copy = cand[t->chosen_copy].copy;
+	out->zero_name = cand[t->chosen_zero].zero_name;
+	out->zero = cand[t->chosen_zero].zero;
+}
+
 /* rdtsc after an lfence: it reads the counter only when the copy before it is done. */
 static uint64_t memops_rdtsc(void)
 {
@@ -157,8 +165,5 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;
 	t->chosen_copy = memops_pick(t, false);
 	t->chosen_zero = memops_pick(t, true);
-	out->name = memops_candidates[t->chosen_copy].name;
-	out->copy = memops_candidates[t->chosen_copy].copy;
-	out->zero_name = memops_candidates[t->chosen_zero].zero_name;
-	out->zero = memops_candidates[t->chosen_zero].zero;
+	memops_install(t, memops_candidates, out);
 }

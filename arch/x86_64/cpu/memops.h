@@ -208,6 +208,15 @@ struct memops_timing {
 enum memops_kind memops_pick(const struct memops_timing *t, bool zero);
 
 /**
+ * memops_install() - the copy of @t->chosen_copy and the clear of
+ *	@t->chosen_zero, with their names, as one pair of port ops.
+ * @t: the timings, both picks made.
+ * @cand: the candidates, by enum memops_kind.
+ * @out: filled in.
+ */
+void memops_install(const struct memops_timing *t, const struct memops *cand, struct memops *out);
+
+/**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
  *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,

@@ -30,8 +30,13 @@ static inline unsigned int mock_port_cpu_id_body(void *ctx)
 {
 	const struct mock_port *mp = ctx;
 
+#ifndef MOCK_PORT_DEPLOYED
 	/* A test that sets an index the port was not told of is wrong. */
 	assert(mock_port_cpu_index < mp->ncpus);
+#else
+	/* The timed builds (bench/host/host.mk): a deployed port checks nothing here. */
+	(void)mp;
+#endif
 	return mock_port_cpu_index;
 }
 

@@ -214,6 +214,10 @@ static void test_pick_copy_and_clear_apart(void **state)
 	t.copy[MEMOPS_AVX2] = t.zero[MEMOPS_AVX2] = 0;
 	assert_int_equal(memops_pick(&t, false), MEMOPS_MOVSB);
 	assert_int_equal(memops_pick(&t, true), MEMOPS_MOVSB);
+	/* The preferred one skipped, whatever its cycles: the fastest that ran. */
+	t.skip[MEMOPS_MOVSB] = true;
+	assert_int_equal(memops_pick(&t, false), MEMOPS_LIBC);
+	assert_int_equal(memops_pick(&t, true), MEMOPS_LIBC);
 }
 
 /*

@@ -129,10 +129,11 @@ enum memops_kind memops_pick(const struct memops_timing *t, bool zero)
 {
 	const uint64_t *cost = zero ? t->zero : t->copy;
 	enum memops_kind best = t->preferred;
-	uint64_t preferred = cost[t->preferred];
+	/* A preferred one that cannot run is beaten by any that ran. */
+	uint64_t preferred = t->skip[best] ? UINT64_MAX : cost[best];
 
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
-		if (!t->skip[k] && cost[k] < cost[best])
+		if (!t->skip[k] && cost[k] < (best == t->preferred ? preferred : cost[best]))
 			best = (enum memops_kind)k;
 	/* The least replaces the preferred one only when faster by more than an eighth. */
 	return cost[best] < preferred - preferred / 8 ? best : t->preferred;

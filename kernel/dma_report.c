@@ -23,14 +23,7 @@ static void kernel_dma_report_copy(const struct kernel_dma *kd)
 	       "%u-byte copy + clear, least of %u:",
 	       kd->copy_name, kd->zero_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
 	       MEMOPS_TIMED_LEN, MEMOPS_RUNS);
-	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
-		printf("%s %s ", k ? "," : "", memops_candidates[k].name);
-		if (t->skip[k])
-			printf("-");
-		else
-			printf("%" PRIu64 " + %" PRIu64, t->copy[k], t->zero[k]);
-		printf("%s", k == (unsigned int)t->preferred ? " (CPUID's pick)" : "");
-	}
+	memops_print_candidates(t);
 	printf(")\n");
 }
 

@@ -52,7 +52,6 @@
  */
 #define _GNU_SOURCE /* pthread_setaffinity_np() */
 #include <getopt.h>
-#include <inttypes.h>
 #include <sched.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -91,6 +90,7 @@ static struct {
 	bool breakdown;	       /* -K: the cost breakdown only */
 	unsigned long insns;   /* -I: pairs of the instruction-count run only */
 	bool locked;	       /* no SLUICE_DMA_PORT_CPU_EXCLUSIVE promise */
+	bool avx2;	       /* this CPU runs AVX2 (probed once, print_header()) */
 	const char *copy_req;  /* -C: libc, movsb, avx2, auto, timed */
 	const char *copy_name; /* the copy installed */
 	const char *zero_name; /* the clear installed */
@@ -821,7 +821,7 @@ static void copy_cells(unsigned int si)
 			const struct copy_impl *ci = &copy_impls[im];
 			uint64_t t0, c0;
 
-			if ((op && !ci->zero) || (im == IMPL_AVX2 && !mock_port_cpu_avx2()))
+			if ((op && !ci->zero) || (im == IMPL_AVX2 && !cfg.avx2))
 				continue;
 			t0 = now_ns();
 			c0 = rdtsc();
@@ -839,8 +839,7 @@ static void copy_cells(unsigned int si)
 		}
 	for (unsigned int im = 0; im < NIMPL; im++)
 		for (unsigned int op = 0; op < 2; op++)
-			if ((!op || copy_impls[im].zero) &&
-			    (im != IMPL_AVX2 || mock_port_cpu_avx2()))
+			if ((!op || copy_impls[im].zero) && (im != IMPL_AVX2 || cfg.avx2))
 				copy_fig[si][im][op] = reduce(&tm[im][op], 1, pairs);
 	free(src);
 	free(dst);
@@ -1543,7 +1542,7 @@ static void choose_copy_by_timing(bool erms)
 
 	/* The port installs no `rep movsq` (its copy is in the copy table). */
 	t.skip[MEMOPS_MOVSQ] = true;
-	t.skip[MEMOPS_AVX2] = !mock_port_cpu_avx2();
+	t.skip[MEMOPS_AVX2] = !cfg.avx2;
 	memset(scratch[1], 0x5a, sizeof(scratch[1]));
 	memops_time(&t, memops_candidates, scratch[0], scratch[1], rdtsc);
 	t.chosen_copy = memops_pick(&t, false);
@@ -1554,17 +1553,9 @@ static void choose_copy_by_timing(bool erms)
 	printf("bench_alloc: bounce copy %s, clear %s, chosen by timing (TSC ticks per %u-byte "
 	       "copy + clear, least of %u runs of %u:",
 	       cfg.copy_name, cfg.zero_name, MEMOPS_TIMED_LEN, MEMOPS_RUNS, t.reps);
-	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
-		if (k == MEMOPS_MOVSQ)
-			continue;
-		printf("%s %s ", k ? "," : "", memops_candidates[k].name);
-		if (t.skip[k])
-			printf("- (this CPU does not run it)");
-		else
-			printf("%" PRIu64 " + %" PRIu64 "%s", t.copy[k], t.zero[k],
-			       k == (unsigned int)t.preferred ? " (CPUID's pick)" : "");
-	}
-	printf(")\n");
+	memops_print_candidates(&t);
+	printf("; - not timed: the port installs no movsq%s)\n",
+	       cfg.avx2 ? "" : ", this CPU runs no AVX2");
 }
 
 /*
@@ -1607,12 +1598,13 @@ static bool print_header(void)
 {
 	bool fsrm = false, erms = mock_port_cpu_erms(&fsrm);
 
+	cfg.avx2 = mock_port_cpu_avx2();
 	if (!choose_copy(erms))
 		return false;
 	printf("bench_alloc: CPU ERMS %s, FSRM %s, AVX2 %s; bounce copy: %s, clear: %s; "
 	       "per-CPU caches: %s\n",
-	       erms ? "yes" : "no", fsrm ? "yes" : "no", mock_port_cpu_avx2() ? "yes" : "no",
-	       cfg.copy_name, cfg.zero_name,
+	       erms ? "yes" : "no", fsrm ? "yes" : "no", cfg.avx2 ? "yes" : "no", cfg.copy_name,
+	       cfg.zero_name,
 	       cfg.locked ? "locked (-X)" : "exclusive (no locks on the owner's path)");
 	if (cfg.nolock)
 		printf("bench_alloc: -L: port WITHOUT locks (single-threaded platform)\n");
@@ -1751,6 +1743,15 @@ static void run_arena_cells(void)
 	}
 }
 
+/* A copy table cell: its median, or "-" for one not run (AVX2 on a CPU without it). */
+static void print_ns_or_dash(const struct figure *f)
+{
+	if (f->valid)
+		printf("%8.1f", f->ns);
+	else
+		printf("%8s", "-");
+}
+
 /* The bounce tables: receive path by scrub mode, copy and clear alone, policy
  * by policy, and bounce with copy against plain memcpy. */
 static void print_bounce_tables(void)
@@ -1774,10 +1775,12 @@ static void print_bounce_tables(void)
 
 		if (!c[0][0].valid)
 			continue;
-		printf("%7zu | %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f\n", bench_sizes[si],
-		       c[0][0].ns, c[1][0].ns, c[2][0].ns,
-		       c[IMPL_AVX2][0].valid ? c[IMPL_AVX2][0].ns : 0, c[0][1].ns, c[1][1].ns,
-		       c[IMPL_AVX2][1].valid ? c[IMPL_AVX2][1].ns : 0);
+		printf("%7zu | %8.1f %8.1f %8.1f ", bench_sizes[si], c[0][0].ns, c[1][0].ns,
+		       c[2][0].ns);
+		print_ns_or_dash(&c[IMPL_AVX2][0]);
+		printf(" | %8.1f %8.1f ", c[0][1].ns, c[1][1].ns);
+		print_ns_or_dash(&c[IMPL_AVX2][1]);
+		printf("\n");
 	}
 	print_bounce_table();
 	printf("\nbounce with copy vs plain memcpy of the same size and footprint "

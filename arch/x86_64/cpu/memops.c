@@ -3,6 +3,8 @@
  * memops.c - see memops.h. The host benchmark (bench_alloc, copy table)
  * measures the same shapes against glibc's.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arch/x86_64/cpu/memops.h"
@@ -128,15 +130,16 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 enum memops_kind memops_pick(const struct memops_timing *t, bool zero)
 {
 	const uint64_t *cost = zero ? t->zero : t->copy;
-	enum memops_kind best = t->preferred;
 	/* A preferred one that cannot run is beaten by any that ran. */
-	uint64_t preferred = t->skip[best] ? UINT64_MAX : cost[best];
+	uint64_t preferred = t->skip[t->preferred] ? UINT64_MAX : cost[t->preferred];
+	uint64_t least = preferred;
+	enum memops_kind best = t->preferred;
 
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
-		if (!t->skip[k] && cost[k] < (best == t->preferred ? preferred : cost[best]))
-			best = (enum memops_kind)k;
+		if (!t->skip[k] && cost[k] < least)
+			best = (enum memops_kind)k, least = cost[k];
 	/* The least replaces the preferred one only when faster by more than an eighth. */
-	return cost[best] < preferred - preferred / 8 ? best : t->preferred;
+	return least < preferred - preferred / 8 ? best : t->preferred;
 }
 
 void memops_install(const struct memops_timing *t, const struct memops *cand, struct memops *out)
@@ -145,6 +148,18 @@ void memops_install(const struct memops_timing *t, const struct memops *cand, st
 	out->copy = cand[t->chosen_copy].copy;
 	out->zero_name = cand[t->chosen_zero].zero_name;
 	out->zero = cand[t->chosen_zero].zero;
+}
+
+void memops_print_candidates(const struct memops_timing *t)
+{
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
+		printf("%s %s ", k ? "," : "", memops_candidates[k].name);
+		if (t->skip[k])
+			printf("-");
+		else
+			printf("%" PRIu64 " + %" PRIu64, t->copy[k], t->zero[k]);
+		printf("%s", k == (unsigned int)t->preferred ? " (CPUID's pick)" : "");
+	}
 }
 
 /* rdtsc after an lfence: it reads the counter only when the copy before it is done. */

@@ -217,6 +217,14 @@ enum memops_kind memops_pick(const struct memops_timing *t, bool zero);
 void memops_install(const struct memops_timing *t, const struct memops *cand, struct memops *out);
 
 /**
+ * memops_print_candidates() - every candidate's copy and clear of @t, for a
+ *	report line: ", name copy + clear" each, "-" for one skipped, and
+ *	CPUID's pick marked (the kernel's boot report, bench_alloc's header).
+ * @t: the timings.
+ */
+void memops_print_candidates(const struct memops_timing *t);
+
+/**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
  *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,

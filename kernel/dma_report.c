@@ -20,9 +20,9 @@ static void kernel_dma_report_copy(const struct kernel_dma *kd)
 	const struct memops_timing *t = &kd->memops_timing;
 
 	printf("dma: bounce copy %s, clear %s, chosen by timing (ERMS %s, FSRM %s; cycles per "
-	       "%u-byte copy + clear, least of %u:",
+	       "%u-byte copy + clear, each with the %u adds after it, least of %u:",
 	       kd->copy_name, kd->zero_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
-	       MEMOPS_TIMED_LEN, MEMOPS_RUNS);
+	       MEMOPS_TIMED_LEN, MEMOPS_WORK_ADDS, MEMOPS_RUNS);
 	memops_print_candidates(t);
 	printf(")\n");
 }

@@ -426,6 +426,26 @@ static void test_time_reps(void **state)
 	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 - 10 * (MEMOPS_RUNS - 1));
 }
 
+/* @runs runs, the least kept; 0 is MEMOPS_RUNS (the test above). */
+static void test_time_runs(void **state)
+{
+	static unsigned char dst[MEMOPS_TIMED_LEN], src[MEMOPS_TIMED_LEN];
+	struct memops cands[MEMOPS_COUNT] = { [MEMOPS_MOVSB] = { "n", "n", count_copy,
+								 count_zero } };
+	struct memops_timing t = { .runs = 40 };
+
+	(void)state;
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
+		t.skip[k] = k != MEMOPS_MOVSB;
+	count_copies = count_zeros = 0, step_reads = 0;
+	memops_time(&t, cands, dst, src, step_clock);
+	assert_int_equal(count_copies, 1 + 40);
+	assert_int_equal(count_zeros, 40);
+	/* Each run faster than the one before: the 40th is the least. */
+	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 - 10 * 39);
+	assert_int_equal(t.zero[MEMOPS_MOVSB], 1000 - 10 * 39);
+}
+
 /* The copy of one pick and the clear of the other, each with its own name. */
 static void test_install_takes_each_pick(void **state)
 {
@@ -489,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_pick_copy_and_clear_apart),
 		cmocka_unit_test(test_time_keeps_the_least_run),
 		cmocka_unit_test(test_time_reps),
+		cmocka_unit_test(test_time_runs),
 		cmocka_unit_test(test_install_takes_each_pick),
 		cmocka_unit_test(test_choose_installs_the_pick),
 	};

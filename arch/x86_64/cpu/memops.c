@@ -75,6 +75,22 @@ const struct memops memops_candidates[MEMOPS_COUNT] = {
 #endif
 };
 
+/*
+ * MEMOPS_WORK_ADDS adds in four chains (memops.h says why): independent of
+ * the copy and of memory, so a CPU may run them while the copy's stores
+ * drain, and only one that holds them back behind its copy pays for them.
+ */
+static inline __attribute__((always_inline)) void memops_work_after(void)
+{
+	unsigned long a = 0, b = 0, c = 0, d = 0;
+
+	_Static_assert(MEMOPS_WORK_ADDS == 4 * 24, "four chains of 24 adds");
+	__asm__ volatile(".rept 24\n\t"
+			 "add $1, %0; add $1, %1; add $1, %2; add $1, %3\n\t"
+			 ".endr"
+			 : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+}
+
 static void memops_run_copy(const struct memops *m, void *dst, const void *src, size_t len)
 {
 	if (m->copy)
@@ -83,6 +99,7 @@ static void memops_run_copy(const struct memops *m, void *dst, const void *src, 
 		memcpy(dst, src, len);
 	/* The bytes are nobody's: keep the compiler from dropping the copy. */
 	__asm__ volatile("" : : "r"(dst) : "memory");
+	memops_work_after();
 }
 
 static void memops_run_zero(const struct memops *m, void *dst, size_t len)
@@ -92,12 +109,14 @@ static void memops_run_zero(const struct memops *m, void *dst, size_t len)
 	else
 		memset(dst, 0, len);
 	__asm__ volatile("" : : "r"(dst) : "memory");
+	memops_work_after();
 }
 
 void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, const void *src,
 		 uint64_t (*clock)(void))
 {
 	unsigned int reps = t->reps ? t->reps : 1;
+	unsigned int runs = t->runs ? t->runs : MEMOPS_RUNS;
 
 	for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
 		t->copy[k] = t->zero[k] = UINT64_MAX;
@@ -107,7 +126,7 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 	}
 	/* Run by run, every candidate in turn: a slow spell of the machine (an
 	 * emulator's, a neighbour's) lands on all of them, not on one. */
-	for (unsigned int r = 0; r < MEMOPS_RUNS; r++)
+	for (unsigned int r = 0; r < runs; r++)
 		for (unsigned int k = 0; k < MEMOPS_COUNT; k++) {
 			uint64_t t0, t1, t2;
 
@@ -176,6 +195,7 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 	memset(scratch[1], 0x5a, MEMOPS_TIMED_LEN);
 	memset(t->skip, 0, sizeof(t->skip));
 	t->reps = 1;
+	t->runs = MEMOPS_RUNS;
 	t->skip[MEMOPS_AVX2] = !cpu->has_avx2 || !memops_candidates[MEMOPS_AVX2].copy;
 	memops_time(t, memops_candidates, scratch[0], scratch[1], memops_rdtsc);
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;

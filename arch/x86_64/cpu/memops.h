@@ -167,16 +167,33 @@ extern const struct memops memops_candidates[MEMOPS_COUNT];
 #define MEMOPS_TIMED_LEN 4096u
 #define MEMOPS_RUNS 16u
 
+/*
+ * What each timed copy and clear is followed by: MEMOPS_WORK_ADDS register
+ * adds in four independent chains, no memory, standing for the work the DMA
+ * layer does after a copy or a clear (a bounce's unmap and the next map, an
+ * arena free's push and the next alloc: 100 to 230 instructions, make
+ * bench-insns). A copy is never paid alone, and candidates differ in how
+ * much of that work runs while their stores drain: on the AMD EPYC VM of
+ * docs/results/2026-12-07-work-after.md, 96 adds after a 4 KiB `rep stosb`
+ * added 21 TSC ticks to its 92 and none to an AVX2 clear's 90, which clears
+ * no faster alone. The adds cost every candidate alike where nothing
+ * overlaps (an emulator, an in-order CPU), so the order stands there.
+ */
+#define MEMOPS_WORK_ADDS 96u
+
 /**
  * struct memops_timing - what memops_choose() measured, for the boot report.
- * @copy: cycles of one MEMOPS_TIMED_LEN copy per candidate, least of the runs;
- *	UINT64_MAX for one skipped.
+ * @copy: cycles of one MEMOPS_TIMED_LEN copy and the MEMOPS_WORK_ADDS adds
+ *	after it per candidate, least of the runs; UINT64_MAX for one skipped.
  * @zero: the same for a clear.
  * @skip: set by the caller before memops_time(): candidates not to run nor
  *	pick (the CPU or its OS lacks them, or the port cannot install them).
  * @reps: set by the caller before memops_time(): copies (and clears) between
  *	two clock reads, for a clock coarser than one copy (a VM's TSC that
  *	steps by 26 ticks, 10 ns); 0 is 1. @copy and @zero are per copy.
+ * @runs: set by the caller before memops_time(): runs to keep the least of;
+ *	0 is MEMOPS_RUNS. More spread the timing over more time, past a slow
+ *	spell of a VM that lasts longer than a few runs (bench_alloc).
  * @preferred: the candidate CPUID suggests (movsb with ERMS, else libc).
  * @chosen_copy: the candidate whose copy is installed.
  * @chosen_zero: the candidate whose clear is installed.
@@ -186,6 +203,7 @@ struct memops_timing {
 	uint64_t zero[MEMOPS_COUNT];
 	bool skip[MEMOPS_COUNT];
 	unsigned int reps;
+	unsigned int runs;
 	enum memops_kind preferred;
 	enum memops_kind chosen_copy;
 	enum memops_kind chosen_zero;
@@ -227,10 +245,11 @@ void memops_print_candidates(const struct memops_timing *t);
 /**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
- *	least of MEMOPS_RUNS runs each, the candidates in turn within each run,
- *	with @clock (cycles).
- * @t: filled in (all but @skip and @reps, which it reads, @preferred and
- *	the picks).
+ *	each followed by MEMOPS_WORK_ADDS register adds (the layer's work after
+ *	it), least of @t->runs runs each, the candidates in turn within each
+ *	run, with @clock (cycles).
+ * @t: filled in (all but @skip, @reps and @runs, which it reads, @preferred
+ *	and the picks).
  * @cand: MEMOPS_COUNT candidates, by enum memops_kind (memops_candidates;
  *	NULL ops run memcpy / memset).
  * @dst: where the candidates write.

@@ -884,7 +884,7 @@ int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool c
 	if (order >= SLUICE_DMA_ARENA_CACHE_ORDERS)
 		return arena_free_uncached(arena, ptr, coherent, c, page, tag);
 	cpu = &arena->cpus[arena_this_cpu(arena)];
-	timed = arena_free_timed(cpu);
+	timed = arena_free_timed(cpu, order);
 	if (__builtin_expect(timed || coherent || !arena_exclusive(arena) ||
 				     __atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) ||
 				     (n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)) ==

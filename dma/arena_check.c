@@ -152,7 +152,7 @@ static int check_locked(struct sluice_dma_arena *a, unsigned int flags)
 	for (unsigned int i = 0; i < a->ncpus; i++) {
 		const struct sluice_dma_priv_arena_cpu *cpu = &a->cpus[i];
 
-		sluice_dma_priv_arena_cpu_counters_add(a, &sum, &cpu->ctr);
+		sluice_dma_priv_arena_cpu_counters_add(a, &sum, cpu);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
 			unsigned int n = __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 

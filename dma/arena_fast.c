@@ -99,7 +99,7 @@ int sluice_dma_arena_free(struct sluice_dma_arena *arena, void *ptr)
 		return sluice_dma_priv_arena_free(arena, ptr, false);
 	order = tag_order(tag);
 	cpu = fast_cpu(arena);
-	if (arena_free_timed(cpu) || __atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) ||
+	if (arena_free_timed(cpu, order) || __atomic_load_n(&cpu->drain_req, __ATOMIC_ACQUIRE) ||
 	    (n = __atomic_load_n(&cpu->count[order], __ATOMIC_RELAXED)) ==
 		    SLUICE_DMA_ARENA_CACHE_DEPTH)
 		return sluice_dma_priv_arena_free(arena, ptr, false);

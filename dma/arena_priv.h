@@ -287,10 +287,11 @@ SLUICE_DMA_PRIV void sluice_dma_priv_arena_block_free(struct sluice_dma_arena *a
 
 /*
  * Pop the top block of order @order (@n of them) from @cpu's cache, which the
- * caller owns, tag it live and count it: its hit and its scrubbed bytes are
- * derived (arena_stats.c). Returns the block; *@timed says whether its scrub,
- * if the arena scrubs on alloc, is the sampled one (one in ARENA_SCRUB_SAMPLE
- * reads the clock, as on free).
+ * caller owns, tag it live and count its pop: the allocation, its bytes, its
+ * hit and its scrubbed bytes are derived from that (arena_stats.c). Returns
+ * the block; *@timed says whether its scrub, if the arena scrubs on alloc, is
+ * the sampled one (one in ARENA_SCRUB_SAMPLE of its order reads the clock, as
+ * on free).
  */
 static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_arena *a,
 							     struct sluice_dma_priv_arena_cpu *cpu,
@@ -301,19 +302,21 @@ static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_a
 	uintptr_t off = (uintptr_t)p - a->base;
 	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
 
+	uint64_t pops = cpu->pops[order] + 1;
+
 	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);
 	tag_set(c, (unsigned int)(off >> SLUICE_DMA_ARENA_PAGE_SHIFT) & (CHUNK_PAGES - 1),
 		tag_make(BLK_LIVE, order));
-	cpu->ctr.allocs++;
-	cpu->ctr.bytes_allocated += SLUICE_DMA_ARENA_MIN_BLOCK << order;
-	*timed = !(cpu->ctr.allocs & (ARENA_SCRUB_SAMPLE - 1));
+	cpu->pops[order] = pops;
+	*timed = !(pops & (ARENA_SCRUB_SAMPLE - 1));
 	return p;
 }
 
 /*
  * Push the claimed (and scrubbed) block @ptr, of order @order, at page @page
  * of @c, onto @cpu's cache, which the caller owns and which holds @n < DEPTH
- * blocks of that order. Its scrubbed bytes are derived (arena_stats.c).
+ * blocks of that order, and count its push: the free, its bytes and its
+ * scrubbed bytes are derived from that (arena_stats.c).
  */
 static inline __attribute__((always_inline)) void
 cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_priv_arena_chunk *c,
@@ -322,19 +325,19 @@ cache_push(struct sluice_dma_priv_arena_cpu *cpu, void *ptr, struct sluice_dma_p
 	tag_set(c, page, tag_make(BLK_CACHED, order));
 	cpu->stack[order][n] = ptr;
 	__atomic_store_n(&cpu->count[order], (uint16_t)(n + 1), __ATOMIC_RELAXED);
-	cpu->ctr.frees++;
-	cpu->ctr.bytes_freed += SLUICE_DMA_ARENA_MIN_BLOCK << order;
+	cpu->pushes[order]++;
 }
 
 /*
- * Whether this free's scrub (@cpu's next) is the sampled one: its
- * ARENA_SCRUB_SAMPLE-th, and every one that many later (the first ones are
- * the fast path's). It reads the CPU's free count without its lock; a stale
- * value only moves the sample.
+ * Whether this free's scrub (@cpu's next push of order @order) is the sampled
+ * one: its ARENA_SCRUB_SAMPLE-th of that order, and every one that many later
+ * (the first ones are the fast path's). It reads the CPU's count without its
+ * lock; a stale value only moves the sample.
  */
-static inline bool arena_free_timed(const struct sluice_dma_priv_arena_cpu *cpu)
+static inline bool arena_free_timed(const struct sluice_dma_priv_arena_cpu *cpu, unsigned int order)
 {
-	return (dma_peek_u64(&cpu->ctr.frees) & (ARENA_SCRUB_SAMPLE - 1)) == ARENA_SCRUB_SAMPLE - 1;
+	return (dma_peek_u64(&cpu->pushes[order]) & (ARENA_SCRUB_SAMPLE - 1)) ==
+	       ARENA_SCRUB_SAMPLE - 1;
 }
 
 /*
@@ -434,6 +437,6 @@ sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *sum,
 SLUICE_DMA_PRIV void
 sluice_dma_priv_arena_cpu_counters_add(const struct sluice_dma_arena *a,
 				       struct sluice_dma_priv_arena_counters *sum,
-				       const struct sluice_dma_priv_arena_counters *c);
+				       const struct sluice_dma_priv_arena_cpu *cpu);
 
 #endif /* SLUICE_DMA_ARENA_PRIV_H */

@@ -26,19 +26,30 @@ void sluice_dma_priv_arena_counters_add(struct sluice_dma_priv_arena_counters *s
 }
 
 /*
- * A CPU's fast path counts only what it cannot derive (arena.c): its cache
- * hits are its allocations (a miss is the slow path's, counted globally), and
- * every block it hands out or takes back passes one scrub there, at the point
- * the arena's strategy sets.
+ * A CPU's cache counts only its pops and pushes per order (arena_priv.h's
+ * cache_pop() and cache_push()): each pop is an allocation and a cache hit (a
+ * miss is the slow path's, counted globally), each push a free, of a block of
+ * that order's size, and every block it hands out or takes back passes one
+ * scrub there, at the point the arena's strategy sets.
  */
 void sluice_dma_priv_arena_cpu_counters_add(const struct sluice_dma_arena *a,
 					    struct sluice_dma_priv_arena_counters *sum,
-					    const struct sluice_dma_priv_arena_counters *c)
+					    const struct sluice_dma_priv_arena_cpu *cpu)
 {
-	sluice_dma_priv_arena_counters_add(sum, c);
-	sum->cache_hits += c->allocs;
-	sum->bytes_scrubbed += a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC ? c->bytes_allocated :
-									    c->bytes_freed;
+	struct sluice_dma_priv_arena_counters c = cpu->ctr;
+
+	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
+		uint64_t pops = dma_peek_u64(&cpu->pops[o]), pushes = dma_peek_u64(&cpu->pushes[o]);
+
+		c.allocs += pops;
+		c.bytes_allocated += pops * (SLUICE_DMA_ARENA_MIN_BLOCK << o);
+		c.frees += pushes;
+		c.bytes_freed += pushes * (SLUICE_DMA_ARENA_MIN_BLOCK << o);
+		c.cache_hits += pops;
+		c.bytes_scrubbed += (a->flags & SLUICE_DMA_ARENA_SCRUB_ON_ALLOC ? pops : pushes) *
+				    (SLUICE_DMA_ARENA_MIN_BLOCK << o);
+	}
+	sluice_dma_priv_arena_counters_add(sum, &c);
 }
 
 void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dma_arena_stats *st)
@@ -59,7 +70,7 @@ void sluice_dma_arena_stats_get(struct sluice_dma_arena *arena, struct sluice_dm
 		struct sluice_dma_priv_arena_cpu *cpu = &arena->cpus[i];
 
 		arena_lock(arena, &cpu->lock);
-		sluice_dma_priv_arena_cpu_counters_add(arena, &sum, &cpu->ctr);
+		sluice_dma_priv_arena_cpu_counters_add(arena, &sum, cpu);
 		for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++)
 			cached += __atomic_load_n(&cpu->count[o], __ATOMIC_RELAXED);
 		arena_unlock(arena, &cpu->lock);

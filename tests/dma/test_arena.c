@@ -651,6 +651,40 @@ static void test_scrub_cycles_sampled(void **state)
 	assert_true(stats(fx).scrub_cycles > before);
 }
 
+/*
+ * The sample is drawn per cached order: frees of another order in between
+ * neither move it nor take it (each order's one in ARENA_SCRUB_SAMPLE is
+ * timed, so the scaled estimate holds for a mix of sizes).
+ */
+static void test_scrub_sample_per_order(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t fresh;
+	void *p, *q;
+
+	/* Both orders' first blocks, the fresh chunk's zeroing before them. */
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	assert_non_null(p);
+	assert_non_null(q);
+	fresh = stats(fx).scrub_cycles;
+	/* Fifteen frees of each order, interleaved: none is the sampled one. */
+	for (unsigned int i = 0; i < ARENA_SCRUB_SAMPLE - 1; i++) {
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+		p = sluice_dma_arena_alloc(&fx->arena, 4096);
+		q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	}
+	assert_int_equal(stats(fx).scrub_cycles, fresh);
+	/* The sixteenth of order 0 is. */
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_true(stats(fx).scrub_cycles > fresh);
+	fresh = stats(fx).scrub_cycles;
+	/* And of order 1, counted apart. */
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	assert_true(stats(fx).scrub_cycles > fresh);
+}
+
 static void test_scrub_strategies(void **state)
 {
 	for (unsigned int i = 0; i < sizeof(scrub_strategies) / sizeof(scrub_strategies[0]); i++)
@@ -1579,6 +1613,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scrub_no_stale_bytes, setup_one_chunk_cap,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_sample_per_order, setup_default,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_strategies, setup_one_chunk_two_cpus,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four, teardown),
@@ -1629,6 +1665,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_sequence_no_overlap, setup_default_fast,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_sample_per_order, setup_default_fast,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_drain_request, setup_four_fast,

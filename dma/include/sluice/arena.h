@@ -250,6 +250,14 @@ struct sluice_dma_priv_arena_cpu {
 	 * owner returns them at its next call. In what was padding. */
 	uint16_t drain_req;
 	void *stack[SLUICE_DMA_ARENA_CACHE_ORDERS][SLUICE_DMA_ARENA_CACHE_DEPTH];
+	/*
+	 * The owner's pops and pushes of its cache, per order, written as
+	 * @count is: its allocations and frees of the cached orders, one
+	 * increment each, whose totals and bytes are derived when read. The
+	 * scrub's sampled clock reads are drawn from them.
+	 */
+	uint64_t pops[SLUICE_DMA_ARENA_CACHE_ORDERS];
+	uint64_t pushes[SLUICE_DMA_ARENA_CACHE_ORDERS];
 	struct sluice_dma_priv_arena_counters ctr;
 };
 

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define SLUICE_DMA_VERSION_MAJOR 0
-#define SLUICE_DMA_VERSION_MINOR 9
+#define SLUICE_DMA_VERSION_MINOR 10
 #define SLUICE_DMA_VERSION_PATCH 0
 
 /**

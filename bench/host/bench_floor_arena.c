@@ -36,6 +36,12 @@
  * ns after a scrub, about 0.1 ns each, twice the 2.2 ns they add with none:
  * there every instruction of an arena's free+alloc adds to its scrub.
  *
+ * And the plain and the compare-and-swap claims with the port's AVX2 clear
+ * (arch/x86_64/cpu/memops.h) instead, read against that clear alone, where
+ * the CPU runs AVX2: vector stores let the work after them run while they
+ * drain, until a locked instruction waits for them, so there the claim's
+ * price is that wait.
+ *
  * Rounds run every variant and the reference in turn, pinned to CPU 0; medians
  * are printed. A measurement: it prints, and never fails on a time.
  */
@@ -47,6 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "arch/x86_64/cpu/memops.h"
 
 #define ARENA_FLOOR_DEPTH 16
 #define ARENA_FLOOR_BLOCK 4096
@@ -66,6 +74,12 @@ static _Alignas(64) unsigned long arena_fence_line[8];
 static inline void floor_stosb(void *dst, size_t len)
 {
 	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(len) : "a"(0) : "memory");
+}
+
+/* The port's AVX2 clear, the body dma/'s inline zero runs where it is installed. */
+static inline void floor_avx2_clear(void *dst, size_t len)
+{
+	memops_avx2_zero_body(dst, len);
 }
 
 static double floor_now_ns(void)
@@ -153,6 +167,40 @@ static __attribute__((noinline)) int arena_free_plain_adds(void *p)
 	return rc;
 }
 
+/*
+ * The plain and the compare-and-swap claims with the AVX2 clear in place of
+ * `rep stosb`: vector stores let the work after them run while they drain,
+ * until a locked instruction waits for them (docs/results/2026-12-07-work-after.md).
+ */
+static inline void arena_put_avx2(void *p, long b)
+{
+	floor_avx2_clear(p, ARENA_FLOOR_BLOCK);
+	arena_push(b);
+}
+
+static __attribute__((noinline)) int arena_free_plain_avx2(void *p)
+{
+	long b = arena_index(p);
+
+	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+		return -1;
+	arena_state[b] = BLOCK_FREEING;
+	arena_put_avx2(p, b);
+	return 0;
+}
+
+static __attribute__((noinline)) int arena_free_cas_avx2(void *p)
+{
+	long b = arena_index(p);
+	uint8_t want = BLOCK_LIVE;
+
+	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
+						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return -1;
+	arena_put_avx2(p, b);
+	return 0;
+}
+
 /* The controls: the same claims with no scrub, so nothing is left to drain. */
 static __attribute__((noinline)) int arena_free_plain_noscrub(void *p)
 {
@@ -196,18 +244,23 @@ static __attribute__((noinline)) void *arena_alloc(void)
 	return arena_pool + (size_t)b * ARENA_FLOOR_BLOCK;
 }
 
+/* What a variant's free scrubs with, and so which reference it is read against. */
+enum floor_scrub { SCRUB_NONE, SCRUB_STOSB, SCRUB_AVX2 };
+
 static const struct arena_floor_variant {
 	const char *name;
 	int (*free_fn)(void *p);
-	bool scrubs;
+	enum floor_scrub scrub;
 } arena_variants[] = {
-	{ "plain claim", arena_free_plain, true },
-	{ "compare-and-swap claim", arena_free_cas, true },
-	{ "plain claim + locked add elsewhere", arena_free_fence, true },
-	{ "no scrub: plain claim", arena_free_plain_noscrub, false },
-	{ "no scrub: compare-and-swap claim", arena_free_cas_noscrub, false },
-	{ "plain claim + 48 register adds", arena_free_plain_adds, true },
-	{ "no scrub: plain claim + 48 register adds", arena_free_plain_noscrub_adds, false },
+	{ "plain claim", arena_free_plain, SCRUB_STOSB },
+	{ "compare-and-swap claim", arena_free_cas, SCRUB_STOSB },
+	{ "plain claim + locked add elsewhere", arena_free_fence, SCRUB_STOSB },
+	{ "no scrub: plain claim", arena_free_plain_noscrub, SCRUB_NONE },
+	{ "no scrub: compare-and-swap claim", arena_free_cas_noscrub, SCRUB_NONE },
+	{ "plain claim + 48 register adds", arena_free_plain_adds, SCRUB_STOSB },
+	{ "no scrub: plain claim + 48 register adds", arena_free_plain_noscrub_adds, SCRUB_NONE },
+	{ "AVX2 clear: plain claim", arena_free_plain_avx2, SCRUB_AVX2 },
+	{ "AVX2 clear: compare-and-swap claim", arena_free_cas_avx2, SCRUB_AVX2 },
 };
 enum { NVARIANTS = sizeof(arena_variants) / sizeof(arena_variants[0]) };
 
@@ -225,15 +278,19 @@ static double arena_round(const struct arena_floor_variant *v, void **q)
 	return (floor_now_ns() - t0) / ARENA_FLOOR_PAIRS;
 }
 
-/* ns per 4 KiB `rep stosb` over @blocks in turn, as bench_alloc's scrub reference. */
-static double scrub_round(unsigned char *blocks)
+/* ns per 4 KiB clear (AVX2 if @avx2, else `rep stosb`) over @blocks in turn, as
+ * bench_alloc's scrub reference. */
+static double scrub_round(unsigned char *blocks, bool avx2)
 {
 	double t0 = floor_now_ns();
 
 	for (unsigned long i = 0; i < ARENA_FLOOR_PAIRS; i++) {
 		unsigned char *z = blocks + (i % ARENA_FLOOR_DEPTH) * ARENA_FLOOR_BLOCK;
 
-		floor_stosb(z, ARENA_FLOOR_BLOCK);
+		if (avx2)
+			floor_avx2_clear(z, ARENA_FLOOR_BLOCK);
+		else
+			floor_stosb(z, ARENA_FLOOR_BLOCK);
 		__asm__ volatile("" : : "r"(z) : "memory");
 	}
 	return (floor_now_ns() - t0) / ARENA_FLOOR_PAIRS;
@@ -255,7 +312,9 @@ static double median(double *v, unsigned int n)
 int main(void)
 {
 	unsigned char *ref = aligned_alloc(4096, (size_t)ARENA_FLOOR_DEPTH * ARENA_FLOOR_BLOCK);
-	double t[NVARIANTS][ARENA_FLOOR_ROUNDS], scrub[ARENA_FLOOR_ROUNDS], s;
+	double t[NVARIANTS][ARENA_FLOOR_ROUNDS], scrub[2][ARENA_FLOOR_ROUNDS], s[2];
+	/* The AVX2 variants run only where the CPU and its OS run AVX2 (CPUID, XCR0). */
+	bool avx2 = __builtin_cpu_supports("avx2");
 	void *q[ARENA_FLOOR_DEPTH];
 	cpu_set_t set;
 
@@ -275,26 +334,40 @@ int main(void)
 		if (!(q[i] = arena_alloc()))
 			return 1;
 	for (unsigned int r = 0; r < ARENA_FLOOR_ROUNDS; r++) {
-		for (unsigned int v = 0; v < NVARIANTS; v++)
+		for (unsigned int v = 0; v < NVARIANTS; v++) {
+			if (arena_variants[v].scrub == SCRUB_AVX2 && !avx2)
+				continue;
 			if ((t[v][r] = arena_round(&arena_variants[v], q)) < 0) {
 				fprintf(stderr, "bench_floor_arena: %s refused a valid free\n",
 					arena_variants[v].name);
 				return 1;
 			}
-		scrub[r] = scrub_round(ref);
+		}
+		scrub[0][r] = scrub_round(ref, false);
+		scrub[1][r] = avx2 ? scrub_round(ref, true) : 0;
 	}
-	s = median(scrub, ARENA_FLOOR_ROUNDS);
+	s[0] = median(scrub[0], ARENA_FLOOR_ROUNDS);
+	s[1] = median(scrub[1], ARENA_FLOOR_ROUNDS);
 	printf("bench_floor_arena: 4 KiB free+alloc, %d in flight, CPU 0, medians of %d rounds "
 	       "of %d pairs: rep stosb alone %.1f ns",
-	       ARENA_FLOOR_DEPTH, ARENA_FLOOR_ROUNDS, ARENA_FLOOR_PAIRS, s);
+	       ARENA_FLOOR_DEPTH, ARENA_FLOOR_ROUNDS, ARENA_FLOOR_PAIRS, s[0]);
 	for (unsigned int v = 0; v < NVARIANTS; v++) {
-		double m = median(t[v], ARENA_FLOOR_ROUNDS);
+		const struct arena_floor_variant *a = &arena_variants[v];
+		double m;
 
-		if (arena_variants[v].scrubs)
-			printf("; %s %.1f ns (scrub %+.1f)", arena_variants[v].name, m, m - s);
+		if (a->scrub == SCRUB_AVX2 && !avx2)
+			continue;
+		m = median(t[v], ARENA_FLOOR_ROUNDS);
+		if (a->scrub == SCRUB_NONE)
+			printf("; %s %.1f ns", a->name, m);
 		else
-			printf("; %s %.1f ns", arena_variants[v].name, m);
+			printf("; %s %.1f ns (scrub %+.1f)", a->name, m,
+			       m - s[a->scrub == SCRUB_AVX2]);
 	}
+	if (avx2)
+		printf("; AVX2 clear alone %.1f ns", s[1]);
+	else
+		printf("; no AVX2 variants: this CPU does not run AVX2");
 	printf("\n");
 	free(ref);
 	free(arena_pool);

@@ -144,13 +144,14 @@ bench-guarantees: $(BENCH_VARIANT_BINS)
 # x86-64 (rep movsb, rep stosb). A measurement, never a test.
 BENCH_FLOOR_BIN := $(BUILD)/bench/bench_floor
 BENCH_FLOOR_ARENA_BIN := $(BUILD)/bench/bench_floor_arena
-# Each from its one file (an explicit rule each: a pattern's stem cannot be empty).
+# Each from its one file (an explicit rule each: a pattern's stem cannot be empty);
+# the arena's floor takes the port's AVX2 clear from arch/x86_64/cpu/memops.h.
 $(BENCH_FLOOR_BIN): bench/host/bench_floor.c
-$(BENCH_FLOOR_ARENA_BIN): bench/host/bench_floor_arena.c
+$(BENCH_FLOOR_ARENA_BIN): bench/host/bench_floor_arena.c arch/x86_64/cpu/memops.h arch/x86_64/cpu/cpu.h
 $(BENCH_FLOOR_BIN) $(BENCH_FLOOR_ARENA_BIN):
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@ (-O2)"
-	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -I. -o $@ $<
 
 .PHONY: bench-floor
 bench-floor: $(BENCH_FLOOR_BIN) $(BENCH_FLOOR_ARENA_BIN)

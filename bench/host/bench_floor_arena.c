@@ -112,13 +112,29 @@ static inline void arena_put(void *p, long b)
 	arena_push(b);
 }
 
+/* The two claims: the block is live and is now FREEING, or false. */
+static inline __attribute__((always_inline)) bool claim_plain(long b)
+{
+	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+		return false;
+	arena_state[b] = BLOCK_FREEING;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool claim_cas(long b)
+{
+	uint8_t want = BLOCK_LIVE;
+
+	return b >= 0 && __atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
+						     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 static __attribute__((noinline)) int arena_free_plain(void *p)
 {
 	long b = arena_index(p);
 
-	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+	if (!claim_plain(b))
 		return -1;
-	arena_state[b] = BLOCK_FREEING;
 	arena_put(p, b);
 	return 0;
 }
@@ -126,10 +142,8 @@ static __attribute__((noinline)) int arena_free_plain(void *p)
 static __attribute__((noinline)) int arena_free_cas(void *p)
 {
 	long b = arena_index(p);
-	uint8_t want = BLOCK_LIVE;
 
-	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
-						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	if (!claim_cas(b))
 		return -1;
 	arena_put(p, b);
 	return 0;
@@ -139,9 +153,8 @@ static __attribute__((noinline)) int arena_free_fence(void *p)
 {
 	long b = arena_index(p);
 
-	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+	if (!claim_plain(b))
 		return -1;
-	arena_state[b] = BLOCK_FREEING;
 	__atomic_fetch_add(&arena_fence_line[0], 1, __ATOMIC_SEQ_CST);
 	arena_put(p, b);
 	return 0;
@@ -182,9 +195,8 @@ static __attribute__((noinline)) int arena_free_plain_avx2(void *p)
 {
 	long b = arena_index(p);
 
-	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+	if (!claim_plain(b))
 		return -1;
-	arena_state[b] = BLOCK_FREEING;
 	arena_put_avx2(p, b);
 	return 0;
 }
@@ -192,10 +204,8 @@ static __attribute__((noinline)) int arena_free_plain_avx2(void *p)
 static __attribute__((noinline)) int arena_free_cas_avx2(void *p)
 {
 	long b = arena_index(p);
-	uint8_t want = BLOCK_LIVE;
 
-	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
-						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	if (!claim_cas(b))
 		return -1;
 	arena_put_avx2(p, b);
 	return 0;
@@ -206,9 +216,8 @@ static __attribute__((noinline)) int arena_free_plain_noscrub(void *p)
 {
 	long b = arena_index(p);
 
-	if (b < 0 || arena_state[b] != BLOCK_LIVE)
+	if (!claim_plain(b))
 		return -1;
-	arena_state[b] = BLOCK_FREEING;
 	arena_push(b);
 	return 0;
 }
@@ -216,10 +225,8 @@ static __attribute__((noinline)) int arena_free_plain_noscrub(void *p)
 static __attribute__((noinline)) int arena_free_cas_noscrub(void *p)
 {
 	long b = arena_index(p);
-	uint8_t want = BLOCK_LIVE;
 
-	if (b < 0 || !__atomic_compare_exchange_n(&arena_state[b], &want, BLOCK_FREEING, false,
-						  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	if (!claim_cas(b))
 		return -1;
 	arena_push(b);
 	return 0;

@@ -15,7 +15,9 @@ inline (no SLUICE_DMA_PORT_INLINE): not a guarantee, what inlining them saves. F
 - times, from the 4 KiB one-thread cells of `bench_alloc -s 4096 -t 1 -C COPY`
   (sluice, exclusive port; COPY from the environment's GUARANTEE_COPY, default
   movsb, the same for every build: `-C avx2/movsb` copies with the AVX2 loop and
-  clears with `rep stosb`), each binary run once per round, RUNS rounds, binaries in
+  clears with `rep stosb`; `timed` lets each run choose as bench-host does, and the
+  table's last line says what every run installed), each binary run once per round,
+  RUNS rounds, binaries in
   turn so that a burst of other work hits them alike; medians over the rounds:
   the map+unmap with copy and the plain memcpy of the same footprint (0 %), the
   slot pair of sluice and linux (50 %), the arena's free+alloc with its scrub on
@@ -65,7 +67,7 @@ COPY = os.environ.get("GUARANTEE_COPY") or "movsb"
 
 
 def times(binary):
-    """{figure: ns} from one run of the 4 KiB one-thread cells."""
+    """({figure: ns}, "copy/clear" installed) from one run of the 4 KiB one-thread cells."""
     with tempfile.NamedTemporaryFile("r", suffix=".json") as tmp:
         subprocess.run(PIN + [binary, "-s", "4096", "-t", "1", "-C", COPY, "-o", tmp.name],
                        check=True, stdout=subprocess.DEVNULL)
@@ -81,13 +83,25 @@ def times(binary):
     pair = cell(mode="bounce", policy="sluice", copy=True, occupancy=0)["ns_per_op"]
     memcpy = cell(mode="direct", policy="memcpy", copy=True, occupancy=0)["ns_per_op"]
     arena = cell(mode="arena", strategy="free")
+    first = lines[0]
+    installed = f"{first['copy_impl']}/{first['zero_impl']}"
     return {"copy_pair_ns": pair, "memcpy_ns": memcpy, "copy_ratio": pair / memcpy,
             "slot_sluice_ns": cell(mode="bounce", policy="sluice", copy=False,
                                    occupancy=50)["ns_per_op"],
             "slot_linux_ns": cell(mode="bounce", policy="linux", copy=False,
                                   occupancy=50)["ns_per_op"],
             "arena_ns": arena["ns_per_op"], "arena_scrub_ns": arena["scrub_ns"],
-            "arena_over_scrub_ns": arena["ns_per_op"] - arena["scrub_ns"]}
+            "arena_over_scrub_ns": arena["ns_per_op"] - arena["scrub_ns"]}, installed
+
+
+def installed_line(installed, runs):
+    """One line: the copy/clear every run installed, or each build's when they differ."""
+    pairs = {p for per in installed.values() for p in per}
+    if len(pairs) == 1:
+        return f"copy/clear installed: {pairs.pop()} in every run of every build"
+    return "copy/clear installed differ between runs (compare with care): " + "; ".join(
+        f"{name} " + ", ".join(f"{p} {n} of {runs}" for p, n in sorted(installed[k].items()))
+        for k, name in zip(KEYS, NAMES))
 
 
 def main(argv):
@@ -96,9 +110,14 @@ def main(argv):
     runs, out_path, binaries = int(argv[1]), argv[2], argv[3:]
     figures = {k: insns(b) for k, b in zip(KEYS, binaries)}
     rounds = {k: [] for k in KEYS}
+    # What each run installed: one copy named for all (GUARANTEE_COPY), or each
+    # run's own choice by timing (timed), which could differ between runs.
+    installed = {k: {} for k in KEYS}
     for r in range(runs):
         for k, b in zip(KEYS, binaries):
-            rounds[k].append(times(b))
+            figs, pair = times(b)
+            rounds[k].append(figs)
+            installed[k][pair] = installed[k].get(pair, 0) + 1
         print(f"bench_guarantees: round {r + 1} of {runs} done", file=sys.stderr)
     for k in KEYS:
         for fig in rounds[k][0]:
@@ -106,7 +125,7 @@ def main(argv):
         figures[k]["slot_ratio"] = figures[k]["slot_linux_ns"] / figures[k]["slot_sluice_ns"]
     with open(out_path, "w") as out:
         for k, name in zip(KEYS, NAMES):
-            obj = {"suite": "guarantees", "build": k, "rounds": runs}
+            obj = {"suite": "guarantees", "build": k, "rounds": runs, "installed": installed[k]}
             obj.update({f: round(v, 3) for f, v in figures[k].items()})
             out.write(json.dumps(obj) + "\n")
     base = figures["default"]
@@ -126,6 +145,7 @@ def main(argv):
     for r in [head] + rows:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                         enumerate(zip(r, widths))))
+    print(installed_line(installed, runs))
     print("what turning one off saves (default minus that build):")
     for k, name in zip(KEYS[1:GUARANTEES], NAMES[1:GUARANTEES]):
         f = figures[k]

@@ -863,10 +863,10 @@ static __attribute__((noinline)) int arena_free_cached(struct sluice_dma_arena *
  * (arena_claim() says why): the checks, this CPU's cache and whether
  * this scrub is timed. A clock read costs about a third of a 4 KiB scrub
  * (rdtsc 10-12 ns against a 37 ns scrub on the VMs of docs/results/), so one
- * scrub in ARENA_SCRUB_SAMPLE is timed and scrub_cycles is scaled from those:
- * an estimate, unbiased for a steady mix of sizes. The sample choice reads
- * this CPU's free count without its lock; a stale value only moves the
- * sample.
+ * scrub in ARENA_SCRUB_SAMPLE of each order is timed and scrub_cycles is
+ * scaled from those: an estimate, unbiased for any mix of sizes. The sample
+ * choice reads this CPU's push count of the order without its lock; a stale
+ * value only moves the sample.
  */
 int sluice_dma_priv_arena_free(struct sluice_dma_arena *arena, void *ptr, bool coherent)
 {

@@ -38,6 +38,11 @@ void sluice_dma_priv_arena_cpu_counters_add(const struct sluice_dma_arena *a,
 {
 	struct sluice_dma_priv_arena_counters c = cpu->ctr;
 
+	/*
+	 * Read under the cache's lock, except that with owned caches the owner
+	 * counts without it: a figure read meanwhile is a moment stale, and on a
+	 * 32-bit target could tear, as the counters in @cpu->ctr could before.
+	 */
 	for (unsigned int o = 0; o < SLUICE_DMA_ARENA_CACHE_ORDERS; o++) {
 		uint64_t pops = dma_peek_u64(&cpu->pops[o]), pushes = dma_peek_u64(&cpu->pushes[o]);
 

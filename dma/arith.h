@@ -77,7 +77,8 @@ static inline uint64_t dma_div64(uint64_t n, uint32_t d)
 
 /*
  * A relaxed read of a 64-bit counter that another CPU may be writing, where a
- * stale or, on a 32-bit target, torn value does no harm (a sampling choice).
+ * stale or, on a 32-bit target, torn value does no harm: a sampling choice,
+ * or a statistic read while its owner counts on (arena_stats.c).
  */
 static inline uint64_t dma_peek_u64(const uint64_t *p)
 {

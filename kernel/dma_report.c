@@ -22,7 +22,7 @@ static void kernel_dma_report_copy(const struct kernel_dma *kd)
 	printf("dma: bounce copy %s, clear %s, chosen by timing (ERMS %s, FSRM %s; cycles per "
 	       "%u-byte copy + clear, each with the %u adds after it, least of %u:",
 	       kd->copy_name, kd->zero_name, kd->erms ? "yes" : "no", kd->fsrm ? "yes" : "no",
-	       MEMOPS_TIMED_LEN, MEMOPS_WORK_ADDS, MEMOPS_RUNS);
+	       MEMOPS_TIMED_LEN, MEMOPS_WORK_ADDS, t->runs);
 	memops_print_candidates(t);
 	printf(")\n");
 }

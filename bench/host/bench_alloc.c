@@ -1546,7 +1546,8 @@ static void choose_copy_by_timing(bool erms)
 	 */
 	struct memops_timing t = { .preferred = erms ? MEMOPS_MOVSB : MEMOPS_LIBC,
 				   .reps = 64,
-				   .runs = BENCH_COPY_TIMING_RUNS };
+				   .runs = BENCH_COPY_TIMING_RUNS,
+				   .after = memops_work_after };
 	struct memops chosen;
 
 	/* The port installs no `rep movsq` (its copy is in the copy table). */

@@ -426,7 +426,35 @@ static void test_time_reps(void **state)
 	assert_int_equal(t.copy[MEMOPS_MOVSB], 1000 - 10 * (MEMOPS_RUNS - 1));
 }
 
-/* @runs runs, the least kept; 0 is MEMOPS_RUNS (the test above). */
+static unsigned int count_afters;
+
+static void count_after(void)
+{
+	count_afters++;
+}
+
+/* @after runs after every timed copy and clear, inside the timing, and after nothing else. */
+static void test_time_after(void **state)
+{
+	static unsigned char dst[MEMOPS_TIMED_LEN], src[MEMOPS_TIMED_LEN];
+	struct memops cands[MEMOPS_COUNT] = { [MEMOPS_MOVSB] = { "n", "n", count_copy,
+								 count_zero } };
+	struct memops_timing t = { .reps = 3, .runs = 5, .after = count_after };
+
+	(void)state;
+	for (unsigned int k = 0; k < MEMOPS_COUNT; k++)
+		t.skip[k] = k != MEMOPS_MOVSB;
+	count_copies = count_zeros = count_afters = 0, step_reads = 0;
+	memops_time(&t, cands, dst, src, step_clock);
+	/* One untimed warm-up copy with nothing after it, then 3 copies and 3 clears a run. */
+	assert_int_equal(count_copies, 1 + 3 * 5);
+	assert_int_equal(count_zeros, 3 * 5);
+	assert_int_equal(count_afters, 2 * 3 * 5);
+	/* The stand-in work itself returns: it is only register adds. */
+	memops_work_after();
+}
+
+/* @runs runs, the least kept; 0 is MEMOPS_RUNS (test_time_reps). */
 static void test_time_runs(void **state)
 {
 	static unsigned char dst[MEMOPS_TIMED_LEN], src[MEMOPS_TIMED_LEN];
@@ -484,6 +512,9 @@ static void test_choose_installs_the_pick(void **state)
 			assert_int_equal(t.skip[MEMOPS_AVX2], !cpu.has_avx2);
 			assert_int_equal(t.chosen_copy, memops_pick(&t, false));
 			assert_int_equal(t.chosen_zero, memops_pick(&t, true));
+			/* Timed as the layer pays them: with its stand-in work after each. */
+			assert_ptr_equal(t.after, memops_work_after);
+			assert_int_equal(t.runs, MEMOPS_RUNS);
 			assert_string_equal(m.name, memops_candidates[t.chosen_copy].name);
 			assert_string_equal(m.zero_name, memops_candidates[t.chosen_zero].name);
 			assert_ptr_equal(m.copy, memops_candidates[t.chosen_copy].copy);
@@ -510,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_time_keeps_the_least_run),
 		cmocka_unit_test(test_time_reps),
 		cmocka_unit_test(test_time_runs),
+		cmocka_unit_test(test_time_after),
 		cmocka_unit_test(test_install_takes_each_pick),
 		cmocka_unit_test(test_choose_installs_the_pick),
 	};

@@ -685,6 +685,77 @@ static void test_scrub_sample_per_order(void **state)
 	assert_true(stats(fx).scrub_cycles > fresh);
 }
 
+static bool fast_remade(struct fx *fx, const struct sluice_dma_port_ops *ops, unsigned int flags);
+
+/* Frees with no pops between them (blocks allocated by misses): the 16th push is sampled. */
+static void test_scrub_sample_frees_only(void **state)
+{
+	struct fx *fx = *state;
+	void *p[ARENA_SCRUB_SAMPLE];
+	uint64_t fresh;
+
+	for (unsigned int i = 0; i < ARENA_SCRUB_SAMPLE; i++)
+		assert_non_null(p[i] = sluice_dma_arena_alloc(&fx->arena, 4096));
+	fresh = stats(fx).scrub_cycles;
+	for (unsigned int i = 0; i + 1 < ARENA_SCRUB_SAMPLE; i++)
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, p[i]), 0);
+	assert_int_equal(stats(fx).scrub_cycles, fresh);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p[ARENA_SCRUB_SAMPLE - 1]), 0);
+	assert_true(stats(fx).scrub_cycles > fresh);
+}
+
+/* Scrub on alloc: bytes_scrubbed follows the pops, per order; sampling per order. */
+static void test_scrub_on_alloc_counts_pops(void **state)
+{
+	struct fx *fx = *state;
+	struct sluice_dma_port_ops ops = fx->mp.ops;
+	struct sluice_dma_arena_stats a, b;
+	bool fast = fx->arena.flags & ARENA_FAST;
+	void *p, *q;
+	uint64_t fresh;
+
+	/* The fixture's flags kept: the fast paths where its setup takes them. */
+	assert_int_equal(fast_remade(fx, &ops, fx->cfg.flags | SLUICE_DMA_ARENA_SCRUB_ON_ALLOC),
+			 fast);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	a = stats(fx);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	b = stats(fx);
+	assert_int_equal(b.bytes_scrubbed, a.bytes_scrubbed); /* a free scrubs nothing */
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	assert_int_equal(stats(fx).bytes_scrubbed, b.bytes_scrubbed + 4096 + 8192);
+	fresh = stats(fx).scrub_cycles;
+	/* pops: 1 of each; then order 0 to 15 and order 1 to 14, interleaved: none sampled. */
+	for (unsigned int i = 0; i < ARENA_SCRUB_SAMPLE - 2; i++) {
+		assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+		p = sluice_dma_arena_alloc(&fx->arena, 4096);
+		if (i + 1 < ARENA_SCRUB_SAMPLE - 2) {
+			assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+			q = sluice_dma_arena_alloc(&fx->arena, 8192);
+		}
+	}
+	assert_int_equal(stats(fx).scrub_cycles, fresh);
+	/* Order 0's 16th pop is sampled; order 1's 15th is not; its 16th is. */
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	p = sluice_dma_arena_alloc(&fx->arena, 4096);
+	assert_true(stats(fx).scrub_cycles > fresh);
+	fresh = stats(fx).scrub_cycles;
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	assert_int_equal(stats(fx).scrub_cycles, fresh);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	q = sluice_dma_arena_alloc(&fx->arena, 8192);
+	assert_true(stats(fx).scrub_cycles > fresh);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, p), 0);
+	assert_int_equal(sluice_dma_arena_free(&fx->arena, q), 0);
+	assert_int_equal(sluice_dma_arena_check(&fx->arena, 0), 0);
+	assert_int_equal(sluice_dma_arena_destroy(&fx->arena), 0);
+	assert_int_equal(sluice_dma_arena_init(&fx->arena, &fx->mp.ops, &fx->cfg), 0);
+}
+
 static void test_scrub_strategies(void **state)
 {
 	for (unsigned int i = 0; i < sizeof(scrub_strategies) / sizeof(scrub_strategies[0]); i++)
@@ -1615,6 +1686,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_sample_per_order, setup_default,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_sample_frees_only, setup_default,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_on_alloc_counts_pops, setup_default,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_strategies, setup_one_chunk_two_cpus,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four, teardown),
@@ -1667,6 +1742,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scrub_cycles_sampled, setup_default_fast,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_sample_per_order, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_sample_frees_only, setup_default_fast,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_on_alloc_counts_pops, setup_default_fast,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_release, setup_four_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_drain_request, setup_four_fast,

@@ -75,23 +75,20 @@ const struct memops memops_candidates[MEMOPS_COUNT] = {
 #endif
 };
 
-/*
- * MEMOPS_WORK_ADDS adds in four chains (memops.h says why): independent of
- * the copy and of memory, so a CPU may run them while the copy's stores
- * drain, and only one that holds them back behind its copy pays for them.
- */
-static inline __attribute__((always_inline)) void memops_work_after(void)
+void memops_work_after(void)
 {
 	unsigned long a = 0, b = 0, c = 0, d = 0;
 
-	_Static_assert(MEMOPS_WORK_ADDS == 4 * 24, "four chains of 24 adds");
-	__asm__ volatile(".rept 24\n\t"
+	/* Four chains, MEMOPS_WORK_ADDS / 4 adds each: the count is the constant's. */
+	__asm__ volatile(".rept %c4\n\t"
 			 "add $1, %0; add $1, %1; add $1, %2; add $1, %3\n\t"
 			 ".endr"
-			 : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+			 : "+r"(a), "+r"(b), "+r"(c), "+r"(d)
+			 : "i"(MEMOPS_WORK_ADDS / 4));
 }
 
-static void memops_run_copy(const struct memops *m, void *dst, const void *src, size_t len)
+static void memops_run_copy(const struct memops *m, void *dst, const void *src, size_t len,
+			    void (*after)(void))
 {
 	if (m->copy)
 		m->copy(NULL, dst, src, len);
@@ -99,17 +96,19 @@ static void memops_run_copy(const struct memops *m, void *dst, const void *src, 
 		memcpy(dst, src, len);
 	/* The bytes are nobody's: keep the compiler from dropping the copy. */
 	__asm__ volatile("" : : "r"(dst) : "memory");
-	memops_work_after();
+	if (after)
+		after();
 }
 
-static void memops_run_zero(const struct memops *m, void *dst, size_t len)
+static void memops_run_zero(const struct memops *m, void *dst, size_t len, void (*after)(void))
 {
 	if (m->zero)
 		m->zero(NULL, dst, len);
 	else
 		memset(dst, 0, len);
 	__asm__ volatile("" : : "r"(dst) : "memory");
-	memops_work_after();
+	if (after)
+		after();
 }
 
 void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, const void *src,
@@ -122,7 +121,7 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 		t->copy[k] = t->zero[k] = UINT64_MAX;
 		/* One run of each untimed first: the lines and the code are then warm. */
 		if (!t->skip[k])
-			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
+			memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN, NULL);
 	}
 	/* Run by run, every candidate in turn: a slow spell of the machine (an
 	 * emulator's, a neighbour's) lands on all of them, not on one. */
@@ -134,10 +133,10 @@ void memops_time(struct memops_timing *t, const struct memops *cand, void *dst, 
 				continue;
 			t0 = clock();
 			for (unsigned int i = 0; i < reps; i++)
-				memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN);
+				memops_run_copy(&cand[k], dst, src, MEMOPS_TIMED_LEN, t->after);
 			t1 = clock();
 			for (unsigned int i = 0; i < reps; i++)
-				memops_run_zero(&cand[k], dst, MEMOPS_TIMED_LEN);
+				memops_run_zero(&cand[k], dst, MEMOPS_TIMED_LEN, t->after);
 			t2 = clock();
 			if ((t1 - t0) / reps < t->copy[k])
 				t->copy[k] = (t1 - t0) / reps;
@@ -196,6 +195,7 @@ void memops_choose(const struct cpu_info *cpu, struct memops *out, struct memops
 	memset(t->skip, 0, sizeof(t->skip));
 	t->reps = 1;
 	t->runs = MEMOPS_RUNS;
+	t->after = memops_work_after;
 	t->skip[MEMOPS_AVX2] = !cpu->has_avx2 || !memops_candidates[MEMOPS_AVX2].copy;
 	memops_time(t, memops_candidates, scratch[0], scratch[1], memops_rdtsc);
 	t->preferred = cpu->has_erms ? MEMOPS_MOVSB : MEMOPS_LIBC;

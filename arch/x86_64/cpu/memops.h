@@ -182,6 +182,13 @@ extern const struct memops memops_candidates[MEMOPS_COUNT];
 #define MEMOPS_WORK_ADDS 96u
 
 /**
+ * memops_work_after() - the layer's stand-in work: MEMOPS_WORK_ADDS register
+ *	adds in four independent chains, no memory, so a CPU may run them while
+ *	a copy's stores drain (struct memops_timing's @after).
+ */
+void memops_work_after(void);
+
+/**
  * struct memops_timing - what memops_choose() measured, for the boot report.
  * @copy: cycles of one MEMOPS_TIMED_LEN copy and the MEMOPS_WORK_ADDS adds
  *	after it per candidate, least of the runs; UINT64_MAX for one skipped.
@@ -194,6 +201,9 @@ extern const struct memops memops_candidates[MEMOPS_COUNT];
  * @runs: set by the caller before memops_time(): runs to keep the least of;
  *	0 is MEMOPS_RUNS. More spread the timing over more time, past a slow
  *	spell of a VM that lasts longer than a few runs (bench_alloc).
+ * @after: set by the caller before memops_time(): run after every timed copy
+ *	and clear, inside the timing (memops_work_after(): memops_choose() and
+ *	bench_alloc set it); NULL runs nothing after them.
  * @preferred: the candidate CPUID suggests (movsb with ERMS, else libc).
  * @chosen_copy: the candidate whose copy is installed.
  * @chosen_zero: the candidate whose clear is installed.
@@ -204,6 +214,7 @@ struct memops_timing {
 	bool skip[MEMOPS_COUNT];
 	unsigned int reps;
 	unsigned int runs;
+	void (*after)(void);
 	enum memops_kind preferred;
 	enum memops_kind chosen_copy;
 	enum memops_kind chosen_zero;
@@ -245,11 +256,11 @@ void memops_print_candidates(const struct memops_timing *t);
 /**
  * memops_time() - time every candidate's copy and clear of MEMOPS_TIMED_LEN
  *	bytes between @dst and @src (each at least that long, private memory),
- *	each followed by MEMOPS_WORK_ADDS register adds (the layer's work after
- *	it), least of @t->runs runs each, the candidates in turn within each
- *	run, with @clock (cycles).
- * @t: filled in (all but @skip, @reps and @runs, which it reads, @preferred
- *	and the picks).
+ *	each followed by @t->after (the layer's work after it), least of
+ *	@t->runs runs each, the candidates in turn within each run, with @clock
+ *	(cycles).
+ * @t: filled in (all but @skip, @reps, @runs and @after, which it reads,
+ *	@preferred and the picks).
  * @cand: MEMOPS_COUNT candidates, by enum memops_kind (memops_candidates;
  *	NULL ops run memcpy / memset).
  * @dst: where the candidates write.

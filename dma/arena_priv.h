@@ -301,7 +301,6 @@ static inline __attribute__((always_inline)) void *cache_pop(struct sluice_dma_a
 	void *p = cpu->stack[order][n - 1];
 	uintptr_t off = (uintptr_t)p - a->base;
 	struct sluice_dma_priv_arena_chunk *c = &a->chunks[off >> SLUICE_DMA_ARENA_CHUNK_SHIFT];
-
 	uint64_t pops = cpu->pops[order] + 1;
 
 	__atomic_store_n(&cpu->count[order], (uint16_t)(n - 1), __ATOMIC_RELAXED);

@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) void memops_avx2_copy_body(void *ds
 				   "memory");
 	/* Not even a `rep movsb` of 0 bytes: its start-up costs what a short copy does. */
 	if (tail)
-		__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(tail) : : "memory");
+		memops_movsb_body(dst, src, tail);
 }
 
 /* An AVX2 clear: the same shape, one zeroed register stored four times. */
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) void memops_avx2_zero_body(void *ds
 				 : "xmm0", "xmm1", "xmm2", "xmm3", MEMOPS_AVX2_UPPER_CLOBBERS "cc",
 				   "memory");
 	if (tail)
-		__asm__ volatile("rep stosb" : "+D"(dst), "+c"(tail) : "a"(0) : "memory");
+		memops_stosb_body(dst, tail);
 }
 
 void memops_copy_avx2(void *ctx, void *dst, const void *src, size_t len);
